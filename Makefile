@@ -1,0 +1,30 @@
+# Finledger: the two commands a new machine needs are `make dev` and `make test`.
+GO ?= go
+
+.PHONY: dev test build race bench fuzz
+
+# Run the whole service locally: private PostgreSQL, migrations, API, a dev token.
+dev:
+	$(GO) run ./cmd/finledger dev
+
+# The whole test suite on real PostgreSQL servers the tests start themselves.
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -race -timeout 20m ./commands/... ./eventstore/...
+
+build:
+	$(GO) build -o bin/finledger ./cmd/finledger
+
+# The race detector over everything (slower than `make test`).
+race:
+	$(GO) test -count=1 -race -timeout 40m ./...
+
+# Throughput and latency figures for BENCHMARKS.md.
+bench:
+	$(GO) run ./cmd/finledger bench
+
+# Fuzz the request parsers for a minute each.
+fuzz:
+	$(GO) test ./httpapi -run '^$$' -fuzz FuzzParseBody -fuzztime 60s
+	$(GO) test ./httpapi -run '^$$' -fuzz FuzzTransactionFilter -fuzztime 60s

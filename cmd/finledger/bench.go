@@ -1,0 +1,372 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/httpapi"
+	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/internal/pgcluster"
+	"github.com/finledger/finledger/projections"
+)
+
+type benchOptions struct {
+	clients    int
+	workspaces int
+	duration   time.Duration
+	pgbench    bool
+	depths     []int
+	samples    int
+}
+
+// bench measures transaction creation over HTTP against an in-process server on
+// FINLEDGER_DATABASE_URL (or a private cluster), then pgbench's TPC-B-like load with the
+// same client count on the same PostgreSQL, and create latency in one workspace at
+// several stream depths.
+func bench(ctx context.Context, cfg config, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	var o benchOptions
+	var depths string
+	fs.IntVar(&o.clients, "clients", 32, "concurrent HTTP clients (and pgbench clients)")
+	fs.IntVar(&o.workspaces, "workspaces", 64, "workspaces the clients spread over")
+	fs.DurationVar(&o.duration, "duration", 20*time.Second, "length of each throughput run")
+	fs.BoolVar(&o.pgbench, "pgbench", true, "also run pgbench on the same PostgreSQL")
+	fs.StringVar(&depths, "depths", "10000,200000", "stream depths (prior events) for the latency test; empty skips it")
+	fs.IntVar(&o.samples, "samples", 2000, "sequential creates measured at each depth")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	for _, d := range strings.Split(depths, ",") {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			return fmt.Errorf("bench: bad depth %q", d)
+		}
+		o.depths = append(o.depths, n)
+	}
+
+	adminURL := cfg.DatabaseURL
+	if adminURL == "" {
+		dir, err := os.MkdirTemp("", "finledger-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		fmt.Println("starting a private PostgreSQL cluster for the benchmark ...")
+		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Settings: map[string]string{"max_connections": "300"}})
+		if err != nil {
+			return err
+		}
+		defer cluster.Stop()
+		adminURL = cluster.URL("postgres")
+	}
+	benchURL, err := freshDatabase(ctx, adminURL, "finledger_bench")
+	if err != nil {
+		return err
+	}
+	pool, err := database.Open(ctx, benchURL, int32(cfg.DBMaxConns))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if _, err := database.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	secret := randomHex(32)
+	verifier, err := session.NewVerifier(session.Config{HS256Secret: secret})
+	if err != nil {
+		return err
+	}
+	ledger := commands.NewLedger(pool, projections.Project, time.Now, cfg.StateCacheSize)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: httpapi.NewServer(pool, ledger, verifier, time.Now).Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	base := "http://" + ln.Addr().String()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.clients * 2}, Timeout: 30 * time.Second}
+	b := &benchRun{base: base, secret: secret, client: client}
+
+	fmt.Printf("\n== ledger: POST /api/transactions, %d clients over %d workspaces, %s\n", o.clients, o.workspaces, o.duration)
+	ledgerTPS, err := b.throughput(ctx, o)
+	if err != nil {
+		return err
+	}
+	if o.pgbench {
+		fmt.Printf("\n== pgbench: TPC-B-like, %d clients, %s, same PostgreSQL\n", o.clients, o.duration)
+		pgTPS, err := runPgbench(ctx, adminURL, o)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("pgbench tps %.0f\nratio ledger creates/s : pgbench tps = %.2f\n", pgTPS, ledgerTPS/pgTPS)
+	}
+	if len(o.depths) > 0 {
+		fmt.Printf("\n== create latency in one workspace by stream depth, %d sequential creates each\n", o.samples)
+		if err := b.depthLatency(ctx, pool, ledger, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type benchRun struct {
+	base   string
+	secret string
+	client *http.Client
+}
+
+func (b *benchRun) token(sub string) (string, error) {
+	return session.MintHS256(b.secret, session.Claims{Subject: sub, Email: sub + "@bench.local"}, time.Now(), 24*time.Hour, "")
+}
+
+func (b *benchRun) post(tok, path string, body any, want int) (map[string]any, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequest(http.MethodPost, b.base+path, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	res, err := b.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != want {
+		return nil, fmt.Errorf("POST %s: %d %s", path, res.StatusCode, raw)
+	}
+	var out map[string]any
+	return out, json.Unmarshal(raw, &out)
+}
+
+// workspace provisions a user with a default wallet and a category.
+func (b *benchRun) workspace(sub string) (tok, category string, err error) {
+	if tok, err = b.token(sub); err != nil {
+		return
+	}
+	if _, err = b.post(tok, "/api/wallets", map[string]any{"name": "Main", "isDefault": true, "balance": 1000000}, http.StatusOK); err != nil {
+		return
+	}
+	res, err := b.post(tok, "/api/categories", map[string]any{"name": "Food"}, http.StatusOK)
+	if err != nil {
+		return
+	}
+	category, _ = res["category"].(map[string]any)["id"].(string)
+	return tok, category, nil
+}
+
+func (b *benchRun) throughput(ctx context.Context, o benchOptions) (float64, error) {
+	type ws struct{ tok, category string }
+	spaces := make([]ws, o.workspaces)
+	for i := range spaces {
+		tok, cat, err := b.workspace(fmt.Sprintf("bench-%d", i))
+		if err != nil {
+			return 0, err
+		}
+		spaces[i] = ws{tok, cat}
+	}
+	deadline := time.Now().Add(o.duration)
+	var mu sync.Mutex
+	var all []time.Duration
+	var failed atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := 0; c < o.clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
+				w := spaces[(c+i*o.clients)%len(spaces)]
+				t0 := time.Now()
+				_, err := b.post(w.tok, "/api/transactions", map[string]any{
+					"type": "expense", "amount": json.Number(fmt.Sprintf("%d.%02d", 1+i%500, i%100)),
+					"categoryId": w.category, "concept": "bench"}, http.StatusCreated)
+				if err != nil {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+					continue
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			all = append(all, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	if n := failed.Load(); n > 0 {
+		return 0, fmt.Errorf("bench: %d requests failed, first: %v", n, firstErr.Load())
+	}
+	tps := float64(len(all)) / elapsed.Seconds()
+	p50, p99 := percentiles(all)
+	fmt.Printf("creates %d in %s: %.0f creates/s, p50 %s, p99 %s\n", len(all), elapsed.Round(time.Millisecond), tps, p50, p99)
+	return tps, nil
+}
+
+// depthLatency fills one workspace's stream to each depth through the ledger (in
+// batches of a thousand transactions per append) and measures sequential creates
+// over HTTP there.
+func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger *commands.Ledger, o benchOptions) error {
+	tok, category, err := b.workspace("bench-depth")
+	if err != nil {
+		return err
+	}
+	workspaceID := commands.PersonalWorkspaceID(commands.UserIDFor("bench-depth"))
+	catID := uuid.MustParse(category)
+	for _, depth := range o.depths {
+		version, err := eventstore.Version(ctx, pool, commands.StreamID(workspaceID), false)
+		if err != nil {
+			return err
+		}
+		fill := time.Now()
+		for version < int64(depth) {
+			n := min(1000, int64(depth)-version)
+			_, _, err := ledger.Execute(ctx, commands.Call{
+				WorkspaceID: workspaceID,
+				Metadata:    commands.Metadata{ActorType: "system", ActorID: "bench"},
+				Decide: func(w *commands.Workspace) ([]commands.NewEvent, error) {
+					var out []commands.NewEvent
+					for i := int64(0); i < n; i++ {
+						evs, err := commands.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: commands.TxExpense,
+							Amount: decimal.New(1, 0), Date: time.Now().Format(time.DateOnly), CategoryID: &catID}.Decide(w)
+						if err != nil {
+							return nil, err
+						}
+						out = append(out, evs...)
+					}
+					return out, nil
+				},
+				Respond: func(context.Context, pgx.Tx, []eventstore.RecordedEvent) (commands.Response, error) {
+					return commands.Response{}, nil
+				},
+			})
+			if err != nil {
+				return err
+			}
+			version += n
+		}
+		var lat []time.Duration
+		for i := 0; i < o.samples; i++ {
+			t0 := time.Now()
+			if _, err := b.post(tok, "/api/transactions", map[string]any{"type": "expense", "amount": 1, "categoryId": category}, http.StatusCreated); err != nil {
+				return err
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		p50, p99 := percentiles(lat)
+		fmt.Printf("depth %7d events (filled in %s): p50 %s, p99 %s\n", depth, time.Since(fill).Round(time.Millisecond), p50, p99)
+	}
+	return nil
+}
+
+func percentiles(d []time.Duration) (p50, p99 time.Duration) {
+	if len(d) == 0 {
+		return 0, 0
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	at := func(q float64) time.Duration {
+		return s[min(len(s)-1, int(q*float64(len(s))))].Round(10 * time.Microsecond)
+	}
+	return at(0.50), at(0.99)
+}
+
+var pgbenchTPS = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+
+// runPgbench runs pgbench's built-in TPC-B-like script on a scratch database of the
+// same server, scaled so that clients do not all queue on a few branch rows.
+func runPgbench(ctx context.Context, adminURL string, o benchOptions) (float64, error) {
+	pgURL, err := freshDatabase(ctx, adminURL, "pgbench_bench")
+	if err != nil {
+		return 0, err
+	}
+	bin := "pgbench"
+	if dir, err := pgcluster.BinDir(); err == nil {
+		if _, err := os.Stat(dir + "/pgbench"); err == nil {
+			bin = dir + "/pgbench"
+		}
+	}
+	scale := strconv.Itoa(max(o.clients, 1))
+	if out, err := exec.CommandContext(ctx, bin, "-i", "-q", "-s", scale, pgURL).CombinedOutput(); err != nil {
+		return 0, fmt.Errorf("pgbench -i: %w: %s", err, out)
+	}
+	out, err := exec.CommandContext(ctx, bin, "-c", strconv.Itoa(o.clients), "-j", "2", "-M", "prepared",
+		"-T", strconv.Itoa(int(o.duration.Seconds())), pgURL).CombinedOutput()
+	if err != nil {
+		return 0, fmt.Errorf("pgbench: %w: %s", err, out)
+	}
+	m := pgbenchTPS.FindSubmatch(out)
+	if m == nil {
+		return 0, fmt.Errorf("pgbench: no tps in output: %s", out)
+	}
+	return strconv.ParseFloat(string(m[1]), 64)
+}
+
+// freshDatabase drops and creates a database on the server of adminURL.
+func freshDatabase(ctx context.Context, adminURL, name string) (string, error) {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return "", fmt.Errorf("connect: %w", err)
+	}
+	defer conn.Close(ctx)
+	id := pgx.Identifier{name}.Sanitize()
+	if _, err := conn.Exec(ctx, `DROP DATABASE IF EXISTS `+id+` WITH (FORCE)`); err != nil {
+		return "", fmt.Errorf("drop %s: %w", name, err)
+	}
+	if _, err := conn.Exec(ctx, `CREATE DATABASE `+id); err != nil {
+		return "", fmt.Errorf("create %s: %w", name, err)
+	}
+	u, err := url.Parse(adminURL)
+	if err != nil {
+		return "", errors.New("FINLEDGER_DATABASE_URL must be a postgres:// URL for bench")
+	}
+	u.Path = "/" + name
+	return u.String(), nil
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

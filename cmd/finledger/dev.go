@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/pgcluster"
+)
+
+// Development identity: the user `finledger dev` prints a token for.
+const (
+	devSubject = "dev-user"
+	devEmail   = "dev@finledger.local"
+	devName    = "Dev User"
+)
+
+// dev runs the whole service with no configuration: a private PostgreSQL cluster in the
+// data folder (unless FINLEDGER_DATABASE_URL names one) and a development identity
+// provider whose secret is kept in the data folder.
+func dev(ctx context.Context, cfg config) error {
+	dataDir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return fmt.Errorf("create data folder: %w", err)
+	}
+	if cfg.DatabaseURL == "" {
+		logFile, err := os.OpenFile(filepath.Join(dataDir, "postgres.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("open postgres log: %w", err)
+		}
+		defer logFile.Close()
+		fmt.Printf("starting PostgreSQL in %s ...\n", filepath.Join(dataDir, "postgres"))
+		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dataDir, "postgres"), Log: logFile})
+		if err != nil {
+			return err
+		}
+		defer cluster.Stop()
+		if err := ensureDatabase(ctx, cluster.URL("postgres"), "finledger"); err != nil {
+			return err
+		}
+		cfg.DatabaseURL = cluster.URL("finledger")
+	}
+	if cfg.SessionJWKSURL == "" && cfg.SessionHS256Secret == "" {
+		if cfg.SessionHS256Secret, err = devSecret(dataDir); err != nil {
+			return err
+		}
+	}
+	return serve(ctx, cfg, func(base string) {
+		fmt.Printf("\nFinledger is running at %s\n", base)
+		if cfg.SessionHS256Secret == "" {
+			return
+		}
+		tok, err := session.MintHS256(cfg.SessionHS256Secret, session.Claims{Subject: devSubject, Email: devEmail, Name: devName, Issuer: cfg.SessionIssuer},
+			time.Now(), 30*24*time.Hour, cfg.SessionAudience)
+		if err != nil {
+			fmt.Println("could not mint a development token:", err)
+			return
+		}
+		fmt.Printf("Development session token (30 days, user %s):\n\n  %s\n\nTry:\n  curl -H 'Authorization: Bearer %s' %s/api/me\n\n",
+			devEmail, tok, tok, base)
+	})
+}
+
+// ensureDatabase creates a database unless it exists.
+func ensureDatabase(ctx context.Context, adminURL, name string) error {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("connect to postgres: %w", err)
+	}
+	defer conn.Close(ctx)
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database %s: %w", name, err)
+	}
+	if exists {
+		return nil
+	}
+	if _, err := conn.Exec(ctx, `CREATE DATABASE `+pgx.Identifier{name}.Sanitize()); err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return nil
+}
+
+// devSecret returns the development identity provider's secret, made on first use.
+func devSecret(dataDir string) (string, error) {
+	path := filepath.Join(dataDir, "dev-session-secret")
+	data, err := os.ReadFile(path)
+	if err == nil {
+		return strings.TrimSpace(string(data)), nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	secret := hex.EncodeToString(b)
+	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return secret, nil
+}
+
+// token mints a session token with FINLEDGER_SESSION_HS256_SECRET or, failing that,
+// the secret `finledger dev` keeps in the data folder.
+func token(cfg config, args []string) error {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	sub := fs.String("sub", "", "subject (user id at the identity provider)")
+	email := fs.String("email", "", "email address")
+	name := fs.String("name", "", "display name")
+	ttl := fs.Duration("ttl", 24*time.Hour, "lifetime")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *sub == "" || *email == "" {
+		return errors.New("token needs --sub and --email")
+	}
+	secret := cfg.SessionHS256Secret
+	if secret == "" {
+		data, err := os.ReadFile(filepath.Join(cfg.DataDir, "dev-session-secret"))
+		if err != nil {
+			return errors.New("set FINLEDGER_SESSION_HS256_SECRET, or run `finledger dev` once to create a development secret")
+		}
+		secret = strings.TrimSpace(string(data))
+	}
+	tok, err := session.MintHS256(secret, session.Claims{Subject: *sub, Email: *email, Name: *name, Issuer: cfg.SessionIssuer},
+		time.Now(), *ttl, cfg.SessionAudience)
+	if err != nil {
+		return err
+	}
+	fmt.Println(tok)
+	return nil
+}

@@ -1,0 +1,175 @@
+// Command finledger runs the Finledger service and its administration tasks.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/httpapi"
+	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/projections"
+)
+
+const usage = `finledger: personal and team finances, an event-sourced ledger.
+
+Usage:
+  finledger serve                  serve the API (FINLEDGER_DATABASE_URL, FINLEDGER_HTTP_ADDR, ...)
+  finledger dev                    run everything locally with no configuration
+  finledger migrate                apply database migrations
+  finledger replay                 rebuild every read model from the event log
+  finledger verify                 replay into scratch tables and compare with the live read models
+  finledger token --sub ID --email E [--name N] [--ttl 24h]
+                                   mint a development session token
+  finledger bench [flags]          load-test transaction creation and compare with pgbench
+
+Settings are FINLEDGER_* environment variables; see README.md.
+`
+
+func main() {
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, err := loadConfig()
+	if err == nil {
+		err = run(ctx, cfg, os.Args[1], os.Args[2:])
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "finledger:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, cfg config, cmd string, args []string) error {
+	switch cmd {
+	case "serve":
+		if err := cfg.checkServe(); err != nil {
+			return err
+		}
+		return serve(ctx, cfg, func(base string) { slog.Info("serving", "url", base) })
+	case "dev":
+		return dev(ctx, cfg)
+	case "migrate":
+		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
+			applied, err := database.Migrate(ctx, pool)
+			if err == nil {
+				fmt.Printf("applied %d migration(s) %v\n", len(applied), applied)
+			}
+			return err
+		})
+	case "replay":
+		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
+			start := time.Now()
+			n, err := projections.Rebuild(ctx, pool)
+			if err == nil {
+				fmt.Printf("replayed %d events into the read models in %s\n", n, time.Since(start).Round(time.Millisecond))
+			}
+			return err
+		})
+	case "verify":
+		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return verify(ctx, pool) })
+	case "token":
+		return token(cfg, args)
+	case "bench":
+		return bench(ctx, cfg, args)
+	case "help", "-h", "--help":
+		fmt.Print(usage)
+		return nil
+	}
+	fmt.Fprint(os.Stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+func withPool(ctx context.Context, cfg config, f func(*pgxpool.Pool) error) error {
+	if cfg.DatabaseURL == "" {
+		return errors.New("FINLEDGER_DATABASE_URL is not set")
+	}
+	pool, err := database.Open(ctx, cfg.DatabaseURL, 4)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	return f(pool)
+}
+
+func verify(ctx context.Context, pool *pgxpool.Pool) error {
+	diffs, err := projections.Verify(ctx, pool)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, d := range diffs {
+		status := "ok"
+		if d.LiveOnly > 0 || d.ReplayOnly > 0 {
+			status, bad = "DIFFERS", bad+1
+		}
+		fmt.Printf("%-18s live %8d  replay %8d  live-only %6d  replay-only %6d  %s\n",
+			d.Table, d.LiveRows, d.ReplayRows, d.LiveOnly, d.ReplayOnly, status)
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d read model(s) differ from a replay of the log", bad)
+	}
+	fmt.Println("every read model equals a replay of the event log")
+	return nil
+}
+
+// serve runs the API until ctx ends, migrating the database first.
+func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
+	pool, err := database.Open(ctx, cfg.DatabaseURL, int32(cfg.DBMaxConns))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if _, err := database.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	verifier, err := session.NewVerifier(session.Config{
+		JWKSURL: cfg.SessionJWKSURL, HS256Secret: cfg.SessionHS256Secret,
+		Issuer: cfg.SessionIssuer, Audience: cfg.SessionAudience,
+	})
+	if err != nil {
+		return err
+	}
+	ledger := commands.NewLedger(pool, projections.Project, time.Now, cfg.StateCacheSize)
+	api := httpapi.NewServer(pool, ledger, verifier, time.Now)
+	ln, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)
+	}
+	srv := &http.Server{
+		Handler:           api.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	ready("http://" + ln.Addr().String())
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return ctx.Err()
+}

@@ -1,0 +1,80 @@
+package commands
+
+import (
+	"container/list"
+	"context"
+	"sync"
+
+	"github.com/google/uuid"
+)
+
+// stateCache keeps recently used workspace states and serialises the commands of each
+// workspace in this process. Entries in use are never evicted; idle ones leave in least
+// recently used order once the cache is over its size.
+type stateCache struct {
+	mu      sync.Mutex
+	limit   int
+	entries map[uuid.UUID]*cacheEntry
+	idle    *list.List // of *cacheEntry with refs == 0, most recently used at the front
+}
+
+type cacheEntry struct {
+	id    uuid.UUID
+	lock  chan struct{} // a one-slot semaphore: unlike a mutex, waiting can be cancelled
+	refs  int
+	elem  *list.Element
+	state *Workspace // guarded by lock; nil until loaded or after a failure
+}
+
+func newStateCache(limit int) *stateCache {
+	if limit <= 0 {
+		limit = 1
+	}
+	return &stateCache{limit: limit, entries: map[uuid.UUID]*cacheEntry{}, idle: list.New()}
+}
+
+// acquire returns the workspace's entry with its lock held.
+func (c *stateCache) acquire(ctx context.Context, id uuid.UUID) (*cacheEntry, error) {
+	c.mu.Lock()
+	e, ok := c.entries[id]
+	if !ok {
+		e = &cacheEntry{id: id, lock: make(chan struct{}, 1)}
+		c.entries[id] = e
+	}
+	if e.elem != nil {
+		c.idle.Remove(e.elem)
+		e.elem = nil
+	}
+	e.refs++
+	c.mu.Unlock()
+
+	select {
+	case e.lock <- struct{}{}:
+		return e, nil
+	case <-ctx.Done():
+		c.drop(e)
+		return nil, ctx.Err()
+	}
+}
+
+// release unlocks an entry taken by acquire and gives it back.
+func (c *stateCache) release(e *cacheEntry) {
+	<-e.lock
+	c.drop(e)
+}
+
+// drop gives back a reference to an entry whose lock the caller does not hold.
+func (c *stateCache) drop(e *cacheEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e.refs--
+	if e.refs > 0 {
+		return
+	}
+	e.elem = c.idle.PushFront(e)
+	for len(c.entries) > c.limit && c.idle.Len() > 0 {
+		oldest := c.idle.Remove(c.idle.Back()).(*cacheEntry)
+		oldest.elem = nil
+		delete(c.entries, oldest.id)
+	}
+}

@@ -1,0 +1,346 @@
+package commands
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// given folds events into a fresh workspace state, as a stream would.
+func given(t *testing.T, events ...any) *Workspace {
+	t.Helper()
+	w := NewWorkspace(uuid.New())
+	for _, e := range events {
+		if err := w.Apply(e); err != nil {
+			t.Fatal(err)
+		}
+		w.Version++
+	}
+	return w
+}
+
+// then applies decided events, as the ledger does after commit.
+func then(t *testing.T, w *Workspace, events []NewEvent) {
+	t.Helper()
+	for _, e := range events {
+		if err := w.Apply(e.Data); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func dec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
+func decp(s string) *decimal.Decimal {
+	d := dec(s)
+	return &d
+}
+func idp(id uuid.UUID) *uuid.UUID { return &id }
+
+var (
+	owner  = uuid.MustParse("00000000-0000-0000-0000-0000000000aa")
+	cash   = uuid.MustParse("00000000-0000-0000-0000-000000000001")
+	bank   = uuid.MustParse("00000000-0000-0000-0000-000000000002")
+	usd    = uuid.MustParse("00000000-0000-0000-0000-000000000003")
+	food   = uuid.MustParse("00000000-0000-0000-0000-0000000000f0")
+	travel = uuid.MustParse("00000000-0000-0000-0000-0000000000f1")
+)
+
+func wallet(id uuid.UUID, name, currency, balance string, isDefault bool) *WalletCreated {
+	return &WalletCreated{WalletID: id, WalletFields: WalletFields{
+		Name: name, Type: "cash", Currency: currency, CardColor: "#111827", InitialBalance: dec(balance), IsDefault: isDefault,
+	}}
+}
+
+func workspace() []any {
+	return []any{
+		&WorkspaceCreated{Kind: WorkspacePersonal, Name: "Personal", Currency: "MXN", OwnerID: owner},
+		wallet(cash, "Cash", "MXN", "100", true),
+		wallet(bank, "Bank", "MXN", "1000", false),
+		wallet(usd, "Dollars", "USD", "50", false),
+		&CategoryCreated{CategoryID: food, CategoryFields: CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}},
+		&CategoryCreated{CategoryID: travel, CategoryFields: CategoryFields{Name: "Travel", Icon: "tag", Color: "#6366f1"}},
+	}
+}
+
+func balances(w *Workspace) map[string]string {
+	out := map[string]string{}
+	for _, wl := range w.Wallets {
+		out[wl.Name] = wl.Balance.String()
+	}
+	return out
+}
+
+func code(err error) string {
+	if e, ok := AsError(err); ok {
+		return e.Code
+	}
+	if err != nil {
+		return "unexpected: " + err.Error()
+	}
+	return ""
+}
+
+func TestCreateTransactionPostings(t *testing.T) {
+	tx := uuid.New()
+	cases := []struct {
+		name    string
+		cmd     CreateTransaction
+		want    map[string]string
+		wantErr string
+	}{
+		{"income adds", CreateTransaction{Type: TxIncome, Amount: dec("20.5"), WalletID: idp(bank)},
+			map[string]string{"Cash": "100", "Bank": "1020.5", "Dollars": "50"}, ""},
+		{"expense subtracts and may overdraw", CreateTransaction{Type: TxExpense, Amount: dec("150.25"), WalletID: idp(cash)},
+			map[string]string{"Cash": "-50.25", "Bank": "1000", "Dollars": "50"}, ""},
+		{"missing wallet falls back to the default", CreateTransaction{Type: TxExpense, Amount: dec("1")},
+			map[string]string{"Cash": "99", "Bank": "1000", "Dollars": "50"}, ""},
+		{"transfer moves", CreateTransaction{Type: TxTransfer, Amount: dec("300"), WalletID: idp(bank), ToWalletID: idp(cash)},
+			map[string]string{"Cash": "400", "Bank": "700", "Dollars": "50"}, ""},
+		{"transfer across currencies uses the destination amount",
+			CreateTransaction{Type: TxTransfer, Amount: dec("200"), DestinationAmount: decp("10.01"), WalletID: idp(bank), ToWalletID: idp(usd)},
+			map[string]string{"Cash": "100", "Bank": "800", "Dollars": "60.01"}, ""},
+		{"transfer across currencies without destination amount",
+			CreateTransaction{Type: TxTransfer, Amount: dec("200"), WalletID: idp(bank), ToWalletID: idp(usd)}, nil, "VALIDATION_ERROR"},
+		{"transfer within one currency with another destination amount",
+			CreateTransaction{Type: TxTransfer, Amount: dec("200"), DestinationAmount: decp("199"), WalletID: idp(bank), ToWalletID: idp(cash)}, nil, "VALIDATION_ERROR"},
+		{"transfer to itself", CreateTransaction{Type: TxTransfer, Amount: dec("1"), WalletID: idp(bank), ToWalletID: idp(bank)}, nil, "VALIDATION_ERROR"},
+		{"transfer without destination", CreateTransaction{Type: TxTransfer, Amount: dec("1"), WalletID: idp(bank)}, nil, "VALIDATION_ERROR"},
+		{"destination on an expense", CreateTransaction{Type: TxExpense, Amount: dec("1"), ToWalletID: idp(bank)}, nil, "VALIDATION_ERROR"},
+		{"zero amount", CreateTransaction{Type: TxExpense, Amount: dec("0")}, nil, "VALIDATION_ERROR"},
+		{"five decimal places", CreateTransaction{Type: TxExpense, Amount: dec("0.00001")}, nil, "VALIDATION_ERROR"},
+		{"unknown wallet", CreateTransaction{Type: TxExpense, Amount: dec("1"), WalletID: idp(uuid.New())}, nil, "WALLET_NOT_FOUND"},
+		{"unknown category", CreateTransaction{Type: TxExpense, Amount: dec("1"), CategoryID: idp(uuid.New())}, nil, "CATEGORY_NOT_FOUND"},
+		{"goal movement through transactions", CreateTransaction{Type: TxGoalDeposit, Amount: dec("1")}, nil, "VALIDATION_ERROR"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := given(t, workspace()...)
+			c.cmd.TransactionID = tx
+			events, err := c.cmd.Decide(w)
+			if code(err) != c.wantErr {
+				t.Fatalf("error %v, want code %q", err, c.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			then(t, w, events)
+			if got := balances(w); !reflect.DeepEqual(got, c.want) {
+				t.Fatalf("balances %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestCreateTransactionWithoutAnyDefaultWallet(t *testing.T) {
+	w := given(t, &WorkspaceCreated{Kind: WorkspacePersonal, Currency: "MXN", OwnerID: owner}, wallet(bank, "Bank", "MXN", "0", false))
+	_, err := CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1")}.Decide(w)
+	e, ok := AsError(err)
+	if !ok || e.Kind != KindValidation || e.Fields[0].Field != "walletId" {
+		t.Fatalf("err = %v, want a walletId validation error", err)
+	}
+}
+
+func TestUpdateAndDeleteMoveBalancesBack(t *testing.T) {
+	w := given(t, workspace()...)
+	id := uuid.New()
+	events, err := CreateTransaction{TransactionID: id, Type: TxExpense, Amount: dec("40"), WalletID: idp(cash), CategoryID: idp(food)}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then(t, w, events)
+
+	// Move the expense to the bank and raise it: cash gets its 40 back, the bank pays 55.
+	events, err = UpdateTransaction{TransactionID: id, Amount: Of(dec("55")), WalletID: Of(bank)}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upd := events[0].Data.(*TransactionUpdated)
+	wantPostings := netPostings([]Posting{{cash, dec("40")}, {bank, dec("-55")}})
+	if !reflect.DeepEqual(upd.Postings, wantPostings) {
+		t.Fatalf("postings %v, want %v", upd.Postings, wantPostings)
+	}
+	then(t, w, events)
+	if got := balances(w); got["Cash"] != "100" || got["Bank"] != "945" {
+		t.Fatalf("after update: %v", got)
+	}
+
+	// Turning it into a cross-currency wallet's expense changes its currency too.
+	events, err = UpdateTransaction{TransactionID: id, WalletID: Of(usd)}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := events[0].Data.(*TransactionUpdated).Changes.Currency; !c.Valid || c.Value != "USD" {
+		t.Fatalf("currency change %+v", c)
+	}
+	then(t, w, events)
+
+	// An update that changes nothing decides nothing.
+	if events, err := (UpdateTransaction{TransactionID: id}).Decide(w); err != nil || len(events) != 0 {
+		t.Fatalf("empty update: %v, %v", events, err)
+	}
+
+	events, err = DeleteTransaction{TransactionID: id}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then(t, w, events)
+	if got := balances(w); got["Cash"] != "100" || got["Bank"] != "1000" || got["Dollars"] != "50" {
+		t.Fatalf("after delete: %v", got)
+	}
+	if _, err := (DeleteTransaction{TransactionID: id}).Decide(w); code(err) != "TRANSACTION_NOT_FOUND" {
+		t.Fatalf("second delete: %v", err)
+	}
+	if _, err := (UpdateTransaction{TransactionID: id, Amount: Of(dec("1"))}).Decide(w); code(err) != "TRANSACTION_NOT_FOUND" {
+		t.Fatalf("update after delete: %v", err)
+	}
+}
+
+func TestTransferBetweenCurrenciesMovedToOneCurrencyDropsDestinationAmount(t *testing.T) {
+	w := given(t, workspace()...)
+	id := uuid.New()
+	events, err := CreateTransaction{TransactionID: id, Type: TxTransfer, Amount: dec("200"), DestinationAmount: decp("10"),
+		WalletID: idp(bank), ToWalletID: idp(usd)}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then(t, w, events)
+	events, err = UpdateTransaction{TransactionID: id, ToWalletID: Of(cash)}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then(t, w, events)
+	if got := balances(w); got["Bank"] != "800" || got["Cash"] != "300" || got["Dollars"] != "50" {
+		t.Fatalf("balances %v", got)
+	}
+	if w.Transactions[id].DestinationAmount != nil {
+		t.Fatalf("destination amount kept: %v", w.Transactions[id].DestinationAmount)
+	}
+}
+
+func TestBulkIsAllOrNothing(t *testing.T) {
+	w := given(t, workspace()...)
+	var ids []uuid.UUID
+	for i := 0; i < 3; i++ {
+		id := uuid.New()
+		events, err := CreateTransaction{TransactionID: id, Type: TxExpense, Amount: dec("10"), CategoryID: idp(food)}.Decide(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		then(t, w, events)
+		ids = append(ids, id)
+	}
+	missing := uuid.New()
+	_, err := BulkTransactions{IDs: append([]uuid.UUID{missing}, ids...), Operation: BulkDelete}.Decide(w)
+	e, ok := AsError(err)
+	if !ok || e.Code != "TRANSACTION_NOT_FOUND" || !reflect.DeepEqual(e.Details, map[string]any{"missing": []string{missing.String()}}) {
+		t.Fatalf("err = %#v", err)
+	}
+	events, err := BulkTransactions{IDs: []uuid.UUID{ids[0], ids[1], ids[0]}, Operation: BulkDelete}.Decide(w)
+	if err != nil || len(events) != 2 {
+		t.Fatalf("bulk delete with a repeated id: %d events, %v", len(events), err)
+	}
+	then(t, w, events)
+	if got := balances(w)["Cash"]; got != "90" {
+		t.Fatalf("cash %s after deleting two of three 10s from 100", got)
+	}
+	events, err = BulkTransactions{IDs: ids[2:], Operation: BulkRecategorize, CategoryID: idp(travel)}.Decide(w)
+	if err != nil || len(events) != 1 {
+		t.Fatalf("recategorize: %v %v", events, err)
+	}
+	if _, err := (BulkTransactions{IDs: ids[2:], Operation: BulkRecategorize, CategoryID: idp(uuid.New())}).Decide(w); code(err) != "CATEGORY_NOT_FOUND" {
+		t.Fatalf("unknown category: %v", err)
+	}
+}
+
+func TestWalletRules(t *testing.T) {
+	w := given(t, workspace()...)
+	if _, err := (CreateWallet{WalletID: uuid.New(), WalletFields: WalletFields{Name: "  cásh ", Currency: "MXN"}}).Decide(w); code(err) != "CONFLICT" {
+		t.Fatalf("same name ignoring accents, case and spaces: %v", err)
+	}
+	// A new default wallet takes the flag from the old one, with an explicit event.
+	id := uuid.New()
+	events, err := CreateWallet{WalletID: id, WalletFields: WalletFields{Name: "Card", Currency: "MXN", IsDefault: true}}.Decide(w)
+	if err != nil || len(events) != 2 || events[0].Data.(*WalletUpdated).WalletID != cash {
+		t.Fatalf("events %v, %v", events, err)
+	}
+	then(t, w, events)
+	if w.DefaultWallet != id || w.Wallets[cash].IsDefault {
+		t.Fatalf("default is %s", w.DefaultWallet)
+	}
+	// Changing the initial balance moves the balance by the difference.
+	events, err = UpdateWallet{WalletID: bank, InitialBalance: Of(dec("1200.10"))}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then(t, w, events)
+	if got := w.Wallets[bank].Balance.String(); got != "1200.1" {
+		t.Fatalf("bank balance %s", got)
+	}
+	// A wallet with movements keeps its currency.
+	events, err = CreateTransaction{TransactionID: uuid.New(), Type: TxIncome, Amount: dec("1"), WalletID: idp(usd)}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then(t, w, events)
+	if _, err := (UpdateWallet{WalletID: usd, Currency: Of("EUR")}).Decide(w); code(err) != "CONFLICT" {
+		t.Fatalf("currency change with movements: %v", err)
+	}
+	if _, err := (UpdateWallet{WalletID: bank, Currency: Of("EUR")}).Decide(w); err != nil {
+		t.Fatalf("currency change without movements: %v", err)
+	}
+	events, err = ArchiveWallet{WalletID: usd}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then(t, w, events)
+	if _, err := (CreateTransaction{TransactionID: uuid.New(), Type: TxIncome, Amount: dec("1"), WalletID: idp(usd)}).Decide(w); code(err) != "WALLET_NOT_FOUND" {
+		t.Fatalf("transaction on an archived wallet: %v", err)
+	}
+	if _, err := (ArchiveWallet{WalletID: usd}).Decide(w); code(err) != "WALLET_NOT_FOUND" {
+		t.Fatalf("second archive: %v", err)
+	}
+}
+
+func TestFoldName(t *testing.T) {
+	for in, want := range map[string]string{"Café  Norte": "cafe norte", " AHORRO ": "ahorro", "Niño": "nino", "": ""} {
+		if got := FoldName(in); got != want {
+			t.Errorf("FoldName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestNullableJSON(t *testing.T) {
+	var c TransactionChanges
+	if err := jsonRoundTrip(TransactionChanges{Concept: Null[string](), Amount: Of(dec("1.50"))}, &c); err != nil {
+		t.Fatal(err)
+	}
+	if !c.Concept.Set || c.Concept.Valid || !c.Amount.Valid || !c.Amount.Value.Equal(dec("1.5")) || c.Date.Set {
+		t.Fatalf("round trip gave %+v", c)
+	}
+}
+
+func TestCheckAmount(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.0001": "", "1": "", "999999999999999.9999": "",
+		"0": "must be greater than 0", "-1": "must be greater than 0",
+		"0.00001": "must have at most 4 decimal places", "1000000000000000": "must be less than 10^15",
+	} {
+		if got := CheckAmount(dec(in), true); got != want {
+			t.Errorf("CheckAmount(%s) = %q, want %q", in, got, want)
+		}
+	}
+	if got := CheckAmount(dec("0"), false); got != "" {
+		t.Errorf("zero not allowed where >= 0: %q", got)
+	}
+}
+
+func jsonRoundTrip(in, out any) error {
+	data, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(data, out)
+}

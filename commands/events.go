@@ -1,0 +1,212 @@
+package commands
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Event type names are explicit, versioned strings: stored history must never depend on
+// Go type names. A payload change that old readers cannot take gets a new version.
+const (
+	TypeUserRegistered      = "user.registered.v1"
+	TypeUserIdentityChanged = "user.identity_changed.v1"
+	TypeWorkspaceCreated    = "workspace.created.v1"
+	TypeWalletCreated       = "wallet.created.v1"
+	TypeWalletUpdated       = "wallet.updated.v1"
+	TypeWalletArchived      = "wallet.archived.v1"
+	TypeCategoryCreated     = "category.created.v1"
+	TypeCategoryUpdated     = "category.updated.v1"
+	TypeCategoryArchived    = "category.archived.v1"
+	TypeTagCreated          = "tag.created.v1"
+	TypeTransactionCreated  = "transaction.created.v1"
+	TypeTransactionUpdated  = "transaction.updated.v1"
+	TypeTransactionDeleted  = "transaction.deleted.v1"
+)
+
+// UserRegistered: a person signed in for the first time.
+type UserRegistered struct {
+	UserID              uuid.UUID `json:"userId"`
+	Subject             string    `json:"subject"`
+	Email               string    `json:"email"`
+	Name                string    `json:"name,omitempty"`
+	PersonalWorkspaceID uuid.UUID `json:"personalWorkspaceId"`
+}
+
+// UserIdentityChanged: the identity provider now reports another email or name.
+type UserIdentityChanged struct {
+	UserID uuid.UUID `json:"userId"`
+	Email  string    `json:"email"`
+	Name   string    `json:"name,omitempty"`
+}
+
+// WorkspaceCreated opens a workspace stream; the owner becomes its first member.
+type WorkspaceCreated struct {
+	WorkspaceID uuid.UUID `json:"workspaceId"`
+	Kind        string    `json:"kind"`
+	Name        string    `json:"name"`
+	Currency    string    `json:"currency"`
+	OwnerID     uuid.UUID `json:"ownerId"`
+}
+
+// WalletFields are a wallet's editable fields.
+type WalletFields struct {
+	Name           string          `json:"name"`
+	Description    *string         `json:"description"`
+	Type           string          `json:"type"`
+	Currency       string          `json:"currency"`
+	CardColor      string          `json:"cardColor"`
+	InitialBalance decimal.Decimal `json:"initialBalance"`
+	Clabe          *string         `json:"clabe"`
+	Provider       *string         `json:"provider"`
+	IsDefault      bool            `json:"isDefault"`
+}
+
+// WalletCreated adds a wallet whose balance starts at its initial balance.
+type WalletCreated struct {
+	WalletID uuid.UUID `json:"walletId"`
+	WalletFields
+}
+
+// WalletUpdated replaces a wallet's fields. A changed initial balance moves the balance
+// by the same difference.
+type WalletUpdated struct {
+	WalletID uuid.UUID    `json:"walletId"`
+	Before   WalletFields `json:"before"`
+	After    WalletFields `json:"after"`
+}
+
+// WalletArchived hides a wallet from listings and from new transactions.
+type WalletArchived struct {
+	WalletID uuid.UUID `json:"walletId"`
+}
+
+// CategoryFields are a category's editable fields.
+type CategoryFields struct {
+	Name        string     `json:"name"`
+	Icon        string     `json:"icon"`
+	Description *string    `json:"description"`
+	Color       string     `json:"color"`
+	IsDefault   bool       `json:"isDefault"`
+	TagID       *uuid.UUID `json:"tagId"`
+}
+
+// CategoryCreated adds a category.
+type CategoryCreated struct {
+	CategoryID uuid.UUID `json:"categoryId"`
+	CategoryFields
+}
+
+// CategoryUpdated replaces a category's fields.
+type CategoryUpdated struct {
+	CategoryID uuid.UUID      `json:"categoryId"`
+	Before     CategoryFields `json:"before"`
+	After      CategoryFields `json:"after"`
+}
+
+// CategoryArchived hides a category; its transactions keep it.
+type CategoryArchived struct {
+	CategoryID uuid.UUID `json:"categoryId"`
+}
+
+// TagCreated adds a tag.
+type TagCreated struct {
+	TagID uuid.UUID `json:"tagId"`
+	Name  string    `json:"name"`
+	Color string    `json:"color"`
+}
+
+// Posting is one wallet balance movement caused by a transaction event. Decide computes
+// them so that projectors and replays apply balances without re-deriving rules.
+type Posting struct {
+	WalletID uuid.UUID       `json:"walletId"`
+	Amount   decimal.Decimal `json:"amount"`
+}
+
+// TransactionCreated records a money movement.
+type TransactionCreated struct {
+	TransactionID     uuid.UUID        `json:"transactionId"`
+	Type              string           `json:"type"`
+	Amount            decimal.Decimal  `json:"amount"`
+	Currency          string           `json:"currency"`
+	DestinationAmount *decimal.Decimal `json:"destinationAmount"`
+	Date              string           `json:"date"`
+	Concept           *string          `json:"concept"`
+	Description       *string          `json:"description"`
+	WalletID          uuid.UUID        `json:"walletId"`
+	ToWalletID        *uuid.UUID       `json:"toWalletId"`
+	CategoryID        *uuid.UUID       `json:"categoryId"`
+	GoalID            *uuid.UUID       `json:"goalId"`
+	DebtID            *uuid.UUID       `json:"debtId"`
+	TagID             *uuid.UUID       `json:"tagId"`
+	ReferenceNumber   *string          `json:"referenceNumber"`
+	AttachmentURL     *string          `json:"attachmentUrl"`
+	Postings          []Posting        `json:"postings"`
+}
+
+// TransactionChanges lists the fields an update sets; absent fields keep their value.
+type TransactionChanges struct {
+	Amount            Nullable[decimal.Decimal] `json:"amount,omitzero"`
+	Currency          Nullable[string]          `json:"currency,omitzero"`
+	DestinationAmount Nullable[decimal.Decimal] `json:"destinationAmount,omitzero"`
+	Date              Nullable[string]          `json:"date,omitzero"`
+	Concept           Nullable[string]          `json:"concept,omitzero"`
+	Description       Nullable[string]          `json:"description,omitzero"`
+	WalletID          Nullable[uuid.UUID]       `json:"walletId,omitzero"`
+	ToWalletID        Nullable[uuid.UUID]       `json:"toWalletId,omitzero"`
+	CategoryID        Nullable[uuid.UUID]       `json:"categoryId,omitzero"`
+	TagID             Nullable[uuid.UUID]       `json:"tagId,omitzero"`
+	ReferenceNumber   Nullable[string]          `json:"referenceNumber,omitzero"`
+	AttachmentURL     Nullable[string]          `json:"attachmentUrl,omitzero"`
+}
+
+// TransactionUpdated changes a transaction; Postings move balances from the old effect
+// to the new one.
+type TransactionUpdated struct {
+	TransactionID uuid.UUID          `json:"transactionId"`
+	Changes       TransactionChanges `json:"changes"`
+	Postings      []Posting          `json:"postings"`
+}
+
+// TransactionDeleted soft-deletes a transaction; Postings revert its effect.
+type TransactionDeleted struct {
+	TransactionID uuid.UUID `json:"transactionId"`
+	Postings      []Posting `json:"postings"`
+}
+
+// NewEvent is an event decided by a command, before it is stored.
+type NewEvent struct {
+	Type string
+	Data any
+}
+
+var eventFactories = map[string]func() any{
+	TypeUserRegistered:      func() any { return &UserRegistered{} },
+	TypeUserIdentityChanged: func() any { return &UserIdentityChanged{} },
+	TypeWorkspaceCreated:    func() any { return &WorkspaceCreated{} },
+	TypeWalletCreated:       func() any { return &WalletCreated{} },
+	TypeWalletUpdated:       func() any { return &WalletUpdated{} },
+	TypeWalletArchived:      func() any { return &WalletArchived{} },
+	TypeCategoryCreated:     func() any { return &CategoryCreated{} },
+	TypeCategoryUpdated:     func() any { return &CategoryUpdated{} },
+	TypeCategoryArchived:    func() any { return &CategoryArchived{} },
+	TypeTagCreated:          func() any { return &TagCreated{} },
+	TypeTransactionCreated:  func() any { return &TransactionCreated{} },
+	TypeTransactionUpdated:  func() any { return &TransactionUpdated{} },
+	TypeTransactionDeleted:  func() any { return &TransactionDeleted{} },
+}
+
+// DecodeEvent parses a stored payload into its typed struct (a pointer).
+func DecodeEvent(eventType string, data []byte) (any, error) {
+	factory, ok := eventFactories[eventType]
+	if !ok {
+		return nil, fmt.Errorf("commands: unknown event type %q", eventType)
+	}
+	v := factory()
+	if err := json.Unmarshal(data, v); err != nil {
+		return nil, fmt.Errorf("commands: decode %s: %w", eventType, err)
+	}
+	return v, nil
+}

@@ -1,0 +1,210 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Workspace is the write-side state of one workspace stream: what decide functions need
+// to check a command, and nothing the read models alone serve (no descriptions, no
+// listings). It is a fold of the stream's events.
+type Workspace struct {
+	ID       uuid.UUID
+	Version  int64
+	Exists   bool
+	Kind     string
+	Name     string
+	Currency string
+	Members  map[uuid.UUID]string
+
+	Wallets       map[uuid.UUID]*Wallet
+	DefaultWallet uuid.UUID
+	Categories    map[uuid.UUID]*Category
+	Tags          map[uuid.UUID]*Tag
+	Transactions  map[uuid.UUID]*Transaction
+}
+
+// Wallet is a wallet as the write side sees it.
+type Wallet struct {
+	WalletFields
+	Archived bool
+	Balance  decimal.Decimal
+	// Movements counts live transactions touching the wallet; a wallet with movements
+	// cannot change currency.
+	Movements int
+}
+
+// Category is a category as the write side sees it.
+type Category struct {
+	CategoryFields
+	Archived bool
+}
+
+// Tag is a tag as the write side sees it.
+type Tag struct {
+	Name   string
+	Active bool
+}
+
+// Transaction holds what is needed to move balances when a transaction changes.
+type Transaction struct {
+	Type              string
+	Amount            decimal.Decimal
+	DestinationAmount *decimal.Decimal
+	Currency          string
+	WalletID          uuid.UUID
+	ToWalletID        *uuid.UUID
+	CategoryID        *uuid.UUID
+	TagID             *uuid.UUID
+	Deleted           bool
+}
+
+// NewWorkspace returns the empty state of a workspace stream.
+func NewWorkspace(id uuid.UUID) *Workspace {
+	return &Workspace{
+		ID:           id,
+		Members:      map[uuid.UUID]string{},
+		Wallets:      map[uuid.UUID]*Wallet{},
+		Categories:   map[uuid.UUID]*Category{},
+		Tags:         map[uuid.UUID]*Tag{},
+		Transactions: map[uuid.UUID]*Transaction{},
+	}
+}
+
+// StreamID names the event stream of a workspace.
+func StreamID(workspaceID uuid.UUID) string { return "workspace-" + workspaceID.String() }
+
+// UserStreamID names the event stream of a user.
+func UserStreamID(userID uuid.UUID) string { return "user-" + userID.String() }
+
+// Apply folds one event into the state. It mutates w, so callers apply only committed
+// events to shared state.
+func (w *Workspace) Apply(event any) error {
+	switch e := event.(type) {
+	case *WorkspaceCreated:
+		w.Exists, w.Kind, w.Name, w.Currency = true, e.Kind, e.Name, e.Currency
+		w.Members[e.OwnerID] = RoleOwner
+	case *WalletCreated:
+		w.Wallets[e.WalletID] = &Wallet{WalletFields: e.WalletFields, Balance: e.InitialBalance}
+		if e.IsDefault {
+			w.DefaultWallet = e.WalletID
+		}
+	case *WalletUpdated:
+		wallet, ok := w.Wallets[e.WalletID]
+		if !ok {
+			return fmt.Errorf("commands: update of unknown wallet %s", e.WalletID)
+		}
+		wallet.Balance = wallet.Balance.Add(e.After.InitialBalance.Sub(e.Before.InitialBalance))
+		wallet.WalletFields = e.After
+		switch {
+		case e.After.IsDefault:
+			w.DefaultWallet = e.WalletID
+		case w.DefaultWallet == e.WalletID:
+			w.DefaultWallet = uuid.Nil
+		}
+	case *WalletArchived:
+		wallet, ok := w.Wallets[e.WalletID]
+		if !ok {
+			return fmt.Errorf("commands: archive of unknown wallet %s", e.WalletID)
+		}
+		wallet.Archived = true
+		wallet.IsDefault = false
+		if w.DefaultWallet == e.WalletID {
+			w.DefaultWallet = uuid.Nil
+		}
+	case *CategoryCreated:
+		w.Categories[e.CategoryID] = &Category{CategoryFields: e.CategoryFields}
+	case *CategoryUpdated:
+		category, ok := w.Categories[e.CategoryID]
+		if !ok {
+			return fmt.Errorf("commands: update of unknown category %s", e.CategoryID)
+		}
+		category.CategoryFields = e.After
+	case *CategoryArchived:
+		category, ok := w.Categories[e.CategoryID]
+		if !ok {
+			return fmt.Errorf("commands: archive of unknown category %s", e.CategoryID)
+		}
+		category.Archived = true
+	case *TagCreated:
+		w.Tags[e.TagID] = &Tag{Name: e.Name, Active: true}
+	case *TransactionCreated:
+		t := &Transaction{
+			Type: e.Type, Amount: e.Amount, DestinationAmount: e.DestinationAmount, Currency: e.Currency,
+			WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, TagID: e.TagID,
+		}
+		w.Transactions[e.TransactionID] = t
+		w.countMovements(t, 1)
+		return w.post(e.Postings)
+	case *TransactionUpdated:
+		t, ok := w.Transactions[e.TransactionID]
+		if !ok {
+			return fmt.Errorf("commands: update of unknown transaction %s", e.TransactionID)
+		}
+		w.countMovements(t, -1)
+		t.applyChanges(e.Changes)
+		w.countMovements(t, 1)
+		return w.post(e.Postings)
+	case *TransactionDeleted:
+		t, ok := w.Transactions[e.TransactionID]
+		if !ok {
+			return fmt.Errorf("commands: delete of unknown transaction %s", e.TransactionID)
+		}
+		t.Deleted = true
+		w.countMovements(t, -1)
+		return w.post(e.Postings)
+	case *UserRegistered, *UserIdentityChanged:
+		// User streams are not folded into workspace state.
+	default:
+		return fmt.Errorf("commands: workspace state cannot apply %T", event)
+	}
+	return nil
+}
+
+func (w *Workspace) post(postings []Posting) error {
+	for _, p := range postings {
+		wallet, ok := w.Wallets[p.WalletID]
+		if !ok {
+			return fmt.Errorf("commands: posting to unknown wallet %s", p.WalletID)
+		}
+		wallet.Balance = wallet.Balance.Add(p.Amount)
+	}
+	return nil
+}
+
+func (w *Workspace) countMovements(t *Transaction, delta int) {
+	if wallet, ok := w.Wallets[t.WalletID]; ok {
+		wallet.Movements += delta
+	}
+	if t.ToWalletID != nil {
+		if wallet, ok := w.Wallets[*t.ToWalletID]; ok {
+			wallet.Movements += delta
+		}
+	}
+}
+
+func (t *Transaction) applyChanges(c TransactionChanges) {
+	if c.Amount.Set {
+		t.Amount = c.Amount.Value
+	}
+	if c.Currency.Set {
+		t.Currency = c.Currency.Value
+	}
+	if c.DestinationAmount.Set {
+		t.DestinationAmount = c.DestinationAmount.Ptr()
+	}
+	if c.WalletID.Set {
+		t.WalletID = c.WalletID.Value
+	}
+	if c.ToWalletID.Set {
+		t.ToWalletID = c.ToWalletID.Ptr()
+	}
+	if c.CategoryID.Set {
+		t.CategoryID = c.CategoryID.Ptr()
+	}
+	if c.TagID.Set {
+		t.TagID = c.TagID.Ptr()
+	}
+}

@@ -1,0 +1,326 @@
+package commands
+
+import (
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Transaction types.
+const (
+	TxIncome         = "income"
+	TxExpense        = "expense"
+	TxTransfer       = "transfer"
+	TxGoalDeposit    = "goal_deposit"
+	TxGoalWithdrawal = "goal_withdrawal"
+)
+
+// TransactionTypes lists every transaction type.
+var TransactionTypes = []string{TxIncome, TxExpense, TxTransfer, TxGoalDeposit, TxGoalWithdrawal}
+
+// CreateTransaction records income, an expense or a transfer. A nil WalletID means the
+// workspace's default wallet.
+type CreateTransaction struct {
+	TransactionID     uuid.UUID
+	Type              string
+	Amount            decimal.Decimal
+	DestinationAmount *decimal.Decimal
+	Date              string
+	Concept           *string
+	Description       *string
+	WalletID          *uuid.UUID
+	ToWalletID        *uuid.UUID
+	CategoryID        *uuid.UUID
+	GoalID            *uuid.UUID
+	DebtID            *uuid.UUID
+	TagID             *uuid.UUID
+	ReferenceNumber   *string
+	AttachmentURL     *string
+}
+
+// Decide checks the transaction against the workspace and computes its postings.
+func (c CreateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
+	switch c.Type {
+	case TxIncome, TxExpense, TxTransfer:
+	case TxGoalDeposit, TxGoalWithdrawal:
+		return nil, InvalidField("type", "goal movements are recorded with POST /api/goals/{id}/deposit and /withdraw")
+	default:
+		return nil, InvalidField("type", "must be one of income, expense, transfer")
+	}
+	walletID := w.DefaultWallet
+	if c.WalletID != nil {
+		walletID = *c.WalletID
+	} else if walletID == uuid.Nil {
+		return nil, InvalidField("walletId", "is required: the workspace has no default wallet")
+	}
+	t := Transaction{
+		Type: c.Type, Amount: c.Amount, DestinationAmount: c.DestinationAmount,
+		WalletID: walletID, ToWalletID: c.ToWalletID, CategoryID: c.CategoryID, TagID: c.TagID,
+	}
+	if err := w.checkTransaction(&t, true); err != nil {
+		return nil, err
+	}
+	if c.GoalID != nil {
+		return nil, NotFound("GOAL_NOT_FOUND", "goal %s not found", *c.GoalID)
+	}
+	if c.DebtID != nil {
+		return nil, NotFound("DEBT_NOT_FOUND", "debt %s not found", *c.DebtID)
+	}
+	return []NewEvent{{TypeTransactionCreated, &TransactionCreated{
+		TransactionID: c.TransactionID, Type: t.Type, Amount: t.Amount, Currency: t.Currency,
+		DestinationAmount: t.DestinationAmount, Date: c.Date, Concept: c.Concept, Description: c.Description,
+		WalletID: t.WalletID, ToWalletID: t.ToWalletID, CategoryID: t.CategoryID, GoalID: c.GoalID,
+		DebtID: c.DebtID, TagID: t.TagID, ReferenceNumber: c.ReferenceNumber, AttachmentURL: c.AttachmentURL,
+		Postings: netPostings(t.effect()),
+	}}}, nil
+}
+
+// UpdateTransaction corrects a live transaction; balances move from its old effect to
+// its new one.
+type UpdateTransaction struct {
+	TransactionID     uuid.UUID
+	Amount            Nullable[decimal.Decimal]
+	DestinationAmount Nullable[decimal.Decimal]
+	Date              Nullable[string]
+	Concept           Nullable[string]
+	Description       Nullable[string]
+	WalletID          Nullable[uuid.UUID]
+	ToWalletID        Nullable[uuid.UUID]
+	CategoryID        Nullable[uuid.UUID]
+	TagID             Nullable[uuid.UUID]
+	ReferenceNumber   Nullable[string]
+	AttachmentURL     Nullable[string]
+}
+
+// Decide checks the corrected transaction and returns the update with its postings.
+func (c UpdateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
+	old, err := w.liveTransaction(c.TransactionID)
+	if err != nil {
+		return nil, err
+	}
+	changes := TransactionChanges{
+		Amount: c.Amount, DestinationAmount: c.DestinationAmount, Date: c.Date, Concept: c.Concept,
+		Description: c.Description, WalletID: c.WalletID, ToWalletID: c.ToWalletID, CategoryID: c.CategoryID,
+		TagID: c.TagID, ReferenceNumber: c.ReferenceNumber, AttachmentURL: c.AttachmentURL,
+	}
+	if changes.Amount.Set && !changes.Amount.Valid {
+		return nil, InvalidField("amount", "cannot be null")
+	}
+	if changes.WalletID.Set && !changes.WalletID.Valid {
+		return nil, InvalidField("walletId", "cannot be null")
+	}
+	next := *old
+	next.applyChanges(changes)
+	// A transfer moved between wallets of one currency carries no destination amount.
+	if next.Type == TxTransfer && !changes.DestinationAmount.Set && (changes.WalletID.Set || changes.ToWalletID.Set || changes.Amount.Set) {
+		if from, to := w.Wallets[next.WalletID], w.walletOf(next.ToWalletID); from != nil && to != nil && from.Currency == to.Currency {
+			next.DestinationAmount = nil
+		}
+	}
+	if err := w.checkTransaction(&next, changes.WalletID.Set || changes.ToWalletID.Set); err != nil {
+		return nil, err
+	}
+	if next.Currency != old.Currency {
+		changes.Currency = Of(next.Currency)
+	}
+	if !eqDecimalPtr(next.DestinationAmount, old.DestinationAmount) {
+		changes.DestinationAmount = Nullable[decimal.Decimal]{Set: true, Valid: next.DestinationAmount != nil}
+		if next.DestinationAmount != nil {
+			changes.DestinationAmount.Value = *next.DestinationAmount
+		}
+	}
+	if changes == (TransactionChanges{}) {
+		return nil, nil
+	}
+	return []NewEvent{{TypeTransactionUpdated, &TransactionUpdated{
+		TransactionID: c.TransactionID,
+		Changes:       changes,
+		Postings:      netPostings(negate(old.effect()), next.effect()),
+	}}}, nil
+}
+
+// DeleteTransaction soft-deletes a live transaction and reverts its effect on balances.
+type DeleteTransaction struct {
+	TransactionID uuid.UUID
+}
+
+// Decide returns the deletion with the postings that revert the transaction.
+func (c DeleteTransaction) Decide(w *Workspace) ([]NewEvent, error) {
+	t, err := w.liveTransaction(c.TransactionID)
+	if err != nil {
+		return nil, err
+	}
+	return []NewEvent{{TypeTransactionDeleted, &TransactionDeleted{
+		TransactionID: c.TransactionID, Postings: netPostings(negate(t.effect())),
+	}}}, nil
+}
+
+// Bulk operations.
+const (
+	BulkDelete       = "delete"
+	BulkRecategorize = "recategorize"
+)
+
+// BulkTransactions deletes or recategorizes several transactions at once: all of them
+// or, when any is missing, none.
+type BulkTransactions struct {
+	IDs        []uuid.UUID
+	Operation  string
+	CategoryID *uuid.UUID
+}
+
+// Decide returns one event per transaction that changes.
+func (c BulkTransactions) Decide(w *Workspace) ([]NewEvent, error) {
+	// Decide sees the state before the batch, so a repeated id would be reverted twice.
+	seen := make(map[uuid.UUID]bool, len(c.IDs))
+	ids := c.IDs[:0:0]
+	for _, id := range c.IDs {
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	c.IDs = ids
+	var missing []string
+	for _, id := range c.IDs {
+		if _, err := w.liveTransaction(id); err != nil {
+			missing = append(missing, id.String())
+		}
+	}
+	if len(missing) > 0 {
+		err := NotFound("TRANSACTION_NOT_FOUND", "%d of the transactions were not found; nothing was changed", len(missing))
+		err.Details = map[string]any{"missing": missing}
+		return nil, err
+	}
+	var events []NewEvent
+	switch c.Operation {
+	case BulkDelete:
+		for _, id := range c.IDs {
+			e, err := DeleteTransaction{TransactionID: id}.Decide(w)
+			if err != nil {
+				return nil, err
+			}
+			events = append(events, e...)
+		}
+	case BulkRecategorize:
+		if c.CategoryID == nil {
+			return nil, InvalidField("categoryId", "is required to recategorize")
+		}
+		if _, err := w.liveCategory(*c.CategoryID); err != nil {
+			return nil, err
+		}
+		for _, id := range c.IDs {
+			if eqPtr(w.Transactions[id].CategoryID, c.CategoryID) {
+				continue
+			}
+			events = append(events, NewEvent{TypeTransactionUpdated, &TransactionUpdated{
+				TransactionID: id, Changes: TransactionChanges{CategoryID: Of(*c.CategoryID)},
+			}})
+		}
+	default:
+		return nil, InvalidField("operation", "must be delete or recategorize")
+	}
+	return events, nil
+}
+
+// checkTransaction validates t against the workspace and fills in its currency. Wallets
+// must be live only when the transaction is being pointed at them.
+func (w *Workspace) checkTransaction(t *Transaction, walletsChanged bool) error {
+	if problem := CheckAmount(t.Amount, true); problem != "" {
+		return InvalidField("amount", "%s", problem)
+	}
+	from, ok := w.Wallets[t.WalletID]
+	if !ok || (walletsChanged && from.Archived) {
+		return NotFound("WALLET_NOT_FOUND", "wallet %s not found", t.WalletID)
+	}
+	t.Currency = from.Currency
+	if t.Type == TxTransfer {
+		if t.ToWalletID == nil {
+			return InvalidField("destinationWalletId", "is required for a transfer")
+		}
+		to, ok := w.Wallets[*t.ToWalletID]
+		if !ok || (walletsChanged && to.Archived) {
+			return NotFound("WALLET_NOT_FOUND", "wallet %s not found", *t.ToWalletID)
+		}
+		if *t.ToWalletID == t.WalletID {
+			return InvalidField("destinationWalletId", "must differ from walletId")
+		}
+		switch {
+		case to.Currency != from.Currency && t.DestinationAmount == nil:
+			return InvalidField("destinationAmount", "is required for a transfer from %s to %s", from.Currency, to.Currency)
+		case to.Currency == from.Currency && t.DestinationAmount != nil && !t.DestinationAmount.Equal(t.Amount):
+			return InvalidField("destinationAmount", "must equal amount for a transfer within one currency")
+		case to.Currency == from.Currency:
+			t.DestinationAmount = nil
+		}
+		if t.DestinationAmount != nil {
+			if problem := CheckAmount(*t.DestinationAmount, true); problem != "" {
+				return InvalidField("destinationAmount", "%s", problem)
+			}
+		}
+	} else {
+		if t.ToWalletID != nil {
+			return InvalidField("destinationWalletId", "is only allowed for a transfer")
+		}
+		if t.DestinationAmount != nil {
+			return InvalidField("destinationAmount", "is only allowed for a transfer")
+		}
+	}
+	if t.CategoryID != nil {
+		if c, ok := w.Categories[*t.CategoryID]; !ok || c.Archived {
+			return NotFound("CATEGORY_NOT_FOUND", "category %s not found", *t.CategoryID)
+		}
+	}
+	if t.TagID != nil {
+		if _, err := w.liveTag(*t.TagID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *Workspace) liveTransaction(id uuid.UUID) (*Transaction, error) {
+	t, ok := w.Transactions[id]
+	if !ok || t.Deleted {
+		return nil, NotFound("TRANSACTION_NOT_FOUND", "transaction %s not found", id)
+	}
+	return t, nil
+}
+
+func (w *Workspace) walletOf(id *uuid.UUID) *Wallet {
+	if id == nil {
+		return nil
+	}
+	return w.Wallets[*id]
+}
+
+// effect is the transaction's movement of wallet balances.
+func (t *Transaction) effect() []Posting {
+	switch t.Type {
+	case TxIncome, TxGoalWithdrawal:
+		return []Posting{{t.WalletID, t.Amount}}
+	case TxExpense, TxGoalDeposit:
+		return []Posting{{t.WalletID, t.Amount.Neg()}}
+	case TxTransfer:
+		in := t.Amount
+		if t.DestinationAmount != nil {
+			in = *t.DestinationAmount
+		}
+		return []Posting{{t.WalletID, t.Amount.Neg()}, {*t.ToWalletID, in}}
+	}
+	return nil
+}
+
+func negate(ps []Posting) []Posting {
+	out := make([]Posting, len(ps))
+	for i, p := range ps {
+		out[i] = Posting{p.WalletID, p.Amount.Neg()}
+	}
+	return out
+}
+
+func eqDecimalPtr(a, b *decimal.Decimal) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Equal(*b)
+}

@@ -1,0 +1,103 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/finledger/finledger/eventstore"
+)
+
+// idNamespace derives stable ids from identities, so that the first requests of a new
+// user racing each other provision exactly one user and one personal workspace.
+var idNamespace = uuid.MustParse("6f1c2a4e-8d0b-4c55-9b7e-2f1d9a3c7e10")
+
+// Identity is a person as the identity provider names them.
+type Identity struct {
+	Subject string // unique and stable at the identity provider; qualified by issuer
+	Email   string
+	Name    string
+}
+
+// UserIDFor returns the user id of an identity provider subject.
+func UserIDFor(subject string) uuid.UUID {
+	return uuid.NewSHA1(idNamespace, []byte("user\x00"+subject))
+}
+
+// PersonalWorkspaceID returns the id of a user's personal workspace.
+func PersonalWorkspaceID(userID uuid.UUID) uuid.UUID {
+	return uuid.NewSHA1(idNamespace, []byte("personal\x00"+userID.String()))
+}
+
+// DefaultCurrency is the currency of a new personal workspace.
+const DefaultCurrency = "MXN"
+
+// RegisterUser provisions a user seen for the first time with a personal workspace. It
+// is idempotent: the events have ids derived from the subject, so a repeat or a racing
+// twin appends nothing.
+func (l *Ledger) RegisterUser(ctx context.Context, id Identity) (uuid.UUID, error) {
+	userID := UserIDFor(id.Subject)
+	workspaceID := PersonalWorkspaceID(userID)
+	meta := Metadata{ActorType: "user", ActorID: userID.String(), UserID: userID}
+	registered := NewEvent{TypeUserRegistered, &UserRegistered{
+		UserID: userID, Subject: id.Subject, Email: id.Email, Name: id.Name, PersonalWorkspaceID: workspaceID,
+	}}
+	created := NewEvent{TypeWorkspaceCreated, &WorkspaceCreated{
+		WorkspaceID: workspaceID, Kind: WorkspacePersonal, Name: "Personal", Currency: DefaultCurrency, OwnerID: userID,
+	}}
+	appendOnce := func(ctx context.Context, tx pgx.Tx, stream string, e NewEvent) error {
+		events, err := l.encode([]NewEvent{e}, meta)
+		if err != nil {
+			return err
+		}
+		events[0].ID = uuid.NewSHA1(idNamespace, []byte(stream+"\x00"+e.Type))
+		res, err := eventstore.Append(ctx, tx, stream, eventstore.NoStream, events, l.now())
+		if err != nil || res.Duplicate {
+			return err
+		}
+		return l.project(ctx, tx, res.Events)
+	}
+	for attempt := 1; ; attempt++ {
+		err := pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
+			if err := appendOnce(ctx, tx, UserStreamID(userID), registered); err != nil {
+				return err
+			}
+			return appendOnce(ctx, tx, StreamID(workspaceID), created)
+		})
+		if errors.Is(err, eventstore.ErrVersionConflict) && attempt < maxAttempts {
+			continue
+		}
+		if err != nil {
+			return uuid.Nil, fmt.Errorf("commands: register user: %w", err)
+		}
+		return userID, nil
+	}
+}
+
+// UpdateIdentity records a new email or name reported by the identity provider.
+func (l *Ledger) UpdateIdentity(ctx context.Context, userID uuid.UUID, email, name string) error {
+	stream := UserStreamID(userID)
+	meta := Metadata{ActorType: "user", ActorID: userID.String(), UserID: userID}
+	events, err := l.encode([]NewEvent{{TypeUserIdentityChanged, &UserIdentityChanged{UserID: userID, Email: email, Name: name}}}, meta)
+	if err != nil {
+		return err
+	}
+	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
+		version, err := eventstore.Version(ctx, tx, stream, true)
+		if err != nil {
+			return err
+		}
+		res, err := eventstore.Append(ctx, tx, stream, version, events, l.now())
+		if err != nil {
+			return err
+		}
+		return l.project(ctx, tx, res.Events)
+	})
+	if err != nil {
+		return fmt.Errorf("commands: update identity: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,256 @@
+// Package eventstore owns the append-only event log: streams with gap-free versions,
+// optimistic concurrency on append, idempotent appends by event id, reads of one stream,
+// and a global log that subscribers can tail without ever skipping a committed event.
+package eventstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// Event is an event to append: a stable, versioned type name and its JSON payloads.
+type Event struct {
+	ID       uuid.UUID
+	Type     string
+	Data     json.RawMessage
+	Metadata json.RawMessage
+}
+
+// RecordedEvent is an event as stored in a stream.
+type RecordedEvent struct {
+	Event
+	StreamID   string
+	Version    int64
+	Position   Position
+	RecordedAt time.Time
+}
+
+// Position is a place in the global log. Events are ordered by the id of the database
+// transaction that wrote them, then by their sequence number; see ReadAll.
+type Position struct {
+	TxID     uint64
+	Sequence int64
+}
+
+// Less reports whether p comes before q in the global log.
+func (p Position) Less(q Position) bool {
+	if p.TxID != q.TxID {
+		return p.TxID < q.TxID
+	}
+	return p.Sequence < q.Sequence
+}
+
+// NoStream is the expected version of a stream that must not exist yet.
+const NoStream int64 = 0
+
+// ErrVersionConflict is returned when a stream's version differs from the expected one.
+var ErrVersionConflict = errors.New("eventstore: stream version conflict")
+
+// ErrPartialDuplicate is returned when some, but not all, of the events of an append
+// were already stored: the caller is replaying a different batch under reused ids.
+var ErrPartialDuplicate = errors.New("eventstore: some events of the batch are already stored")
+
+// DB is what the store needs from a connection, a pool or a transaction.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// AppendResult says what an append did.
+type AppendResult struct {
+	// Events are the stored events with their versions and positions.
+	Events []RecordedEvent
+	// Duplicate is true when every event id was already in the stream, so nothing was
+	// appended and Events are the earlier copies.
+	Duplicate bool
+}
+
+// Version returns the stream's current version, 0 when it does not exist. Inside a
+// transaction with lock set, it also takes the stream's row lock, so that writers of one
+// stream queue instead of failing on a version conflict.
+func Version(ctx context.Context, db DB, streamID string, lock bool) (int64, error) {
+	q := `SELECT version FROM streams WHERE stream_id = $1`
+	if lock {
+		q += ` FOR UPDATE`
+	}
+	var v int64
+	err := db.QueryRow(ctx, q, streamID).Scan(&v)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("eventstore: read version of %s: %w", streamID, err)
+	}
+	return v, nil
+}
+
+// appendSQL appends a batch in one round trip. It checks for already stored event ids,
+// moves the stream head from the expected version (creating it when expected is 0 and
+// refusing to create it otherwise), and inserts the events only when the head moved.
+const appendSQL = `
+WITH dup AS (
+    SELECT count(*) AS n FROM events WHERE stream_id = $1::text AND event_id = ANY($3::uuid[])
+), head AS (
+    INSERT INTO streams AS s (stream_id, version)
+    SELECT $1::text, $2::bigint + $4::bigint FROM dup
+    WHERE dup.n = 0 AND ($2::bigint = 0 OR EXISTS (SELECT 1 FROM streams WHERE stream_id = $1::text))
+    ON CONFLICT (stream_id) DO UPDATE SET version = s.version + $4::bigint WHERE s.version = $2::bigint
+    RETURNING s.version
+), ins AS (
+    INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
+    SELECT $1::text, $2::bigint + e.ord, e.id, e.type, e.data, e.meta, $8::timestamptz
+    FROM unnest($3::uuid[], $5::text[], $6::jsonb[], $7::jsonb[]) WITH ORDINALITY AS e(id, type, data, meta, ord)
+    WHERE EXISTS (SELECT 1 FROM head)
+    ORDER BY e.ord
+    RETURNING version, position
+)
+SELECT (SELECT n FROM dup),
+       coalesce((SELECT array_agg(position ORDER BY version) FROM ins), '{}'),
+       pg_current_xact_id()::text::bigint`
+
+// Append adds events to a stream whose current version must equal expected. It runs in
+// the caller's transaction so that projections and idempotency records commit with it.
+// When every event id is already stored, it appends nothing and reports a duplicate.
+func Append(ctx context.Context, db DB, streamID string, expected int64, events []Event, recordedAt time.Time) (AppendResult, error) {
+	if len(events) == 0 {
+		return AppendResult{}, fmt.Errorf("eventstore: append to %s: no events", streamID)
+	}
+	if expected < 0 {
+		return AppendResult{}, fmt.Errorf("eventstore: append to %s: negative expected version %d", streamID, expected)
+	}
+	ids := make([]uuid.UUID, len(events))
+	types := make([]string, len(events))
+	data := make([]string, len(events))
+	meta := make([]string, len(events))
+	for i, e := range events {
+		if e.ID == uuid.Nil || e.Type == "" {
+			return AppendResult{}, fmt.Errorf("eventstore: append to %s: event %d lacks an id or a type", streamID, i)
+		}
+		ids[i], types[i], data[i] = e.ID, e.Type, string(e.Data)
+		meta[i] = "{}"
+		if len(e.Metadata) > 0 {
+			meta[i] = string(e.Metadata)
+		}
+	}
+	recordedAt = recordedAt.UTC().Truncate(time.Microsecond)
+	var dups int
+	var positions []int64
+	var txID int64
+	err := db.QueryRow(ctx, appendSQL, streamID, expected, ids, int64(len(events)), types, data, meta, recordedAt).
+		Scan(&dups, &positions, &txID)
+	if err != nil {
+		return AppendResult{}, fmt.Errorf("eventstore: append to %s: %w", streamID, err)
+	}
+	switch {
+	case dups == len(events):
+		stored, err := readByIDs(ctx, db, streamID, ids)
+		if err != nil {
+			return AppendResult{}, err
+		}
+		return AppendResult{Events: stored, Duplicate: true}, nil
+	case dups > 0:
+		return AppendResult{}, fmt.Errorf("append to %s: %w", streamID, ErrPartialDuplicate)
+	case len(positions) == 0:
+		return AppendResult{}, fmt.Errorf("append to %s at version %d: %w", streamID, expected, ErrVersionConflict)
+	}
+	out := make([]RecordedEvent, len(events))
+	for i, e := range events {
+		if len(e.Metadata) == 0 {
+			e.Metadata = json.RawMessage(meta[i])
+		}
+		out[i] = RecordedEvent{
+			Event:      e,
+			StreamID:   streamID,
+			Version:    expected + int64(i) + 1,
+			Position:   Position{TxID: uint64(txID), Sequence: positions[i]},
+			RecordedAt: recordedAt,
+		}
+	}
+	return AppendResult{Events: out}, nil
+}
+
+const selectEvents = `SELECT stream_id, version, position, tx_id::text::bigint, event_id, type, data, metadata, recorded_at FROM events`
+
+func scanEvents(rows pgx.Rows) ([]RecordedEvent, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (RecordedEvent, error) {
+		var e RecordedEvent
+		var txID int64
+		err := row.Scan(&e.StreamID, &e.Version, &e.Position.Sequence, &txID, &e.ID, &e.Type, &e.Data, &e.Metadata, &e.RecordedAt)
+		e.Position.TxID = uint64(txID)
+		return e, err
+	})
+}
+
+func readByIDs(ctx context.Context, db DB, streamID string, ids []uuid.UUID) ([]RecordedEvent, error) {
+	rows, err := db.Query(ctx, selectEvents+` WHERE stream_id = $1 AND event_id = ANY($2) ORDER BY version`, streamID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: read %s by ids: %w", streamID, err)
+	}
+	events, err := scanEvents(rows)
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: read %s by ids: %w", streamID, err)
+	}
+	return events, nil
+}
+
+// ReadStream returns up to limit events of a stream with versions above after, in
+// version order.
+func ReadStream(ctx context.Context, db DB, streamID string, after int64, limit int) ([]RecordedEvent, error) {
+	rows, err := db.Query(ctx, selectEvents+` WHERE stream_id = $1 AND version > $2 ORDER BY version LIMIT $3`, streamID, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: read stream %s: %w", streamID, err)
+	}
+	events, err := scanEvents(rows)
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: read stream %s: %w", streamID, err)
+	}
+	return events, nil
+}
+
+// LockAppends takes a lock that waits for every append in flight to commit and holds
+// off new ones until tx ends, for readers that must see the whole log at once.
+func LockAppends(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, `LOCK TABLE streams IN EXCLUSIVE MODE`); err != nil {
+		return fmt.Errorf("eventstore: lock appends: %w", err)
+	}
+	return nil
+}
+
+// ReadAllLocked is ReadAll for a transaction holding LockAppends: with no append in
+// flight, it need not wait for the visibility horizon, which unrelated transactions
+// (even in other databases of the cluster) can hold back.
+func ReadAllLocked(ctx context.Context, tx pgx.Tx, from Position, limit int) ([]RecordedEvent, error) {
+	return readAll(ctx, tx, from, limit, "")
+}
+
+// ReadAll returns up to limit events of the global log after position from, in log
+// order, and only events of transactions older than every transaction still running.
+// A transaction that began earlier but commits later than another would otherwise
+// surface behind a reader's checkpoint and be skipped for ever; waiting for the
+// horizon to pass it means a reader never misses a committed event.
+func ReadAll(ctx context.Context, db DB, from Position, limit int) ([]RecordedEvent, error) {
+	return readAll(ctx, db, from, limit, `AND tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
+}
+
+func readAll(ctx context.Context, db DB, from Position, limit int, horizon string) ([]RecordedEvent, error) {
+	rows, err := db.Query(ctx, selectEvents+`
+		WHERE (tx_id, position) > ($1::text::xid8, $2) `+horizon+`
+		ORDER BY tx_id, position
+		LIMIT $3`, fmt.Sprint(from.TxID), from.Sequence, limit)
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: read all from %v: %w", from, err)
+	}
+	events, err := scanEvents(rows)
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: read all from %v: %w", from, err)
+	}
+	return events, nil
+}

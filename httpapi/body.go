@@ -1,0 +1,328 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+)
+
+// maxBody is the largest request body accepted.
+const maxBody = 1 << 20
+
+// body is a JSON object being validated field by field, so that one answer lists every
+// bad field rather than the first.
+type body struct {
+	raw    []byte
+	fields map[string]json.RawMessage
+	known  map[string]bool
+	errs   []commands.FieldError
+}
+
+// readBody reads and parses a JSON object body. An empty body is an empty object.
+func readBody(w http.ResponseWriter, r *http.Request) (*body, error) {
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return nil, errTooLarge
+		}
+		return nil, errorf(http.StatusBadRequest, "INVALID_BODY", "the request body could not be read")
+	}
+	return parseBody(data)
+}
+
+func parseBody(data []byte) (*body, error) {
+	b := &body{fields: map[string]json.RawMessage{}, known: map[string]bool{}}
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		b.raw = []byte("{}")
+		return b, nil
+	}
+	if !utf8.Valid(trimmed) {
+		return nil, errorf(http.StatusBadRequest, "INVALID_JSON", "the request body is not valid UTF-8")
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	if err := dec.Decode(&b.fields); err != nil || b.fields == nil {
+		msg := "the request body must be a JSON object"
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) {
+			msg = fmt.Sprintf("malformed JSON at byte %d: %v", syntax.Offset, syntax)
+		}
+		return nil, errorf(http.StatusBadRequest, "INVALID_JSON", msg)
+	}
+	if dec.More() {
+		return nil, errorf(http.StatusBadRequest, "INVALID_JSON", "the request body holds more than one JSON value")
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, trimmed); err != nil {
+		return nil, errorf(http.StatusBadRequest, "INVALID_JSON", "malformed JSON")
+	}
+	b.raw = compact.Bytes()
+	return b, nil
+}
+
+func (b *body) fail(field, format string, args ...any) {
+	b.errs = append(b.errs, commands.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+}
+
+// value decodes a present, non-null field into v. It reports whether there was one.
+func (b *body) value(name string, v any, typeName string) (set, valid bool) {
+	b.known[name] = true
+	raw, ok := b.fields[name]
+	if !ok {
+		return false, false
+	}
+	if string(raw) == "null" {
+		return true, false
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		b.fail(name, "must be %s", typeName)
+		return true, false
+	}
+	return true, true
+}
+
+// str reads a string field whose length in characters lies in [min, max].
+func (b *body) str(name string, min, max int) commands.Nullable[string] {
+	var s string
+	set, valid := b.value(name, &s, "a string")
+	if !valid {
+		return commands.Nullable[string]{Set: set && !b.failed(name)}
+	}
+	if n := utf8.RuneCountInString(s); n < min || n > max {
+		if min > 0 {
+			b.fail(name, "must be %d to %d characters long", min, max)
+		} else {
+			b.fail(name, "must be at most %d characters long", max)
+		}
+	}
+	return commands.Of(s)
+}
+
+// pattern checks a present string field against re.
+func (b *body) pattern(name string, v commands.Nullable[string], re *regexp.Regexp, rule string) {
+	if v.Valid && !b.failed(name) && !re.MatchString(v.Value) {
+		b.fail(name, "must match %s", rule)
+	}
+}
+
+// enum reads a string field that must be one of values.
+func (b *body) enum(name string, values []string) commands.Nullable[string] {
+	var s string
+	set, valid := b.value(name, &s, "a string")
+	if !valid {
+		return commands.Nullable[string]{Set: set && !b.failed(name)}
+	}
+	if !slices.Contains(values, s) {
+		b.fail(name, "must be one of %s", strings.Join(values, ", "))
+	}
+	return commands.Of(s)
+}
+
+// boolean reads a boolean field.
+func (b *body) boolean(name string) commands.Nullable[bool] {
+	var v bool
+	set, valid := b.value(name, &v, "a boolean")
+	return commands.Nullable[bool]{Set: set && !b.failed(name), Valid: valid, Value: v}
+}
+
+// id reads a UUID field.
+func (b *body) id(name string) commands.Nullable[uuid.UUID] {
+	var s string
+	set, valid := b.value(name, &s, "a UUID string")
+	if !valid {
+		return commands.Nullable[uuid.UUID]{Set: set && !b.failed(name)}
+	}
+	id, err := parseUUID(s)
+	if err != nil {
+		b.fail(name, "must be a UUID")
+		return commands.Nullable[uuid.UUID]{}
+	}
+	return commands.Of(id)
+}
+
+// ids reads an array of UUIDs with between 1 and max unique entries.
+func (b *body) ids(name string, max int) []uuid.UUID {
+	var raw []string
+	_, valid := b.value(name, &raw, "an array of UUID strings")
+	if !valid {
+		return nil
+	}
+	if len(raw) == 0 || len(raw) > max {
+		b.fail(name, "must hold 1 to %d ids", max)
+		return nil
+	}
+	out := make([]uuid.UUID, 0, len(raw))
+	seen := map[uuid.UUID]bool{}
+	for i, s := range raw {
+		id, err := parseUUID(s)
+		if err != nil {
+			b.fail(fmt.Sprintf("%s[%d]", name, i), "must be a UUID")
+			continue
+		}
+		if seen[id] {
+			b.fail(fmt.Sprintf("%s[%d]", name, i), "repeats an earlier id")
+			continue
+		}
+		seen[id] = true
+		out = append(out, id)
+	}
+	return out
+}
+
+// amount reads a JSON number exactly (never through float64) and checks it with the
+// domain's amount rule.
+func (b *body) amount(name string, positive bool) commands.Nullable[decimal.Decimal] {
+	b.known[name] = true
+	raw, ok := b.fields[name]
+	if !ok {
+		return commands.Nullable[decimal.Decimal]{}
+	}
+	if string(raw) == "null" {
+		return commands.Null[decimal.Decimal]()
+	}
+	d, err := parseNumber(raw)
+	if err != nil {
+		b.fail(name, "must be a number")
+		return commands.Nullable[decimal.Decimal]{}
+	}
+	if problem := commands.CheckAmount(d, positive); problem != "" {
+		b.fail(name, "%s", problem)
+	}
+	return commands.Of(d)
+}
+
+// parseNumber parses a JSON number token exactly.
+func parseNumber(raw json.RawMessage) (decimal.Decimal, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return decimal.Decimal{}, err
+	}
+	num, ok := v.(json.Number)
+	if !ok {
+		return decimal.Decimal{}, errors.New("not a number")
+	}
+	return decimal.NewFromString(num.String())
+}
+
+// date reads a calendar date written YYYY-MM-DD.
+func (b *body) date(name string) commands.Nullable[string] {
+	v := b.str(name, 0, 10)
+	if v.Valid && !b.failed(name) {
+		if _, err := parseDate(v.Value); err != nil {
+			b.fail(name, "must be a date written YYYY-MM-DD")
+		}
+	}
+	return v
+}
+
+// link reads an absolute http(s) URL of at most max characters.
+func (b *body) link(name string, max int) commands.Nullable[string] {
+	v := b.str(name, 1, max)
+	if v.Valid && !b.failed(name) {
+		u, err := url.Parse(v.Value)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			b.fail(name, "must be an absolute http or https URL")
+		}
+	}
+	return v
+}
+
+// required reports a missing or null field.
+func (b *body) required(name string, valid bool) {
+	if !valid && !b.failed(name) {
+		b.fail(name, "is required")
+	}
+}
+
+// notNull reports fields sent as null that cannot be cleared.
+func (b *body) notNull(names ...string) {
+	for _, name := range names {
+		if string(b.fields[name]) == "null" && !b.failed(name) {
+			b.fail(name, "cannot be null")
+		}
+	}
+}
+
+func (b *body) failed(name string) bool {
+	for _, e := range b.errs {
+		if e.Field == name {
+			return true
+		}
+	}
+	return false
+}
+
+// alias merges two names of one field; giving both with different values is an error.
+func aliasOf[T comparable](b *body, name string, a commands.Nullable[T], other string, c commands.Nullable[T]) commands.Nullable[T] {
+	if a.Set && c.Set && (a.Valid != c.Valid || a.Value != c.Value) {
+		b.fail(other, "conflicts with %s; they are aliases", name)
+	}
+	if a.Set {
+		return a
+	}
+	return c
+}
+
+// finish reports unknown fields and returns every field error found.
+func (b *body) finish() error {
+	var unknown []string
+	for name := range b.fields {
+		if !b.known[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	sort.Strings(unknown)
+	for _, name := range unknown {
+		b.fail(name, "is not a known field")
+	}
+	if len(b.errs) > 0 {
+		return commands.Invalid(b.errs...)
+	}
+	return nil
+}
+
+// pathID reads a UUID path parameter.
+func pathID(r *http.Request, name string) (uuid.UUID, error) {
+	id, err := parseUUID(chi.URLParam(r, name))
+	if err != nil {
+		return uuid.Nil, commands.InvalidField(name, "must be a UUID")
+	}
+	return id, nil
+}
+
+// newID returns a fresh, time-ordered record id.
+func newID() uuid.UUID { return uuid.Must(uuid.NewV7()) }
+
+// parseUUID accepts only the canonical 36-character form.
+func parseUUID(s string) (uuid.UUID, error) {
+	if len(s) != 36 {
+		return uuid.Nil, errors.New("not a canonical UUID")
+	}
+	return uuid.Parse(s)
+}
+
+func parseDate(s string) (time.Time, error) {
+	if len(s) != len(time.DateOnly) {
+		return time.Time{}, errors.New("not YYYY-MM-DD")
+	}
+	return time.Parse(time.DateOnly, s)
+}

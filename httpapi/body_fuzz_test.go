@@ -1,0 +1,63 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/finledger/finledger/commands"
+)
+
+// FuzzParseBody feeds arbitrary bytes through the JSON parsing and every field reader
+// of the transaction and wallet bodies: whatever comes in, the answer is a value or a
+// 400-class error, never a panic or a server error.
+func FuzzParseBody(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `{"type":"expense","amount":12.5,"date":"2026-03-01"}`, `{"amount":1e400}`, `{"amount":-0}`,
+		`{"amount":"12"}`, `{"toWalletId":"00000000-0000-0000-0000-000000000001","destinationWalletId":null}`,
+		`{"name":"\u0000","balance":0.00001}`, `[1]`, `null`, `{"a":1}{"b":2}`, "\xff", `{"ids":["x",1,null]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		b, err := parseBody(data)
+		if err != nil {
+			if ae := toAPIError(err); ae.Status != http.StatusBadRequest {
+				t.Fatalf("parse error maps to %d", ae.Status)
+			}
+			return
+		}
+		transactionInput(b)
+		walletInput(b, true)
+		b.ids("ids", maxBulkIDs)
+		b.enum("type", commands.TransactionTypes)
+		if err := b.finish(); err != nil {
+			if ae := toAPIError(err); ae.Status != http.StatusBadRequest || ae.Code != "VALIDATION_ERROR" {
+				t.Fatalf("field error maps to %d %s", ae.Status, ae.Code)
+			}
+		}
+	})
+}
+
+// FuzzTransactionFilter checks the listing's query parsing on arbitrary query strings.
+func FuzzTransactionFilter(f *testing.F) {
+	for _, seed := range []string{"", "page=2&pageSize=10", "q=taco&search=taco", "from=2026-01-01&to=2025-01-01", "pageSize=-1&page=99999999999999999999"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		values, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		filter, err := transactionFilter(values)
+		if err != nil {
+			if ae := toAPIError(err); ae.Status != http.StatusBadRequest {
+				t.Fatalf("filter error maps to %d", ae.Status)
+			}
+			return
+		}
+		if filter.Limit < 1 || filter.Limit > maxPageSize || filter.Offset < 0 {
+			t.Fatalf("limit %d offset %d", filter.Limit, filter.Offset)
+		}
+	})
+}

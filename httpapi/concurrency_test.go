@@ -1,0 +1,132 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/projections"
+)
+
+// Many clients hammer one workspace with creates, updates and deletes. Every request
+// must be answered without a 5xx, and the final balances must equal exactly the sum of
+// the effects the server acknowledged.
+func TestConcurrentClientsOnOneWorkspace(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	wallets := []string{f.cash, f.bank}
+	start := map[string]decimal.Decimal{f.cash: decimal.RequireFromString("100"), f.bank: decimal.RequireFromString("1000")}
+
+	const clients, perClient = 32, 100
+	type live struct {
+		wallet string
+		amount decimal.Decimal // signed effect on the wallet
+	}
+	var mu sync.Mutex
+	effects := map[string]live{} // acknowledged, not deleted transactions
+	var failures []string
+	var wg sync.WaitGroup
+	for c := 0; c < clients; c++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(c), 7))
+			var mine []string
+			fail := func(format string, args ...any) {
+				mu.Lock()
+				failures = append(failures, fmt.Sprintf(format, args...))
+				mu.Unlock()
+			}
+			for i := 0; i < perClient; i++ {
+				op := rng.IntN(10)
+				switch {
+				case op < 6 || len(mine) == 0:
+					wallet := wallets[rng.IntN(2)]
+					cents := 1 + rng.IntN(100000)
+					amount := decimal.New(int64(cents), -2)
+					typ, sign := "expense", amount.Neg()
+					if rng.IntN(2) == 0 {
+						typ, sign = "income", amount
+					}
+					r := f.c.Post("/api/transactions", map[string]any{"type": typ, "amount": json.Number(amount.String()), "walletId": wallet})
+					if r.Status != http.StatusCreated {
+						fail("create: %d %s", r.Status, r.Raw)
+						continue
+					}
+					id := r.Object("transaction")["id"].(string)
+					mine = append(mine, id)
+					mu.Lock()
+					effects[id] = live{wallet, sign}
+					mu.Unlock()
+				case op < 8:
+					id := mine[rng.IntN(len(mine))]
+					wallet := wallets[rng.IntN(2)]
+					amount := decimal.New(int64(1+rng.IntN(5000)), -2)
+					r := f.c.With("Idempotency-Key", fmt.Sprintf("u-%d-%d", c, i)).
+						Patch("/api/transactions/"+id, map[string]any{"amount": json.Number(amount.String()), "walletId": wallet})
+					if r.Status != http.StatusOK {
+						fail("update: %d %s", r.Status, r.Raw)
+						continue
+					}
+					mu.Lock()
+					e := effects[id]
+					sign := amount
+					if e.amount.IsNegative() {
+						sign = amount.Neg()
+					}
+					effects[id] = live{wallet, sign}
+					mu.Unlock()
+				default:
+					k := rng.IntN(len(mine))
+					id := mine[k]
+					mine = append(mine[:k], mine[k+1:]...)
+					r := f.c.With("Idempotency-Key", fmt.Sprintf("d-%d-%d", c, i)).Delete("/api/transactions/" + id)
+					if r.Status != http.StatusOK {
+						fail("delete: %d %s", r.Status, r.Raw)
+						continue
+					}
+					mu.Lock()
+					delete(effects, id)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, msg := range failures {
+		t.Error(msg)
+	}
+	want := map[string]decimal.Decimal{}
+	for w, b := range start {
+		want[w] = b
+	}
+	for _, e := range effects {
+		want[e.wallet] = want[e.wallet].Add(e.amount)
+	}
+	for _, w := range wallets {
+		if got := f.balance(t, w); got != want[w].String() {
+			t.Errorf("wallet %s balance %s, want %s", w, got, want[w])
+		}
+	}
+	total := f.c.Get("/api/transactions?pageSize=1").Object("pagination")["total"]
+	if num(total) != fmt.Sprint(len(effects)) {
+		t.Errorf("listing total %v, acknowledged live transactions %d", total, len(effects))
+	}
+	// The read models equal a replay of what the clients caused.
+	diffs, err := projections.Verify(context.Background(), env.Pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		if d.LiveOnly != 0 || d.ReplayOnly != 0 {
+			t.Errorf("%s differs from replay: %+v", d.Table, d)
+		}
+	}
+}

@@ -1,0 +1,258 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// APIVersion is the version of the API the OpenAPI document describes.
+const APIVersion = "1.0.0"
+
+type obj = map[string]any
+
+// operationDoc adds to a route what the OpenAPI document needs beyond the route table.
+type operationDoc struct {
+	Request  string   // component schema of the JSON body; "" for none
+	Response string   // component schema of the success body
+	Query    []string // query parameters, each "name:type"
+	// KeyRequired documents a mandatory Idempotency-Key; the HTTP tests check that such
+	// routes refuse requests without one.
+	KeyRequired bool
+}
+
+// operationDocs is keyed by "METHOD pattern"; a test checks that every route has one.
+var operationDocs = map[string]operationDoc{
+	"GET /api/me":                   {Response: "MeResponse"},
+	"GET /api/wallets":              {Response: "WalletList"},
+	"POST /api/wallets":             {Request: "WalletCreate", Response: "WalletResponse"},
+	"GET /api/wallets/{id}":         {Response: "WalletResponse"},
+	"PATCH /api/wallets/{id}":       {Request: "WalletUpdate", Response: "WalletResponse"},
+	"DELETE /api/wallets/{id}":      {Response: "WalletResponse"},
+	"GET /api/categories":           {Response: "CategoryList"},
+	"POST /api/categories":          {Request: "CategoryCreate", Response: "CategoryResponse"},
+	"GET /api/categories/{id}":      {Response: "CategoryResponse"},
+	"PATCH /api/categories/{id}":    {Request: "CategoryUpdate", Response: "CategoryResponse"},
+	"DELETE /api/categories/{id}":   {Response: "CategoryResponse"},
+	"GET /api/tags":                 {Response: "TagList"},
+	"POST /api/tags":                {Request: "TagCreate", Response: "TagResponse"},
+	"POST /api/transactions":        {Request: "TransactionCreate", Response: "TransactionResponse"},
+	"POST /api/transactions/bulk":   {Request: "TransactionBulk", Response: "BulkResult"},
+	"GET /api/transactions/{id}":    {Response: "TransactionResponse"},
+	"PATCH /api/transactions/{id}":  {Request: "TransactionUpdate", Response: "TransactionResponse", KeyRequired: true},
+	"DELETE /api/transactions/{id}": {Response: "OK", KeyRequired: true},
+	"GET /api/transactions": {Response: "TransactionList", Query: []string{
+		"page:integer", "pageSize:integer", "type:string", "walletId:uuid", "categoryId:uuid", "goalId:uuid",
+		"from:date", "to:date", "search:string", "q:string"}},
+}
+
+func str(extra obj) obj  { return merge(obj{"type": "string"}, extra) }
+func nstr(extra obj) obj { return merge(obj{"type": []string{"string", "null"}}, extra) }
+func uuidRef() obj       { return obj{"type": "string", "format": "uuid"} }
+func nuuid() obj         { return obj{"type": []string{"string", "null"}, "format": "uuid"} }
+func num(extra obj) obj  { return merge(obj{"type": "number"}, extra) }
+func boolean() obj       { return obj{"type": "boolean"} }
+func ref(name string) obj {
+	return obj{"$ref": "#/components/schemas/" + name}
+}
+func object(props obj, required ...string) obj {
+	o := obj{"type": "object", "properties": props}
+	if len(required) > 0 {
+		o["required"] = required
+	}
+	return o
+}
+func wrap(name, schema string) obj { return object(obj{name: ref(schema)}, name) }
+func list(name, schema string) obj {
+	return object(obj{name: obj{"type": "array", "items": ref(schema)}}, name)
+}
+func merge(a, b obj) obj {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+var (
+	colorRule = obj{"pattern": "^#[0-9a-fA-F]{6}$"}
+	money     = obj{"description": "exact decimal, at most 4 decimal places"}
+)
+
+func schemas() obj {
+	walletFields := obj{
+		"name": str(obj{"minLength": 1, "maxLength": 50}), "description": nstr(obj{"maxLength": 255}),
+		"type":     str(obj{"enum": []string{"cash", "card", "bank_account", "digital_wallet"}, "default": "cash"}),
+		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}), "cardColor": str(merge(obj{"default": "#111827"}, colorRule)),
+		"balance": num(merge(obj{"minimum": 0, "default": 0, "description": "initial balance; changing it moves the current balance by the difference"}, money)),
+		"clabe":   nstr(obj{"maxLength": 40}), "provider": nstr(obj{"maxLength": 70}), "isDefault": boolean(),
+	}
+	categoryFields := obj{
+		"name": str(obj{"minLength": 1, "maxLength": 100}), "icon": str(obj{"minLength": 1, "maxLength": 50, "default": "tag"}),
+		"description": nstr(obj{"maxLength": 255}), "color": str(merge(obj{"default": "#6366f1"}, colorRule)),
+		"isDefault": boolean(), "tagId": nuuid(),
+	}
+	transactionFields := obj{
+		"amount": num(merge(obj{"exclusiveMinimum": 0}, money)), "date": str(obj{"format": "date", "description": "default: today in America/Mexico_City"}),
+		"concept": nstr(obj{"maxLength": 255}), "description": nstr(obj{"maxLength": 2000}),
+		"categoryId": nuuid(), "walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet"},
+		"toWalletId": nuuid(), "destinationWalletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "alias of toWalletId"},
+		"destinationAmount": obj{"type": []string{"number", "null"}, "exclusiveMinimum": 0, "description": "amount credited to the destination of a transfer between currencies"},
+		"tagId":             nuuid(), "referenceNumber": nstr(obj{"maxLength": 100}), "attachmentUrl": nstr(obj{"format": "uri"}),
+	}
+	createTx := merge(obj{
+		"type":   str(obj{"enum": []string{"income", "expense", "transfer", "goal_deposit", "goal_withdrawal"}}),
+		"goalId": nuuid(), "debtId": nuuid(),
+	}, clone(transactionFields))
+	return obj{
+		"Error": object(obj{"error": object(obj{
+			"code": str(nil), "message": str(nil), "details": obj{}, "requestId": str(nil),
+		}, "code", "message")}, "error"),
+		"FieldError": object(obj{"field": str(nil), "message": str(nil)}, "field", "message"),
+		"Wallet": object(merge(clone(walletFields), obj{
+			"id": uuidRef(), "balance": num(money), "initialBalance": num(money), "archived": boolean(),
+			"createdAt": str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"}),
+		})),
+		"WalletCreate":   object(walletFields, "name"),
+		"WalletUpdate":   object(walletFields),
+		"WalletResponse": wrap("wallet", "Wallet"),
+		"WalletList":     list("wallets", "Wallet"),
+		"Category": object(merge(clone(categoryFields), obj{
+			"id": uuidRef(), "archived": boolean(), "createdAt": str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"}),
+		})),
+		"CategoryCreate":   object(categoryFields, "name"),
+		"CategoryUpdate":   object(categoryFields),
+		"CategoryResponse": wrap("category", "Category"),
+		"CategoryList":     list("categories", "Category"),
+		"Tag": object(obj{"id": uuidRef(), "name": str(nil), "color": str(colorRule), "active": boolean(),
+			"createdAt": str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"})}),
+		"TagCreate":   object(obj{"name": str(obj{"minLength": 1, "maxLength": 50}), "color": str(colorRule)}, "name"),
+		"TagResponse": wrap("tag", "Tag"),
+		"TagList":     list("tags", "Tag"),
+		"Transaction": object(obj{
+			"id": uuidRef(), "type": str(nil), "amount": num(money), "currency": str(nil),
+			"destinationAmount": obj{"type": []string{"number", "null"}}, "date": str(obj{"format": "date"}),
+			"concept": nstr(nil), "description": str(nil), "walletId": uuidRef(), "toWalletId": nuuid(),
+			"destinationWalletId": nuuid(), "categoryId": nuuid(), "goalId": nuuid(), "debtId": nuuid(), "tagId": nuuid(),
+			"referenceNumber": nstr(nil), "attachmentUrl": nstr(nil),
+			"createdAt": str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"}),
+		}),
+		"TransactionCreate":   object(createTx, "type", "amount"),
+		"TransactionUpdate":   object(transactionFields),
+		"TransactionResponse": wrap("transaction", "Transaction"),
+		"TransactionList": object(obj{
+			"transactions": obj{"type": "array", "items": ref("Transaction")},
+			"pagination":   object(obj{"limit": obj{"type": "integer"}, "offset": obj{"type": "integer"}, "total": obj{"type": "integer"}}, "limit", "offset", "total"),
+		}, "transactions", "pagination"),
+		"TransactionBulk": object(obj{
+			"ids":       obj{"type": "array", "items": uuidRef(), "minItems": 1, "maxItems": maxBulkIDs},
+			"operation": str(obj{"enum": []string{"delete", "recategorize"}}), "categoryId": uuidRef(),
+		}, "ids", "operation"),
+		"BulkResult": object(obj{"ok": boolean(), "operation": str(nil), "affected": obj{"type": "integer"}}),
+		"OK":         object(obj{"ok": boolean()}, "ok"),
+		"MeResponse": object(obj{
+			"user": object(obj{"id": uuidRef(), "email": str(nil), "name": nstr(nil), "personalWorkspaceId": uuidRef(), "createdAt": str(obj{"format": "date-time"})}),
+			"workspace": object(obj{"id": uuidRef(), "name": str(nil), "type": str(obj{"enum": []string{"personal", "team"}}),
+				"currency": str(nil), "role": str(nil), "createdAt": str(obj{"format": "date-time"})}),
+		}, "user", "workspace"),
+	}
+}
+
+func clone(o obj) obj {
+	out := obj{}
+	for k, v := range o {
+		out[k] = v
+	}
+	return out
+}
+
+var pathParam = regexp.MustCompile(`\{([a-zA-Z]+)\}`)
+
+var errorStatuses = []int{400, 401, 403, 404, 409, 422, 429, 500}
+
+func openAPIDocument() obj {
+	paths := obj{}
+	for _, rt := range routes {
+		doc := operationDocs[rt.Method+" "+rt.Pattern]
+		op := obj{
+			"summary":     rt.Summary,
+			"operationId": operationID(rt),
+			"security":    []obj{{"bearer": []string{}}},
+			"x-scope":     rt.Scope,
+		}
+		var params []obj
+		for _, m := range pathParam.FindAllStringSubmatch(rt.Pattern, -1) {
+			params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": uuidRef()})
+		}
+		for _, q := range doc.Query {
+			name, typ, _ := strings.Cut(q, ":")
+			schema := obj{"type": typ}
+			switch typ {
+			case "uuid", "date":
+				schema = obj{"type": "string", "format": typ}
+			}
+			params = append(params, obj{"name": name, "in": "query", "schema": schema})
+		}
+		params = append(params, obj{"name": "X-Workspace-Id", "in": "header", "schema": uuidRef(),
+			"description": "workspace to act in; default: the caller's personal workspace"})
+		if rt.Method != http.MethodGet {
+			params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": doc.KeyRequired,
+				"schema": obj{"type": "string", "maxLength": maxIdempotencyKey}})
+		}
+		op["parameters"] = params
+		if doc.Request != "" {
+			op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": ref(doc.Request)}}}
+		}
+		responses := obj{strconv.Itoa(rt.Success): obj{"description": "success", "content": obj{"application/json": obj{"schema": ref(doc.Response)}}}}
+		for _, status := range errorStatuses {
+			responses[strconv.Itoa(status)] = obj{"description": http.StatusText(status), "content": obj{"application/json": obj{"schema": ref("Error")}}}
+		}
+		op["responses"] = responses
+		item, _ := paths[rt.Pattern].(obj)
+		if item == nil {
+			item = obj{}
+			paths[rt.Pattern] = item
+		}
+		item[strings.ToLower(rt.Method)] = op
+	}
+	return obj{
+		"openapi": "3.1.0",
+		"info": obj{"title": "Finledger API", "version": APIVersion,
+			"description": "Personal and team finances: an event-sourced ledger with read models."},
+		"paths": paths,
+		"components": obj{
+			"schemas":         schemas(),
+			"securitySchemes": obj{"bearer": obj{"type": "http", "scheme": "bearer", "description": "session JWT"}},
+		},
+	}
+}
+
+func operationID(rt route) string {
+	name := strings.ToLower(rt.Method)
+	for _, part := range strings.Split(strings.TrimPrefix(rt.Pattern, "/api/"), "/") {
+		if m := pathParam.FindStringSubmatch(part); m != nil {
+			name += "By" + strings.ToUpper(m[1][:1]) + m[1][1:]
+			continue
+		}
+		name += strings.ToUpper(part[:1]) + part[1:]
+	}
+	return name
+}
+
+var (
+	openAPIOnce sync.Once
+	openAPIJSON []byte
+)
+
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	openAPIOnce.Do(func() {
+		data, err := json.Marshal(openAPIDocument())
+		if err != nil {
+			panic(err)
+		}
+		openAPIJSON = data
+	})
+	writeRaw(w, http.StatusOK, openAPIJSON)
+}

@@ -1,0 +1,105 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/queries"
+)
+
+// apiError is an answer in the error envelope: {error:{code, message, details, requestId}}.
+type apiError struct {
+	Status  int
+	Code    string
+	Message string
+	Details any
+}
+
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+
+func errorf(status int, code, message string) *apiError {
+	return &apiError{Status: status, Code: code, Message: message}
+}
+
+var (
+	errUnauthorized = errorf(http.StatusUnauthorized, "UNAUTHORIZED", "authentication is required: send Authorization: Bearer <token>")
+	errNotFound     = errorf(http.StatusNotFound, "NOT_FOUND", "no such route")
+	errMethod       = errorf(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "this route does not accept that method")
+	errTooLarge     = errorf(http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", "the request body exceeds 1 MiB")
+	errInternal     = errorf(http.StatusInternalServerError, "INTERNAL_ERROR", "an internal error occurred; quote the request id when reporting it")
+)
+
+var kindStatus = map[commands.Kind]int{
+	commands.KindValidation:    http.StatusBadRequest,
+	commands.KindNotFound:      http.StatusNotFound,
+	commands.KindConflict:      http.StatusConflict,
+	commands.KindUnprocessable: http.StatusUnprocessableEntity,
+	commands.KindForbidden:     http.StatusForbidden,
+}
+
+// toAPIError maps any error to the envelope. This is the one place where domain errors
+// become HTTP statuses; anything unknown is a 500 whose cause is logged, not shown.
+func toAPIError(err error) *apiError {
+	var ae *apiError
+	if errors.As(err, &ae) {
+		return ae
+	}
+	if de, ok := commands.AsError(err); ok {
+		status, known := kindStatus[de.Kind]
+		if !known {
+			return errInternal
+		}
+		out := &apiError{Status: status, Code: de.Code, Message: de.Message, Details: de.Details}
+		if len(de.Fields) > 0 {
+			out.Details = de.Fields
+		}
+		return out
+	}
+	if errors.Is(err, context.Canceled) {
+		return errorf(499, "CLIENT_CLOSED_REQUEST", "the client closed the request")
+	}
+	return errInternal
+}
+
+func writeJSON(w http.ResponseWriter, status int, body any) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		status, data = http.StatusInternalServerError, []byte(`{"error":{"code":"INTERNAL_ERROR","message":"an internal error occurred"}}`)
+	}
+	writeRaw(w, status, data)
+}
+
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// writeError answers with the error envelope and logs server-side failures with their
+// cause, which the client never sees.
+func writeError(w http.ResponseWriter, r *http.Request, err error) {
+	ae := toAPIError(err)
+	reqID := requestID(r.Context())
+	if ae.Status >= 500 {
+		slog.ErrorContext(r.Context(), "request failed", "requestId", reqID, "method", r.Method, "path", r.URL.Path, "err", err)
+	}
+	type body struct {
+		Code      string `json:"code"`
+		Message   string `json:"message"`
+		Details   any    `json:"details,omitempty"`
+		RequestID string `json:"requestId,omitempty"`
+	}
+	writeJSON(w, ae.Status, map[string]body{"error": {ae.Code, ae.Message, ae.Details, reqID}})
+}
+
+// notFoundAs turns queries.ErrNotFound into the resource's 404 code.
+func notFoundAs(err error, code, message string) error {
+	if errors.Is(err, queries.ErrNotFound) {
+		return errorf(http.StatusNotFound, code, message)
+	}
+	return err
+}

@@ -1,0 +1,43 @@
+package httpapi
+
+import "net/http"
+
+// Scopes named by the routes (spec 5.3).
+const (
+	scopeTransactionsRead  = "transactions:read"
+	scopeTransactionsWrite = "transactions:write"
+	scopeWalletsRead       = "wallets:read"
+	scopeWalletsWrite      = "wallets:write"
+	scopeCategoriesRead    = "categories:read"
+	scopeCategoriesWrite   = "categories:write"
+	scopeTagsRead          = "tags:read"
+	scopeTagsWrite         = "tags:write"
+	scopeProfileRead       = "profile:read"
+)
+
+// routes is every authenticated operation of the API.
+var routes = []route{
+	{"GET", "/api/me", scopeProfileRead, "Current user and active workspace", http.StatusOK, getMe},
+
+	{"GET", "/api/wallets", scopeWalletsRead, "List active wallets with balances", http.StatusOK, listWallets},
+	{"POST", "/api/wallets", scopeWalletsWrite, "Create a wallet", http.StatusOK, createWallet},
+	{"GET", "/api/wallets/{id}", scopeWalletsRead, "Get a wallet", http.StatusOK, getWallet},
+	{"PATCH", "/api/wallets/{id}", scopeWalletsWrite, "Update a wallet", http.StatusOK, updateWallet},
+	{"DELETE", "/api/wallets/{id}", scopeWalletsWrite, "Archive a wallet", http.StatusOK, archiveWallet},
+
+	{"GET", "/api/categories", scopeCategoriesRead, "List active categories", http.StatusOK, listCategories},
+	{"POST", "/api/categories", scopeCategoriesWrite, "Create a category", http.StatusOK, createCategory},
+	{"GET", "/api/categories/{id}", scopeCategoriesRead, "Get a category", http.StatusOK, getCategory},
+	{"PATCH", "/api/categories/{id}", scopeCategoriesWrite, "Update a category", http.StatusOK, updateCategory},
+	{"DELETE", "/api/categories/{id}", scopeCategoriesWrite, "Archive a category", http.StatusOK, archiveCategory},
+
+	{"GET", "/api/tags", scopeTagsRead, "List active tags", http.StatusOK, listTags},
+	{"POST", "/api/tags", scopeTagsWrite, "Create a tag", http.StatusOK, createTag},
+
+	{"GET", "/api/transactions", scopeTransactionsRead, "List transactions, filtered and paginated", http.StatusOK, listTransactions},
+	{"POST", "/api/transactions", scopeTransactionsWrite, "Create a transaction", http.StatusCreated, createTransaction},
+	{"POST", "/api/transactions/bulk", scopeTransactionsWrite, "Delete or recategorize several transactions", http.StatusOK, bulkTransactions},
+	{"GET", "/api/transactions/{id}", scopeTransactionsRead, "Get a transaction", http.StatusOK, getTransaction},
+	{"PATCH", "/api/transactions/{id}", scopeTransactionsWrite, "Correct a transaction", http.StatusOK, updateTransaction},
+	{"DELETE", "/api/transactions/{id}", scopeTransactionsWrite, "Delete a transaction (soft delete, balances reverted)", http.StatusOK, deleteTransaction},
+}

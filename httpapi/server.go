@@ -1,0 +1,130 @@
+// Package httpapi owns the REST interface: the router and its route table, request
+// parsing and validation, authentication, the error envelope and the OpenAPI document.
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"runtime/debug"
+	"time"
+	_ "time/tzdata" // business days are computed in America/Mexico_City on any machine
+
+	"github.com/go-chi/chi/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/httpapi/session"
+)
+
+// BusinessZone is where "today" is decided: the date of a transaction recorded without
+// one, and every business day.
+var BusinessZone = mustLoadLocation("America/Mexico_City")
+
+func mustLoadLocation(name string) *time.Location {
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		panic(fmt.Sprintf("httpapi: load %s: %v", name, err))
+	}
+	return loc
+}
+
+// Server serves the API.
+type Server struct {
+	pool     *pgxpool.Pool
+	ledger   *commands.Ledger
+	sessions *session.Verifier
+	now      func() time.Time
+}
+
+// NewServer wires the API to its database, ledger, session verifier and clock.
+func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time) *Server {
+	return &Server{pool: pool, ledger: ledger, sessions: sessions, now: now}
+}
+
+// route is one operation of the API. The route table is the single source of the
+// router, the scopes each operation needs and the OpenAPI document.
+type route struct {
+	Method  string
+	Pattern string
+	Scope   string // what an API key needs; sessions carry their role's scopes
+	Summary string
+	Success int
+	Handler func(s *Server, w http.ResponseWriter, r *http.Request)
+}
+
+// Handler returns the HTTP handler of the whole service.
+func (s *Server) Handler() http.Handler {
+	r := chi.NewRouter()
+	r.Use(withRequestID, recoverPanics)
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errNotFound) })
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errMethod) })
+	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	r.Get("/readyz", s.ready)
+	r.Get("/api/openapi.json", serveOpenAPI)
+	r.Group(func(r chi.Router) {
+		r.Use(s.authenticate)
+		for _, rt := range routes {
+			handler := rt.Handler
+			r.Method(rt.Method, rt.Pattern, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				handler(s, w, req)
+			}))
+		}
+	})
+	return r
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.pool.Ping(ctx); err != nil {
+		writeError(w, r, errorf(http.StatusServiceUnavailable, "NOT_READY", "the database is not reachable"))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+}
+
+type requestIDKey struct{}
+
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+
+// withRequestID takes a sane X-Request-Id from the client or makes one, and echoes it.
+func withRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("X-Request-Id")
+		if !clientRequestID.MatchString(id) {
+			b := make([]byte, 12)
+			_, _ = rand.Read(b)
+			id = "req_" + hex.EncodeToString(b)
+		}
+		w.Header().Set("X-Request-Id", id)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+	})
+}
+
+// recoverPanics answers a panic with the error envelope and logs the stack.
+func recoverPanics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				slog.ErrorContext(r.Context(), "panic", "requestId", requestID(r.Context()), "panic", v, "stack", string(debug.Stack()))
+				writeError(w, r, errInternal)
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}

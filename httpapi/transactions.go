@@ -1,0 +1,270 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/queries"
+)
+
+// Listing limits (spec 4.A and 8).
+const (
+	defaultPageSize = 25
+	maxPageSize     = 100
+	maxSearch       = 200
+	maxQuickSearch  = 100
+	quickResults    = 10
+	maxBulkIDs      = 500
+)
+
+// transactionInput reads the fields shared by the create and update bodies. The two
+// documented body shapes differ: toWalletId and destinationWalletId are aliases, and a
+// concept (short) and a description (long) are both kept.
+func transactionInput(b *body) commands.UpdateTransaction {
+	in := commands.UpdateTransaction{
+		Amount:            b.amount("amount", true),
+		DestinationAmount: b.amount("destinationAmount", true),
+		Date:              b.date("date"),
+		Concept:           b.str("concept", 0, 255),
+		Description:       b.str("description", 0, 2000),
+		WalletID:          b.id("walletId"),
+		CategoryID:        b.id("categoryId"),
+		TagID:             b.id("tagId"),
+		ReferenceNumber:   b.str("referenceNumber", 0, 100),
+		AttachmentURL:     b.link("attachmentUrl", 2048),
+	}
+	in.ToWalletID = aliasOf(b, "toWalletId", b.id("toWalletId"), "destinationWalletId", b.id("destinationWalletId"))
+	return in
+}
+
+func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
+	b, err := readBody(w, r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	typ := b.enum("type", commands.TransactionTypes)
+	in := transactionInput(b)
+	goalID, debtID := b.id("goalId"), b.id("debtId")
+	b.required("type", typ.Valid)
+	b.required("amount", in.Amount.Valid)
+	if err := b.finish(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	date := orDefault(in.Date, s.now().In(BusinessZone).Format(time.DateOnly))
+	cmd := commands.CreateTransaction{
+		TransactionID: newID(), Type: typ.Value, Amount: in.Amount.Value, DestinationAmount: in.DestinationAmount.Ptr(),
+		Date: date, Concept: in.Concept.Ptr(), Description: in.Description.Ptr(), WalletID: in.WalletID.Ptr(),
+		ToWalletID: in.ToWalletID.Ptr(), CategoryID: in.CategoryID.Ptr(), GoalID: goalID.Ptr(), DebtID: debtID.Ptr(),
+		TagID: in.TagID.Ptr(), ReferenceNumber: in.ReferenceNumber.Ptr(), AttachmentURL: in.AttachmentURL.Ptr(),
+	}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated, Render: renderTransaction(cmd.TransactionID)})
+}
+
+func updateTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	b, err := readBody(w, r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	cmd := transactionInput(b)
+	cmd.TransactionID = id
+	b.notNull("amount", "date", "walletId")
+	if err := b.finish(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Render: renderTransaction(id)})
+}
+
+func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	b, err := readBody(w, r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	cmd := commands.DeleteTransaction{TransactionID: id}
+	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Render: renderOK})
+}
+
+func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
+	b, err := readBody(w, r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ids := b.ids("ids", maxBulkIDs)
+	op := b.enum("operation", []string{commands.BulkDelete, commands.BulkRecategorize})
+	category := b.id("categoryId")
+	b.required("ids", ids != nil)
+	b.required("operation", op.Valid)
+	if op.Value == commands.BulkRecategorize {
+		b.required("categoryId", category.Valid)
+	}
+	if err := b.finish(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	cmd := commands.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+		Render: func(_ context.Context, _ pgx.Tx, events []eventstore.RecordedEvent) (any, error) {
+			return map[string]any{"ok": true, "operation": op.Value, "affected": len(events)}, nil
+		}})
+}
+
+func renderOK(context.Context, pgx.Tx, []eventstore.RecordedEvent) (any, error) {
+	return map[string]bool{"ok": true}, nil
+}
+
+func renderTransaction(id uuid.UUID) func(context.Context, pgx.Tx, []eventstore.RecordedEvent) (any, error) {
+	return func(ctx context.Context, tx pgx.Tx, _ []eventstore.RecordedEvent) (any, error) {
+		t, err := queries.TransactionByID(ctx, tx, principalFrom(ctx).Workspace.ID, id)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"transaction": t}, nil
+	}
+}
+
+func getTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	t, err := queries.TransactionByID(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, id)
+	if err != nil {
+		writeError(w, r, notFoundAs(err, "TRANSACTION_NOT_FOUND", "transaction not found"))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"transaction": t})
+}
+
+func listTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
+	f, err := transactionFilter(r.URL.Query())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	page, err := queries.Transactions(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, f)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"transactions": page.Transactions,
+		"pagination":   map[string]int{"limit": f.Limit, "offset": f.Offset, "total": page.Total},
+	})
+}
+
+// query validates query parameters field by field, like body does for JSON.
+type query struct {
+	values url.Values
+	errs   []commands.FieldError
+}
+
+func (q *query) fail(name, message string) {
+	q.errs = append(q.errs, commands.FieldError{Field: name, Message: message})
+}
+
+func (q *query) integer(name string, min, max, fallback int) int {
+	s := q.values.Get(name)
+	if s == "" {
+		return fallback
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < min || n > max {
+		q.fail(name, "must be an integer from "+strconv.Itoa(min)+" to "+strconv.Itoa(max))
+		return fallback
+	}
+	return n
+}
+
+func (q *query) id(name string) *uuid.UUID {
+	s := q.values.Get(name)
+	if s == "" {
+		return nil
+	}
+	id, err := parseUUID(s)
+	if err != nil {
+		q.fail(name, "must be a UUID")
+		return nil
+	}
+	return &id
+}
+
+func (q *query) date(name string) *time.Time {
+	s := q.values.Get(name)
+	if s == "" {
+		return nil
+	}
+	d, err := parseDate(s)
+	if err != nil {
+		q.fail(name, "must be a date written YYYY-MM-DD")
+		return nil
+	}
+	return &d
+}
+
+func (q *query) text(name string, max int) string {
+	s := q.values.Get(name)
+	if utf8.RuneCountInString(s) > max || !utf8.ValidString(s) {
+		q.fail(name, "must be at most "+strconv.Itoa(max)+" characters long")
+		return ""
+	}
+	return s
+}
+
+func transactionFilter(values url.Values) (queries.TransactionFilter, error) {
+	q := &query{values: values}
+	page := q.integer("page", 1, 1_000_000, 1)
+	size := q.integer("pageSize", 1, maxPageSize, defaultPageSize)
+	f := queries.TransactionFilter{
+		Type:       values.Get("type"),
+		WalletID:   q.id("walletId"),
+		CategoryID: q.id("categoryId"),
+		GoalID:     q.id("goalId"),
+		From:       q.date("from"),
+		To:         q.date("to"),
+		Search:     q.text("search", maxSearch),
+	}
+	if f.Type != "" && !slices.Contains(commands.TransactionTypes, f.Type) {
+		q.fail("type", "must be one of income, expense, transfer, goal_deposit, goal_withdrawal")
+	}
+	if f.From != nil && f.To != nil && f.To.Before(*f.From) {
+		q.fail("to", "must not be before from")
+	}
+	if quick := q.text("q", maxQuickSearch); quick != "" {
+		if f.Search != "" && f.Search != quick {
+			q.fail("q", "conflicts with search; q is its alias")
+		}
+		f.Search = quick
+		size = min(size, quickResults)
+	}
+	f.Limit, f.Offset = size, (page-1)*size
+	if len(q.errs) > 0 {
+		return f, commands.Invalid(q.errs...)
+	}
+	return f, nil
+}

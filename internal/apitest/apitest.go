@@ -1,0 +1,199 @@
+// Package apitest runs the real HTTP API on a real PostgreSQL database for tests: a
+// server per test, session tokens from a development identity provider, an adjustable
+// clock, and a small client that speaks JSON.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/httpapi"
+	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/testdb"
+	"github.com/finledger/finledger/projections"
+)
+
+// Secret is the development identity provider's key in tests.
+const Secret = "test-session-secret-0123456789abcdef"
+
+// Clock is a settable clock.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now returns the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Set moves the clock.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = t
+}
+
+// Env is a running API with its database.
+type Env struct {
+	t      testing.TB
+	URL    string
+	Pool   *pgxpool.Pool
+	Clock  *Clock
+	Ledger *commands.Ledger
+	server *httptest.Server
+}
+
+// Start runs the API on a fresh database. The clock starts at 2026-03-10 18:00 UTC.
+func Start(t testing.TB) *Env {
+	t.Helper()
+	pool := testdb.Pool(t)
+	clock := &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}
+	verifier, err := session.NewVerifier(session.Config{HS256Secret: Secret, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger := commands.NewLedger(pool, projections.Project, clock.Now, 1000)
+	srv := httptest.NewServer(httpapi.NewServer(pool, ledger, verifier, clock.Now).Handler())
+	t.Cleanup(srv.Close)
+	return &Env{t: t, URL: srv.URL, Pool: pool, Clock: clock, Ledger: ledger, server: srv}
+}
+
+// Token mints a session token for an identity-provider subject.
+func (e *Env) Token(sub, email string) string {
+	e.t.Helper()
+	tok, err := session.MintHS256(Secret, session.Claims{Subject: sub, Email: email}, e.Clock.Now(), time.Hour, "")
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return tok
+}
+
+// Client is a caller of the API with fixed headers.
+type Client struct {
+	env     *Env
+	Headers map[string]string
+}
+
+// As returns a client that authenticates with a new session of sub.
+func (e *Env) As(sub string) *Client {
+	return &Client{env: e, Headers: map[string]string{"Authorization": "Bearer " + e.Token(sub, sub+"@example.com")}}
+}
+
+// Anonymous returns a client without credentials.
+func (e *Env) Anonymous() *Client { return &Client{env: e, Headers: map[string]string{}} }
+
+// With returns a copy of the client with one more header.
+func (c *Client) With(name, value string) *Client {
+	h := map[string]string{}
+	for k, v := range c.Headers {
+		h[k] = v
+	}
+	h[name] = value
+	return &Client{env: c.env, Headers: h}
+}
+
+// Response is an answer of the API.
+type Response struct {
+	Status int
+	Header http.Header
+	Raw    []byte
+	JSON   map[string]any
+}
+
+// Do sends a request. body may be nil, a string or []byte (sent as is) or any value
+// (encoded as JSON).
+func (c *Client) Do(method, path string, body any) *Response {
+	c.env.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			c.env.t.Fatal(err)
+		}
+		rd = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), method, c.env.URL+path, rd)
+	if err != nil {
+		c.env.t.Fatal(err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range c.Headers {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.env.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		c.env.t.Fatal(err)
+	}
+	out := &Response{Status: res.StatusCode, Header: res.Header, Raw: raw}
+	if len(raw) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		_ = dec.Decode(&out.JSON)
+	}
+	return out
+}
+
+// Get, Post, Patch and Delete are shorthands of Do.
+func (c *Client) Get(path string) *Response             { return c.Do(http.MethodGet, path, nil) }
+func (c *Client) Post(path string, body any) *Response  { return c.Do(http.MethodPost, path, body) }
+func (c *Client) Patch(path string, body any) *Response { return c.Do(http.MethodPatch, path, body) }
+func (c *Client) Delete(path string) *Response          { return c.Do(http.MethodDelete, path, nil) }
+
+// Expect fails the test unless the response has the status.
+func (r *Response) Expect(t testing.TB, status int) *Response {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Raw)
+	}
+	return r
+}
+
+// Object returns a nested object of the JSON body.
+func (r *Response) Object(key string) map[string]any {
+	m, _ := r.JSON[key].(map[string]any)
+	return m
+}
+
+// List returns a nested array of objects of the JSON body.
+func (r *Response) List(key string) []map[string]any {
+	items, _ := r.JSON[key].([]any)
+	out := make([]map[string]any, 0, len(items))
+	for _, it := range items {
+		m, _ := it.(map[string]any)
+		out = append(out, m)
+	}
+	return out
+}
+
+// ErrorCode returns error.code of an error envelope.
+func (r *Response) ErrorCode() string {
+	code, _ := r.Object("error")["code"].(string)
+	return code
+}

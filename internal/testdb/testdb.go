@@ -1,0 +1,159 @@
+// Package testdb gives each test its own migrated PostgreSQL database on a real server:
+// the one named by FINLEDGER_TEST_DATABASE_URL, or else a throwaway cluster started from
+// the installed PostgreSQL binaries for the test binary's lifetime.
+package testdb
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/internal/pgcluster"
+)
+
+var (
+	setupOnce sync.Once
+	setupErr  error
+	adminURL  string
+	template  string
+	cluster   *pgcluster.Cluster
+	tempDir   string
+)
+
+// Main runs the package's tests and then removes the template database and any
+// cluster it started. Use it from TestMain: os.Exit(testdb.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if template != "" && cluster == nil {
+		if conn, err := pgx.Connect(ctx, adminURL); err == nil {
+			_, _ = conn.Exec(ctx, `DROP DATABASE IF EXISTS `+pgx.Identifier{template}.Sanitize()+` WITH (FORCE)`)
+			_ = conn.Close(ctx)
+		}
+	}
+	if cluster != nil {
+		_ = cluster.Stop()
+		_ = os.RemoveAll(tempDir)
+	}
+	return code
+}
+
+func setup() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	adminURL = os.Getenv("FINLEDGER_TEST_DATABASE_URL")
+	if adminURL == "" {
+		dir, err := os.MkdirTemp("", "finledger-test-pg-")
+		if err != nil {
+			return fmt.Errorf("testdb: temp dir: %w", err)
+		}
+		tempDir = dir
+		cluster, err = pgcluster.Start(ctx, pgcluster.Options{
+			Dir: dir,
+			Settings: map[string]string{
+				"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
+			},
+		})
+		if err != nil {
+			return fmt.Errorf("testdb: start cluster: %w", err)
+		}
+		adminURL = cluster.URL("postgres")
+	}
+	template = "finledger_tpl_" + randomSuffix()
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("testdb: connect %s: %w", redact(adminURL), err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE DATABASE `+pgx.Identifier{template}.Sanitize()); err != nil {
+		return fmt.Errorf("testdb: create template: %w", err)
+	}
+	pool, err := database.Open(ctx, withDatabase(adminURL, template), 2)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if _, err := database.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	return nil
+}
+
+// URL creates a fresh migrated database for t, dropped when t ends, and returns its URL.
+func URL(t testing.TB) string {
+	t.Helper()
+	setupOnce.Do(func() { setupErr = setup() })
+	if setupErr != nil {
+		t.Fatal(setupErr)
+	}
+	ctx := context.Background()
+	name := "finledger_t_" + randomSuffix()
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		t.Fatalf("testdb: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE DATABASE `+pgx.Identifier{name}.Sanitize()+` TEMPLATE `+pgx.Identifier{template}.Sanitize()); err != nil {
+		t.Fatalf("testdb: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, adminURL)
+		if err != nil {
+			t.Errorf("testdb: connect for cleanup: %v", err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, `DROP DATABASE IF EXISTS `+pgx.Identifier{name}.Sanitize()+` WITH (FORCE)`); err != nil {
+			t.Errorf("testdb: drop database: %v", err)
+		}
+	})
+	return withDatabase(adminURL, name)
+}
+
+// Pool creates a fresh migrated database for t and returns a pool on it, closed when
+// t ends.
+func Pool(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	pool, err := database.Open(context.Background(), URL(t), 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+func withDatabase(raw, name string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		panic(fmt.Sprintf("testdb: FINLEDGER_TEST_DATABASE_URL must be a postgres:// URL: %v", err))
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable url)"
+	}
+	return u.Redacted()
+}
+
+func randomSuffix() string {
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		panic(err)
+	}
+	return hex.EncodeToString(b)
+}

@@ -1,0 +1,158 @@
+// Package projections owns the read models: the SQL that turns each event into rows,
+// applied inline in the append transaction and, by Rebuild and Verify, replayed from the
+// whole log.
+package projections
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/eventstore"
+)
+
+// Tables are the read-model tables, in the order they are cleared and compared.
+var Tables = []string{"users", "workspaces", "workspace_members", "wallets", "categories", "tags", "transactions"}
+
+// Project applies events to the read models in one round trip.
+func Project(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
+	batch := &pgx.Batch{}
+	for _, e := range events {
+		if err := queue(batch, e); err != nil {
+			return err
+		}
+	}
+	if batch.Len() == 0 {
+		return nil
+	}
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("projections: apply: %w", err)
+	}
+	return nil
+}
+
+// workspaceOf returns the workspace a workspace-stream event belongs to.
+func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
+	id, ok := strings.CutPrefix(e.StreamID, "workspace-")
+	if !ok {
+		return uuid.Nil, fmt.Errorf("projections: %s in stream %s outside a workspace", e.Type, e.StreamID)
+	}
+	return uuid.Parse(id)
+}
+
+func queue(b *pgx.Batch, e eventstore.RecordedEvent) error {
+	data, err := commands.DecodeEvent(e.Type, e.Data)
+	if err != nil {
+		return err
+	}
+	at := e.RecordedAt
+	switch d := data.(type) {
+	case *commands.UserRegistered:
+		b.Queue(`INSERT INTO users (id, subject, email, name, personal_workspace_id, created_at, updated_at)
+			VALUES ($1, $2, $3, nullif($4, ''), $5, $6, $6)`, d.UserID, d.Subject, d.Email, d.Name, d.PersonalWorkspaceID, at)
+		return nil
+	case *commands.UserIdentityChanged:
+		b.Queue(`UPDATE users SET email = $2, name = nullif($3, ''), updated_at = $4 WHERE id = $1`, d.UserID, d.Email, d.Name, at)
+		return nil
+	}
+	ws, err := workspaceOf(e)
+	if err != nil {
+		return err
+	}
+	switch d := data.(type) {
+	case *commands.WorkspaceCreated:
+		b.Queue(`INSERT INTO workspaces (id, kind, name, currency, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)`,
+			ws, d.Kind, d.Name, d.Currency, at)
+		b.Queue(`INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)`,
+			ws, d.OwnerID, commands.RoleOwner, at)
+	case *commands.WalletCreated:
+		f := d.WalletFields
+		b.Queue(`INSERT INTO wallets (workspace_id, id, name, description, type, currency, card_color, initial_balance,
+				balance, clabe, provider, is_default, created_at, updated_at, created_position)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $12, $13)`,
+			ws, d.WalletID, f.Name, f.Description, f.Type, f.Currency, f.CardColor, f.InitialBalance,
+			f.Clabe, f.Provider, f.IsDefault, at, e.Position.Sequence)
+	case *commands.WalletUpdated:
+		f := d.After
+		b.Queue(`UPDATE wallets SET name = $3, description = $4, type = $5, currency = $6, card_color = $7,
+				balance = balance + ($8 - initial_balance), initial_balance = $8, clabe = $9, provider = $10,
+				is_default = $11, updated_at = $12
+			WHERE workspace_id = $1 AND id = $2`,
+			ws, d.WalletID, f.Name, f.Description, f.Type, f.Currency, f.CardColor, f.InitialBalance,
+			f.Clabe, f.Provider, f.IsDefault, at)
+	case *commands.WalletArchived:
+		b.Queue(`UPDATE wallets SET archived = true, is_default = false, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
+			ws, d.WalletID, at)
+	case *commands.CategoryCreated:
+		f := d.CategoryFields
+		b.Queue(`INSERT INTO categories (workspace_id, id, name, icon, description, color, is_default, tag_id,
+				created_at, updated_at, created_position)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
+			ws, d.CategoryID, f.Name, f.Icon, f.Description, f.Color, f.IsDefault, f.TagID, at, e.Position.Sequence)
+	case *commands.CategoryUpdated:
+		f := d.After
+		b.Queue(`UPDATE categories SET name = $3, icon = $4, description = $5, color = $6, is_default = $7, tag_id = $8,
+				updated_at = $9
+			WHERE workspace_id = $1 AND id = $2`,
+			ws, d.CategoryID, f.Name, f.Icon, f.Description, f.Color, f.IsDefault, f.TagID, at)
+	case *commands.CategoryArchived:
+		b.Queue(`UPDATE categories SET archived = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
+			ws, d.CategoryID, at)
+	case *commands.TagCreated:
+		b.Queue(`INSERT INTO tags (workspace_id, id, name, color, created_at, updated_at, created_position)
+			VALUES ($1, $2, $3, $4, $5, $5, $6)`, ws, d.TagID, d.Name, d.Color, at, e.Position.Sequence)
+	case *commands.TransactionCreated:
+		b.Queue(`INSERT INTO transactions (workspace_id, id, type, amount, currency, destination_amount, date, concept,
+				description, wallet_id, to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number,
+				attachment_url, created_at, updated_at, created_position)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19)`,
+			ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
+			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.TagID, d.ReferenceNumber,
+			d.AttachmentURL, at, e.Position.Sequence)
+		queuePostings(b, ws, d.Postings, at)
+	case *commands.TransactionUpdated:
+		c := d.Changes
+		b.Queue(`UPDATE transactions SET
+				amount = CASE WHEN $3 THEN $4 ELSE amount END,
+				currency = CASE WHEN $5 THEN $6 ELSE currency END,
+				destination_amount = CASE WHEN $7 THEN $8 ELSE destination_amount END,
+				date = CASE WHEN $9 THEN $10::date ELSE date END,
+				concept = CASE WHEN $11 THEN $12 ELSE concept END,
+				description = CASE WHEN $13 THEN $14 ELSE description END,
+				wallet_id = CASE WHEN $15 THEN $16 ELSE wallet_id END,
+				to_wallet_id = CASE WHEN $17 THEN $18 ELSE to_wallet_id END,
+				category_id = CASE WHEN $19 THEN $20 ELSE category_id END,
+				tag_id = CASE WHEN $21 THEN $22 ELSE tag_id END,
+				reference_number = CASE WHEN $23 THEN $24 ELSE reference_number END,
+				attachment_url = CASE WHEN $25 THEN $26 ELSE attachment_url END,
+				updated_at = $27
+			WHERE workspace_id = $1 AND id = $2`,
+			ws, d.TransactionID,
+			c.Amount.Set, c.Amount.Ptr(), c.Currency.Set, c.Currency.Ptr(),
+			c.DestinationAmount.Set, c.DestinationAmount.Ptr(), c.Date.Set, c.Date.Ptr(),
+			c.Concept.Set, c.Concept.Ptr(), c.Description.Set, c.Description.Ptr(),
+			c.WalletID.Set, c.WalletID.Ptr(), c.ToWalletID.Set, c.ToWalletID.Ptr(),
+			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
+			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at)
+		queuePostings(b, ws, d.Postings, at)
+	case *commands.TransactionDeleted:
+		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
+			ws, d.TransactionID, at)
+		queuePostings(b, ws, d.Postings, at)
+	default:
+		return fmt.Errorf("projections: no projector for %s", e.Type)
+	}
+	return nil
+}
+
+func queuePostings(b *pgx.Batch, ws uuid.UUID, postings []commands.Posting, at time.Time) {
+	for _, p := range postings {
+		b.Queue(`UPDATE wallets SET balance = balance + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`,
+			ws, p.WalletID, p.Amount, at)
+	}
+}

@@ -1,0 +1,118 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/finledger/finledger/eventstore"
+)
+
+// replayBatch is how many events a rebuild reads and projects per round trip.
+const replayBatch = 2000
+
+// Rebuild clears every read model and replays the whole log into it in one
+// transaction, so readers see the old models until the new ones are complete. It takes
+// eventstore.LockAppends first, so that no command commits while it replays.
+func Rebuild(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+	var n int
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if err := eventstore.LockAppends(ctx, tx); err != nil {
+			return err
+		}
+		for _, t := range Tables {
+			if _, err := tx.Exec(ctx, `TRUNCATE `+pgx.Identifier{t}.Sanitize()); err != nil {
+				return fmt.Errorf("projections: clear %s: %w", t, err)
+			}
+		}
+		var err error
+		n, err = replayAll(ctx, tx)
+		return err
+	})
+	return n, err
+}
+
+// replayAll projects every event in log order; tx holds eventstore.LockAppends.
+func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
+	var from eventstore.Position
+	total := 0
+	for {
+		events, err := eventstore.ReadAllLocked(ctx, tx, from, replayBatch)
+		if err != nil {
+			return total, err
+		}
+		if len(events) == 0 {
+			return total, nil
+		}
+		if err := Project(ctx, tx, events); err != nil {
+			return total, err
+		}
+		total += len(events)
+		from = events[len(events)-1].Position
+	}
+}
+
+// Difference counts the rows of one read model that differ between the live tables
+// and a replay of the log.
+type Difference struct {
+	Table      string
+	LiveOnly   int64
+	ReplayOnly int64
+	LiveRows   int64
+	ReplayRows int64
+}
+
+// Verify replays the whole log into scratch copies of the read models and compares them
+// with the live ones row by row, without changing the live ones. It is the auditor's
+// check that the read models equal the history. It returns one entry per table.
+func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
+	var out []Difference
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if err := eventstore.LockAppends(ctx, tx); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `CREATE SCHEMA finledger_verify`); err != nil {
+			return fmt.Errorf("projections: create scratch schema: %w", err)
+		}
+		for _, t := range Tables {
+			id := pgx.Identifier{t}.Sanitize()
+			if _, err := tx.Exec(ctx, `CREATE TABLE finledger_verify.`+id+` (LIKE public.`+id+` INCLUDING ALL)`); err != nil {
+				return fmt.Errorf("projections: scratch copy of %s: %w", t, err)
+			}
+		}
+		// Unqualified names in the projectors now resolve to the scratch tables first.
+		if _, err := tx.Exec(ctx, `SET LOCAL search_path = finledger_verify, public`); err != nil {
+			return fmt.Errorf("projections: search path: %w", err)
+		}
+		if _, err := replayAll(ctx, tx); err != nil {
+			return err
+		}
+		for _, t := range Tables {
+			id := pgx.Identifier{t}.Sanitize()
+			d := Difference{Table: t}
+			err := tx.QueryRow(ctx, `SELECT
+				(SELECT count(*) FROM (SELECT * FROM public.`+id+` EXCEPT ALL SELECT * FROM finledger_verify.`+id+`) a),
+				(SELECT count(*) FROM (SELECT * FROM finledger_verify.`+id+` EXCEPT ALL SELECT * FROM public.`+id+`) b),
+				(SELECT count(*) FROM public.`+id+`),
+				(SELECT count(*) FROM finledger_verify.`+id+`)`).Scan(&d.LiveOnly, &d.ReplayOnly, &d.LiveRows, &d.ReplayRows)
+			if err != nil {
+				return fmt.Errorf("projections: compare %s: %w", t, err)
+			}
+			out = append(out, d)
+		}
+		// The scratch schema is dropped with the rollback below.
+		return errRollback
+	})
+	if err == errRollback {
+		err = nil
+	}
+	return out, err
+}
+
+type rollbackError struct{}
+
+func (rollbackError) Error() string { return "projections: verification rolls back" }
+
+var errRollback error = rollbackError{}

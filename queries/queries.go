@@ -1,0 +1,74 @@
+// Package queries owns the read side: typed records of the read models as the API shows
+// them, and the SELECTs that produce them. Every query takes a DB so the write side can
+// render its answer inside its own transaction.
+package queries
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/shopspring/decimal"
+)
+
+// DB is a pool, a connection or a transaction.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// ErrNotFound is returned when a record does not exist or is not visible.
+var ErrNotFound = errors.New("not found")
+
+// Amount is an exact decimal written to JSON as a number, as the API specifies.
+type Amount decimal.Decimal
+
+// MarshalJSON writes the decimal's exact digits as a JSON number.
+func (a Amount) MarshalJSON() ([]byte, error) { return []byte(decimal.Decimal(a).String()), nil }
+
+// String returns the decimal's digits.
+func (a Amount) String() string { return decimal.Decimal(a).String() }
+
+// Date is a calendar date written as YYYY-MM-DD.
+type Date time.Time
+
+// MarshalJSON writes the date as "YYYY-MM-DD".
+func (d Date) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(d).Format(time.DateOnly) + `"`), nil
+}
+
+func amountPtr(d *decimal.Decimal) *Amount {
+	if d == nil {
+		return nil
+	}
+	a := Amount(*d)
+	return &a
+}
+
+// one returns the single record a query yields, or ErrNotFound.
+func one[T any](rows pgx.Rows, scan func(pgx.CollectableRow) (T, error), what string) (T, error) {
+	v, err := pgx.CollectExactlyOneRow(rows, scan)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return v, fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	if err != nil {
+		return v, fmt.Errorf("queries: %s: %w", what, err)
+	}
+	return v, nil
+}
+
+// all returns every record a query yields.
+func all[T any](rows pgx.Rows, scan func(pgx.CollectableRow) (T, error), what string) ([]T, error) {
+	out, err := pgx.CollectRows(rows, scan)
+	if err != nil {
+		return nil, fmt.Errorf("queries: %s: %w", what, err)
+	}
+	if out == nil {
+		out = []T{}
+	}
+	return out, nil
+}

@@ -1,0 +1,59 @@
+package queries
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+)
+
+// Wallet is a wallet record.
+type Wallet struct {
+	ID             uuid.UUID `json:"id"`
+	Name           string    `json:"name"`
+	Description    *string   `json:"description"`
+	Type           string    `json:"type"`
+	Currency       string    `json:"currency"`
+	CardColor      string    `json:"cardColor"`
+	Balance        Amount    `json:"balance"`
+	InitialBalance Amount    `json:"initialBalance"`
+	Clabe          *string   `json:"clabe"`
+	Provider       *string   `json:"provider"`
+	IsDefault      bool      `json:"isDefault"`
+	Archived       bool      `json:"archived"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
+const walletColumns = `id, name, description, type, currency, card_color, balance, initial_balance, clabe, provider,
+	is_default, archived, created_at, updated_at`
+
+func scanWallet(row pgx.CollectableRow) (Wallet, error) {
+	var w Wallet
+	var balance, initial decimal.Decimal
+	err := row.Scan(&w.ID, &w.Name, &w.Description, &w.Type, &w.Currency, &w.CardColor, &balance, &initial,
+		&w.Clabe, &w.Provider, &w.IsDefault, &w.Archived, &w.CreatedAt, &w.UpdatedAt)
+	w.Balance, w.InitialBalance = Amount(balance), Amount(initial)
+	return w, err
+}
+
+// Wallets lists the active wallets of a workspace, oldest first.
+func Wallets(ctx context.Context, db DB, workspaceID uuid.UUID) ([]Wallet, error) {
+	rows, err := db.Query(ctx, `SELECT `+walletColumns+` FROM wallets
+		WHERE workspace_id = $1 AND NOT archived ORDER BY created_position`, workspaceID)
+	if err != nil {
+		return nil, err
+	}
+	return all(rows, scanWallet, "wallets")
+}
+
+// WalletByID returns one wallet, archived or not.
+func WalletByID(ctx context.Context, db DB, workspaceID, id uuid.UUID) (Wallet, error) {
+	rows, err := db.Query(ctx, `SELECT `+walletColumns+` FROM wallets WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
+	if err != nil {
+		return Wallet{}, err
+	}
+	return one(rows, scanWallet, "wallet")
+}
