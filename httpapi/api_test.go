@@ -122,3 +122,24 @@ func TestMeProvisionsAPersonalWorkspaceOnce(t *testing.T) {
 	fieldErrors(t, alice.With("X-Workspace-Id", "not-a-uuid").Get("/api/wallets"))
 	alice.With("X-Workspace-Id", ws["id"].(string)).Get("/api/wallets").Expect(t, http.StatusOK)
 }
+
+// Every documented operation refuses anonymous callers, and those documented as
+// needing an Idempotency-Key refuse requests without one.
+func TestDocumentedOperations(t *testing.T) {
+	env := apitest.Start(t)
+	doc := env.Anonymous().Get("/api/openapi.json").Expect(t, http.StatusOK)
+	alice := env.As("alice")
+	for path, item := range doc.Object("paths") {
+		concrete := strings.ReplaceAll(path, "{id}", "00000000-0000-0000-0000-000000000001")
+		for method, op := range item.(map[string]any) {
+			method = strings.ToUpper(method)
+			expectError(t, env.Anonymous().Do(method, concrete, nil), http.StatusUnauthorized, "UNAUTHORIZED")
+			for _, p := range op.(map[string]any)["parameters"].([]any) {
+				param := p.(map[string]any)
+				if param["name"] == "Idempotency-Key" && param["required"] == true {
+					expectError(t, alice.Do(method, concrete, "{}"), http.StatusBadRequest, "IDEMPOTENCY_KEY_REQUIRED")
+				}
+			}
+		}
+	}
+}
