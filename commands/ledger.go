@@ -18,8 +18,9 @@ import (
 	"github.com/finledger/finledger/eventstore"
 )
 
-// Projector updates read models from events inside the append transaction.
-type Projector func(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error
+// Projector queues the read-model updates of events on a batch that also carries their
+// append, so that both commit in one transaction and travel in one round trip.
+type Projector func(b *pgx.Batch, events []eventstore.RecordedEvent) error
 
 // Metadata travels with every event: who caused it and through which request.
 type Metadata struct {
@@ -77,8 +78,10 @@ func NewLedger(pool *pgxpool.Pool, project Projector, now func() time.Time, cach
 	return &Ledger{pool: pool, project: project, now: now, states: newStateCache(cacheSize)}
 }
 
-// maxAttempts bounds retries after a version conflict, which only the creation of a
-// stream can cause since writers hold the head's row lock.
+// maxAttempts bounds retries after a version conflict. The first attempt is optimistic:
+// it trusts the cached state's version, which is current unless another instance wrote.
+// Later attempts take the stream head's row lock first, so they can only conflict while
+// the stream is being created.
 const maxAttempts = 3
 
 // Execute runs a command and returns its response; replayed reports an answer served
@@ -96,9 +99,12 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 		err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
 			committed, decided, res, replayed = nil, nil, Response{}, false
 			stream := StreamID(c.WorkspaceID)
-			version, err := eventstore.Version(ctx, tx, stream, true)
-			if err != nil {
-				return err
+			head := int64(-1) // unknown: trust the cache
+			if attempt > 1 {
+				var err error
+				if head, err = eventstore.Version(ctx, tx, stream, true); err != nil {
+					return err
+				}
 			}
 			if c.Idempotency != nil {
 				stored, found, err := lookupIdempotency(ctx, tx, c.WorkspaceID, c.Idempotency)
@@ -107,26 +113,20 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 					return err
 				}
 			}
-			state, err := l.stateAt(ctx, tx, entry, version)
+			state, err := l.stateAt(ctx, tx, entry, head)
 			if err != nil {
 				return err
+			}
+			if !state.Exists {
+				return NotFound("WORKSPACE_NOT_FOUND", "workspace %s not found", c.WorkspaceID)
 			}
 			decided, err = c.Decide(state)
 			if err != nil {
 				return err
 			}
 			if len(decided) > 0 {
-				events, err := l.encode(decided, c.Metadata)
-				if err != nil {
+				if committed, err = l.appendAndProject(ctx, tx, stream, state.Version, decided, c.Metadata); err != nil {
 					return err
-				}
-				appended, err := eventstore.Append(ctx, tx, stream, version, events, l.now())
-				if err != nil {
-					return err
-				}
-				committed = appended.Events
-				if err := l.project(ctx, tx, committed); err != nil {
-					return fmt.Errorf("commands: project: %w", err)
 				}
 			}
 			res, err = c.Respond(ctx, tx, committed)
@@ -139,7 +139,6 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 			return nil
 		})
 		if errors.Is(err, eventstore.ErrVersionConflict) && attempt < maxAttempts {
-			entry.state = nil
 			continue
 		}
 		if err != nil {
@@ -152,20 +151,41 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 	}
 }
 
-// stateAt returns the entry's state brought up to version, reading only the events the
-// cached state has not seen.
-func (l *Ledger) stateAt(ctx context.Context, tx pgx.Tx, entry *cacheEntry, version int64) (*Workspace, error) {
-	if entry.state == nil || entry.state.Version > version {
+// appendAndProject sends the append and the projection of its events in one batch.
+func (l *Ledger) appendAndProject(ctx context.Context, tx pgx.Tx, stream string, expected int64, decided []NewEvent, meta Metadata) ([]eventstore.RecordedEvent, error) {
+	events, err := l.encode(decided, meta)
+	if err != nil {
+		return nil, err
+	}
+	b := &pgx.Batch{}
+	pending := eventstore.QueueAppend(b, stream, expected, events, l.now())
+	if err := l.project(b, pending.Events()); err != nil {
+		return nil, err
+	}
+	sendErr := tx.SendBatch(ctx, b).Close()
+	// The append's own failure explains any failure of the projections queued after it.
+	if err := pending.Err(); err != nil {
+		return nil, err
+	}
+	if sendErr != nil {
+		return nil, fmt.Errorf("commands: append and project: %w", sendErr)
+	}
+	return pending.Events(), nil
+}
+
+// stateAt returns the entry's state. With head unknown (-1) it trusts the cached state,
+// loading the whole stream only when nothing is cached; with head known it brings the
+// state up to head, reading only the events the cached state has not seen.
+func (l *Ledger) stateAt(ctx context.Context, tx pgx.Tx, entry *cacheEntry, head int64) (*Workspace, error) {
+	loadAll := entry.state == nil
+	if loadAll || (head >= 0 && entry.state.Version > head) {
 		entry.state = NewWorkspace(entry.id)
 	}
 	state := entry.state
-	for state.Version < version {
-		events, err := eventstore.ReadStream(ctx, tx, StreamID(entry.id), state.Version, 1000)
+	for (head < 0 && loadAll) || state.Version < head {
+		events, err := eventstore.ReadStream(ctx, tx, StreamID(entry.id), state.Version, foldBatch)
 		if err != nil {
 			return nil, err
-		}
-		if len(events) == 0 {
-			return nil, fmt.Errorf("commands: stream %s ends at %d, head says %d", StreamID(entry.id), state.Version, version)
 		}
 		for _, e := range events {
 			data, err := DecodeEvent(e.Type, e.Data)
@@ -178,9 +198,19 @@ func (l *Ledger) stateAt(ctx context.Context, tx pgx.Tx, entry *cacheEntry, vers
 			}
 			state.Version = e.Version
 		}
+		if len(events) < foldBatch {
+			if head >= 0 && state.Version < head {
+				entry.state = nil
+				return nil, fmt.Errorf("commands: stream %s ends at %d, head says %d", StreamID(entry.id), state.Version, head)
+			}
+			break
+		}
 	}
 	return state, nil
 }
+
+// foldBatch is how many events a state load reads per query.
+const foldBatch = 1000
 
 // applyCommitted folds the events of a committed command into the cached state.
 func (l *Ledger) applyCommitted(entry *cacheEntry, decided []NewEvent, committed []eventstore.RecordedEvent) {

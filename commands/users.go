@@ -58,7 +58,7 @@ func (l *Ledger) RegisterUser(ctx context.Context, id Identity) (uuid.UUID, erro
 		if err != nil || res.Duplicate {
 			return err
 		}
-		return l.project(ctx, tx, res.Events)
+		return l.projectNow(ctx, tx, res.Events)
 	}
 	for attempt := 1; ; attempt++ {
 		err := pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
@@ -94,10 +94,22 @@ func (l *Ledger) UpdateIdentity(ctx context.Context, userID uuid.UUID, email, na
 		if err != nil {
 			return err
 		}
-		return l.project(ctx, tx, res.Events)
+		return l.projectNow(ctx, tx, res.Events)
 	})
 	if err != nil {
 		return fmt.Errorf("commands: update identity: %w", err)
+	}
+	return nil
+}
+
+// projectNow applies events that are already appended to the read models.
+func (l *Ledger) projectNow(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
+	b := &pgx.Batch{}
+	if err := l.project(b, events); err != nil {
+		return err
+	}
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("commands: project: %w", err)
 	}
 	return nil
 }

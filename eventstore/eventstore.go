@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -62,6 +63,7 @@ type DB interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
 // AppendResult says what an append did.
@@ -92,39 +94,73 @@ func Version(ctx context.Context, db DB, streamID string, lock bool) (int64, err
 	return v, nil
 }
 
-// appendSQL appends a batch in one round trip. It checks for already stored event ids,
-// moves the stream head from the expected version (creating it when expected is 0 and
-// refusing to create it otherwise), and inserts the events only when the head moved.
-const appendSQL = `
-WITH dup AS (
-    SELECT count(*) AS n FROM events WHERE stream_id = $1::text AND event_id = ANY($3::uuid[])
-), head AS (
-    INSERT INTO streams AS s (stream_id, version)
-    SELECT $1::text, $2::bigint + $4::bigint FROM dup
-    WHERE dup.n = 0 AND ($2::bigint = 0 OR EXISTS (SELECT 1 FROM streams WHERE stream_id = $1::text))
-    ON CONFLICT (stream_id) DO UPDATE SET version = s.version + $4::bigint WHERE s.version = $2::bigint
-    RETURNING s.version
-), ins AS (
-    INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
-    SELECT $1::text, $2::bigint + e.ord, e.id, e.type, e.data, e.meta, $8::timestamptz
-    FROM unnest($3::uuid[], $5::text[], $6::jsonb[], $7::jsonb[]) WITH ORDINALITY AS e(id, type, data, meta, ord)
-    WHERE EXISTS (SELECT 1 FROM head)
-    ORDER BY e.ord
-    RETURNING version, position
+// Moving a stream's head: creating it at version k, or advancing it by k from the
+// expected version. Either returns no row when the expected version is wrong.
+const (
+	createHeadSQL   = `INSERT INTO streams (stream_id, version) VALUES ($1, $2) ON CONFLICT (stream_id) DO NOTHING RETURNING version`
+	advanceHeadSQL  = `UPDATE streams SET version = version + $3 WHERE stream_id = $1 AND version = $2 RETURNING version`
+	insertEventsSQL = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
+		SELECT $1, $2::bigint + e.ord, e.id, e.type, e.data, e.meta, $7
+		FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, meta, ord)
+		ORDER BY e.ord
+		RETURNING position, tx_id::text::bigint`
 )
-SELECT (SELECT n FROM dup),
-       coalesce((SELECT array_agg(position ORDER BY version) FROM ins), '{}'),
-       pg_current_xact_id()::text::bigint`
 
 // Append adds events to a stream whose current version must equal expected. It runs in
 // the caller's transaction so that projections and idempotency records commit with it.
 // When every event id is already stored, it appends nothing and reports a duplicate.
 func Append(ctx context.Context, db DB, streamID string, expected int64, events []Event, recordedAt time.Time) (AppendResult, error) {
+	ids := make([]uuid.UUID, len(events))
+	for i, e := range events {
+		ids[i] = e.ID
+	}
+	stored, err := readByIDs(ctx, db, streamID, ids)
+	if err != nil {
+		return AppendResult{}, err
+	}
+	switch {
+	case len(events) > 0 && len(stored) == len(events):
+		return AppendResult{Events: stored, Duplicate: true}, nil
+	case len(stored) > 0:
+		return AppendResult{}, fmt.Errorf("append to %s: %w", streamID, ErrPartialDuplicate)
+	}
+	b := &pgx.Batch{}
+	pending := QueueAppend(b, streamID, expected, events, recordedAt)
+	if err := db.SendBatch(ctx, b).Close(); err != nil && pending.err == nil {
+		return AppendResult{}, fmt.Errorf("eventstore: append to %s: %w", streamID, err)
+	}
+	if pending.err != nil {
+		return AppendResult{}, pending.err
+	}
+	return AppendResult{Events: pending.Events()}, nil
+}
+
+// PendingAppend is an append queued on a batch, so that statements which depend on it
+// (projections) travel in the same round trip. Its outcome is known once the batch has
+// been sent and closed.
+type PendingAppend struct {
+	streamID   string
+	expected   int64
+	events     []Event
+	recordedAt time.Time
+	positions  []int64
+	txID       int64
+	err        error
+}
+
+// QueueAppend queues an append of new events on b. Statements queued after it run even
+// when the append fails, so the caller must roll the transaction back unless Err is nil.
+// Unlike Append it does not look for earlier copies of the events: an event id stored
+// before fails the batch.
+func QueueAppend(b *pgx.Batch, streamID string, expected int64, events []Event, recordedAt time.Time) *PendingAppend {
+	p := &PendingAppend{streamID: streamID, expected: expected, events: slices.Clone(events), recordedAt: recordedAt.UTC().Truncate(time.Microsecond)}
 	if len(events) == 0 {
-		return AppendResult{}, fmt.Errorf("eventstore: append to %s: no events", streamID)
+		p.err = fmt.Errorf("eventstore: append to %s: no events", streamID)
+		return p
 	}
 	if expected < 0 {
-		return AppendResult{}, fmt.Errorf("eventstore: append to %s: negative expected version %d", streamID, expected)
+		p.err = fmt.Errorf("eventstore: append to %s: negative expected version %d", streamID, expected)
+		return p
 	}
 	ids := make([]uuid.UUID, len(events))
 	types := make([]string, len(events))
@@ -132,49 +168,61 @@ func Append(ctx context.Context, db DB, streamID string, expected int64, events 
 	meta := make([]string, len(events))
 	for i, e := range events {
 		if e.ID == uuid.Nil || e.Type == "" {
-			return AppendResult{}, fmt.Errorf("eventstore: append to %s: event %d lacks an id or a type", streamID, i)
+			p.err = fmt.Errorf("eventstore: append to %s: event %d lacks an id or a type", streamID, i)
+			return p
 		}
-		ids[i], types[i], data[i] = e.ID, e.Type, string(e.Data)
-		meta[i] = "{}"
-		if len(e.Metadata) > 0 {
-			meta[i] = string(e.Metadata)
-		}
-	}
-	recordedAt = recordedAt.UTC().Truncate(time.Microsecond)
-	var dups int
-	var positions []int64
-	var txID int64
-	err := db.QueryRow(ctx, appendSQL, streamID, expected, ids, int64(len(events)), types, data, meta, recordedAt).
-		Scan(&dups, &positions, &txID)
-	if err != nil {
-		return AppendResult{}, fmt.Errorf("eventstore: append to %s: %w", streamID, err)
-	}
-	switch {
-	case dups == len(events):
-		stored, err := readByIDs(ctx, db, streamID, ids)
-		if err != nil {
-			return AppendResult{}, err
-		}
-		return AppendResult{Events: stored, Duplicate: true}, nil
-	case dups > 0:
-		return AppendResult{}, fmt.Errorf("append to %s: %w", streamID, ErrPartialDuplicate)
-	case len(positions) == 0:
-		return AppendResult{}, fmt.Errorf("append to %s at version %d: %w", streamID, expected, ErrVersionConflict)
-	}
-	out := make([]RecordedEvent, len(events))
-	for i, e := range events {
 		if len(e.Metadata) == 0 {
-			e.Metadata = json.RawMessage(meta[i])
+			p.events[i].Metadata = json.RawMessage("{}")
 		}
-		out[i] = RecordedEvent{
-			Event:      e,
-			StreamID:   streamID,
-			Version:    expected + int64(i) + 1,
-			Position:   Position{TxID: uint64(txID), Sequence: positions[i]},
-			RecordedAt: recordedAt,
+		ids[i], types[i], data[i], meta[i] = e.ID, e.Type, string(e.Data), string(p.events[i].Metadata)
+	}
+	k := int64(len(events))
+	moveHead := b.Queue(advanceHeadSQL, streamID, expected, k)
+	if expected == NoStream {
+		moveHead = b.Queue(createHeadSQL, streamID, k)
+	}
+	moveHead.QueryRow(func(row pgx.Row) error {
+		var version int64
+		err := row.Scan(&version)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = fmt.Errorf("append to %s at version %d: %w", streamID, expected, ErrVersionConflict)
+		} else if err != nil {
+			err = fmt.Errorf("eventstore: append to %s: %w", streamID, err)
+		}
+		p.err = err
+		return err
+	})
+	b.Queue(insertEventsSQL, streamID, expected, ids, types, data, meta, p.recordedAt).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var position int64
+			if err := rows.Scan(&position, &p.txID); err != nil {
+				return err
+			}
+			p.positions = append(p.positions, position)
+		}
+		if err := rows.Err(); err != nil {
+			p.err = fmt.Errorf("eventstore: append to %s: %w", streamID, err)
+			return p.err
+		}
+		return nil
+	})
+	return p
+}
+
+// Err reports why the append failed, once the batch is closed.
+func (p *PendingAppend) Err() error { return p.err }
+
+// Events returns the events as they will be stored: their versions and time are known
+// before the batch is sent, their positions only after.
+func (p *PendingAppend) Events() []RecordedEvent {
+	out := make([]RecordedEvent, len(p.events))
+	for i, e := range p.events {
+		out[i] = RecordedEvent{Event: e, StreamID: p.streamID, Version: p.expected + int64(i) + 1, RecordedAt: p.recordedAt}
+		if i < len(p.positions) {
+			out[i].Position = Position{TxID: uint64(p.txID), Sequence: p.positions[i]}
 		}
 	}
-	return AppendResult{Events: out}, nil
+	return out
 }
 
 const selectEvents = `SELECT stream_id, version, position, tx_id::text::bigint, event_id, type, data, metadata, recorded_at FROM events`

@@ -15,12 +15,14 @@ import (
 	"github.com/finledger/finledger/projections"
 )
 
-// Many clients hammer one workspace with creates, updates and deletes. Every request
-// must be answered without a 5xx, and the final balances must equal exactly the sum of
-// the effects the server acknowledged.
+// Many clients hammer one workspace with creates, updates and deletes, through two
+// server instances sharing the database (so each one's cached state goes stale and its
+// appends conflict). Every request must be answered without a 5xx, and the final
+// balances must equal exactly the sum of the effects the servers acknowledged.
 func TestConcurrentClientsOnOneWorkspace(t *testing.T) {
 	env := apitest.Start(t)
 	f := newLedger(t, env, "alice")
+	second := env.Instance()
 	wallets := []string{f.cash, f.bank}
 	start := map[string]decimal.Decimal{f.cash: decimal.RequireFromString("100"), f.bank: decimal.RequireFromString("1000")}
 
@@ -38,6 +40,10 @@ func TestConcurrentClientsOnOneWorkspace(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(uint64(c), 7))
+			api := f.c
+			if c%2 == 1 {
+				api = f.c.On(second)
+			}
 			var mine []string
 			fail := func(format string, args ...any) {
 				mu.Lock()
@@ -55,7 +61,7 @@ func TestConcurrentClientsOnOneWorkspace(t *testing.T) {
 					if rng.IntN(2) == 0 {
 						typ, sign = "income", amount
 					}
-					r := f.c.Post("/api/transactions", map[string]any{"type": typ, "amount": json.Number(amount.String()), "walletId": wallet})
+					r := api.Post("/api/transactions", map[string]any{"type": typ, "amount": json.Number(amount.String()), "walletId": wallet})
 					if r.Status != http.StatusCreated {
 						fail("create: %d %s", r.Status, r.Raw)
 						continue
@@ -69,7 +75,7 @@ func TestConcurrentClientsOnOneWorkspace(t *testing.T) {
 					id := mine[rng.IntN(len(mine))]
 					wallet := wallets[rng.IntN(2)]
 					amount := decimal.New(int64(1+rng.IntN(5000)), -2)
-					r := f.c.With("Idempotency-Key", fmt.Sprintf("u-%d-%d", c, i)).
+					r := api.With("Idempotency-Key", fmt.Sprintf("u-%d-%d", c, i)).
 						Patch("/api/transactions/"+id, map[string]any{"amount": json.Number(amount.String()), "walletId": wallet})
 					if r.Status != http.StatusOK {
 						fail("update: %d %s", r.Status, r.Raw)
@@ -87,7 +93,7 @@ func TestConcurrentClientsOnOneWorkspace(t *testing.T) {
 					k := rng.IntN(len(mine))
 					id := mine[k]
 					mine = append(mine[:k], mine[k+1:]...)
-					r := f.c.With("Idempotency-Key", fmt.Sprintf("d-%d-%d", c, i)).Delete("/api/transactions/" + id)
+					r := api.With("Idempotency-Key", fmt.Sprintf("d-%d-%d", c, i)).Delete("/api/transactions/" + id)
 					if r.Status != http.StatusOK {
 						fail("delete: %d %s", r.Status, r.Raw)
 						continue

@@ -19,18 +19,28 @@ import (
 // Tables are the read-model tables, in the order they are cleared and compared.
 var Tables = []string{"users", "workspaces", "workspace_members", "wallets", "categories", "tags", "transactions"}
 
-// Project applies events to the read models in one round trip.
-func Project(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
-	batch := &pgx.Batch{}
+// Queue adds to b the statements that apply events to the read models. They use the
+// events' stream versions, never their global positions, so that they can travel in the
+// same round trip as the append that assigns the positions.
+func Queue(b *pgx.Batch, events []eventstore.RecordedEvent) error {
 	for _, e := range events {
-		if err := queue(batch, e); err != nil {
+		if err := queue(b, e); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// Project applies events to the read models in one round trip.
+func Project(ctx context.Context, db eventstore.DB, events []eventstore.RecordedEvent) error {
+	batch := &pgx.Batch{}
+	if err := Queue(batch, events); err != nil {
+		return err
 	}
 	if batch.Len() == 0 {
 		return nil
 	}
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+	if err := db.SendBatch(ctx, batch).Close(); err != nil {
 		return fmt.Errorf("projections: apply: %w", err)
 	}
 	return nil
@@ -73,10 +83,10 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent) error {
 	case *commands.WalletCreated:
 		f := d.WalletFields
 		b.Queue(`INSERT INTO wallets (workspace_id, id, name, description, type, currency, card_color, initial_balance,
-				balance, clabe, provider, is_default, created_at, updated_at, created_position)
+				balance, clabe, provider, is_default, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $12, $13)`,
 			ws, d.WalletID, f.Name, f.Description, f.Type, f.Currency, f.CardColor, f.InitialBalance,
-			f.Clabe, f.Provider, f.IsDefault, at, e.Position.Sequence)
+			f.Clabe, f.Provider, f.IsDefault, at, e.Version)
 	case *commands.WalletUpdated:
 		f := d.After
 		b.Queue(`UPDATE wallets SET name = $3, description = $4, type = $5, currency = $6, card_color = $7,
@@ -91,9 +101,9 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent) error {
 	case *commands.CategoryCreated:
 		f := d.CategoryFields
 		b.Queue(`INSERT INTO categories (workspace_id, id, name, icon, description, color, is_default, tag_id,
-				created_at, updated_at, created_position)
+				created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
-			ws, d.CategoryID, f.Name, f.Icon, f.Description, f.Color, f.IsDefault, f.TagID, at, e.Position.Sequence)
+			ws, d.CategoryID, f.Name, f.Icon, f.Description, f.Color, f.IsDefault, f.TagID, at, e.Version)
 	case *commands.CategoryUpdated:
 		f := d.After
 		b.Queue(`UPDATE categories SET name = $3, icon = $4, description = $5, color = $6, is_default = $7, tag_id = $8,
@@ -104,16 +114,16 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent) error {
 		b.Queue(`UPDATE categories SET archived = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.CategoryID, at)
 	case *commands.TagCreated:
-		b.Queue(`INSERT INTO tags (workspace_id, id, name, color, created_at, updated_at, created_position)
-			VALUES ($1, $2, $3, $4, $5, $5, $6)`, ws, d.TagID, d.Name, d.Color, at, e.Position.Sequence)
+		b.Queue(`INSERT INTO tags (workspace_id, id, name, color, created_at, updated_at, created_version)
+			VALUES ($1, $2, $3, $4, $5, $5, $6)`, ws, d.TagID, d.Name, d.Color, at, e.Version)
 	case *commands.TransactionCreated:
 		b.Queue(`INSERT INTO transactions (workspace_id, id, type, amount, currency, destination_amount, date, concept,
 				description, wallet_id, to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number,
-				attachment_url, created_at, updated_at, created_position)
+				attachment_url, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19)`,
 			ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.TagID, d.ReferenceNumber,
-			d.AttachmentURL, at, e.Position.Sequence)
+			d.AttachmentURL, at, e.Version)
 		queuePostings(b, ws, d.Postings, at)
 	case *commands.TransactionUpdated:
 		c := d.Changes

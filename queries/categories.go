@@ -33,7 +33,7 @@ func scanCategory(row pgx.CollectableRow) (Category, error) {
 // Categories lists the active categories of a workspace, oldest first.
 func Categories(ctx context.Context, db DB, workspaceID uuid.UUID) ([]Category, error) {
 	rows, err := db.Query(ctx, `SELECT `+categoryColumns+` FROM categories
-		WHERE workspace_id = $1 AND NOT archived ORDER BY created_position`, workspaceID)
+		WHERE workspace_id = $1 AND NOT archived ORDER BY created_version`, workspaceID)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,7 @@ func scanTag(row pgx.CollectableRow) (Tag, error) {
 
 // Tags lists the active tags of a workspace, oldest first.
 func Tags(ctx context.Context, db DB, workspaceID uuid.UUID) ([]Tag, error) {
-	rows, err := db.Query(ctx, `SELECT `+tagColumns+` FROM tags WHERE workspace_id = $1 AND active ORDER BY created_position`, workspaceID)
+	rows, err := db.Query(ctx, `SELECT `+tagColumns+` FROM tags WHERE workspace_id = $1 AND active ORDER BY created_version`, workspaceID)
 	if err != nil {
 		return nil, err
 	}

@@ -38,15 +38,16 @@ type Transaction struct {
 const transactionColumns = `id, type, amount, currency, destination_amount, date, concept, description, wallet_id,
 	to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, created_at, updated_at`
 
-func scanTransaction(row pgx.CollectableRow) (Transaction, error) {
+// scanTransaction reads transactionColumns and then, into extra, any further columns.
+func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) {
 	var t Transaction
 	var amount decimal.Decimal
 	var dest *decimal.Decimal
 	var date time.Time
 	var description *string
-	err := row.Scan(&t.ID, &t.Type, &amount, &t.Currency, &dest, &date, &t.Concept, &description, &t.WalletID,
+	err := row.Scan(append([]any{&t.ID, &t.Type, &amount, &t.Currency, &dest, &date, &t.Concept, &description, &t.WalletID,
 		&t.ToWalletID, &t.CategoryID, &t.GoalID, &t.DebtID, &t.TagID, &t.ReferenceNumber, &t.AttachmentURL,
-		&t.CreatedAt, &t.UpdatedAt)
+		&t.CreatedAt, &t.UpdatedAt}, extra...)...)
 	t.Amount, t.DestinationAmount, t.Date = Amount(amount), amountPtr(dest), Date(date)
 	t.DestinationWalletID = t.ToWalletID
 	// The reference page's clients read only `description`; a transaction recorded with
@@ -60,14 +61,26 @@ func scanTransaction(row pgx.CollectableRow) (Transaction, error) {
 	return t, err
 }
 
+// transactionByIDSQL looks a transaction up by primary key. It leaves deleted ones to
+// the caller: with "deleted_at IS NULL" in the condition, a cached generic plan may
+// prefer the listing's partial index and scan the whole workspace.
+const transactionByIDSQL = `SELECT ` + transactionColumns + `, deleted_at IS NOT NULL FROM transactions
+	WHERE workspace_id = $1 AND id = $2`
+
 // TransactionByID returns a live (not deleted) transaction.
 func TransactionByID(ctx context.Context, db DB, workspaceID, id uuid.UUID) (Transaction, error) {
-	rows, err := db.Query(ctx, `SELECT `+transactionColumns+` FROM transactions
-		WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`, workspaceID, id)
+	rows, err := db.Query(ctx, transactionByIDSQL, workspaceID, id)
 	if err != nil {
 		return Transaction{}, err
 	}
-	return one(rows, scanTransaction, "transaction")
+	var deleted bool
+	t, err := one(rows, func(row pgx.CollectableRow) (Transaction, error) {
+		return scanTransaction(row, &deleted)
+	}, "transaction")
+	if err == nil && deleted {
+		return Transaction{}, fmt.Errorf("transaction: %w", ErrNotFound)
+	}
+	return t, err
 }
 
 // TransactionFilter selects live transactions of a workspace.
@@ -125,11 +138,11 @@ func Transactions(ctx context.Context, db DB, workspaceID uuid.UUID, f Transacti
 	}
 	args = append(args, f.Limit, f.Offset)
 	rows, err := db.Query(ctx, fmt.Sprintf(`SELECT %s FROM transactions WHERE %s
-		ORDER BY date DESC, created_position DESC LIMIT $%d OFFSET $%d`, transactionColumns, cond, len(args)-1, len(args)), args...)
+		ORDER BY date DESC, created_version DESC LIMIT $%d OFFSET $%d`, transactionColumns, cond, len(args)-1, len(args)), args...)
 	if err != nil {
 		return page, fmt.Errorf("queries: list transactions: %w", err)
 	}
-	page.Transactions, err = all(rows, scanTransaction, "transactions")
+	page.Transactions, err = all(rows, func(row pgx.CollectableRow) (Transaction, error) { return scanTransaction(row) }, "transactions")
 	return page, err
 }
 

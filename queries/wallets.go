@@ -42,7 +42,7 @@ func scanWallet(row pgx.CollectableRow) (Wallet, error) {
 // Wallets lists the active wallets of a workspace, oldest first.
 func Wallets(ctx context.Context, db DB, workspaceID uuid.UUID) ([]Wallet, error) {
 	rows, err := db.Query(ctx, `SELECT `+walletColumns+` FROM wallets
-		WHERE workspace_id = $1 AND NOT archived ORDER BY created_position`, workspaceID)
+		WHERE workspace_id = $1 AND NOT archived ORDER BY created_version`, workspaceID)
 	if err != nil {
 		return nil, err
 	}

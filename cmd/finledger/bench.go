@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -60,6 +61,7 @@ func bench(ctx context.Context, cfg config, args []string) error {
 	fs.BoolVar(&o.pgbench, "pgbench", true, "also run pgbench on the same PostgreSQL")
 	fs.StringVar(&depths, "depths", "10000,200000", "stream depths (prior events) for the latency test; empty skips it")
 	fs.IntVar(&o.samples, "samples", 2000, "sequential creates measured at each depth")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -106,7 +108,7 @@ func bench(ctx context.Context, cfg config, args []string) error {
 	if err != nil {
 		return err
 	}
-	ledger := commands.NewLedger(pool, projections.Project, time.Now, cfg.StateCacheSize)
+	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -119,7 +121,18 @@ func bench(ctx context.Context, cfg config, args []string) error {
 	b := &benchRun{base: base, secret: secret, client: client}
 
 	fmt.Printf("\n== ledger: POST /api/transactions, %d clients over %d workspaces, %s\n", o.clients, o.workspaces, o.duration)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	ledgerTPS, err := b.throughput(ctx, o)
+	pprof.StopCPUProfile()
 	if err != nil {
 		return err
 	}

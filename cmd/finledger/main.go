@@ -145,7 +145,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
-	ledger := commands.NewLedger(pool, projections.Project, time.Now, cfg.StateCacheSize)
+	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
 	api := httpapi.NewServer(pool, ledger, verifier, time.Now)
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {

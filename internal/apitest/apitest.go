@@ -66,10 +66,29 @@ func Start(t testing.TB) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ledger := commands.NewLedger(pool, projections.Project, clock.Now, 1000)
+	ledger := commands.NewLedger(pool, projections.Queue, clock.Now, 1000)
 	srv := httptest.NewServer(httpapi.NewServer(pool, ledger, verifier, clock.Now).Handler())
 	t.Cleanup(srv.Close)
 	return &Env{t: t, URL: srv.URL, Pool: pool, Clock: clock, Ledger: ledger, server: srv}
+}
+
+// Instance starts another API server on the same database, with its own write-side
+// cache, as a second instance behind a load balancer would be.
+func (e *Env) Instance() *Env {
+	e.t.Helper()
+	verifier, err := session.NewVerifier(session.Config{HS256Secret: Secret, Now: e.Clock.Now})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	ledger := commands.NewLedger(e.Pool, projections.Queue, e.Clock.Now, 1000)
+	srv := httptest.NewServer(httpapi.NewServer(e.Pool, ledger, verifier, e.Clock.Now).Handler())
+	e.t.Cleanup(srv.Close)
+	return &Env{t: e.t, URL: srv.URL, Pool: e.Pool, Clock: e.Clock, Ledger: ledger, server: srv}
+}
+
+// On returns a copy of the client that talks to another instance.
+func (c *Client) On(other *Env) *Client {
+	return &Client{env: other, Headers: c.Headers}
 }
 
 // Token mints a session token for an identity-provider subject.

@@ -83,7 +83,7 @@ CREATE TABLE wallets (
     archived        boolean     NOT NULL DEFAULT false,
     created_at      timestamptz NOT NULL,
     updated_at      timestamptz NOT NULL,
-    created_position bigint     NOT NULL,
+    created_version bigint     NOT NULL,
     PRIMARY KEY (workspace_id, id)
 );
 
@@ -99,7 +99,7 @@ CREATE TABLE categories (
     archived         boolean     NOT NULL DEFAULT false,
     created_at       timestamptz NOT NULL,
     updated_at       timestamptz NOT NULL,
-    created_position bigint      NOT NULL,
+    created_version bigint      NOT NULL,
     PRIMARY KEY (workspace_id, id)
 );
 
@@ -111,7 +111,7 @@ CREATE TABLE tags (
     active           boolean     NOT NULL DEFAULT true,
     created_at       timestamptz NOT NULL,
     updated_at       timestamptz NOT NULL,
-    created_position bigint      NOT NULL,
+    created_version bigint      NOT NULL,
     PRIMARY KEY (workspace_id, id)
 );
 
@@ -136,10 +136,10 @@ CREATE TABLE transactions (
     deleted_at         timestamptz,
     created_at         timestamptz NOT NULL,
     updated_at         timestamptz NOT NULL,
-    created_position   bigint      NOT NULL,
+    created_version   bigint      NOT NULL,
     PRIMARY KEY (workspace_id, id)
 );
 
 -- The listing's order (newest date first, then newest recorded first) served by one index.
-CREATE INDEX transactions_listing ON transactions (workspace_id, date DESC, created_position DESC)
+CREATE INDEX transactions_listing ON transactions (workspace_id, date DESC, created_version DESC)
     WHERE deleted_at IS NULL;
