@@ -30,7 +30,7 @@ func TestHotQueriesUseTheirIndexesUnderGenericPlans(t *testing.T) {
 	}
 	cases := []struct {
 		name, sql, index string
-		args         []any
+		args             []any
 	}{
 		{"transaction by id", transactionByIDSQL, "transactions_pkey", []any{uuid.New(), uuid.New()}},
 		{"transaction listing", `SELECT ` + transactionColumns + ` FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL
