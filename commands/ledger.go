@@ -52,9 +52,11 @@ type Call struct {
 	// Decide returns the events of the command, or a domain error. It must not change
 	// the state it is given.
 	Decide func(*Workspace) ([]NewEvent, error)
-	// Respond renders the answer inside the transaction, after projection, so that it
-	// reads the caller's own writes and can be stored with the idempotency record.
-	Respond func(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) (Response, error)
+	// Respond queues the reads its answer needs on the batch that carries the append and
+	// the projections, and returns what renders the answer once the batch has run. The
+	// answer so reads the caller's own writes, costs no extra round trip, and is stored
+	// with the idempotency record.
+	Respond func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func() (Response, error)
 }
 
 // ErrIdempotencyKeyReused is returned when a key comes back with a different request.
@@ -124,12 +126,7 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 			if err != nil {
 				return err
 			}
-			if len(decided) > 0 {
-				if committed, err = l.appendAndProject(ctx, tx, stream, state.Version, decided, c.Metadata); err != nil {
-					return err
-				}
-			}
-			res, err = c.Respond(ctx, tx, committed)
+			committed, res, err = l.write(ctx, tx, stream, state.Version, decided, c)
 			if err != nil {
 				return err
 			}
@@ -151,26 +148,40 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 	}
 }
 
-// appendAndProject sends the append and the projection of its events in one batch.
-func (l *Ledger) appendAndProject(ctx context.Context, tx pgx.Tx, stream string, expected int64, decided []NewEvent, meta Metadata) ([]eventstore.RecordedEvent, error) {
-	events, err := l.encode(decided, meta)
-	if err != nil {
-		return nil, err
-	}
+// write sends, in one batch, the append of the decided events, their projection and
+// the reads of the answer, and renders the answer.
+func (l *Ledger) write(ctx context.Context, tx pgx.Tx, stream string, expected int64, decided []NewEvent, c Call) ([]eventstore.RecordedEvent, Response, error) {
 	b := &pgx.Batch{}
-	pending := eventstore.QueueAppend(b, stream, expected, events, l.now())
-	if err := l.project(b, pending.Events()); err != nil {
-		return nil, err
+	var pending *eventstore.PendingAppend
+	var recorded []eventstore.RecordedEvent
+	if len(decided) > 0 {
+		events, err := l.encode(decided, c.Metadata)
+		if err != nil {
+			return nil, Response{}, err
+		}
+		pending = eventstore.QueueAppend(b, stream, expected, events, l.now())
+		recorded = pending.Events()
+		if err := l.project(b, recorded); err != nil {
+			return nil, Response{}, err
+		}
 	}
-	sendErr := tx.SendBatch(ctx, b).Close()
-	// The append's own failure explains any failure of the projections queued after it.
-	if err := pending.Err(); err != nil {
-		return nil, err
+	render := c.Respond(ctx, b, recorded)
+	var sendErr error
+	if b.Len() > 0 {
+		sendErr = tx.SendBatch(ctx, b).Close()
+	}
+	if pending != nil {
+		// The append's own failure explains any failure of the statements queued after it.
+		if err := pending.Err(); err != nil {
+			return nil, Response{}, err
+		}
+		recorded = pending.Events()
 	}
 	if sendErr != nil {
-		return nil, fmt.Errorf("commands: append and project: %w", sendErr)
+		return nil, Response{}, fmt.Errorf("commands: append and project: %w", sendErr)
 	}
-	return pending.Events(), nil
+	res, err := render()
+	return recorded, res, err
 }
 
 // stateAt returns the entry's state. With head unknown (-1) it trusts the cached state,

@@ -1,14 +1,11 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -70,7 +67,7 @@ func getCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	category, err := queries.CategoryByID(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, id)
+	category, err := queries.CategoryByID(principalFrom(r.Context()).Workspace.ID, id).Get(r.Context(), s.pool)
 	if err != nil {
 		writeError(w, r, notFoundAs(err, "CATEGORY_NOT_FOUND", "category not found"))
 		return
@@ -113,12 +110,6 @@ func archiveCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderCategory(id)})
 }
 
-func renderCategory(id uuid.UUID) func(context.Context, pgx.Tx, []eventstore.RecordedEvent) (any, error) {
-	return func(ctx context.Context, tx pgx.Tx, _ []eventstore.RecordedEvent) (any, error) {
-		category, err := queries.CategoryByID(ctx, tx, principalFrom(ctx).Workspace.ID, id)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"category": category}, nil
-	}
+func renderCategory(id uuid.UUID) render {
+	return renderOne("category", func(ws uuid.UUID) queries.Lookup[queries.Category] { return queries.CategoryByID(ws, id) })
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/queries"
 )
 
 // maxIdempotencyKey is the longest Idempotency-Key accepted.
@@ -22,8 +24,33 @@ type command struct {
 	KeyRequired bool
 	Decide      func(*commands.Workspace) ([]commands.NewEvent, error)
 	Status      int
-	// Render builds the answer body inside the write transaction.
-	Render func(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) (any, error)
+	// Render queues the reads of the answer in the write's batch and returns what builds
+	// the answer body once the batch has run.
+	Render render
+}
+
+// render queues the reads of an answer on a batch and returns what builds the answer.
+type render func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func() (any, error)
+
+// renderOne answers with one record under a name, read by a lookup riding in the batch.
+func renderOne[T any](name string, lookup func(workspaceID uuid.UUID) queries.Lookup[T]) render {
+	return func(ctx context.Context, b *pgx.Batch, _ []eventstore.RecordedEvent) func() (any, error) {
+		result := lookup(principalFrom(ctx).Workspace.ID).Queue(b)
+		return func() (any, error) {
+			v, err := result()
+			if err != nil {
+				return nil, err
+			}
+			return map[string]any{name: v}, nil
+		}
+	}
+}
+
+// renderValue answers with a value that needs no read.
+func renderValue(v any) render {
+	return func(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func() (any, error) {
+		return func() (any, error) { return v, nil }
+	}
 }
 
 // run executes a command for the caller and writes its answer. With an Idempotency-Key
@@ -45,16 +72,19 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 		Metadata:    p.Metadata,
 		Idempotency: idem,
 		Decide:      c.Decide,
-		Respond: func(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) (commands.Response, error) {
-			v, err := c.Render(ctx, tx, events)
-			if err != nil {
-				return commands.Response{}, err
+		Respond: func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func() (commands.Response, error) {
+			body := c.Render(ctx, b, events)
+			return func() (commands.Response, error) {
+				v, err := body()
+				if err != nil {
+					return commands.Response{}, err
+				}
+				data, err := json.Marshal(v)
+				if err != nil {
+					return commands.Response{}, fmt.Errorf("httpapi: encode answer: %w", err)
+				}
+				return commands.Response{Status: c.Status, Body: data}, nil
 			}
-			data, err := json.Marshal(v)
-			if err != nil {
-				return commands.Response{}, fmt.Errorf("httpapi: encode answer: %w", err)
-			}
-			return commands.Response{Status: c.Status, Body: data}, nil
 		},
 	})
 	if err != nil {

@@ -1,14 +1,11 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/queries"
+	"github.com/google/uuid"
 )
 
 const defaultTagColor = "#6b7280"
@@ -38,11 +35,5 @@ func createTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := commands.CreateTag{TagID: newID(), Name: name.Value, Color: orDefault(color, defaultTagColor)}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
-		Render: func(ctx context.Context, tx pgx.Tx, _ []eventstore.RecordedEvent) (any, error) {
-			tag, err := queries.TagByID(ctx, tx, principalFrom(ctx).Workspace.ID, cmd.TagID)
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{"tag": tag}, nil
-		}})
+		Render: renderOne("tag", func(ws uuid.UUID) queries.Lookup[queries.Tag] { return queries.TagByID(ws, cmd.TagID) })})
 }

@@ -105,7 +105,7 @@ func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteTransaction{TransactionID: id}
-	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Render: renderOK})
+	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
 }
 
 func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -128,23 +128,15 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := commands.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
-		Render: func(_ context.Context, _ pgx.Tx, events []eventstore.RecordedEvent) (any, error) {
-			return map[string]any{"ok": true, "operation": op.Value, "affected": len(events)}, nil
+		Render: func(_ context.Context, _ *pgx.Batch, events []eventstore.RecordedEvent) func() (any, error) {
+			return func() (any, error) {
+				return map[string]any{"ok": true, "operation": op.Value, "affected": len(events)}, nil
+			}
 		}})
 }
 
-func renderOK(context.Context, pgx.Tx, []eventstore.RecordedEvent) (any, error) {
-	return map[string]bool{"ok": true}, nil
-}
-
-func renderTransaction(id uuid.UUID) func(context.Context, pgx.Tx, []eventstore.RecordedEvent) (any, error) {
-	return func(ctx context.Context, tx pgx.Tx, _ []eventstore.RecordedEvent) (any, error) {
-		t, err := queries.TransactionByID(ctx, tx, principalFrom(ctx).Workspace.ID, id)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"transaction": t}, nil
-	}
+func renderTransaction(id uuid.UUID) render {
+	return renderOne("transaction", func(ws uuid.UUID) queries.Lookup[queries.Transaction] { return queries.TransactionByID(ws, id) })
 }
 
 func getTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -153,7 +145,7 @@ func getTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	t, err := queries.TransactionByID(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, id)
+	t, err := queries.TransactionByID(principalFrom(r.Context()).Workspace.ID, id).Get(r.Context(), s.pool)
 	if err != nil {
 		writeError(w, r, notFoundAs(err, "TRANSACTION_NOT_FOUND", "transaction not found"))
 		return

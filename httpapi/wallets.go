@@ -1,17 +1,14 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"regexp"
 	"strings"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -104,7 +101,7 @@ func getWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
-	wallet, err := queries.WalletByID(r.Context(), s.pool, p.Workspace.ID, id)
+	wallet, err := queries.WalletByID(p.Workspace.ID, id).Get(r.Context(), s.pool)
 	if err != nil {
 		writeError(w, r, notFoundAs(err, "WALLET_NOT_FOUND", "wallet not found"))
 		return
@@ -147,13 +144,6 @@ func archiveWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWallet(id)})
 }
 
-func renderWallet(id uuid.UUID) func(context.Context, pgx.Tx, []eventstore.RecordedEvent) (any, error) {
-	return func(ctx context.Context, tx pgx.Tx, _ []eventstore.RecordedEvent) (any, error) {
-		p := principalFrom(ctx)
-		wallet, err := queries.WalletByID(ctx, tx, p.Workspace.ID, id)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"wallet": wallet}, nil
-	}
+func renderWallet(id uuid.UUID) render {
+	return renderOne("wallet", func(ws uuid.UUID) queries.Lookup[queries.Wallet] { return queries.WalletByID(ws, id) })
 }

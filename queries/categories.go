@@ -40,11 +40,8 @@ func Categories(ctx context.Context, db DB, workspaceID uuid.UUID) ([]Category, 
 	return all(rows, scanCategory, "categories")
 }
 
-// CategoryByID returns one category, archived or not.
-func CategoryByID(ctx context.Context, db DB, workspaceID, id uuid.UUID) (Category, error) {
-	rows, err := db.Query(ctx, `SELECT `+categoryColumns+` FROM categories WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
-	if err != nil {
-		return Category{}, err
-	}
-	return one(rows, scanCategory, "category")
+// CategoryByID looks up one category, archived or not.
+func CategoryByID(workspaceID, id uuid.UUID) Lookup[Category] {
+	return Lookup[Category]{"category", `SELECT ` + categoryColumns + ` FROM categories WHERE workspace_id = $1 AND id = $2`,
+		[]any{workspaceID, id}, scanCategory}
 }

@@ -61,6 +61,41 @@ func one[T any](rows pgx.Rows, scan func(pgx.CollectableRow) (T, error), what st
 	return v, nil
 }
 
+// Lookup is a query for one record. It runs on its own, or rides in the batch that
+// carries the writes producing the record, so a command's answer costs no extra round
+// trip.
+type Lookup[T any] struct {
+	what string
+	sql  string
+	args []any
+	scan func(pgx.CollectableRow) (T, error)
+}
+
+// Get runs the lookup.
+func (l Lookup[T]) Get(ctx context.Context, db DB) (T, error) {
+	rows, err := db.Query(ctx, l.sql, l.args...)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("queries: %s: %w", l.what, err)
+	}
+	return one(rows, l.scan, l.what)
+}
+
+// Queue adds the lookup to b. The returned function gives its result once b has been
+// sent and closed.
+func (l Lookup[T]) Queue(b *pgx.Batch) func() (T, error) {
+	var v T
+	err := fmt.Errorf("queries: %s: the batch did not run", l.what)
+	b.Queue(l.sql, l.args...).Query(func(rows pgx.Rows) error {
+		v, err = one(rows, l.scan, l.what)
+		if errors.Is(err, ErrNotFound) {
+			return nil // an answer, not a failure of the batch
+		}
+		return err
+	})
+	return func() (T, error) { return v, err }
+}
+
 // all returns every record a query yields.
 func all[T any](rows pgx.Rows, scan func(pgx.CollectableRow) (T, error), what string) ([]T, error) {
 	out, err := pgx.CollectRows(rows, scan)

@@ -35,11 +35,8 @@ func Tags(ctx context.Context, db DB, workspaceID uuid.UUID) ([]Tag, error) {
 	return all(rows, scanTag, "tags")
 }
 
-// TagByID returns one tag.
-func TagByID(ctx context.Context, db DB, workspaceID, id uuid.UUID) (Tag, error) {
-	rows, err := db.Query(ctx, `SELECT `+tagColumns+` FROM tags WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
-	if err != nil {
-		return Tag{}, err
-	}
-	return one(rows, scanTag, "tag")
+// TagByID looks up one tag.
+func TagByID(workspaceID, id uuid.UUID) Lookup[Tag] {
+	return Lookup[Tag]{"tag", `SELECT ` + tagColumns + ` FROM tags WHERE workspace_id = $1 AND id = $2`,
+		[]any{workspaceID, id}, scanTag}
 }

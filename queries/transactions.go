@@ -67,20 +67,17 @@ func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) 
 const transactionByIDSQL = `SELECT ` + transactionColumns + `, deleted_at IS NOT NULL FROM transactions
 	WHERE workspace_id = $1 AND id = $2`
 
-// TransactionByID returns a live (not deleted) transaction.
-func TransactionByID(ctx context.Context, db DB, workspaceID, id uuid.UUID) (Transaction, error) {
-	rows, err := db.Query(ctx, transactionByIDSQL, workspaceID, id)
-	if err != nil {
-		return Transaction{}, err
-	}
-	var deleted bool
-	t, err := one(rows, func(row pgx.CollectableRow) (Transaction, error) {
-		return scanTransaction(row, &deleted)
-	}, "transaction")
-	if err == nil && deleted {
-		return Transaction{}, fmt.Errorf("transaction: %w", ErrNotFound)
-	}
-	return t, err
+// TransactionByID looks up a live (not deleted) transaction.
+func TransactionByID(workspaceID, id uuid.UUID) Lookup[Transaction] {
+	return Lookup[Transaction]{"transaction", transactionByIDSQL, []any{workspaceID, id},
+		func(row pgx.CollectableRow) (Transaction, error) {
+			var deleted bool
+			t, err := scanTransaction(row, &deleted)
+			if err == nil && deleted {
+				err = fmt.Errorf("transaction is deleted: %w", ErrNotFound)
+			}
+			return t, err
+		}}
 }
 
 // TransactionFilter selects live transactions of a workspace.

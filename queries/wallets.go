@@ -49,11 +49,8 @@ func Wallets(ctx context.Context, db DB, workspaceID uuid.UUID) ([]Wallet, error
 	return all(rows, scanWallet, "wallets")
 }
 
-// WalletByID returns one wallet, archived or not.
-func WalletByID(ctx context.Context, db DB, workspaceID, id uuid.UUID) (Wallet, error) {
-	rows, err := db.Query(ctx, `SELECT `+walletColumns+` FROM wallets WHERE workspace_id = $1 AND id = $2`, workspaceID, id)
-	if err != nil {
-		return Wallet{}, err
-	}
-	return one(rows, scanWallet, "wallet")
+// WalletByID looks up one wallet, archived or not.
+func WalletByID(workspaceID, id uuid.UUID) Lookup[Wallet] {
+	return Lookup[Wallet]{"wallet", `SELECT ` + walletColumns + ` FROM wallets WHERE workspace_id = $1 AND id = $2`,
+		[]any{workspaceID, id}, scanWallet}
 }

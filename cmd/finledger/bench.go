@@ -290,8 +290,8 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 					}
 					return out, nil
 				},
-				Respond: func(context.Context, pgx.Tx, []eventstore.RecordedEvent) (commands.Response, error) {
-					return commands.Response{}, nil
+				Respond: func(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func() (commands.Response, error) {
+					return func() (commands.Response, error) { return commands.Response{}, nil }
 				},
 			})
 			if err != nil {
