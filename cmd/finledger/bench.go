@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"runtime/pprof"
 	"slices"
@@ -43,6 +44,7 @@ type benchOptions struct {
 	workspaces int
 	duration   time.Duration
 	pgbench    bool
+	rounds     int
 	depths     []int
 	samples    int
 }
@@ -59,6 +61,7 @@ func bench(ctx context.Context, cfg config, args []string) error {
 	fs.IntVar(&o.workspaces, "workspaces", 64, "workspaces the clients spread over")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "length of each throughput run")
 	fs.BoolVar(&o.pgbench, "pgbench", true, "also run pgbench on the same PostgreSQL")
+	fs.IntVar(&o.rounds, "rounds", 3, "alternating ledger and pgbench runs")
 	fs.StringVar(&depths, "depths", "10000,200000", "stream depths (prior events) for the latency test; empty skips it")
 	fs.IntVar(&o.samples, "samples", 2000, "sequential creates measured at each depth")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run to this file")
@@ -120,7 +123,10 @@ func bench(ctx context.Context, cfg config, args []string) error {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.clients * 2}, Timeout: 30 * time.Second}
 	b := &benchRun{base: base, secret: secret, client: client}
 
-	fmt.Printf("\n== ledger: POST /api/transactions, %d clients over %d workspaces, %s\n", o.clients, o.workspaces, o.duration)
+	spaces, err := b.workspaces(o.workspaces)
+	if err != nil {
+		return err
+	}
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
 		if err != nil {
@@ -131,18 +137,34 @@ func bench(ctx context.Context, cfg config, args []string) error {
 			return err
 		}
 	}
-	ledgerTPS, err := b.throughput(ctx, o)
-	pprof.StopCPUProfile()
-	if err != nil {
-		return err
-	}
 	if o.pgbench {
-		fmt.Printf("\n== pgbench: TPC-B-like, %d clients, %s, same PostgreSQL\n", o.clients, o.duration)
+		if err := initPgbench(ctx, adminURL, o); err != nil {
+			return err
+		}
+	}
+	// Rounds alternate the two loads, so that drift in the machine's speed touches both.
+	var ratios []float64
+	for round := 1; round <= o.rounds; round++ {
+		fmt.Printf("\n== round %d: ledger POST /api/transactions, %d clients over %d workspaces, %s\n", round, o.clients, o.workspaces, o.duration)
+		ledgerTPS, err := b.throughput(ctx, spaces, o)
+		if err != nil {
+			return err
+		}
+		if !o.pgbench {
+			continue
+		}
 		pgTPS, err := runPgbench(ctx, adminURL, o)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("pgbench tps %.0f\nratio ledger creates/s : pgbench tps = %.2f\n", pgTPS, ledgerTPS/pgTPS)
+		ratios = append(ratios, ledgerTPS/pgTPS)
+		fmt.Printf("== round %d: pgbench TPC-B-like, %d clients, %s, same PostgreSQL: %.0f tps; ratio ledger/pgbench %.2f\n",
+			round, o.clients, o.duration, pgTPS, ledgerTPS/pgTPS)
+	}
+	pprof.StopCPUProfile()
+	if len(ratios) > 0 {
+		slices.Sort(ratios)
+		fmt.Printf("\nmedian ratio ledger creates/s : pgbench tps = %.2f (rounds: %v)\n", ratios[len(ratios)/2], roundAll(ratios))
 	}
 	if len(o.depths) > 0 {
 		fmt.Printf("\n== create latency in one workspace by stream depth, %d sequential creates each\n", o.samples)
@@ -206,16 +228,21 @@ func (b *benchRun) workspace(sub string) (tok, category string, err error) {
 	return tok, category, nil
 }
 
-func (b *benchRun) throughput(ctx context.Context, o benchOptions) (float64, error) {
-	type ws struct{ tok, category string }
-	spaces := make([]ws, o.workspaces)
+type benchWorkspace struct{ tok, category string }
+
+func (b *benchRun) workspaces(n int) ([]benchWorkspace, error) {
+	spaces := make([]benchWorkspace, n)
 	for i := range spaces {
 		tok, cat, err := b.workspace(fmt.Sprintf("bench-%d", i))
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		spaces[i] = ws{tok, cat}
+		spaces[i] = benchWorkspace{tok, cat}
 	}
+	return spaces, nil
+}
+
+func (b *benchRun) throughput(ctx context.Context, spaces []benchWorkspace, o benchOptions) (float64, error) {
 	deadline := time.Now().Add(o.duration)
 	var mu sync.Mutex
 	var all []time.Duration
@@ -299,6 +326,15 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 			}
 			version += n
 		}
+		filled := time.Since(fill)
+		// Measure the steady state at this depth, not the bulk load's aftermath: let
+		// vacuum and a checkpoint do now what autovacuum would do shortly.
+		if _, err := pool.Exec(ctx, `VACUUM ANALYZE events, transactions, wallets, streams`); err != nil {
+			return fmt.Errorf("bench: vacuum: %w", err)
+		}
+		if _, err := pool.Exec(ctx, `CHECKPOINT`); err != nil {
+			return fmt.Errorf("bench: checkpoint: %w", err)
+		}
 		var lat []time.Duration
 		for i := 0; i < o.samples; i++ {
 			t0 := time.Now()
@@ -308,7 +344,18 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 			lat = append(lat, time.Since(t0))
 		}
 		p50, p99 := percentiles(lat)
-		fmt.Printf("depth %7d events (filled in %s): p50 %s, p99 %s\n", depth, time.Since(fill).Round(time.Millisecond), p50, p99)
+		// A new instance has no cached state: its first command folds the whole stream.
+		cold := commands.NewLedger(pool, projections.Queue, time.Now, 1)
+		t0 := time.Now()
+		if _, _, err := cold.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: commands.Metadata{ActorType: "system", ActorID: "bench"},
+			Decide: func(*commands.Workspace) ([]commands.NewEvent, error) { return nil, nil },
+			Respond: func(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func() (commands.Response, error) {
+				return func() (commands.Response, error) { return commands.Response{}, nil }
+			}}); err != nil {
+			return err
+		}
+		fmt.Printf("depth %7d events (filled in %s): p50 %s, p99 %s; cold state load by a new instance %s\n",
+			depth, filled.Round(time.Millisecond), p50, p99, time.Since(t0).Round(time.Millisecond))
 	}
 	return nil
 }
@@ -327,24 +374,29 @@ func percentiles(d []time.Duration) (p50, p99 time.Duration) {
 
 var pgbenchTPS = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
 
-// runPgbench runs pgbench's built-in TPC-B-like script on a scratch database of the
-// same server, scaled so that clients do not all queue on a few branch rows.
+// pgbenchDatabase is the scratch database pgbench runs in, beside the ledger's.
+const pgbenchDatabase = "pgbench_bench"
+
+// initPgbench creates pgbench's tables on a scratch database of the same server,
+// scaled so that clients do not all queue on a few branch rows.
+func initPgbench(ctx context.Context, adminURL string, o benchOptions) error {
+	pgURL, err := freshDatabase(ctx, adminURL, pgbenchDatabase)
+	if err != nil {
+		return err
+	}
+	if out, err := exec.CommandContext(ctx, pgbenchBin(), "-i", "-q", "-s", strconv.Itoa(max(o.clients, 1)), pgURL).CombinedOutput(); err != nil {
+		return fmt.Errorf("pgbench -i: %w: %s", err, out)
+	}
+	return nil
+}
+
+// runPgbench runs pgbench's built-in TPC-B-like script with the ledger's client count.
 func runPgbench(ctx context.Context, adminURL string, o benchOptions) (float64, error) {
-	pgURL, err := freshDatabase(ctx, adminURL, "pgbench_bench")
+	pgURL, err := withDatabase(adminURL, pgbenchDatabase)
 	if err != nil {
 		return 0, err
 	}
-	bin := "pgbench"
-	if dir, err := pgcluster.BinDir(); err == nil {
-		if _, err := os.Stat(dir + "/pgbench"); err == nil {
-			bin = dir + "/pgbench"
-		}
-	}
-	scale := strconv.Itoa(max(o.clients, 1))
-	if out, err := exec.CommandContext(ctx, bin, "-i", "-q", "-s", scale, pgURL).CombinedOutput(); err != nil {
-		return 0, fmt.Errorf("pgbench -i: %w: %s", err, out)
-	}
-	out, err := exec.CommandContext(ctx, bin, "-c", strconv.Itoa(o.clients), "-j", "2", "-M", "prepared",
+	out, err := exec.CommandContext(ctx, pgbenchBin(), "-c", strconv.Itoa(o.clients), "-j", "2", "-M", "prepared",
 		"-T", strconv.Itoa(int(o.duration.Seconds())), pgURL).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("pgbench: %w: %s", err, out)
@@ -354,6 +406,24 @@ func runPgbench(ctx context.Context, adminURL string, o benchOptions) (float64, 
 		return 0, fmt.Errorf("pgbench: no tps in output: %s", out)
 	}
 	return strconv.ParseFloat(string(m[1]), 64)
+}
+
+// pgbenchBin prefers the pgbench of the server's own version.
+func pgbenchBin() string {
+	if dir, err := pgcluster.BinDir(); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, "pgbench")); err == nil {
+			return filepath.Join(dir, "pgbench")
+		}
+	}
+	return "pgbench"
+}
+
+func roundAll(xs []float64) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = strconv.FormatFloat(x, 'f', 2, 64)
+	}
+	return out
 }
 
 // freshDatabase drops and creates a database on the server of adminURL.
@@ -370,6 +440,11 @@ func freshDatabase(ctx context.Context, adminURL, name string) (string, error) {
 	if _, err := conn.Exec(ctx, `CREATE DATABASE `+id); err != nil {
 		return "", fmt.Errorf("create %s: %w", name, err)
 	}
+	return withDatabase(adminURL, name)
+}
+
+// withDatabase returns the URL of another database on the same server.
+func withDatabase(adminURL, name string) (string, error) {
 	u, err := url.Parse(adminURL)
 	if err != nil {
 		return "", errors.New("FINLEDGER_DATABASE_URL must be a postgres:// URL for bench")
