@@ -3,8 +3,6 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/queries"
 )
@@ -33,83 +31,34 @@ func categoryInput(b *body, create bool) commands.UpdateCategory {
 	return in
 }
 
-func listCategories(s *Server, w http.ResponseWriter, r *http.Request) {
-	p := principalFrom(r.Context())
-	categories, err := queries.Categories(r.Context(), s.pool, p.Workspace.ID)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"categories": categories})
-}
-
 func createCategory(s *Server, w http.ResponseWriter, r *http.Request) {
-	b, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
 		return
 	}
 	in := categoryInput(b, true)
-	if err := b.finish(); err != nil {
-		writeError(w, r, err)
-		return
-	}
 	cmd := commands.CreateCategory{CategoryID: newID(), CategoryFields: commands.CategoryFields{
 		Name: in.Name.Value, Icon: orDefault(in.Icon, defaultCategoryIcon), Description: in.Description.Ptr(),
 		Color: orDefault(in.Color, defaultCategoryColor), IsDefault: orDefault(in.IsDefault, false), TagID: in.TagID.Ptr(),
 	}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderCategory(cmd.CategoryID)})
-}
-
-func getCategory(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	category, err := queries.CategoryByID(principalFrom(r.Context()).Workspace.ID, id).Get(r.Context(), s.pool)
-	if err != nil {
-		writeError(w, r, notFoundAs(err, "CATEGORY_NOT_FOUND", "category not found"))
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"category": category})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("category", queries.CategoryByID, cmd.CategoryID)})
 }
 
 func updateCategory(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	b, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
 		return
 	}
 	cmd := categoryInput(b, false)
 	cmd.CategoryID = id
-	if err := b.finish(); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderCategory(id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("category", queries.CategoryByID, id)})
 }
 
 func archiveCategory(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	b, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
 		return
 	}
 	cmd := commands.ArchiveCategory{CategoryID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderCategory(id)})
-}
-
-func renderCategory(id uuid.UUID) render {
-	return renderOne("category", func(ws uuid.UUID) queries.Lookup[queries.Category] { return queries.CategoryByID(ws, id) })
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("category", queries.CategoryByID, id)})
 }

@@ -32,10 +32,11 @@ type command struct {
 // render queues the reads of an answer on a batch and returns what builds the answer.
 type render func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func() (any, error)
 
-// renderOne answers with one record under a name, read by a lookup riding in the batch.
-func renderOne[T any](name string, lookup func(workspaceID uuid.UUID) queries.Lookup[T]) render {
+// renderRecord answers with one record under its name, read by a lookup riding in the
+// batch.
+func renderRecord[T any](name string, lookup func(workspaceID, id uuid.UUID) queries.Lookup[T], id uuid.UUID) render {
 	return func(ctx context.Context, b *pgx.Batch, _ []eventstore.RecordedEvent) func() (any, error) {
-		result := lookup(principalFrom(ctx).Workspace.ID).Queue(b)
+		result := lookup(principalFrom(ctx).Workspace.ID, id).Queue(b)
 		return func() (any, error) {
 			v, err := result()
 			if err != nil {
@@ -53,10 +54,66 @@ func renderValue(v any) render {
 	}
 }
 
-// run executes a command for the caller and writes its answer. With an Idempotency-Key
-// the answer is stored with the events, and a retry of the same request gets it back
-// with Idempotent-Replayed: true instead of a second effect.
+// handler is the shape of every operation in the route table.
+type handler = func(s *Server, w http.ResponseWriter, r *http.Request)
+
+// readRequest reads what a write needs before deciding: the path's id when withID is
+// set, and the body. On failure it answers the error itself and reports false.
+func readRequest(w http.ResponseWriter, r *http.Request, withID bool) (uuid.UUID, *body, bool) {
+	var id uuid.UUID
+	var err error
+	if withID {
+		if id, err = pathID(r, "id"); err != nil {
+			writeError(w, r, err)
+			return id, nil, false
+		}
+	}
+	b, err := readBody(w, r)
+	if err != nil {
+		writeError(w, r, err)
+		return id, nil, false
+	}
+	return id, b, true
+}
+
+// getRecord answers GET of one record of the active workspace by the path's id.
+func getRecord[T any](name, notFoundCode string, lookup func(workspaceID, id uuid.UUID) queries.Lookup[T]) handler {
+	return func(s *Server, w http.ResponseWriter, r *http.Request) {
+		id, err := pathID(r, "id")
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		v, err := lookup(principalFrom(r.Context()).Workspace.ID, id).Get(r.Context(), s.pool)
+		if err != nil {
+			writeError(w, r, notFoundAs(err, notFoundCode, name+" not found"))
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{name: v})
+	}
+}
+
+// listRecords answers GET of every active record of a kind under its plural name.
+func listRecords[T any](plural string, list func(context.Context, queries.DB, uuid.UUID) ([]T, error)) handler {
+	return func(s *Server, w http.ResponseWriter, r *http.Request) {
+		v, err := list(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{plural: v})
+	}
+}
+
+// run checks the body's fields, executes a command for the caller and writes its
+// answer. With an Idempotency-Key the answer is stored with the events, and a retry of
+// the same request gets it back with Idempotent-Replayed: true instead of a second
+// effect.
 func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command) {
+	if err := b.finish(); err != nil {
+		writeError(w, r, err)
+		return
+	}
 	p := principalFrom(r.Context())
 	idem, err := idempotencyOf(r, p, b)
 	if err != nil {

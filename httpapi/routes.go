@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/finledger/finledger/queries"
+)
 
 // Scopes named by the routes (spec 5.3).
 const (
@@ -19,25 +23,25 @@ const (
 var routes = []route{
 	{"GET", "/api/me", scopeProfileRead, "Current user and active workspace", http.StatusOK, getMe},
 
-	{"GET", "/api/wallets", scopeWalletsRead, "List active wallets with balances", http.StatusOK, listWallets},
+	{"GET", "/api/wallets", scopeWalletsRead, "List active wallets with balances", http.StatusOK, listRecords("wallets", queries.Wallets)},
 	{"POST", "/api/wallets", scopeWalletsWrite, "Create a wallet", http.StatusOK, createWallet},
-	{"GET", "/api/wallets/{id}", scopeWalletsRead, "Get a wallet", http.StatusOK, getWallet},
+	{"GET", "/api/wallets/{id}", scopeWalletsRead, "Get a wallet", http.StatusOK, getRecord("wallet", "WALLET_NOT_FOUND", queries.WalletByID)},
 	{"PATCH", "/api/wallets/{id}", scopeWalletsWrite, "Update a wallet", http.StatusOK, updateWallet},
 	{"DELETE", "/api/wallets/{id}", scopeWalletsWrite, "Archive a wallet", http.StatusOK, archiveWallet},
 
-	{"GET", "/api/categories", scopeCategoriesRead, "List active categories", http.StatusOK, listCategories},
+	{"GET", "/api/categories", scopeCategoriesRead, "List active categories", http.StatusOK, listRecords("categories", queries.Categories)},
 	{"POST", "/api/categories", scopeCategoriesWrite, "Create a category", http.StatusOK, createCategory},
-	{"GET", "/api/categories/{id}", scopeCategoriesRead, "Get a category", http.StatusOK, getCategory},
+	{"GET", "/api/categories/{id}", scopeCategoriesRead, "Get a category", http.StatusOK, getRecord("category", "CATEGORY_NOT_FOUND", queries.CategoryByID)},
 	{"PATCH", "/api/categories/{id}", scopeCategoriesWrite, "Update a category", http.StatusOK, updateCategory},
 	{"DELETE", "/api/categories/{id}", scopeCategoriesWrite, "Archive a category", http.StatusOK, archiveCategory},
 
-	{"GET", "/api/tags", scopeTagsRead, "List active tags", http.StatusOK, listTags},
+	{"GET", "/api/tags", scopeTagsRead, "List active tags", http.StatusOK, listRecords("tags", queries.Tags)},
 	{"POST", "/api/tags", scopeTagsWrite, "Create a tag", http.StatusOK, createTag},
 
 	{"GET", "/api/transactions", scopeTransactionsRead, "List transactions, filtered and paginated", http.StatusOK, listTransactions},
 	{"POST", "/api/transactions", scopeTransactionsWrite, "Create a transaction", http.StatusCreated, createTransaction},
 	{"POST", "/api/transactions/bulk", scopeTransactionsWrite, "Delete or recategorize several transactions", http.StatusOK, bulkTransactions},
-	{"GET", "/api/transactions/{id}", scopeTransactionsRead, "Get a transaction", http.StatusOK, getTransaction},
+	{"GET", "/api/transactions/{id}", scopeTransactionsRead, "Get a transaction", http.StatusOK, getRecord("transaction", "TRANSACTION_NOT_FOUND", queries.TransactionByID)},
 	{"PATCH", "/api/transactions/{id}", scopeTransactionsWrite, "Correct a transaction", http.StatusOK, updateTransaction},
 	{"DELETE", "/api/transactions/{id}", scopeTransactionsWrite, "Delete a transaction (soft delete, balances reverted)", http.StatusOK, deleteTransaction},
 }

@@ -54,7 +54,7 @@ type route struct {
 	Scope   string // what an API key needs; sessions carry their role's scopes
 	Summary string
 	Success int
-	Handler func(s *Server, w http.ResponseWriter, r *http.Request)
+	Handler handler
 }
 
 // Handler returns the HTTP handler of the whole service.

@@ -48,9 +48,8 @@ func transactionInput(b *body) commands.UpdateTransaction {
 }
 
 func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
-	b, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
 		return
 	}
 	typ := b.enum("type", commands.TransactionTypes)
@@ -58,10 +57,6 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	goalID, debtID := b.id("goalId"), b.id("debtId")
 	b.required("type", typ.Valid)
 	b.required("amount", in.Amount.Valid)
-	if err := b.finish(); err != nil {
-		writeError(w, r, err)
-		return
-	}
 	date := orDefault(in.Date, s.now().In(BusinessZone).Format(time.DateOnly))
 	cmd := commands.CreateTransaction{
 		TransactionID: newID(), Type: typ.Value, Amount: in.Amount.Value, DestinationAmount: in.DestinationAmount.Ptr(),
@@ -69,39 +64,23 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		ToWalletID: in.ToWalletID.Ptr(), CategoryID: in.CategoryID.Ptr(), GoalID: goalID.Ptr(), DebtID: debtID.Ptr(),
 		TagID: in.TagID.Ptr(), ReferenceNumber: in.ReferenceNumber.Ptr(), AttachmentURL: in.AttachmentURL.Ptr(),
 	}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated, Render: renderTransaction(cmd.TransactionID)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated, Render: renderRecord("transaction", queries.TransactionByID, cmd.TransactionID)})
 }
 
 func updateTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	b, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
 		return
 	}
 	cmd := transactionInput(b)
 	cmd.TransactionID = id
 	b.notNull("amount", "date", "walletId")
-	if err := b.finish(); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Render: renderTransaction(id)})
+	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("transaction", queries.TransactionByID, id)})
 }
 
 func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	b, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
 		return
 	}
 	cmd := commands.DeleteTransaction{TransactionID: id}
@@ -109,9 +88,8 @@ func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 }
 
 func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
-	b, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
 		return
 	}
 	ids := b.ids("ids", maxBulkIDs)
@@ -122,10 +100,6 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 	if op.Value == commands.BulkRecategorize {
 		b.required("categoryId", category.Valid)
 	}
-	if err := b.finish(); err != nil {
-		writeError(w, r, err)
-		return
-	}
 	cmd := commands.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
 		Render: func(_ context.Context, _ *pgx.Batch, events []eventstore.RecordedEvent) func() (any, error) {
@@ -133,24 +107,6 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 				return map[string]any{"ok": true, "operation": op.Value, "affected": len(events)}, nil
 			}
 		}})
-}
-
-func renderTransaction(id uuid.UUID) render {
-	return renderOne("transaction", func(ws uuid.UUID) queries.Lookup[queries.Transaction] { return queries.TransactionByID(ws, id) })
-}
-
-func getTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	t, err := queries.TransactionByID(principalFrom(r.Context()).Workspace.ID, id).Get(r.Context(), s.pool)
-	if err != nil {
-		writeError(w, r, notFoundAs(err, "TRANSACTION_NOT_FOUND", "transaction not found"))
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"transaction": t})
 }
 
 func listTransactions(s *Server, w http.ResponseWriter, r *http.Request) {

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
@@ -64,86 +63,36 @@ func orDefault[T any](n commands.Nullable[T], fallback T) T {
 	return fallback
 }
 
-func listWallets(s *Server, w http.ResponseWriter, r *http.Request) {
-	p := principalFrom(r.Context())
-	wallets, err := queries.Wallets(r.Context(), s.pool, p.Workspace.ID)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"wallets": wallets})
-}
-
 func createWallet(s *Server, w http.ResponseWriter, r *http.Request) {
-	b, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
 		return
 	}
 	in := walletInput(b, true)
-	if err := b.finish(); err != nil {
-		writeError(w, r, err)
-		return
-	}
 	cmd := commands.CreateWallet{WalletID: newID(), WalletFields: commands.WalletFields{
 		Name: in.Name.Value, Description: in.Description.Ptr(), Type: orDefault(in.Type, defaultWalletType),
 		Currency: orDefault(in.Currency, defaultWalletMoney), CardColor: orDefault(in.CardColor, defaultCardColor),
 		InitialBalance: orDefault(in.InitialBalance, decimal.Zero), Clabe: in.Clabe.Ptr(), Provider: in.Provider.Ptr(),
 		IsDefault: orDefault(in.IsDefault, false),
 	}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWallet(cmd.WalletID)})
-}
-
-func getWallet(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	p := principalFrom(r.Context())
-	wallet, err := queries.WalletByID(p.Workspace.ID, id).Get(r.Context(), s.pool)
-	if err != nil {
-		writeError(w, r, notFoundAs(err, "WALLET_NOT_FOUND", "wallet not found"))
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"wallet": wallet})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("wallet", queries.WalletByID, cmd.WalletID)})
 }
 
 func updateWallet(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	b, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
 		return
 	}
 	cmd := walletInput(b, false)
 	cmd.WalletID = id
-	if err := b.finish(); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWallet(id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("wallet", queries.WalletByID, id)})
 }
 
 func archiveWallet(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, err := pathID(r, "id")
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	b, err := readBody(w, r)
-	if err != nil {
-		writeError(w, r, err)
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
 		return
 	}
 	cmd := commands.ArchiveWallet{WalletID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWallet(id)})
-}
-
-func renderWallet(id uuid.UUID) render {
-	return renderOne("wallet", func(ws uuid.UUID) queries.Lookup[queries.Wallet] { return queries.WalletByID(ws, id) })
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("wallet", queries.WalletByID, id)})
 }

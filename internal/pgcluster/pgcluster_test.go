@@ -2,6 +2,7 @@ package pgcluster
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,8 @@ func tempDir(t *testing.T) string {
 	return dir
 }
 
+// query runs sql on url and returns the first column of its row, or "" for a
+// statement without rows.
 func query(t *testing.T, url, sql string) string {
 	t.Helper()
 	ctx := context.Background()
@@ -31,23 +34,10 @@ func query(t *testing.T, url, sql string) string {
 	}
 	defer conn.Close(ctx)
 	var out string
-	if err := conn.QueryRow(ctx, sql).Scan(&out); err != nil {
+	if err := conn.QueryRow(ctx, sql).Scan(&out); err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		t.Fatal(err)
 	}
 	return out
-}
-
-func execSQL(t *testing.T, url, sql string) {
-	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, sql); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestStartRestartKeepsData(t *testing.T) {
@@ -57,7 +47,7 @@ func TestStartRestartKeepsData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	execSQL(t, c.URL("postgres"), `CREATE TABLE kept AS SELECT 'hello'::text AS v`)
+	query(t, c.URL("postgres"), `CREATE TABLE kept AS SELECT 'hello'::text AS v`)
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
