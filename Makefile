@@ -1,7 +1,7 @@
 # Finledger: the two commands a new machine needs are `make dev` and `make test`.
 GO ?= go
 
-.PHONY: dev test build race bench fuzz
+.PHONY: dev test build bench fuzz
 
 # Run the whole service locally: private PostgreSQL, migrations, API, a dev token.
 dev:
@@ -10,15 +10,10 @@ dev:
 # The whole test suite on real PostgreSQL servers the tests start themselves.
 test:
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -race -timeout 20m ./commands/... ./eventstore/...
+	$(GO) test -count=1 -race -timeout 20m ./...
 
 build:
 	$(GO) build -o bin/finledger ./cmd/finledger
-
-# The race detector over everything (slower than `make test`).
-race:
-	$(GO) test -count=1 -race -timeout 40m ./...
 
 # Throughput and latency figures for BENCHMARKS.md.
 bench:

@@ -53,7 +53,7 @@ type benchOptions struct {
 // FINLEDGER_DATABASE_URL (or a private cluster), then pgbench's TPC-B-like load with the
 // same client count on the same PostgreSQL, and create latency in one workspace at
 // several stream depths.
-func bench(ctx context.Context, cfg config, args []string) error {
+func bench(ctx context.Context, cfg config, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var o benchOptions
 	var depths string
@@ -86,7 +86,7 @@ func bench(ctx context.Context, cfg config, args []string) error {
 			return err
 		}
 		defer os.RemoveAll(dir)
-		fmt.Println("starting a private PostgreSQL cluster for the benchmark ...")
+		fmt.Fprintln(out, "starting a private PostgreSQL cluster for the benchmark ...")
 		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Settings: map[string]string{"max_connections": "300"}})
 		if err != nil {
 			return err
@@ -121,7 +121,7 @@ func bench(ctx context.Context, cfg config, args []string) error {
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.clients * 2}, Timeout: 30 * time.Second}
-	b := &benchRun{base: base, secret: secret, client: client}
+	b := &benchRun{out: out, base: base, secret: secret, client: client}
 
 	spaces, err := b.workspaces(o.workspaces)
 	if err != nil {
@@ -145,7 +145,7 @@ func bench(ctx context.Context, cfg config, args []string) error {
 	// Rounds alternate the two loads, so that drift in the machine's speed touches both.
 	var ratios []float64
 	for round := 1; round <= o.rounds; round++ {
-		fmt.Printf("\n== round %d: ledger POST /api/transactions, %d clients over %d workspaces, %s\n", round, o.clients, o.workspaces, o.duration)
+		fmt.Fprintf(out, "\n== round %d: ledger POST /api/transactions, %d clients over %d workspaces, %s\n", round, o.clients, o.workspaces, o.duration)
 		ledgerTPS, err := b.throughput(ctx, spaces, o)
 		if err != nil {
 			return err
@@ -158,16 +158,16 @@ func bench(ctx context.Context, cfg config, args []string) error {
 			return err
 		}
 		ratios = append(ratios, ledgerTPS/pgTPS)
-		fmt.Printf("== round %d: pgbench TPC-B-like, %d clients, %s, same PostgreSQL: %.0f tps; ratio ledger/pgbench %.2f\n",
+		fmt.Fprintf(out, "== round %d: pgbench TPC-B-like, %d clients, %s, same PostgreSQL: %.0f tps; ratio ledger/pgbench %.2f\n",
 			round, o.clients, o.duration, pgTPS, ledgerTPS/pgTPS)
 	}
 	pprof.StopCPUProfile()
 	if len(ratios) > 0 {
 		slices.Sort(ratios)
-		fmt.Printf("\nmedian ratio ledger creates/s : pgbench tps = %.2f (rounds: %v)\n", ratios[len(ratios)/2], roundAll(ratios))
+		fmt.Fprintf(out, "\nmedian ratio ledger creates/s : pgbench tps = %.2f (rounds: %v)\n", ratios[len(ratios)/2], roundAll(ratios))
 	}
 	if len(o.depths) > 0 {
-		fmt.Printf("\n== create latency in one workspace by stream depth, %d sequential creates each\n", o.samples)
+		fmt.Fprintf(out, "\n== create latency in one workspace by stream depth, %d sequential creates each\n", o.samples)
 		if err := b.depthLatency(ctx, pool, ledger, o); err != nil {
 			return err
 		}
@@ -176,6 +176,7 @@ func bench(ctx context.Context, cfg config, args []string) error {
 }
 
 type benchRun struct {
+	out    io.Writer
 	base   string
 	secret string
 	client *http.Client
@@ -280,7 +281,7 @@ func (b *benchRun) throughput(ctx context.Context, spaces []benchWorkspace, o be
 	}
 	tps := float64(len(all)) / elapsed.Seconds()
 	p50, p99 := percentiles(all)
-	fmt.Printf("creates %d in %s: %.0f creates/s, p50 %s, p99 %s\n", len(all), elapsed.Round(time.Millisecond), tps, p50, p99)
+	fmt.Fprintf(b.out, "creates %d in %s: %.0f creates/s, p50 %s, p99 %s\n", len(all), elapsed.Round(time.Millisecond), tps, p50, p99)
 	return tps, nil
 }
 
@@ -354,7 +355,7 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 			}}); err != nil {
 			return err
 		}
-		fmt.Printf("depth %7d events (filled in %s): p50 %s, p99 %s; cold state load by a new instance %s\n",
+		fmt.Fprintf(b.out, "depth %7d events (filled in %s): p50 %s, p99 %s; cold state load by a new instance %s\n",
 			depth, filled.Round(time.Millisecond), p50, p99, time.Since(t0).Round(time.Millisecond))
 	}
 	return nil

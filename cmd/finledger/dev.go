@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -29,7 +31,7 @@ const (
 // dev runs the whole service with no configuration: a private PostgreSQL cluster in the
 // data folder (unless FINLEDGER_DATABASE_URL names one) and a development identity
 // provider whose secret is kept in the data folder.
-func dev(ctx context.Context, cfg config) error {
+func dev(ctx context.Context, cfg config, out io.Writer) error {
 	dataDir, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
 		return err
@@ -43,8 +45,9 @@ func dev(ctx context.Context, cfg config) error {
 			return fmt.Errorf("open postgres log: %w", err)
 		}
 		defer logFile.Close()
-		fmt.Printf("starting PostgreSQL in %s ...\n", filepath.Join(dataDir, "postgres"))
-		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: filepath.Join(dataDir, "postgres"), Log: logFile})
+		pgDir := clusterDir(dataDir)
+		fmt.Fprintf(out, "starting PostgreSQL in %s ...\n", pgDir)
+		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: pgDir, Log: logFile})
 		if err != nil {
 			return err
 		}
@@ -60,19 +63,31 @@ func dev(ctx context.Context, cfg config) error {
 		}
 	}
 	return serve(ctx, cfg, func(base string) {
-		fmt.Printf("\nFinledger is running at %s\n", base)
+		fmt.Fprintf(out, "\nFinledger is running at %s\n", base)
 		if cfg.SessionHS256Secret == "" {
 			return
 		}
 		tok, err := session.MintHS256(cfg.SessionHS256Secret, session.Claims{Subject: devSubject, Email: devEmail, Name: devName, Issuer: cfg.SessionIssuer},
 			time.Now(), 30*24*time.Hour, cfg.SessionAudience)
 		if err != nil {
-			fmt.Println("could not mint a development token:", err)
+			fmt.Fprintln(out, "could not mint a development token:", err)
 			return
 		}
-		fmt.Printf("Development session token (30 days, user %s):\n\n  %s\n\nTry:\n  curl -H 'Authorization: Bearer %s' %s/api/me\n\n",
+		fmt.Fprintf(out, "Development session token (30 days, user %s):\n\n  %s\n\nTry:\n  curl -H 'Authorization: Bearer %s' %s/api/me\n\n",
 			devEmail, tok, tok, base)
 	})
+}
+
+// clusterDir is where dev keeps its PostgreSQL cluster: inside the data folder, unless
+// the server (which cannot run as root) could not reach it there, as under a root
+// user's private home; then in a folder of /var/tmp named after the data folder.
+func clusterDir(dataDir string) string {
+	dir := filepath.Join(dataDir, "postgres")
+	if pgcluster.Reachable(dir) == nil {
+		return dir
+	}
+	sum := sha256.Sum256([]byte(dataDir))
+	return filepath.Join("/var/tmp", "finledger-postgres-"+hex.EncodeToString(sum[:6]))
 }
 
 // ensureDatabase creates a database unless it exists.
@@ -118,7 +133,7 @@ func devSecret(dataDir string) (string, error) {
 
 // token mints a session token with FINLEDGER_SESSION_HS256_SECRET or, failing that,
 // the secret `finledger dev` keeps in the data folder.
-func token(cfg config, args []string) error {
+func token(cfg config, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
 	sub := fs.String("sub", "", "subject (user id at the identity provider)")
 	email := fs.String("email", "", "email address")
@@ -143,6 +158,6 @@ func token(cfg config, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Println(tok)
+	fmt.Fprintln(out, tok)
 	return nil
 }

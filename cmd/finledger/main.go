@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -47,7 +48,7 @@ func main() {
 	defer stop()
 	cfg, err := loadConfig()
 	if err == nil {
-		err = run(ctx, cfg, os.Args[1], os.Args[2:])
+		err = run(ctx, cfg, os.Stdout, os.Args[1], os.Args[2:])
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		fmt.Fprintln(os.Stderr, "finledger:", err)
@@ -55,7 +56,7 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, cfg config, cmd string, args []string) error {
+func run(ctx context.Context, cfg config, out io.Writer, cmd string, args []string) error {
 	switch cmd {
 	case "serve":
 		if err := cfg.checkServe(); err != nil {
@@ -63,12 +64,12 @@ func run(ctx context.Context, cfg config, cmd string, args []string) error {
 		}
 		return serve(ctx, cfg, func(base string) { slog.Info("serving", "url", base) })
 	case "dev":
-		return dev(ctx, cfg)
+		return dev(ctx, cfg, out)
 	case "migrate":
 		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
 			applied, err := database.Migrate(ctx, pool)
 			if err == nil {
-				fmt.Printf("applied %d migration(s) %v\n", len(applied), applied)
+				fmt.Fprintf(out, "applied %d migration(s) %v\n", len(applied), applied)
 			}
 			return err
 		})
@@ -77,18 +78,18 @@ func run(ctx context.Context, cfg config, cmd string, args []string) error {
 			start := time.Now()
 			n, err := projections.Rebuild(ctx, pool)
 			if err == nil {
-				fmt.Printf("replayed %d events into the read models in %s\n", n, time.Since(start).Round(time.Millisecond))
+				fmt.Fprintf(out, "replayed %d events into the read models in %s\n", n, time.Since(start).Round(time.Millisecond))
 			}
 			return err
 		})
 	case "verify":
-		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return verify(ctx, pool) })
+		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return verify(ctx, pool, out) })
 	case "token":
-		return token(cfg, args)
+		return token(cfg, args, out)
 	case "bench":
-		return bench(ctx, cfg, args)
+		return bench(ctx, cfg, args, out)
 	case "help", "-h", "--help":
-		fmt.Print(usage)
+		fmt.Fprint(out, usage)
 		return nil
 	}
 	fmt.Fprint(os.Stderr, usage)
@@ -107,7 +108,7 @@ func withPool(ctx context.Context, cfg config, f func(*pgxpool.Pool) error) erro
 	return f(pool)
 }
 
-func verify(ctx context.Context, pool *pgxpool.Pool) error {
+func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 	diffs, err := projections.Verify(ctx, pool)
 	if err != nil {
 		return err
@@ -118,13 +119,13 @@ func verify(ctx context.Context, pool *pgxpool.Pool) error {
 		if d.LiveOnly > 0 || d.ReplayOnly > 0 {
 			status, bad = "DIFFERS", bad+1
 		}
-		fmt.Printf("%-18s live %8d  replay %8d  live-only %6d  replay-only %6d  %s\n",
+		fmt.Fprintf(out, "%-18s live %8d  replay %8d  live-only %6d  replay-only %6d  %s\n",
 			d.Table, d.LiveRows, d.ReplayRows, d.LiveOnly, d.ReplayOnly, status)
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d read model(s) differ from a replay of the log", bad)
 	}
-	fmt.Println("every read model equals a replay of the event log")
+	fmt.Fprintln(out, "every read model equals a replay of the event log")
 	return nil
 }
 

@@ -152,6 +152,21 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	return nil, lastErr
 }
 
+// Reachable reports why the server could not use a cluster in dir: when this process
+// runs as root, the server runs as another user, who must be able to enter every parent
+// folder of dir.
+func Reachable(dir string) error {
+	cred, err := serverUser()
+	if err != nil || cred == nil {
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("pgcluster: %w", err)
+	}
+	return checkTraversable(abs, cred)
+}
+
 // serverUser returns the credentials to run the server with: PostgreSQL refuses to run
 // as root, so root hands it to the "postgres" user, or "nobody".
 func serverUser() (*syscall.Credential, error) {
@@ -176,6 +191,9 @@ func serverUser() (*syscall.Credential, error) {
 func checkTraversable(dir string, cred *syscall.Credential) error {
 	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
 		info, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue // created later with a traversable mode
+		}
 		if err != nil {
 			return fmt.Errorf("pgcluster: %w", err)
 		}

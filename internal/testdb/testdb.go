@@ -93,6 +93,17 @@ func setup() error {
 // URL creates a fresh migrated database for t, dropped when t ends, and returns its URL.
 func URL(t testing.TB) string {
 	t.Helper()
+	return create(t, true)
+}
+
+// EmptyURL creates a fresh database without any schema for t, dropped when t ends.
+func EmptyURL(t testing.TB) string {
+	t.Helper()
+	return create(t, false)
+}
+
+func create(t testing.TB, migrated bool) string {
+	t.Helper()
 	setupOnce.Do(func() { setupErr = setup() })
 	if setupErr != nil {
 		t.Fatal(setupErr)
@@ -104,7 +115,11 @@ func URL(t testing.TB) string {
 		t.Fatalf("testdb: connect: %v", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE DATABASE `+pgx.Identifier{name}.Sanitize()+` TEMPLATE `+pgx.Identifier{template}.Sanitize()); err != nil {
+	sql := `CREATE DATABASE ` + pgx.Identifier{name}.Sanitize()
+	if migrated {
+		sql += ` TEMPLATE ` + pgx.Identifier{template}.Sanitize()
+	}
+	if _, err := conn.Exec(ctx, sql); err != nil {
 		t.Fatalf("testdb: create database: %v", err)
 	}
 	t.Cleanup(func() {

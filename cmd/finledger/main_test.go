@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/finledger/finledger/internal/pgcluster"
+	"github.com/finledger/finledger/internal/testdb"
+)
+
+func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+
+// syncBuffer collects a command's output while it runs.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func call(t *testing.T, method, url, token, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(data)
+}
+
+// `finledger dev` on an empty data folder: a private PostgreSQL, migrations, the API,
+// a printed token that works, a `token` command that mints more, and a clean stop.
+func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
+	dir, err := os.MkdirTemp("", "finledger-dev-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	// A data folder the server's user can reach even when the tests run as root.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config{HTTPAddr: freeAddr(t), Env: "development", DataDir: dir, StateCacheSize: 100, DBMaxConns: 4}
+	base := "http://" + cfg.HTTPAddr
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, cfg, out, "dev", nil) }()
+
+	deadline := time.Now().Add(90 * time.Second)
+	for !strings.Contains(out.String(), "Try:") {
+		select {
+		case err := <-done:
+			t.Fatalf("dev stopped: %v\n%s", err, out)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dev did not start:\n%s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if status, _ := call(t, "GET", base+"/healthz", "", ""); status != http.StatusOK {
+		t.Fatalf("healthz %d", status)
+	}
+	if status, _ := call(t, "GET", base+"/readyz", "", ""); status != http.StatusOK {
+		t.Fatalf("readyz %d", status)
+	}
+	_, after, _ := strings.Cut(out.String(), "Development session token")
+	lines := strings.Split(after, "\n")
+	devToken := strings.TrimSpace(lines[2])
+	status, body := call(t, "GET", base+"/api/me", devToken, "")
+	if status != http.StatusOK || !strings.Contains(body, devEmail) {
+		t.Fatalf("me with the printed token: %d %s", status, body)
+	}
+	if status, body := call(t, "POST", base+"/api/wallets", devToken, `{"name":"Cash","balance":10.5}`); status != http.StatusOK {
+		t.Fatalf("create wallet: %d %s", status, body)
+	}
+
+	tokOut := &syncBuffer{}
+	if err := run(ctx, cfg, tokOut, "token", []string{"--sub", "someone", "--email", "someone@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	if status, body := call(t, "GET", base+"/api/me", strings.TrimSpace(tokOut.String()), ""); status != http.StatusOK || !strings.Contains(body, "someone@example.com") {
+		t.Fatalf("me with a minted token: %d %s", status, body)
+	}
+	if err := run(ctx, cfg, io.Discard, "token", []string{"--sub", "x"}); err == nil {
+		t.Fatal("token without --email succeeded")
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil && !errors.Is(err, context.Canceled) {
+			t.Fatalf("dev ended with %v", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("dev did not stop")
+	}
+	if _, err := net.DialTimeout("tcp", cfg.HTTPAddr, time.Second); err == nil {
+		t.Fatal("the API still listens after dev stopped")
+	}
+
+	// A second start finds the same cluster and data.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	out2 := &syncBuffer{}
+	go func() { done <- run(ctx2, cfg, out2, "dev", nil) }()
+	for !strings.Contains(out2.String(), "Try:") {
+		if time.Now().After(deadline.Add(60 * time.Second)) {
+			t.Fatalf("dev did not restart:\n%s", out2)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, body := call(t, "GET", base+"/api/wallets", devToken, ""); !strings.Contains(body, `"balance":10.5`) {
+		t.Fatalf("wallet lost across restarts: %s", body)
+	}
+	cancel2()
+	<-done
+}
+
+func TestMigrateReplayVerifyCommands(t *testing.T) {
+	ctx := context.Background()
+	out := &syncBuffer{}
+	if err := run(ctx, config{DatabaseURL: testdb.EmptyURL(t)}, out, "migrate", nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "applied 1 migration(s)") {
+		t.Fatalf("migrate said %q", out)
+	}
+	cfg := config{DatabaseURL: testdb.URL(t)}
+	out = &syncBuffer{}
+	if err := run(ctx, cfg, out, "replay", nil); err != nil || !strings.Contains(out.String(), "replayed 0 events") {
+		t.Fatalf("replay: %v %q", err, out)
+	}
+	out = &syncBuffer{}
+	if err := run(ctx, cfg, out, "verify", nil); err != nil || !strings.Contains(out.String(), "every read model equals a replay") {
+		t.Fatalf("verify: %v %q", err, out)
+	}
+	if err := run(ctx, config{}, io.Discard, "verify", nil); err == nil {
+		t.Fatal("verify without a database succeeded")
+	}
+	if err := run(ctx, config{}, io.Discard, "nonsense", nil); err == nil {
+		t.Fatal("unknown command succeeded")
+	}
+}
+
+// Run as root, dev keeps its cluster where the server's unprivileged user can reach it.
+func TestClusterDirIsReachable(t *testing.T) {
+	private, err := os.MkdirTemp("", "finledger-private-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(private)
+	dir := clusterDir(private + "/data")
+	if os.Geteuid() == 0 && strings.HasPrefix(dir, private) {
+		t.Fatalf("cluster placed in %s, behind the root-only %s", dir, private)
+	}
+	if os.Geteuid() != 0 && dir != private+"/data/postgres" {
+		t.Fatalf("cluster placed in %s", dir)
+	}
+	if err := pgcluster.Reachable(dir); err != nil {
+		t.Fatal(err)
+	}
+}
