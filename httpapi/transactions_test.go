@@ -1,11 +1,13 @@
 package httpapi_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"reflect"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -294,4 +296,49 @@ func TestListTransactions(t *testing.T) {
 		t.Fatalf("get = %v", got)
 	}
 	expectError(t, env.As("bob").Get("/api/transactions/"+march2), http.StatusNotFound, "TRANSACTION_NOT_FOUND")
+}
+
+// Parallel requests with one Idempotency-Key, on two instances: exactly one effect, and
+// every caller gets the first answer.
+func TestConcurrentRequestsWithOneIdempotencyKey(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	second := env.Instance()
+	id := f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 10, "walletId": f.cash}).
+		Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	const callers = 12
+	answers := make([]*apitest.Response, callers)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := f.c.With("Idempotency-Key", "same-key")
+			if i%2 == 1 {
+				c = c.On(second)
+			}
+			answers[i] = c.Delete("/api/transactions/" + id)
+		}()
+	}
+	wg.Wait()
+	fresh := 0
+	for _, a := range answers {
+		a.Expect(t, http.StatusOK)
+		if a.Header.Get("Idempotent-Replayed") != "true" {
+			fresh++
+		}
+		if string(a.Raw) != string(answers[0].Raw) {
+			t.Fatalf("answers differ: %s vs %s", a.Raw, answers[0].Raw)
+		}
+	}
+	if fresh != 1 {
+		t.Fatalf("%d requests took effect, want 1", fresh)
+	}
+	if got := f.balance(t, f.cash); got != "100" {
+		t.Fatalf("cash %s after one delete of a 10 expense from 100", got)
+	}
+	var events int
+	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events WHERE type = 'transaction.deleted.v1'`).Scan(&events); err != nil || events != 1 {
+		t.Fatalf("%d deletion events, %v", events, err)
+	}
 }
