@@ -1,15 +1,7 @@
 package commands
 
-// Workspace roles.
-const (
-	RoleOwner        = "owner"
-	RoleAdmin        = "admin"
-	RoleCollaborator = "collaborator"
-	RoleReader       = "reader"
-)
+// RoleOwner is the role of a workspace's creator.
+const RoleOwner = "owner"
 
-// Workspace kinds.
-const (
-	WorkspacePersonal = "personal"
-	WorkspaceTeam     = "team"
-)
+// WorkspacePersonal is the kind of the workspace every user gets.
+const WorkspacePersonal = "personal"

@@ -30,9 +30,6 @@ type Amount decimal.Decimal
 // MarshalJSON writes the decimal's exact digits as a JSON number.
 func (a Amount) MarshalJSON() ([]byte, error) { return []byte(decimal.Decimal(a).String()), nil }
 
-// String returns the decimal's digits.
-func (a Amount) String() string { return decimal.Decimal(a).String() }
-
 // Date is a calendar date written as YYYY-MM-DD.
 type Date time.Time
 
