@@ -3,6 +3,7 @@ package commands
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -24,6 +25,15 @@ const (
 	TypeTransactionCreated  = "transaction.created.v1"
 	TypeTransactionUpdated  = "transaction.updated.v1"
 	TypeTransactionDeleted  = "transaction.deleted.v1"
+	TypeUserProfileUpdated  = "user.profile_updated.v1"
+	TypeUserDeleted         = "user.deleted.v1"
+	TypeWorkspaceDeleted    = "workspace.deleted.v1"
+	TypeMemberAdded         = "member.added.v1"
+	TypeMemberInvited       = "member.invited.v1"
+	TypeMemberRoleChanged   = "member.role_changed.v1"
+	TypeMemberRemoved       = "member.removed.v1"
+	TypeAPIKeyCreated       = "api_key.created.v1"
+	TypeAPIKeyRevoked       = "api_key.revoked.v1"
 )
 
 // UserRegistered: a person signed in for the first time.
@@ -176,6 +186,81 @@ type TransactionDeleted struct {
 	Postings      []Posting `json:"postings"`
 }
 
+// Profile is a user's editable profile (spec 2.8).
+type Profile struct {
+	FirstName              *string `json:"firstName"`
+	LastName               *string `json:"lastName"`
+	Currency               *string `json:"currency"`
+	Language               *string `json:"language"`
+	Theme                  string  `json:"theme"`
+	NotificationsEnabled   bool    `json:"notificationsEnabled"`
+	HasCompletedOnboarding bool    `json:"hasCompletedOnboarding"`
+}
+
+// UserProfileUpdated replaces a user's profile.
+type UserProfileUpdated struct {
+	UserID uuid.UUID `json:"userId"`
+	Before Profile   `json:"before"`
+	After  Profile   `json:"after"`
+}
+
+// UserDeleted closes an account: its sessions and API keys stop working.
+type UserDeleted struct {
+	UserID uuid.UUID `json:"userId"`
+}
+
+// WorkspaceDeleted closes a workspace: nobody can act in it any more.
+type WorkspaceDeleted struct {
+	WorkspaceID uuid.UUID `json:"workspaceId"`
+}
+
+// MemberAdded gives a user a role in the workspace; Email names the invitation it
+// fulfils, if any.
+type MemberAdded struct {
+	UserID uuid.UUID `json:"userId"`
+	Role   string    `json:"role"`
+	Email  string    `json:"email,omitempty"`
+}
+
+// MemberInvited records an invitation for someone not seen yet, who joins at first
+// sign-in.
+type MemberInvited struct {
+	Email     string    `json:"email"`
+	Role      string    `json:"role"`
+	InvitedBy uuid.UUID `json:"invitedBy"`
+}
+
+// MemberRoleChanged changes a member's role.
+type MemberRoleChanged struct {
+	UserID uuid.UUID `json:"userId"`
+	Before string    `json:"before"`
+	After  string    `json:"after"`
+}
+
+// MemberRemoved takes a member out of the workspace.
+type MemberRemoved struct {
+	UserID uuid.UUID `json:"userId"`
+	Role   string    `json:"role"`
+}
+
+// APIKeyCreated records a key by the SHA-256 hash of its secret; the secret itself is
+// never stored.
+type APIKeyCreated struct {
+	KeyID       uuid.UUID  `json:"keyId"`
+	Name        string     `json:"name"`
+	Description *string    `json:"description"`
+	Scopes      []string   `json:"scopes"`
+	Prefix      string     `json:"prefix"`
+	Hash        []byte     `json:"hash"`
+	ExpiresAt   *time.Time `json:"expiresAt"`
+	CreatedBy   uuid.UUID  `json:"createdBy"`
+}
+
+// APIKeyRevoked makes a key unusable.
+type APIKeyRevoked struct {
+	KeyID uuid.UUID `json:"keyId"`
+}
+
 // NewEvent is an event decided by a command, before it is stored.
 type NewEvent struct {
 	Type string
@@ -196,6 +281,15 @@ var eventFactories = map[string]func() any{
 	TypeTransactionCreated:  func() any { return &TransactionCreated{} },
 	TypeTransactionUpdated:  func() any { return &TransactionUpdated{} },
 	TypeTransactionDeleted:  func() any { return &TransactionDeleted{} },
+	TypeUserProfileUpdated:  func() any { return &UserProfileUpdated{} },
+	TypeUserDeleted:         func() any { return &UserDeleted{} },
+	TypeWorkspaceDeleted:    func() any { return &WorkspaceDeleted{} },
+	TypeMemberAdded:         func() any { return &MemberAdded{} },
+	TypeMemberInvited:       func() any { return &MemberInvited{} },
+	TypeMemberRoleChanged:   func() any { return &MemberRoleChanged{} },
+	TypeMemberRemoved:       func() any { return &MemberRemoved{} },
+	TypeAPIKeyCreated:       func() any { return &APIKeyCreated{} },
+	TypeAPIKeyRevoked:       func() any { return &APIKeyRevoked{} },
 }
 
 // DecodeEvent parses a stored payload into its typed struct (a pointer).

@@ -50,8 +50,12 @@ type Call struct {
 	Metadata    Metadata
 	Idempotency *Idempotency
 	// Decide returns the events of the command, or a domain error. It must not change
-	// the state it is given.
+	// the state it is given. Nil decides nothing in the workspace.
 	Decide func(*Workspace) ([]NewEvent, error)
+	// DecideUser, when set, decides events for the stream of user UserID, appended in
+	// the same transaction as the workspace's: profile changes, account deletion.
+	UserID     uuid.UUID
+	DecideUser func(*User) ([]NewEvent, error)
 	// Respond queues the reads its answer needs on the batch that carries the append and
 	// the projections, and returns what renders the answer once the batch has run. The
 	// answer so reads the caller's own writes, costs no extra round trip, and is stored
@@ -96,7 +100,7 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 	defer l.states.release(entry)
 
 	for attempt := 1; ; attempt++ {
-		var committed []eventstore.RecordedEvent
+		var committed [][]eventstore.RecordedEvent
 		var decided []NewEvent
 		err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
 			committed, decided, res, replayed = nil, nil, Response{}, false
@@ -119,14 +123,27 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 			if err != nil {
 				return err
 			}
-			if !state.Exists {
+			if !state.Exists || state.Deleted {
 				return NotFound("WORKSPACE_NOT_FOUND", "workspace %s not found", c.WorkspaceID)
 			}
-			decided, err = c.Decide(state)
-			if err != nil {
-				return err
+			if c.Decide != nil {
+				if decided, err = c.Decide(state); err != nil {
+					return err
+				}
 			}
-			committed, res, err = l.write(ctx, tx, stream, state.Version, decided, c)
+			plans := []appendPlan{{stream, state.Version, decided}}
+			if c.DecideUser != nil {
+				user, err := loadUser(ctx, tx, c.UserID)
+				if err != nil {
+					return err
+				}
+				userEvents, err := c.DecideUser(user)
+				if err != nil {
+					return err
+				}
+				plans = append(plans, appendPlan{UserStreamID(c.UserID), user.Version, userEvents})
+			}
+			committed, res, err = l.write(ctx, tx, plans, c)
 			if err != nil {
 				return err
 			}
@@ -142,46 +159,62 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 			return Response{}, false, err
 		}
 		if len(decided) > 0 {
-			l.applyCommitted(entry, decided, committed)
+			l.applyCommitted(entry, decided, committed[0])
 		}
 		return res, replayed, nil
 	}
 }
 
-// write sends, in one batch, the append of the decided events, their projection and
-// the reads of the answer, and renders the answer.
-func (l *Ledger) write(ctx context.Context, tx pgx.Tx, stream string, expected int64, decided []NewEvent, c Call) ([]eventstore.RecordedEvent, Response, error) {
+// appendPlan is an append the write of a command makes.
+type appendPlan struct {
+	stream   string
+	expected int64
+	decided  []NewEvent
+}
+
+// write sends, in one batch, the appends of the decided events, their projection and
+// the reads of the answer, and renders the answer. It returns the events stored by each
+// plan.
+func (l *Ledger) write(ctx context.Context, tx pgx.Tx, plans []appendPlan, c Call) ([][]eventstore.RecordedEvent, Response, error) {
 	b := &pgx.Batch{}
-	var pending *eventstore.PendingAppend
-	var recorded []eventstore.RecordedEvent
-	if len(decided) > 0 {
-		events, err := l.encode(decided, c.Metadata)
+	pending := make([]*eventstore.PendingAppend, len(plans))
+	var all []eventstore.RecordedEvent
+	for i, p := range plans {
+		if len(p.decided) == 0 {
+			continue
+		}
+		events, err := l.encode(p.decided, c.Metadata)
 		if err != nil {
 			return nil, Response{}, err
 		}
-		pending = eventstore.QueueAppend(b, stream, expected, events, l.now())
-		recorded = pending.Events()
+		pending[i] = eventstore.QueueAppend(b, p.stream, p.expected, events, l.now())
+		recorded := pending[i].Events()
 		if err := l.project(b, recorded); err != nil {
 			return nil, Response{}, err
 		}
+		all = append(all, recorded...)
 	}
-	render := c.Respond(ctx, b, recorded)
+	render := c.Respond(ctx, b, all)
 	var sendErr error
 	if b.Len() > 0 {
 		sendErr = tx.SendBatch(ctx, b).Close()
 	}
-	if pending != nil {
+	out := make([][]eventstore.RecordedEvent, len(plans))
+	for i, p := range pending {
+		if p == nil {
+			continue
+		}
 		// The append's own failure explains any failure of the statements queued after it.
-		if err := pending.Err(); err != nil {
+		if err := p.Err(); err != nil {
 			return nil, Response{}, err
 		}
-		recorded = pending.Events()
+		out[i] = p.Events()
 	}
 	if sendErr != nil {
 		return nil, Response{}, fmt.Errorf("commands: append and project: %w", sendErr)
 	}
 	res, err := render()
-	return recorded, res, err
+	return out, res, err
 }
 
 // stateAt returns the entry's state. With head unknown (-1) it trusts the cached state,

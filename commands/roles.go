@@ -1,7 +1,7 @@
 package commands
 
-// RoleOwner is the role of a workspace's creator.
-const RoleOwner = "owner"
-
-// WorkspacePersonal is the kind of the workspace every user gets.
-const WorkspacePersonal = "personal"
+// Workspace kinds.
+const (
+	WorkspacePersonal = "personal" // every user's own, created at first sign-in
+	WorkspaceTeam     = "team"
+)

@@ -17,13 +17,23 @@ type Workspace struct {
 	Kind     string
 	Name     string
 	Currency string
-	Members  map[uuid.UUID]string
+	Deleted  bool
+	Members  map[uuid.UUID]string // user id to role
+	// Invitations maps the lower-case email of someone not seen yet to their role.
+	Invitations map[string]string
+	APIKeys     map[uuid.UUID]*APIKey
 
 	Wallets       map[uuid.UUID]*Wallet
 	DefaultWallet uuid.UUID
 	Categories    map[uuid.UUID]*Category
 	Tags          map[uuid.UUID]*Tag
 	Transactions  map[uuid.UUID]*Transaction
+}
+
+// APIKey is an API key as the write side sees it.
+type APIKey struct {
+	CreatedBy uuid.UUID
+	Revoked   bool
 }
 
 // Wallet is a wallet as the write side sees it.
@@ -66,6 +76,8 @@ func NewWorkspace(id uuid.UUID) *Workspace {
 	return &Workspace{
 		ID:           id,
 		Members:      map[uuid.UUID]string{},
+		Invitations:  map[string]string{},
+		APIKeys:      map[uuid.UUID]*APIKey{},
 		Wallets:      map[uuid.UUID]*Wallet{},
 		Categories:   map[uuid.UUID]*Category{},
 		Tags:         map[uuid.UUID]*Tag{},
@@ -155,8 +167,25 @@ func (w *Workspace) Apply(event any) error {
 		t.Deleted = true
 		w.countMovements(t, -1)
 		return w.post(e.Postings)
-	case *UserRegistered, *UserIdentityChanged:
-		// User streams are not folded into workspace state.
+	case *WorkspaceDeleted:
+		w.Deleted = true
+	case *MemberAdded:
+		w.Members[e.UserID] = e.Role
+		delete(w.Invitations, e.Email)
+	case *MemberInvited:
+		w.Invitations[e.Email] = e.Role
+	case *MemberRoleChanged:
+		w.Members[e.UserID] = e.After
+	case *MemberRemoved:
+		delete(w.Members, e.UserID)
+	case *APIKeyCreated:
+		w.APIKeys[e.KeyID] = &APIKey{CreatedBy: e.CreatedBy}
+	case *APIKeyRevoked:
+		key, ok := w.APIKeys[e.KeyID]
+		if !ok {
+			return fmt.Errorf("commands: revocation of unknown API key %s", e.KeyID)
+		}
+		key.Revoked = true
 	default:
 		return fmt.Errorf("commands: workspace state cannot apply %T", event)
 	}

@@ -77,6 +77,69 @@ func (l *Ledger) RegisterUser(ctx context.Context, id Identity) (uuid.UUID, erro
 	}
 }
 
+// User is the write-side state of a user stream.
+type User struct {
+	ID                  uuid.UUID
+	Version             int64
+	Exists              bool
+	Deleted             bool
+	PersonalWorkspaceID uuid.UUID
+	Profile             Profile
+}
+
+// DefaultProfile is the profile of a new user.
+var DefaultProfile = Profile{Theme: "system", NotificationsEnabled: true}
+
+// Apply folds one event of the user's stream into the state.
+func (u *User) Apply(event any) error {
+	switch e := event.(type) {
+	case *UserRegistered:
+		u.Exists, u.PersonalWorkspaceID, u.Profile = true, e.PersonalWorkspaceID, DefaultProfile
+	case *UserIdentityChanged:
+	case *UserProfileUpdated:
+		u.Profile = e.After
+	case *UserDeleted:
+		u.Deleted = true
+	default:
+		return fmt.Errorf("commands: user state cannot apply %T", event)
+	}
+	return nil
+}
+
+// loadUser folds a user's stream under the lock of its head, so that writers of one
+// user's stream take turns. A user's stream is short: profile changes are rare.
+func loadUser(ctx context.Context, tx pgx.Tx, id uuid.UUID) (*User, error) {
+	stream := UserStreamID(id)
+	head, err := eventstore.Version(ctx, tx, stream, true)
+	if err != nil {
+		return nil, err
+	}
+	u := &User{ID: id}
+	for u.Version < head {
+		events, err := eventstore.ReadStream(ctx, tx, stream, u.Version, foldBatch)
+		if err != nil {
+			return nil, err
+		}
+		if len(events) == 0 {
+			return nil, fmt.Errorf("commands: stream %s ends at %d, head says %d", stream, u.Version, head)
+		}
+		for _, e := range events {
+			data, err := DecodeEvent(e.Type, e.Data)
+			if err == nil {
+				err = u.Apply(data)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("commands: fold %s@%d: %w", stream, e.Version, err)
+			}
+			u.Version = e.Version
+		}
+	}
+	if !u.Exists || u.Deleted {
+		return nil, NotFound("USER_NOT_FOUND", "user %s not found", id)
+	}
+	return u, nil
+}
+
 // UpdateIdentity records a new email or name reported by the identity provider.
 func (l *Ledger) UpdateIdentity(ctx context.Context, userID uuid.UUID, email, name string) error {
 	stream := UserStreamID(userID)

@@ -38,6 +38,7 @@ var kindStatus = map[commands.Kind]int{
 	commands.KindNotFound:      http.StatusNotFound,
 	commands.KindConflict:      http.StatusConflict,
 	commands.KindUnprocessable: http.StatusUnprocessableEntity,
+	commands.KindForbidden:     http.StatusForbidden,
 }
 
 // toAPIError maps any error to the envelope. This is the one place where domain errors

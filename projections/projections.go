@@ -17,7 +17,8 @@ import (
 )
 
 // Tables are the read-model tables, in the order they are cleared and compared.
-var Tables = []string{"users", "workspaces", "workspace_members", "wallets", "categories", "tags", "transactions"}
+var Tables = []string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
+	"transactions", "api_keys", "audit_log"}
 
 // Queue adds to b the statements that apply events to the read models. They use the
 // events' stream versions, never their global positions, so that they can travel in the
@@ -60,8 +61,23 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent) error {
 	if err != nil {
 		return err
 	}
+	// The audit entry goes first: some read the record as it was before this event.
+	if err := queueAudit(b, e, data); err != nil {
+		return err
+	}
 	at := e.RecordedAt
 	switch d := data.(type) {
+	case *commands.UserProfileUpdated:
+		p := d.After
+		b.Queue(`UPDATE users SET first_name = $2, last_name = $3, currency = $4, language = $5, theme = $6,
+				notifications_enabled = $7, has_completed_onboarding = $8, updated_at = $9 WHERE id = $1`,
+			d.UserID, p.FirstName, p.LastName, p.Currency, p.Language, p.Theme, p.NotificationsEnabled, p.HasCompletedOnboarding, at)
+		return nil
+	case *commands.UserDeleted:
+		b.Queue(`UPDATE users SET deleted_at = $2, updated_at = $2 WHERE id = $1`, d.UserID, at)
+		// A closed account's keys stop working in every workspace where it made them.
+		b.Queue(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE created_by = $1`, d.UserID, at)
+		return nil
 	case *commands.UserRegistered:
 		b.Queue(`INSERT INTO users (id, subject, email, name, personal_workspace_id, created_at, updated_at)
 			VALUES ($1, $2, $3, nullif($4, ''), $5, $6, $6)`, d.UserID, d.Subject, d.Email, d.Name, d.PersonalWorkspaceID, at)
@@ -76,10 +92,30 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent) error {
 	}
 	switch d := data.(type) {
 	case *commands.WorkspaceCreated:
-		b.Queue(`INSERT INTO workspaces (id, kind, name, currency, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $5)`,
-			ws, d.Kind, d.Name, d.Currency, at)
+		b.Queue(`INSERT INTO workspaces (id, kind, name, currency, owner_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`,
+			ws, d.Kind, d.Name, d.Currency, d.OwnerID, at)
 		b.Queue(`INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)`,
 			ws, d.OwnerID, commands.RoleOwner, at)
+	case *commands.WorkspaceDeleted:
+		b.Queue(`UPDATE workspaces SET deleted_at = $2, updated_at = $2 WHERE id = $1`, ws, at)
+	case *commands.MemberAdded:
+		b.Queue(`INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)`, ws, d.UserID, d.Role, at)
+		if d.Email != "" {
+			b.Queue(`DELETE FROM workspace_invitations WHERE workspace_id = $1 AND email = $2`, ws, d.Email)
+		}
+	case *commands.MemberInvited:
+		b.Queue(`INSERT INTO workspace_invitations (workspace_id, email, role, invited_by, invited_at) VALUES ($1, $2, $3, $4, $5)`,
+			ws, d.Email, d.Role, d.InvitedBy, at)
+	case *commands.MemberRoleChanged:
+		b.Queue(`UPDATE workspace_members SET role = $3 WHERE workspace_id = $1 AND user_id = $2`, ws, d.UserID, d.After)
+	case *commands.MemberRemoved:
+		b.Queue(`DELETE FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, ws, d.UserID)
+	case *commands.APIKeyCreated:
+		b.Queue(`INSERT INTO api_keys (workspace_id, id, name, description, scopes, prefix, hash, created_by, created_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			ws, d.KeyID, d.Name, d.Description, d.Scopes, d.Prefix, d.Hash, d.CreatedBy, at, d.ExpiresAt)
+	case *commands.APIKeyRevoked:
+		b.Queue(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, $3) WHERE workspace_id = $1 AND id = $2`, ws, d.KeyID, at)
 	case *commands.WalletCreated:
 		f := d.WalletFields
 		b.Queue(`INSERT INTO wallets (workspace_id, id, name, description, type, currency, card_color, initial_balance,

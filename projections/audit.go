@@ -1,0 +1,253 @@
+package projections
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/eventstore"
+)
+
+// Audit actions.
+const (
+	actionCreate = "create"
+	actionUpdate = "update"
+	actionDelete = "delete"
+)
+
+// change is one field's value before and after an action, as the audit log shows it.
+type change struct {
+	Before any `json:"before"`
+	After  any `json:"after"`
+}
+
+// auditEntry is what an event contributes to the audit log.
+type auditEntry struct {
+	workspace uuid.UUID
+	entity    string
+	entityID  uuid.UUID
+	action    string
+	changes   map[string]change
+	// fromRow, when set, reads the before values of these fields (API name to column)
+	// from the transactions read model, before the event's own statements change it.
+	fromRow map[string]string
+	after   any
+}
+
+// transactionColumns maps the fields of a transaction to the columns holding them.
+var transactionColumns = map[string]string{
+	"amount": "amount", "currency": "currency", "destinationAmount": "destination_amount", "date": "date",
+	"concept": "concept", "description": "description", "walletId": "wallet_id", "toWalletId": "to_wallet_id",
+	"categoryId": "category_id", "tagId": "tag_id", "referenceNumber": "reference_number",
+	"attachmentUrl": "attachment_url", "type": "type",
+}
+
+// auditOf describes the audit entry of an event; ok is false for events that are not a
+// create, update or delete of something a person would look for.
+func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, err error) {
+	ws := func() uuid.UUID { id, _ := workspaceOf(e); return id }
+	switch d := data.(type) {
+	case *commands.UserRegistered:
+		return auditEntry{workspace: d.PersonalWorkspaceID, entity: "user", entityID: d.UserID, action: actionCreate,
+			changes: created(map[string]any{"email": d.Email, "name": d.Name})}, true, nil
+	case *commands.UserIdentityChanged:
+		return auditEntry{workspace: commands.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionUpdate,
+			changes: created(map[string]any{"email": d.Email, "name": d.Name})}, true, nil
+	case *commands.UserProfileUpdated:
+		changes, err := diff(d.Before, d.After)
+		return auditEntry{workspace: commands.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionUpdate, changes: changes}, true, err
+	case *commands.UserDeleted:
+		return auditEntry{workspace: commands.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionDelete}, true, nil
+	case *commands.WorkspaceCreated:
+		return auditEntry{workspace: ws(), entity: "workspace", entityID: d.WorkspaceID, action: actionCreate,
+			changes: created(map[string]any{"name": d.Name, "type": d.Kind, "currency": d.Currency})}, true, nil
+	case *commands.WorkspaceDeleted:
+		return auditEntry{workspace: ws(), entity: "workspace", entityID: d.WorkspaceID, action: actionDelete}, true, nil
+	case *commands.WalletCreated:
+		changes, err := diff(nil, d.WalletFields)
+		return auditEntry{workspace: ws(), entity: "wallet", entityID: d.WalletID, action: actionCreate, changes: changes}, true, err
+	case *commands.WalletUpdated:
+		changes, err := diff(d.Before, d.After)
+		return auditEntry{workspace: ws(), entity: "wallet", entityID: d.WalletID, action: actionUpdate, changes: changes}, true, err
+	case *commands.WalletArchived:
+		return auditEntry{workspace: ws(), entity: "wallet", entityID: d.WalletID, action: actionDelete}, true, nil
+	case *commands.CategoryCreated:
+		changes, err := diff(nil, d.CategoryFields)
+		return auditEntry{workspace: ws(), entity: "category", entityID: d.CategoryID, action: actionCreate, changes: changes}, true, err
+	case *commands.CategoryUpdated:
+		changes, err := diff(d.Before, d.After)
+		return auditEntry{workspace: ws(), entity: "category", entityID: d.CategoryID, action: actionUpdate, changes: changes}, true, err
+	case *commands.CategoryArchived:
+		return auditEntry{workspace: ws(), entity: "category", entityID: d.CategoryID, action: actionDelete}, true, nil
+	case *commands.TagCreated:
+		return auditEntry{workspace: ws(), entity: "tag", entityID: d.TagID, action: actionCreate,
+			changes: created(map[string]any{"name": d.Name, "color": d.Color})}, true, nil
+	case *commands.TransactionCreated:
+		fields := *d
+		fields.Postings = nil
+		changes, err := diff(nil, fields)
+		delete(changes, "transactionId")
+		delete(changes, "postings")
+		return auditEntry{workspace: ws(), entity: "transaction", entityID: d.TransactionID, action: actionCreate, changes: changes}, true, err
+	case *commands.TransactionUpdated:
+		after, err := json.Marshal(d.Changes)
+		if err != nil {
+			return auditEntry{}, false, err
+		}
+		var set map[string]json.RawMessage
+		if err := json.Unmarshal(after, &set); err != nil {
+			return auditEntry{}, false, err
+		}
+		cols := map[string]string{}
+		for k := range set {
+			cols[k] = transactionColumns[k]
+		}
+		return auditEntry{workspace: ws(), entity: "transaction", entityID: d.TransactionID, action: actionUpdate,
+			fromRow: cols, after: json.RawMessage(after)}, true, nil
+	case *commands.TransactionDeleted:
+		return auditEntry{workspace: ws(), entity: "transaction", entityID: d.TransactionID, action: actionDelete,
+			fromRow: transactionColumns, after: json.RawMessage(`{}`)}, true, nil
+	case *commands.MemberAdded:
+		return auditEntry{workspace: ws(), entity: "member", entityID: d.UserID, action: actionCreate,
+			changes: created(map[string]any{"role": d.Role})}, true, nil
+	case *commands.MemberInvited:
+		return auditEntry{workspace: ws(), entity: "invitation", entityID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(d.Email)), action: actionCreate,
+			changes: created(map[string]any{"email": d.Email, "role": d.Role})}, true, nil
+	case *commands.MemberRoleChanged:
+		return auditEntry{workspace: ws(), entity: "member", entityID: d.UserID, action: actionUpdate,
+			changes: map[string]change{"role": {d.Before, d.After}}}, true, nil
+	case *commands.MemberRemoved:
+		return auditEntry{workspace: ws(), entity: "member", entityID: d.UserID, action: actionDelete,
+			changes: map[string]change{"role": {d.Role, nil}}}, true, nil
+	case *commands.APIKeyCreated:
+		// The hash stays out of the log, like the secret it stands for.
+		return auditEntry{workspace: ws(), entity: "api_key", entityID: d.KeyID, action: actionCreate,
+			changes: created(map[string]any{"name": d.Name, "scopes": d.Scopes, "prefix": d.Prefix, "expiresAt": d.ExpiresAt})}, true, nil
+	case *commands.APIKeyRevoked:
+		return auditEntry{workspace: ws(), entity: "api_key", entityID: d.KeyID, action: actionDelete}, true, nil
+	}
+	return auditEntry{}, false, nil
+}
+
+// created lists the values of a new record.
+func created(values map[string]any) map[string]change {
+	out := map[string]change{}
+	for k, v := range values {
+		if v != nil && v != "" && !(reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil()) {
+			out[k] = change{nil, v}
+		}
+	}
+	return out
+}
+
+// diff lists the fields whose JSON differs between two versions of a record; a nil
+// before is a new record.
+func diff(before, after any) (map[string]change, error) {
+	b, err := asMap(before)
+	if err != nil {
+		return nil, err
+	}
+	a, err := asMap(after)
+	if err != nil {
+		return nil, err
+	}
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	names := make([]string, 0, len(keys))
+	for k := range keys {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := map[string]change{}
+	for _, k := range names {
+		if !reflect.DeepEqual(a[k], b[k]) && (a[k] != nil || b[k] != nil) {
+			out[k] = change{b[k], a[k]}
+		}
+	}
+	return out, nil
+}
+
+func asMap(v any) (map[string]any, error) {
+	if v == nil {
+		return map[string]any{}, nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("projections: audit: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("projections: audit: %w", err)
+	}
+	return m, nil
+}
+
+// auditFromRowSQL writes an audit entry whose before values come from the transaction's
+// current row: queued ahead of the event's own update, it sees the row as it was.
+// Amounts become strings, like every amount in the log, so that no reader parses them
+// through floating point.
+const auditFromRowSQL = `INSERT INTO audit_log (workspace_id, event_id, version, entity, entity_id, action, actor_type,
+		actor_id, user_agent, request_id, occurred_at, changes)
+	SELECT $1, $2, $3, $4, $5::text, $6, $7, $8, $9, $10, $11,
+		coalesce((SELECT jsonb_object_agg(f.api, jsonb_build_object(
+				'before', CASE WHEN jsonb_typeof(to_jsonb(t) -> f.col) = 'number' THEN to_jsonb((to_jsonb(t) ->> f.col)) ELSE to_jsonb(t) -> f.col END,
+				'after', $12::jsonb -> f.api))
+			FROM unnest($13::text[], $14::text[]) AS f(api, col)), '{}')
+	FROM transactions t WHERE t.workspace_id = $1 AND t.id = $5::text::uuid`
+
+const auditSQL = `INSERT INTO audit_log (workspace_id, event_id, version, entity, entity_id, action, actor_type,
+		actor_id, user_agent, request_id, occurred_at, changes)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+
+// queueAudit queues the audit entry of an event, if it has one.
+func queueAudit(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
+	entry, ok, err := auditOf(e, data)
+	if err != nil || !ok {
+		return err
+	}
+	var meta commands.Metadata
+	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
+		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
+	}
+	args := []any{entry.workspace, e.ID, e.Version, entry.entity, entry.entityID.String(), entry.action,
+		meta.ActorType, meta.ActorID, nilIfEmpty(meta.UserAgent), nilIfEmpty(meta.RequestID), e.RecordedAt}
+	if entry.fromRow != nil {
+		apis := make([]string, 0, len(entry.fromRow))
+		for api := range entry.fromRow {
+			apis = append(apis, api)
+		}
+		sort.Strings(apis)
+		cols := make([]string, len(apis))
+		for i, api := range apis {
+			cols[i] = entry.fromRow[api]
+		}
+		b.Queue(auditFromRowSQL, append(args, entry.after, apis, cols)...)
+		return nil
+	}
+	if entry.changes == nil {
+		entry.changes = map[string]change{}
+	}
+	changes, err := json.Marshal(entry.changes)
+	if err != nil {
+		return fmt.Errorf("projections: audit changes: %w", err)
+	}
+	b.Queue(auditSQL, append(args, changes)...)
+	return nil
+}
+
+func nilIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
