@@ -73,4 +73,3 @@ func Grants(granted []string, needed string) bool {
 	}
 	return false
 }
-
