@@ -42,6 +42,9 @@ type Idempotency struct {
 type Response struct {
 	Status int
 	Body   []byte
+	// Once, when set, is sent to this caller instead of Body, and never stored: a
+	// secret shown at creation only.
+	Once []byte
 }
 
 // Call is one command against a workspace.
@@ -56,11 +59,18 @@ type Call struct {
 	// the same transaction as the workspace's: profile changes, account deletion.
 	UserID     uuid.UUID
 	DecideUser func(*User) ([]NewEvent, error)
+	// OpenWorkspace, when set, creates that workspace's stream in the same transaction.
+	OpenWorkspace *WorkspaceCreated
 	// Respond queues the reads its answer needs on the batch that carries the append and
 	// the projections, and returns what renders the answer once the batch has run. The
 	// answer so reads the caller's own writes, costs no extra round trip, and is stored
 	// with the idempotency record.
 	Respond func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func() (Response, error)
+}
+
+// NoResponse is the Respond of a command whose caller needs no answer.
+func NoResponse(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func() (Response, error) {
+	return func() (Response, error) { return Response{}, nil }
 }
 
 // ErrIdempotencyKeyReused is returned when a key comes back with a different request.
@@ -142,6 +152,10 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 					return err
 				}
 				plans = append(plans, appendPlan{UserStreamID(c.UserID), user.Version, userEvents})
+			}
+			if c.OpenWorkspace != nil {
+				plans = append(plans, appendPlan{StreamID(c.OpenWorkspace.WorkspaceID), eventstore.NoStream,
+					[]NewEvent{{TypeWorkspaceCreated, c.OpenWorkspace}}})
 			}
 			committed, res, err = l.write(ctx, tx, plans, c)
 			if err != nil {

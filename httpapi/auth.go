@@ -2,11 +2,19 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi/session"
@@ -16,11 +24,39 @@ import (
 // principal is the authenticated caller and the workspace the request acts in.
 type principal struct {
 	User      queries.User
-	Workspace queries.Workspace
-	// Credential names who made the request for idempotency keys: keys of different
-	// callers never collide.
+	Workspace queries.Workspace // with the caller's role in it
+	// Credential names who made the request for idempotency keys and rate limits.
 	Credential string
 	Metadata   commands.Metadata
+	// KeyScopes are an API key's own scopes; nil for a session.
+	KeyScopes []string
+}
+
+// isKey reports a request made with an API key.
+func (p *principal) isKey() bool { return p.KeyScopes != nil }
+
+// allows reports whether the caller holds a scope: their role must grant it, and so
+// must their API key, if they use one.
+func (p *principal) allows(scope string) bool {
+	return commands.Grants(commands.RoleScopes(p.Workspace.Role), scope) && (!p.isKey() || commands.Grants(p.KeyScopes, scope))
+}
+
+// sessionOnly marks the operations an API key may never call (spec 5.2): they need a
+// person at a browser. Any member's session may call them; the command checks roles.
+const sessionOnly = "session"
+
+// authorize checks the caller may call an operation that needs scope.
+func (p *principal) authorize(scope string) error {
+	if scope == sessionOnly {
+		if p.isKey() {
+			return errorf(http.StatusForbidden, "FORBIDDEN", "this operation needs a browser session; API keys cannot call it")
+		}
+		return nil
+	}
+	if !p.allows(scope) {
+		return errorf(http.StatusForbidden, "FORBIDDEN", "missing scope "+scope)
+	}
+	return nil
 }
 
 type principalKey struct{}
@@ -39,8 +75,16 @@ func subjectOf(c session.Claims) string {
 	return c.Issuer + "|" + c.Subject
 }
 
-// authenticate resolves the bearer token to a user, provisioning users seen for the
-// first time, and picks the active workspace from X-Workspace-Id.
+var (
+	errBadSession = errorf(http.StatusUnauthorized, "UNAUTHORIZED", "the session token is not valid")
+	errBadKey     = errorf(http.StatusUnauthorized, "UNAUTHORIZED", "the API key is not valid, revoked or expired")
+	errNotMember  = errorf(http.StatusForbidden, "FORBIDDEN", "you are not a member of that workspace")
+)
+
+// authenticate resolves the credential to a caller and the workspace the request acts
+// in: the route's {workspaceId}, else X-Workspace-Id, else the caller's personal
+// workspace (an API key's own workspace). It also takes a token from the caller's
+// rate-limit bucket, in the same round trip as the lookup.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := s.resolve(r)
@@ -53,36 +97,71 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 }
 
 func (s *Server) resolve(r *http.Request) (*principal, error) {
-	ctx := r.Context()
-	token, ok := bearerToken(r)
-	if !ok {
+	token, fromHeader := credentialOf(r)
+	if token == "" {
 		return nil, errUnauthorized
 	}
+	wsID, err := requestedWorkspace(r)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case strings.HasPrefix(token, keyPrefix):
+		return s.resolveKey(r, token, wsID)
+	case fromHeader == "x-api-key":
+		return nil, errBadKey
+	}
+	return s.resolveSession(r, token, wsID)
+}
+
+// credentialOf returns the credential and the header it came in.
+func credentialOf(r *http.Request) (string, string) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, token, ok := strings.Cut(h, " ")
+		if !ok || !strings.EqualFold(scheme, "Bearer") {
+			return "", ""
+		}
+		return strings.TrimSpace(token), "authorization"
+	}
+	return strings.TrimSpace(r.Header.Get("X-Api-Key")), "x-api-key"
+}
+
+func requestedWorkspace(r *http.Request) (*uuid.UUID, error) {
+	raw, field := chi.URLParam(r, "workspaceId"), "workspaceId"
+	if raw == "" {
+		raw, field = r.Header.Get("X-Workspace-Id"), "X-Workspace-Id"
+	}
+	if raw == "" {
+		return nil, nil
+	}
+	id, err := parseUUID(raw)
+	if err != nil {
+		return nil, commands.InvalidField(field, "must be a UUID")
+	}
+	return &id, nil
+}
+
+func (s *Server) resolveSession(r *http.Request, token string, wsID *uuid.UUID) (*principal, error) {
+	ctx := r.Context()
 	claims, err := s.sessions.Verify(ctx, token)
 	if err != nil {
 		if errors.Is(err, session.ErrInvalidToken) {
-			return nil, errorf(http.StatusUnauthorized, "UNAUTHORIZED", "the session token is not valid")
+			return nil, errBadSession
 		}
 		return nil, err
-	}
-	var wsID *uuid.UUID
-	if h := r.Header.Get("X-Workspace-Id"); h != "" {
-		id, err := parseUUID(h)
-		if err != nil {
-			return nil, commands.InvalidField("X-Workspace-Id", "must be a UUID")
-		}
-		wsID = &id
 	}
 	subject := subjectOf(claims)
-	sc, err := queries.SessionContext(ctx, s.pool, subject, wsID)
+	userID := commands.UserIDFor(subject)
+	sc, err := lookupWithLimit(s, ctx, "user:"+userID.String(), queries.SessionContext(subject, wsID), nil)
 	if errors.Is(err, queries.ErrNotFound) {
-		if _, err := s.ledger.RegisterUser(ctx, commands.Identity{Subject: subject, Email: claims.Email, Name: claims.Name}); err != nil {
+		if sc, err = s.provision(ctx, claims, subject, wsID); err != nil {
 			return nil, err
 		}
-		sc, err = queries.SessionContext(ctx, s.pool, subject, wsID)
-	}
-	if err != nil {
+	} else if err != nil {
 		return nil, err
+	}
+	if sc.UserDeleted {
+		return nil, errorf(http.StatusUnauthorized, "UNAUTHORIZED", "this account was deleted")
 	}
 	if sc.User.Email != claims.Email || derefOr(sc.User.Name, "") != claims.Name {
 		if err := s.ledger.UpdateIdentity(ctx, sc.User.ID, claims.Email, claims.Name); err != nil {
@@ -91,7 +170,7 @@ func (s *Server) resolve(r *http.Request) (*principal, error) {
 		sc.User.Email, sc.User.Name = claims.Email, nilIfEmpty(claims.Name)
 	}
 	if sc.Workspace == nil {
-		return nil, errorf(http.StatusForbidden, "FORBIDDEN", "you are not a member of that workspace")
+		return nil, errNotMember
 	}
 	return &principal{
 		User:       sc.User,
@@ -104,14 +183,81 @@ func (s *Server) resolve(r *http.Request) (*principal, error) {
 	}, nil
 }
 
-func bearerToken(r *http.Request) (string, bool) {
-	h := r.Header.Get("Authorization")
-	scheme, token, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
+// provision registers a user seen for the first time and lets them join the
+// workspaces that invited their email.
+func (s *Server) provision(ctx context.Context, claims session.Claims, subject string, wsID *uuid.UUID) (queries.Session, error) {
+	userID, err := s.ledger.RegisterUser(ctx, commands.Identity{Subject: subject, Email: claims.Email, Name: claims.Name})
+	if err != nil {
+		return queries.Session{}, err
 	}
-	token = strings.TrimSpace(token)
-	return token, token != ""
+	invitations, err := queries.InvitationsFor(ctx, s.pool, claims.Email)
+	if err != nil {
+		return queries.Session{}, err
+	}
+	meta := commands.Metadata{ActorType: "user", ActorID: userID.String(), UserID: userID}
+	for _, workspaceID := range invitations {
+		join := commands.JoinByInvitation{UserID: userID, Email: claims.Email}
+		if _, _, err := s.ledger.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: meta, Decide: join.Decide,
+			Respond: commands.NoResponse}); err != nil {
+			return queries.Session{}, fmt.Errorf("httpapi: join %s by invitation: %w", workspaceID, err)
+		}
+	}
+	return queries.SessionContext(subject, wsID).Get(ctx, s.pool)
+}
+
+func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*principal, error) {
+	ctx := r.Context()
+	hash, ok := parseKey(token)
+	if !ok {
+		return nil, errBadKey
+	}
+	now := s.now()
+	kc, err := lookupWithLimit(s, ctx, "key:"+hex.EncodeToString(hash[:16]), queries.KeyContext(hash[:]), func(b *pgx.Batch) {
+		queries.QueueKeyUse(b, hash[:], now)
+	})
+	if errors.Is(err, queries.ErrNotFound) {
+		return nil, errBadKey
+	}
+	if err != nil {
+		return nil, err
+	}
+	live := subtle.ConstantTimeCompare(kc.Hash, hash[:]) == 1 && kc.RevokedAt == nil &&
+		(kc.ExpiresAt == nil || kc.ExpiresAt.After(now)) && !kc.UserDeleted && kc.Workspace != nil
+	if !live {
+		return nil, errBadKey
+	}
+	if wsID != nil && *wsID != kc.Workspace.ID {
+		return nil, errorf(http.StatusForbidden, "FORBIDDEN", "an API key acts only in the workspace it was created in")
+	}
+	return &principal{
+		User:       kc.User,
+		Workspace:  *kc.Workspace,
+		Credential: "key:" + kc.KeyID.String(),
+		KeyScopes:  kc.Scopes,
+		Metadata: commands.Metadata{
+			ActorType: "api_key", ActorID: kc.KeyID.String(), UserID: kc.User.ID,
+			UserAgent: r.UserAgent(), RequestID: requestID(ctx),
+		},
+	}, nil
+}
+
+// lookupWithLimit takes a token from the credential's bucket and runs the lookup in
+// the same round trip; extra may queue more statements on the batch.
+func lookupWithLimit[T any](s *Server, ctx context.Context, bucket string, lookup queries.Lookup[T], extra func(*pgx.Batch)) (T, error) {
+	b := &pgx.Batch{}
+	decision := s.limiter.queue(b, bucket, s.now())
+	result := lookup.Queue(b)
+	if extra != nil {
+		extra(b)
+	}
+	var zero T
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return zero, fmt.Errorf("httpapi: authenticate: %w", err)
+	}
+	if err := decision(); err != nil {
+		return zero, err
+	}
+	return result()
 }
 
 func derefOr(s *string, fallback string) string {
@@ -127,3 +273,41 @@ func nilIfEmpty(s string) *string {
 	}
 	return &s
 }
+
+// rateLimiter is a token bucket per credential, kept in PostgreSQL so that every
+// instance draws from the same buckets.
+type rateLimiter struct {
+	perMinute float64
+	burst     float64
+}
+
+// queue takes a token in the batch; the returned function reports a refusal.
+func (l rateLimiter) queue(b *pgx.Batch, bucket string, now time.Time) func() error {
+	if l.perMinute <= 0 {
+		return func() error { return nil }
+	}
+	var allowed bool
+	var retry float64
+	err := errors.New("httpapi: rate limit not checked")
+	b.Queue(`SELECT allowed, retry_after FROM rate_limit_take($1, $2, $3, $4)`, bucket, l.burst, l.perMinute/60, now).
+		QueryRow(func(row pgx.Row) error {
+			err = row.Scan(&allowed, &retry)
+			return err
+		})
+	return func() error {
+		if err != nil {
+			return fmt.Errorf("httpapi: rate limit: %w", err)
+		}
+		if allowed {
+			return nil
+		}
+		seconds := max(1, int(math.Ceil(retry)))
+		return &apiError{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED",
+			Message:    fmt.Sprintf("too many requests: at most %g a minute for this credential; retry in %d s", l.perMinute, seconds),
+			Details:    map[string]int{"retryAfterSeconds": seconds},
+			RetryAfter: seconds}
+	}
+}
+
+// hashKey returns the stored form of an API key.
+func hashKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }

@@ -157,6 +157,20 @@ func (b *body) id(name string) commands.Nullable[uuid.UUID] {
 	return commands.Of(id)
 }
 
+// stringList reads an array of between min and max strings.
+func (b *body) stringList(name string, min, max int) []string {
+	var v []string
+	_, valid := b.value(name, &v, "an array of strings")
+	if !valid {
+		return nil
+	}
+	if len(v) < min || len(v) > max {
+		b.fail(name, "must hold %d to %d entries", min, max)
+		return nil
+	}
+	return v
+}
+
 // ids reads an array of UUIDs with between 1 and max unique entries.
 func (b *body) ids(name string, max int) []uuid.UUID {
 	var raw []string

@@ -1,8 +1,51 @@
 package httpapi
 
-import "net/http"
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/queries"
+)
 
 func getMe(_ *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	writeJSON(w, http.StatusOK, map[string]any{"user": p.User, "workspace": p.Workspace})
+}
+
+func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
+		return
+	}
+	cmd := commands.UpdateProfile{
+		FirstName: b.str("firstName", 0, 100), LastName: b.str("lastName", 0, 100), Currency: currency(b, "currency"),
+		Language: b.str("language", 0, 10), Theme: b.enum("theme", commands.Themes),
+		NotificationsEnabled: b.boolean("notificationsEnabled"), HasCompletedOnboarding: b.boolean("hasCompletedOnboarding"),
+	}
+	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")
+	p := principalFrom(r.Context())
+	s.run(w, r, b, command{UserID: p.User.ID, DecideUser: cmd.Decide, Status: http.StatusOK,
+		Render: renderRecord("user", func(_, id uuid.UUID) queries.Lookup[queries.User] { return queries.UserByID(id) }, p.User.ID)})
+}
+
+// deleteMe closes the caller's account. The payment provider goes first, outside any
+// transaction: if it cannot cancel the subscriptions, nothing is deleted and the call
+// can be retried.
+func deleteMe(s *Server, w http.ResponseWriter, r *http.Request) {
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
+		return
+	}
+	p := principalFrom(r.Context())
+	if err := s.billing.CancelSubscriptions(r.Context(), p.User.ID, p.User.Email); err != nil {
+		writeError(w, r, &apiError{Status: http.StatusBadGateway, Code: "BILLING_UNAVAILABLE",
+			Message: fmt.Sprintf("the payment provider could not cancel the subscriptions; nothing was deleted: %v", err)})
+		return
+	}
+	var cmd commands.DeleteUser
+	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, Decide: cmd.Decide, UserID: p.User.ID, DecideUser: cmd.DecideUser,
+		Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
 }

@@ -23,10 +23,20 @@ type command struct {
 	// KeyRequired makes the Idempotency-Key header mandatory.
 	KeyRequired bool
 	Decide      func(*commands.Workspace) ([]commands.NewEvent, error)
+	// UserID and DecideUser decide events for a user's own stream (spec 2.8 profile).
+	UserID     uuid.UUID
+	DecideUser func(*commands.User) ([]commands.NewEvent, error)
+	// Open creates a new workspace's stream.
+	Open *commands.WorkspaceCreated
+	// WorkspaceID overrides the active workspace as the command's workspace.
+	WorkspaceID uuid.UUID
 	Status      int
 	// Render queues the reads of the answer in the write's batch and returns what builds
 	// the answer body once the batch has run.
 	Render render
+	// Secret holds fields added to the answer for this caller only, never stored for
+	// idempotent replays: a key shown once.
+	Secret map[string]any
 }
 
 // render queues the reads of an answer on a batch and returns what builds the answer.
@@ -124,11 +134,18 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 		writeError(w, r, errorf(http.StatusBadRequest, "IDEMPOTENCY_KEY_REQUIRED", "this operation requires an Idempotency-Key header"))
 		return
 	}
+	workspaceID := p.Workspace.ID
+	if c.WorkspaceID != uuid.Nil {
+		workspaceID = c.WorkspaceID
+	}
 	res, replayed, err := s.ledger.Execute(r.Context(), commands.Call{
-		WorkspaceID: p.Workspace.ID,
-		Metadata:    p.Metadata,
-		Idempotency: idem,
-		Decide:      c.Decide,
+		WorkspaceID:   workspaceID,
+		Metadata:      p.Metadata,
+		Idempotency:   idem,
+		Decide:        c.Decide,
+		UserID:        c.UserID,
+		DecideUser:    c.DecideUser,
+		OpenWorkspace: c.Open,
 		Respond: func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func() (commands.Response, error) {
 			body := c.Render(ctx, b, events)
 			return func() (commands.Response, error) {
@@ -140,7 +157,21 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 				if err != nil {
 					return commands.Response{}, fmt.Errorf("httpapi: encode answer: %w", err)
 				}
-				return commands.Response{Status: c.Status, Body: data}, nil
+				res := commands.Response{Status: c.Status, Body: data}
+				if c.Secret != nil {
+					answer := map[string]any{}
+					fields, _ := v.(map[string]any)
+					for k, v := range fields {
+						answer[k] = v
+					}
+					for k, v := range c.Secret {
+						answer[k] = v
+					}
+					if res.Once, err = json.Marshal(answer); err != nil {
+						return commands.Response{}, fmt.Errorf("httpapi: encode answer: %w", err)
+					}
+				}
+				return res, nil
 			}
 		},
 	})
@@ -150,6 +181,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 	}
 	if replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
+	}
+	if res.Once != nil && !replayed {
+		writeRaw(w, res.Status, res.Once)
+		return
 	}
 	writeRaw(w, res.Status, res.Body)
 }

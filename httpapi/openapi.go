@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/finledger/finledger/commands"
 )
 
 // APIVersion is the version of the API the OpenAPI document describes.
@@ -26,24 +28,41 @@ type operationDoc struct {
 
 // operationDocs is keyed by "METHOD pattern"; a test checks that every route has one.
 var operationDocs = map[string]operationDoc{
-	"GET /api/me":                   {Response: "MeResponse"},
-	"GET /api/wallets":              {Response: "WalletList"},
-	"POST /api/wallets":             {Request: "WalletCreate", Response: "WalletResponse"},
-	"GET /api/wallets/{id}":         {Response: "WalletResponse"},
-	"PATCH /api/wallets/{id}":       {Request: "WalletUpdate", Response: "WalletResponse"},
-	"DELETE /api/wallets/{id}":      {Response: "WalletResponse"},
-	"GET /api/categories":           {Response: "CategoryList"},
-	"POST /api/categories":          {Request: "CategoryCreate", Response: "CategoryResponse"},
-	"GET /api/categories/{id}":      {Response: "CategoryResponse"},
-	"PATCH /api/categories/{id}":    {Request: "CategoryUpdate", Response: "CategoryResponse"},
-	"DELETE /api/categories/{id}":   {Response: "CategoryResponse"},
-	"GET /api/tags":                 {Response: "TagList"},
-	"POST /api/tags":                {Request: "TagCreate", Response: "TagResponse"},
-	"POST /api/transactions":        {Request: "TransactionCreate", Response: "TransactionResponse"},
-	"POST /api/transactions/bulk":   {Request: "TransactionBulk", Response: "BulkResult"},
-	"GET /api/transactions/{id}":    {Response: "TransactionResponse"},
-	"PATCH /api/transactions/{id}":  {Request: "TransactionUpdate", Response: "TransactionResponse", KeyRequired: true},
-	"DELETE /api/transactions/{id}": {Response: "OK", KeyRequired: true},
+	"GET /api/me":                                           {Response: "MeResponse"},
+	"GET /api/wallets":                                      {Response: "WalletList"},
+	"POST /api/wallets":                                     {Request: "WalletCreate", Response: "WalletResponse"},
+	"GET /api/wallets/{id}":                                 {Response: "WalletResponse"},
+	"PATCH /api/wallets/{id}":                               {Request: "WalletUpdate", Response: "WalletResponse"},
+	"DELETE /api/wallets/{id}":                              {Response: "WalletResponse"},
+	"GET /api/categories":                                   {Response: "CategoryList"},
+	"POST /api/categories":                                  {Request: "CategoryCreate", Response: "CategoryResponse"},
+	"GET /api/categories/{id}":                              {Response: "CategoryResponse"},
+	"PATCH /api/categories/{id}":                            {Request: "CategoryUpdate", Response: "CategoryResponse"},
+	"DELETE /api/categories/{id}":                           {Response: "CategoryResponse"},
+	"GET /api/tags":                                         {Response: "TagList"},
+	"POST /api/tags":                                        {Request: "TagCreate", Response: "TagResponse"},
+	"POST /api/transactions":                                {Request: "TransactionCreate", Response: "TransactionResponse"},
+	"POST /api/transactions/bulk":                           {Request: "TransactionBulk", Response: "BulkResult"},
+	"GET /api/transactions/{id}":                            {Response: "TransactionResponse"},
+	"PATCH /api/transactions/{id}":                          {Request: "TransactionUpdate", Response: "TransactionResponse", KeyRequired: true},
+	"DELETE /api/transactions/{id}":                         {Response: "OK", KeyRequired: true},
+	"PATCH /api/me":                                         {Request: "ProfileUpdate", Response: "UserResponse"},
+	"DELETE /api/me":                                        {Response: "OK"},
+	"GET /api/api-keys":                                     {Response: "APIKeyList"},
+	"POST /api/api-keys":                                    {Request: "APIKeyCreate", Response: "APIKeyCreated"},
+	"DELETE /api/api-keys/{id}":                             {Response: "APIKeyResponse"},
+	"GET /api/workspaces":                                   {Response: "WorkspaceList"},
+	"POST /api/workspaces":                                  {Request: "WorkspaceCreate", Response: "WorkspaceResponse"},
+	"DELETE /api/workspace":                                 {Response: "OK"},
+	"GET /api/workspaces/{workspaceId}/members":             {Response: "MemberList"},
+	"POST /api/workspaces/{workspaceId}/members":            {Request: "MemberAdd", Response: "MemberResponse"},
+	"PATCH /api/workspaces/{workspaceId}/members/{userId}":  {Request: "MemberUpdate", Response: "MemberResponse"},
+	"DELETE /api/workspaces/{workspaceId}/members/{userId}": {Response: "OK"},
+	"GET /api/audit": {Response: "AuditList", Query: []string{"page:integer", "pageSize:integer", "entity:string", "action:string",
+		"from:date-time", "to:date-time"}},
+	"POST /api/realtime/token":   {Response: "OK"},
+	"POST /api/push/subscribe":   {Response: "OK"},
+	"POST /api/push/unsubscribe": {Response: "OK"},
 	"GET /api/transactions": {Response: "TransactionList", Query: []string{
 		"page:integer", "pageSize:integer", "type:string", "walletId:uuid", "categoryId:uuid", "goalId:uuid",
 		"from:date", "to:date", "search:string", "q:string"}},
@@ -102,6 +121,11 @@ func schemas() obj {
 		"destinationAmount": obj{"type": []string{"number", "null"}, "exclusiveMinimum": 0, "description": "amount credited to the destination of a transfer between currencies"},
 		"tagId":             nuuid(), "referenceNumber": nstr(obj{"maxLength": 100}), "attachmentUrl": nstr(obj{"format": "uri"}),
 	}
+	profileFields := obj{
+		"firstName": nstr(obj{"maxLength": 100}), "lastName": nstr(obj{"maxLength": 100}), "currency": nstr(nil),
+		"language": nstr(obj{"maxLength": 10}), "theme": str(obj{"enum": commands.Themes}),
+		"notificationsEnabled": boolean(), "hasCompletedOnboarding": boolean(),
+	}
 	createTx := merge(obj{
 		"type":   str(obj{"enum": []string{"income", "expense", "transfer", "goal_deposit", "goal_withdrawal"}}),
 		"goalId": nuuid(), "debtId": nuuid(),
@@ -152,11 +176,39 @@ func schemas() obj {
 		}, "ids", "operation"),
 		"BulkResult": object(obj{"ok": boolean(), "operation": str(nil), "affected": obj{"type": "integer"}}),
 		"OK":         object(obj{"ok": boolean()}, "ok"),
-		"MeResponse": object(obj{
-			"user": object(obj{"id": uuidRef(), "email": str(nil), "name": nstr(nil), "personalWorkspaceId": uuidRef(), "createdAt": str(obj{"format": "date-time"})}),
-			"workspace": object(obj{"id": uuidRef(), "name": str(nil), "type": str(obj{"enum": []string{"personal", "team"}}),
-				"currency": str(nil), "role": str(nil), "createdAt": str(obj{"format": "date-time"})}),
-		}, "user", "workspace"),
+		"User": object(merge(clone(profileFields), obj{"id": uuidRef(), "email": str(nil), "name": nstr(nil),
+			"personalWorkspaceId": uuidRef(), "createdAt": str(obj{"format": "date-time"})})),
+		"ProfileUpdate": object(profileFields),
+		"UserResponse":  wrap("user", "User"),
+		"Workspace": object(obj{"id": uuidRef(), "name": str(nil), "type": str(obj{"enum": []string{"personal", "team"}}),
+			"currency": str(nil), "role": str(obj{"enum": roleNames}), "createdAt": str(obj{"format": "date-time"})}),
+		"WorkspaceCreate":   object(obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "currency": str(obj{"default": "MXN"})}, "name"),
+		"WorkspaceResponse": wrap("workspace", "Workspace"),
+		"WorkspaceList":     list("workspaces", "Workspace"),
+		"MeResponse":        object(obj{"user": ref("User"), "workspace": ref("Workspace")}, "user", "workspace"),
+		"APIKey": object(obj{"id": uuidRef(), "name": str(nil), "description": nstr(nil), "scopes": obj{"type": "array", "items": str(nil)},
+			"prefix": str(obj{"description": "the first characters of the key"}), "createdBy": uuidRef(),
+			"createdAt": str(obj{"format": "date-time"}), "lastUsedAt": nstr(obj{"format": "date-time"}),
+			"expiresAt": nstr(obj{"format": "date-time"}), "revokedAt": nstr(obj{"format": "date-time"})}),
+		"APIKeyCreate": object(obj{"name": str(obj{"minLength": 1, "maxLength": 80}), "description": nstr(obj{"maxLength": 2000}),
+			"scopes":    obj{"type": "array", "minItems": 1, "items": str(obj{"enum": commands.Scopes})},
+			"expiresAt": nstr(obj{"format": "date-time"})}, "name", "scopes"),
+		"APIKeyCreated":  object(obj{"apiKey": ref("APIKey"), "plaintext": str(obj{"description": "the key itself, shown this once: fl_live_ + 43 base62 characters + 6 characters of checksum"})}, "apiKey", "plaintext"),
+		"APIKeyResponse": wrap("apiKey", "APIKey"),
+		"APIKeyList":     list("apiKeys", "APIKey"),
+		"Member": object(obj{"userId": nuuid(), "email": str(nil), "name": nstr(nil), "role": str(obj{"enum": roleNames}),
+			"status": str(obj{"enum": []string{"active", "invited"}}), "joinedAt": str(obj{"format": "date-time"})}),
+		"MemberAdd":      object(obj{"email": str(obj{"format": "email"}), "role": str(obj{"enum": roleNames})}, "email", "role"),
+		"MemberUpdate":   object(obj{"role": str(obj{"enum": roleNames})}, "role"),
+		"MemberResponse": wrap("member", "Member"),
+		"MemberList":     list("members", "Member"),
+		"AuditEntry": object(obj{"id": uuidRef(), "entity": str(nil), "entityId": str(nil), "action": str(obj{"enum": auditActions}),
+			"actorType": str(nil), "actorId": str(nil), "userAgent": nstr(nil), "requestId": nstr(nil),
+			"occurredAt": str(obj{"format": "date-time"}), "changes": obj{"type": "object", "description": "field: {before, after}"}}),
+		"AuditList": object(obj{
+			"entries":    obj{"type": "array", "items": ref("AuditEntry")},
+			"pagination": object(obj{"limit": obj{"type": "integer"}, "offset": obj{"type": "integer"}, "total": obj{"type": "integer"}}, "limit", "offset", "total"),
+		}, "entries", "pagination"),
 	}
 }
 
@@ -169,6 +221,8 @@ func clone(o obj) obj {
 }
 
 var pathParam = regexp.MustCompile(`\{([a-zA-Z]+)\}`)
+
+var roleNames = commands.Roles
 
 var errorStatuses = []int{400, 401, 403, 404, 409, 422, 429, 500}
 
@@ -190,7 +244,7 @@ func openAPIDocument() obj {
 			name, typ, _ := strings.Cut(q, ":")
 			schema := obj{"type": typ}
 			switch typ {
-			case "uuid", "date":
+			case "uuid", "date", "date-time":
 				schema = obj{"type": "string", "format": typ}
 			}
 			params = append(params, obj{"name": name, "in": "query", "schema": schema})

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/queries"
@@ -13,10 +14,11 @@ import (
 
 // apiError is an answer in the error envelope: {error:{code, message, details, requestId}}.
 type apiError struct {
-	Status  int
-	Code    string
-	Message string
-	Details any
+	Status     int
+	Code       string
+	Message    string
+	Details    any
+	RetryAfter int // seconds, sent as Retry-After when set
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -84,6 +86,9 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := toAPIError(err)
 	reqID := requestID(r.Context())
+	if ae.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(ae.RetryAfter))
+	}
 	if ae.Status >= 500 {
 		slog.ErrorContext(r.Context(), "request failed", "requestId", reqID, "method", r.Method, "path", r.URL.Path, "err", err)
 	}

@@ -17,11 +17,33 @@ const (
 	scopeTagsRead          = "tags:read"
 	scopeTagsWrite         = "tags:write"
 	scopeProfileRead       = "profile:read"
+	scopeProfileWrite      = "profile:write"
+	scopeTeamManage        = "team:manage"
 )
 
 // routes is every authenticated operation of the API.
 var routes = []route{
 	{"GET", "/api/me", scopeProfileRead, "Current user and active workspace", http.StatusOK, getMe},
+	{"PATCH", "/api/me", scopeProfileWrite, "Update the profile", http.StatusOK, updateMe},
+	{"DELETE", "/api/me", sessionOnly, "Delete the account: cancels subscriptions, revokes API keys, deletes the personal workspace", http.StatusOK, deleteMe},
+
+	{"GET", "/api/api-keys", sessionOnly, "List the workspace's API keys (prefix only)", http.StatusOK, listRecords("apiKeys", queries.APIKeys)},
+	{"POST", "/api/api-keys", sessionOnly, "Create an API key; the answer holds its secret once", http.StatusOK, createAPIKey},
+	{"DELETE", "/api/api-keys/{id}", sessionOnly, "Revoke an API key", http.StatusOK, revokeAPIKey},
+
+	{"GET", "/api/workspaces", scopeProfileRead, "List the caller's workspaces", http.StatusOK, listWorkspaces},
+	{"POST", "/api/workspaces", sessionOnly, "Create a team workspace", http.StatusOK, createWorkspace},
+	{"DELETE", "/api/workspace", sessionOnly, "Delete the active team workspace (owners only)", http.StatusOK, deleteWorkspace},
+	{"GET", "/api/workspaces/{workspaceId}/members", scopeTeamManage, "List members and invitations", http.StatusOK, listRecords("members", queries.Members)},
+	{"POST", "/api/workspaces/{workspaceId}/members", scopeTeamManage, "Add a member by email, or invite them", http.StatusOK, addMember},
+	{"PATCH", "/api/workspaces/{workspaceId}/members/{userId}", scopeTeamManage, "Change a member's role", http.StatusOK, updateMember},
+	{"DELETE", "/api/workspaces/{workspaceId}/members/{userId}", scopeTeamManage, "Remove a member", http.StatusOK, removeMember},
+
+	{"GET", "/api/audit", scopeTeamManage, "List audit entries, newest first", http.StatusOK, listAudit},
+
+	{"POST", "/api/realtime/token", sessionOnly, "Get a realtime stream token (not available yet)", http.StatusOK, notBuiltYet},
+	{"POST", "/api/push/subscribe", sessionOnly, "Store a Web Push subscription (not available yet)", http.StatusOK, notBuiltYet},
+	{"POST", "/api/push/unsubscribe", sessionOnly, "Remove a Web Push subscription (not available yet)", http.StatusOK, notBuiltYet},
 
 	{"GET", "/api/wallets", scopeWalletsRead, "List active wallets with balances", http.StatusOK, listRecords("wallets", queries.Wallets)},
 	{"POST", "/api/wallets", scopeWalletsWrite, "Create a wallet", http.StatusOK, createWallet},

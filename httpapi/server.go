@@ -39,11 +39,24 @@ type Server struct {
 	ledger   *commands.Ledger
 	sessions *session.Verifier
 	now      func() time.Time
+	limiter  rateLimiter
+	billing  Billing
+}
+
+// Options are the API's settings beyond its collaborators.
+type Options struct {
+	// RateLimitPerMinute is each credential's sustained request rate; 0 turns the
+	// limiter off. RateLimitBurst is how many requests may come at once.
+	RateLimitPerMinute int
+	RateLimitBurst     int
+	// Billing cancels a user's subscriptions when they delete their account.
+	Billing Billing
 }
 
 // NewServer wires the API to its database, ledger, session verifier and clock.
-func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time) *Server {
-	return &Server{pool: pool, ledger: ledger, sessions: sessions, now: now}
+func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time, opts Options) *Server {
+	return &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing,
+		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst)}}
 }
 
 // route is one operation of the API. The route table is the single source of the
@@ -51,7 +64,7 @@ func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Ve
 type route struct {
 	Method  string
 	Pattern string
-	Scope   string // what an API key needs; sessions carry their role's scopes
+	Scope   string // the scope the caller needs, or sessionOnly
 	Summary string
 	Success int
 	Handler handler
@@ -71,8 +84,12 @@ func (s *Server) Handler() http.Handler {
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
 		for _, rt := range routes {
-			handler := rt.Handler
+			handler, scope := rt.Handler, rt.Scope
 			r.Method(rt.Method, rt.Pattern, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+				if err := principalFrom(req.Context()).authorize(scope); err != nil {
+					writeError(w, req, err)
+					return
+				}
 				handler(s, w, req)
 			}))
 		}

@@ -136,6 +136,14 @@ func (q *query) fail(name, message string) {
 	q.errs = append(q.errs, commands.FieldError{Field: name, Message: message})
 }
 
+// err returns every parameter error found, or nil.
+func (q *query) err() error {
+	if len(q.errs) > 0 {
+		return commands.Invalid(q.errs...)
+	}
+	return nil
+}
+
 func (q *query) integer(name string, min, max, fallback int) int {
 	s := q.values.Get(name)
 	if s == "" {
@@ -211,8 +219,5 @@ func transactionFilter(values url.Values) (queries.TransactionFilter, error) {
 		size = min(size, quickResults)
 	}
 	f.Limit, f.Offset = size, (page-1)*size
-	if len(q.errs) > 0 {
-		return f, commands.Invalid(q.errs...)
-	}
-	return f, nil
+	return f, q.err()
 }

@@ -2,19 +2,33 @@ package queries
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 )
 
-// User is a user record.
+// User is a user record with their profile.
 type User struct {
-	ID                  uuid.UUID `json:"id"`
-	Email               string    `json:"email"`
-	Name                *string   `json:"name"`
-	PersonalWorkspaceID uuid.UUID `json:"personalWorkspaceId"`
-	CreatedAt           time.Time `json:"createdAt"`
+	ID                     uuid.UUID `json:"id"`
+	Email                  string    `json:"email"`
+	Name                   *string   `json:"name"`
+	PersonalWorkspaceID    uuid.UUID `json:"personalWorkspaceId"`
+	CreatedAt              time.Time `json:"createdAt"`
+	FirstName              *string   `json:"firstName"`
+	LastName               *string   `json:"lastName"`
+	Currency               *string   `json:"currency"`
+	Language               *string   `json:"language"`
+	Theme                  string    `json:"theme"`
+	NotificationsEnabled   bool      `json:"notificationsEnabled"`
+	HasCompletedOnboarding bool      `json:"hasCompletedOnboarding"`
+}
+
+// userFields are the scan targets of a user's columns in the order the lookups list them.
+func userFields(u *User) []any {
+	return []any{&u.ID, &u.Email, &u.Name, &u.PersonalWorkspaceID, &u.CreatedAt, &u.FirstName, &u.LastName,
+		&u.Currency, &u.Language, &u.Theme, &u.NotificationsEnabled, &u.HasCompletedOnboarding}
 }
 
 // Workspace is a workspace as one of its members sees it.
@@ -29,32 +43,90 @@ type Workspace struct {
 
 // Session is a user and, when the user is a member of it, the requested workspace.
 type Session struct {
-	User      User
-	Workspace *Workspace // nil when the user is not a member
+	User        User
+	UserDeleted bool
+	Workspace   *Workspace // nil when the user is not a member or it is deleted
 }
 
-// SessionContext loads, in one round trip, the user of a subject and the workspace the
-// request acts in: workspaceID, or the user's personal workspace when it is nil.
-func SessionContext(ctx context.Context, db DB, subject string, workspaceID *uuid.UUID) (Session, error) {
-	rows, err := db.Query(ctx, `SELECT u.id, u.email, u.name, u.personal_workspace_id, u.created_at,
-			w.id, w.name, w.kind, w.currency, m.role, w.created_at
+// SessionContext looks up the user of a subject and the workspace the request acts in:
+// workspaceID, or the user's personal workspace when it is nil.
+func SessionContext(subject string, workspaceID *uuid.UUID) Lookup[Session] {
+	return Lookup[Session]{"user", `SELECT u.id, u.email, u.name, u.personal_workspace_id, u.created_at,
+			u.first_name, u.last_name, u.currency, u.language, u.theme, u.notifications_enabled, u.has_completed_onboarding,
+			u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, m.role, w.created_at
 		FROM users u
 		LEFT JOIN workspace_members m ON m.user_id = u.id AND m.workspace_id = coalesce($2, u.personal_workspace_id)
-		LEFT JOIN workspaces w ON w.id = m.workspace_id
-		WHERE u.subject = $1`, subject, workspaceID)
+		LEFT JOIN workspaces w ON w.id = m.workspace_id AND w.deleted_at IS NULL
+		WHERE u.subject = $1`, []any{subject, workspaceID},
+		func(row pgx.CollectableRow) (Session, error) {
+			var s Session
+			var ws nullableWorkspace
+			err := row.Scan(append(userFields(&s.User), &s.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.role, &ws.created)...)
+			s.Workspace = ws.value()
+			return s, err
+		}}
+}
+
+// APIKeyContext is an API key with its creator and workspace.
+type APIKeyContext struct {
+	KeyID       uuid.UUID
+	Scopes      []string
+	Hash        []byte
+	ExpiresAt   *time.Time
+	RevokedAt   *time.Time
+	User        User
+	UserDeleted bool
+	Workspace   *Workspace // nil when the creator left it or it is deleted
+}
+
+// KeyContext looks up an API key by the hash of its secret.
+func KeyContext(hash []byte) Lookup[APIKeyContext] {
+	return Lookup[APIKeyContext]{"api key", `SELECT k.id, k.scopes, k.hash, k.expires_at, k.revoked_at,
+			u.id, u.email, u.name, u.personal_workspace_id, u.created_at,
+			u.first_name, u.last_name, u.currency, u.language, u.theme, u.notifications_enabled, u.has_completed_onboarding,
+			u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, m.role, w.created_at
+		FROM api_keys k
+		JOIN users u ON u.id = k.created_by
+		LEFT JOIN workspace_members m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by
+		LEFT JOIN workspaces w ON w.id = m.workspace_id AND w.deleted_at IS NULL
+		WHERE k.hash = $1`, []any{hash},
+		func(row pgx.CollectableRow) (APIKeyContext, error) {
+			var k APIKeyContext
+			var ws nullableWorkspace
+			err := row.Scan(append(append([]any{&k.KeyID, &k.Scopes, &k.Hash, &k.ExpiresAt, &k.RevokedAt}, userFields(&k.User)...),
+				&k.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.role, &ws.created)...)
+			k.Workspace = ws.value()
+			return k, err
+		}}
+}
+
+// QueueKeyUse records that a live key was used, at most once a minute per key.
+func QueueKeyUse(b *pgx.Batch, hash []byte, now time.Time) {
+	b.Queue(`INSERT INTO api_key_usage (key_id, last_used_at)
+		SELECT id, $2 FROM api_keys WHERE hash = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)
+		ON CONFLICT (key_id) DO UPDATE SET last_used_at = excluded.last_used_at
+		WHERE api_key_usage.last_used_at < excluded.last_used_at - interval '1 minute'`, hash, now)
+}
+
+// InvitationsFor lists the workspaces that invited an email.
+func InvitationsFor(ctx context.Context, db DB, email string) ([]uuid.UUID, error) {
+	rows, err := db.Query(ctx, `SELECT i.workspace_id FROM workspace_invitations i JOIN workspaces w ON w.id = i.workspace_id
+		WHERE i.email = lower($1) AND w.deleted_at IS NULL ORDER BY i.invited_at`, email)
 	if err != nil {
-		return Session{}, err
+		return nil, fmt.Errorf("queries: invitations: %w", err)
 	}
-	return one(rows, func(row pgx.CollectableRow) (Session, error) {
-		var s Session
-		var wsID *uuid.UUID
-		var name, kind, currency, role *string
-		var created *time.Time
-		err := row.Scan(&s.User.ID, &s.User.Email, &s.User.Name, &s.User.PersonalWorkspaceID, &s.User.CreatedAt,
-			&wsID, &name, &kind, &currency, &role, &created)
-		if wsID != nil {
-			s.Workspace = &Workspace{ID: *wsID, Name: *name, Type: *kind, Currency: *currency, Role: *role, CreatedAt: *created}
-		}
-		return s, err
-	}, "user")
+	return all(rows, pgx.RowTo[uuid.UUID], "invitations")
+}
+
+type nullableWorkspace struct {
+	id                         *uuid.UUID
+	name, kind, currency, role *string
+	created                    *time.Time
+}
+
+func (n nullableWorkspace) value() *Workspace {
+	if n.id == nil || n.name == nil {
+		return nil
+	}
+	return &Workspace{ID: *n.id, Name: *n.name, Type: *n.kind, Currency: *n.currency, Role: *n.role, CreatedAt: *n.created}
 }

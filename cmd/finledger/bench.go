@@ -116,7 +116,9 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: httpapi.NewServer(pool, ledger, verifier, time.Now).Handler(), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: httpapi.NewServer(pool, ledger, verifier, time.Now,
+		// The limiter runs on every request, with a limit no load here reaches.
+		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: &httpapi.RecordingBilling{}}).Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
@@ -318,9 +320,7 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 					}
 					return out, nil
 				},
-				Respond: func(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func() (commands.Response, error) {
-					return func() (commands.Response, error) { return commands.Response{}, nil }
-				},
+				Respond: commands.NoResponse,
 			})
 			if err != nil {
 				return err
@@ -350,9 +350,7 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 		t0 := time.Now()
 		if _, _, err := cold.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: commands.Metadata{ActorType: "system", ActorID: "bench"},
 			Decide: func(*commands.Workspace) ([]commands.NewEvent, error) { return nil, nil },
-			Respond: func(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func() (commands.Response, error) {
-				return func() (commands.Response, error) { return commands.Response{}, nil }
-			}}); err != nil {
+			Respond: commands.NoResponse}); err != nil {
 			return err
 		}
 		fmt.Fprintf(b.out, "depth %7d events (filled in %s): p50 %s, p99 %s; cold state load by a new instance %s\n",

@@ -19,6 +19,8 @@ type config struct {
 	SessionAudience    string
 	StateCacheSize     int
 	DBMaxConns         int
+	RateLimitPerMinute int
+	RateLimitBurst     int
 }
 
 func loadConfig() (config, error) {
@@ -37,6 +39,12 @@ func loadConfig() (config, error) {
 		return c, err
 	}
 	if c.DBMaxConns, err = envInt("FINLEDGER_DB_MAX_CONNS", 32); err != nil {
+		return c, err
+	}
+	if c.RateLimitPerMinute, err = envInt("FINLEDGER_RATE_LIMIT_PER_MINUTE", 1200); err != nil {
+		return c, err
+	}
+	if c.RateLimitBurst, err = envInt("FINLEDGER_RATE_LIMIT_BURST", 600); err != nil {
 		return c, err
 	}
 	if c.Env != "development" && c.Env != "production" {

@@ -147,7 +147,11 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		return err
 	}
 	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
-	api := httpapi.NewServer(pool, ledger, verifier, time.Now)
+	api := httpapi.NewServer(pool, ledger, verifier, time.Now, httpapi.Options{
+		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
+		// No payment provider is wired yet: cancellations are recorded in memory.
+		Billing: &httpapi.RecordingBilling{},
+	})
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.HTTPAddr, err)

@@ -49,41 +49,51 @@ func (c *Clock) Set(t time.Time) {
 
 // Env is a running API with its database.
 type Env struct {
-	t      testing.TB
-	URL    string
-	Pool   *pgxpool.Pool
-	Clock  *Clock
-	Ledger *commands.Ledger
-	server *httptest.Server
+	t       testing.TB
+	URL     string
+	Pool    *pgxpool.Pool
+	Clock   *Clock
+	Ledger  *commands.Ledger
+	Billing *httpapi.RecordingBilling
+	options httpapi.Options
 }
 
-// Start runs the API on a fresh database. The clock starts at 2026-03-10 18:00 UTC.
+// Start runs the API on a fresh database, with rate limits too high to matter. The
+// clock starts at 2026-03-10 18:00 UTC.
 func Start(t testing.TB) *Env {
+	return StartWith(t, httpapi.Options{RateLimitPerMinute: 1_000_000, RateLimitBurst: 1_000_000})
+}
+
+// StartWith runs the API with the given options; a nil Billing records calls.
+func StartWith(t testing.TB, opts httpapi.Options) *Env {
 	t.Helper()
-	pool := testdb.Pool(t)
-	clock := &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}
-	verifier, err := session.NewVerifier(session.Config{HS256Secret: Secret, Now: clock.Now})
-	if err != nil {
-		t.Fatal(err)
+	billing, _ := opts.Billing.(*httpapi.RecordingBilling)
+	if opts.Billing == nil {
+		billing = &httpapi.RecordingBilling{}
+		opts.Billing = billing
 	}
-	ledger := commands.NewLedger(pool, projections.Queue, clock.Now, 1000)
-	srv := httptest.NewServer(httpapi.NewServer(pool, ledger, verifier, clock.Now).Handler())
-	t.Cleanup(srv.Close)
-	return &Env{t: t, URL: srv.URL, Pool: pool, Clock: clock, Ledger: ledger, server: srv}
+	e := &Env{t: t, Pool: testdb.Pool(t), Clock: &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}, Billing: billing, options: opts}
+	return e.serve()
 }
 
 // Instance starts another API server on the same database, with its own write-side
 // cache, as a second instance behind a load balancer would be.
 func (e *Env) Instance() *Env {
+	other := *e
+	return other.serve()
+}
+
+func (e *Env) serve() *Env {
 	e.t.Helper()
 	verifier, err := session.NewVerifier(session.Config{HS256Secret: Secret, Now: e.Clock.Now})
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	ledger := commands.NewLedger(e.Pool, projections.Queue, e.Clock.Now, 1000)
-	srv := httptest.NewServer(httpapi.NewServer(e.Pool, ledger, verifier, e.Clock.Now).Handler())
+	e.Ledger = commands.NewLedger(e.Pool, projections.Queue, e.Clock.Now, 1000)
+	srv := httptest.NewServer(httpapi.NewServer(e.Pool, e.Ledger, verifier, e.Clock.Now, e.options).Handler())
 	e.t.Cleanup(srv.Close)
-	return &Env{t: e.t, URL: srv.URL, Pool: e.Pool, Clock: e.Clock, Ledger: ledger, server: srv}
+	e.URL = srv.URL
+	return e
 }
 
 // On returns a copy of the client that talks to another instance.

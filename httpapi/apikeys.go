@@ -1,0 +1,63 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/queries"
+)
+
+func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
+		return
+	}
+	name := b.str("name", 1, 80)
+	description := b.str("description", 0, 2000)
+	scopes := b.stringList("scopes", 1, len(commands.Scopes))
+	expiresAt := b.timestamp("expiresAt")
+	b.required("name", name.Valid)
+	b.required("scopes", scopes != nil)
+	for i, scope := range scopes {
+		if !commands.KnownScope(scope) {
+			b.fail(fmt.Sprintf("scopes[%d]", i), "%q is not a scope", scope)
+		}
+	}
+	plaintext, prefix, hash, err := newKey()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	p := principalFrom(r.Context())
+	cmd := commands.CreateAPIKey{KeyID: newID(), Name: name.Value, Description: description.Ptr(), Scopes: scopes,
+		Prefix: prefix, Hash: hash[:], ExpiresAt: expiresAt.Ptr(), CreatedBy: p.User.ID, Now: s.now()}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("apiKey", queries.APIKeyByID, cmd.KeyID),
+		// The secret is in this answer only: a replay of the request gets the key without it.
+		Secret: map[string]any{"plaintext": plaintext}})
+}
+
+func revokeAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	p := principalFrom(r.Context())
+	cmd := commands.RevokeAPIKey{KeyID: id, ActorID: p.User.ID, ActorRole: p.Workspace.Role}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("apiKey", queries.APIKeyByID, id)})
+}
+
+// timestamp reads an RFC 3339 date-time.
+func (b *body) timestamp(name string) commands.Nullable[time.Time] {
+	v := b.str(name, 1, 64)
+	if !v.Valid || b.failed(name) {
+		return commands.Nullable[time.Time]{Set: v.Set}
+	}
+	t, err := time.Parse(time.RFC3339, v.Value)
+	if err != nil {
+		b.fail(name, "must be a date-time such as 2026-12-31T23:59:59Z")
+		return commands.Nullable[time.Time]{}
+	}
+	return commands.Of(t)
+}
