@@ -331,3 +331,16 @@ func storeIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k *
 	}
 	return nil
 }
+
+// IdempotencyRetention is how long an Idempotency-Key is remembered: well past the 24
+// hours clients may count on.
+const IdempotencyRetention = 7 * 24 * time.Hour
+
+// PurgeIdempotencyKeys forgets keys recorded before cutoff and returns how many.
+func PurgeIdempotencyKeys(ctx context.Context, db eventstore.DB, cutoff time.Time) (int64, error) {
+	tag, err := db.Exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("commands: purge idempotency keys: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}

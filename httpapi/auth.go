@@ -311,3 +311,13 @@ func (l rateLimiter) queue(b *pgx.Batch, bucket string, now time.Time) func() er
 
 // hashKey returns the stored form of an API key.
 func hashKey(key string) [32]byte { return sha256.Sum256([]byte(key)) }
+
+// PurgeRateLimits drops the buckets of credentials idle since cutoff: a bucket left
+// alone refills to full, which is what a missing one means.
+func PurgeRateLimits(ctx context.Context, db queries.DB, cutoff time.Time) (int64, error) {
+	tag, err := db.Exec(ctx, `DELETE FROM rate_limits WHERE updated_at < $1`, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("httpapi: purge rate limits: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}

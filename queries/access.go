@@ -187,7 +187,7 @@ func Audit(ctx context.Context, db DB, workspaceID uuid.UUID, f AuditFilter) ([]
 	args = append(args, f.Limit, f.Offset)
 	rows, err := db.Query(ctx, fmt.Sprintf(`SELECT event_id, entity, entity_id, action, actor_type, actor_id, user_agent,
 			request_id, occurred_at, changes FROM audit_log WHERE %s
-		ORDER BY occurred_at DESC, version DESC LIMIT $%d OFFSET $%d`, cond, len(args)-1, len(args)), args...)
+		ORDER BY occurred_at DESC, version DESC, event_id DESC LIMIT $%d OFFSET $%d`, cond, len(args)-1, len(args)), args...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("queries: audit: %w", err)
 	}

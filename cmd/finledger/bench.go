@@ -349,7 +349,7 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 		cold := commands.NewLedger(pool, projections.Queue, time.Now, 1)
 		t0 := time.Now()
 		if _, _, err := cold.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: commands.Metadata{ActorType: "system", ActorID: "bench"},
-			Decide: func(*commands.Workspace) ([]commands.NewEvent, error) { return nil, nil },
+			Decide:  func(*commands.Workspace) ([]commands.NewEvent, error) { return nil, nil },
 			Respond: commands.NoResponse}); err != nil {
 			return err
 		}

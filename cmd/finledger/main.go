@@ -129,6 +129,27 @@ func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 	return nil
 }
 
+// purgeHourly forgets old idempotency keys and idle rate-limit buckets. Every instance
+// runs it; the deletes are idempotent.
+func purgeHourly(ctx context.Context, pool *pgxpool.Pool) {
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		now := time.Now()
+		if _, err := commands.PurgeIdempotencyKeys(ctx, pool, now.Add(-commands.IdempotencyRetention)); err != nil && ctx.Err() == nil {
+			slog.Error("purge", "err", err)
+		}
+		if _, err := httpapi.PurgeRateLimits(ctx, pool, now.Add(-time.Hour)); err != nil && ctx.Err() == nil {
+			slog.Error("purge", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
 // serve runs the API until ctx ends, migrating the database first.
 func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	pool, err := database.Open(ctx, cfg.DatabaseURL, int32(cfg.DBMaxConns))
@@ -165,6 +186,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
+	go purgeHourly(ctx, pool)
 	ready("http://" + ln.Addr().String())
 	select {
 	case err := <-errc:

@@ -162,7 +162,7 @@ func TestMigrateReplayVerifyCommands(t *testing.T) {
 	if err := run(ctx, config{DatabaseURL: testdb.EmptyURL(t)}, out, "migrate", nil); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "applied 1 migration(s)") {
+	if !strings.Contains(out.String(), "applied 2 migration(s)") {
 		t.Fatalf("migrate said %q", out)
 	}
 	cfg := config{DatabaseURL: testdb.URL(t)}

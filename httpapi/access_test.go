@@ -1,0 +1,302 @@
+package httpapi_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/finledger/finledger/httpapi"
+	"github.com/finledger/finledger/internal/apitest"
+)
+
+var keyShape = regexp.MustCompile(`^fl_live_[0-9A-Za-z]{49}$`)
+
+// newKey creates an API key with the given scopes through c and returns a client using
+// it and the key's id.
+func newKey(t *testing.T, c *apitest.Client, scopes ...string) (*apitest.Client, string) {
+	t.Helper()
+	r := c.Post("/api/api-keys", map[string]any{"name": "integration", "scopes": scopes}).Expect(t, http.StatusOK)
+	plaintext, _ := r.JSON["plaintext"].(string)
+	if !keyShape.MatchString(plaintext) {
+		t.Fatalf("key %q has not the documented shape", plaintext)
+	}
+	return c.With("Authorization", "Bearer "+plaintext), r.Object("apiKey")["id"].(string)
+}
+
+func TestAPIKeys(t *testing.T) {
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	created := alice.With("User-Agent", "settings-page").Post("/api/api-keys", map[string]any{
+		"name": "books", "description": "accounting export", "scopes": []string{"transactions:read", "wallets:read"},
+	}).Expect(t, http.StatusOK)
+	plaintext := created.JSON["plaintext"].(string)
+	key := created.Object("apiKey")
+	if !keyShape.MatchString(plaintext) || key["prefix"] != plaintext[:12] || key["lastUsedAt"] != nil || key["hash"] != nil {
+		t.Fatalf("created %s", created.Raw)
+	}
+
+	bearer := env.Anonymous().With("Authorization", "Bearer "+plaintext)
+	header := env.Anonymous().With("x-api-key", plaintext)
+	bearer.Get("/api/wallets").Expect(t, http.StatusOK)
+	header.Get("/api/transactions").Expect(t, http.StatusOK)
+	e := expectError(t, bearer.Post("/api/wallets", map[string]any{"name": "x"}), http.StatusForbidden, "FORBIDDEN")
+	if !strings.Contains(e["message"].(string), "wallets:write") {
+		t.Fatalf("message does not name the scope: %v", e["message"])
+	}
+	expectError(t, bearer.Get("/api/api-keys"), http.StatusForbidden, "FORBIDDEN")
+	expectError(t, header.Post("/api/api-keys", map[string]any{"name": "x", "scopes": []string{"*"}}), http.StatusForbidden, "FORBIDDEN")
+
+	// The key's owner sees it listed by prefix, with its last use; never its secret.
+	list := alice.Get("/api/api-keys").Expect(t, http.StatusOK)
+	if strings.Contains(string(list.Raw), plaintext[12:]) || len(list.List("apiKeys")) != 1 || list.List("apiKeys")[0]["lastUsedAt"] == nil {
+		t.Fatalf("listing %s", list.Raw)
+	}
+
+	// Malformed, mistyped and foreign keys.
+	flipped := plaintext[:20] + string(rune(plaintext[20]^1)) + plaintext[21:]
+	for _, bad := range []string{"fl_live_short", plaintext + "x", flipped, strings.ToUpper(plaintext), "sk_live_" + plaintext[8:]} {
+		expectError(t, env.Anonymous().With("x-api-key", bad).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	bobWS := env.As("bob").Get("/api/me").Object("workspace")["id"].(string)
+	expectError(t, bearer.With("X-Workspace-Id", bobWS).Get("/api/wallets"), http.StatusForbidden, "FORBIDDEN")
+
+	// Bad bodies.
+	got := fieldErrors(t, alice.Post("/api/api-keys", map[string]any{"name": "", "scopes": []string{"wallets:read", "wallets:fly"},
+		"expiresAt": "tomorrow"}))
+	sort.Strings(got)
+	if strings.Join(got, ",") != "expiresAt,name,scopes[1]" {
+		t.Fatalf("fields %v", got)
+	}
+	fieldErrors(t, alice.Post("/api/api-keys", map[string]any{"name": "x", "scopes": []string{}}))
+	fieldErrors(t, alice.Post("/api/api-keys", map[string]any{"name": "x", "scopes": []string{"*"}, "expiresAt": "2020-01-01T00:00:00Z"}))
+
+	// Expiry and revocation.
+	expiring := alice.Post("/api/api-keys", map[string]any{"name": "short", "scopes": []string{"*"},
+		"expiresAt": env.Clock.Now().Add(time.Hour).Format(time.RFC3339)}).Expect(t, http.StatusOK).JSON["plaintext"].(string)
+	env.Anonymous().With("x-api-key", expiring).Get("/api/wallets").Expect(t, http.StatusOK)
+	alice.Delete("/api/api-keys/"+key["id"].(string)).Expect(t, http.StatusOK)
+	expectError(t, bearer.Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	expectError(t, alice.Delete("/api/api-keys/"+key["id"].(string)), http.StatusNotFound, "API_KEY_NOT_FOUND")
+	env.Clock.Set(env.Clock.Now().Add(2 * time.Hour))
+	alice = env.As("alice")
+	expectError(t, env.Anonymous().With("x-api-key", expiring).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+
+	// Only hashes are at rest: not in the events, the read models, the idempotency
+	// records or the audit log.
+	var leaks int
+	err := env.Pool.QueryRow(context.Background(), `SELECT
+		(SELECT count(*) FROM events WHERE data::text LIKE '%' || $1 || '%') +
+		(SELECT count(*) FROM idempotency_keys WHERE convert_from(body, 'UTF8') LIKE '%' || $1 || '%') +
+		(SELECT count(*) FROM audit_log WHERE changes::text LIKE '%' || $1 || '%' OR changes::text LIKE '%hash%')`, plaintext[8:]).Scan(&leaks)
+	if err != nil || leaks != 0 {
+		t.Fatalf("secret found at rest %d times (%v)", leaks, err)
+	}
+
+	// A replay of the creation returns the key without its secret.
+	k := alice.With("Idempotency-Key", "make-key")
+	first := k.Post("/api/api-keys", map[string]any{"name": "once", "scopes": []string{"*"}}).Expect(t, http.StatusOK)
+	again := k.Post("/api/api-keys", map[string]any{"name": "once", "scopes": []string{"*"}}).Expect(t, http.StatusOK)
+	if first.JSON["plaintext"] == nil || again.JSON["plaintext"] != nil || again.Header.Get("Idempotent-Replayed") != "true" ||
+		again.Object("apiKey")["id"] != first.Object("apiKey")["id"] {
+		t.Fatalf("first %s\nreplay %s", first.Raw, again.Raw)
+	}
+}
+
+// Every operation, called with no credential, with an API key lacking its scope, and
+// with the right credential.
+func TestEveryRouteChecksItsScope(t *testing.T) {
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	personal := alice.Get("/api/me").Object("workspace")["id"].(string)
+	doc := env.Anonymous().Get("/api/openapi.json").Expect(t, http.StatusOK)
+	keys := map[string]*apitest.Client{}
+	keyFor := func(scope string) *apitest.Client {
+		if keys[scope] == nil {
+			keys[scope], _ = newKey(t, alice, scope)
+		}
+		return keys[scope]
+	}
+	checked := 0
+	for path, item := range doc.Object("paths") {
+		concrete := pathParam.ReplaceAllString(strings.ReplaceAll(path, "{workspaceId}", personal), "00000000-0000-0000-0000-000000000001")
+		for method, op := range item.(map[string]any) {
+			method = strings.ToUpper(method)
+			scope := op.(map[string]any)["x-scope"].(string)
+			name := method + " " + path
+			expectError(t, env.Anonymous().Do(method, concrete, nil), http.StatusUnauthorized, "UNAUTHORIZED")
+			var wrong, right *apitest.Client
+			if scope == "session" {
+				wrong, right = keyFor("*"), alice
+			} else {
+				other := "comments:read"
+				wrong, right = keyFor(other), keyFor(scope)
+			}
+			e := expectError(t, wrong.Do(method, concrete, "{}"), http.StatusForbidden, "FORBIDDEN")
+			if scope != "session" && !strings.Contains(e["message"].(string), scope) {
+				t.Errorf("%s: the refusal does not name %s: %v", name, scope, e["message"])
+			}
+			if name == "DELETE /api/me" {
+				continue // the right call closes the account: TestProfileAndAccountDeletion makes it
+			}
+			if r := right.Do(method, concrete, "{}"); r.Status == http.StatusUnauthorized || r.Status == http.StatusForbidden || r.Status >= 500 && r.Status != http.StatusNotImplemented {
+				t.Errorf("%s with %s: %d %s", name, scope, r.Status, r.Raw)
+			}
+			checked++
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("only %d operations checked", checked)
+	}
+}
+
+func TestTeamWorkspacesAndRoles(t *testing.T) {
+	env := apitest.Start(t)
+	alice, bob, dave := env.As("alice"), env.As("bob"), env.As("dave")
+	for _, c := range []*apitest.Client{bob, dave} {
+		c.Get("/api/me").Expect(t, http.StatusOK)
+	}
+	ws := alice.Post("/api/workspaces", map[string]any{"name": "Acme", "currency": "usd"}).Expect(t, http.StatusOK).Object("workspace")
+	if ws["type"] != "team" || ws["role"] != "owner" || ws["currency"] != "USD" {
+		t.Fatalf("workspace %v", ws)
+	}
+	id := ws["id"].(string)
+	members := "/api/workspaces/" + id + "/members"
+	if list := alice.Get("/api/workspaces").List("workspaces"); len(list) != 2 || list[0]["type"] != "personal" || list[1]["id"] != id {
+		t.Fatalf("workspaces %v", list)
+	}
+	fieldErrors(t, alice.Post("/api/workspaces", map[string]any{"name": "", "currency": "dollars"}))
+
+	bobID := alice.Post(members, map[string]any{"email": "BOB@example.com", "role": "collaborator"}).Expect(t, http.StatusOK).Object("member")["userId"].(string)
+	daveID := alice.Post(members, map[string]any{"email": "dave@example.com", "role": "admin"}).Expect(t, http.StatusOK).Object("member")["userId"].(string)
+	invited := alice.Post(members, map[string]any{"email": "Carol@Example.com", "role": "reader"}).Expect(t, http.StatusOK).Object("member")
+	if invited["status"] != "invited" || invited["email"] != "carol@example.com" || invited["userId"] != nil {
+		t.Fatalf("invitation %v", invited)
+	}
+	expectError(t, alice.Post(members, map[string]any{"email": "bob@example.com", "role": "reader"}), http.StatusConflict, "CONFLICT")
+	fieldErrors(t, alice.Post(members, map[string]any{"email": "nobody", "role": "boss"}))
+
+	// Carol joins at her first sign-in, as a reader.
+	carol := env.As("carol")
+	if list := carol.Get("/api/workspaces").List("workspaces"); len(list) != 2 || list[1]["role"] != "reader" {
+		t.Fatalf("carol's workspaces %v", list)
+	}
+	if list := alice.Get(members).List("members"); len(list) != 4 {
+		t.Fatalf("members %v", list)
+	}
+
+	in := func(c *apitest.Client) *apitest.Client { return c.With("X-Workspace-Id", id) }
+	wallet := in(bob).Post("/api/wallets", map[string]any{"name": "Ops", "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")
+	if wallet["currency"] != "MXN" {
+		t.Logf("wallet currency %v", wallet["currency"])
+	}
+	in(bob).Post("/api/transactions", map[string]any{"type": "expense", "amount": 5}).Expect(t, http.StatusCreated)
+	expectError(t, in(bob).Post("/api/tags", map[string]any{"name": "x"}), http.StatusForbidden, "FORBIDDEN")
+	expectError(t, bob.Get(members), http.StatusForbidden, "FORBIDDEN")
+	in(carol).Get("/api/wallets").Expect(t, http.StatusOK)
+	expectError(t, in(carol).Post("/api/wallets", map[string]any{"name": "Mine"}), http.StatusForbidden, "FORBIDDEN")
+	// A reader's key with every scope is still a reader's key.
+	carolKey, _ := newKey(t, in(carol), "*")
+	carolKey.Get("/api/wallets").Expect(t, http.StatusOK)
+	expectError(t, carolKey.Post("/api/wallets", map[string]any{"name": "Mine"}), http.StatusForbidden, "FORBIDDEN")
+	// Strangers see nothing of the workspace.
+	stranger := env.As("eve")
+	expectError(t, in(stranger).Get("/api/wallets"), http.StatusForbidden, "FORBIDDEN")
+	expectError(t, stranger.Get(members), http.StatusForbidden, "FORBIDDEN")
+
+	// Owner rules.
+	expectError(t, dave.Patch(members+"/"+bobID, map[string]any{"role": "owner"}), http.StatusForbidden, "FORBIDDEN")
+	aliceID := alice.Get("/api/me").Object("user")["id"].(string)
+	expectError(t, dave.Delete(members+"/"+aliceID), http.StatusForbidden, "FORBIDDEN")
+	expectError(t, alice.Patch(members+"/"+aliceID, map[string]any{"role": "admin"}), http.StatusConflict, "CONFLICT")
+	if role := dave.Patch(members+"/"+bobID, map[string]any{"role": "reader"}).Expect(t, http.StatusOK).Object("member")["role"]; role != "reader" {
+		t.Fatalf("bob's role %v", role)
+	}
+	expectError(t, in(bob).Post("/api/transactions", map[string]any{"type": "expense", "amount": 5}), http.StatusForbidden, "FORBIDDEN")
+	alice.Patch(members+"/"+daveID, map[string]any{"role": "owner"}).Expect(t, http.StatusOK)
+	alice.Patch(members+"/"+aliceID, map[string]any{"role": "admin"}).Expect(t, http.StatusOK)
+	expectError(t, alice.Patch(members+"/00000000-0000-0000-0000-000000000001", map[string]any{"role": "admin"}), http.StatusNotFound, "MEMBER_NOT_FOUND")
+
+	// A removed member's keys stop working.
+	bobKey, _ := newKey(t, in(bob), "wallets:read")
+	bobKey.Get("/api/wallets").Expect(t, http.StatusOK)
+	dave.Delete(members+"/"+bobID).Expect(t, http.StatusOK)
+	expectError(t, bobKey.Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	expectError(t, in(bob).Get("/api/wallets"), http.StatusForbidden, "FORBIDDEN")
+
+	// Deleting: never a personal workspace this way, a team one by its owners only.
+	expectError(t, alice.Delete("/api/workspace"), http.StatusConflict, "CONFLICT")
+	expectError(t, in(alice).Delete("/api/workspace"), http.StatusForbidden, "FORBIDDEN")
+	expectError(t, carolKey.Delete("/api/workspace"), http.StatusForbidden, "FORBIDDEN")
+	in(dave).Delete("/api/workspace").Expect(t, http.StatusOK)
+	expectError(t, in(dave).Get("/api/wallets"), http.StatusForbidden, "FORBIDDEN")
+	expectError(t, carolKey.Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	if list := dave.Get("/api/workspaces").List("workspaces"); len(list) != 1 {
+		t.Fatalf("deleted workspace still listed: %v", list)
+	}
+}
+
+func TestProfileAndAccountDeletion(t *testing.T) {
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	me := alice.Get("/api/me").Expect(t, http.StatusOK).Object("user")
+	if me["theme"] != "system" || me["notificationsEnabled"] != true || me["hasCompletedOnboarding"] != false {
+		t.Fatalf("default profile %v", me)
+	}
+	u := alice.Patch("/api/me", map[string]any{"firstName": "Alicia", "lastName": "Pérez", "currency": "eur", "language": "es-MX",
+		"theme": "dark", "notificationsEnabled": false, "hasCompletedOnboarding": true}).Expect(t, http.StatusOK).Object("user")
+	if u["firstName"] != "Alicia" || u["currency"] != "EUR" || u["theme"] != "dark" || u["notificationsEnabled"] != false {
+		t.Fatalf("profile %v", u)
+	}
+	if alice.Get("/api/me").Object("user")["lastName"] != "Pérez" {
+		t.Fatal("profile not kept")
+	}
+	got := fieldErrors(t, alice.Patch("/api/me", map[string]any{"firstName": strings.Repeat("a", 101), "lastName": 3,
+		"language": "a-very-long-tag", "theme": "sepia", "currency": "euros", "notificationsEnabled": nil, "nickname": "al"}))
+	if len(got) != 7 {
+		t.Fatalf("fields %v", got)
+	}
+
+	key, _ := newKey(t, alice, "*")
+	key.Get("/api/wallets").Expect(t, http.StatusOK)
+	expectError(t, key.Delete("/api/me"), http.StatusForbidden, "FORBIDDEN")
+
+	// The provider fails: nothing is deleted.
+	env.Billing.Fail = errUnavailable
+	expectError(t, alice.Delete("/api/me"), http.StatusBadGateway, "BILLING_UNAVAILABLE")
+	alice.Get("/api/me").Expect(t, http.StatusOK)
+	env.Billing.Fail = nil
+
+	userID := me["id"].(string)
+	alice.Delete("/api/me").Expect(t, http.StatusOK)
+	if c := env.Billing.Cancelled(); len(c) != 1 || c[0].String() != userID {
+		t.Fatalf("billing cancellations %v", c)
+	}
+	expectError(t, alice.Get("/api/me"), http.StatusUnauthorized, "UNAUTHORIZED")
+	expectError(t, env.As("alice").Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	expectError(t, key.Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+}
+
+var errUnavailable = errors.New("provider down")
+
+func TestRateLimitsHoldAcrossInstances(t *testing.T) {
+	env := apitest.StartWith(t, httpapi.Options{RateLimitPerMinute: 60, RateLimitBurst: 3})
+	second := env.Instance()
+	alice, bob := env.As("alice"), env.As("bob")
+	alice.Get("/api/wallets").Expect(t, http.StatusOK)
+	alice.On(second).Get("/api/wallets").Expect(t, http.StatusOK)
+	alice.Get("/api/wallets").Expect(t, http.StatusOK)
+	r := alice.On(second).Get("/api/wallets")
+	expectError(t, r, http.StatusTooManyRequests, "RATE_LIMITED")
+	if r.Header.Get("Retry-After") != "1" {
+		t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
+	}
+	bob.Get("/api/wallets").Expect(t, http.StatusOK)
+	env.Clock.Set(env.Clock.Now().Add(1100 * time.Millisecond))
+	alice.On(second).Get("/api/wallets").Expect(t, http.StatusOK)
+	expectError(t, alice.Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+}
