@@ -19,8 +19,9 @@ import (
 )
 
 // Projector queues the read-model updates of events on a batch that also carries their
-// append, so that both commit in one transaction and travel in one round trip.
-type Projector func(b *pgx.Batch, events []eventstore.RecordedEvent) error
+// append, so that both commit in one transaction and travel in one round trip. decoded,
+// when not nil, holds the events' payloads as DecodeEvent would return them.
+type Projector func(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error
 
 // Metadata travels with every event: who caused it and through which request.
 type Metadata struct {
@@ -203,7 +204,11 @@ func (l *Ledger) write(ctx context.Context, tx pgx.Tx, plans []appendPlan, c Cal
 		}
 		pending[i] = eventstore.QueueAppend(b, p.stream, p.expected, events, l.now())
 		recorded := pending[i].Events()
-		if err := l.project(b, recorded); err != nil {
+		decoded := make([]any, len(p.decided))
+		for j, e := range p.decided {
+			decoded[j] = e.Data
+		}
+		if err := l.project(b, recorded, decoded); err != nil {
 			return nil, Response{}, err
 		}
 		all = append(all, recorded...)

@@ -168,7 +168,7 @@ func (l *Ledger) UpdateIdentity(ctx context.Context, userID uuid.UUID, email, na
 // projectNow applies events that are already appended to the read models.
 func (l *Ledger) projectNow(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
 	b := &pgx.Batch{}
-	if err := l.project(b, events); err != nil {
+	if err := l.project(b, events, nil); err != nil {
 		return err
 	}
 	if err := tx.SendBatch(ctx, b).Close(); err != nil {

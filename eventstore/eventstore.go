@@ -94,14 +94,16 @@ func Version(ctx context.Context, db DB, streamID string, lock bool) (int64, err
 	return v, nil
 }
 
-// Moving a stream's head: creating it at version k, or advancing it by k from the
-// expected version. Either returns no row when the expected version is wrong.
+// An append moves the stream's head (creating it at version k, or advancing it by k
+// from the expected version) and inserts the events only if the head moved, in one
+// statement; no row back means the expected version was wrong.
 const (
-	createHeadSQL   = `INSERT INTO streams (stream_id, version) VALUES ($1, $2) ON CONFLICT (stream_id) DO NOTHING RETURNING version`
-	advanceHeadSQL  = `UPDATE streams SET version = version + $3 WHERE stream_id = $1 AND version = $2 RETURNING version`
-	insertEventsSQL = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
+	createHeadCTE  = `WITH head AS (INSERT INTO streams (stream_id, version) VALUES ($1, $2::bigint + $8::bigint) ON CONFLICT (stream_id) DO NOTHING RETURNING version) `
+	advanceHeadCTE = `WITH head AS (UPDATE streams SET version = version + $8::bigint WHERE stream_id = $1 AND version = $2 RETURNING version) `
+	insertEvents   = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
 		SELECT $1, $2::bigint + e.ord, e.id, e.type, e.data, e.meta, $7
 		FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, meta, ord)
+		WHERE EXISTS (SELECT 1 FROM head)
 		ORDER BY e.ord
 		RETURNING position, tx_id::text::bigint`
 )
@@ -176,23 +178,11 @@ func QueueAppend(b *pgx.Batch, streamID string, expected int64, events []Event, 
 		}
 		ids[i], types[i], data[i], meta[i] = e.ID, e.Type, string(e.Data), string(p.events[i].Metadata)
 	}
-	k := int64(len(events))
-	moveHead := b.Queue(advanceHeadSQL, streamID, expected, k)
+	sql := advanceHeadCTE + insertEvents
 	if expected == NoStream {
-		moveHead = b.Queue(createHeadSQL, streamID, k)
+		sql = createHeadCTE + insertEvents
 	}
-	moveHead.QueryRow(func(row pgx.Row) error {
-		var version int64
-		err := row.Scan(&version)
-		if errors.Is(err, pgx.ErrNoRows) {
-			err = fmt.Errorf("append to %s at version %d: %w", streamID, expected, ErrVersionConflict)
-		} else if err != nil {
-			err = fmt.Errorf("eventstore: append to %s: %w", streamID, err)
-		}
-		p.err = err
-		return err
-	})
-	b.Queue(insertEventsSQL, streamID, expected, ids, types, data, meta, p.recordedAt).Query(func(rows pgx.Rows) error {
+	b.Queue(sql, streamID, expected, ids, types, data, meta, p.recordedAt, int64(len(events))).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var position int64
 			if err := rows.Scan(&position, &p.txID); err != nil {
@@ -200,11 +190,13 @@ func QueueAppend(b *pgx.Batch, streamID string, expected int64, events []Event, 
 			}
 			p.positions = append(p.positions, position)
 		}
-		if err := rows.Err(); err != nil {
+		switch err := rows.Err(); {
+		case err != nil:
 			p.err = fmt.Errorf("eventstore: append to %s: %w", streamID, err)
-			return p.err
+		case len(p.positions) == 0:
+			p.err = fmt.Errorf("append to %s at version %d: %w", streamID, expected, ErrVersionConflict)
 		}
-		return nil
+		return p.err
 	})
 	return p
 }

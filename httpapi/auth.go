@@ -274,6 +274,17 @@ func nilIfEmpty(s string) *string {
 	return &s
 }
 
+// rateLimitSQL refills a bucket for the time elapsed ($2 tokens at most, $3 a second)
+// and takes a token if there is one, in one statement.
+const rateLimitSQL = `INSERT INTO rate_limits AS r (key, tokens, updated_at, allowed) VALUES ($1, $2::float8 - 1, $4::timestamptz, true)
+	ON CONFLICT (key) DO UPDATE SET
+		allowed = least($2::float8, r.tokens + greatest(0, extract(epoch FROM $4::timestamptz - r.updated_at)) * $3::float8) >= 1,
+		tokens = least($2::float8, r.tokens + greatest(0, extract(epoch FROM $4::timestamptz - r.updated_at)) * $3::float8)
+			- CASE WHEN least($2::float8, r.tokens + greatest(0, extract(epoch FROM $4::timestamptz - r.updated_at)) * $3::float8) >= 1
+				THEN 1 ELSE 0 END,
+		updated_at = greatest(r.updated_at, $4::timestamptz)
+	RETURNING allowed, tokens`
+
 // rateLimiter is a token bucket per credential, kept in PostgreSQL so that every
 // instance draws from the same buckets.
 type rateLimiter struct {
@@ -287,13 +298,12 @@ func (l rateLimiter) queue(b *pgx.Batch, bucket string, now time.Time) func() er
 		return func() error { return nil }
 	}
 	var allowed bool
-	var retry float64
+	var tokens float64
 	err := errors.New("httpapi: rate limit not checked")
-	b.Queue(`SELECT allowed, retry_after FROM rate_limit_take($1, $2, $3, $4)`, bucket, l.burst, l.perMinute/60, now).
-		QueryRow(func(row pgx.Row) error {
-			err = row.Scan(&allowed, &retry)
-			return err
-		})
+	b.Queue(rateLimitSQL, bucket, l.burst, l.perMinute/60, now).QueryRow(func(row pgx.Row) error {
+		err = row.Scan(&allowed, &tokens)
+		return err
+	})
 	return func() error {
 		if err != nil {
 			return fmt.Errorf("httpapi: rate limit: %w", err)
@@ -301,7 +311,7 @@ func (l rateLimiter) queue(b *pgx.Batch, bucket string, now time.Time) func() er
 		if allowed {
 			return nil
 		}
-		seconds := max(1, int(math.Ceil(retry)))
+		seconds := max(1, int(math.Ceil((1-tokens)/(l.perMinute/60))))
 		return &apiError{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED",
 			Message:    fmt.Sprintf("too many requests: at most %g a minute for this credential; retry in %d s", l.perMinute, seconds),
 			Details:    map[string]int{"retryAfterSeconds": seconds},

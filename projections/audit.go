@@ -2,6 +2,7 @@ package projections
 
 import (
 	"encoding/json"
+	"bytes"
 	"fmt"
 	"reflect"
 	"sort"
@@ -146,50 +147,57 @@ func created(values map[string]any) map[string]change {
 }
 
 // diff lists the fields whose JSON differs between two versions of a record; a nil
-// before is a new record.
+// before is a new record. Values stay raw JSON: nothing is parsed beyond the field names.
 func diff(before, after any) (map[string]change, error) {
-	b, err := asMap(before)
+	b, err := rawFields(before)
 	if err != nil {
 		return nil, err
 	}
-	a, err := asMap(after)
+	a, err := rawFields(after)
 	if err != nil {
 		return nil, err
 	}
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
-	names := make([]string, 0, len(keys))
-	for k := range keys {
-		names = append(names, k)
-	}
-	sort.Strings(names)
 	out := map[string]change{}
-	for _, k := range names {
-		if !reflect.DeepEqual(a[k], b[k]) && (a[k] != nil || b[k] != nil) {
-			out[k] = change{b[k], a[k]}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
+			out[k] = change{rawOrNil(b[k]), rawOrNil(v)}
+		}
+	}
+	for k, w := range b {
+		if _, ok := a[k]; !ok {
+			out[k] = change{rawOrNil(w), nil}
+		}
+	}
+	for k, c := range out {
+		if c.Before == nil && c.After == nil {
+			delete(out, k)
 		}
 	}
 	return out, nil
 }
 
-func asMap(v any) (map[string]any, error) {
+// rawFields splits a record's JSON into its fields.
+func rawFields(v any) (map[string]json.RawMessage, error) {
 	if v == nil {
-		return map[string]any{}, nil
+		return nil, nil
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("projections: audit: %w", err)
 	}
-	var m map[string]any
+	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
 		return nil, fmt.Errorf("projections: audit: %w", err)
 	}
 	return m, nil
+}
+
+// rawOrNil is a field's value for the log: absent and null are both nil.
+func rawOrNil(v json.RawMessage) any {
+	if v == nil || string(v) == "null" {
+		return nil
+	}
+	return v
 }
 
 // auditFromRowSQL writes an audit entry whose before values come from the transaction's

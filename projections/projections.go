@@ -23,9 +23,20 @@ var Tables = []string{"users", "workspaces", "workspace_members", "workspace_inv
 // Queue adds to b the statements that apply events to the read models. They use the
 // events' stream versions, never their global positions, so that they can travel in the
 // same round trip as the append that assigns the positions.
-func Queue(b *pgx.Batch, events []eventstore.RecordedEvent) error {
-	for _, e := range events {
-		if err := queue(b, e); err != nil {
+// decoded, when not nil, holds each event's payload already parsed (as
+// commands.DecodeEvent returns it), which spares parsing it again.
+func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error {
+	for i, e := range events {
+		var data any
+		if decoded != nil {
+			data = decoded[i]
+		} else {
+			var err error
+			if data, err = commands.DecodeEvent(e.Type, e.Data); err != nil {
+				return err
+			}
+		}
+		if err := queue(b, e, data); err != nil {
 			return err
 		}
 	}
@@ -35,7 +46,7 @@ func Queue(b *pgx.Batch, events []eventstore.RecordedEvent) error {
 // Project applies events to the read models in one round trip.
 func Project(ctx context.Context, db eventstore.DB, events []eventstore.RecordedEvent) error {
 	batch := &pgx.Batch{}
-	if err := Queue(batch, events); err != nil {
+	if err := Queue(batch, events, nil); err != nil {
 		return err
 	}
 	if batch.Len() == 0 {
@@ -56,11 +67,7 @@ func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 	return uuid.Parse(id)
 }
 
-func queue(b *pgx.Batch, e eventstore.RecordedEvent) error {
-	data, err := commands.DecodeEvent(e.Type, e.Data)
-	if err != nil {
-		return err
-	}
+func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 	// The audit entry goes first: some read the record as it was before this event.
 	if err := queueAudit(b, e, data); err != nil {
 		return err

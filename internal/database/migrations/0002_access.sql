@@ -73,33 +73,11 @@ CREATE TABLE audit_log (
 CREATE INDEX audit_log_listing ON audit_log (workspace_id, occurred_at DESC, version DESC);
 
 -- Token buckets of the rate limiter, shared by every instance. Unlogged: a crash may
--- forget the last seconds of counting, and no request pays for a WAL flush.
+-- forget the last seconds of counting, and no request pays for a WAL flush. "allowed"
+-- says whether the last request took a token, so one upsert both decides and answers.
 CREATE UNLOGGED TABLE rate_limits (
     key        text PRIMARY KEY,
     tokens     double precision NOT NULL,
-    updated_at timestamptz      NOT NULL
+    updated_at timestamptz      NOT NULL,
+    allowed    boolean          NOT NULL
 );
-
--- rate_limit_take refills a bucket for the time elapsed and takes one token if there
--- is one; otherwise it says how long until there will be.
-CREATE FUNCTION rate_limit_take(p_key text, p_capacity double precision, p_per_second double precision,
-                                p_now timestamptz, OUT allowed boolean, OUT retry_after double precision)
-LANGUAGE plpgsql AS $$
-DECLARE
-    available double precision;
-BEGIN
-    INSERT INTO rate_limits AS r (key, tokens, updated_at) VALUES (p_key, p_capacity, p_now)
-    ON CONFLICT (key) DO UPDATE SET
-        tokens = least(p_capacity, r.tokens + greatest(0, extract(epoch FROM p_now - r.updated_at)) * p_per_second),
-        updated_at = greatest(r.updated_at, p_now)
-    RETURNING tokens INTO available;
-    IF available >= 1 THEN
-        UPDATE rate_limits SET tokens = available - 1 WHERE key = p_key;
-        allowed := true;
-        retry_after := 0;
-    ELSE
-        allowed := false;
-        retry_after := (1 - available) / p_per_second;
-    END IF;
-END
-$$;
