@@ -113,60 +113,11 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 	for attempt := 1; ; attempt++ {
 		var committed [][]eventstore.RecordedEvent
 		var decided []NewEvent
-		err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
-			committed, decided, res, replayed = nil, nil, Response{}, false
-			stream := StreamID(c.WorkspaceID)
-			head := int64(-1) // unknown: trust the cache
-			if attempt > 1 {
-				var err error
-				if head, err = eventstore.Version(ctx, tx, stream, true); err != nil {
-					return err
-				}
-			}
-			if c.Idempotency != nil {
-				stored, found, err := lookupIdempotency(ctx, tx, c.WorkspaceID, c.Idempotency)
-				if err != nil || found {
-					res, replayed = stored, found
-					return err
-				}
-			}
-			state, err := l.stateAt(ctx, tx, entry, head)
-			if err != nil {
-				return err
-			}
-			if !state.Exists || state.Deleted {
-				return NotFound("WORKSPACE_NOT_FOUND", "workspace %s not found", c.WorkspaceID)
-			}
-			if c.Decide != nil {
-				if decided, err = c.Decide(state); err != nil {
-					return err
-				}
-			}
-			plans := []appendPlan{{stream, state.Version, decided}}
-			if c.DecideUser != nil {
-				user, err := loadUser(ctx, tx, c.UserID)
-				if err != nil {
-					return err
-				}
-				userEvents, err := c.DecideUser(user)
-				if err != nil {
-					return err
-				}
-				plans = append(plans, appendPlan{UserStreamID(c.UserID), user.Version, userEvents})
-			}
-			if c.OpenWorkspace != nil {
-				plans = append(plans, appendPlan{StreamID(c.OpenWorkspace.WorkspaceID), eventstore.NoStream,
-					[]NewEvent{{TypeWorkspaceCreated, c.OpenWorkspace}}})
-			}
-			committed, res, err = l.write(ctx, tx, plans, c)
-			if err != nil {
-				return err
-			}
-			if c.Idempotency != nil {
-				return storeIdempotency(ctx, tx, c.WorkspaceID, c.Idempotency, res, l.now())
-			}
-			return nil
-		})
+		if attempt == 1 && entry.state != nil && c.Idempotency == nil && c.DecideUser == nil {
+			decided, committed, res, err = l.pipelined(ctx, entry.state, c)
+		} else {
+			decided, committed, res, replayed, err = l.inTransaction(ctx, entry, c, attempt > 1)
+		}
 		if errors.Is(err, eventstore.ErrVersionConflict) && attempt < maxAttempts {
 			continue
 		}
@@ -180,6 +131,92 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 	}
 }
 
+// pipelined runs a command that needs nothing from the database before deciding (its
+// state is cached, it has no idempotency record to look up): the append, the
+// projections and the reads of the answer go in one batch, which PostgreSQL runs as one
+// implicit transaction, so the whole write is one round trip. A version conflict fails
+// the append statement, and with it the batch.
+func (l *Ledger) pipelined(ctx context.Context, state *Workspace, c Call) ([]NewEvent, [][]eventstore.RecordedEvent, Response, error) {
+	decided, plans, err := l.decide(state, c)
+	if err != nil {
+		return nil, nil, Response{}, err
+	}
+	committed, res, err := l.write(ctx, l.pool, plans, c)
+	return decided, committed, res, err
+}
+
+// inTransaction runs a command in an explicit transaction: it checks the idempotency
+// record, loads what the state cache lacks and, with lock, takes the stream head's row
+// lock first.
+func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []NewEvent, committed [][]eventstore.RecordedEvent, res Response, replayed bool, err error) {
+	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
+		head := int64(-1) // unknown: trust the cache
+		if lock {
+			var err error
+			if head, err = eventstore.Version(ctx, tx, StreamID(c.WorkspaceID), true); err != nil {
+				return err
+			}
+		}
+		if c.Idempotency != nil {
+			stored, found, err := lookupIdempotency(ctx, tx, c.WorkspaceID, c.Idempotency)
+			if err != nil || found {
+				res, replayed = stored, found
+				return err
+			}
+		}
+		state, err := l.stateAt(ctx, tx, entry, head)
+		if err != nil {
+			return err
+		}
+		var plans []appendPlan
+		if decided, plans, err = l.decide(state, c); err != nil {
+			return err
+		}
+		if c.DecideUser != nil {
+			user, err := loadUser(ctx, tx, c.UserID)
+			if err != nil {
+				return err
+			}
+			userEvents, err := c.DecideUser(user)
+			if err != nil {
+				return err
+			}
+			plans = append(plans, appendPlan{UserStreamID(c.UserID), user.Version, userEvents})
+		}
+		if committed, res, err = l.write(ctx, tx, plans, c); err != nil {
+			return err
+		}
+		if c.Idempotency != nil {
+			return storeIdempotency(ctx, tx, c.WorkspaceID, c.Idempotency, res, l.now())
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, Response{}, false, err
+	}
+	return decided, committed, res, replayed, nil
+}
+
+// decide runs the command's workspace decision and lists the appends it makes.
+func (l *Ledger) decide(state *Workspace, c Call) ([]NewEvent, []appendPlan, error) {
+	if !state.Exists || state.Deleted {
+		return nil, nil, NotFound("WORKSPACE_NOT_FOUND", "workspace %s not found", c.WorkspaceID)
+	}
+	var decided []NewEvent
+	if c.Decide != nil {
+		var err error
+		if decided, err = c.Decide(state); err != nil {
+			return nil, nil, err
+		}
+	}
+	plans := []appendPlan{{StreamID(c.WorkspaceID), state.Version, decided}}
+	if c.OpenWorkspace != nil {
+		plans = append(plans, appendPlan{StreamID(c.OpenWorkspace.WorkspaceID), eventstore.NoStream,
+			[]NewEvent{{TypeWorkspaceCreated, c.OpenWorkspace}}})
+	}
+	return decided, plans, nil
+}
+
 // appendPlan is an append the write of a command makes.
 type appendPlan struct {
 	stream   string
@@ -190,7 +227,7 @@ type appendPlan struct {
 // write sends, in one batch, the appends of the decided events, their projection and
 // the reads of the answer, and renders the answer. It returns the events stored by each
 // plan.
-func (l *Ledger) write(ctx context.Context, tx pgx.Tx, plans []appendPlan, c Call) ([][]eventstore.RecordedEvent, Response, error) {
+func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call) ([][]eventstore.RecordedEvent, Response, error) {
 	b := &pgx.Batch{}
 	pending := make([]*eventstore.PendingAppend, len(plans))
 	var all []eventstore.RecordedEvent
@@ -216,7 +253,7 @@ func (l *Ledger) write(ctx context.Context, tx pgx.Tx, plans []appendPlan, c Cal
 	render := c.Respond(ctx, b, all)
 	var sendErr error
 	if b.Len() > 0 {
-		sendErr = tx.SendBatch(ctx, b).Close()
+		sendErr = db.SendBatch(ctx, b).Close()
 	}
 	out := make([][]eventstore.RecordedEvent, len(plans))
 	for i, p := range pending {

@@ -54,6 +54,9 @@ const NoStream int64 = 0
 // ErrVersionConflict is returned when a stream's version differs from the expected one.
 var ErrVersionConflict = errors.New("eventstore: stream version conflict")
 
+// conflictCode is the SQLSTATE of eventstore_expect.
+const conflictCode = "FLV01"
+
 // ErrPartialDuplicate is returned when some, but not all, of the events of an append
 // were already stored: the caller is replaying a different batch under reused ids.
 var ErrPartialDuplicate = errors.New("eventstore: some events of the batch are already stored")
@@ -95,15 +98,15 @@ func Version(ctx context.Context, db DB, streamID string, lock bool) (int64, err
 }
 
 // An append moves the stream's head (creating it at version k, or advancing it by k
-// from the expected version) and inserts the events only if the head moved, in one
-// statement; no row back means the expected version was wrong.
+// from the expected version) and inserts the events, in one statement that fails with
+// SQLSTATE FLV01 when the head was not at the expected version.
 const (
 	createHeadCTE  = `WITH head AS (INSERT INTO streams (stream_id, version) VALUES ($1, $2::bigint + $8::bigint) ON CONFLICT (stream_id) DO NOTHING RETURNING version) `
 	advanceHeadCTE = `WITH head AS (UPDATE streams SET version = version + $8::bigint WHERE stream_id = $1 AND version = $2 RETURNING version) `
 	insertEvents   = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
 		SELECT $1, $2::bigint + e.ord, e.id, e.type, e.data, e.meta, $7
 		FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, meta, ord)
-		WHERE EXISTS (SELECT 1 FROM head)
+		WHERE (SELECT eventstore_expect(count(*) > 0, $1, $2) FROM head)
 		ORDER BY e.ord
 		RETURNING position, tx_id::text::bigint`
 )
@@ -190,11 +193,12 @@ func QueueAppend(b *pgx.Batch, streamID string, expected int64, events []Event, 
 			}
 			p.positions = append(p.positions, position)
 		}
+		var pgErr *pgconn.PgError
 		switch err := rows.Err(); {
+		case errors.As(err, &pgErr) && pgErr.Code == conflictCode:
+			p.err = fmt.Errorf("append to %s at version %d: %w", streamID, expected, ErrVersionConflict)
 		case err != nil:
 			p.err = fmt.Errorf("eventstore: append to %s: %w", streamID, err)
-		case len(p.positions) == 0:
-			p.err = fmt.Errorf("append to %s at version %d: %w", streamID, expected, ErrVersionConflict)
 		}
 		return p.err
 	})

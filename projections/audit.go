@@ -1,8 +1,8 @@
 package projections
 
 import (
-	"encoding/json"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"

@@ -22,6 +22,19 @@ CREATE TABLE events (
 
 CREATE INDEX events_global_order ON events (tx_id, position);
 
+-- eventstore_expect fails an append whose stream head did not move from the expected
+-- version. An error, not an empty result, so that the statements sent with the append
+-- (projections) roll back with it even in an implicit transaction.
+CREATE FUNCTION eventstore_expect(moved boolean, stream text, expected bigint) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT moved THEN
+        RAISE EXCEPTION 'stream % is not at version %', stream, expected USING ERRCODE = 'FLV01';
+    END IF;
+    RETURN true;
+END
+$$;
+
 -- Write-side record of requests made with an Idempotency-Key, written in the same
 -- transaction as the events they caused.
 CREATE TABLE idempotency_keys (
