@@ -47,8 +47,17 @@ func TestReplayReproducesTheReadModels(t *testing.T) {
 	f.c.Delete("/api/categories/"+f.food).Expect(t, http.StatusOK)
 	f.c.Delete("/api/wallets/"+f.dollar).Expect(t, http.StatusOK)
 
+	// Access records: a team with a member and an invitation, a revoked key, a profile.
+	team := f.c.Post("/api/workspaces", map[string]any{"name": "Acme"}).Expect(t, http.StatusOK).Object("workspace")["id"].(string)
+	f.c.Post("/api/workspaces/"+team+"/members", map[string]any{"email": "bob@example.com", "role": "reader"}).Expect(t, http.StatusOK)
+	f.c.Post("/api/workspaces/"+team+"/members", map[string]any{"email": "zed@example.com", "role": "admin"}).Expect(t, http.StatusOK)
+	keyID := f.c.Post("/api/api-keys", map[string]any{"name": "k", "scopes": []string{"*"}}).Expect(t, http.StatusOK).Object("apiKey")["id"].(string)
+	f.c.Delete("/api/api-keys/" + keyID).Expect(t, http.StatusOK)
+	f.c.Patch("/api/me", map[string]any{"firstName": "Alice", "theme": "dark"}).Expect(t, http.StatusOK)
+
 	before := snapshot(t, env)
-	if len(before["transactions"]) != 3 || len(before["wallets"]) != 6 || len(before["users"]) != 2 {
+	if len(before["transactions"]) != 3 || len(before["wallets"]) != 6 || len(before["users"]) != 2 || len(before["api_keys"]) != 1 ||
+		len(before["workspace_invitations"]) != 1 || len(before["audit_log"]) < 20 {
 		t.Fatalf("unexpected fixture size: %d transactions, %d wallets", len(before["transactions"]), len(before["wallets"]))
 	}
 	n, err := projections.Rebuild(context.Background(), env.Pool)
