@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -38,7 +39,15 @@ Usage:
 Settings are FINLEDGER_* environment variables; see README.md.
 `
 
+// defaultGCPercent trades memory for CPU: the service's live heap is small (workspace
+// states and buffers), and collecting at 4x it instead of 2x left more of a 2-core
+// machine to PostgreSQL in the benchmark (BENCHMARKS.md). GOGC overrides it.
+const defaultGCPercent = 400
+
 func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(defaultGCPercent)
+	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
