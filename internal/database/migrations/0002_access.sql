@@ -53,7 +53,9 @@ CREATE TABLE api_key_usage (
     last_used_at timestamptz NOT NULL
 );
 
--- The audit log: one entry per create, update or delete, projected from the events.
+-- The audit log: one entry per create, update or delete, projected from the events
+-- (event_id names the entry). Append-only and written on every command, so it carries
+-- the one index its listing needs and no other.
 CREATE TABLE audit_log (
     workspace_id uuid        NOT NULL,
     event_id     uuid        NOT NULL,
@@ -66,8 +68,7 @@ CREATE TABLE audit_log (
     user_agent   text,
     request_id   text,
     occurred_at  timestamptz NOT NULL,
-    changes      jsonb       NOT NULL,
-    PRIMARY KEY (workspace_id, event_id)
+    changes      jsonb       NOT NULL
 );
 
 CREATE INDEX audit_log_listing ON audit_log (workspace_id, occurred_at DESC, version DESC);
