@@ -150,6 +150,7 @@ type TransactionCreated struct {
 	CategoryID        *uuid.UUID       `json:"categoryId"`
 	GoalID            *uuid.UUID       `json:"goalId"`
 	DebtID            *uuid.UUID       `json:"debtId"`
+	RecurringID       *uuid.UUID       `json:"recurringId,omitempty"`
 	TagID             *uuid.UUID       `json:"tagId"`
 	ReferenceNumber   *string          `json:"referenceNumber"`
 	AttachmentURL     *string          `json:"attachmentUrl"`

@@ -79,9 +79,9 @@ func TestDayInMexicoCity(t *testing.T) {
 		utc  time.Time
 		want string
 	}{
-		{time.Date(2026, 3, 11, 3, 0, 0, 0, time.UTC), "2026-03-10"},  // UTC-6 all year since 2022
-		{time.Date(2026, 3, 11, 6, 0, 0, 0, time.UTC), "2026-03-11"},  // midnight in Mexico City
-		{time.Date(2022, 6, 1, 4, 30, 0, 0, time.UTC), "2022-05-31"},  // daylight saving time (UTC-5) still applied in 2022
+		{time.Date(2026, 3, 11, 3, 0, 0, 0, time.UTC), "2026-03-10"}, // UTC-6 all year since 2022
+		{time.Date(2026, 3, 11, 6, 0, 0, 0, time.UTC), "2026-03-11"}, // midnight in Mexico City
+		{time.Date(2022, 6, 1, 4, 30, 0, 0, time.UTC), "2022-05-31"}, // daylight saving time (UTC-5) still applied in 2022
 		{time.Date(2022, 6, 1, 5, 30, 0, 0, time.UTC), "2022-06-01"},
 		{time.Date(2027, 1, 1, 5, 59, 0, 0, time.UTC), "2026-12-31"},
 	}

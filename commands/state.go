@@ -28,6 +28,10 @@ type Workspace struct {
 	Categories    map[uuid.UUID]*Category
 	Tags          map[uuid.UUID]*Tag
 	Transactions  map[uuid.UUID]*Transaction
+	Budgets       map[uuid.UUID]*Budget
+	Goals         map[uuid.UUID]*Goal
+	Debts         map[uuid.UUID]*Debt
+	Recurring     map[uuid.UUID]*Recurring
 }
 
 // APIKey is an API key as the write side sees it.
@@ -44,6 +48,8 @@ type Wallet struct {
 	// Movements counts live transactions touching the wallet; a wallet with movements
 	// cannot change currency.
 	Movements int
+	// Seq orders wallets by creation: the oldest pays a debt when nothing else is said.
+	Seq int64
 }
 
 // Category is a category as the write side sees it.
@@ -68,6 +74,8 @@ type Transaction struct {
 	ToWalletID        *uuid.UUID
 	CategoryID        *uuid.UUID
 	TagID             *uuid.UUID
+	GoalID            *uuid.UUID
+	DebtID            *uuid.UUID
 	Deleted           bool
 }
 
@@ -82,6 +90,10 @@ func NewWorkspace(id uuid.UUID) *Workspace {
 		Categories:   map[uuid.UUID]*Category{},
 		Tags:         map[uuid.UUID]*Tag{},
 		Transactions: map[uuid.UUID]*Transaction{},
+		Budgets:      map[uuid.UUID]*Budget{},
+		Goals:        map[uuid.UUID]*Goal{},
+		Debts:        map[uuid.UUID]*Debt{},
+		Recurring:    map[uuid.UUID]*Recurring{},
 	}
 }
 
@@ -99,7 +111,7 @@ func (w *Workspace) Apply(event any) error {
 		w.Exists, w.Kind, w.Name, w.Currency = true, e.Kind, e.Name, e.Currency
 		w.Members[e.OwnerID] = RoleOwner
 	case *WalletCreated:
-		w.Wallets[e.WalletID] = &Wallet{WalletFields: e.WalletFields, Balance: e.InitialBalance}
+		w.Wallets[e.WalletID] = &Wallet{WalletFields: e.WalletFields, Balance: e.InitialBalance, Seq: int64(len(w.Wallets))}
 		if e.IsDefault {
 			w.DefaultWallet = e.WalletID
 		}
@@ -146,9 +158,11 @@ func (w *Workspace) Apply(event any) error {
 		t := &Transaction{
 			Type: e.Type, Amount: e.Amount, DestinationAmount: e.DestinationAmount, Currency: e.Currency,
 			WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, TagID: e.TagID,
+			GoalID: e.GoalID, DebtID: e.DebtID,
 		}
 		w.Transactions[e.TransactionID] = t
 		w.countMovements(t, 1)
+		w.moveGoalAndDebt(t, 1)
 		return w.post(e.Postings)
 	case *TransactionUpdated:
 		t, ok := w.Transactions[e.TransactionID]
@@ -156,8 +170,10 @@ func (w *Workspace) Apply(event any) error {
 			return fmt.Errorf("commands: update of unknown transaction %s", e.TransactionID)
 		}
 		w.countMovements(t, -1)
+		w.moveGoalAndDebt(t, -1)
 		t.applyChanges(e.Changes)
 		w.countMovements(t, 1)
+		w.moveGoalAndDebt(t, 1)
 		return w.post(e.Postings)
 	case *TransactionDeleted:
 		t, ok := w.Transactions[e.TransactionID]
@@ -166,6 +182,7 @@ func (w *Workspace) Apply(event any) error {
 		}
 		t.Deleted = true
 		w.countMovements(t, -1)
+		w.moveGoalAndDebt(t, -1)
 		return w.post(e.Postings)
 	case *WorkspaceDeleted:
 		w.Deleted = true
@@ -187,7 +204,7 @@ func (w *Workspace) Apply(event any) error {
 		}
 		key.Revoked = true
 	default:
-		return fmt.Errorf("commands: workspace state cannot apply %T", event)
+		return w.applyMoney(event)
 	}
 	return nil
 }

@@ -32,6 +32,7 @@ type CreateTransaction struct {
 	CategoryID        *uuid.UUID
 	GoalID            *uuid.UUID
 	DebtID            *uuid.UUID
+	RecurringID       *uuid.UUID
 	TagID             *uuid.UUID
 	ReferenceNumber   *string
 	AttachmentURL     *string
@@ -42,9 +43,24 @@ func (c CreateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 	switch c.Type {
 	case TxIncome, TxExpense, TxTransfer:
 	case TxGoalDeposit, TxGoalWithdrawal:
-		return nil, InvalidField("type", "goal movements are recorded with POST /api/goals/{id}/deposit and /withdraw")
+		if c.GoalID == nil {
+			return nil, InvalidField("goalId", "is required for a %s", c.Type)
+		}
+		first := true
+		note := c.Description
+		if note == nil {
+			note = c.Concept
+		}
+		return GoalMovement{GoalID: *c.GoalID, Type: c.Type, Amount: c.Amount, WalletID: c.WalletID, Date: c.Date, Note: note,
+			NewID: func() uuid.UUID {
+				if first {
+					first = false
+					return c.TransactionID
+				}
+				return uuid.Must(uuid.NewV7())
+			}}.Decide(w)
 	default:
-		return nil, InvalidField("type", "must be one of income, expense, transfer")
+		return nil, InvalidField("type", "must be one of %v", TransactionTypes)
 	}
 	walletID := w.DefaultWallet
 	if c.WalletID != nil {
@@ -54,23 +70,25 @@ func (c CreateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 	}
 	t := Transaction{
 		Type: c.Type, Amount: c.Amount, DestinationAmount: c.DestinationAmount,
-		WalletID: walletID, ToWalletID: c.ToWalletID, CategoryID: c.CategoryID, TagID: c.TagID,
+		WalletID: walletID, ToWalletID: c.ToWalletID, CategoryID: c.CategoryID, TagID: c.TagID, DebtID: c.DebtID,
 	}
 	if err := w.checkTransaction(&t, true); err != nil {
 		return nil, err
 	}
 	if c.GoalID != nil {
-		return nil, NotFound("GOAL_NOT_FOUND", "goal %s not found", *c.GoalID)
+		return nil, InvalidField("goalId", "goes with goal_deposit and goal_withdrawal only")
 	}
 	if c.DebtID != nil {
-		return nil, NotFound("DEBT_NOT_FOUND", "debt %s not found", *c.DebtID)
+		if err := w.checkDebtPayment(&t); err != nil {
+			return nil, err
+		}
 	}
 	return []NewEvent{{TypeTransactionCreated, &TransactionCreated{
 		TransactionID: c.TransactionID, Type: t.Type, Amount: t.Amount, Currency: t.Currency,
 		DestinationAmount: t.DestinationAmount, Date: c.Date, Concept: c.Concept, Description: c.Description,
 		WalletID: t.WalletID, ToWalletID: t.ToWalletID, CategoryID: t.CategoryID, GoalID: c.GoalID,
-		DebtID: c.DebtID, TagID: t.TagID, ReferenceNumber: c.ReferenceNumber, AttachmentURL: c.AttachmentURL,
-		Postings: netPostings(t.effect()),
+		DebtID: c.DebtID, RecurringID: c.RecurringID, TagID: t.TagID, ReferenceNumber: c.ReferenceNumber,
+		AttachmentURL: c.AttachmentURL, Postings: netPostings(t.effect()),
 	}}}, nil
 }
 
@@ -97,6 +115,9 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 	if err != nil {
 		return nil, err
 	}
+	if old.GoalID != nil {
+		return nil, Conflict("CONFLICT", "a goal movement cannot be changed: delete it and record it again")
+	}
 	changes := TransactionChanges{
 		Amount: c.Amount, DestinationAmount: c.DestinationAmount, Date: c.Date, Concept: c.Concept,
 		Description: c.Description, WalletID: c.WalletID, ToWalletID: c.ToWalletID, CategoryID: c.CategoryID,
@@ -118,6 +139,18 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 	}
 	if err := w.checkTransaction(&next, changes.WalletID.Set || changes.ToWalletID.Set); err != nil {
 		return nil, err
+	}
+	if next.DebtID != nil {
+		// The payment is checked against what was owed before it.
+		if d, ok := w.Debts[*next.DebtID]; ok && !d.Deleted {
+			owed := d.PendingBalance.Add(old.Amount)
+			if next.Amount.GreaterThan(owed) {
+				return nil, InvalidField("amount", "is more than the %s %s owed before this payment", owed, d.Currency)
+			}
+			if next.Currency != d.Currency {
+				return nil, InvalidField("walletId", "holds %s but the debt is in %s", next.Currency, d.Currency)
+			}
+		}
 	}
 	if next.Currency != old.Currency {
 		changes.Currency = Of(next.Currency)
@@ -148,6 +181,11 @@ func (c DeleteTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 	t, err := w.liveTransaction(c.TransactionID)
 	if err != nil {
 		return nil, err
+	}
+	if t.GoalID != nil && t.Type == TxGoalDeposit {
+		if g, ok := w.Goals[*t.GoalID]; ok && (t.Amount.GreaterThan(g.Saved) || t.Amount.GreaterThan(g.Funded[t.WalletID])) {
+			return nil, Conflict("CONFLICT", "the goal no longer holds this deposit: it was withdrawn")
+		}
 	}
 	return []NewEvent{{TypeTransactionDeleted, &TransactionDeleted{
 		TransactionID: c.TransactionID, Postings: netPostings(negate(t.effect())),

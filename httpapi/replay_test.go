@@ -52,7 +52,7 @@ func TestReplayReproducesTheReadModels(t *testing.T) {
 	f.c.Post("/api/workspaces/"+team+"/members", map[string]any{"email": "bob@example.com", "role": "reader"}).Expect(t, http.StatusOK)
 	f.c.Post("/api/workspaces/"+team+"/members", map[string]any{"email": "zed@example.com", "role": "admin"}).Expect(t, http.StatusOK)
 	keyID := f.c.Post("/api/api-keys", map[string]any{"name": "k", "scopes": []string{"*"}}).Expect(t, http.StatusOK).Object("apiKey")["id"].(string)
-	f.c.Delete("/api/api-keys/" + keyID).Expect(t, http.StatusOK)
+	f.c.Delete("/api/api-keys/"+keyID).Expect(t, http.StatusOK)
 	f.c.Patch("/api/me", map[string]any{"firstName": "Alice", "theme": "dark"}).Expect(t, http.StatusOK)
 
 	before := snapshot(t, env)

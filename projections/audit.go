@@ -131,6 +131,44 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 			changes: created(map[string]any{"name": d.Name, "scopes": d.Scopes, "prefix": d.Prefix, "expiresAt": d.ExpiresAt})}, true, nil
 	case *commands.APIKeyRevoked:
 		return auditEntry{workspace: ws(), entity: "api_key", entityID: d.KeyID, action: actionDelete}, true, nil
+	case *commands.RecurringPaid:
+		return auditEntry{workspace: ws(), entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
+			changes: map[string]change{"nextPayment": {d.DueDate, d.NextPayment}, "lastPayment": {nil, max(d.PaidOn, d.DueDate)}}}, true, nil
+	}
+	return moneyAudit(ws(), data)
+}
+
+// moneyAudit describes the audit entries of budgets, goals, debts and recurring payments.
+func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
+	entry := func(entity string, id uuid.UUID, action string, before, after any) (auditEntry, bool, error) {
+		changes, err := diff(before, after)
+		return auditEntry{workspace: ws, entity: entity, entityID: id, action: action, changes: changes}, true, err
+	}
+	switch d := data.(type) {
+	case *commands.BudgetCreated:
+		return entry("budget", d.BudgetID, actionCreate, nil, d.BudgetFields)
+	case *commands.BudgetUpdated:
+		return entry("budget", d.BudgetID, actionUpdate, d.Before, d.After)
+	case *commands.BudgetDeleted:
+		return entry("budget", d.BudgetID, actionDelete, nil, nil)
+	case *commands.GoalCreated:
+		return entry("goal", d.GoalID, actionCreate, nil, d.GoalFields)
+	case *commands.GoalUpdated:
+		return entry("goal", d.GoalID, actionUpdate, d.Before, d.After)
+	case *commands.GoalDeleted:
+		return entry("goal", d.GoalID, actionDelete, nil, nil)
+	case *commands.DebtCreated:
+		return entry("debt", d.DebtID, actionCreate, nil, d.DebtFields)
+	case *commands.DebtUpdated:
+		return entry("debt", d.DebtID, actionUpdate, d.Before, d.After)
+	case *commands.DebtDeleted:
+		return entry("debt", d.DebtID, actionDelete, nil, nil)
+	case *commands.RecurringCreated:
+		return entry("recurring", d.RecurringID, actionCreate, nil, d.RecurringFields)
+	case *commands.RecurringUpdated:
+		return entry("recurring", d.RecurringID, actionUpdate, d.Before, d.After)
+	case *commands.RecurringDeleted:
+		return entry("recurring", d.RecurringID, actionDelete, nil, nil)
 	}
 	return auditEntry{}, false, nil
 }

@@ -18,7 +18,7 @@ import (
 
 // Tables are the read-model tables, in the order they are cleared and compared.
 var Tables = []string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
-	"transactions", "api_keys", "audit_log"}
+	"transactions", "api_keys", "audit_log", "daily_totals", "budgets", "goals", "goal_funding", "debts", "recurring_payments"}
 
 // Queue adds to b the statements that apply events to the read models. They use the
 // events' stream versions, never their global positions, so that they can travel in the
@@ -161,15 +161,17 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 			VALUES ($1, $2, $3, $4, $5, $5, $6)`, ws, d.TagID, d.Name, d.Color, at, e.Version)
 	case *commands.TransactionCreated:
 		b.Queue(`INSERT INTO transactions (workspace_id, id, type, amount, currency, destination_amount, date, concept,
-				description, wallet_id, to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number,
+				description, wallet_id, to_wallet_id, category_id, goal_id, debt_id, recurring_id, tag_id, reference_number,
 				attachment_url, created_at, updated_at, created_version)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $18, $19)`,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20)`,
 			ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
-			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.TagID, d.ReferenceNumber,
+			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
 			d.AttachmentURL, at, e.Version)
 		queuePostings(b, ws, d.Postings, at)
+		queueRowEffects(b, ws, d.TransactionID, 1, at, effectsOf(d))
 	case *commands.TransactionUpdated:
 		c := d.Changes
+		queueRowEffects(b, ws, d.TransactionID, -1, at, allEffects)
 		b.Queue(`UPDATE transactions SET
 				amount = CASE WHEN $3 THEN $4 ELSE amount END,
 				currency = CASE WHEN $5 THEN $6 ELSE currency END,
@@ -193,12 +195,14 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
 			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at)
 		queuePostings(b, ws, d.Postings, at)
+		queueRowEffects(b, ws, d.TransactionID, 1, at, allEffects)
 	case *commands.TransactionDeleted:
+		queueRowEffects(b, ws, d.TransactionID, -1, at, allEffects)
 		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID, at)
 		queuePostings(b, ws, d.Postings, at)
 	default:
-		return fmt.Errorf("projections: no projector for %s", e.Type)
+		return queueMoney(b, ws, e, data)
 	}
 	return nil
 }

@@ -1,0 +1,160 @@
+package commands
+
+import (
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// CreateDebt adds a debt.
+type CreateDebt struct {
+	DebtID uuid.UUID
+	DebtFields
+}
+
+// Decide checks the amounts.
+func (c CreateDebt) Decide(*Workspace) ([]NewEvent, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	return []NewEvent{{TypeDebtCreated, &DebtCreated{DebtID: c.DebtID, DebtFields: c.DebtFields}}}, nil
+}
+
+func (c CreateDebt) check() error {
+	if problem := CheckAmount(c.TotalAmount, true); problem != "" {
+		return InvalidField("totalAmount", "%s", problem)
+	}
+	if problem := CheckAmount(c.PendingBalance, false); problem != "" {
+		return InvalidField("pendingBalance", "%s", problem)
+	}
+	if c.PendingBalance.GreaterThan(c.TotalAmount) {
+		return InvalidField("pendingBalance", "must not exceed totalAmount")
+	}
+	return nil
+}
+
+// UpdateDebt changes some of a debt's fields.
+type UpdateDebt struct {
+	DebtID         uuid.UUID
+	Name           Nullable[string]
+	Creditor       Nullable[string]
+	TotalAmount    Nullable[decimal.Decimal]
+	PendingBalance Nullable[decimal.Decimal]
+	Currency       Nullable[string]
+	DueDate        Nullable[string]
+}
+
+// Decide applies the changes; a debt with payments keeps its currency.
+func (c UpdateDebt) Decide(w *Workspace) ([]NewEvent, error) {
+	d, err := w.liveDebt(c.DebtID)
+	if err != nil {
+		return nil, err
+	}
+	after := d.DebtFields
+	setValue(&after.Name, c.Name)
+	setPtr(&after.Creditor, c.Creditor)
+	setValue(&after.TotalAmount, c.TotalAmount)
+	setValue(&after.PendingBalance, c.PendingBalance)
+	setValue(&after.Currency, c.Currency)
+	setPtr(&after.DueDate, c.DueDate)
+	if err := (CreateDebt{DebtFields: after}).check(); err != nil {
+		return nil, err
+	}
+	if after.Currency != d.Currency {
+		for _, t := range w.Transactions {
+			if !t.Deleted && t.DebtID != nil && *t.DebtID == c.DebtID {
+				return nil, Conflict("CONFLICT", "the debt's currency cannot change once payments are recorded")
+			}
+		}
+	}
+	return []NewEvent{{TypeDebtUpdated, &DebtUpdated{DebtID: c.DebtID, Before: d.DebtFields, After: after}}}, nil
+}
+
+// DeleteDebt removes a debt; its payments stay as expenses.
+type DeleteDebt struct {
+	DebtID uuid.UUID
+}
+
+// Decide removes a live debt.
+func (c DeleteDebt) Decide(w *Workspace) ([]NewEvent, error) {
+	if _, err := w.liveDebt(c.DebtID); err != nil {
+		return nil, err
+	}
+	return []NewEvent{{TypeDebtDeleted, &DebtDeleted{DebtID: c.DebtID}}}, nil
+}
+
+// PayDebt records a payment: an expense from a wallet that lowers the debt's pending
+// balance. The wallet is the one given, else the default one, else the oldest (spec
+// 4.B rule 6).
+type PayDebt struct {
+	DebtID        uuid.UUID
+	TransactionID uuid.UUID
+	Amount        decimal.Decimal
+	WalletID      *uuid.UUID
+	Date          string
+	Note          *string
+}
+
+// Decide checks the amount against what is owed and picks the wallet.
+func (c PayDebt) Decide(w *Workspace) ([]NewEvent, error) {
+	d, err := w.liveDebt(c.DebtID)
+	if err != nil {
+		return nil, err
+	}
+	walletID, err := w.paymentWallet(c.WalletID)
+	if err != nil {
+		return nil, err
+	}
+	concept := "Payment: " + d.Name
+	return (CreateTransaction{TransactionID: c.TransactionID, Type: TxExpense, Amount: c.Amount, Date: c.Date,
+		Concept: &concept, Description: c.Note, WalletID: &walletID, DebtID: &c.DebtID}).Decide(w)
+}
+
+// checkDebtPayment checks an expense that names a debt.
+func (w *Workspace) checkDebtPayment(t *Transaction) error {
+	d, err := w.liveDebt(*t.DebtID)
+	if err != nil {
+		return err
+	}
+	if t.Type != TxExpense {
+		return InvalidField("debtId", "goes with expenses only: a debt is paid with an expense")
+	}
+	if t.Currency != d.Currency {
+		return InvalidField("walletId", "holds %s but the debt is in %s", t.Currency, d.Currency)
+	}
+	if t.Amount.GreaterThan(d.PendingBalance) {
+		return InvalidField("amount", "is more than the %s %s still owed", d.PendingBalance, d.Currency)
+	}
+	return nil
+}
+
+// paymentWallet picks the wallet of a payment: the one given, else the default one,
+// else the oldest live one.
+func (w *Workspace) paymentWallet(given *uuid.UUID) (uuid.UUID, error) {
+	if given != nil {
+		if _, err := w.liveWallet(*given); err != nil {
+			return uuid.Nil, err
+		}
+		return *given, nil
+	}
+	if w.DefaultWallet != uuid.Nil {
+		return w.DefaultWallet, nil
+	}
+	oldest, seq := uuid.Nil, int64(-1)
+	for id, wallet := range w.Wallets {
+		if !wallet.Archived && (seq < 0 || wallet.Seq < seq) {
+			oldest, seq = id, wallet.Seq
+		}
+	}
+	if oldest == uuid.Nil {
+		return uuid.Nil, NotFound("WALLET_NOT_FOUND", "the workspace has no wallet to pay from")
+	}
+	return oldest, nil
+}
+
+func (w *Workspace) liveDebt(id uuid.UUID) (*Debt, error) {
+	d, ok := w.Debts[id]
+	if !ok || d.Deleted {
+		return nil, NotFound("DEBT_NOT_FOUND", "debt %s not found", id)
+	}
+	return d, nil
+}

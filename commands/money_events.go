@@ -1,0 +1,168 @@
+package commands
+
+import (
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Event types of the money features.
+const (
+	TypeBudgetCreated    = "budget.created.v1"
+	TypeBudgetUpdated    = "budget.updated.v1"
+	TypeBudgetDeleted    = "budget.deleted.v1"
+	TypeGoalCreated      = "goal.created.v1"
+	TypeGoalUpdated      = "goal.updated.v1"
+	TypeGoalDeleted      = "goal.deleted.v1"
+	TypeDebtCreated      = "debt.created.v1"
+	TypeDebtUpdated      = "debt.updated.v1"
+	TypeDebtDeleted      = "debt.deleted.v1"
+	TypeRecurringCreated = "recurring.created.v1"
+	TypeRecurringUpdated = "recurring.updated.v1"
+	TypeRecurringDeleted = "recurring.deleted.v1"
+	TypeRecurringPaid    = "recurring.paid.v1"
+)
+
+// BudgetFields are a budget's editable fields (spec 2.4).
+type BudgetFields struct {
+	Name           string          `json:"name"`
+	CategoryID     uuid.UUID       `json:"categoryId"`
+	Amount         decimal.Decimal `json:"amount"`
+	Currency       string          `json:"currency"`
+	Period         string          `json:"period"`
+	StartDate      string          `json:"startDate"`
+	EndDate        string          `json:"endDate"`
+	AlertThreshold decimal.Decimal `json:"alertThreshold"`
+	TagID          *uuid.UUID      `json:"tagId"`
+}
+
+// BudgetCreated adds a budget.
+type BudgetCreated struct {
+	BudgetID uuid.UUID `json:"budgetId"`
+	BudgetFields
+}
+
+// BudgetUpdated replaces a budget's fields.
+type BudgetUpdated struct {
+	BudgetID uuid.UUID    `json:"budgetId"`
+	Before   BudgetFields `json:"before"`
+	After    BudgetFields `json:"after"`
+}
+
+// BudgetDeleted removes a budget.
+type BudgetDeleted struct {
+	BudgetID uuid.UUID `json:"budgetId"`
+}
+
+// GoalFields are a savings goal's editable fields.
+type GoalFields struct {
+	Name         string          `json:"name"`
+	TargetAmount decimal.Decimal `json:"targetAmount"`
+	Currency     string          `json:"currency"`
+	Deadline     *string         `json:"deadline"`
+}
+
+// GoalCreated adds a savings goal; its saved amount starts at zero and moves with
+// goal_deposit and goal_withdrawal transactions.
+type GoalCreated struct {
+	GoalID uuid.UUID `json:"goalId"`
+	GoalFields
+}
+
+// GoalUpdated replaces a goal's fields.
+type GoalUpdated struct {
+	GoalID uuid.UUID  `json:"goalId"`
+	Before GoalFields `json:"before"`
+	After  GoalFields `json:"after"`
+}
+
+// GoalDeleted removes an empty goal.
+type GoalDeleted struct {
+	GoalID uuid.UUID `json:"goalId"`
+}
+
+// DebtFields are a debt's editable fields. PendingBalance is what is still owed:
+// payments (expenses that name the debt) lower it.
+type DebtFields struct {
+	Name           string          `json:"name"`
+	Creditor       *string         `json:"creditor"`
+	TotalAmount    decimal.Decimal `json:"totalAmount"`
+	PendingBalance decimal.Decimal `json:"pendingBalance"`
+	Currency       string          `json:"currency"`
+	DueDate        *string         `json:"dueDate"`
+}
+
+// DebtCreated adds a debt.
+type DebtCreated struct {
+	DebtID uuid.UUID `json:"debtId"`
+	DebtFields
+}
+
+// DebtUpdated replaces a debt's fields.
+type DebtUpdated struct {
+	DebtID uuid.UUID  `json:"debtId"`
+	Before DebtFields `json:"before"`
+	After  DebtFields `json:"after"`
+}
+
+// DebtDeleted removes a debt.
+type DebtDeleted struct {
+	DebtID uuid.UUID `json:"debtId"`
+}
+
+// RecurringFields are a recurring payment's editable fields.
+type RecurringFields struct {
+	Name        string          `json:"name"`
+	Amount      decimal.Decimal `json:"amount"`
+	Kind        string          `json:"kind"`
+	Periodicity string          `json:"periodicity"`
+	// NextPayment is the due date of the oldest unpaid cycle; Anchor is the date the
+	// cycles count from, so that a monthly item due on the 31st stays on month ends.
+	NextPayment string     `json:"nextPayment"`
+	Anchor      string     `json:"anchor"`
+	Active      bool       `json:"active"`
+	WalletID    *uuid.UUID `json:"walletId"`
+	CategoryID  *uuid.UUID `json:"categoryId"`
+}
+
+// RecurringCreated adds a recurring payment.
+type RecurringCreated struct {
+	RecurringID uuid.UUID `json:"recurringId"`
+	RecurringFields
+}
+
+// RecurringUpdated replaces a recurring payment's fields.
+type RecurringUpdated struct {
+	RecurringID uuid.UUID       `json:"recurringId"`
+	Before      RecurringFields `json:"before"`
+	After       RecurringFields `json:"after"`
+}
+
+// RecurringDeleted removes a recurring payment.
+type RecurringDeleted struct {
+	RecurringID uuid.UUID `json:"recurringId"`
+}
+
+// RecurringPaid records the payment of the cycle due on DueDate, with the transaction
+// that moved the money, and moves the item to its next cycle.
+type RecurringPaid struct {
+	RecurringID   uuid.UUID `json:"recurringId"`
+	DueDate       string    `json:"dueDate"`
+	PaidOn        string    `json:"paidOn"`
+	TransactionID uuid.UUID `json:"transactionId"`
+	NextPayment   string    `json:"nextPayment"`
+	Automatic     bool      `json:"automatic"`
+}
+
+func init() {
+	for name, factory := range map[string]func() any{
+		TypeBudgetCreated: func() any { return &BudgetCreated{} }, TypeBudgetUpdated: func() any { return &BudgetUpdated{} },
+		TypeBudgetDeleted: func() any { return &BudgetDeleted{} }, TypeGoalCreated: func() any { return &GoalCreated{} },
+		TypeGoalUpdated: func() any { return &GoalUpdated{} }, TypeGoalDeleted: func() any { return &GoalDeleted{} },
+		TypeDebtCreated: func() any { return &DebtCreated{} }, TypeDebtUpdated: func() any { return &DebtUpdated{} },
+		TypeDebtDeleted: func() any { return &DebtDeleted{} }, TypeRecurringCreated: func() any { return &RecurringCreated{} },
+		TypeRecurringUpdated: func() any { return &RecurringUpdated{} }, TypeRecurringDeleted: func() any { return &RecurringDeleted{} },
+		TypeRecurringPaid: func() any { return &RecurringPaid{} },
+	} {
+		eventFactories[name] = factory
+	}
+}

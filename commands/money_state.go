@@ -1,0 +1,129 @@
+package commands
+
+import (
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Budget is a budget as the write side sees it.
+type Budget struct {
+	BudgetFields
+	Deleted bool
+}
+
+// Goal is a savings goal as the write side sees it: what it holds, and how much of that
+// came from each wallet, for withdrawals that return money where it came from.
+type Goal struct {
+	GoalFields
+	Saved   decimal.Decimal
+	Funded  map[uuid.UUID]decimal.Decimal
+	Deleted bool
+}
+
+// Debt is a debt as the write side sees it.
+type Debt struct {
+	DebtFields
+	Deleted bool
+}
+
+// Recurring is a recurring payment as the write side sees it.
+type Recurring struct {
+	RecurringFields
+	LastPayment *string
+	Deleted     bool
+}
+
+// applyMoney folds the events of budgets, goals, debts and recurring payments.
+func (w *Workspace) applyMoney(event any) error {
+	switch e := event.(type) {
+	case *BudgetCreated:
+		w.Budgets[e.BudgetID] = &Budget{BudgetFields: e.BudgetFields}
+	case *BudgetUpdated:
+		b, ok := w.Budgets[e.BudgetID]
+		if !ok {
+			return fmt.Errorf("commands: update of unknown budget %s", e.BudgetID)
+		}
+		b.BudgetFields = e.After
+	case *BudgetDeleted:
+		b, ok := w.Budgets[e.BudgetID]
+		if !ok {
+			return fmt.Errorf("commands: delete of unknown budget %s", e.BudgetID)
+		}
+		b.Deleted = true
+	case *GoalCreated:
+		w.Goals[e.GoalID] = &Goal{GoalFields: e.GoalFields, Funded: map[uuid.UUID]decimal.Decimal{}}
+	case *GoalUpdated:
+		g, ok := w.Goals[e.GoalID]
+		if !ok {
+			return fmt.Errorf("commands: update of unknown goal %s", e.GoalID)
+		}
+		g.GoalFields = e.After
+	case *GoalDeleted:
+		g, ok := w.Goals[e.GoalID]
+		if !ok {
+			return fmt.Errorf("commands: delete of unknown goal %s", e.GoalID)
+		}
+		g.Deleted = true
+	case *DebtCreated:
+		w.Debts[e.DebtID] = &Debt{DebtFields: e.DebtFields}
+	case *DebtUpdated:
+		d, ok := w.Debts[e.DebtID]
+		if !ok {
+			return fmt.Errorf("commands: update of unknown debt %s", e.DebtID)
+		}
+		d.DebtFields = e.After
+	case *DebtDeleted:
+		d, ok := w.Debts[e.DebtID]
+		if !ok {
+			return fmt.Errorf("commands: delete of unknown debt %s", e.DebtID)
+		}
+		d.Deleted = true
+	case *RecurringCreated:
+		w.Recurring[e.RecurringID] = &Recurring{RecurringFields: e.RecurringFields}
+	case *RecurringUpdated:
+		r, ok := w.Recurring[e.RecurringID]
+		if !ok {
+			return fmt.Errorf("commands: update of unknown recurring payment %s", e.RecurringID)
+		}
+		r.RecurringFields = e.After
+	case *RecurringDeleted:
+		r, ok := w.Recurring[e.RecurringID]
+		if !ok {
+			return fmt.Errorf("commands: delete of unknown recurring payment %s", e.RecurringID)
+		}
+		r.Deleted = true
+	case *RecurringPaid:
+		r, ok := w.Recurring[e.RecurringID]
+		if !ok {
+			return fmt.Errorf("commands: payment of unknown recurring payment %s", e.RecurringID)
+		}
+		// The last payment covers the cycle paid: paid ahead, it counts from the due date.
+		last := max(e.PaidOn, e.DueDate)
+		r.LastPayment, r.NextPayment = &last, e.NextPayment
+	default:
+		return fmt.Errorf("commands: workspace state cannot apply %T", event)
+	}
+	return nil
+}
+
+// moveGoalAndDebt applies a transaction's effect on its goal or debt, with sign +1 when
+// it takes effect and -1 when it is undone.
+func (w *Workspace) moveGoalAndDebt(t *Transaction, sign int64) {
+	amount := t.Amount.Mul(decimal.NewFromInt(sign))
+	if t.GoalID != nil {
+		if g, ok := w.Goals[*t.GoalID]; ok {
+			if t.Type == TxGoalWithdrawal {
+				amount = amount.Neg()
+			}
+			g.Saved = g.Saved.Add(amount)
+			g.Funded[t.WalletID] = g.Funded[t.WalletID].Add(amount)
+		}
+	}
+	if t.DebtID != nil && t.Type == TxExpense {
+		if d, ok := w.Debts[*t.DebtID]; ok {
+			d.PendingBalance = d.PendingBalance.Sub(amount)
+		}
+	}
+}

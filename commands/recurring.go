@@ -1,0 +1,167 @@
+package commands
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+)
+
+// Recurring payment kinds: only income and expense items move money.
+var RecurringKinds = []string{TxIncome, TxExpense, "other"}
+
+// CreateRecurring adds a recurring payment; its cycles count from its first due date.
+type CreateRecurring struct {
+	RecurringID uuid.UUID
+	RecurringFields
+}
+
+// Decide checks the amount and the wallet and category it names.
+func (c CreateRecurring) Decide(w *Workspace) ([]NewEvent, error) {
+	c.Anchor = c.NextPayment
+	if err := c.check(w); err != nil {
+		return nil, err
+	}
+	return []NewEvent{{TypeRecurringCreated, &RecurringCreated{RecurringID: c.RecurringID, RecurringFields: c.RecurringFields}}}, nil
+}
+
+func (c CreateRecurring) check(w *Workspace) error {
+	if problem := CheckAmount(c.Amount, true); problem != "" {
+		return InvalidField("amount", "%s", problem)
+	}
+	if c.WalletID != nil {
+		if _, err := w.liveWallet(*c.WalletID); err != nil {
+			return err
+		}
+	}
+	if c.CategoryID != nil {
+		if _, err := w.liveCategory(*c.CategoryID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UpdateRecurring changes some of a recurring payment's fields. A new due date or
+// periodicity starts the cycles again from the new due date.
+type UpdateRecurring struct {
+	RecurringID uuid.UUID
+	Name        Nullable[string]
+	Amount      Nullable[decimal.Decimal]
+	Kind        Nullable[string]
+	Periodicity Nullable[string]
+	NextPayment Nullable[string]
+	Active      Nullable[bool]
+	WalletID    Nullable[uuid.UUID]
+	CategoryID  Nullable[uuid.UUID]
+}
+
+// Decide applies the changes.
+func (c UpdateRecurring) Decide(w *Workspace) ([]NewEvent, error) {
+	r, err := w.liveRecurring(c.RecurringID)
+	if err != nil {
+		return nil, err
+	}
+	after := r.RecurringFields
+	setValue(&after.Name, c.Name)
+	setValue(&after.Amount, c.Amount)
+	setValue(&after.Kind, c.Kind)
+	setValue(&after.Periodicity, c.Periodicity)
+	setValue(&after.NextPayment, c.NextPayment)
+	setValue(&after.Active, c.Active)
+	setPtr(&after.WalletID, c.WalletID)
+	setPtr(&after.CategoryID, c.CategoryID)
+	if after.NextPayment != r.NextPayment || after.Periodicity != r.Periodicity {
+		after.Anchor = after.NextPayment
+	}
+	if err := (CreateRecurring{RecurringFields: after}).check(w); err != nil {
+		return nil, err
+	}
+	return []NewEvent{{TypeRecurringUpdated, &RecurringUpdated{RecurringID: c.RecurringID, Before: r.RecurringFields, After: after}}}, nil
+}
+
+// DeleteRecurring removes a recurring payment; what it paid stays.
+type DeleteRecurring struct {
+	RecurringID uuid.UUID
+}
+
+// Decide removes a live item.
+func (c DeleteRecurring) Decide(w *Workspace) ([]NewEvent, error) {
+	if _, err := w.liveRecurring(c.RecurringID); err != nil {
+		return nil, err
+	}
+	return []NewEvent{{TypeRecurringDeleted, &RecurringDeleted{RecurringID: c.RecurringID}}}, nil
+}
+
+// PayRecurring pays the cycle due on the item's next payment date: it records the
+// income or expense and moves the item to its next cycle (spec 4.B rule 7).
+type PayRecurring struct {
+	RecurringID   uuid.UUID
+	TransactionID uuid.UUID
+	// PaidOn is the date of the movement; the scheduler pays on the due date.
+	PaidOn Date
+	// DueDate, set by the scheduler, is the cycle it means to pay: when the item has
+	// moved on (another instance, a restart, a person paid it), nothing happens.
+	DueDate *Date
+}
+
+// Decide pays the cycle, or refuses when the current one is paid already.
+func (c PayRecurring) Decide(w *Workspace) ([]NewEvent, error) {
+	r, err := w.liveRecurring(c.RecurringID)
+	if err != nil {
+		return nil, err
+	}
+	due, err := ParseDate(r.NextPayment)
+	if err != nil {
+		return nil, err
+	}
+	anchor, err := ParseDate(r.Anchor)
+	if err != nil {
+		return nil, err
+	}
+	if c.DueDate != nil && (!c.DueDate.Equal(due) || !r.Active || r.Kind == "other") {
+		return nil, nil
+	}
+	switch {
+	case !r.Active:
+		return nil, Conflict("CONFLICT", "the recurring payment is paused; activate it first")
+	case r.Kind != TxIncome && r.Kind != TxExpense:
+		return nil, Conflict("CONFLICT", "only income and expense items can be paid")
+	}
+	// The current cycle is the one before the next due date; once something was paid
+	// on or after its start, it is paid.
+	if due.After(anchor) && r.LastPayment != nil {
+		previous, _, _ := PeriodAt(r.Periodicity, anchor, due.AddDate(0, 0, -1))
+		if last, err := ParseDate(*r.LastPayment); err == nil && !last.Before(previous) {
+			return nil, Conflict("RECURRING_ALREADY_PAID", "the cycle due %s is already paid; the next one is due %s",
+				previous.Format(time.DateOnly), r.NextPayment)
+		}
+	}
+	walletID := w.DefaultWallet
+	if r.WalletID != nil {
+		walletID = *r.WalletID
+	}
+	if walletID == uuid.Nil {
+		return nil, InvalidField("walletId", "is required: give the item a wallet or the workspace a default wallet")
+	}
+	paidOn := c.PaidOn.Format(time.DateOnly)
+	concept := r.Name
+	events, err := CreateTransaction{TransactionID: c.TransactionID, Type: r.Kind, Amount: r.Amount, Date: paidOn,
+		Concept: &concept, WalletID: &walletID, CategoryID: r.CategoryID, RecurringID: &c.RecurringID}.Decide(w)
+	if err != nil {
+		return nil, err
+	}
+	next := NextPeriodStart(r.Periodicity, anchor, due)
+	return append(events, NewEvent{TypeRecurringPaid, &RecurringPaid{
+		RecurringID: c.RecurringID, DueDate: r.NextPayment, PaidOn: paidOn, TransactionID: c.TransactionID,
+		NextPayment: next.Format(time.DateOnly), Automatic: c.DueDate != nil,
+	}}), nil
+}
+
+func (w *Workspace) liveRecurring(id uuid.UUID) (*Recurring, error) {
+	r, ok := w.Recurring[id]
+	if !ok || r.Deleted {
+		return nil, NotFound("RECURRING_NOT_FOUND", "recurring payment %s not found", id)
+	}
+	return r, nil
+}
