@@ -65,13 +65,14 @@ type Call struct {
 	// Respond queues the reads its answer needs on the batch that carries the append and
 	// the projections, and returns what renders the answer once the batch has run. The
 	// answer so reads the caller's own writes, costs no extra round trip, and is stored
-	// with the idempotency record.
-	Respond func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func() (Response, error)
+	// with the idempotency record. The renderer gets the connection of the write for
+	// what cannot be queued.
+	Respond func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func(eventstore.DB) (Response, error)
 }
 
 // NoResponse is the Respond of a command whose caller needs no answer.
-func NoResponse(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func() (Response, error) {
-	return func() (Response, error) { return Response{}, nil }
+func NoResponse(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func(eventstore.DB) (Response, error) {
+	return func(eventstore.DB) (Response, error) { return Response{}, nil }
 }
 
 // ErrIdempotencyKeyReused is returned when a key comes back with a different request.
@@ -269,7 +270,7 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 	if sendErr != nil {
 		return nil, Response{}, fmt.Errorf("commands: append and project: %w", sendErr)
 	}
-	res, err := render()
+	res, err := render(db)
 	return out, res, err
 }
 

@@ -203,6 +203,17 @@ func (b *body) ids(name string, max int) []uuid.UUID {
 // amount reads a JSON number exactly (never through float64) and checks it with the
 // domain's amount rule.
 func (b *body) amount(name string, positive bool) commands.Nullable[decimal.Decimal] {
+	v := b.number(name)
+	if v.Valid {
+		if problem := commands.CheckAmount(v.Value, positive); problem != "" {
+			b.fail(name, "%s", problem)
+		}
+	}
+	return v
+}
+
+// number reads a JSON number exactly.
+func (b *body) number(name string) commands.Nullable[decimal.Decimal] {
 	b.known[name] = true
 	raw, ok := b.fields[name]
 	if !ok {
@@ -215,9 +226,6 @@ func (b *body) amount(name string, positive bool) commands.Nullable[decimal.Deci
 	if err != nil {
 		b.fail(name, "must be a number")
 		return commands.Nullable[decimal.Decimal]{}
-	}
-	if problem := commands.CheckAmount(d, positive); problem != "" {
-		b.fail(name, "%s", problem)
 	}
 	return commands.Of(d)
 }

@@ -40,14 +40,14 @@ type command struct {
 }
 
 // render queues the reads of an answer on a batch and returns what builds the answer.
-type render func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func() (any, error)
+type render func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func(db queries.DB) (any, error)
 
 // renderRecord answers with one record under its name, read by a lookup riding in the
 // batch.
 func renderRecord[T any](name string, lookup func(workspaceID, id uuid.UUID) queries.Lookup[T], id uuid.UUID) render {
-	return func(ctx context.Context, b *pgx.Batch, _ []eventstore.RecordedEvent) func() (any, error) {
+	return func(ctx context.Context, b *pgx.Batch, _ []eventstore.RecordedEvent) func(queries.DB) (any, error) {
 		result := lookup(principalFrom(ctx).Workspace.ID, id).Queue(b)
-		return func() (any, error) {
+		return func(queries.DB) (any, error) {
 			v, err := result()
 			if err != nil {
 				return nil, err
@@ -59,8 +59,8 @@ func renderRecord[T any](name string, lookup func(workspaceID, id uuid.UUID) que
 
 // renderValue answers with a value that needs no read.
 func renderValue(v any) render {
-	return func(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func() (any, error) {
-		return func() (any, error) { return v, nil }
+	return func(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func(queries.DB) (any, error) {
+		return func(queries.DB) (any, error) { return v, nil }
 	}
 }
 
@@ -146,10 +146,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 		UserID:        c.UserID,
 		DecideUser:    c.DecideUser,
 		OpenWorkspace: c.Open,
-		Respond: func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func() (commands.Response, error) {
+		Respond: func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func(eventstore.DB) (commands.Response, error) {
 			body := c.Render(ctx, b, events)
-			return func() (commands.Response, error) {
-				v, err := body()
+			return func(db eventstore.DB) (commands.Response, error) {
+				v, err := body(db)
 				if err != nil {
 					return commands.Response{}, err
 				}

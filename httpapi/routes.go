@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 
+	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -38,6 +39,34 @@ var routes = []route{
 	{"POST", "/api/workspaces/{workspaceId}/members", scopeTeamManage, "Add a member by email, or invite them", http.StatusOK, addMember},
 	{"PATCH", "/api/workspaces/{workspaceId}/members/{userId}", scopeTeamManage, "Change a member's role", http.StatusOK, updateMember},
 	{"DELETE", "/api/workspaces/{workspaceId}/members/{userId}", scopeTeamManage, "Remove a member", http.StatusOK, removeMember},
+
+	{"GET", "/api/budgets", "budgets:read", "List budgets with the current period's spending", http.StatusOK, listBudgets},
+	{"POST", "/api/budgets", "budgets:write", "Create a budget", http.StatusOK, createBudget},
+	{"GET", "/api/budgets/{id}", "budgets:read", "Get a budget with its current period's spending", http.StatusOK, getBudget},
+	{"PATCH", "/api/budgets/{id}", "budgets:write", "Update a budget", http.StatusOK, updateBudget},
+	{"DELETE", "/api/budgets/{id}", "budgets:write", "Delete a budget", http.StatusOK, deleteBudget},
+
+	{"GET", "/api/goals", "goals:read", "List savings goals with their progress", http.StatusOK, listRecords("goals", queries.Goals)},
+	{"POST", "/api/goals", "goals:write", "Create a savings goal", http.StatusOK, createGoal},
+	{"GET", "/api/goals/{id}", "goals:read", "Get a savings goal", http.StatusOK, getRecord("goal", "GOAL_NOT_FOUND", queries.GoalByID)},
+	{"PATCH", "/api/goals/{id}", "goals:write", "Update a savings goal", http.StatusOK, updateGoal},
+	{"DELETE", "/api/goals/{id}", "goals:write", "Delete an empty savings goal", http.StatusOK, deleteGoal},
+	{"POST", "/api/goals/{id}/deposit", "goals:write", "Move money from a wallet into a goal", http.StatusOK, goalMovement(commands.TxGoalDeposit)},
+	{"POST", "/api/goals/{id}/withdraw", "goals:write", "Move money from a goal back to wallets", http.StatusOK, goalMovement(commands.TxGoalWithdrawal)},
+
+	{"GET", "/api/debts", "debts:read", "List debts with pending balances", http.StatusOK, listRecords("debts", queries.Debts)},
+	{"POST", "/api/debts", "debts:write", "Register a debt", http.StatusOK, createDebt},
+	{"GET", "/api/debts/{id}", "debts:read", "Get a debt", http.StatusOK, getRecord("debt", "DEBT_NOT_FOUND", queries.DebtByID)},
+	{"PATCH", "/api/debts/{id}", "debts:write", "Update a debt", http.StatusOK, updateDebt},
+	{"DELETE", "/api/debts/{id}", "debts:write", "Delete a debt", http.StatusOK, deleteDebt},
+	{"POST", "/api/debts/{id}/payments", "debts:write", "Pay a debt: an expense that lowers its pending balance", http.StatusOK, payDebt},
+
+	{"GET", "/api/recurrent", "recurrent:read", "List recurring payments, soonest first", http.StatusOK, listRecords("recurrent", queries.RecurringPayments)},
+	{"POST", "/api/recurrent", "recurrent:write", "Create a recurring payment", http.StatusOK, createRecurring},
+	{"GET", "/api/recurrent/{id}", "recurrent:read", "Get a recurring payment", http.StatusOK, getRecord("recurring", "RECURRING_NOT_FOUND", queries.RecurringByID)},
+	{"PATCH", "/api/recurrent/{id}", "recurrent:write", "Update a recurring payment", http.StatusOK, updateRecurring},
+	{"DELETE", "/api/recurrent/{id}", "recurrent:write", "Delete a recurring payment", http.StatusOK, deleteRecurring},
+	{"POST", "/api/recurrent/{id}/pay", "recurrent:write", "Pay the current cycle and advance the next payment", http.StatusOK, payRecurring},
 
 	{"GET", "/api/audit", scopeTeamManage, "List audit entries, newest first", http.StatusOK, listAudit},
 

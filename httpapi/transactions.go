@@ -102,8 +102,8 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := commands.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
-		Render: func(_ context.Context, _ *pgx.Batch, events []eventstore.RecordedEvent) func() (any, error) {
-			return func() (any, error) {
+		Render: func(_ context.Context, _ *pgx.Batch, events []eventstore.RecordedEvent) func(queries.DB) (any, error) {
+			return func(queries.DB) (any, error) {
 				return map[string]any{"ok": true, "operation": op.Value, "affected": len(events)}, nil
 			}
 		}})

@@ -1,0 +1,334 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/queries"
+)
+
+// today is the current business day.
+func (s *Server) today() commands.Date { return commands.Day(s.now(), BusinessZone) }
+
+// --- budgets ---
+
+var defaultAlertThreshold = decimal.NewFromInt(80)
+
+func budgetInput(b *body, create bool) commands.UpdateBudget {
+	in := commands.UpdateBudget{
+		Name: b.str("name", 1, 100), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
+		Currency: currency(b, "currency"), Period: b.enum("period", commands.Periods), StartDate: b.date("startDate"),
+		EndDate: b.date("endDate"), AlertThreshold: b.number("alertThreshold"), TagID: b.id("tagId"),
+	}
+	if create {
+		b.required("name", in.Name.Valid)
+		b.required("categoryId", in.CategoryID.Valid)
+		b.required("amount", in.Amount.Valid)
+		b.required("startDate", in.StartDate.Valid)
+		b.required("endDate", in.EndDate.Valid)
+	} else {
+		b.notNull("name", "categoryId", "amount", "currency", "period", "startDate", "endDate", "alertThreshold")
+	}
+	return in
+}
+
+func createBudget(s *Server, w http.ResponseWriter, r *http.Request) {
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
+		return
+	}
+	in := budgetInput(b, true)
+	p := principalFrom(r.Context())
+	cmd := commands.CreateBudget{BudgetID: newID(), BudgetFields: commands.BudgetFields{
+		Name: in.Name.Value, CategoryID: in.CategoryID.Value, Amount: in.Amount.Value, Currency: orDefault(in.Currency, p.Workspace.Currency),
+		Period: orDefault(in.Period, commands.PeriodMonthly), StartDate: in.StartDate.Value, EndDate: in.EndDate.Value,
+		AlertThreshold: orDefault(in.AlertThreshold, defaultAlertThreshold), TagID: in.TagID.Ptr(),
+	}}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: s.renderBudget(cmd.BudgetID)})
+}
+
+func updateBudget(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := budgetInput(b, false)
+	cmd.BudgetID = id
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: s.renderBudget(id)})
+}
+
+func deleteBudget(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := commands.DeleteBudget{BudgetID: id}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+}
+
+// renderBudget reads the budget after the write: its spending needs the period
+// arithmetic, so it is read on the write's connection rather than queued.
+func (s *Server) renderBudget(id uuid.UUID) render {
+	return func(ctx context.Context, _ *pgx.Batch, _ []eventstore.RecordedEvent) func(queries.DB) (any, error) {
+		return func(db queries.DB) (any, error) {
+			budget, err := queries.BudgetByID(ctx, db, principalFrom(ctx).Workspace.ID, id, s.today())
+			return map[string]any{"budget": budget}, err
+		}
+	}
+}
+
+func listBudgets(s *Server, w http.ResponseWriter, r *http.Request) {
+	list, err := queries.Budgets(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, s.today())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"budgets": list})
+}
+
+func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	budget, err := queries.BudgetByID(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, id, s.today())
+	if err != nil {
+		writeError(w, r, notFoundAs(err, "BUDGET_NOT_FOUND", "budget not found"))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"budget": budget})
+}
+
+// --- goals ---
+
+func goalInput(b *body, create bool) commands.UpdateGoal {
+	in := commands.UpdateGoal{Name: b.str("name", 1, 100), TargetAmount: b.amount("targetAmount", true),
+		Currency: currency(b, "currency"), Deadline: b.date("deadline")}
+	if create {
+		b.required("name", in.Name.Valid)
+		b.required("targetAmount", in.TargetAmount.Valid)
+	} else {
+		b.notNull("name", "targetAmount", "currency")
+	}
+	return in
+}
+
+func createGoal(s *Server, w http.ResponseWriter, r *http.Request) {
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
+		return
+	}
+	in := goalInput(b, true)
+	cmd := commands.CreateGoal{GoalID: newID(), GoalFields: commands.GoalFields{Name: in.Name.Value, TargetAmount: in.TargetAmount.Value,
+		Currency: orDefault(in.Currency, principalFrom(r.Context()).Workspace.Currency), Deadline: in.Deadline.Ptr()}}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("goal", queries.GoalByID, cmd.GoalID)})
+}
+
+func updateGoal(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := goalInput(b, false)
+	cmd.GoalID = id
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("goal", queries.GoalByID, id)})
+}
+
+func deleteGoal(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := commands.DeleteGoal{GoalID: id}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+}
+
+// goalMovement handles POST /api/goals/{id}/deposit and /withdraw (spec 4.A).
+func goalMovement(kind string) handler {
+	return func(s *Server, w http.ResponseWriter, r *http.Request) {
+		id, b, ok := readRequest(w, r, true)
+		if !ok {
+			return
+		}
+		amount := b.amount("amount", true)
+		wallet := b.id("walletId")
+		note := b.str("note", 0, 500)
+		date := b.date("date")
+		b.required("amount", amount.Valid)
+		if kind == commands.TxGoalDeposit {
+			b.required("walletId", wallet.Valid)
+		}
+		cmd := commands.GoalMovement{GoalID: id, Type: kind, Amount: amount.Value, WalletID: wallet.Ptr(), Note: note.Ptr(),
+			Date: orDefault(date, s.today().Format(time.DateOnly)), NewID: newID}
+		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWithTransactions("goal", queries.GoalByID, id)})
+	}
+}
+
+// renderWithTransactions answers with a record and the transactions the command
+// recorded.
+func renderWithTransactions[T any](name string, lookup func(workspaceID, id uuid.UUID) queries.Lookup[T], id uuid.UUID) render {
+	return func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func(queries.DB) (any, error) {
+		ws := principalFrom(ctx).Workspace.ID
+		record := lookup(ws, id).Queue(b)
+		var transactions []func() (queries.Transaction, error)
+		for _, e := range events {
+			if e.Type != commands.TypeTransactionCreated {
+				continue
+			}
+			var created struct {
+				TransactionID uuid.UUID `json:"transactionId"`
+			}
+			if err := json.Unmarshal(e.Data, &created); err != nil {
+				return func(queries.DB) (any, error) { return nil, err }
+			}
+			transactions = append(transactions, queries.TransactionByID(ws, created.TransactionID).Queue(b))
+		}
+		return func(queries.DB) (any, error) {
+			v, err := record()
+			if err != nil {
+				return nil, err
+			}
+			list := make([]queries.Transaction, 0, len(transactions))
+			for _, result := range transactions {
+				t, err := result()
+				if err != nil {
+					return nil, err
+				}
+				list = append(list, t)
+			}
+			return map[string]any{name: v, "transactions": list}, nil
+		}
+	}
+}
+
+// --- debts ---
+
+func debtInput(b *body, create bool) commands.UpdateDebt {
+	in := commands.UpdateDebt{Name: b.str("name", 1, 100), Creditor: b.str("creditor", 0, 100), TotalAmount: b.amount("totalAmount", true),
+		PendingBalance: b.amount("pendingBalance", false), Currency: currency(b, "currency"), DueDate: b.date("dueDate")}
+	if create {
+		b.required("name", in.Name.Valid)
+		b.required("totalAmount", in.TotalAmount.Valid)
+	} else {
+		b.notNull("name", "totalAmount", "pendingBalance", "currency")
+	}
+	return in
+}
+
+func createDebt(s *Server, w http.ResponseWriter, r *http.Request) {
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
+		return
+	}
+	in := debtInput(b, true)
+	cmd := commands.CreateDebt{DebtID: newID(), DebtFields: commands.DebtFields{Name: in.Name.Value, Creditor: in.Creditor.Ptr(),
+		TotalAmount: in.TotalAmount.Value, PendingBalance: orDefault(in.PendingBalance, in.TotalAmount.Value),
+		Currency: orDefault(in.Currency, principalFrom(r.Context()).Workspace.Currency), DueDate: in.DueDate.Ptr()}}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("debt", queries.DebtByID, cmd.DebtID)})
+}
+
+func updateDebt(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := debtInput(b, false)
+	cmd.DebtID = id
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("debt", queries.DebtByID, id)})
+}
+
+func deleteDebt(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := commands.DeleteDebt{DebtID: id}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+}
+
+func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	amount := b.amount("amount", true)
+	wallet := b.id("walletId")
+	date := b.date("date")
+	note := b.str("note", 0, 500)
+	b.required("amount", amount.Valid)
+	cmd := commands.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
+		Date: orDefault(date, s.today().Format(time.DateOnly)), Note: note.Ptr()}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWithTransactions("debt", queries.DebtByID, id)})
+}
+
+// --- recurring payments ---
+
+func recurringInput(b *body, create bool) commands.UpdateRecurring {
+	in := commands.UpdateRecurring{Name: b.str("name", 1, 100), Amount: b.amount("amount", true), Kind: b.enum("kind", commands.RecurringKinds),
+		Periodicity: b.enum("periodicity", commands.Periods), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
+		WalletID: b.id("walletId"), CategoryID: b.id("categoryId")}
+	if create {
+		b.required("name", in.Name.Valid)
+		b.required("amount", in.Amount.Valid)
+		b.required("kind", in.Kind.Valid)
+		b.required("periodicity", in.Periodicity.Valid)
+		b.required("nextPayment", in.NextPayment.Valid)
+	} else {
+		b.notNull("name", "amount", "kind", "periodicity", "nextPayment", "active")
+	}
+	return in
+}
+
+func createRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
+		return
+	}
+	in := recurringInput(b, true)
+	cmd := commands.CreateRecurring{RecurringID: newID(), RecurringFields: commands.RecurringFields{Name: in.Name.Value,
+		Amount: in.Amount.Value, Kind: in.Kind.Value, Periodicity: in.Periodicity.Value, NextPayment: in.NextPayment.Value,
+		Active: orDefault(in.Active, true), WalletID: in.WalletID.Ptr(), CategoryID: in.CategoryID.Ptr()}}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("recurring", queries.RecurringByID, cmd.RecurringID)})
+}
+
+func updateRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := recurringInput(b, false)
+	cmd.RecurringID = id
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("recurring", queries.RecurringByID, id)})
+}
+
+func deleteRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := commands.DeleteRecurring{RecurringID: id}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+}
+
+func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	date := b.date("date")
+	paidOn := s.today()
+	if date.Valid && !b.failed("date") {
+		paidOn, _ = commands.ParseDate(date.Value)
+	}
+	cmd := commands.PayRecurring{RecurringID: id, TransactionID: newID(), PaidOn: paidOn}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWithTransactions("recurring", queries.RecurringByID, id)})
+}
