@@ -100,6 +100,8 @@ type PayRecurring struct {
 	TransactionID uuid.UUID
 	// PaidOn is the date of the movement; the scheduler pays on the due date.
 	PaidOn Date
+	// Today decides which cycle is the current one.
+	Today Date
 	// DueDate, set by the scheduler, is the cycle it means to pay: when the item has
 	// moved on (another instance, a restart, a person paid it), nothing happens.
 	DueDate *Date
@@ -128,13 +130,17 @@ func (c PayRecurring) Decide(w *Workspace) ([]NewEvent, error) {
 	case r.Kind != TxIncome && r.Kind != TxExpense:
 		return nil, Conflict("CONFLICT", "only income and expense items can be paid")
 	}
-	// The current cycle is the one before the next due date; once something was paid
-	// on or after its start, it is paid.
-	if due.After(anchor) && r.LastPayment != nil {
-		previous, _, _ := PeriodAt(r.Periodicity, anchor, due.AddDate(0, 0, -1))
-		if last, err := ParseDate(*r.LastPayment); err == nil && !last.Before(previous) {
+	// The current cycle is the one due on the next payment date once that has come,
+	// else the one before it; paid ahead, the next cycle counts as paid from its due date.
+	current, hasCurrent := due, !due.After(c.Today)
+	if !hasCurrent && due.After(anchor) {
+		current, _, _ = PeriodAt(r.Periodicity, anchor, due.AddDate(0, 0, -1))
+		hasCurrent = true
+	}
+	if hasCurrent && r.LastPayment != nil {
+		if last, err := ParseDate(*r.LastPayment); err == nil && !last.Before(current) {
 			return nil, Conflict("RECURRING_ALREADY_PAID", "the cycle due %s is already paid; the next one is due %s",
-				previous.Format(time.DateOnly), r.NextPayment)
+				current.Format(time.DateOnly), r.NextPayment)
 		}
 	}
 	walletID := w.DefaultWallet

@@ -329,6 +329,6 @@ func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	if date.Valid && !b.failed("date") {
 		paidOn, _ = commands.ParseDate(date.Value)
 	}
-	cmd := commands.PayRecurring{RecurringID: id, TransactionID: newID(), PaidOn: paidOn}
+	cmd := commands.PayRecurring{RecurringID: id, TransactionID: newID(), PaidOn: paidOn, Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWithTransactions("recurring", queries.RecurringByID, id)})
 }

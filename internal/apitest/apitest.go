@@ -101,10 +101,10 @@ func (c *Client) On(other *Env) *Client {
 	return &Client{env: other, Headers: c.Headers}
 }
 
-// Token mints a session token for an identity-provider subject.
+// Token mints a session token, valid for a year, for an identity-provider subject.
 func (e *Env) Token(sub, email string) string {
 	e.t.Helper()
-	tok, err := session.MintHS256(Secret, session.Claims{Subject: sub, Email: email}, e.Clock.Now(), time.Hour, "")
+	tok, err := session.MintHS256(Secret, session.Claims{Subject: sub, Email: email}, e.Clock.Now(), 365*24*time.Hour, "")
 	if err != nil {
 		e.t.Fatal(err)
 	}
