@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/commands/scheduler"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/database"
@@ -196,6 +197,10 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go purgeHourly(ctx, pool)
+	go func() {
+		s := &scheduler.Scheduler{Pool: pool, Ledger: ledger, Now: time.Now, Zone: httpapi.BusinessZone}
+		_ = s.Run(ctx) // ends with ctx
+	}()
 	ready("http://" + ln.Addr().String())
 	select {
 	case err := <-errc:

@@ -1,0 +1,128 @@
+package scheduler_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/finledger/finledger/commands/scheduler"
+	"github.com/finledger/finledger/httpapi"
+	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testdb"
+)
+
+func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+
+// setup makes a weekly expense first due on 1 March and sets the clock to 20 March:
+// three cycles are due.
+func setup(t *testing.T) (*apitest.Env, *apitest.Client, string, string) {
+	env := apitest.Start(t)
+	env.Clock.Set(time.Date(2026, 3, 20, 18, 0, 0, 0, time.UTC))
+	c := env.As("alice")
+	wallet := c.Post("/api/wallets", map[string]any{"name": "Bank", "balance": 1000}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	item := c.Post("/api/recurrent", map[string]any{"name": "Gym", "amount": 25, "kind": "expense", "periodicity": "weekly",
+		"nextPayment": "2026-03-01", "walletId": wallet}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
+	c.Post("/api/recurrent", map[string]any{"name": "Idea", "amount": 5, "kind": "other", "periodicity": "weekly",
+		"nextPayment": "2026-03-01"}).Expect(t, http.StatusOK)
+	return env, c, wallet, item
+}
+
+func newScheduler(env *apitest.Env) *scheduler.Scheduler {
+	return &scheduler.Scheduler{Pool: env.Pool, Ledger: env.Ledger, Now: env.Clock.Now, Zone: httpapi.BusinessZone, Interval: 20 * time.Millisecond}
+}
+
+func TestSchedulerPaysEveryDueCycleOnce(t *testing.T) {
+	env, c, wallet, item := setup(t)
+	s := newScheduler(env)
+	paid, err := s.RunOnce(context.Background())
+	if err != nil || paid != 3 {
+		t.Fatalf("paid %d, %v; want the cycles of 1, 8 and 15 March", paid, err)
+	}
+	r := c.Get("/api/recurrent/" + item).Expect(t, http.StatusOK).Object("recurring")
+	if r["nextPayment"] != "2026-03-22" || r["lastPayment"] != "2026-03-15" {
+		t.Fatalf("item after the run: %v", r)
+	}
+	if again, err := s.RunOnce(context.Background()); err != nil || again != 0 {
+		t.Fatalf("second run paid %d, %v", again, err)
+	}
+	list := c.Get("/api/transactions?walletId=" + wallet).List("transactions")
+	if len(list) != 3 || list[0]["date"] != "2026-03-15" || list[2]["date"] != "2026-03-01" {
+		t.Fatalf("payments %v", list)
+	}
+	if b := c.Get("/api/wallets/" + wallet).Object("wallet")["balance"]; b.(interface{ String() string }).String() != "925" {
+		t.Fatalf("balance %v", b)
+	}
+	// A person paying the current cycle after the scheduler is refused.
+	c.Post("/api/recurrent/"+item+"/pay", nil).Expect(t, http.StatusConflict)
+	// The audit log says who paid.
+	entries := c.Get("/api/audit?entity=recurring&action=update").List("entries")
+	if len(entries) != 3 || entries[0]["actorType"] != "system" || entries[0]["actorId"] != "scheduler" {
+		t.Fatalf("audit %v", entries)
+	}
+}
+
+func TestTwoSchedulersNeverPayTwice(t *testing.T) {
+	env, c, wallet, _ := setup(t)
+	second := env.Instance()
+	var wg sync.WaitGroup
+	totals := make([]int, 4)
+	for i := range totals {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := env
+			if i%2 == 1 {
+				e = second
+			}
+			n, err := newScheduler(e).RunOnce(context.Background())
+			if err != nil {
+				t.Error(err)
+			}
+			totals[i] = n
+		}()
+	}
+	wg.Wait()
+	if sum := totals[0] + totals[1] + totals[2] + totals[3]; sum != 3 {
+		t.Fatalf("runners paid %v, %d in all; want 3", totals, sum)
+	}
+	if n := len(c.Get("/api/transactions?walletId=" + wallet).List("transactions")); n != 3 {
+		t.Fatalf("%d payments recorded", n)
+	}
+}
+
+func TestOnlyTheLeaderRuns(t *testing.T) {
+	env, c, wallet, _ := setup(t)
+	ctx := context.Background()
+	// Another instance holds the leader lock.
+	holder, err := env.Pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(0x66696e7363686564)); err != nil {
+		t.Fatal(err)
+	}
+	runCtx, stop := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- newScheduler(env).Run(runCtx) }()
+	time.Sleep(200 * time.Millisecond)
+	if n := len(c.Get("/api/transactions?walletId=" + wallet).List("transactions")); n != 0 {
+		t.Fatalf("a follower paid %d cycles", n)
+	}
+	// The leader goes away: the waiting instance takes over.
+	if _, err := holder.Exec(ctx, `SELECT pg_advisory_unlock($1)`, int64(0x66696e7363686564)); err != nil {
+		t.Fatal(err)
+	}
+	holder.Release()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(c.Get("/api/transactions?walletId="+wallet).List("transactions")) != 3 {
+		if time.Now().After(deadline) {
+			t.Fatal("the new leader did not pay")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop()
+	<-done
+}
