@@ -166,3 +166,22 @@ func init() {
 		eventFactories[name] = factory
 	}
 }
+
+// TypeExchangeRatesSet records rates a workspace sets for itself.
+const TypeExchangeRatesSet = "exchange_rates.set.v1"
+
+// ExchangeRate says 1 Base = Rate Quote.
+type ExchangeRate struct {
+	Base  string          `json:"base"`
+	Quote string          `json:"quote"`
+	Rate  decimal.Decimal `json:"rate"`
+}
+
+// ExchangeRatesSet records the workspace's own rates for a day; they win over the
+// reference feed's.
+type ExchangeRatesSet struct {
+	Date  string         `json:"date"`
+	Rates []ExchangeRate `json:"rates"`
+}
+
+func init() { eventFactories[TypeExchangeRatesSet] = func() any { return &ExchangeRatesSet{} } }

@@ -30,7 +30,7 @@ func TestBudgets(t *testing.T) {
 	spend(99, "2026-02-28", f.food) // last period
 	spend(77, "2026-03-05", f.rent) // another category
 	f.c.Post("/api/transactions", map[string]any{"type": "income", "amount": 5000, "date": "2026-03-03", "categoryId": f.food}).Expect(t, http.StatusCreated)
-	get := func() map[string]any { return f.c.Get("/api/budgets/" + id).Expect(t, http.StatusOK).Object("budget") }
+	get := func() map[string]any { return f.c.Get("/api/budgets/"+id).Expect(t, http.StatusOK).Object("budget") }
 	if b := get(); num(b["spent"]) != "850.5" || num(b["remaining"]) != "149.5" || num(b["percentage"]) != "85.05" || b["alertReached"] != true {
 		t.Fatalf("after spending: %v", b)
 	}
@@ -39,7 +39,7 @@ func TestBudgets(t *testing.T) {
 	if b := get(); num(b["spent"]) != "300" || b["alertReached"] != false {
 		t.Fatalf("after moving an expense to April: %v", b)
 	}
-	f.c.With("Idempotency-Key", "del").Delete("/api/transactions/" + big).Expect(t, http.StatusOK)
+	f.c.With("Idempotency-Key", "del").Delete("/api/transactions/"+big).Expect(t, http.StatusOK)
 	env.Clock.Set(time.Date(2026, 4, 2, 18, 0, 0, 0, time.UTC))
 	if b := get(); num(b["spent"]) != "0" || b["periodStart"] != "2026-04-01" {
 		t.Fatalf("April after deleting its expense: %v", b)
@@ -61,7 +61,7 @@ func TestBudgets(t *testing.T) {
 	fieldErrors(t, f.c.Post("/api/budgets", map[string]any{"name": "x", "categoryId": f.food, "amount": 1, "startDate": "2026-01-01", "endDate": "2026-02-01", "alertThreshold": 101}))
 	expectError(t, f.c.Post("/api/budgets", map[string]any{"name": "x", "categoryId": "00000000-0000-0000-0000-000000000001", "amount": 1,
 		"startDate": "2026-01-01", "endDate": "2026-02-01"}), http.StatusNotFound, "CATEGORY_NOT_FOUND")
-	f.c.Delete("/api/budgets/" + id).Expect(t, http.StatusOK)
+	f.c.Delete("/api/budgets/"+id).Expect(t, http.StatusOK)
 	expectError(t, f.c.Get("/api/budgets/"+id), http.StatusNotFound, "BUDGET_NOT_FOUND")
 	expectError(t, f.c.Delete("/api/budgets/"+id), http.StatusNotFound, "BUDGET_NOT_FOUND")
 }
@@ -84,7 +84,7 @@ func TestGoals(t *testing.T) {
 	if f.balance(t, f.cash) != "0" || f.balance(t, f.bank) != "799.99" {
 		t.Fatalf("wallets after deposits: cash %s bank %s", f.balance(t, f.cash), f.balance(t, f.bank))
 	}
-	got := f.c.Get("/api/goals/" + id).Expect(t, http.StatusOK).Object("goal")
+	got := f.c.Get("/api/goals/"+id).Expect(t, http.StatusOK).Object("goal")
 	if num(got["savedAmount"]) != "300.01" || num(got["progress"]) != "33.33" {
 		t.Fatalf("goal %v", got)
 	}
@@ -113,7 +113,7 @@ func TestGoals(t *testing.T) {
 	if list := f.c.Get("/api/goals").List("goals"); len(list) != 1 || list[0]["name"] != "Big trip" {
 		t.Fatalf("goals %v", list)
 	}
-	f.c.Delete("/api/goals/" + id).Expect(t, http.StatusOK)
+	f.c.Delete("/api/goals/"+id).Expect(t, http.StatusOK)
 	if list := f.c.Get("/api/goals").List("goals"); len(list) != 0 {
 		t.Fatalf("deleted goal listed: %v", list)
 	}
@@ -149,7 +149,7 @@ func TestDebts(t *testing.T) {
 	if got := num(f.c.Get("/api/debts/" + id).Object("debt")["pendingBalance"]); got != "890" {
 		t.Fatalf("pending after correcting a payment: %s", got)
 	}
-	f.c.With("Idempotency-Key", "del").Delete("/api/transactions/" + tr["id"].(string)).Expect(t, http.StatusOK)
+	f.c.With("Idempotency-Key", "del").Delete("/api/transactions/"+tr["id"].(string)).Expect(t, http.StatusOK)
 	if got := num(f.c.Get("/api/debts/" + id).Object("debt")["pendingBalance"]); got != "940" {
 		t.Fatalf("pending after deleting a payment: %s", got)
 	}
@@ -170,7 +170,7 @@ func TestDebts(t *testing.T) {
 	if w := bob.Post("/api/debts/"+bd+"/payments", map[string]any{"amount": 10}).Expect(t, http.StatusOK).List("transactions")[0]["walletId"]; w != oldest {
 		t.Fatalf("paid from %v, want the oldest wallet", w)
 	}
-	bob.Delete("/api/debts/" + bd).Expect(t, http.StatusOK)
+	bob.Delete("/api/debts/"+bd).Expect(t, http.StatusOK)
 	expectError(t, bob.Post("/api/debts/"+bd+"/payments", map[string]any{"amount": 10}), http.StatusNotFound, "DEBT_NOT_FOUND")
 }
 
@@ -212,7 +212,7 @@ func TestRecurringPayments(t *testing.T) {
 	if list := f.c.Get("/api/recurrent").List("recurrent"); len(list) != 2 || list[0]["id"] != other {
 		t.Fatalf("recurrent %v", list)
 	}
-	f.c.Delete("/api/recurrent/" + other).Expect(t, http.StatusOK)
+	f.c.Delete("/api/recurrent/"+other).Expect(t, http.StatusOK)
 	expectError(t, f.c.Get("/api/recurrent/"+other), http.StatusNotFound, "RECURRING_NOT_FOUND")
 	if n := len(f.c.Get("/api/transactions?categoryId=" + f.rent).List("transactions")); n != 2 {
 		t.Fatalf("%d rent payments", n)

@@ -82,6 +82,8 @@ var operationDocs = map[string]operationDoc{
 	"PATCH /api/recurrent/{id}":                             {Request: "RecurringUpdate", Response: "RecurringResponse"},
 	"DELETE /api/recurrent/{id}":                            {Response: "OK"},
 	"POST /api/recurrent/{id}/pay":                          {Request: "RecurringPay", Response: "RecurringPayResult"},
+	"GET /api/exchange-rates":                               {Response: "ExchangeRates", Query: []string{"date:date"}},
+	"PUT /api/exchange-rates":                               {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
 	"GET /api/audit": {Response: "AuditList", Query: []string{"page:integer", "pageSize:integer", "entity:string", "action:string",
 		"from:date-time", "to:date-time"}},
 	"POST /api/realtime/token":   {Response: "OK"},
@@ -202,6 +204,11 @@ func schemas() obj {
 		"RecurringList":      list("recurrent", "Recurring"),
 		"RecurringPay":       object(obj{"date": date}),
 		"RecurringPayResult": withTransactions("recurring", "Recurring"),
+		"ExchangeRates": object(obj{"date": date, "rates": obj{"type": "array", "items": object(obj{"base": str(nil), "quote": str(nil),
+			"rate": num(obj{"description": "1 base = rate quote"}), "date": date, "source": str(obj{"description": "manual, or the feed (ecb)"})})}}),
+		"ExchangeRatesSet": object(obj{"date": date, "rates": obj{"type": "array", "maxItems": 200, "items": object(obj{
+			"base": str(obj{"pattern": "^[A-Za-z]{3}$"}), "quote": str(obj{"pattern": "^[A-Za-z]{3}$"}), "rate": num(obj{"exclusiveMinimum": 0})},
+			"base", "quote", "rate")}}, "rates"),
 		"Error": object(obj{"error": object(obj{
 			"code": str(nil), "message": str(nil), "details": obj{}, "requestId": str(nil),
 		}, "code", "message")}, "error"),

@@ -68,6 +68,9 @@ var routes = []route{
 	{"DELETE", "/api/recurrent/{id}", "recurrent:write", "Delete a recurring payment", http.StatusOK, deleteRecurring},
 	{"POST", "/api/recurrent/{id}/pay", "recurrent:write", "Pay the current cycle and advance the next payment", http.StatusOK, payRecurring},
 
+	{"GET", "/api/exchange-rates", "wallets:read", "Exchange rates in force on a day (default today)", http.StatusOK, listExchangeRates},
+	{"PUT", "/api/exchange-rates", "wallets:write", "Set the workspace's own exchange rates for a day", http.StatusOK, setExchangeRates},
+
 	{"GET", "/api/audit", scopeTeamManage, "List audit entries, newest first", http.StatusOK, listAudit},
 
 	{"POST", "/api/realtime/token", sessionOnly, "Get a realtime stream token (not available yet)", http.StatusOK, notBuiltYet},

@@ -169,6 +169,13 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
 		return entry("recurring", d.RecurringID, actionUpdate, d.Before, d.After)
 	case *commands.RecurringDeleted:
 		return entry("recurring", d.RecurringID, actionDelete, nil, nil)
+	case *commands.ExchangeRatesSet:
+		changes := map[string]change{}
+		for _, r := range d.Rates {
+			changes[r.Base+"/"+r.Quote] = change{nil, r.Rate.String()}
+		}
+		return auditEntry{workspace: ws, entity: "exchange_rates", entityID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(d.Date)),
+			action: actionUpdate, changes: changes}, true, nil
 	}
 	return auditEntry{}, false, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/internal/fx"
 )
 
 // effects names the read models a transaction feeds besides its own row and wallets.
@@ -126,6 +127,10 @@ func queueMoney(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, data any
 	case *commands.RecurringPaid:
 		b.Queue(`UPDATE recurring_payments SET last_payment = greatest($3::date, $4::date), next_payment = $5, updated_at = $6
 			WHERE workspace_id = $1 AND id = $2`, ws, d.RecurringID, d.PaidOn, d.DueDate, d.NextPayment, at)
+	case *commands.ExchangeRatesSet:
+		for _, r := range d.Rates {
+			b.Queue(fx.UpsertSQL, ws, r.Base, r.Quote, d.Date, r.Rate, "manual", at)
+		}
 	default:
 		return fmt.Errorf("projections: no projector for %s", e.Type)
 	}

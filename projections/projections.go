@@ -18,7 +18,11 @@ import (
 
 // Tables are the read-model tables, in the order they are cleared and compared.
 var Tables = []string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
-	"transactions", "api_keys", "audit_log", "daily_totals", "budgets", "goals", "goal_funding", "debts", "recurring_payments"}
+	"transactions", "api_keys", "audit_log", "daily_totals", "budgets", "goals", "goal_funding", "debts", "recurring_payments", "exchange_rates"}
+
+// projected narrows tables that also hold rows no event made: the reference exchange
+// rates come from a feed, and replay leaves them alone.
+var projected = map[string]string{"exchange_rates": "workspace_id <> '00000000-0000-0000-0000-000000000000'"}
 
 // Queue adds to b the statements that apply events to the read models. They use the
 // events' stream versions, never their global positions, so that they can travel in the

@@ -23,7 +23,11 @@ func Rebuild(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 			return err
 		}
 		for _, t := range Tables {
-			if _, err := tx.Exec(ctx, `TRUNCATE `+pgx.Identifier{t}.Sanitize()); err != nil {
+			clear := `TRUNCATE ` + pgx.Identifier{t}.Sanitize()
+			if where, ok := projected[t]; ok {
+				clear = `DELETE FROM ` + pgx.Identifier{t}.Sanitize() + ` WHERE ` + where
+			}
+			if _, err := tx.Exec(ctx, clear); err != nil {
 				return fmt.Errorf("projections: clear %s: %w", t, err)
 			}
 		}
@@ -91,11 +95,16 @@ func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 		}
 		for _, t := range Tables {
 			id := pgx.Identifier{t}.Sanitize()
+			live := `(SELECT * FROM public.` + id
+			if where, ok := projected[t]; ok {
+				live += ` WHERE ` + where
+			}
+			live += `)`
 			d := Difference{Table: t}
 			err := tx.QueryRow(ctx, `SELECT
-				(SELECT count(*) FROM (SELECT * FROM public.`+id+` EXCEPT ALL SELECT * FROM finledger_verify.`+id+`) a),
-				(SELECT count(*) FROM (SELECT * FROM finledger_verify.`+id+` EXCEPT ALL SELECT * FROM public.`+id+`) b),
-				(SELECT count(*) FROM public.`+id+`),
+				(SELECT count(*) FROM (`+live+` EXCEPT ALL SELECT * FROM finledger_verify.`+id+`) a),
+				(SELECT count(*) FROM (SELECT * FROM finledger_verify.`+id+` EXCEPT ALL `+live+`) b),
+				(SELECT count(*) FROM `+live+` l),
 				(SELECT count(*) FROM finledger_verify.`+id+`)`).Scan(&d.LiveOnly, &d.ReplayOnly, &d.LiveRows, &d.ReplayRows)
 			if err != nil {
 				return fmt.Errorf("projections: compare %s: %w", t, err)

@@ -4,6 +4,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -22,6 +23,7 @@ import (
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/projections"
 )
 
@@ -35,6 +37,8 @@ Usage:
   finledger verify                 replay into scratch tables and compare with the live read models
   finledger token --sub ID --email E [--name N] [--ttl 24h]
                                    mint a development session token
+  finledger rates [--file F | --url U]
+                                   import the ECB's reference exchange rates (default: the ECB's daily feed)
   finledger bench [flags]          load-test transaction creation and compare with pgbench
 
 Settings are FINLEDGER_* environment variables; see README.md.
@@ -98,6 +102,8 @@ func run(ctx context.Context, cfg config, out io.Writer, cmd string, args []stri
 		return token(cfg, args, out)
 	case "bench":
 		return bench(ctx, cfg, args, out)
+	case "rates":
+		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return importRates(ctx, pool, args, out) })
 	case "help", "-h", "--help":
 		fmt.Fprint(out, usage)
 		return nil
@@ -136,6 +142,36 @@ func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 		return fmt.Errorf("%d read model(s) differ from a replay of the log", bad)
 	}
 	fmt.Fprintln(out, "every read model equals a replay of the event log")
+	return nil
+}
+
+// importRates loads the ECB's reference rates from a file or a URL.
+func importRates(ctx context.Context, pool *pgxpool.Pool, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("rates", flag.ContinueOnError)
+	file := fs.String("file", "", "an eurofxref XML file")
+	url := fs.String("url", fx.ECBDailyURL, "where to fetch the eurofxref XML")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var rates []fx.Rate
+	var err error
+	if *file != "" {
+		f, ferr := os.Open(*file)
+		if ferr != nil {
+			return ferr
+		}
+		defer f.Close()
+		rates, err = fx.ParseECB(f)
+	} else {
+		rates, err = fx.ECB{URL: *url}.Latest(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	if err := fx.StoreReference(ctx, pool, rates, "ecb", time.Now()); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "imported %d reference rates\n", len(rates))
 	return nil
 }
 

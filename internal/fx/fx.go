@@ -1,0 +1,230 @@
+// Package fx owns exchange rates: the feed that brings reference rates (the European
+// Central Bank's daily rates), their storage, and the lookup that converts amounts.
+// Conversions never guess: a missing rate is an error, never 1:1.
+package fx
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/shopspring/decimal"
+)
+
+// Rate says 1 Base = Rate Quote on Date.
+type Rate struct {
+	Base  string          `json:"base"`
+	Quote string          `json:"quote"`
+	Date  time.Time       `json:"-"`
+	Rate  decimal.Decimal `json:"rate"`
+}
+
+// Provider is a feed of reference rates.
+type Provider interface {
+	// Latest returns the feed's most recent rates.
+	Latest(ctx context.Context) ([]Rate, error)
+}
+
+// ECBDailyURL is where the European Central Bank publishes its daily reference rates.
+const ECBDailyURL = "https://www.ecb.europa.eu/stats/eurofxref/eurofxref-daily.xml"
+
+// ECB reads the European Central Bank's daily reference rates: euro against about 30
+// currencies, published on working days around 16:00 CET.
+type ECB struct {
+	URL    string
+	Client *http.Client
+}
+
+// Latest fetches and parses the feed.
+func (e ECB) Latest(ctx context.Context) ([]Rate, error) {
+	client := e.Client
+	if client == nil {
+		client = &http.Client{Timeout: 30 * time.Second}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.URL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("fx: ecb request: %w", err)
+	}
+	res, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fx: fetch ecb rates: %w", err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fx: fetch ecb rates: status %d", res.StatusCode)
+	}
+	return ParseECB(io.LimitReader(res.Body, 1<<20))
+}
+
+// ParseECB reads the ECB's eurofxref XML (daily or historical): every
+// <Cube time="..."> of <Cube currency="..." rate="..."/> becomes EUR-based rates.
+func ParseECB(r io.Reader) ([]Rate, error) {
+	var doc struct {
+		Days []struct {
+			Time  string `xml:"time,attr"`
+			Rates []struct {
+				Currency string `xml:"currency,attr"`
+				Rate     string `xml:"rate,attr"`
+			} `xml:"Cube"`
+		} `xml:"Cube>Cube"`
+	}
+	if err := xml.NewDecoder(r).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("fx: parse ecb rates: %w", err)
+	}
+	var out []Rate
+	for _, day := range doc.Days {
+		date, err := time.Parse(time.DateOnly, day.Time)
+		if err != nil {
+			return nil, fmt.Errorf("fx: ecb day %q: %w", day.Time, err)
+		}
+		for _, c := range day.Rates {
+			rate, err := decimal.NewFromString(c.Rate)
+			if err != nil || !rate.IsPositive() || len(c.Currency) != 3 {
+				return nil, fmt.Errorf("fx: ecb rate %q for %q on %s is not valid", c.Rate, c.Currency, day.Time)
+			}
+			out = append(out, Rate{Base: "EUR", Quote: strings.ToUpper(c.Currency), Date: date, Rate: rate})
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("fx: the ecb document holds no rates")
+	}
+	return out, nil
+}
+
+// Reference is the workspace id under which feed rates are kept, shared by every
+// workspace that has not set its own.
+var Reference = uuid.Nil
+
+// DB is what the rates need of a connection.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// StoreReference saves feed rates as reference rates.
+func StoreReference(ctx context.Context, db DB, rates []Rate, source string, now time.Time) error {
+	for _, r := range rates {
+		if _, err := db.Exec(ctx, UpsertSQL, Reference, r.Base, r.Quote, r.Date, r.Rate, source, now); err != nil {
+			return fmt.Errorf("fx: store %s/%s: %w", r.Base, r.Quote, err)
+		}
+	}
+	return nil
+}
+
+// UpsertSQL saves one rate ($1 workspace, $2 base, $3 quote, $4 date, $5 rate,
+// $6 source, $7 time); the projection of the rates a workspace sets uses it too.
+const UpsertSQL = `INSERT INTO exchange_rates (workspace_id, base, quote, date, rate, source, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7)
+	ON CONFLICT (workspace_id, base, quote, date) DO UPDATE SET rate = excluded.rate, source = excluded.source, updated_at = excluded.updated_at`
+
+// MaxAge is how old the latest rate may be and still count as today's: the ECB
+// publishes on working days only, so a Monday uses Friday's rates.
+const MaxAge = 7 * 24 * time.Hour
+
+// ErrNoRate reports a conversion without a rate.
+var ErrNoRate = errors.New("no exchange rate")
+
+// Rates converts between currencies on a day with the rates a workspace sees: its own
+// first, then the reference rates; directly, inverted, or across the euro.
+type Rates struct {
+	known map[[2]string]decimal.Decimal
+	day   time.Time
+}
+
+// Listed is a rate in force, with where it comes from.
+type Listed struct {
+	Base   string          `json:"base"`
+	Quote  string          `json:"quote"`
+	Rate   decimal.Decimal `json:"rate"`
+	Date   string          `json:"date"`
+	Source string          `json:"source"`
+}
+
+// inForceSQL picks, per pair, the latest rate of the week up to a day, the workspace's
+// own winning over the reference.
+const inForceSQL = `SELECT DISTINCT ON (base, quote) base, quote, rate, date, source FROM exchange_rates
+	WHERE workspace_id IN ($1, $2) AND date <= $3 AND date > $4
+	ORDER BY base, quote, (workspace_id = $1) DESC, date DESC`
+
+// InForce lists the rates a workspace sees on day.
+func InForce(ctx context.Context, db DB, workspaceID uuid.UUID, day time.Time) ([]Listed, error) {
+	rows, err := db.Query(ctx, inForceSQL, workspaceID, Reference, day, day.Add(-MaxAge))
+	if err != nil {
+		return nil, fmt.Errorf("fx: rates in force: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Listed, error) {
+		var l Listed
+		var date time.Time
+		err := row.Scan(&l.Base, &l.Quote, &l.Rate, &date, &l.Source)
+		l.Date = date.Format(time.DateOnly)
+		return l, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("fx: rates in force: %w", err)
+	}
+	if list == nil {
+		list = []Listed{}
+	}
+	return list, nil
+}
+
+// Load reads the rates in force on day for a workspace: for each pair, the latest of
+// the week up to day, the workspace's own winning over the reference.
+func Load(ctx context.Context, db DB, workspaceID uuid.UUID, day time.Time) (*Rates, error) {
+	list, err := InForce(ctx, db, workspaceID, day)
+	if err != nil {
+		return nil, err
+	}
+	r := &Rates{known: map[[2]string]decimal.Decimal{}, day: day}
+	for _, l := range list {
+		r.known[[2]string{l.Base, l.Quote}] = l.Rate
+	}
+	return r, nil
+}
+
+// precision is how many decimals a derived rate keeps.
+const precision = 12
+
+// Rate returns how many units of to one unit of from buys.
+func (r *Rates) Rate(from, to string) (decimal.Decimal, error) {
+	if from == to {
+		return decimal.NewFromInt(1), nil
+	}
+	if rate, ok := r.direct(from, to); ok {
+		return rate, nil
+	}
+	// Across the euro, the reference feed's base.
+	viaFrom, ok1 := r.direct(from, "EUR")
+	viaTo, ok2 := r.direct("EUR", to)
+	if ok1 && ok2 {
+		return viaFrom.Mul(viaTo).Round(precision), nil
+	}
+	return decimal.Decimal{}, fmt.Errorf("%w from %s to %s on %s", ErrNoRate, from, to, r.day.Format(time.DateOnly))
+}
+
+func (r *Rates) direct(from, to string) (decimal.Decimal, bool) {
+	if rate, ok := r.known[[2]string{from, to}]; ok {
+		return rate, true
+	}
+	if rate, ok := r.known[[2]string{to, from}]; ok {
+		return decimal.NewFromInt(1).DivRound(rate, precision), true
+	}
+	return decimal.Decimal{}, false
+}
+
+// Convert converts an amount.
+func (r *Rates) Convert(amount decimal.Decimal, from, to string) (decimal.Decimal, error) {
+	rate, err := r.Rate(from, to)
+	if err != nil {
+		return decimal.Decimal{}, err
+	}
+	return amount.Mul(rate), nil
+}

@@ -1,0 +1,123 @@
+package fx_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/internal/fx"
+	"github.com/finledger/finledger/internal/testdb"
+)
+
+func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+
+func sample(t *testing.T) []byte {
+	data, err := os.ReadFile("testdata/eurofxref-daily.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestParseECB(t *testing.T) {
+	rates, err := fx.ParseECB(strings.NewReader(string(sample(t))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rates) != 29 {
+		t.Fatalf("%d rates, want 29", len(rates))
+	}
+	byQuote := map[string]fx.Rate{}
+	for _, r := range rates {
+		byQuote[r.Quote] = r
+	}
+	mxn := byQuote["MXN"]
+	if mxn.Base != "EUR" || mxn.Rate.String() != "18.4765" || mxn.Date.Format(time.DateOnly) != "2026-03-09" {
+		t.Fatalf("MXN %+v", mxn)
+	}
+	for _, bad := range []string{"", "<x/>", `<Envelope><Cube><Cube time="2026-03-09"><Cube currency="USD" rate="-1"/></Cube></Cube></Envelope>`,
+		`<Envelope><Cube><Cube time="yesterday"><Cube currency="USD" rate="1"/></Cube></Cube></Envelope>`} {
+		if _, err := fx.ParseECB(strings.NewReader(bad)); err == nil {
+			t.Errorf("accepted %q", bad)
+		}
+	}
+}
+
+func TestECBProvider(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write(sample(t)) }))
+	defer srv.Close()
+	rates, err := fx.ECB{URL: srv.URL}.Latest(context.Background())
+	if err != nil || len(rates) != 29 {
+		t.Fatalf("%d rates, %v", len(rates), err)
+	}
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusBadGateway) }))
+	defer down.Close()
+	if _, err := (fx.ECB{URL: down.URL}).Latest(context.Background()); err == nil {
+		t.Fatal("a failing feed gave rates")
+	}
+}
+
+func TestConversions(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	rates, err := fx.ParseECB(strings.NewReader(string(sample(t))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fx.StoreReference(ctx, pool, rates, "ecb", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	ws := uuid.New()
+	monday := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
+	r, err := fx.Load(ctx, pool, ws, monday.AddDate(0, 0, 5)) // a Saturday uses Monday's rates
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(from, to, amount, want string) {
+		t.Helper()
+		got, err := r.Convert(decimal.RequireFromString(amount), from, to)
+		if err != nil {
+			t.Fatalf("%s %s to %s: %v", amount, from, to, err)
+		}
+		if got.Round(4).String() != want {
+			t.Errorf("%s %s to %s = %s, want %s", amount, from, to, got.Round(4), want)
+		}
+	}
+	check("EUR", "MXN", "10", "184.765")
+	check("MXN", "EUR", "184.765", "10")
+	check("USD", "MXN", "100", "1705.8905") // across the euro: 100 × 18.4765 / 1.0831
+	check("MXN", "MXN", "12.34", "12.34")
+	if _, err := r.Rate("MXN", "XAU"); !errors.Is(err, fx.ErrNoRate) {
+		t.Fatalf("missing rate: %v", err)
+	}
+	// A rate older than a week is no rate.
+	stale, err := fx.Load(ctx, pool, ws, monday.AddDate(0, 0, 8))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stale.Rate("USD", "MXN"); !errors.Is(err, fx.ErrNoRate) {
+		t.Fatalf("stale rate used: %v", err)
+	}
+	// A workspace's own rate wins.
+	if _, err := pool.Exec(ctx, fx.UpsertSQL, ws, "USD", "MXN", monday, decimal.RequireFromString("17.5"), "manual", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	own, err := fx.Load(ctx, pool, ws, monday)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rate, _ := own.Rate("USD", "MXN"); rate.String() != "17.5" {
+		t.Fatalf("own rate %s", rate)
+	}
+	if rate, _ := own.Rate("MXN", "USD"); rate.Round(6).String() != "0.057143" {
+		t.Fatalf("inverse %s", rate)
+	}
+}
