@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"sort"
 	"strings"
 	"unicode"
 
@@ -28,4 +29,41 @@ func FoldName(name string) string {
 		b.WriteRune(unicode.ToLower(r))
 	}
 	return b.String()
+}
+
+// Suggest returns up to limit of names that look like query (ignoring accents and
+// case): those containing it or contained in it first, then those sharing its
+// beginning; with no likeness at all, the first names alphabetically.
+func Suggest(names []string, query string, limit int) []string {
+	q := FoldName(query)
+	type scored struct {
+		name  string
+		score int
+	}
+	var list []scored
+	for _, n := range names {
+		f := FoldName(n)
+		score := 0
+		for score < len(f) && score < len(q) && f[score] == q[score] {
+			score++
+		}
+		if q != "" && (strings.Contains(f, q) || strings.Contains(q, f)) {
+			score += 100
+		}
+		list = append(list, scored{n, score})
+	}
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].score != list[j].score {
+			return list[i].score > list[j].score
+		}
+		return FoldName(list[i].name) < FoldName(list[j].name)
+	})
+	out := []string{}
+	for _, s := range list {
+		if len(out) == limit {
+			break
+		}
+		out = append(out, s.name)
+	}
+	return out
 }

@@ -49,6 +49,11 @@ func TestOpenAPIDescribesEveryRoute(t *testing.T) {
 	if served != len(routes) {
 		t.Fatalf("router serves %d API routes, route table has %d", served, len(routes))
 	}
+	for _, rt := range routes {
+		if _, ok := operationDocs[rt.Method+" "+rt.Pattern]; !ok {
+			t.Errorf("%s %s has no operationDocs entry", rt.Method, rt.Pattern)
+		}
+	}
 	for key := range operationDocs {
 		method, pattern, _ := strings.Cut(key, " ")
 		found := false

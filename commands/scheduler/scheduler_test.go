@@ -41,7 +41,7 @@ func TestSchedulerPaysEveryDueCycleOnce(t *testing.T) {
 	if err != nil || paid != 3 {
 		t.Fatalf("paid %d, %v; want the cycles of 1, 8 and 15 March", paid, err)
 	}
-	r := c.Get("/api/recurrent/" + item).Expect(t, http.StatusOK).Object("recurring")
+	r := c.Get("/api/recurrent/"+item).Expect(t, http.StatusOK).Object("recurring")
 	if r["nextPayment"] != "2026-03-22" || r["lastPayment"] != "2026-03-15" {
 		t.Fatalf("item after the run: %v", r)
 	}

@@ -1,0 +1,147 @@
+package httpapi
+
+import (
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/internal/fx"
+	"github.com/finledger/finledger/queries"
+)
+
+// Spending-summary periods (spec 4.B rule 4).
+var summaryPeriods = []string{"today", "yesterday", "this_week", "last_week", "this_month", "last_month", "last_7_days", "last_30_days"}
+
+// maxSummaryDays is the longest custom range of a spending summary.
+const maxSummaryDays = 366
+
+// periodBounds resolves a named period on today, weeks running Monday to Sunday.
+func periodBounds(name string, today commands.Date) (from, to commands.Date) {
+	monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+	first := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	switch name {
+	case "today":
+		return today, today
+	case "yesterday":
+		return today.AddDate(0, 0, -1), today.AddDate(0, 0, -1)
+	case "last_week":
+		return monday.AddDate(0, 0, -7), monday.AddDate(0, 0, -1)
+	case "this_month":
+		return first, today
+	case "last_month":
+		return first.AddDate(0, -1, 0), first.AddDate(0, 0, -1)
+	case "last_7_days":
+		return today.AddDate(0, 0, -6), today
+	case "last_30_days":
+		return today.AddDate(0, 0, -29), today
+	}
+	return monday, today // this_week
+}
+
+func spendingSummary(s *Server, w http.ResponseWriter, r *http.Request) {
+	q := &query{values: r.URL.Query()}
+	period := q.values.Get("period")
+	from, to := q.date("from"), q.date("to")
+	kind := q.values.Get("type")
+	if kind == "" {
+		kind = commands.TxExpense
+	}
+	if kind != commands.TxExpense && kind != commands.TxIncome {
+		q.fail("type", "must be expense or income")
+	}
+	custom := q.values.Has("from") || q.values.Has("to")
+	switch {
+	case custom && period != "":
+		q.fail("period", "goes alone, or give from and to instead")
+	case custom && (from == nil) != (to == nil):
+		q.fail("to", "from and to go together")
+	case custom && from != nil && to != nil && to.Before(*from):
+		q.fail("to", "must not be before from")
+	case custom && from != nil && to != nil && to.Sub(*from) > maxSummaryDays*24*time.Hour:
+		q.fail("to", "must be at most 366 days after from")
+	case period != "" && !slices.Contains(summaryPeriods, period):
+		q.fail("period", "must be one of today, yesterday, this_week, last_week, this_month, last_month, last_7_days, last_30_days")
+	}
+	if err := q.err(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	ws := principalFrom(ctx).Workspace.ID
+	category, err := s.categoryParam(r, q.values.Get("category"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var start, end commands.Date
+	if custom {
+		period, start, end = "custom", *from, *to
+	} else {
+		if period == "" {
+			period = "this_week"
+		}
+		start, end = periodBounds(period, s.today())
+	}
+	summary, err := queries.SpendingSummaryOf(ctx, s.pool, ws, period, start, end, kind, category)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, summary)
+}
+
+// categoryParam resolves a category given by id or by name (ignoring accents and
+// case); an unknown name is 404 with suggestions.
+func (s *Server) categoryParam(r *http.Request, value string) (*uuid.UUID, error) {
+	if value == "" {
+		return nil, nil
+	}
+	if id, err := parseUUID(value); err == nil {
+		return &id, nil
+	}
+	list, err := queries.Categories(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(list))
+	for i, c := range list {
+		if commands.FoldName(c.Name) == commands.FoldName(value) {
+			return &c.ID, nil
+		}
+		names[i] = c.Name
+	}
+	return nil, &apiError{Status: http.StatusNotFound, Code: "CATEGORY_NOT_FOUND", Message: "no category is named " + value,
+		Details: map[string]any{"suggestions": commands.Suggest(names, value, 5)}}
+}
+
+func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
+	q := &query{values: r.URL.Query()}
+	month := s.today()
+	if m := q.values.Get("month"); m != "" {
+		parsed, err := time.Parse("2006-01", m)
+		if err != nil {
+			q.fail("month", "must be a month written YYYY-MM")
+		}
+		month = parsed
+	}
+	if err := q.err(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	p := principalFrom(ctx)
+	rates, err := fx.Load(ctx, s.pool, p.Workspace.ID, s.today())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	summary, err := queries.MonthlySummaryOf(ctx, s.pool, p.Workspace.ID, p.Workspace.Currency, month, rates)
+	if err != nil {
+		writeError(w, r, rateError(err))
+		return
+	}
+	writeJSON(w, http.StatusOK, summary)
+}

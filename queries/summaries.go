@@ -1,0 +1,210 @@
+package queries
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+)
+
+// Total is a sum of one type, currency and category over a range of days.
+type Total struct {
+	Type       string
+	Currency   string
+	CategoryID uuid.UUID // uuid.Nil for uncategorized
+	Amount     decimal.Decimal
+	Count      int64
+}
+
+// Totals sums the daily totals of a workspace over [from, to], optionally for one
+// category, by type, currency and category.
+func Totals(ctx context.Context, db DB, workspaceID uuid.UUID, from, to commands.Date, category *uuid.UUID) ([]Total, error) {
+	rows, err := db.Query(ctx, `SELECT type, currency, category_id, sum(amount), sum(count) FROM daily_totals
+		WHERE workspace_id = $1 AND day BETWEEN $2 AND $3 AND ($4::uuid IS NULL OR category_id = $4)
+		GROUP BY type, currency, category_id
+		HAVING sum(count) > 0
+		ORDER BY type, currency, category_id`, workspaceID, from, to, category)
+	if err != nil {
+		return nil, fmt.Errorf("queries: totals: %w", err)
+	}
+	return all(rows, func(row pgx.CollectableRow) (Total, error) {
+		var t Total
+		err := row.Scan(&t.Type, &t.Currency, &t.CategoryID, &t.Amount, &t.Count)
+		return t, err
+	}, "totals")
+}
+
+// Converter converts an amount between currencies.
+type Converter interface {
+	Convert(amount decimal.Decimal, from, to string) (decimal.Decimal, error)
+}
+
+// CategoryTotal is what a category's expenses add up to in one currency.
+type CategoryTotal struct {
+	CategoryID uuid.UUID `json:"categoryId"`
+	Name       string    `json:"name"`
+	Currency   string    `json:"currency"`
+	Total      Amount    `json:"total"`
+}
+
+// Comparison sets a month against the one before.
+type Comparison struct {
+	PreviousIncome   Amount  `json:"previousIncome"`
+	PreviousExpenses Amount  `json:"previousExpenses"`
+	PercentageChange *Amount `json:"percentageChange"`
+}
+
+// MonthlySummary is spec 4.B rule 5's month summary.
+type MonthlySummary struct {
+	Month         string          `json:"month"`
+	Currency      string          `json:"currency"`
+	TotalIncome   Amount          `json:"totalIncome"`
+	TotalExpenses Amount          `json:"totalExpenses"`
+	TopCategories []CategoryTotal `json:"topCategories"`
+	Comparison    Comparison      `json:"comparison"`
+}
+
+// MonthlySummaryOf summarises a month: income and expenses converted to the workspace
+// currency, the three biggest expense categories (uncategorized expenses left out,
+// each in its own currency: the workspace's first, then the others alphabetically,
+// biggest first within each), and the change of expenses against the month before.
+func MonthlySummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceCurrency string, month commands.Date, rates Converter) (MonthlySummary, error) {
+	first := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, time.UTC)
+	last := first.AddDate(0, 1, -1)
+	s := MonthlySummary{Month: first.Format("2006-01"), Currency: workspaceCurrency, TopCategories: []CategoryTotal{}}
+	current, err := Totals(ctx, db, workspaceID, first, last, nil)
+	if err != nil {
+		return s, err
+	}
+	previous, err := Totals(ctx, db, workspaceID, first.AddDate(0, -1, 0), first.AddDate(0, 0, -1), nil)
+	if err != nil {
+		return s, err
+	}
+	income, expenses, err := convertedSums(current, workspaceCurrency, rates)
+	if err != nil {
+		return s, err
+	}
+	prevIncome, prevExpenses, err := convertedSums(previous, workspaceCurrency, rates)
+	if err != nil {
+		return s, err
+	}
+	s.TotalIncome, s.TotalExpenses = Amount(income), Amount(expenses)
+	s.Comparison = Comparison{PreviousIncome: Amount(prevIncome), PreviousExpenses: Amount(prevExpenses)}
+	if !prevExpenses.IsZero() {
+		change := Amount(expenses.Sub(prevExpenses).Mul(hundred).Div(prevExpenses).Round(2))
+		s.Comparison.PercentageChange = &change
+	}
+	var categories []CategoryTotal
+	var ids []uuid.UUID
+	for _, t := range current {
+		if t.Type == commands.TxExpense && t.CategoryID != uuid.Nil {
+			categories = append(categories, CategoryTotal{CategoryID: t.CategoryID, Currency: t.Currency, Total: Amount(t.Amount)})
+			ids = append(ids, t.CategoryID)
+		}
+	}
+	sort.SliceStable(categories, func(i, j int) bool {
+		a, b := categories[i], categories[j]
+		if a.Currency != b.Currency {
+			if a.Currency == workspaceCurrency || b.Currency == workspaceCurrency {
+				return a.Currency == workspaceCurrency
+			}
+			return a.Currency < b.Currency
+		}
+		return decimal.Decimal(a.Total).GreaterThan(decimal.Decimal(b.Total))
+	})
+	if len(categories) > 3 {
+		categories = categories[:3]
+	}
+	names, err := categoryNames(ctx, db, workspaceID, ids)
+	if err != nil {
+		return s, err
+	}
+	for i := range categories {
+		categories[i].Name = names[categories[i].CategoryID]
+	}
+	s.TopCategories = append(s.TopCategories, categories...)
+	return s, nil
+}
+
+// convertedSums adds income and expenses in the target currency, to the cent.
+func convertedSums(totals []Total, currency string, rates Converter) (income, expenses decimal.Decimal, err error) {
+	for _, t := range totals {
+		amount, err := rates.Convert(t.Amount, t.Currency, currency)
+		if err != nil {
+			return income, expenses, err
+		}
+		switch t.Type {
+		case commands.TxIncome:
+			income = income.Add(amount)
+		case commands.TxExpense:
+			expenses = expenses.Add(amount)
+		}
+	}
+	return income.Round(2), expenses.Round(2), nil
+}
+
+func categoryNames(ctx context.Context, db DB, workspaceID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]string, error) {
+	names := map[uuid.UUID]string{}
+	if len(ids) == 0 {
+		return names, nil
+	}
+	rows, err := db.Query(ctx, `SELECT id, name FROM categories WHERE workspace_id = $1 AND id = ANY($2)`, workspaceID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("queries: category names: %w", err)
+	}
+	for rows.Next() {
+		var id uuid.UUID
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, fmt.Errorf("queries: category names: %w", err)
+		}
+		names[id] = name
+	}
+	return names, rows.Err()
+}
+
+// CurrencyTotal is a total in one currency, as text with two decimals.
+type CurrencyTotal struct {
+	Currency string `json:"currency"`
+	Total    string `json:"total"`
+}
+
+// SpendingSummary is spec 4.B rule 4's total per currency over a period.
+type SpendingSummary struct {
+	Period string          `json:"period"`
+	From   string          `json:"from"`
+	To     string          `json:"to"`
+	Type   string          `json:"type"`
+	Totals []CurrencyTotal `json:"totals"`
+}
+
+// SpendingSummaryOf sums a type of movement over [from, to] per currency.
+func SpendingSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, period string, from, to commands.Date, kind string, category *uuid.UUID) (SpendingSummary, error) {
+	s := SpendingSummary{Period: period, From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), Type: kind, Totals: []CurrencyTotal{}}
+	totals, err := Totals(ctx, db, workspaceID, from, to, category)
+	if err != nil {
+		return s, err
+	}
+	sums := map[string]decimal.Decimal{}
+	var currencies []string
+	for _, t := range totals {
+		if t.Type != kind {
+			continue
+		}
+		if _, ok := sums[t.Currency]; !ok {
+			currencies = append(currencies, t.Currency)
+		}
+		sums[t.Currency] = sums[t.Currency].Add(t.Amount)
+	}
+	sort.Strings(currencies)
+	for _, c := range currencies {
+		s.Totals = append(s.Totals, CurrencyTotal{Currency: c, Total: sums[c].StringFixed(2)})
+	}
+	return s, nil
+}
