@@ -3,6 +3,7 @@ package commands
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -343,4 +344,22 @@ func jsonRoundTrip(in, out any) error {
 		return err
 	}
 	return json.Unmarshal(data, out)
+}
+
+// Every event type folds into the state of the stream it belongs to: a type left out
+// would break every later command of the workspace.
+func TestEveryEventTypeFolds(t *testing.T) {
+	for name, factory := range eventFactories {
+		event := factory()
+		userEvent := strings.HasPrefix(name, "user.")
+		var err error
+		if userEvent {
+			err = (&User{}).Apply(event)
+		} else {
+			err = NewWorkspace(uuid.New()).Apply(event)
+		}
+		if err != nil && strings.Contains(err.Error(), "cannot apply") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
 }

@@ -102,6 +102,8 @@ func (w *Workspace) applyMoney(event any) error {
 		// The last payment covers the cycle paid: paid ahead, it counts from the due date.
 		last := max(e.PaidOn, e.DueDate)
 		r.LastPayment, r.NextPayment = &last, e.NextPayment
+	case *ExchangeRatesSet:
+		// Rates inform summaries, not decisions.
 	default:
 		return fmt.Errorf("commands: workspace state cannot apply %T", event)
 	}

@@ -194,6 +194,7 @@ func (c *Client) Get(path string) *Response             { return c.Do(http.Metho
 func (c *Client) Post(path string, body any) *Response  { return c.Do(http.MethodPost, path, body) }
 func (c *Client) Patch(path string, body any) *Response { return c.Do(http.MethodPatch, path, body) }
 func (c *Client) Delete(path string) *Response          { return c.Do(http.MethodDelete, path, nil) }
+func (c *Client) Put(path string, body any) *Response   { return c.Do(http.MethodPut, path, body) }
 
 // Expect fails the test unless the response has the status.
 func (r *Response) Expect(t testing.TB, status int) *Response {

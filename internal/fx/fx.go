@@ -5,6 +5,7 @@ package fx
 
 import (
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -146,6 +147,20 @@ type Listed struct {
 	Rate   decimal.Decimal `json:"rate"`
 	Date   string          `json:"date"`
 	Source string          `json:"source"`
+}
+
+// MarshalJSON writes the rate as a JSON number with its exact digits, as the API
+// writes amounts.
+func (l Listed) MarshalJSON() ([]byte, error) {
+	type plain Listed
+	data, err := json.Marshal(struct {
+		plain
+		Rate json.Number `json:"rate"`
+	}{plain(l), json.Number(l.Rate.String())})
+	if err != nil {
+		return nil, fmt.Errorf("fx: encode rate: %w", err)
+	}
+	return data, nil
 }
 
 // inForceSQL picks, per pair, the latest rate of the week up to a day, the workspace's

@@ -509,7 +509,7 @@ func (c *Cluster) waitReady(ctx context.Context) error {
 	for {
 		// The pid file check makes sure it is our server that answers, not another one
 		// that took the port first.
-		if c.ownsPidFile() && acceptsSession(addr) {
+		if c.ownsPidFile() && acceptsSession(ctx, addr, c.done) {
 			return nil
 		}
 		select {
@@ -536,13 +536,24 @@ func (c *Cluster) ownsPidFile() bool {
 // acceptsSession reports whether the server at addr completes a session start-up.
 // An open port is not enough: while starting or recovering, the server accepts
 // connections only to refuse them. The package speaks the few protocol messages
-// itself rather than depend on a driver.
-func acceptsSession(addr string) bool {
+// itself rather than depend on a driver. It gives up early when ctx ends or exited
+// closes, since whatever holds the port then may never answer.
+func acceptsSession(ctx context.Context, addr string, exited <-chan struct{}) bool {
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		return false
 	}
 	defer conn.Close()
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-exited:
+		case <-finished:
+		}
+		conn.Close()
+	}()
 	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
 	body := binary.BigEndian.AppendUint32(nil, 3<<16) // protocol 3.0
 	for _, s := range []string{"user", superuser, "database", "postgres", ""} {
