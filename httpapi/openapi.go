@@ -24,6 +24,8 @@ type operationDoc struct {
 	// KeyRequired documents a mandatory Idempotency-Key; the HTTP tests check that such
 	// routes refuse requests without one.
 	KeyRequired bool
+	// Media lists other formats of the success answer.
+	Media []string
 }
 
 // operationDocs is keyed by "METHOD pattern"; a test checks that every route has one.
@@ -83,6 +85,8 @@ var operationDocs = map[string]operationDoc{
 	"DELETE /api/recurrent/{id}":                            {Response: "OK"},
 	"POST /api/recurrent/{id}/pay":                          {Request: "RecurringPay", Response: "RecurringPayResult"},
 	"GET /api/exchange-rates":                               {Response: "ExchangeRates", Query: []string{"date:date"}},
+	"GET /api/agent/context":                                {Response: "AgentContext"},
+	"GET /api/reports":                                      {Response: "Report", Query: []string{"from:date", "to:date", "walletId:uuid", "categoryId:uuid", "format:string"}},
 	"GET /api/reports/monthly-summary":                      {Response: "MonthlySummary", Query: []string{"month:string"}},
 	"GET /api/reports/spending-summary": {Response: "SpendingSummary", Query: []string{"period:string", "from:date", "to:date",
 		"category:string", "type:string"}},
@@ -207,6 +211,18 @@ func schemas() obj {
 		"RecurringList":      list("recurrent", "Recurring"),
 		"RecurringPay":       object(obj{"date": date}),
 		"RecurringPayResult": withTransactions("recurring", "Recurring"),
+		"Report": object(obj{"report": object(obj{"workspace": str(nil), "from": date, "to": date,
+			"totals":       obj{"type": "array", "items": object(obj{"currency": str(nil), "income": num(money), "expenses": num(money), "net": num(money)})},
+			"byCategory":   obj{"type": "array", "items": object(obj{"categoryId": nuuid(), "name": str(nil), "currency": str(nil), "income": num(money), "expenses": num(money)})},
+			"transactions": obj{"type": "array", "items": ref("Transaction")}})},
+			"report"),
+		"AgentContext": object(obj{"workspace": ref("Workspace"),
+			"currency": object(obj{"workspace": str(nil), "wallets": obj{"type": "array", "items": str(nil)}}),
+			"wallets":  obj{"type": "array", "items": ref("Wallet")}, "categories": obj{"type": "array", "items": ref("Category")},
+			"goals": obj{"type": "array", "items": ref("Goal")}, "budgets": obj{"type": "array", "items": ref("Budget")},
+			"recentStats": object(obj{"from": date, "to": date, "days": obj{"type": "integer"}, "count": obj{"type": "integer"},
+				"totals": obj{"type": "array", "items": object(obj{"currency": str(nil), "income": num(money), "expenses": num(money), "net": num(money)})}}),
+			"generatedAt": str(obj{"format": "date-time"})}),
 		"MonthlySummary": object(obj{"month": str(obj{"pattern": "^[0-9]{4}-[0-9]{2}$"}), "currency": str(nil), "totalIncome": num(money),
 			"totalExpenses": num(money), "topCategories": obj{"type": "array", "maxItems": 3, "items": object(obj{"categoryId": uuidRef(),
 				"name": str(nil), "currency": str(nil), "total": num(money)})},
@@ -347,7 +363,11 @@ func openAPIDocument() obj {
 		if doc.Request != "" {
 			op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": ref(doc.Request)}}}
 		}
-		responses := obj{strconv.Itoa(rt.Success): obj{"description": "success", "content": obj{"application/json": obj{"schema": ref(doc.Response)}}}}
+		content := obj{"application/json": obj{"schema": ref(doc.Response)}}
+		for _, media := range doc.Media {
+			content[media] = obj{"schema": obj{"type": "string", "format": "binary"}}
+		}
+		responses := obj{strconv.Itoa(rt.Success): obj{"description": "success", "content": content}}
 		for _, status := range errorStatuses {
 			responses[strconv.Itoa(status)] = obj{"description": http.StatusText(status), "content": obj{"application/json": obj{"schema": ref("Error")}}}
 		}

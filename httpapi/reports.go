@@ -1,6 +1,10 @@
 package httpapi
 
 import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"time"
@@ -144,4 +148,75 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, summary)
+}
+
+// Report formats.
+var reportFormats = []string{"json", "csv", "pdf"}
+
+func report(s *Server, w http.ResponseWriter, r *http.Request) {
+	q := &query{values: r.URL.Query()}
+	today := s.today()
+	f := queries.ReportFilter{From: time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC), To: today,
+		WalletID: q.id("walletId"), CategoryID: q.id("categoryId")}
+	if d := q.date("from"); d != nil {
+		f.From = *d
+	}
+	if d := q.date("to"); d != nil {
+		f.To = *d
+	}
+	if f.To.Before(f.From) {
+		q.fail("to", "must not be before from")
+	}
+	format := q.values.Get("format")
+	if format == "" {
+		format = "json"
+	}
+	if !slices.Contains(reportFormats, format) {
+		q.fail("format", "must be json, csv or pdf")
+	}
+	if err := q.err(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	p := principalFrom(r.Context())
+	rep, err := queries.BuildReport(r.Context(), s.pool, p.Workspace.ID, p.Workspace.Name, f)
+	if errors.Is(err, queries.ErrReportTooLarge) {
+		err = &apiError{Status: http.StatusUnprocessableEntity, Code: "REPORT_TOO_LARGE", Message: err.Error()}
+	}
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	name := fmt.Sprintf("finledger-%s-%s", rep.From, rep.To)
+	switch format {
+	case "csv":
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.csv"`)
+		if err := rep.WriteCSV(w); err != nil {
+			slog.ErrorContext(r.Context(), "report", "err", err)
+		}
+	case "pdf":
+		var buf bytes.Buffer
+		if err := rep.WritePDF(&buf); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/pdf")
+		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.pdf"`)
+		_, _ = w.Write(buf.Bytes())
+	default:
+		writeJSON(w, http.StatusOK, map[string]any{"report": rep})
+	}
+}
+
+func agentContext(s *Server, w http.ResponseWriter, r *http.Request) {
+	p := principalFrom(r.Context())
+	c, err := queries.BuildAgentContext(r.Context(), s.pool, p.Workspace, s.today(), s.now())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	// Meant to be read once per conversation (spec 4.A rule 2).
+	w.Header().Set("Cache-Control", "private, max-age=300")
+	writeJSON(w, http.StatusOK, c)
 }

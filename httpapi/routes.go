@@ -68,8 +68,11 @@ var routes = []route{
 	{"DELETE", "/api/recurrent/{id}", "recurrent:write", "Delete a recurring payment", http.StatusOK, deleteRecurring},
 	{"POST", "/api/recurrent/{id}/pay", "recurrent:write", "Pay the current cycle and advance the next payment", http.StatusOK, payRecurring},
 
+	{"GET", "/api/reports", "reports:read", "A report of a date range as JSON, CSV or PDF", http.StatusOK, report},
 	{"GET", "/api/reports/monthly-summary", "reports:read", "Month summary: income, expenses, top categories, change against the month before", http.StatusOK, monthlySummary},
 	{"GET", "/api/reports/spending-summary", "reports:read", "Total per currency over a period", http.StatusOK, spendingSummary},
+
+	{"GET", "/api/agent/context", "agent:context", "Everything an agent needs at the start of a conversation", http.StatusOK, agentContext},
 
 	{"GET", "/api/exchange-rates", "wallets:read", "Exchange rates in force on a day (default today)", http.StatusOK, listExchangeRates},
 	{"PUT", "/api/exchange-rates", "wallets:write", "Set the workspace's own exchange rates for a day", http.StatusOK, setExchangeRates},

@@ -1,0 +1,296 @@
+package queries
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/go-pdf/fpdf"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+)
+
+// MaxReportLines bounds the transactions one report lists.
+const MaxReportLines = 100_000
+
+// ErrReportTooLarge is returned for a report over MaxReportLines transactions.
+var ErrReportTooLarge = fmt.Errorf("the report would list more than %d transactions: narrow the dates", MaxReportLines)
+
+// ReportFilter selects a report's transactions.
+type ReportFilter struct {
+	From, To   commands.Date
+	WalletID   *uuid.UUID
+	CategoryID *uuid.UUID
+}
+
+// ReportTotal is the income and expenses of one currency.
+type ReportTotal struct {
+	Currency string `json:"currency"`
+	Income   Amount `json:"income"`
+	Expenses Amount `json:"expenses"`
+	Net      Amount `json:"net"`
+}
+
+// ReportCategory is the income and expenses of one category in one currency.
+type ReportCategory struct {
+	CategoryID *uuid.UUID `json:"categoryId"`
+	Name       string     `json:"name"`
+	Currency   string     `json:"currency"`
+	Income     Amount     `json:"income"`
+	Expenses   Amount     `json:"expenses"`
+}
+
+// ReportLine is a transaction with the names of its wallet and category.
+type ReportLine struct {
+	Transaction
+	WalletName   string  `json:"walletName"`
+	CategoryName *string `json:"categoryName"`
+}
+
+// Report is the data of GET /api/reports.
+type Report struct {
+	Workspace    string           `json:"workspace"`
+	From         string           `json:"from"`
+	To           string           `json:"to"`
+	Totals       []ReportTotal    `json:"totals"`
+	ByCategory   []ReportCategory `json:"byCategory"`
+	Transactions []ReportLine     `json:"transactions"`
+}
+
+// BuildReport lists the live transactions of a range, oldest first, with totals per
+// currency and per category. Transfers and goal movements are listed but are neither
+// income nor expenses.
+func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceName string, f ReportFilter) (Report, error) {
+	r := Report{Workspace: workspaceName, From: f.From.Format(time.DateOnly), To: f.To.Format(time.DateOnly),
+		Totals: []ReportTotal{}, ByCategory: []ReportCategory{}}
+	rows, err := db.Query(ctx, `SELECT `+qualified("t", transactionColumns)+`, w.name, c.name
+		FROM transactions t
+		JOIN wallets w ON w.workspace_id = t.workspace_id AND w.id = t.wallet_id
+		LEFT JOIN categories c ON c.workspace_id = t.workspace_id AND c.id = t.category_id
+		WHERE t.workspace_id = $1 AND t.deleted_at IS NULL AND t.date BETWEEN $2 AND $3
+			AND ($4::uuid IS NULL OR t.wallet_id = $4 OR t.to_wallet_id = $4)
+			AND ($5::uuid IS NULL OR t.category_id = $5)
+		ORDER BY t.date, t.created_version
+		LIMIT $6`, workspaceID, f.From, f.To, f.WalletID, f.CategoryID, MaxReportLines+1)
+	if err != nil {
+		return r, fmt.Errorf("queries: report: %w", err)
+	}
+	r.Transactions, err = all(rows, func(row pgx.CollectableRow) (ReportLine, error) {
+		var l ReportLine
+		t, err := scanTransaction(row, &l.WalletName, &l.CategoryName)
+		l.Transaction = t
+		return l, err
+	}, "report")
+	if err != nil {
+		return r, err
+	}
+	if len(r.Transactions) > MaxReportLines {
+		return r, ErrReportTooLarge
+	}
+	type key struct {
+		category uuid.UUID
+		currency string
+	}
+	totals := map[string]*[2]decimal.Decimal{}
+	categories := map[key]*ReportCategory{}
+	sums := map[key]*[2]decimal.Decimal{}
+	for _, l := range r.Transactions {
+		side := -1
+		switch l.Type {
+		case commands.TxIncome:
+			side = 0
+		case commands.TxExpense:
+			side = 1
+		}
+		if side < 0 {
+			continue
+		}
+		amount := decimal.Decimal(l.Amount)
+		if totals[l.Currency] == nil {
+			totals[l.Currency] = &[2]decimal.Decimal{}
+		}
+		totals[l.Currency][side] = totals[l.Currency][side].Add(amount)
+		k := key{currency: l.Currency}
+		name := "Uncategorized"
+		if l.CategoryID != nil {
+			k.category, name = *l.CategoryID, *l.CategoryName
+		}
+		if categories[k] == nil {
+			categories[k] = &ReportCategory{CategoryID: l.CategoryID, Name: name, Currency: l.Currency}
+			sums[k] = &[2]decimal.Decimal{}
+		}
+		sums[k][side] = sums[k][side].Add(amount)
+	}
+	for currency, t := range totals {
+		r.Totals = append(r.Totals, ReportTotal{Currency: currency, Income: Amount(t[0]), Expenses: Amount(t[1]), Net: Amount(t[0].Sub(t[1]))})
+	}
+	sort.Slice(r.Totals, func(i, j int) bool { return r.Totals[i].Currency < r.Totals[j].Currency })
+	for k, c := range categories {
+		c.Income, c.Expenses = Amount(sums[k][0]), Amount(sums[k][1])
+		r.ByCategory = append(r.ByCategory, *c)
+	}
+	sort.Slice(r.ByCategory, func(i, j int) bool {
+		a, b := r.ByCategory[i], r.ByCategory[j]
+		if a.Currency != b.Currency {
+			return a.Currency < b.Currency
+		}
+		if c := decimal.Decimal(a.Expenses).Cmp(decimal.Decimal(b.Expenses)); c != 0 {
+			return c > 0
+		}
+		return a.Name < b.Name
+	})
+	return r, nil
+}
+
+// WriteCSV writes the report's transactions as RFC 4180 CSV (UTF-8, CRLF, a header
+// row). Amounts keep their exact digits.
+func (r Report) WriteCSV(w io.Writer) error {
+	out := csv.NewWriter(w)
+	out.UseCRLF = true
+	header := []string{"date", "type", "amount", "currency", "destination_amount", "concept", "description", "wallet",
+		"category", "destination_wallet_id", "reference_number", "id"}
+	if err := out.Write(header); err != nil {
+		return fmt.Errorf("queries: csv: %w", err)
+	}
+	for _, l := range r.Transactions {
+		dest, toWallet := "", ""
+		if l.DestinationAmount != nil {
+			dest = decimal.Decimal(*l.DestinationAmount).String()
+		}
+		if l.ToWalletID != nil {
+			toWallet = l.ToWalletID.String()
+		}
+		record := []string{time.Time(l.Date).Format(time.DateOnly), l.Type, decimal.Decimal(l.Amount).String(), l.Currency, dest,
+			deref(l.Concept), l.Description, l.WalletName, deref(l.CategoryName), toWallet, deref(l.ReferenceNumber), l.ID.String()}
+		if err := out.Write(record); err != nil {
+			return fmt.Errorf("queries: csv: %w", err)
+		}
+	}
+	out.Flush()
+	if err := out.Error(); err != nil {
+		return fmt.Errorf("queries: csv: %w", err)
+	}
+	return nil
+}
+
+// qualified prefixes each column of a list with a table alias.
+func qualified(alias, columns string) string {
+	parts := strings.Split(columns, ",")
+	for i, p := range parts {
+		parts[i] = alias + "." + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// WritePDF writes the report as a PDF: totals per currency, a bar chart and table of
+// expenses by category, and the transactions.
+func (r Report) WritePDF(w io.Writer) error {
+	pdf := fpdf.New("P", "mm", "A4", "")
+	tr := pdf.UnicodeTranslatorFromDescriptor("") // the core fonts speak cp1252: accents survive
+	pdf.SetTitle("Finledger report", true)
+	pdf.SetAutoPageBreak(true, 15)
+	pdf.AddPage()
+	pdf.SetFont("Helvetica", "B", 16)
+	pdf.CellFormat(0, 10, tr("Finledger report: "+r.Workspace), "", 1, "L", false, 0, "")
+	pdf.SetFont("Helvetica", "", 10)
+	pdf.CellFormat(0, 6, fmt.Sprintf("From %s to %s, %d transactions", r.From, r.To, len(r.Transactions)), "", 1, "L", false, 0, "")
+	pdf.Ln(4)
+
+	heading := func(text string) {
+		pdf.SetFont("Helvetica", "B", 12)
+		pdf.CellFormat(0, 8, tr(text), "", 1, "L", false, 0, "")
+		pdf.SetFont("Helvetica", "", 9)
+	}
+	row := func(widths []float64, cells []string, bold bool) {
+		style := ""
+		if bold {
+			style = "B"
+		}
+		pdf.SetFont("Helvetica", style, 9)
+		for i, c := range cells {
+			// Amounts sit right: the last column, and every column but the first of the
+			// totals table.
+			align := "L"
+			if numeric := i == len(cells)-1 || (len(cells) == 4 && i > 0); numeric {
+				align = "R"
+			}
+			pdf.CellFormat(widths[i], 6, tr(c), "1", 0, align, bold, 0, "")
+		}
+		pdf.Ln(-1)
+	}
+
+	heading("Totals")
+	pdf.SetFillColor(230, 230, 230)
+	row([]float64{30, 50, 50, 50}, []string{"Currency", "Income", "Expenses", "Net"}, true)
+	for _, t := range r.Totals {
+		row([]float64{30, 50, 50, 50}, []string{t.Currency, money(t.Income), money(t.Expenses), money(t.Net)}, false)
+	}
+	pdf.Ln(4)
+
+	heading("Expenses by category")
+	maxByCurrency := map[string]decimal.Decimal{}
+	for _, c := range r.ByCategory {
+		if e := decimal.Decimal(c.Expenses); e.GreaterThan(maxByCurrency[c.Currency]) {
+			maxByCurrency[c.Currency] = e
+		}
+	}
+	for _, c := range r.ByCategory {
+		e := decimal.Decimal(c.Expenses)
+		if !e.IsPositive() {
+			continue
+		}
+		width, _ := e.Div(maxByCurrency[c.Currency]).Mul(decimal.NewFromInt(90)).Float64() // drawing only
+		y := pdf.GetY()
+		pdf.SetFont("Helvetica", "", 9)
+		pdf.CellFormat(50, 6, tr(c.Name), "", 0, "L", false, 0, "")
+		pdf.SetFillColor(79, 70, 229)
+		pdf.Rect(pdf.GetX(), y+1, width, 4, "F")
+		pdf.SetX(pdf.GetX() + 92)
+		pdf.CellFormat(0, 6, money(c.Expenses)+" "+c.Currency, "", 1, "L", false, 0, "")
+	}
+	pdf.Ln(4)
+
+	heading("Transactions")
+	pdf.SetFillColor(230, 230, 230)
+	widths := []float64{22, 24, 60, 30, 24, 30}
+	row(widths, []string{"Date", "Type", "Concept", "Category", "Wallet", "Amount"}, true)
+	for _, l := range r.Transactions {
+		label := l.Description
+		if len([]rune(label)) > 40 {
+			label = string([]rune(label)[:39]) + "…"
+		}
+		category := deref(l.CategoryName)
+		if len([]rune(category)) > 18 {
+			category = string([]rune(category)[:17]) + "…"
+		}
+		row(widths, []string{time.Time(l.Date).Format(time.DateOnly), l.Type, label, category, l.WalletName,
+			money(l.Amount) + " " + l.Currency}, false)
+	}
+	if err := pdf.Output(w); err != nil {
+		return fmt.Errorf("queries: pdf: %w", err)
+	}
+	return nil
+}
+
+// money writes an amount with two decimals at least, its exact digits kept.
+func money(a Amount) string {
+	d := decimal.Decimal(a)
+	if d.Exponent() >= -2 {
+		return d.StringFixed(2)
+	}
+	return d.String()
+}
