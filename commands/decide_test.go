@@ -363,3 +363,75 @@ func TestEveryEventTypeFolds(t *testing.T) {
 		}
 	}
 }
+
+func TestGoalMovementsAndDebtPayments(t *testing.T) {
+	goal := uuid.MustParse("00000000-0000-0000-0000-0000000000c0")
+	debt := uuid.MustParse("00000000-0000-0000-0000-0000000000d0")
+	w := given(t, append(workspace(),
+		&GoalCreated{GoalID: goal, GoalFields: GoalFields{Name: "Trip", TargetAmount: dec("100"), Currency: "MXN"}},
+		&DebtCreated{DebtID: debt, DebtFields: DebtFields{Name: "Car", TotalAmount: dec("50"), PendingBalance: dec("50"), Currency: "MXN"}})...)
+	ids := []uuid.UUID{}
+	newID := func() uuid.UUID { id := uuid.New(); ids = append(ids, id); return id }
+	for _, dep := range []struct {
+		wallet uuid.UUID
+		amount string
+	}{{cash, "10"}, {bank, "20.01"}} {
+		events, err := GoalMovement{GoalID: goal, Type: TxGoalDeposit, Amount: dec(dep.amount), WalletID: idp(dep.wallet), Date: "2026-03-01", NewID: newID}.Decide(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		then(t, w, events)
+	}
+	// 15 split 10 : 20.01 is 4.998... and 10.001...: cents rounded down, the one left
+	// over to the bigger funder.
+	events, err := GoalMovement{GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("15"), Date: "2026-03-02", NewID: newID}.Decide(w)
+	if err != nil || len(events) != 2 {
+		t.Fatalf("split: %v %v", events, err)
+	}
+	shares := map[uuid.UUID]string{}
+	for _, e := range events {
+		c := e.Data.(*TransactionCreated)
+		shares[c.WalletID] = c.Amount.String()
+	}
+	if shares[cash] != "4.99" || shares[bank] != "10.01" {
+		t.Fatalf("shares %v", shares)
+	}
+	then(t, w, events)
+	if got := w.Goals[goal].Saved.String(); got != "15.01" {
+		t.Fatalf("saved %s", got)
+	}
+	if _, err := (GoalMovement{GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("15.02"), NewID: newID}).Decide(w); code(err) != "VALIDATION_ERROR" {
+		t.Fatalf("withdrawing more than saved: %v", err)
+	}
+	if _, err := (BulkTransactions{IDs: ids[:1], Operation: BulkDelete}).Decide(w); code(err) != "CONFLICT" {
+		t.Fatalf("bulk delete of a goal movement: %v", err)
+	}
+	if _, err := (UpdateTransaction{TransactionID: ids[0], Amount: Of(dec("1"))}).Decide(w); code(err) != "CONFLICT" {
+		t.Fatalf("editing a goal movement: %v", err)
+	}
+
+	// Debt payments lower the pending balance; more than owed is refused.
+	pay := uuid.New()
+	events, err = PayDebt{DebtID: debt, TransactionID: pay, Amount: dec("20"), Date: "2026-03-03"}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	then(t, w, events)
+	if got := w.Debts[debt].PendingBalance.String(); got != "30" || events[0].Data.(*TransactionCreated).WalletID != cash {
+		t.Fatalf("pending %s, paid from %v", got, events[0].Data.(*TransactionCreated).WalletID)
+	}
+	if _, err := (PayDebt{DebtID: debt, TransactionID: uuid.New(), Amount: dec("30.01")}).Decide(w); code(err) != "VALIDATION_ERROR" {
+		t.Fatalf("overpayment: %v", err)
+	}
+	if _, err := (PayDebt{DebtID: debt, TransactionID: uuid.New(), Amount: dec("1"), WalletID: idp(usd)}).Decide(w); code(err) != "VALIDATION_ERROR" {
+		t.Fatalf("payment in another currency: %v", err)
+	}
+	events, err = UpdateTransaction{TransactionID: pay, Amount: Of(dec("50"))}.Decide(w)
+	if err != nil {
+		t.Fatalf("raising a payment to what was owed before it: %v", err)
+	}
+	then(t, w, events)
+	if got := w.Debts[debt].PendingBalance.String(); got != "0" {
+		t.Fatalf("pending after correction %s", got)
+	}
+}

@@ -220,8 +220,15 @@ func (c BulkTransactions) Decide(w *Workspace) ([]NewEvent, error) {
 	c.IDs = ids
 	var missing []string
 	for _, id := range c.IDs {
-		if _, err := w.liveTransaction(id); err != nil {
+		t, err := w.liveTransaction(id)
+		if err != nil {
 			missing = append(missing, id.String())
+			continue
+		}
+		if t.GoalID != nil {
+			// Each deletion of a goal movement is checked against what the goal holds
+			// after the ones before it: that takes one request each.
+			return nil, Conflict("CONFLICT", "transaction %s is a goal movement: delete goal movements one at a time", id)
 		}
 	}
 	if len(missing) > 0 {

@@ -53,6 +53,23 @@ const (
 		ON CONFLICT (workspace_id, goal_id, wallet_id) DO UPDATE SET amount = goal_funding.amount + excluded.amount`
 )
 
+// totalsCreateSQL adds a new transaction to the daily totals from its event's values,
+// sparing the read of its row.
+const totalsCreateSQL = `INSERT INTO daily_totals (workspace_id, day, type, currency, category_id, amount, count)
+	VALUES ($1, $2::date, $3, $4, coalesce($5, '00000000-0000-0000-0000-000000000000'::uuid), $6, 1)
+	ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
+		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + 1`
+
+// queueCreatedEffects feeds a new transaction to the read models it touches.
+func queueCreatedEffects(b *pgx.Batch, ws uuid.UUID, t *commands.TransactionCreated, at time.Time) {
+	which := effectsOf(t)
+	if which.totals {
+		b.Queue(totalsCreateSQL, ws, t.Date, t.Type, t.Currency, t.CategoryID, t.Amount)
+		which.totals = false
+	}
+	queueRowEffects(b, ws, t.TransactionID, 1, at, which)
+}
+
 // queueRowEffects adds (sign 1) or takes away (sign -1) a transaction's contribution to
 // the daily totals, its debt's pending balance and its goal's saved amount.
 func queueRowEffects(b *pgx.Batch, ws, id uuid.UUID, sign int, at time.Time, which effects) {

@@ -172,7 +172,7 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
 			d.AttachmentURL, at, e.Version)
 		queuePostings(b, ws, d.Postings, at)
-		queueRowEffects(b, ws, d.TransactionID, 1, at, effectsOf(d))
+		queueCreatedEffects(b, ws, d, at)
 	case *commands.TransactionUpdated:
 		c := d.Changes
 		queueRowEffects(b, ws, d.TransactionID, -1, at, allEffects)
