@@ -41,63 +41,63 @@ func (w *Workspace) applyMoney(event any) error {
 	case *BudgetCreated:
 		w.Budgets[e.BudgetID] = &Budget{BudgetFields: e.BudgetFields}
 	case *BudgetUpdated:
-		b, ok := w.Budgets[e.BudgetID]
-		if !ok {
-			return fmt.Errorf("commands: update of unknown budget %s", e.BudgetID)
+		b, err := find(w.Budgets, e.BudgetID, "budget")
+		if err != nil {
+			return err
 		}
 		b.BudgetFields = e.After
 	case *BudgetDeleted:
-		b, ok := w.Budgets[e.BudgetID]
-		if !ok {
-			return fmt.Errorf("commands: delete of unknown budget %s", e.BudgetID)
+		b, err := find(w.Budgets, e.BudgetID, "budget")
+		if err != nil {
+			return err
 		}
 		b.Deleted = true
 	case *GoalCreated:
 		w.Goals[e.GoalID] = &Goal{GoalFields: e.GoalFields, Funded: map[uuid.UUID]decimal.Decimal{}}
 	case *GoalUpdated:
-		g, ok := w.Goals[e.GoalID]
-		if !ok {
-			return fmt.Errorf("commands: update of unknown goal %s", e.GoalID)
+		g, err := find(w.Goals, e.GoalID, "goal")
+		if err != nil {
+			return err
 		}
 		g.GoalFields = e.After
 	case *GoalDeleted:
-		g, ok := w.Goals[e.GoalID]
-		if !ok {
-			return fmt.Errorf("commands: delete of unknown goal %s", e.GoalID)
+		g, err := find(w.Goals, e.GoalID, "goal")
+		if err != nil {
+			return err
 		}
 		g.Deleted = true
 	case *DebtCreated:
 		w.Debts[e.DebtID] = &Debt{DebtFields: e.DebtFields}
 	case *DebtUpdated:
-		d, ok := w.Debts[e.DebtID]
-		if !ok {
-			return fmt.Errorf("commands: update of unknown debt %s", e.DebtID)
+		d, err := find(w.Debts, e.DebtID, "debt")
+		if err != nil {
+			return err
 		}
 		d.DebtFields = e.After
 	case *DebtDeleted:
-		d, ok := w.Debts[e.DebtID]
-		if !ok {
-			return fmt.Errorf("commands: delete of unknown debt %s", e.DebtID)
+		d, err := find(w.Debts, e.DebtID, "debt")
+		if err != nil {
+			return err
 		}
 		d.Deleted = true
 	case *RecurringCreated:
 		w.Recurring[e.RecurringID] = &Recurring{RecurringFields: e.RecurringFields}
 	case *RecurringUpdated:
-		r, ok := w.Recurring[e.RecurringID]
-		if !ok {
-			return fmt.Errorf("commands: update of unknown recurring payment %s", e.RecurringID)
+		r, err := find(w.Recurring, e.RecurringID, "recurring payment")
+		if err != nil {
+			return err
 		}
 		r.RecurringFields = e.After
 	case *RecurringDeleted:
-		r, ok := w.Recurring[e.RecurringID]
-		if !ok {
-			return fmt.Errorf("commands: delete of unknown recurring payment %s", e.RecurringID)
+		r, err := find(w.Recurring, e.RecurringID, "recurring payment")
+		if err != nil {
+			return err
 		}
 		r.Deleted = true
 	case *RecurringPaid:
-		r, ok := w.Recurring[e.RecurringID]
-		if !ok {
-			return fmt.Errorf("commands: payment of unknown recurring payment %s", e.RecurringID)
+		r, err := find(w.Recurring, e.RecurringID, "recurring payment")
+		if err != nil {
+			return err
 		}
 		// The last payment covers the cycle paid: paid ahead, it counts from the due date.
 		last := max(e.PaidOn, e.DueDate)
@@ -108,6 +108,15 @@ func (w *Workspace) applyMoney(event any) error {
 		return fmt.Errorf("commands: workspace state cannot apply %T", event)
 	}
 	return nil
+}
+
+// find returns the record an event names; a missing one means a corrupt stream.
+func find[T any](records map[uuid.UUID]*T, id uuid.UUID, what string) (*T, error) {
+	r, ok := records[id]
+	if !ok {
+		return nil, fmt.Errorf("commands: event about unknown %s %s", what, id)
+	}
+	return r, nil
 }
 
 // moveGoalAndDebt applies a transaction's effect on its goal or debt, with sign +1 when

@@ -116,9 +116,9 @@ func (w *Workspace) Apply(event any) error {
 			w.DefaultWallet = e.WalletID
 		}
 	case *WalletUpdated:
-		wallet, ok := w.Wallets[e.WalletID]
-		if !ok {
-			return fmt.Errorf("commands: update of unknown wallet %s", e.WalletID)
+		wallet, err := find(w.Wallets, e.WalletID, "wallet")
+		if err != nil {
+			return err
 		}
 		wallet.Balance = wallet.Balance.Add(e.After.InitialBalance.Sub(e.Before.InitialBalance))
 		wallet.WalletFields = e.After
@@ -129,9 +129,9 @@ func (w *Workspace) Apply(event any) error {
 			w.DefaultWallet = uuid.Nil
 		}
 	case *WalletArchived:
-		wallet, ok := w.Wallets[e.WalletID]
-		if !ok {
-			return fmt.Errorf("commands: archive of unknown wallet %s", e.WalletID)
+		wallet, err := find(w.Wallets, e.WalletID, "wallet")
+		if err != nil {
+			return err
 		}
 		wallet.Archived = true
 		wallet.IsDefault = false
@@ -141,15 +141,15 @@ func (w *Workspace) Apply(event any) error {
 	case *CategoryCreated:
 		w.Categories[e.CategoryID] = &Category{CategoryFields: e.CategoryFields}
 	case *CategoryUpdated:
-		category, ok := w.Categories[e.CategoryID]
-		if !ok {
-			return fmt.Errorf("commands: update of unknown category %s", e.CategoryID)
+		category, err := find(w.Categories, e.CategoryID, "category")
+		if err != nil {
+			return err
 		}
 		category.CategoryFields = e.After
 	case *CategoryArchived:
-		category, ok := w.Categories[e.CategoryID]
-		if !ok {
-			return fmt.Errorf("commands: archive of unknown category %s", e.CategoryID)
+		category, err := find(w.Categories, e.CategoryID, "category")
+		if err != nil {
+			return err
 		}
 		category.Archived = true
 	case *TagCreated:
@@ -165,9 +165,9 @@ func (w *Workspace) Apply(event any) error {
 		w.moveGoalAndDebt(t, 1)
 		return w.post(e.Postings)
 	case *TransactionUpdated:
-		t, ok := w.Transactions[e.TransactionID]
-		if !ok {
-			return fmt.Errorf("commands: update of unknown transaction %s", e.TransactionID)
+		t, err := find(w.Transactions, e.TransactionID, "transaction")
+		if err != nil {
+			return err
 		}
 		w.countMovements(t, -1)
 		w.moveGoalAndDebt(t, -1)
@@ -176,9 +176,9 @@ func (w *Workspace) Apply(event any) error {
 		w.moveGoalAndDebt(t, 1)
 		return w.post(e.Postings)
 	case *TransactionDeleted:
-		t, ok := w.Transactions[e.TransactionID]
-		if !ok {
-			return fmt.Errorf("commands: delete of unknown transaction %s", e.TransactionID)
+		t, err := find(w.Transactions, e.TransactionID, "transaction")
+		if err != nil {
+			return err
 		}
 		t.Deleted = true
 		w.countMovements(t, -1)
@@ -198,9 +198,9 @@ func (w *Workspace) Apply(event any) error {
 	case *APIKeyCreated:
 		w.APIKeys[e.KeyID] = &APIKey{CreatedBy: e.CreatedBy}
 	case *APIKeyRevoked:
-		key, ok := w.APIKeys[e.KeyID]
-		if !ok {
-			return fmt.Errorf("commands: revocation of unknown API key %s", e.KeyID)
+		key, err := find(w.APIKeys, e.KeyID, "API key")
+		if err != nil {
+			return err
 		}
 		key.Revoked = true
 	default:
