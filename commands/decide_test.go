@@ -351,7 +351,7 @@ func jsonRoundTrip(in, out any) error {
 func TestEveryEventTypeFolds(t *testing.T) {
 	for name, factory := range eventFactories {
 		event := factory()
-		userEvent := strings.HasPrefix(name, "user.")
+		userEvent := strings.HasPrefix(name, "user.") || strings.HasPrefix(name, "whatsapp.")
 		var err error
 		if userEvent {
 			err = (&User{}).Apply(event)

@@ -23,6 +23,14 @@ import (
 // when not nil, holds the events' payloads as DecodeEvent would return them.
 type Projector func(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error
 
+// Actor types of the metadata.
+const (
+	ActorUser    = "user"
+	ActorAPIKey  = "api_key"
+	ActorChannel = "channel" // the chat channel: ActorID is the link id
+	ActorSystem  = "system"
+)
+
 // Metadata travels with every event: who caused it and through which request.
 type Metadata struct {
 	ActorType string    `json:"actorType"` // user, api_key, channel or system

@@ -85,6 +85,7 @@ type User struct {
 	Deleted             bool
 	PersonalWorkspaceID uuid.UUID
 	Profile             Profile
+	Link                *Link // the chat-channel link, nil when there is none
 }
 
 // DefaultProfile is the profile of a new user.
@@ -101,7 +102,9 @@ func (u *User) Apply(event any) error {
 	case *UserDeleted:
 		u.Deleted = true
 	default:
-		return fmt.Errorf("commands: user state cannot apply %T", event)
+		if !u.applyLink(event) {
+			return fmt.Errorf("commands: user state cannot apply %T", event)
+		}
 	}
 	return nil
 }

@@ -30,6 +30,8 @@ type principal struct {
 	Metadata   commands.Metadata
 	// KeyScopes are an API key's own scopes; nil for a session.
 	KeyScopes []string
+	// Channel is set for requests of the chat channel.
+	Channel *channelCaller
 }
 
 // isKey reports a request made with an API key.
@@ -45,10 +47,14 @@ func (p *principal) allows(scope string) bool {
 // person at a browser. Any member's session may call them; the command checks roles.
 const sessionOnly = "session"
 
-// authorize checks the caller may call an operation that needs scope.
+// authorize checks the caller may call an operation that needs scope ("" for none:
+// the chat channel's own operations).
 func (p *principal) authorize(scope string) error {
+	if scope == "" {
+		return nil
+	}
 	if scope == sessionOnly {
-		if p.isKey() {
+		if p.isKey() || p.Channel != nil {
 			return errorf(http.StatusForbidden, "FORBIDDEN", "this operation needs a browser session; API keys cannot call it")
 		}
 		return nil
@@ -81,21 +87,10 @@ var (
 	errNotMember  = errorf(http.StatusForbidden, "FORBIDDEN", "you are not a member of that workspace")
 )
 
-// authenticate resolves the credential to a caller and the workspace the request acts
-// in: the route's {workspaceId}, else X-Workspace-Id, else the caller's personal
+// resolve authenticates a session or an API key and picks the workspace the request
+// acts in: the route's {workspaceId}, else X-Workspace-Id, else the caller's personal
 // workspace (an API key's own workspace). It also takes a token from the caller's
 // rate-limit bucket, in the same round trip as the lookup.
-func (s *Server) authenticate(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := s.resolve(r)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
-	})
-}
-
 func (s *Server) resolve(r *http.Request) (*principal, error) {
 	token, fromHeader := credentialOf(r)
 	if token == "" {
@@ -244,8 +239,23 @@ func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*pr
 // lookupWithLimit takes a token from the credential's bucket and runs the lookup in
 // the same round trip; extra may queue more statements on the batch.
 func lookupWithLimit[T any](s *Server, ctx context.Context, bucket string, lookup queries.Lookup[T], extra func(*pgx.Batch)) (T, error) {
+	return lookupWithLimiter(s, ctx, s.limiter, bucket, lookup, extra)
+}
+
+// take takes a token from a bucket, alone.
+func (s *Server) take(ctx context.Context, limiter rateLimiter, bucket string) error {
 	b := &pgx.Batch{}
-	decision := s.limiter.queue(b, bucket, s.now())
+	decision := limiter.queue(b, bucket, s.now())
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("httpapi: rate limit: %w", err)
+	}
+	return decision()
+}
+
+// lookupWithLimiter is lookupWithLimit with a given limiter.
+func lookupWithLimiter[T any](s *Server, ctx context.Context, limiter rateLimiter, bucket string, lookup queries.Lookup[T], extra func(*pgx.Batch)) (T, error) {
+	b := &pgx.Batch{}
+	decision := limiter.queue(b, bucket, s.now())
 	result := lookup.Queue(b)
 	if extra != nil {
 		extra(b)

@@ -85,6 +85,15 @@ var operationDocs = map[string]operationDoc{
 	"DELETE /api/recurrent/{id}":                            {Response: "OK"},
 	"POST /api/recurrent/{id}/pay":                          {Request: "RecurringPay", Response: "RecurringPayResult"},
 	"GET /api/exchange-rates":                               {Response: "ExchangeRates", Query: []string{"date:date"}},
+	"POST /api/me/whatsapp":                                 {Response: "LinkCode"},
+	"GET /api/me/whatsapp":                                  {Response: "LinkStatus"},
+	"DELETE /api/me/whatsapp":                               {Response: "OK"},
+	"POST /api/whatsapp/link":                               {Request: "LinkRequest", Response: "LinkResult"},
+	"POST /api/whatsapp/transactions":                       {Request: "ChannelTransactionCreate", Response: "ChannelTransactionResult"},
+	"POST /api/whatsapp/last-transaction/undo":              {Response: "UndoResult"},
+	"PATCH /api/whatsapp/last-transaction":                  {Request: "ChannelTransactionUpdate", Response: "TransactionResponse"},
+	"GET /api/whatsapp/workspaces":                          {Response: "ChannelWorkspaces"},
+	"PUT /api/whatsapp/workspace":                           {Request: "ChannelWorkspaceSet", Response: "WorkspaceResponse"},
 	"GET /api/agent/context":                                {Response: "AgentContext"},
 	"GET /api/reports":                                      {Response: "Report", Query: []string{"from:date", "to:date", "walletId:uuid", "categoryId:uuid", "format:string"}},
 	"GET /api/reports/monthly-summary":                      {Response: "MonthlySummary", Query: []string{"month:string"}},
@@ -223,6 +232,23 @@ func schemas() obj {
 			"recentStats": object(obj{"from": date, "to": date, "days": obj{"type": "integer"}, "count": obj{"type": "integer"},
 				"totals": obj{"type": "array", "items": object(obj{"currency": str(nil), "income": num(money), "expenses": num(money), "net": num(money)})}}),
 			"generatedAt": str(obj{"format": "date-time"})}),
+		"LinkCode": object(obj{"code": str(obj{"pattern": "^[A-Z2-9]{8}$"}), "expiresAt": str(obj{"format": "date-time"})}, "code", "expiresAt"),
+		"LinkStatus": object(obj{"linked": boolean(), "phone": str(obj{"description": "masked"}), "status": str(obj{"enum": []string{"active", "suspended"}}),
+			"workspaceId": uuidRef(), "workspaceName": str(nil), "linkedAt": str(obj{"format": "date-time"}), "lastTransactionAt": nstr(obj{"format": "date-time"})}, "linked"),
+		"LinkRequest": object(obj{"code": str(obj{"minLength": 1, "maxLength": 32})}, "code"),
+		"LinkResult":  object(obj{"linked": boolean(), "workspaceName": str(nil), "alreadyLinked": boolean()}, "linked", "workspaceName"),
+		"ChannelTransactionCreate": object(obj{"type": str(obj{"enum": []string{"expense", "income"}}), "amount": num(merge(obj{"exclusiveMinimum": 0}, money)),
+			"currency": str(obj{"description": "must be the wallet's"}), "concept": str(obj{"maxLength": 255}), "walletName": str(nil),
+			"categoryName": str(nil), "date": date}, "type", "amount"),
+		"ChannelTransactionResult": object(obj{"transaction": ref("Transaction"), "resolved": object(obj{"workspaceName": str(nil),
+			"walletName": str(nil), "categoryName": nstr(nil), "budgetWarning": str(obj{"description": "present when an expense takes its category over a budget"})})},
+			"transaction", "resolved"),
+		"UndoResult": object(obj{"ok": boolean(), "transaction": ref("Transaction"), "wallet": ref("Wallet")}, "ok", "transaction", "wallet"),
+		"ChannelTransactionUpdate": object(obj{"amount": num(merge(obj{"exclusiveMinimum": 0}, money)), "currency": str(obj{"description": "only with amount"}),
+			"concept": str(obj{"maxLength": 255}), "walletName": str(nil), "categoryName": str(nil), "date": date}),
+		"ChannelWorkspaces": object(obj{"workspaces": obj{"type": "array", "items": object(obj{"id": uuidRef(), "name": str(nil),
+			"type": str(nil), "role": str(nil), "currency": str(nil), "active": boolean()})}}, "workspaces"),
+		"ChannelWorkspaceSet": object(obj{"name": str(obj{"minLength": 1, "maxLength": 100})}, "name"),
 		"MonthlySummary": object(obj{"month": str(obj{"pattern": "^[0-9]{4}-[0-9]{2}$"}), "currency": str(nil), "totalIncome": num(money),
 			"totalExpenses": num(money), "topCategories": obj{"type": "array", "maxItems": 3, "items": object(obj{"categoryId": uuidRef(),
 				"name": str(nil), "currency": str(nil), "total": num(money)})},
@@ -340,6 +366,13 @@ func openAPIDocument() obj {
 			"security":    []obj{{"bearer": []string{}}},
 			"x-scope":     rt.Scope,
 		}
+		if scope, ok := channelRoutes[rt.Method+" "+rt.Pattern]; ok {
+			op["x-channel-scope"] = scope
+			op["security"] = []obj{{"bearer": []string{}}, {"channelIdentity": []string{}}}
+		}
+		if rt.Scope == channelOnly {
+			op["security"] = []obj{{"channelIdentity": []string{}}}
+		}
 		var params []obj
 		for _, m := range pathParam.FindAllStringSubmatch(rt.Pattern, -1) {
 			params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": uuidRef()})
@@ -385,8 +418,12 @@ func openAPIDocument() obj {
 			"description": "Personal and team finances: an event-sourced ledger with read models."},
 		"paths": paths,
 		"components": obj{
-			"schemas":         schemas(),
-			"securitySchemes": obj{"bearer": obj{"type": "http", "scheme": "bearer", "description": "session JWT"}},
+			"schemas": schemas(),
+			"securitySchemes": obj{
+				"bearer": obj{"type": "http", "scheme": "bearer", "description": "session JWT or API key (fl_live_...)"},
+				"channelIdentity": obj{"type": "apiKey", "in": "header", "name": channelHeader,
+					"description": "the chat channel's signed identity (spec 5.4)"},
+			},
 		},
 	}
 }

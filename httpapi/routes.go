@@ -79,6 +79,17 @@ var routes = []route{
 
 	{"GET", "/api/audit", scopeTeamManage, "List audit entries, newest first", http.StatusOK, listAudit},
 
+	{"POST", "/api/me/whatsapp", sessionOnly, "Get a one-time code (10 minutes) to link a phone to the chat channel", http.StatusOK, issueLinkCode},
+	{"GET", "/api/me/whatsapp", sessionOnly, "See the chat-channel link (phone masked)", http.StatusOK, getLink},
+	{"DELETE", "/api/me/whatsapp", sessionOnly, "Unlink the phone", http.StatusOK, unlink},
+
+	{"POST", "/api/whatsapp/link", channelOnly, "linkWhatsapp: turn a code into a link", http.StatusOK, linkPhone},
+	{"POST", "/api/whatsapp/transactions", channelOnly, "createTransactionByName: record an expense or income by wallet and category names", http.StatusCreated, createTransactionByName},
+	{"POST", "/api/whatsapp/last-transaction/undo", channelOnly, "undoLastTransaction: delete the last transaction recorded through the channel", http.StatusOK, undoLastTransaction},
+	{"PATCH", "/api/whatsapp/last-transaction", channelOnly, "updateLastTransaction: correct the last transaction recorded through the channel", http.StatusOK, updateLastTransaction},
+	{"GET", "/api/whatsapp/workspaces", channelOnly, "listMyWorkspaces", http.StatusOK, listChannelWorkspaces},
+	{"PUT", "/api/whatsapp/workspace", channelOnly, "setWhatsappWorkspace: change the channel's workspace by name", http.StatusOK, setChannelWorkspace},
+
 	{"POST", "/api/realtime/token", sessionOnly, "Get a realtime stream token (not available yet)", http.StatusOK, notBuiltYet},
 	{"POST", "/api/push/subscribe", sessionOnly, "Store a Web Push subscription (not available yet)", http.StatusOK, notBuiltYet},
 	{"POST", "/api/push/unsubscribe", sessionOnly, "Remove a Web Push subscription (not available yet)", http.StatusOK, notBuiltYet},

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime/debug"
+	"strings"
 	"time"
 	_ "time/tzdata" // business days are computed in America/Mexico_City on any machine
 
@@ -41,6 +42,7 @@ type Server struct {
 	now      func() time.Time
 	limiter  rateLimiter
 	billing  Billing
+	channel  channelSettings
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -51,12 +53,24 @@ type Options struct {
 	RateLimitBurst     int
 	// Billing cancels a user's subscriptions when they delete their account.
 	Billing Billing
+	// Channel configures the chat channel; without a secret every channel request is
+	// 503 WHATSAPP_NOT_CONFIGURED.
+	Channel ChannelOptions
+}
+
+// ChannelOptions are the chat channel's settings (spec 5.4).
+type ChannelOptions struct {
+	Secret    string   // 64 hex characters shared with the channel provider
+	Issuer    string   // the provider's fixed issuer name
+	Audiences []string // accepted aud values; none means not configured
 }
 
 // NewServer wires the API to its database, ledger, session verifier and clock.
 func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time, opts Options) *Server {
-	return &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing,
+	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing,
 		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst)}}
+	s.channel = newChannelSettings(opts.Channel, pool, now)
+	return s
 }
 
 // route is one operation of the API. The route table is the single source of the
@@ -81,20 +95,43 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Get("/readyz", s.ready)
 	r.Get("/api/openapi.json", serveOpenAPI)
-	r.Group(func(r chi.Router) {
-		r.Use(s.authenticate)
-		for _, rt := range routes {
-			handler, scope := rt.Handler, rt.Scope
-			r.Method(rt.Method, rt.Pattern, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-				if err := principalFrom(req.Context()).authorize(scope); err != nil {
-					writeError(w, req, err)
-					return
-				}
-				handler(s, w, req)
-			}))
-		}
-	})
+	for _, rt := range routes {
+		r.Method(rt.Method, rt.Pattern, s.guard(rt))
+	}
 	return r
+}
+
+// guard authenticates a request for a route, checks the caller may call it, and runs
+// the route's handler. The chat channel's identity header makes it a channel request,
+// allowed only on the routes of spec 4.B.
+func (s *Server) guard(rt route) http.Handler {
+	key := rt.Method + " " + rt.Pattern
+	channelScope, channelAllowed := channelRoutes[key]
+	channelOnly := strings.HasPrefix(rt.Pattern, "/api/whatsapp/")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p *principal
+		var err error
+		switch {
+		case r.Header.Get(channelHeader) != "":
+			p, err = s.resolveChannel(r, key, channelAllowed)
+		case channelOnly:
+			err = identityError(channelReasonMissing())
+		default:
+			p, err = s.resolve(r)
+		}
+		if err == nil {
+			scope := rt.Scope
+			if p.Channel != nil {
+				scope = channelScope
+			}
+			err = p.authorize(scope)
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		rt.Handler(s, w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+	})
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {

@@ -131,6 +131,21 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 			changes: created(map[string]any{"name": d.Name, "scopes": d.Scopes, "prefix": d.Prefix, "expiresAt": d.ExpiresAt})}, true, nil
 	case *commands.APIKeyRevoked:
 		return auditEntry{workspace: ws(), entity: "api_key", entityID: d.KeyID, action: actionDelete}, true, nil
+	case *commands.WhatsAppLinked:
+		// Neither the phone number nor fingerprints go to the log.
+		return auditEntry{workspace: commands.PersonalWorkspaceID(userOf(e)), entity: "whatsapp_link", entityID: d.LinkID,
+			action: actionCreate, changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, true, nil
+	case *commands.WhatsAppUnlinked:
+		return auditEntry{workspace: commands.PersonalWorkspaceID(userOf(e)), entity: "whatsapp_link", entityID: d.LinkID, action: actionDelete}, true, nil
+	case *commands.WhatsAppSuspended:
+		return auditEntry{workspace: commands.PersonalWorkspaceID(userOf(e)), entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
+			changes: map[string]change{"status": {commands.LinkActive, commands.LinkSuspended}, "reason": {nil, d.Reason}}}, true, nil
+	case *commands.WhatsAppFingerprintRecorded:
+		return auditEntry{workspace: commands.PersonalWorkspaceID(userOf(e)), entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
+			changes: map[string]change{"fingerprint": {nil, "recorded"}}}, true, nil
+	case *commands.WhatsAppWorkspaceChanged:
+		return auditEntry{workspace: commands.PersonalWorkspaceID(userOf(e)), entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
+			changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, true, nil
 	case *commands.RecurringPaid:
 		return auditEntry{workspace: ws(), entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
 			changes: map[string]change{"nextPayment": {d.DueDate, d.NextPayment}, "lastPayment": {nil, max(d.PaidOn, d.DueDate)}}}, true, nil

@@ -5,6 +5,7 @@ package projections
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -18,7 +19,7 @@ import (
 
 // Tables are the read-model tables, in the order they are cleared and compared.
 var Tables = []string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
-	"transactions", "api_keys", "audit_log", "daily_totals", "budgets", "goals", "goal_funding", "debts", "recurring_payments", "exchange_rates"}
+	"transactions", "api_keys", "audit_log", "daily_totals", "budgets", "goals", "goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links"}
 
 // projected narrows tables that also hold rows no event made: the reference exchange
 // rates come from a feed, and replay leaves them alone.
@@ -62,6 +63,27 @@ func Project(ctx context.Context, db eventstore.DB, events []eventstore.Recorded
 	return nil
 }
 
+// userOf returns the user a user-stream event belongs to.
+func userOf(e eventstore.RecordedEvent) uuid.UUID {
+	id, _ := uuid.Parse(strings.TrimPrefix(e.StreamID, "user-"))
+	return id
+}
+
+// queueChannelTransaction remembers, on the link that recorded it, a transaction made
+// through the chat channel: its "last transaction".
+func queueChannelTransaction(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, d *commands.TransactionCreated) error {
+	var meta commands.Metadata
+	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
+		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
+	}
+	if meta.ActorType != commands.ActorChannel {
+		return nil
+	}
+	b.Queue(`UPDATE whatsapp_links SET last_transaction_id = $2, last_transaction_ws = $3, last_transaction_at = $4
+		WHERE link_id = $1::text::uuid`, meta.ActorID, d.TransactionID, ws, e.RecordedAt)
+	return nil
+}
+
 // workspaceOf returns the workspace a workspace-stream event belongs to.
 func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 	id, ok := strings.CutPrefix(e.StreamID, "workspace-")
@@ -88,6 +110,30 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 		b.Queue(`UPDATE users SET deleted_at = $2, updated_at = $2 WHERE id = $1`, d.UserID, at)
 		// A closed account's keys stop working in every workspace where it made them.
 		b.Queue(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE created_by = $1`, d.UserID, at)
+		return nil
+	case *commands.WhatsAppLinked:
+		user := userOf(e)
+		// A phone links one user: linking it here unlinks it elsewhere.
+		b.Queue(`DELETE FROM whatsapp_links WHERE phone_key = $1 AND user_id <> $2`, d.PhoneKey, user)
+		b.Queue(`INSERT INTO whatsapp_links (user_id, link_id, phone_key, phone_masked, workspace_id, fingerprint, status, linked_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, nullif($6, ''), 'active', $7, $7)
+			ON CONFLICT (user_id) DO UPDATE SET link_id = excluded.link_id, phone_key = excluded.phone_key,
+				phone_masked = excluded.phone_masked, workspace_id = excluded.workspace_id, fingerprint = excluded.fingerprint,
+				status = 'active', linked_at = excluded.linked_at, updated_at = excluded.updated_at,
+				last_transaction_id = NULL, last_transaction_ws = NULL, last_transaction_at = NULL`,
+			user, d.LinkID, d.PhoneKey, d.PhoneMasked, d.WorkspaceID, d.Fingerprint, at)
+		return nil
+	case *commands.WhatsAppUnlinked:
+		b.Queue(`DELETE FROM whatsapp_links WHERE link_id = $1`, d.LinkID)
+		return nil
+	case *commands.WhatsAppSuspended:
+		b.Queue(`UPDATE whatsapp_links SET status = 'suspended', updated_at = $2 WHERE link_id = $1`, d.LinkID, at)
+		return nil
+	case *commands.WhatsAppFingerprintRecorded:
+		b.Queue(`UPDATE whatsapp_links SET fingerprint = $2, updated_at = $3 WHERE link_id = $1`, d.LinkID, d.Fingerprint, at)
+		return nil
+	case *commands.WhatsAppWorkspaceChanged:
+		b.Queue(`UPDATE whatsapp_links SET workspace_id = $2, updated_at = $3 WHERE link_id = $1`, d.LinkID, d.WorkspaceID, at)
 		return nil
 	case *commands.UserRegistered:
 		b.Queue(`INSERT INTO users (id, subject, email, name, personal_workspace_id, created_at, updated_at)
@@ -173,6 +219,9 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 			d.AttachmentURL, at, e.Version)
 		queuePostings(b, ws, d.Postings, at)
 		queueCreatedEffects(b, ws, d, at)
+		if err := queueChannelTransaction(b, ws, e, d); err != nil {
+			return err
+		}
 	case *commands.TransactionUpdated:
 		c := d.Changes
 		queueRowEffects(b, ws, d.TransactionID, -1, at, allEffects)

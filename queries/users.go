@@ -130,3 +130,49 @@ func (n nullableWorkspace) value() *Workspace {
 	}
 	return &Workspace{ID: *n.id, Name: *n.name, Type: *n.kind, Currency: *n.currency, Role: *n.role, CreatedAt: *n.created}
 }
+
+// LinkContext is a chat-channel link with its user and the workspace it acts in.
+type LinkContext struct {
+	LinkID            uuid.UUID
+	Status            string
+	Fingerprint       string
+	WorkspaceID       uuid.UUID
+	LastTransactionID *uuid.UUID
+	LastTransactionWS *uuid.UUID
+	LastTransactionAt *time.Time
+	PhoneMasked       string
+	LinkedAt          time.Time
+	User              User
+	UserDeleted       bool
+	Workspace         *Workspace // nil when the user is no longer a member
+}
+
+const linkSelect = `SELECT l.link_id, l.status, coalesce(l.fingerprint, ''), l.workspace_id, l.last_transaction_id,
+		l.last_transaction_ws, l.last_transaction_at, l.phone_masked, l.linked_at,
+		u.id, u.email, u.name, u.personal_workspace_id, u.created_at,
+		u.first_name, u.last_name, u.currency, u.language, u.theme, u.notifications_enabled, u.has_completed_onboarding,
+		u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, m.role, w.created_at
+	FROM whatsapp_links l
+	JOIN users u ON u.id = l.user_id
+	LEFT JOIN workspace_members m ON m.workspace_id = l.workspace_id AND m.user_id = l.user_id
+	LEFT JOIN workspaces w ON w.id = m.workspace_id AND w.deleted_at IS NULL`
+
+func scanLink(row pgx.CollectableRow) (LinkContext, error) {
+	var l LinkContext
+	var ws nullableWorkspace
+	err := row.Scan(append(append([]any{&l.LinkID, &l.Status, &l.Fingerprint, &l.WorkspaceID, &l.LastTransactionID,
+		&l.LastTransactionWS, &l.LastTransactionAt, &l.PhoneMasked, &l.LinkedAt}, userFields(&l.User)...),
+		&l.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.role, &ws.created)...)
+	l.Workspace = ws.value()
+	return l, err
+}
+
+// LinkByPhone looks up the link of a phone by its key.
+func LinkByPhone(phoneKey []byte) Lookup[LinkContext] {
+	return Lookup[LinkContext]{"link", linkSelect + ` WHERE l.phone_key = $1`, []any{phoneKey}, scanLink}
+}
+
+// LinkByUser looks up a user's link.
+func LinkByUser(userID uuid.UUID) Lookup[LinkContext] {
+	return Lookup[LinkContext]{"link", linkSelect + ` WHERE l.user_id = $1`, []any{userID}, scanLink}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"github.com/finledger/finledger/httpapi/channel"
 )
 
 // config is every setting of the binary, read once from FINLEDGER_* variables.
@@ -21,6 +23,33 @@ type config struct {
 	DBMaxConns         int
 	RateLimitPerMinute int
 	RateLimitBurst     int
+	ChannelSecret      string
+	ChannelIssuer      string
+	PublicOrigin       string
+	ChannelDevAudience string
+}
+
+// localOrigin is the chat channel's audience outside production when no public origin
+// is set.
+const localOrigin = "http://localhost:8080"
+
+// channelAudiences returns the audiences the chat channel accepts; none (in production
+// without a public origin) leaves the channel unconfigured.
+func (c config) channelAudiences() []string {
+	if c.Env == "production" {
+		if c.PublicOrigin == "" {
+			return nil
+		}
+		return []string{c.PublicOrigin}
+	}
+	audiences := []string{localOrigin}
+	if c.PublicOrigin != "" {
+		audiences = []string{c.PublicOrigin}
+	}
+	if c.ChannelDevAudience != "" {
+		audiences = append(audiences, c.ChannelDevAudience)
+	}
+	return audiences
 }
 
 func loadConfig() (config, error) {
@@ -33,6 +62,10 @@ func loadConfig() (config, error) {
 		SessionHS256Secret: os.Getenv("FINLEDGER_SESSION_HS256_SECRET"),
 		SessionIssuer:      os.Getenv("FINLEDGER_SESSION_ISSUER"),
 		SessionAudience:    os.Getenv("FINLEDGER_SESSION_AUDIENCE"),
+		ChannelSecret:      os.Getenv("FINLEDGER_CHANNEL_SECRET"),
+		ChannelIssuer:      envOr("FINLEDGER_CHANNEL_ISSUER", "finledger-channel"),
+		PublicOrigin:       os.Getenv("FINLEDGER_PUBLIC_ORIGIN"),
+		ChannelDevAudience: os.Getenv("FINLEDGER_CHANNEL_DEV_AUDIENCE"),
 	}
 	var err error
 	if c.StateCacheSize, err = envInt("FINLEDGER_STATE_CACHE_SIZE", 10000); err != nil {
@@ -61,6 +94,9 @@ func (c config) checkServe() error {
 	}
 	if c.SessionJWKSURL == "" && c.SessionHS256Secret == "" {
 		problems = append(problems, errors.New("set FINLEDGER_SESSION_JWKS_URL or FINLEDGER_SESSION_HS256_SECRET to verify session tokens"))
+	}
+	if c.ChannelSecret != "" && !channel.SecretPattern.MatchString(c.ChannelSecret) {
+		problems = append(problems, errors.New("FINLEDGER_CHANNEL_SECRET must be 64 hexadecimal characters"))
 	}
 	if c.Env == "production" && c.SessionHS256Secret != "" && len(c.SessionHS256Secret) < 32 {
 		problems = append(problems, errors.New("FINLEDGER_SESSION_HS256_SECRET must be at least 32 characters in production"))

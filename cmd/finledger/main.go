@@ -175,7 +175,8 @@ func importRates(ctx context.Context, pool *pgxpool.Pool, args []string, out io.
 	return nil
 }
 
-// purgeHourly forgets old idempotency keys and idle rate-limit buckets. Every instance
+// purgeHourly forgets old idempotency keys, idle rate-limit buckets and spent channel
+// token ids. Every instance
 // runs it; the deletes are idempotent.
 func purgeHourly(ctx context.Context, pool *pgxpool.Pool) {
 	tick := time.NewTicker(time.Hour)
@@ -186,6 +187,9 @@ func purgeHourly(ctx context.Context, pool *pgxpool.Pool) {
 			slog.Error("purge", "err", err)
 		}
 		if _, err := httpapi.PurgeRateLimits(ctx, pool, now.Add(-time.Hour)); err != nil && ctx.Err() == nil {
+			slog.Error("purge", "err", err)
+		}
+		if _, err := httpapi.PurgeChannelTokens(ctx, pool, now); err != nil && ctx.Err() == nil {
 			slog.Error("purge", "err", err)
 		}
 		select {
@@ -218,6 +222,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
 		// No payment provider is wired yet: cancellations are recorded in memory.
 		Billing: &httpapi.RecordingBilling{},
+		Channel: httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},
 	})
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {

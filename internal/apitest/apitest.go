@@ -15,10 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi"
+	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/testdb"
 	"github.com/finledger/finledger/projections"
@@ -58,10 +60,18 @@ type Env struct {
 	options httpapi.Options
 }
 
-// Start runs the API on a fresh database, with rate limits too high to matter. The
-// clock starts at 2026-03-10 18:00 UTC.
+// Chat-channel settings of the test servers.
+const (
+	ChannelSecret   = "5f2b8c0e9a4d7e1f3a6b9c2d5e8f1a4b7c0d3e6f9a2b5c8d1e4f7a0b3c6d9e2f"
+	ChannelIssuer   = "finledger-channel"
+	ChannelAudience = "http://localhost:8080"
+)
+
+// Start runs the API on a fresh database, with rate limits too high to matter and the
+// chat channel configured. The clock starts at 2026-03-10 18:00 UTC.
 func Start(t testing.TB) *Env {
-	return StartWith(t, httpapi.Options{RateLimitPerMinute: 1_000_000, RateLimitBurst: 1_000_000})
+	return StartWith(t, httpapi.Options{RateLimitPerMinute: 1_000_000, RateLimitBurst: 1_000_000,
+		Channel: httpapi.ChannelOptions{Secret: ChannelSecret, Issuer: ChannelIssuer, Audiences: []string{ChannelAudience}}})
 }
 
 // StartWith runs the API with the given options; a nil Billing records calls.
@@ -98,7 +108,7 @@ func (e *Env) serve() *Env {
 
 // On returns a copy of the client that talks to another instance.
 func (c *Client) On(other *Env) *Client {
-	return &Client{env: other, Headers: c.Headers}
+	return &Client{env: other, Headers: c.Headers, identity: c.identity}
 }
 
 // Token mints a session token, valid for a year, for an identity-provider subject.
@@ -115,6 +125,28 @@ func (e *Env) Token(sub, email string) string {
 type Client struct {
 	env     *Env
 	Headers map[string]string
+	// identity, when set, mints a fresh chat-channel identity for every request.
+	identity func() string
+}
+
+// ChannelClaims are the claims of a valid chat-channel identity for a phone, issued now
+// by the test clock; mod may change them.
+func (e *Env) ChannelClaims(phone string, mod func(map[string]any)) map[string]any {
+	now := e.Clock.Now().Unix()
+	claims := map[string]any{"iss": ChannelIssuer, "aud": ChannelAudience, "sub": "wa:" + phone, "agentId": "agent-1",
+		"threadId": "thread-9", "jti": uuid.NewString(), "iat": now, "exp": now + 120}
+	if mod != nil {
+		mod(claims)
+	}
+	return claims
+}
+
+// Phone returns a client speaking for a phone through the chat channel, with a new
+// identity token for each request; mod may change its claims.
+func (e *Env) Phone(phone string, mod func(map[string]any)) *Client {
+	return &Client{env: e, Headers: map[string]string{}, identity: func() string {
+		return channel.Mint(ChannelSecret, e.ChannelClaims(phone, mod))
+	}}
 }
 
 // As returns a client that authenticates with a new session of sub.
@@ -132,7 +164,7 @@ func (c *Client) With(name, value string) *Client {
 		h[k] = v
 	}
 	h[name] = value
-	return &Client{env: c.env, Headers: h}
+	return &Client{env: c.env, Headers: h, identity: c.identity}
 }
 
 // Response is an answer of the API.
@@ -167,6 +199,9 @@ func (c *Client) Do(method, path string, body any) *Response {
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.identity != nil {
+		req.Header.Set("X-Channel-Identity", c.identity())
 	}
 	for k, v := range c.Headers {
 		req.Header.Set(k, v)
