@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -54,10 +55,14 @@ func TestReplayReproducesTheReadModels(t *testing.T) {
 	keyID := f.c.Post("/api/api-keys", map[string]any{"name": "k", "scopes": []string{"*"}}).Expect(t, http.StatusOK).Object("apiKey")["id"].(string)
 	f.c.Delete("/api/api-keys/"+keyID).Expect(t, http.StatusOK)
 	f.c.Patch("/api/me", map[string]any{"firstName": "Alice", "theme": "dark"}).Expect(t, http.StatusOK)
+	// The chat channel: a link, a fingerprint, a transaction recorded through it.
+	phone := linkPhone(t, env, f.c, "+5215512345678", func(c map[string]any) { c["identityKeyHash"] = "fp" })
+	phone.Post("/api/whatsapp/transactions", map[string]any{"type": "expense", "amount": 3}).Expect(t, http.StatusCreated)
 
 	before := snapshot(t, env)
-	if len(before["transactions"]) != 3 || len(before["wallets"]) != 6 || len(before["users"]) != 2 || len(before["api_keys"]) != 1 ||
-		len(before["workspace_invitations"]) != 1 || len(before["audit_log"]) < 20 {
+	if len(before["transactions"]) != 4 || len(before["wallets"]) != 6 || len(before["users"]) != 2 || len(before["api_keys"]) != 1 ||
+		len(before["workspace_invitations"]) != 1 || len(before["audit_log"]) < 20 || len(before["whatsapp_links"]) != 1 ||
+		!strings.Contains(before["whatsapp_links"][0], `"last_transaction_id": "`) {
 		t.Fatalf("unexpected fixture size: %d transactions, %d wallets", len(before["transactions"]), len(before["wallets"]))
 	}
 	n, err := projections.Rebuild(context.Background(), env.Pool)
