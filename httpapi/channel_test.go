@@ -227,7 +227,7 @@ func TestChannelFingerprints(t *testing.T) {
 func TestChannelOperations(t *testing.T) {
 	env := apitest.Start(t)
 	env.Clock.Set(time.Date(2026, 3, 11, 3, 0, 0, 0, time.UTC)) // 10 March in Mexico City
-	f := newLedger(t, env, "alice")                          // Cash (default), Bank, Dollars; Food, Rent
+	f := newLedger(t, env, "alice")                             // Cash (default), Bank, Dollars; Food, Rent
 	cafe := f.c.Post("/api/categories", map[string]any{"name": "Café"}).Expect(t, http.StatusOK).Object("category")["id"].(string)
 	f.c.Post("/api/budgets", map[string]any{"name": "Food", "categoryId": f.food, "amount": 100, "startDate": "2026-01-01", "endDate": "2026-12-31"}).Expect(t, http.StatusOK)
 	phone := linkPhone(t, env, f.c, alicePhone, nil)
@@ -312,7 +312,7 @@ func TestChannelOperations(t *testing.T) {
 	phone.Post("/api/recurrent/"+rec+"/pay", nil).Expect(t, http.StatusOK)
 	byID := f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 7}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
 	phone.With("Idempotency-Key", "fix").Patch("/api/transactions/"+byID, map[string]any{"amount": 8}).Expect(t, http.StatusOK)
-	phone.With("Idempotency-Key", "del").Delete("/api/transactions/" + byID).Expect(t, http.StatusOK)
+	phone.With("Idempotency-Key", "del").Delete("/api/transactions/"+byID).Expect(t, http.StatusOK)
 	for _, forbidden := range []struct{ method, path string }{
 		{"GET", "/api/me"}, {"POST", "/api/wallets"}, {"GET", "/api/agent/context"}, {"GET", "/api/audit"}, {"GET", "/api/api-keys"},
 		{"POST", "/api/transactions"}, {"GET", "/api/wallets/" + f.cash}, {"PATCH", "/api/wallets/" + f.cash}, {"GET", "/api/reports"},
