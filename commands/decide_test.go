@@ -435,3 +435,24 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 		t.Fatalf("pending after correction %s", got)
 	}
 }
+
+func TestSuggest(t *testing.T) {
+	names := []string{"Rent", "Café", "Food", "Groceries", "Cafetería", "Fuel"}
+	// The best two, in order: the closest name, then the next closest.
+	cases := map[string]string{
+		"cofee": "Café,Cafetería",
+		"CAFE":  "Café,Cafetería",
+		"groc":  "Groceries,Food",
+		"fod":   "Food,Fuel",
+		"rnt":   "Rent,Cafetería",
+	}
+	for query, want := range cases {
+		got := Suggest(names, query, 5)
+		if len(got) != 5 || strings.Join(got[:2], ",") != want {
+			t.Errorf("Suggest(%q) = %v, want %s first", query, got, want)
+		}
+	}
+	if got := Suggest(nil, "x", 5); len(got) != 0 {
+		t.Errorf("no names: %v", got)
+	}
+}

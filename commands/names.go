@@ -31,32 +31,32 @@ func FoldName(name string) string {
 	return b.String()
 }
 
-// Suggest returns up to limit of names that look like query (ignoring accents and
-// case): those containing it or contained in it first, then those sharing its
-// beginning; with no likeness at all, the first names alphabetically.
+// Suggest returns up to limit names ranked by their likeness to query, best first:
+// names are compared folded (accents and case ignored); one holding the other ranks
+// first, then by edit distance relative to length, ties alphabetically.
 func Suggest(names []string, query string, limit int) []string {
-	q := FoldName(query)
+	q := []rune(FoldName(query))
 	type scored struct {
-		name  string
-		score int
+		name   string
+		folded string
+		score  float64
 	}
-	var list []scored
+	list := make([]scored, 0, len(names))
 	for _, n := range names {
 		f := FoldName(n)
-		score := 0
-		for score < len(f) && score < len(q) && f[score] == q[score] {
+		r := []rune(f)
+		longest := max(len(r), len(q), 1)
+		score := 1 - float64(editDistance(r, q))/float64(longest)
+		if len(q) > 0 && (strings.Contains(f, string(q)) || strings.Contains(string(q), f)) {
 			score++
 		}
-		if q != "" && (strings.Contains(f, q) || strings.Contains(q, f)) {
-			score += 100
-		}
-		list = append(list, scored{n, score})
+		list = append(list, scored{n, f, score})
 	}
 	sort.SliceStable(list, func(i, j int) bool {
 		if list[i].score != list[j].score {
 			return list[i].score > list[j].score
 		}
-		return FoldName(list[i].name) < FoldName(list[j].name)
+		return list[i].folded < list[j].folded
 	})
 	out := []string{}
 	for _, s := range list {
@@ -66,4 +66,25 @@ func Suggest(names []string, query string, limit int) []string {
 		out = append(out, s.name)
 	}
 	return out
+}
+
+// editDistance is the Levenshtein distance between two strings of runes.
+func editDistance(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
