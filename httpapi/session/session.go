@@ -1,6 +1,8 @@
-// Package session verifies the session JWTs that an identity provider issues to browser
-// users: RS256 and ES256 tokens against the provider's JWKS, or HS256 tokens from a
-// development provider sharing a secret.
+// Package session owns the verification of the session JWTs that an identity provider
+// issues to browser users: RS256 and ES256 tokens checked against the provider's JWKS,
+// or HS256 tokens from a development provider that shares a secret. It decides which
+// algorithms and keys are trusted, which claims a session must carry, and how often the
+// provider's keys are fetched; it knows nothing of users or workspaces.
 package session
 
 import (
@@ -8,24 +10,27 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/golang-jwt/jwt/v5"
 )
 
-// Config says how session tokens are verified.
+// Config says which identity providers are trusted and how their tokens are checked.
 type Config struct {
 	JWKSURL     string           // RS256/ES256 keys served as a JWKS document
-	HS256Secret string           // development provider: the UTF-8 bytes of the value are the HMAC key
+	HS256Secret string           // development identity provider: the UTF-8 bytes of this value are the HMAC key
 	Issuer      string           // when set, `iss` must equal it
 	Audience    string           // when set, `aud` must contain it
-	Now         func() time.Time // clock; nil means time.Now
-	HTTPClient  *http.Client     // for the JWKS; nil means a client with a 10 s timeout
-	Leeway      time.Duration    // clock skew allowed on exp, nbf and iat; 0 means 30 s
+	Now         func() time.Time // injected clock; nil = time.Now
+	HTTPClient  *http.Client     // for JWKS; nil = a client with 10s timeout
+	Leeway      time.Duration    // clock skew tolerance for exp/nbf/iat; default 30s when zero
 }
 
-// Claims are what the service uses of a verified token.
+// Claims are the parts of a verified token the service relies on.
 type Claims struct {
 	Subject string
 	Email   string
@@ -33,42 +38,60 @@ type Claims struct {
 	Issuer  string
 }
 
-// ErrInvalidToken is wrapped by every verification failure.
+// ErrInvalidToken is wrapped by every verification failure, so callers answer 401
+// without knowing why; the wrapped reason is for logs.
 var ErrInvalidToken = errors.New("invalid session token")
 
-// maxTokenBytes bounds the work an unauthenticated caller can ask of the parser.
-const maxTokenBytes = 8 << 10
+// Limits on what an unauthenticated caller can make us parse or store.
+const (
+	maxTokenBytes   = 8 << 10
+	maxSubjectBytes = 255
+	maxEmailBytes   = 320
+	maxLocalBytes   = 64 // RFC 5321 limit on the part of an address before '@'
+	maxNameBytes    = 255
+	defaultLeeway   = 30 * time.Second
+	defaultTimeout  = 10 * time.Second
+)
 
-// Verifier checks session tokens.
+// Verifier checks session tokens; it is safe for concurrent use.
 type Verifier struct {
-	cfg    Config
-	keys   *jwks
-	parser *jwt.Parser
+	hmacKey []byte  // nil unless HS256 is accepted
+	keys    *keySet // nil unless RS256 and ES256 are accepted
+	parser  *jwt.Parser
 }
 
-// NewVerifier returns a verifier for cfg. It does no network I/O: JWKS keys are fetched
-// at the first verification, so the service starts while the provider is down.
+// NewVerifier returns a verifier for cfg without any network I/O, so the service can
+// start while the identity provider is down; JWKS keys are fetched at first use.
 func NewVerifier(cfg Config) (*Verifier, error) {
 	if cfg.JWKSURL == "" && cfg.HS256Secret == "" {
 		return nil, errors.New("session: configure a JWKS URL or an HS256 secret")
 	}
+	if cfg.Leeway < 0 {
+		return nil, errors.New("session: leeway must not be negative")
+	}
+	if cfg.Leeway == 0 {
+		cfg.Leeway = defaultLeeway
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Leeway == 0 {
-		cfg.Leeway = 30 * time.Second
-	}
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+		cfg.HTTPClient = &http.Client{Timeout: defaultTimeout}
 	}
+	v := &Verifier{}
 	var methods []string
 	if cfg.HS256Secret != "" {
-		methods = append(methods, "HS256")
+		v.hmacKey = []byte(cfg.HS256Secret)
+		methods = append(methods, jwt.SigningMethodHS256.Alg())
 	}
-	v := &Verifier{cfg: cfg}
 	if cfg.JWKSURL != "" {
-		methods = append(methods, "RS256", "ES256")
-		v.keys = newJWKS(cfg.JWKSURL, cfg.HTTPClient, cfg.Now)
+		// A typo in the URL should stop the service at start, not reject every login later.
+		u, err := url.Parse(cfg.JWKSURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return nil, errors.New("session: the JWKS URL must be an absolute http(s) URL")
+		}
+		v.keys = newKeySet(cfg.JWKSURL, cfg.HTTPClient, cfg.Now)
+		methods = append(methods, jwt.SigningMethodRS256.Alg(), jwt.SigningMethodES256.Alg())
 	}
 	opts := []jwt.ParserOption{
 		jwt.WithValidMethods(methods),
@@ -76,6 +99,8 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 		jwt.WithIssuedAt(),
 		jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(cfg.Now),
+		// Non-canonical base64 would let one signature stand for several token strings.
+		jwt.WithStrictDecoding(),
 	}
 	if cfg.Issuer != "" {
 		opts = append(opts, jwt.WithIssuer(cfg.Issuer))
@@ -87,58 +112,135 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	return v, nil
 }
 
+// tokenClaims is the wire form of a session token's payload.
 type tokenClaims struct {
 	jwt.RegisteredClaims
-	Email string `json:"email"`
-	Name  string `json:"name"`
+	Email         string   `json:"email,omitempty"`
+	Name          string   `json:"name,omitempty"`
+	EmailVerified flexBool `json:"email_verified,omitzero"`
 }
 
-// Verify checks a token's signature, algorithm, times, issuer and audience, and returns
-// its claims.
+// flexBool reads email_verified, which some providers send as the string "true" or
+// "false" instead of a JSON boolean.
+type flexBool struct {
+	set, value bool
+}
+
+func (b *flexBool) UnmarshalJSON(data []byte) error {
+	switch string(data) {
+	case "true", `"true"`:
+		*b = flexBool{set: true, value: true}
+	case "false", `"false"`:
+		*b = flexBool{set: true, value: false}
+	case "null":
+		*b = flexBool{}
+	default:
+		return errors.New("email_verified is not a boolean")
+	}
+	return nil
+}
+
+func invalid(reason string) error { return fmt.Errorf("%w: %s", ErrInvalidToken, reason) }
+
+// Verify checks a token's algorithm, signature, times, issuer and audience and the
+// claims a session needs, and returns those claims.
 func (v *Verifier) Verify(ctx context.Context, token string) (Claims, error) {
 	if len(token) > maxTokenBytes {
-		return Claims{}, fmt.Errorf("%w: longer than %d bytes", ErrInvalidToken, maxTokenBytes)
+		return Claims{}, invalid("token longer than 8 KiB")
 	}
-	var claims tokenClaims
-	_, err := v.parser.ParseWithClaims(token, &claims, func(t *jwt.Token) (any, error) {
+	if token == "" {
+		return Claims{}, invalid("empty token")
+	}
+	var tc tokenClaims
+	_, err := v.parser.ParseWithClaims(token, &tc, func(t *jwt.Token) (any, error) {
 		return v.key(ctx, t)
 	})
 	if err != nil {
-		return Claims{}, fmt.Errorf("%w: %v", ErrInvalidToken, err)
+		// The jwt errors describe the failure without quoting the token.
+		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
 	switch {
-	case claims.Subject == "" || len(claims.Subject) > 255:
-		return Claims{}, fmt.Errorf("%w: sub must hold 1 to 255 characters", ErrInvalidToken)
-	case len(claims.Email) > 320 || !strings.Contains(claims.Email, "@"):
-		return Claims{}, fmt.Errorf("%w: email missing or malformed", ErrInvalidToken)
-	case len(claims.Name) > 255:
-		return Claims{}, fmt.Errorf("%w: name longer than 255 characters", ErrInvalidToken)
+	case tc.Subject == "":
+		return Claims{}, invalid("sub missing")
+	case len(tc.Subject) > maxSubjectBytes:
+		return Claims{}, invalid("sub longer than 255 bytes")
+	case tc.Email == "":
+		return Claims{}, invalid("email missing")
+	case !validEmail(tc.Email):
+		return Claims{}, invalid("email malformed")
+	case tc.EmailVerified.set && !tc.EmailVerified.value:
+		// Invitations are matched by email, so an unverified address must not sign in.
+		return Claims{}, invalid("email not verified")
+	case len(tc.Name) > maxNameBytes:
+		return Claims{}, invalid("name longer than 255 bytes")
 	}
-	return Claims{Subject: claims.Subject, Email: claims.Email, Name: claims.Name, Issuer: claims.Issuer}, nil
+	return Claims{Subject: tc.Subject, Email: tc.Email, Name: tc.Name, Issuer: tc.Issuer}, nil
 }
 
-// key picks the verification key by the token's algorithm, so that a key of one kind is
-// never used for another algorithm (no HMAC over a public key, no "none").
+// key returns the key for the token's algorithm from the source configured for that
+// algorithm only, and of the matching type, so no key is ever used with an algorithm it
+// was not meant for: no HMAC keyed by a public key, no "none".
 func (v *Verifier) key(ctx context.Context, t *jwt.Token) (any, error) {
-	switch t.Method.Alg() {
-	case "HS256":
-		if v.cfg.HS256Secret == "" {
+	// We implement no header extensions, and RFC 7515 says a token that requires one
+	// must then be rejected.
+	if _, ok := t.Header["crit"]; ok {
+		return nil, errors.New("crit header extensions are not supported")
+	}
+	switch t.Method {
+	case jwt.SigningMethodHS256:
+		if v.hmacKey == nil {
 			return nil, errors.New("HS256 is not accepted")
 		}
-		return []byte(v.cfg.HS256Secret), nil
-	case "RS256", "ES256":
+		return v.hmacKey, nil
+	case jwt.SigningMethodRS256, jwt.SigningMethodES256:
 		if v.keys == nil {
-			return nil, fmt.Errorf("%s is not accepted", t.Method.Alg())
+			return nil, errors.New("RS256 and ES256 are not accepted")
 		}
-		kid, _ := t.Header["kid"].(string)
+		kid, ok := t.Header["kid"].(string)
+		if _, present := t.Header["kid"]; present && !ok {
+			return nil, errors.New("kid is not a string")
+		}
 		return v.keys.key(ctx, kid, t.Method.Alg())
 	}
-	return nil, fmt.Errorf("algorithm %q is not accepted", t.Method.Alg())
+	// Unreachable while WithValidMethods lists only the cases above; kept so that a
+	// change there cannot silently accept a method with a key of another kind.
+	return nil, errors.New("algorithm not accepted")
 }
 
-// MintHS256 issues a token from a development identity provider: for `finledger token`,
-// `finledger dev` and tests.
+// validEmail accepts what an identity provider plausibly asserts as an address and
+// rejects what would be unsafe to store or display; the provider owns real validation.
+func validEmail(s string) bool {
+	if len(s) > maxEmailBytes || !utf8.ValidString(s) {
+		return false
+	}
+	local, domain, ok := strings.Cut(s, "@")
+	if !ok || local == "" || len(local) > maxLocalBytes || domain == "" || strings.Contains(domain, "@") ||
+		strings.HasPrefix(domain, ".") || strings.HasSuffix(domain, ".") {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == '<' || r == '>' {
+			return false
+		}
+	}
+	return true
+}
+
+// MintHS256 issues a token as the development identity provider would, for a dev token
+// command and tests; it refuses claims that Verify would reject.
 func MintHS256(secret string, c Claims, issuedAt time.Time, ttl time.Duration, audience string) (string, error) {
+	switch {
+	case secret == "":
+		return "", errors.New("session: mint: empty secret")
+	case c.Subject == "" || len(c.Subject) > maxSubjectBytes:
+		return "", errors.New("session: mint: subject must hold 1 to 255 bytes")
+	case !validEmail(c.Email):
+		return "", errors.New("session: mint: email malformed")
+	case len(c.Name) > maxNameBytes:
+		return "", errors.New("session: mint: name longer than 255 bytes")
+	case ttl <= 0:
+		return "", errors.New("session: mint: ttl must be positive")
+	}
 	claims := tokenClaims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Subject:   c.Subject,
@@ -155,7 +257,7 @@ func MintHS256(secret string, c Claims, issuedAt time.Time, ttl time.Duration, a
 	}
 	tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString([]byte(secret))
 	if err != nil {
-		return "", fmt.Errorf("session: sign: %w", err)
+		return "", fmt.Errorf("session: mint: %w", err)
 	}
 	return tok, nil
 }
