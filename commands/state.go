@@ -2,6 +2,7 @@ package commands
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -32,6 +33,7 @@ type Workspace struct {
 	Goals         map[uuid.UUID]*Goal
 	Debts         map[uuid.UUID]*Debt
 	Recurring     map[uuid.UUID]*Recurring
+	Webhooks      map[uuid.UUID]*Webhook
 }
 
 // APIKey is an API key as the write side sees it.
@@ -94,11 +96,23 @@ func NewWorkspace(id uuid.UUID) *Workspace {
 		Goals:        map[uuid.UUID]*Goal{},
 		Debts:        map[uuid.UUID]*Debt{},
 		Recurring:    map[uuid.UUID]*Recurring{},
+		Webhooks:     map[uuid.UUID]*Webhook{},
 	}
 }
 
 // StreamID names the event stream of a workspace.
 func StreamID(workspaceID uuid.UUID) string { return "workspace-" + workspaceID.String() }
+
+// WorkspaceOfStream returns the workspace whose stream streamID names; ok is false for
+// any other stream.
+func WorkspaceOfStream(streamID string) (id uuid.UUID, ok bool) {
+	rest, found := strings.CutPrefix(streamID, "workspace-")
+	if !found {
+		return uuid.Nil, false
+	}
+	id, err := uuid.Parse(rest)
+	return id, err == nil
+}
 
 // UserStreamID names the event stream of a user.
 func UserStreamID(userID uuid.UUID) string { return "user-" + userID.String() }
@@ -204,6 +218,9 @@ func (w *Workspace) Apply(event any) error {
 		}
 		key.Revoked = true
 	default:
+		if handled, err := w.applyWebhook(event); handled {
+			return err
+		}
 		return w.applyMoney(event)
 	}
 	return nil

@@ -118,7 +118,11 @@ func credentialOf(r *http.Request) (string, string) {
 		}
 		return strings.TrimSpace(token), "authorization"
 	}
-	return strings.TrimSpace(r.Header.Get("X-Api-Key")), "x-api-key"
+	if key := strings.TrimSpace(r.Header.Get("X-Api-Key")); key != "" || r.URL.Path != incomingPath {
+		return key, "x-api-key"
+	}
+	// Taken as an API key, never as a session token: a URL is no place for those.
+	return strings.TrimSpace(r.URL.Query().Get("key")), "x-api-key"
 }
 
 func requestedWorkspace(r *http.Request) (*uuid.UUID, error) {

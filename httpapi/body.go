@@ -268,6 +268,26 @@ func (b *body) link(name string, max int) commands.Nullable[string] {
 	return v
 }
 
+// object reads a nested JSON object field: read validates its fields on a body of their
+// own, and their errors, unknown fields included, are reported here as "name.field". It
+// reports whether the field held an object (not missing, null or another type); read
+// runs only then.
+func (b *body) object(name string, read func(*body)) bool {
+	nested := &body{known: map[string]bool{}}
+	_, valid := b.value(name, &nested.fields, "an object")
+	if !valid || nested.fields == nil {
+		return false
+	}
+	nested.raw = b.fields[name]
+	read(nested)
+	if err := nested.finish(); err != nil {
+		for _, e := range nested.errs {
+			b.fail(name+"."+e.Field, "%s", e.Message)
+		}
+	}
+	return true
+}
+
 // required reports a missing or null field.
 func (b *body) required(name string, valid bool) {
 	if !valid && !b.failed(name) {

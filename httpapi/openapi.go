@@ -102,9 +102,11 @@ var operationDocs = map[string]operationDoc{
 	"PUT /api/exchange-rates": {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
 	"GET /api/audit": {Response: "AuditList", Query: []string{"page:integer", "pageSize:integer", "entity:string", "action:string",
 		"from:date-time", "to:date-time"}},
-	"POST /api/realtime/token":   {Response: "OK"},
-	"POST /api/push/subscribe":   {Response: "OK"},
-	"POST /api/push/unsubscribe": {Response: "OK"},
+	"POST /api/realtime/token":   {Response: "RealtimeToken"},
+	"POST /api/push/subscribe":   {Request: "PushSubscribe", Response: "PushSubscriptionResponse"},
+	"POST /api/push/unsubscribe": {Request: "PushUnsubscribe", Response: "PushUnsubscribeResult"},
+
+	"GET /api/push/subscriptions": {Response: "PushSubscriptionList"},
 	"GET /api/transactions": {Response: "TransactionList", Query: []string{
 		"page:integer", "pageSize:integer", "type:string", "walletId:uuid", "categoryId:uuid", "goalId:uuid",
 		"from:date", "to:date", "search:string", "q:string"}},
@@ -261,6 +263,23 @@ func schemas() obj {
 		"ExchangeRatesSet": object(obj{"date": date, "rates": obj{"type": "array", "maxItems": 200, "items": object(obj{
 			"base": str(obj{"pattern": "^[A-Za-z]{3}$"}), "quote": str(obj{"pattern": "^[A-Za-z]{3}$"}), "rate": num(obj{"exclusiveMinimum": 0})},
 			"base", "quote", "rate")}}, "rates"),
+		"PushSubscription": object(obj{"id": uuidRef(), "endpoint": str(obj{"format": "uri"}),
+			"expirationTime": obj{"type": []string{"integer", "null"}, "description": "milliseconds since 1970-01-01 (UTC)"},
+			"userAgent":      nstr(obj{"description": "the User-Agent of the last subscribe, to tell devices apart"}),
+			"createdAt":      str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"})},
+			"id", "endpoint", "expirationTime", "createdAt", "updatedAt"),
+		"PushSubscribe": object(obj{
+			"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint, "description": "the push service's absolute https URL"}),
+			"keys": object(obj{
+				"p256dh": str(obj{"description": "base64url of the 65-byte uncompressed P-256 public key (first byte 0x04)"}),
+				"auth":   str(obj{"description": "base64url of the 16-byte authentication secret"}),
+			}, "p256dh", "auth"),
+			"expirationTime": obj{"type": []string{"number", "null"}, "minimum": 0, "description": "milliseconds since 1970-01-01 (UTC)"},
+		}, "endpoint", "keys"),
+		"PushSubscriptionResponse": wrap("subscription", "PushSubscription"),
+		"PushSubscriptionList":     list("subscriptions", "PushSubscription"),
+		"PushUnsubscribe":          object(obj{"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint})}, "endpoint"),
+		"PushUnsubscribeResult":    object(obj{"removed": obj{"type": "boolean", "description": "whether the subscription existed"}}, "removed"),
 		"Error": object(obj{"error": object(obj{
 			"code": str(nil), "message": str(nil), "details": obj{}, "requestId": str(nil),
 		}, "code", "message")}, "error"),
@@ -412,13 +431,14 @@ func openAPIDocument() obj {
 		}
 		item[strings.ToLower(rt.Method)] = op
 	}
+	paths[realtimePath] = realtimeStreamDoc()
 	return obj{
 		"openapi": "3.1.0",
 		"info": obj{"title": "Finledger API", "version": APIVersion,
 			"description": "Personal and team finances: an event-sourced ledger with read models."},
 		"paths": paths,
 		"components": obj{
-			"schemas": schemas(),
+			"schemas": merge(schemas(), eventSchemas()),
 			"securitySchemes": obj{
 				"bearer": obj{"type": "http", "scheme": "bearer", "description": "session JWT or API key (fl_live_...)"},
 				"channelIdentity": obj{"type": "apiKey", "in": "header", "name": channelHeader,

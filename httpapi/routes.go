@@ -79,6 +79,16 @@ var routes = []route{
 
 	{"GET", "/api/audit", scopeTeamManage, "List audit entries, newest first", http.StatusOK, listAudit},
 
+	{"GET", "/api/webhooks/outbound", "webhooks:read", "List outbound webhooks (never their secrets)", http.StatusOK, listRecords("webhooks", queries.Webhooks)},
+	{"POST", "/api/webhooks/outbound", "webhooks:write", "Subscribe a URL to workspace events; the answer holds the signing secret once", http.StatusOK, createWebhook},
+	{"GET", "/api/webhooks/outbound/{id}", "webhooks:read", "Get an outbound webhook", http.StatusOK, getRecord("webhook", "WEBHOOK_NOT_FOUND", queries.WebhookByID)},
+	{"PATCH", "/api/webhooks/outbound/{id}", "webhooks:write", "Change an outbound webhook's name, URL, events or active flag", http.StatusOK, updateWebhook},
+	{"DELETE", "/api/webhooks/outbound/{id}", "webhooks:write", "Delete an outbound webhook", http.StatusOK, deleteWebhook},
+	{"POST", "/api/webhooks/outbound/{id}/test", "webhooks:write", "Send a webhook.test delivery", http.StatusOK, testWebhook},
+	{"GET", "/api/webhooks/outbound/{id}/deliveries", "webhooks:read", "List a webhook's deliveries with every attempt, newest first", http.StatusOK, listDeliveries},
+	{"POST", "/api/webhooks/outbound/{id}/deliveries/{deliveryId}/redeliver", "webhooks:write", "Send a delivery again, keeping its id", http.StatusOK, redeliverWebhook},
+	{"POST", incomingPath, scopeTransactionsWrite, "Record a transaction sent by an external system; the key may come as ?key=", http.StatusOK, incomingTransaction},
+
 	{"POST", "/api/me/whatsapp", sessionOnly, "Get a one-time code (10 minutes) to link a phone to the chat channel", http.StatusOK, issueLinkCode},
 	{"GET", "/api/me/whatsapp", sessionOnly, "See the chat-channel link (phone masked)", http.StatusOK, getLink},
 	{"DELETE", "/api/me/whatsapp", sessionOnly, "Unlink the phone", http.StatusOK, unlink},
@@ -90,9 +100,10 @@ var routes = []route{
 	{"GET", "/api/whatsapp/workspaces", channelOnly, "listMyWorkspaces", http.StatusOK, listChannelWorkspaces},
 	{"PUT", "/api/whatsapp/workspace", channelOnly, "setWhatsappWorkspace: change the channel's workspace by name", http.StatusOK, setChannelWorkspace},
 
-	{"POST", "/api/realtime/token", sessionOnly, "Get a realtime stream token (not available yet)", http.StatusOK, notBuiltYet},
-	{"POST", "/api/push/subscribe", sessionOnly, "Store a Web Push subscription (not available yet)", http.StatusOK, notBuiltYet},
-	{"POST", "/api/push/unsubscribe", sessionOnly, "Remove a Web Push subscription (not available yet)", http.StatusOK, notBuiltYet},
+	{"POST", "/api/realtime/token", sessionOnly, "Get a 5-minute token to open the workspace's realtime event stream (GET /api/realtime/events?token=)", http.StatusOK, realtimeToken},
+	{"POST", "/api/push/subscribe", sessionOnly, "Store the browser's Web Push subscription; the same endpoint again replaces its keys", http.StatusOK, subscribePush},
+	{"POST", "/api/push/unsubscribe", sessionOnly, "Remove one of the caller's Web Push subscriptions by endpoint", http.StatusOK, unsubscribePush},
+	{"GET", "/api/push/subscriptions", sessionOnly, "List the caller's Web Push subscriptions", http.StatusOK, listPushSubscriptions},
 
 	{"GET", "/api/wallets", scopeWalletsRead, "List active wallets with balances", http.StatusOK, listRecords("wallets", queries.Wallets)},
 	{"POST", "/api/wallets", scopeWalletsWrite, "Create a wallet", http.StatusOK, createWallet},

@@ -17,9 +17,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/sealbox"
 )
 
 // BusinessZone is where "today" is decided: the date of a transaction recorded without
@@ -43,6 +45,9 @@ type Server struct {
 	limiter  rateLimiter
 	billing  Billing
 	channel  channelSettings
+	webhooks WebhookOptions
+	box      *sealbox.Box
+	events   *nats.Conn
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -56,6 +61,14 @@ type Options struct {
 	// Channel configures the chat channel; without a secret every channel request is
 	// 503 WHATSAPP_NOT_CONFIGURED.
 	Channel ChannelOptions
+	// Webhooks configures outbound webhooks.
+	Webhooks WebhookOptions
+	// Box seals secrets kept at rest (webhook signing secrets) and realtime tokens;
+	// without it neither can be made.
+	Box *sealbox.Box
+	// Events is the connection to NATS the realtime stream is fed from; without it
+	// the stream is not available.
+	Events *nats.Conn
 }
 
 // ChannelOptions are the chat channel's settings (spec 5.4).
@@ -67,7 +80,7 @@ type ChannelOptions struct {
 
 // NewServer wires the API to its database, ledger, session verifier and clock.
 func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time, opts Options) *Server {
-	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing,
+	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events,
 		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst)}}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	return s
@@ -95,6 +108,8 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Get("/readyz", s.ready)
 	r.Get("/api/openapi.json", serveOpenAPI)
+	// The realtime stream authenticates by its token, not by the route table's credentials.
+	r.Get(realtimePath, s.realtimeEvents)
 	for _, rt := range routes {
 		r.Method(rt.Method, rt.Pattern, s.guard(rt))
 	}

@@ -153,7 +153,8 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 	return moneyAudit(ws(), data)
 }
 
-// moneyAudit describes the audit entries of budgets, goals, debts and recurring payments.
+// moneyAudit describes the audit entries of budgets, goals, debts, recurring payments
+// and webhooks.
 func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
 	entry := func(entity string, id uuid.UUID, action string, before, after any) (auditEntry, bool, error) {
 		changes, err := diff(before, after)
@@ -184,6 +185,13 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
 		return entry("recurring", d.RecurringID, actionUpdate, d.Before, d.After)
 	case *commands.RecurringDeleted:
 		return entry("recurring", d.RecurringID, actionDelete, nil, nil)
+	case *commands.WebhookCreated:
+		// The sealed secret stays out of the log.
+		return entry("webhook", d.WebhookID, actionCreate, nil, d.WebhookFields)
+	case *commands.WebhookUpdated:
+		return entry("webhook", d.WebhookID, actionUpdate, d.Before, d.After)
+	case *commands.WebhookDeleted:
+		return entry("webhook", d.WebhookID, actionDelete, nil, nil)
 	case *commands.ExchangeRatesSet:
 		changes := map[string]change{}
 		for _, r := range d.Rates {

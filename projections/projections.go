@@ -19,7 +19,7 @@ import (
 
 // Tables are the read-model tables, in the order they are cleared and compared.
 var Tables = []string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
-	"transactions", "api_keys", "audit_log", "daily_totals", "budgets", "goals", "goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links"}
+	"transactions", "api_keys", "audit_log", "daily_totals", "budgets", "goals", "goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks"}
 
 // projected narrows tables that also hold rows no event made: the reference exchange
 // rates come from a feed, and replay leaves them alone.
@@ -86,11 +86,11 @@ func queueChannelTransaction(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEv
 
 // workspaceOf returns the workspace a workspace-stream event belongs to.
 func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
-	id, ok := strings.CutPrefix(e.StreamID, "workspace-")
+	id, ok := commands.WorkspaceOfStream(e.StreamID)
 	if !ok {
 		return uuid.Nil, fmt.Errorf("projections: %s in stream %s outside a workspace", e.Type, e.StreamID)
 	}
-	return uuid.Parse(id)
+	return id, nil
 }
 
 func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
@@ -173,6 +173,18 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 			ws, d.KeyID, d.Name, d.Description, d.Scopes, d.Prefix, d.Hash, d.CreatedBy, at, d.ExpiresAt)
 	case *commands.APIKeyRevoked:
 		b.Queue(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, $3) WHERE workspace_id = $1 AND id = $2`, ws, d.KeyID, at)
+	case *commands.WebhookCreated:
+		f := d.WebhookFields
+		b.Queue(`INSERT INTO webhooks (workspace_id, id, name, url, events, active, sealed_secret, created_by, created_version,
+				created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
+			ws, d.WebhookID, f.Name, f.URL, f.Events, f.Active, d.SealedSecret, d.CreatedBy, e.Version, at)
+	case *commands.WebhookUpdated:
+		f := d.After
+		b.Queue(`UPDATE webhooks SET name = $3, url = $4, events = $5, active = $6, updated_at = $7 WHERE workspace_id = $1 AND id = $2`,
+			ws, d.WebhookID, f.Name, f.URL, f.Events, f.Active, at)
+	case *commands.WebhookDeleted:
+		b.Queue(`UPDATE webhooks SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.WebhookID, at)
 	case *commands.WalletCreated:
 		f := d.WalletFields
 		b.Queue(`INSERT INTO wallets (workspace_id, id, name, description, type, currency, card_color, initial_balance,

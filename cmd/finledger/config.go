@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/finledger/finledger/httpapi/channel"
+	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/webhooks/safehttp"
 )
 
 // config is every setting of the binary, read once from FINLEDGER_* variables.
@@ -27,6 +29,9 @@ type config struct {
 	ChannelIssuer      string
 	PublicOrigin       string
 	ChannelDevAudience string
+	NATSURL            string
+	SecretKey          string
+	WebhookAllowPriv   bool
 }
 
 // localOrigin is the chat channel's audience outside production when no public origin
@@ -66,6 +71,8 @@ func loadConfig() (config, error) {
 		ChannelIssuer:      envOr("FINLEDGER_CHANNEL_ISSUER", "finledger-channel"),
 		PublicOrigin:       os.Getenv("FINLEDGER_PUBLIC_ORIGIN"),
 		ChannelDevAudience: os.Getenv("FINLEDGER_CHANNEL_DEV_AUDIENCE"),
+		NATSURL:            os.Getenv("FINLEDGER_NATS_URL"),
+		SecretKey:          os.Getenv("FINLEDGER_SECRET_KEY"),
 	}
 	var err error
 	if c.StateCacheSize, err = envInt("FINLEDGER_STATE_CACHE_SIZE", 10000); err != nil {
@@ -80,10 +87,23 @@ func loadConfig() (config, error) {
 	if c.RateLimitBurst, err = envInt("FINLEDGER_RATE_LIMIT_BURST", 600); err != nil {
 		return c, err
 	}
+	switch v := os.Getenv("FINLEDGER_WEBHOOK_ALLOW_PRIVATE"); v {
+	case "", "false":
+	case "true":
+		c.WebhookAllowPriv = true
+	default:
+		return c, fmt.Errorf("FINLEDGER_WEBHOOK_ALLOW_PRIVATE must be true or false, not %q", v)
+	}
 	if c.Env != "development" && c.Env != "production" {
 		return c, fmt.Errorf("FINLEDGER_ENV must be development or production, not %q", c.Env)
 	}
 	return c, nil
+}
+
+// webhookPolicy says where webhooks may point: anywhere outside production, and in
+// production not at private addresses unless FINLEDGER_WEBHOOK_ALLOW_PRIVATE says so.
+func (c config) webhookPolicy() safehttp.Policy {
+	return safehttp.Policy{AllowPrivate: c.Env != "production" || c.WebhookAllowPriv}
 }
 
 // checkServe reports settings that serve cannot run without.
@@ -97,6 +117,13 @@ func (c config) checkServe() error {
 	}
 	if c.ChannelSecret != "" && !channel.SecretPattern.MatchString(c.ChannelSecret) {
 		problems = append(problems, errors.New("FINLEDGER_CHANNEL_SECRET must be 64 hexadecimal characters"))
+	}
+	if c.SecretKey != "" {
+		if _, err := sealbox.ParseKey(c.SecretKey); err != nil {
+			problems = append(problems, errors.New("FINLEDGER_SECRET_KEY must be 64 hexadecimal characters"))
+		}
+	} else if c.Env == "production" {
+		problems = append(problems, errors.New("FINLEDGER_SECRET_KEY is not set: production needs a key (64 hexadecimal characters) to keep secrets with"))
 	}
 	if c.Env == "production" && c.SessionHS256Secret != "" && len(c.SessionHS256Secret) < 32 {
 		problems = append(problems, errors.New("FINLEDGER_SESSION_HS256_SECRET must be at least 32 characters in production"))

@@ -58,7 +58,7 @@ func dev(ctx context.Context, cfg config, out io.Writer) error {
 		cfg.DatabaseURL = cluster.URL("finledger")
 	}
 	if cfg.SessionJWKSURL == "" && cfg.SessionHS256Secret == "" {
-		if cfg.SessionHS256Secret, err = devSecret(dataDir); err != nil {
+		if cfg.SessionHS256Secret, err = keptSecret(dataDir, "dev-session-secret"); err != nil {
 			return err
 		}
 	}
@@ -110,9 +110,14 @@ func ensureDatabase(ctx context.Context, adminURL, name string) error {
 	return nil
 }
 
-// devSecret returns the development identity provider's secret, made on first use.
-func devSecret(dataDir string) (string, error) {
-	path := filepath.Join(dataDir, "dev-session-secret")
+// keptSecret returns a random 32-byte secret, as 64 hex digits, kept in a file of the
+// data folder and made on first use: the development identity provider's, or the key
+// that seals secrets at rest outside production.
+func keptSecret(dataDir, file string) (string, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return "", fmt.Errorf("create data folder: %w", err)
+	}
+	path := filepath.Join(dataDir, file)
 	data, err := os.ReadFile(path)
 	if err == nil {
 		return strings.TrimSpace(string(data)), nil

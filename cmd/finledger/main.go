@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -24,7 +25,10 @@ import (
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/fx"
+	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/projections"
+	"github.com/finledger/finledger/webhooks"
+	"github.com/finledger/finledger/webhooks/bus"
 )
 
 const usage = `finledger: personal and team finances, an event-sourced ledger.
@@ -200,6 +204,48 @@ func purgeHourly(ctx context.Context, pool *pgxpool.Pool) {
 	}
 }
 
+// secretBox returns the box that seals secrets at rest, under FINLEDGER_SECRET_KEY or,
+// outside production, a key kept in the data folder.
+func secretBox(cfg config) (*sealbox.Box, error) {
+	hexKey := cfg.SecretKey
+	if hexKey == "" {
+		if cfg.Env == "production" {
+			return nil, errors.New("FINLEDGER_SECRET_KEY is not set")
+		}
+		var err error
+		if hexKey, err = keptSecret(cfg.DataDir, "secret-key"); err != nil {
+			return nil, err
+		}
+	}
+	key, err := sealbox.ParseKey(hexKey)
+	if err != nil {
+		return nil, err
+	}
+	return sealbox.New(key)
+}
+
+// startBus connects to FINLEDGER_NATS_URL or, when it is empty, to an in-process NATS
+// server storing in the data folder. stop closes the connection and the server.
+func startBus(ctx context.Context, cfg config) (b *bus.Bus, stop func(), err error) {
+	url, stopServer := cfg.NATSURL, func() {}
+	if url == "" {
+		dir := filepath.Join(cfg.DataDir, "nats")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("create %s: %w", dir, err)
+		}
+		embedded, err := bus.StartEmbedded(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		url, stopServer = embedded.URL(), embedded.Shutdown
+	}
+	if b, err = bus.Connect(ctx, url); err != nil {
+		stopServer()
+		return nil, nil, err
+	}
+	return b, func() { b.Close(); stopServer() }, nil
+}
+
 // serve runs the API until ctx ends, migrating the database first.
 func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	pool, err := database.Open(ctx, cfg.DatabaseURL, int32(cfg.DBMaxConns))
@@ -218,7 +264,21 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		return err
 	}
 	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
+	box, err := secretBox(cfg)
+	if err != nil {
+		return err
+	}
+	events, stopEvents, err := startBus(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+	hooks, err := webhooks.New(webhooks.Config{Pool: pool, Bus: events, Box: box, Client: cfg.webhookPolicy().Client(10 * time.Second)})
+	if err != nil {
+		return err
+	}
 	api := httpapi.NewServer(pool, ledger, verifier, time.Now, httpapi.Options{
+		Box: box, Events: events.Conn, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
 		// No payment provider is wired yet: cancellations are recorded in memory.
 		Billing: &httpapi.RecordingBilling{},
@@ -238,6 +298,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	go purgeHourly(ctx, pool)
+	go hooks.Run(ctx)
 	go func() {
 		s := &scheduler.Scheduler{Pool: pool, Ledger: ledger, Now: time.Now, Zone: httpapi.BusinessZone}
 		_ = s.Run(ctx) // ends with ctx

@@ -5,7 +5,6 @@ package scheduler
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/internal/leader"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -41,48 +41,18 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if interval <= 0 {
 		interval = time.Minute
 	}
-	for {
-		if err := s.lead(ctx, interval); err != nil && ctx.Err() == nil {
-			slog.Error("scheduler", "err", err)
+	return leader.Run(ctx, s.Pool, "scheduler", leaderLockID, interval, func(ctx context.Context) error {
+		for {
+			if _, err := s.RunOnce(ctx); err != nil && ctx.Err() == nil {
+				slog.Error("scheduler run", "err", err)
+			}
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(interval):
+			}
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(interval):
-		}
-	}
-}
-
-// lead runs the scheduler for as long as this instance holds the leader lock.
-func (s *Scheduler) lead(ctx context.Context, interval time.Duration) error {
-	conn, err := s.Pool.Acquire(ctx)
-	if err != nil {
-		return fmt.Errorf("scheduler: acquire: %w", err)
-	}
-	defer conn.Release()
-	var leader bool
-	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, leaderLockID).Scan(&leader); err != nil || !leader {
-		return err
-	}
-	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, leaderLockID); err != nil {
-			_ = conn.Conn().Close(context.WithoutCancel(ctx))
-		}
-	}()
-	for {
-		if _, err := s.RunOnce(ctx); err != nil && ctx.Err() == nil {
-			slog.Error("scheduler run", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(interval):
-		}
-		// The lock lives as long as this connection: check that it does.
-		if err := conn.Ping(ctx); err != nil {
-			return fmt.Errorf("scheduler: leader connection lost: %w", err)
-		}
-	}
+	})
 }
 
 // maxPaymentsPerRun bounds one run; the next run carries on.

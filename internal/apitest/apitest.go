@@ -22,8 +22,10 @@ import (
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/internal/testdb"
 	"github.com/finledger/finledger/projections"
+	"github.com/finledger/finledger/webhooks/safehttp"
 )
 
 // Secret is the development identity provider's key in tests.
@@ -67,11 +69,29 @@ const (
 	ChannelAudience = "http://localhost:8080"
 )
 
-// Start runs the API on a fresh database, with rate limits too high to matter and the
-// chat channel configured. The clock starts at 2026-03-10 18:00 UTC.
+// Box seals secrets in tests.
+var Box = func() *sealbox.Box {
+	box, err := sealbox.New([]byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		panic(err)
+	}
+	return box
+}()
+
+// Options are the settings Start uses: rate limits too high to matter, the chat
+// channel configured, secrets sealed with Box, and webhooks allowed to reach this
+// machine's test receivers.
+func Options() httpapi.Options {
+	return httpapi.Options{RateLimitPerMinute: 1_000_000, RateLimitBurst: 1_000_000,
+		Channel:  httpapi.ChannelOptions{Secret: ChannelSecret, Issuer: ChannelIssuer, Audiences: []string{ChannelAudience}},
+		Box:      Box,
+		Webhooks: httpapi.WebhookOptions{Policy: safehttp.Policy{AllowPrivate: true}}}
+}
+
+// Start runs the API on a fresh database with Options. The clock starts at
+// 2026-03-10 18:00 UTC.
 func Start(t testing.TB) *Env {
-	return StartWith(t, httpapi.Options{RateLimitPerMinute: 1_000_000, RateLimitBurst: 1_000_000,
-		Channel: httpapi.ChannelOptions{Secret: ChannelSecret, Issuer: ChannelIssuer, Audiences: []string{ChannelAudience}}})
+	return StartWith(t, Options())
 }
 
 // StartWith runs the API with the given options; a nil Billing records calls.

@@ -1,0 +1,98 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/queries"
+)
+
+// incomingPath is the one path that also takes an API key as the query parameter key
+// (spec 5.1), for systems that can set a URL but no header.
+const incomingPath = "/api/webhooks/incoming"
+
+// decimalText is an amount written as a JSON string.
+var decimalText = regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,8})?$`)
+
+// amountOrText reads an amount given as a JSON number or as a string holding one
+// ("12.50"), exactly either way.
+func (b *body) amountOrText(name string) commands.Nullable[decimal.Decimal] {
+	raw, ok := b.fields[name]
+	if !ok || len(raw) == 0 || raw[0] != '"' {
+		return b.amount(name, true)
+	}
+	b.known[name] = true
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil || !decimalText.MatchString(s) {
+		b.fail(name, "must be a number, or a string holding one such as \"12.50\"")
+		return commands.Nullable[decimal.Decimal]{}
+	}
+	d := decimal.RequireFromString(s)
+	if problem := commands.CheckAmount(d, true); problem != "" {
+		b.fail(name, "%s", problem)
+	}
+	return commands.Of(d)
+}
+
+// incomingTransaction records a transaction sent by an external system (spec 4.A): the
+// wallet and category by id or by name, the default wallet when neither is given.
+func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
+		return
+	}
+	amount := b.amountOrText("amount")
+	concept := b.str("concept", 1, 255)
+	typ := b.enum("type", []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer})
+	description := b.str("description", 0, 2000)
+	date := b.date("date")
+	walletID, walletName := b.id("walletId"), b.str("walletName", 1, 50)
+	categoryID, categoryName := b.id("categoryId"), b.str("categoryName", 1, 100)
+	toWalletID := b.id("toWalletId")
+	b.required("amount", amount.Valid)
+	b.required("concept", concept.Valid)
+	if walletID.Valid && walletName.Valid {
+		b.fail("walletName", "give walletId or walletName, not both")
+	}
+	if categoryID.Valid && categoryName.Valid {
+		b.fail("categoryName", "give categoryId or categoryName, not both")
+	}
+	kind := orDefault(typ, commands.TxExpense)
+	if kind == commands.TxTransfer {
+		b.required("toWalletId", toWalletID.Valid)
+	}
+	if err := b.finish(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ws := principalFrom(ctx).Workspace.ID
+	wallet := walletID.Ptr()
+	if walletName.Valid {
+		found, err := s.walletNamed(ctx, ws, walletName.Value)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		wallet = &found.ID
+	}
+	category := categoryID.Ptr()
+	if categoryName.Valid {
+		found, err := s.categoryNamed(ctx, ws, categoryName.Value)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		category = &found.ID
+	}
+	cmd := commands.CreateTransaction{TransactionID: newID(), Type: kind, Amount: amount.Value, WalletID: wallet,
+		ToWalletID: toWalletID.Ptr(), CategoryID: category, Concept: concept.Ptr(), Description: description.Ptr(),
+		Date: orDefault(date, s.now().In(BusinessZone).Format(time.DateOnly))}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+		Render: renderRecord("transaction", queries.TransactionByID, cmd.TransactionID)})
+}

@@ -1,0 +1,241 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/queries"
+	"github.com/finledger/finledger/webhooks"
+	"github.com/finledger/finledger/webhooks/bus"
+)
+
+// Realtime stream settings.
+const (
+	realtimePath          = "/api/realtime/events"
+	realtimeTokenLifetime = 5 * time.Minute // to open the stream; an open stream lives on
+	realtimeStreamLimit   = time.Hour       // then the browser reconnects with a fresh token
+	realtimeKeepAlive     = 25 * time.Second
+	realtimeBuffer        = 256 // live events held while the stream catches up
+)
+
+// realtimeOwner binds sealed realtime tokens, so no other sealed value passes for one.
+var realtimeOwner = []byte("realtime-token")
+
+// realtimeClaims are what a realtime token carries, sealed: it is opaque to its holder.
+type realtimeClaims struct {
+	UserID      uuid.UUID `json:"u"`
+	WorkspaceID uuid.UUID `json:"w"`
+	Expires     int64     `json:"e"`
+}
+
+var errRealtimeToken = errorf(http.StatusUnauthorized, "UNAUTHORIZED", "the realtime token is missing, invalid or expired")
+
+// realtimeToken answers POST /api/realtime/token: a short-lived token for the active
+// workspace's event stream, for clients (browsers' EventSource) that cannot send headers.
+func realtimeToken(s *Server, w http.ResponseWriter, r *http.Request) {
+	if s.box == nil {
+		writeError(w, r, errNoBox)
+		return
+	}
+	p := principalFrom(r.Context())
+	if err := p.authorize(scopeTransactionsRead); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	expires := s.now().Add(realtimeTokenLifetime).Truncate(time.Second)
+	raw, err := json.Marshal(realtimeClaims{UserID: p.User.ID, WorkspaceID: p.Workspace.ID, Expires: expires.Unix()})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	token := base64.RawURLEncoding.EncodeToString(s.box.Seal(raw, realtimeOwner))
+	writeJSON(w, http.StatusOK, map[string]any{"token": token, "expiresAt": expires.UTC(),
+		"url": realtimePath + "?token=" + token})
+}
+
+// openRealtimeToken checks a token and returns its claims.
+func (s *Server) openRealtimeToken(token string) (realtimeClaims, error) {
+	var c realtimeClaims
+	if s.box == nil || token == "" || len(token) > 512 {
+		return c, errRealtimeToken
+	}
+	sealed, err := base64.RawURLEncoding.DecodeString(token)
+	if err != nil {
+		return c, errRealtimeToken
+	}
+	raw, err := s.box.Open(sealed, realtimeOwner)
+	if err != nil || json.Unmarshal(raw, &c) != nil || !s.now().Before(time.Unix(c.Expires, 0)) {
+		return c, errRealtimeToken
+	}
+	return c, nil
+}
+
+// realtimeEvents serves GET /api/realtime/events?token=...: Server-Sent Events of the
+// workspace's public events, live from NATS. Each event's id is its version in the
+// workspace's stream; a client that reconnects with Last-Event-ID (or ?lastEventId=)
+// first gets what it missed, from the event store, then the live feed.
+func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	claims, err := s.openRealtimeToken(r.URL.Query().Get("token"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if _, err := queries.MemberWorkspace(claims.UserID, claims.WorkspaceID).Get(ctx, s.pool); err != nil {
+		writeError(w, r, notFoundAs(err, "FORBIDDEN", "the token's user is no longer a member of its workspace"))
+		return
+	}
+	if s.events == nil {
+		writeError(w, r, errorf(http.StatusServiceUnavailable, "REALTIME_NOT_CONFIGURED", "the realtime stream is not available on this server"))
+		return
+	}
+	last, resume, err := lastEventID(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	stream := commands.StreamID(claims.WorkspaceID)
+	live := make(chan *nats.Msg, realtimeBuffer)
+	sub, err := s.events.ChanSubscribe(bus.Subject(claims.WorkspaceID), live)
+	if err != nil {
+		writeError(w, r, fmt.Errorf("httpapi: realtime subscribe: %w", err))
+		return
+	}
+	defer func() { _ = sub.Unsubscribe() }()
+	if !resume {
+		// Subscribed first, so nothing committed from here on is missed.
+		if last, err = eventstore.Version(ctx, s.pool, stream, false); err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Time{}) // the stream outlives the server's write timeout
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	out := &sseWriter{w: w, rc: rc, workspaceID: claims.WorkspaceID}
+	if err := out.comment("retry: 3000\n\n"); err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, realtimeStreamLimit)
+	defer cancel()
+	keepAlive := time.NewTicker(realtimeKeepAlive)
+	defer keepAlive.Stop()
+	// What the store holds after last comes first; live events it covered are skipped.
+	if last, err = s.catchUp(ctx, out, stream, last, -1); err != nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-keepAlive.C:
+			if out.comment(": keep-alive\n\n") != nil {
+				return
+			}
+		case msg := <-live:
+			version, err := strconv.ParseInt(msg.Header.Get(webhooks.MetaVersion), 10, 64)
+			if err != nil || version <= last {
+				continue
+			}
+			// The relay can run behind the store, never ahead of it: a gap is read from
+			// the store, up to and including this event.
+			if last, err = s.catchUp(ctx, out, stream, last, version); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// lastEventID reads where a reconnecting client stopped.
+func lastEventID(r *http.Request) (int64, bool, error) {
+	raw := r.Header.Get("Last-Event-ID")
+	if raw == "" {
+		raw = r.URL.Query().Get("lastEventId")
+	}
+	if raw == "" {
+		return 0, false, nil
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n < 0 {
+		return 0, false, commands.InvalidField("Last-Event-ID", "must be the id of an event this stream sent")
+	}
+	return n, true, nil
+}
+
+// catchUp sends the stream's events after last from the store, up to until (or to
+// its end when until is negative), and returns the last version sent.
+func (s *Server) catchUp(ctx context.Context, out *sseWriter, stream string, last, until int64) (int64, error) {
+	for {
+		events, err := eventstore.ReadStream(ctx, s.pool, stream, last, 500)
+		if err != nil {
+			return last, err
+		}
+		for _, e := range events {
+			if until >= 0 && e.Version > until {
+				return last, nil
+			}
+			if err := out.event(e); err != nil {
+				return last, err
+			}
+			last = e.Version
+		}
+		if len(events) < 500 {
+			return last, nil
+		}
+	}
+}
+
+// sseWriter writes Server-Sent Events and flushes each.
+type sseWriter struct {
+	w           http.ResponseWriter
+	rc          *http.ResponseController
+	workspaceID uuid.UUID
+}
+
+func (o *sseWriter) comment(text string) error {
+	if _, err := o.w.Write([]byte(text)); err != nil {
+		return err
+	}
+	return o.rc.Flush()
+}
+
+// event writes the public events one stored event stands for, each with the body a
+// webhook delivery of it would carry (its id is the event's).
+func (o *sseWriter) event(e eventstore.RecordedEvent) error {
+	publics, err := webhooks.PublicEvents(e.Type, e.Data)
+	if err != nil {
+		return err
+	}
+	for _, p := range publics {
+		body, err := webhooks.Body(e.ID, p.Name, o.workspaceID, e.RecordedAt, p.Data)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(o.w, "id: %d\nevent: %s\ndata: %s\n\n", e.Version, p.Name, body); err != nil {
+			return err
+		}
+	}
+	if len(publics) == 0 {
+		return nil
+	}
+	if err := o.rc.Flush(); err != nil {
+		return errors.Join(errors.New("httpapi: realtime flush"), err)
+	}
+	return nil
+}

@@ -1,0 +1,199 @@
+package httpapi
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/queries"
+	"github.com/finledger/finledger/webhooks"
+	"github.com/finledger/finledger/webhooks/safehttp"
+)
+
+// WebhookOptions configure outbound webhooks.
+type WebhookOptions struct {
+	// Policy says which URLs a webhook may have.
+	Policy safehttp.Policy
+	// Wake, when set, tells the sender a delivery is due now.
+	Wake func()
+}
+
+// webhookSecretPrefix starts every signing secret.
+const webhookSecretPrefix = "whsec_"
+
+// maxWebhookURL bounds a webhook's URL.
+const maxWebhookURL = 2048
+
+var errNoBox = errorf(http.StatusServiceUnavailable, "SECRET_KEY_NOT_CONFIGURED", "this server has no key to keep secrets with")
+
+// webhookURL reads and checks a webhook URL: scheme, form, and, unless private
+// destinations are allowed, where it resolves.
+func (s *Server) webhookURL(r *http.Request, b *body, name string) commands.Nullable[string] {
+	v := b.str(name, 1, maxWebhookURL)
+	if v.Valid && !b.failed(name) {
+		if err := s.webhooks.Policy.CheckURL(r.Context(), v.Value); err != nil {
+			b.fail(name, "%s", err.Error())
+		}
+	}
+	return v
+}
+
+// hookEvents reads a list of event names.
+func hookEvents(b *body) []string {
+	events := b.stringList("events", 1, len(commands.HookEvents)+1)
+	for i, e := range events {
+		if strings.TrimSpace(e) == "" {
+			b.fail(fmt.Sprintf("events[%d]", i), "must not be empty")
+		}
+	}
+	return events
+}
+
+func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
+	_, b, ok := readRequest(w, r, false)
+	if !ok {
+		return
+	}
+	if s.box == nil {
+		writeError(w, r, errNoBox)
+		return
+	}
+	name := b.str("name", 1, 100)
+	target := s.webhookURL(r, b, "url")
+	events := hookEvents(b)
+	b.required("name", name.Valid)
+	b.required("url", target.Valid)
+	if events == nil && !b.failed("events") {
+		events = []string{commands.HookAll}
+	}
+	random := make([]byte, 32)
+	if _, err := rand.Read(random); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	secret := webhookSecretPrefix + hex.EncodeToString(random)
+	id := newID()
+	p := principalFrom(r.Context())
+	cmd := commands.CreateWebhook{WebhookID: id, CreatedBy: p.User.ID, SealedSecret: s.box.Seal([]byte(secret), id[:]),
+		Fields: commands.WebhookFields{Name: name.Value, URL: target.Value, Events: events, Active: true}}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("webhook", queries.WebhookByID, id),
+		// The secret is in this answer only: a replay of the request gets the webhook without it.
+		Secret: map[string]any{"secret": secret}})
+}
+
+func updateWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := commands.UpdateWebhook{WebhookID: id, Name: b.str("name", 1, 100), URL: s.webhookURL(r, b, "url"),
+		Active: b.boolean("active")}
+	if events := hookEvents(b); events != nil {
+		cmd.Events = commands.Of(events)
+	}
+	b.notNull("name", "url", "events", "active")
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("webhook", queries.WebhookByID, id)})
+}
+
+func deleteWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := commands.DeleteWebhook{WebhookID: id}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+}
+
+// testWebhook queues a webhook.test delivery and answers with it, pending.
+func testWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ws := principalFrom(r.Context()).Workspace.ID
+	deliveryID, err := webhooks.EnqueueTest(r.Context(), s.pool, ws, id, s.now())
+	if err != nil {
+		writeError(w, r, webhookNotFound(err))
+		return
+	}
+	s.answerDelivery(w, r, ws, id, deliveryID)
+}
+
+func redeliverWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	deliveryID, err := pathID(r, "deliveryId")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ws := principalFrom(r.Context()).Workspace.ID
+	if err := webhooks.Redeliver(r.Context(), s.pool, ws, id, deliveryID, s.now()); err != nil {
+		if errors.Is(err, webhooks.ErrNotFound) {
+			err = errorf(http.StatusNotFound, "DELIVERY_NOT_FOUND", "delivery not found")
+		}
+		writeError(w, r, err)
+		return
+	}
+	s.answerDelivery(w, r, ws, id, deliveryID)
+}
+
+// answerDelivery wakes the sender and answers with a delivery as it stands.
+func (s *Server) answerDelivery(w http.ResponseWriter, r *http.Request, ws, webhookID, deliveryID uuid.UUID) {
+	if s.webhooks.Wake != nil {
+		s.webhooks.Wake()
+	}
+	d, err := queries.DeliveryByID(ws, webhookID, deliveryID).Get(r.Context(), s.pool)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"delivery": d})
+}
+
+func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	q := &query{values: r.URL.Query()}
+	page := q.integer("page", 1, 1_000_000, 1)
+	size := q.integer("pageSize", 1, maxPageSize, defaultPageSize)
+	if err := q.err(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ws := principalFrom(r.Context()).Workspace.ID
+	if _, err := queries.WebhookByID(ws, id).Get(r.Context(), s.pool); err != nil {
+		writeError(w, r, notFoundAs(err, "WEBHOOK_NOT_FOUND", "webhook not found"))
+		return
+	}
+	list, total, err := queries.Deliveries(r.Context(), s.pool, ws, id, size, (page-1)*size)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"deliveries": list,
+		"pagination": map[string]int{"limit": size, "offset": (page - 1) * size, "total": total},
+	})
+}
+
+// webhookNotFound turns the dispatcher's not-found into the API's.
+func webhookNotFound(err error) error {
+	if errors.Is(err, webhooks.ErrNotFound) {
+		return commands.NotFound("WEBHOOK_NOT_FOUND", "webhook not found")
+	}
+	return err
+}

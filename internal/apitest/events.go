@@ -1,0 +1,70 @@
+package apitest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/finledger/finledger/webhooks"
+	"github.com/finledger/finledger/webhooks/bus"
+	"github.com/finledger/finledger/webhooks/safehttp"
+)
+
+// Events is a NATS server with JetStream, in process on a TCP port, and the webhooks
+// relay and dispatcher of a test.
+type Events struct {
+	t      testing.TB
+	Server *bus.Embedded
+	Bus    *bus.Bus
+	// Config is what each Run wires; a test may change it before Run.
+	Config webhooks.Config
+	// Service runs between Run and its stop; each Run makes a new one, as a restarted
+	// instance would.
+	Service *webhooks.Service
+}
+
+// StartEvents runs the API with a NATS server behind its realtime stream, and returns
+// the webhooks relay and dispatcher, not yet running. Deliveries retry on schedule
+// (nil: one quick retry schedule for tests) and may reach this machine.
+func StartEvents(t testing.TB, schedule []time.Duration) (*Env, *Events) {
+	t.Helper()
+	srv, err := bus.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	b, err := bus.Connect(context.Background(), srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	if schedule == nil {
+		schedule = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}
+	}
+	opts := Options()
+	opts.Events = b.Conn
+	env := StartWith(t, opts)
+	ev := &Events{t: t, Server: srv, Bus: b, Config: webhooks.Config{Pool: env.Pool, Bus: b, Box: Box,
+		Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second), Schedule: schedule, Interval: 20 * time.Millisecond, AckWait: 500 * time.Millisecond}}
+	return env, ev
+}
+
+// Run starts a relay and a dispatcher, as an instance would, and returns what stops
+// them; stopping waits until they have stopped.
+func (ev *Events) Run() (stop func()) {
+	ev.t.Helper()
+	svc, err := webhooks.New(ev.Config)
+	if err != nil {
+		ev.t.Fatal(err)
+	}
+	ev.Service = svc
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); svc.Run(ctx) }()
+	var once sync.Once
+	stop = func() { once.Do(func() { cancel(); wg.Wait() }) }
+	ev.t.Cleanup(stop)
+	return stop
+}

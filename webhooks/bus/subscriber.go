@@ -1,0 +1,324 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
+)
+
+// Defaults and bounds of a subscriber.
+const (
+	// defaultAckWait is how long a delivered message may stay unacknowledged before
+	// JetStream delivers it again (to this or another instance).
+	defaultAckWait = 30 * time.Second
+	// defaultNakDelay spaces the redeliveries of a nacked message so a handler that
+	// keeps failing does not spin; the stream waits behind it either way.
+	defaultNakDelay = time.Second
+	// ackTimeout bounds the wait for JetStream to confirm an ack.
+	ackTimeout = 5 * time.Second
+	// closeGrace is what Close allows beyond the ack wait for drains to finish
+	// before it closes the connection regardless.
+	closeGrace = 5 * time.Second
+	// deliverPrefix starts the subject JetStream pushes a consumer's messages to. It
+	// lies outside the stream's subjects so deliveries are never stored as events.
+	deliverPrefix = "finledger.deliver."
+)
+
+// ErrInvalidDurable reports a durable name JetStream cannot use as a consumer name.
+var ErrInvalidDurable = errors.New("bus: invalid durable name")
+
+// ErrSubscriberClosed reports a Subscribe on a subscriber that was closed.
+var ErrSubscriberClosed = errors.New("bus: subscriber closed")
+
+// SubscriberOption changes one setting of a subscriber.
+type SubscriberOption func(*subscriberSettings)
+
+// subscriberSettings are the tunable settings of a subscriber.
+type subscriberSettings struct {
+	ackWait  time.Duration
+	nakDelay time.Duration
+}
+
+// WithAckWait sets how long a delivered message may stay unacknowledged before it is
+// delivered again; 30 seconds unless set. It is stored in the consumer, so the last
+// subscriber to start with a durable name sets it for every instance.
+func WithAckWait(d time.Duration) SubscriberOption {
+	return func(s *subscriberSettings) { s.ackWait = d }
+}
+
+// WithNakDelay sets how long JetStream waits before delivering a nacked message
+// again; one second unless set, zero for at once.
+func WithNakDelay(d time.Duration) SubscriberOption {
+	return func(s *subscriberSettings) { s.nakDelay = d }
+}
+
+// Subscriber returns a Watermill subscriber reading the whole events stream through
+// the durable consumer named durable, created if missing and updated otherwise.
+// Subscribe with the topic AllEvents.
+//
+// Every instance that uses the same durable name joins one queue group, so each
+// message goes to one of them. The consumer delivers one message at a time across
+// the whole group (at most one unacknowledged) in stream order, and a nacked or
+// unacknowledged message is delivered again before any later one, so a handler sees
+// each workspace's events in order. Delivery is at least once: a handler must
+// tolerate a message it has seen, recognised by its UUID. A new durable starts at
+// the beginning of the stream; an existing one resumes after its last acknowledged
+// message. The subscriber has its own connection, closed by its Close.
+//
+// The subscriber is written on nats.go rather than taken from watermill-nats, whose
+// JetStream subscriber closes in ways that lose work: its Close stops the goroutine
+// that sends a message's ack without waiting for it, so an ack given just before
+// Close is dropped and the message comes back after restart; it closes the message
+// channel while a delivery may still be sending on it; and nats.go deletes a
+// consumer on unsubscribe when the subscription created it. Messages are decoded with
+// watermill-nats's NATSMarshaler, the publisher's encoding.
+func (b *Bus) Subscriber(ctx context.Context, durable string, opts ...SubscriberOption) (message.Subscriber, error) {
+	settings := subscriberSettings{ackWait: defaultAckWait, nakDelay: defaultNakDelay}
+	for _, opt := range opts {
+		opt(&settings)
+	}
+	if settings.ackWait <= 0 || settings.nakDelay < 0 {
+		return nil, fmt.Errorf("bus subscriber %s: ack wait %s must be positive and nak delay %s not negative", durable, settings.ackWait, settings.nakDelay)
+	}
+	if err := ensureConsumer(ctx, b.js, durable, settings.ackWait); err != nil {
+		return nil, fmt.Errorf("bus subscriber %s: %w", durable, err)
+	}
+	// Close flushes the acks and closes the connection; the Bus's stays open.
+	conn, err := nats.Connect(b.url, connOptions("finledger/"+durable)...)
+	if err != nil {
+		return nil, fmt.Errorf("bus subscriber %s: connect: %w", durable, err)
+	}
+	js, err := jetstream.New(conn)
+	if err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("bus subscriber %s: jetstream: %w", durable, err)
+	}
+	return &subscriber{
+		conn:     conn,
+		js:       js,
+		durable:  durable,
+		settings: settings,
+		log:      slog.Default().With("durable", durable),
+		closing:  make(chan struct{}),
+	}, nil
+}
+
+// ensureConsumer creates the durable push consumer, or updates the settings that may
+// change. Its deliver subject and group derive from the durable name, so every
+// instance, and every restart, finds the same consumer.
+func ensureConsumer(ctx context.Context, js jetstream.JetStream, durable string, ackWait time.Duration) error {
+	if durable == "" {
+		return fmt.Errorf("%w: empty", ErrInvalidDurable)
+	}
+	for _, r := range durable {
+		// Consumer names become subject tokens and file names.
+		if r == '.' || r == '*' || r == '>' || r == '/' || r == '\\' || r <= ' ' || r == 0x7f {
+			return fmt.Errorf("%w: %q", ErrInvalidDurable, durable)
+		}
+	}
+	_, err := js.CreateOrUpdatePushConsumer(ctx, StreamName, jetstream.ConsumerConfig{
+		Durable:        durable,
+		Description:    "Finledger events for " + durable,
+		DeliverSubject: deliverPrefix + durable,
+		DeliverGroup:   durable,
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+		AckPolicy:      jetstream.AckExplicitPolicy,
+		AckWait:        ackWait,
+		// Dropping an event after some attempts would lose it for good; the handler
+		// decides when to give up, and acks.
+		MaxDeliver: -1,
+		// One outstanding message for the whole group keeps stream order across
+		// instances, at the cost of one round trip per message.
+		MaxAckPending: 1,
+		FilterSubject: AllEvents,
+		ReplayPolicy:  jetstream.ReplayInstantPolicy,
+	})
+	if err != nil {
+		return fmt.Errorf("ensure consumer: %w", err)
+	}
+	return nil
+}
+
+// subscriber is a Watermill subscriber on the durable push consumer. Each message is
+// handed to the handler, then the subscriber waits for its ack or nack and passes it
+// to JetStream before taking the next, so Close, which waits for that, never loses
+// an ack the handler gave.
+type subscriber struct {
+	conn     *nats.Conn
+	js       jetstream.JetStream
+	durable  string
+	settings subscriberSettings
+	log      *slog.Logger
+
+	mu      sync.Mutex
+	closed  bool
+	closing chan struct{}
+	// running counts subscriptions not yet drained.
+	running sync.WaitGroup
+}
+
+// Subscribe returns the messages of topic, which must be AllEvents. The channel is
+// closed once the subscriber closes, ctx ends, or the consumer is deleted; a message
+// a handler holds then is still acked or nacked before delivery stops.
+func (s *subscriber) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
+	if topic != AllEvents {
+		return nil, fmt.Errorf("bus subscribe: topic %q: the consumer reads %q", topic, AllEvents)
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, ErrSubscriberClosed
+	}
+	s.running.Add(1)
+	s.mu.Unlock()
+
+	consumer, err := s.js.PushConsumer(ctx, StreamName, s.durable)
+	if err != nil {
+		s.running.Done()
+		return nil, fmt.Errorf("bus subscribe %s: %w", s.durable, err)
+	}
+	out := make(chan *message.Message)
+	consuming, err := consumer.Consume(func(m jetstream.Msg) { s.deliver(ctx, m, out) })
+	if err != nil {
+		s.running.Done()
+		return nil, fmt.Errorf("bus subscribe %s: %w", s.durable, err)
+	}
+	// Taken before draining: asked for after the end, it would never close.
+	stopped := consuming.Closed()
+	go func() {
+		defer s.running.Done()
+		select {
+		case <-s.closing:
+		case <-ctx.Done():
+		case <-stopped:
+		}
+		// Draining ends the group membership, then waits for the delivery in
+		// progress, so nothing sends on out once stopped is closed.
+		consuming.Drain()
+		<-stopped
+		close(out)
+	}()
+	return out, nil
+}
+
+// deliver hands one message to the handler and passes its verdict to JetStream. It
+// runs on the subscription's delivery goroutine, so messages are handled one by one.
+func (s *subscriber) deliver(ctx context.Context, m jetstream.Msg, out chan<- *message.Message) {
+	msg, err := decode(m)
+	if err != nil {
+		// It would fail the same way on every delivery and, one message at a time,
+		// hold up the whole stream: take it out, loudly.
+		s.log.Error("bus: undecodable message terminated", "subject", m.Subject(), "seq", streamSeq(m), "err", err)
+		if err := m.Term(); err != nil {
+			s.log.Error("bus: terminate message", "subject", m.Subject(), "seq", streamSeq(m), "err", err)
+		}
+		return
+	}
+	msgCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	msg.SetContext(msgCtx)
+
+	select {
+	case out <- msg:
+	case <-s.closing:
+		s.release(m, msg.UUID)
+		return
+	case <-ctx.Done():
+		s.release(m, msg.UUID)
+		return
+	}
+
+	timeout := time.NewTimer(s.settings.ackWait)
+	defer timeout.Stop()
+	select {
+	case <-msg.Acked():
+		ackCtx, cancelAck := context.WithTimeout(context.Background(), ackTimeout)
+		defer cancelAck()
+		if err := m.DoubleAck(ackCtx); err != nil {
+			s.log.Error("bus: ack not confirmed; the message will be delivered again", "uuid", msg.UUID, "seq", streamSeq(m), "err", err)
+		}
+	case <-msg.Nacked():
+		if err := s.nak(m); err != nil {
+			s.log.Error("bus: nak", "uuid", msg.UUID, "seq", streamSeq(m), "err", err)
+		}
+	case <-timeout.C:
+		s.log.Warn("bus: message neither acked nor nacked within the ack wait; it will be delivered again", "uuid", msg.UUID, "seq", streamSeq(m), "ack_wait", s.settings.ackWait)
+	}
+}
+
+// release gives back a message no handler took, for immediate delivery elsewhere.
+func (s *subscriber) release(m jetstream.Msg, id string) {
+	if err := m.Nak(); err != nil {
+		s.log.Error("bus: release message", "uuid", id, "seq", streamSeq(m), "err", err)
+	}
+}
+
+// nak asks for the message again after the configured delay.
+func (s *subscriber) nak(m jetstream.Msg) error {
+	if s.settings.nakDelay > 0 {
+		return m.NakWithDelay(s.settings.nakDelay)
+	}
+	return m.Nak()
+}
+
+// Close stops delivery, waits until the message a handler holds is acked or nacked
+// (at most the ack wait), and closes the subscriber's connection.
+func (s *subscriber) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.closing)
+	s.mu.Unlock()
+
+	drained := make(chan struct{})
+	go func() {
+		s.running.Wait()
+		close(drained)
+	}()
+	limit := time.NewTimer(s.settings.ackWait + closeGrace)
+	defer limit.Stop()
+	var err error
+	select {
+	case <-drained:
+	case <-limit.C:
+		err = fmt.Errorf("bus subscriber %s close: not drained after %s", s.durable, s.settings.ackWait+closeGrace)
+	}
+	// Closing flushes the acks sent and ends any drain still waiting on the server.
+	s.conn.Close()
+	<-drained
+	return err
+}
+
+// decode turns a JetStream message into a Watermill one with the publisher's encoding:
+// the UUID and metadata from headers, the payload as is.
+func decode(m jetstream.Msg) (*message.Message, error) {
+	msg, err := (&wmnats.NATSMarshaler{}).Unmarshal(&nats.Msg{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()})
+	if err != nil {
+		return nil, fmt.Errorf("decode: %w", err)
+	}
+	if msg.UUID == "" {
+		return nil, errors.New("decode: message has no UUID")
+	}
+	return msg, nil
+}
+
+// streamSeq is the message's position in the stream, for logs; zero if unknown.
+func streamSeq(m jetstream.Msg) uint64 {
+	md, err := m.Metadata()
+	if err != nil {
+		return 0
+	}
+	return md.Sequence.Stream
+}

@@ -1,0 +1,150 @@
+package webhooks
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/eventstore"
+)
+
+// Headers of a delivery.
+const (
+	HeaderEvent     = "X-Service-Event"
+	HeaderDelivery  = "X-Service-Delivery"
+	HeaderSignature = "X-Service-Signature"
+)
+
+// DefaultSchedule is how long each retry waits after a failed attempt, before jitter:
+// the first retry comes within 10 seconds and the last about 24 hours after the first
+// attempt; after it the delivery is marked failed.
+var DefaultSchedule = []time.Duration{
+	10 * time.Second, time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 15 * time.Hour,
+}
+
+// backoff returns the wait before retry n (0-based) of schedule, with jitter: between
+// half the scheduled wait and all of it, so receivers that failed together are not
+// retried together.
+func backoff(schedule []time.Duration, n int) time.Duration {
+	d := schedule[n]
+	return d/2 + rand.N(d/2+1)
+}
+
+// Sign returns the X-Service-Signature value of body sent at t: the Unix time and the
+// lowercase hex HMAC-SHA256, keyed with the secret, of "<t>.<body>".
+func Sign(secret []byte, t time.Time, body []byte) string {
+	ts := strconv.FormatInt(t.Unix(), 10)
+	mac := hmac.New(sha256.New, secret)
+	mac.Write([]byte(ts))
+	mac.Write([]byte{'.'})
+	mac.Write(body)
+	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
+}
+
+// envelope is the JSON body of every delivery.
+type envelope struct {
+	ID          uuid.UUID       `json:"id"`
+	Type        string          `json:"type"`
+	WorkspaceID uuid.UUID       `json:"workspaceId"`
+	OccurredAt  time.Time       `json:"occurredAt"`
+	Data        json.RawMessage `json:"data"`
+}
+
+// Body returns the JSON body of a delivery: {id, type, workspaceId, occurredAt, data}.
+func Body(id uuid.UUID, name string, workspaceID uuid.UUID, occurredAt time.Time, data json.RawMessage) ([]byte, error) {
+	body, err := json.Marshal(envelope{ID: id, Type: name, WorkspaceID: workspaceID, OccurredAt: occurredAt.UTC(), Data: data})
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: encode delivery: %w", err)
+	}
+	return body, nil
+}
+
+// deliveryIDs derives delivery ids from the webhook, the event and the public name.
+var deliveryIDs = uuid.MustParse("8d4f2a8e-1b7c-4e59-a3d2-6f0e9c5b7a14")
+
+// deliveryID names the delivery of one public event of one stored event to one webhook.
+func deliveryID(webhookID, eventID uuid.UUID, name string) uuid.UUID {
+	return uuid.NewSHA1(deliveryIDs, append(append(webhookID[:], eventID[:]...), name...))
+}
+
+// delivery is a delivery to be stored.
+type delivery struct {
+	ID          uuid.UUID
+	WorkspaceID uuid.UUID
+	WebhookID   uuid.UUID
+	EventID     *uuid.UUID
+	Name        string
+	OccurredAt  time.Time
+	Data        json.RawMessage
+}
+
+// queue adds to b the insert of d, due at once; a delivery already stored is left as
+// it is, so handling an event twice changes nothing.
+func (d delivery) queue(b *pgx.Batch, now time.Time) error {
+	body, err := Body(d.ID, d.Name, d.WorkspaceID, d.OccurredAt, d.Data)
+	if err != nil {
+		return err
+	}
+	b.Queue(`INSERT INTO webhook_deliveries (workspace_id, id, webhook_id, event_id, event, body, status, next_attempt_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6::text::json, 'pending', $7, $7)
+		ON CONFLICT (workspace_id, id) DO NOTHING`,
+		d.WorkspaceID, d.ID, d.WebhookID, d.EventID, d.Name, string(body), now)
+	return nil
+}
+
+// ErrNotFound is returned for a webhook or delivery the workspace does not have.
+var ErrNotFound = errors.New("webhooks: not found")
+
+// EnqueueTest stores a webhook.test delivery for a live webhook and returns its id.
+func EnqueueTest(ctx context.Context, db eventstore.DB, workspaceID, webhookID uuid.UUID, now time.Time) (uuid.UUID, error) {
+	var live bool
+	if err := db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM webhooks WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL)`,
+		workspaceID, webhookID).Scan(&live); err != nil {
+		return uuid.Nil, fmt.Errorf("webhooks: look up webhook: %w", err)
+	}
+	if !live {
+		return uuid.Nil, ErrNotFound
+	}
+	id := uuid.New()
+	data, err := json.Marshal(map[string]any{"webhookId": webhookID, "message": "This is a test delivery."})
+	if err != nil {
+		return uuid.Nil, err
+	}
+	b := &pgx.Batch{}
+	d := delivery{ID: id, WorkspaceID: workspaceID, WebhookID: webhookID, Name: commands.HookTest, OccurredAt: now, Data: data}
+	if err := d.queue(b, now); err != nil {
+		return uuid.Nil, err
+	}
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return uuid.Nil, fmt.Errorf("webhooks: store test delivery: %w", err)
+	}
+	return id, nil
+}
+
+// Redeliver makes a delivery due again at once, whatever its state, keeping its id and
+// body; its attempts go on being counted, and a failed one gets a fresh schedule.
+func Redeliver(ctx context.Context, db eventstore.DB, workspaceID, webhookID, deliveryID uuid.UUID, now time.Time) error {
+	tag, err := db.Exec(ctx, `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $4, completed_at = NULL, schedule_from = d.attempts
+		FROM webhooks h
+		WHERE d.workspace_id = $1 AND d.webhook_id = $2 AND d.id = $3
+			AND h.workspace_id = d.workspace_id AND h.id = d.webhook_id AND h.deleted_at IS NULL`,
+		workspaceID, webhookID, deliveryID, now)
+	if err != nil {
+		return fmt.Errorf("webhooks: redeliver: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

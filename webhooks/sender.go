@@ -1,0 +1,251 @@
+package webhooks
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/webhooks/safehttp"
+)
+
+// Limits of one attempt.
+const (
+	attemptTimeout   = 10 * time.Second
+	recordedBodySize = 1 << 10
+)
+
+// Sender makes the attempts of pending deliveries: per webhook, the oldest pending
+// delivery first, and a later one only once it has succeeded or failed for good, so
+// each webhook receives its events in order. Webhooks are served concurrently.
+type Sender struct {
+	Pool        *pgxpool.Pool
+	Box         *sealbox.Box
+	Client      *http.Client    // nil: safehttp.Policy{}.Client(10 s)
+	Schedule    []time.Duration // nil: DefaultSchedule
+	Now         func() time.Time
+	Concurrency int           // webhooks served at once; default 8
+	Interval    time.Duration // between looks for due deliveries; default 250 ms
+
+	wake chan struct{}
+	once sync.Once
+}
+
+// Wake asks the sender to look for due deliveries now.
+func (s *Sender) Wake() {
+	s.init()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Sender) init() {
+	s.once.Do(func() {
+		s.wake = make(chan struct{}, 1)
+		if s.Client == nil {
+			s.Client = safehttp.Policy{}.Client(attemptTimeout)
+		}
+		if s.Schedule == nil {
+			s.Schedule = DefaultSchedule
+		}
+		if s.Now == nil {
+			s.Now = time.Now
+		}
+		if s.Concurrency <= 0 {
+			s.Concurrency = 8
+		}
+		if s.Interval <= 0 {
+			s.Interval = 250 * time.Millisecond
+		}
+	})
+}
+
+// Run serves due deliveries until ctx ends.
+func (s *Sender) Run(ctx context.Context) error {
+	s.init()
+	var mu sync.Mutex
+	busy := map[uuid.UUID]bool{}
+	slots := make(chan struct{}, s.Concurrency)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	tick := time.NewTicker(s.Interval)
+	defer tick.Stop()
+	for {
+		due, err := s.dueWebhooks(ctx)
+		if err != nil && ctx.Err() == nil {
+			slog.Error("webhooks: find due deliveries", "err", err)
+		}
+		for _, id := range due {
+			mu.Lock()
+			skip := busy[id]
+			busy[id] = true
+			mu.Unlock()
+			if skip {
+				continue
+			}
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := s.drain(ctx, id); err != nil && ctx.Err() == nil {
+					slog.Error("webhooks: deliver", "webhook", id, "err", err)
+				}
+				mu.Lock()
+				delete(busy, id)
+				mu.Unlock()
+				<-slots
+			}()
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		case <-s.wake:
+		}
+	}
+}
+
+// dueWebhooks lists the live, active webhooks whose oldest pending delivery is due.
+func (s *Sender) dueWebhooks(ctx context.Context) ([]uuid.UUID, error) {
+	rows, err := s.Pool.Query(ctx, `SELECT head.webhook_id
+		FROM (SELECT DISTINCT ON (webhook_id) workspace_id, webhook_id, next_attempt_at
+			FROM webhook_deliveries WHERE status = 'pending' ORDER BY webhook_id, seq) head
+		JOIN webhooks h ON h.workspace_id = head.workspace_id AND h.id = head.webhook_id
+		WHERE h.deleted_at IS NULL AND h.active AND head.next_attempt_at <= $1`, s.Now())
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: due deliveries: %w", err)
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+}
+
+// pending is the oldest pending delivery of a webhook, with what sending it needs.
+type pending struct {
+	workspaceID, id, webhookID uuid.UUID
+	event, url                 string
+	body                       []byte
+	sealed                     []byte
+	attempts, scheduleFrom     int
+	due                        time.Time
+}
+
+// drain sends a webhook's deliveries in order until one is not due yet.
+func (s *Sender) drain(ctx context.Context, webhookID uuid.UUID) error {
+	for ctx.Err() == nil {
+		var p pending
+		var body string
+		err := s.Pool.QueryRow(ctx, `SELECT d.workspace_id, d.id, d.webhook_id, d.event, d.body::text, d.attempts, d.schedule_from,
+				d.next_attempt_at, h.url, h.sealed_secret
+			FROM webhook_deliveries d JOIN webhooks h ON h.workspace_id = d.workspace_id AND h.id = d.webhook_id
+			WHERE d.webhook_id = $1 AND d.status = 'pending' AND h.deleted_at IS NULL AND h.active
+			ORDER BY d.seq LIMIT 1`, webhookID).Scan(&p.workspaceID, &p.id, &p.webhookID, &p.event, &body, &p.attempts,
+			&p.scheduleFrom, &p.due, &p.url, &p.sealed)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("webhooks: next delivery: %w", err)
+		}
+		if p.due.After(s.Now()) {
+			return nil
+		}
+		p.body = []byte(body)
+		ok, err := s.attempt(ctx, p)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// attempt makes one attempt at a delivery and records it, and reports whether it
+// succeeded.
+func (s *Sender) attempt(ctx context.Context, p pending) (bool, error) {
+	started := s.Now()
+	code, answer, sendErr := s.send(ctx, p, started)
+	elapsed := s.Now().Sub(started)
+	if ctx.Err() != nil && sendErr != nil {
+		return false, ctx.Err() // cut short by shutdown: not the receiver's failure, so not recorded
+	}
+	ok := sendErr == nil && code >= 200 && code < 300
+	var errText *string
+	if sendErr != nil {
+		msg := sendErr.Error()
+		errText = &msg
+	}
+	var status *int
+	if code != 0 {
+		status = &code
+	}
+	n := p.attempts + 1
+	state, next, completed := "pending", (*time.Time)(nil), (*time.Time)(nil)
+	retry := n - p.scheduleFrom - 1 // retries already spent after this attempt
+	switch {
+	case ok:
+		state, completed = "succeeded", &started
+	case retry >= len(s.Schedule):
+		state, completed = "failed", &started
+	default:
+		at := started.Add(backoff(s.Schedule, retry))
+		next = &at
+	}
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO webhook_attempts (workspace_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, succeeded)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		p.workspaceID, p.id, n, started, elapsed.Milliseconds(), status, errText, answer, ok)
+	b.Queue(`UPDATE webhook_deliveries SET attempts = $3, status = $4, next_attempt_at = coalesce($5, next_attempt_at), completed_at = $6
+		WHERE workspace_id = $1 AND id = $2`, p.workspaceID, p.id, n, state, next, completed)
+	// The record is written even when ctx ends now: the attempt was made.
+	record := context.WithoutCancel(ctx)
+	if err := pgx.BeginFunc(record, s.Pool, func(tx pgx.Tx) error {
+		return tx.SendBatch(record, b).Close()
+	}); err != nil {
+		return false, fmt.Errorf("webhooks: record attempt: %w", err)
+	}
+	return ok, nil
+}
+
+// send POSTs a delivery and returns the status code and the start of the answer.
+func (s *Sender) send(ctx context.Context, p pending, at time.Time) (int, string, error) {
+	secret, err := s.Box.Open(p.sealed, p.webhookID[:])
+	if err != nil {
+		return 0, "", fmt.Errorf("the webhook's secret cannot be opened with this service's key")
+	}
+	ctx, cancel := context.WithTimeout(ctx, attemptTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(p.body))
+	if err != nil {
+		return 0, "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "Finledger-Webhooks/1")
+	req.Header.Set(HeaderEvent, p.event)
+	req.Header.Set(HeaderDelivery, p.id.String())
+	req.Header.Set(HeaderSignature, Sign(secret, at, p.body))
+	resp, err := s.Client.Do(req)
+	if err != nil {
+		return 0, "", err
+	}
+	defer resp.Body.Close()
+	prefix, err := safehttp.ReadPrefix(resp.Body, recordedBodySize)
+	return resp.StatusCode, validText(prefix), err
+}
+
+// validText keeps the recorded answer storable as text: a prefix cut inside a UTF-8
+// sequence, or a binary answer, loses its invalid bytes.
+func validText(b []byte) string {
+	return string(bytes.ReplaceAll(bytes.ToValidUTF8(b, nil), []byte{0}, nil))
+}

@@ -1,0 +1,61 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/webhooks/bus"
+)
+
+// Config is what the webhooks service needs.
+type Config struct {
+	Pool     *pgxpool.Pool
+	Bus      *bus.Bus
+	Box      *sealbox.Box
+	Client   *http.Client    // for deliveries; see Sender
+	Schedule []time.Duration // retries; nil: DefaultSchedule
+	Now      func() time.Time
+	Interval time.Duration // how often the relay and the sender look for work when idle; 0: their defaults
+	AckWait  time.Duration // see Dispatcher
+}
+
+// Service is the relay and the dispatcher of one instance.
+type Service struct {
+	Relay      *Relay
+	Dispatcher *Dispatcher
+}
+
+// New wires a relay and a dispatcher over one bus.
+func New(c Config) (*Service, error) {
+	publisher, err := c.Bus.Publisher()
+	if err != nil {
+		return nil, fmt.Errorf("webhooks: %w", err)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	sender := &Sender{Pool: c.Pool, Box: c.Box, Client: c.Client, Schedule: c.Schedule, Now: c.Now, Interval: c.Interval}
+	return &Service{
+		Relay:      &Relay{Pool: c.Pool, Publisher: publisher, Interval: c.Interval},
+		Dispatcher: &Dispatcher{Pool: c.Pool, Bus: c.Bus, Sender: sender, Now: c.Now, AckWait: c.AckWait},
+	}, nil
+}
+
+// Wake tells this instance's sender that a delivery is due now; it does nothing
+// where another instance dispatches, whose sender finds it within its interval.
+func (s *Service) Wake() { s.Dispatcher.Sender.Wake() }
+
+// Run relays and dispatches, each while this instance leads it, until ctx ends.
+func (s *Service) Run(ctx context.Context) {
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); _ = s.Relay.Run(ctx) }()
+	go func() { defer wg.Done(); _ = s.Dispatcher.Run(ctx) }()
+	wg.Wait()
+}
