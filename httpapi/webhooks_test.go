@@ -230,7 +230,7 @@ func TestWebhookSubscriptions(t *testing.T) {
 		t.Fatalf("bob sees %v", list)
 	}
 
-	alice.Delete("/api/webhooks/outbound/" + id).Expect(t, http.StatusOK)
+	alice.Delete("/api/webhooks/outbound/"+id).Expect(t, http.StatusOK)
 	expectError(t, alice.Get("/api/webhooks/outbound/"+id), http.StatusNotFound, "WEBHOOK_NOT_FOUND")
 	expectError(t, alice.Delete("/api/webhooks/outbound/"+id), http.StatusNotFound, "WEBHOOK_NOT_FOUND")
 	expectError(t, alice.Post("/api/webhooks/outbound/"+id+"/test", nil), http.StatusNotFound, "WEBHOOK_NOT_FOUND")
@@ -300,7 +300,7 @@ func TestWebhookDelivery(t *testing.T) {
 	}
 
 	// The deliveries, with their attempts, newest first.
-	list := alice.Get("/api/webhooks/outbound/" + hookID + "/deliveries?pageSize=5").Expect(t, http.StatusOK)
+	list := alice.Get("/api/webhooks/outbound/"+hookID+"/deliveries?pageSize=5").Expect(t, http.StatusOK)
 	if total := fmt.Sprint(list.Object("pagination")["total"]); total != "14" || len(list.List("deliveries")) != 5 {
 		t.Fatalf("deliveries %s", list.Raw)
 	}
