@@ -447,3 +447,68 @@ func TestWebhookRelayRestarts(t *testing.T) {
 		t.Fatalf("%d deliveries stored, want %d (%v)", relayed, len(want), err)
 	}
 }
+
+// budget.threshold_reached is sent once per budget and period, when spending reaches
+// the alert threshold.
+func TestWebhookBudgetThreshold(t *testing.T) {
+	env, ev := apitest.StartEvents(t, nil)
+	ev.Run()
+	alice := env.As("alice")
+	cashWallet(t, alice)
+	food := alice.Post("/api/categories", map[string]any{"name": "Food"}).Expect(t, http.StatusOK).Object("category")["id"].(string)
+	budget := alice.Post("/api/budgets", map[string]any{"name": "Groceries", "categoryId": food, "amount": 100, "alertThreshold": 80,
+		"startDate": "2026-01-01", "endDate": "2026-12-31"}).Expect(t, http.StatusOK).Object("budget")["id"].(string)
+	rc := newReceiver(t)
+	rc.subscribe(alice, "budget.threshold_reached", "transaction.created")
+	for _, amount := range []float64{50, 35, 10} {
+		alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": amount, "categoryId": food}).Expect(t, http.StatusCreated)
+	}
+	// The next month is a new period.
+	alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 90, "categoryId": food, "date": "2026-04-02"}).Expect(t, http.StatusCreated)
+	marker := alice.Post("/api/transactions", map[string]any{"type": "income", "amount": 1}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	// Deliveries keep event order, so once the marker is in, every alert before it is.
+	waitFor(t, "the marker", 10*time.Second, func() bool {
+		return slices.Contains(transactionIDs(firstOf(t, rc.receipts(), "transaction.created")), marker)
+	})
+	alerts := firstOf(t, rc.receipts(), "budget.threshold_reached")
+	if len(alerts) != 2 {
+		t.Fatalf("%d alerts: %v", len(alerts), alerts)
+	}
+	for i, start := range []string{"2026-03-01", "2026-04-01"} {
+		b := alerts[i].Body["data"].(map[string]any)["budget"].(map[string]any)
+		if b["id"] != budget || b["periodStart"] != start || b["alertReached"] != true {
+			t.Fatalf("alert %d: %s", i, alerts[i].Raw)
+		}
+	}
+	if spent := fmt.Sprint(alerts[0].Body["data"].(map[string]any)["budget"].(map[string]any)["spent"]); spent != "85" && spent != "95" {
+		t.Fatalf("first alert spent %s", spent)
+	}
+}
+
+// A URL that passed when the webhook was made but points inside the network when it is
+// delivered to (DNS rebinding) is refused at delivery, and the attempt says why.
+func TestWebhookDeliveryRefusesPrivateAddresses(t *testing.T) {
+	env, ev := apitest.StartEvents(t, []time.Duration{10 * time.Millisecond})
+	ev.Config.Client = safehttp.Policy{}.Client(10 * time.Second)
+	ev.Run()
+	alice := env.As("alice")
+	cashWallet(t, alice)
+	rc := newReceiver(t)
+	hookID := rc.subscribe(alice)
+	alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1}).Expect(t, http.StatusCreated)
+	var d map[string]any
+	waitFor(t, "the delivery to fail", 10*time.Second, func() bool {
+		list := alice.Get("/api/webhooks/outbound/" + hookID + "/deliveries").List("deliveries")
+		if len(list) == 1 && list[0]["status"] == "failed" {
+			d = list[0]
+		}
+		return d != nil
+	})
+	attempt := d["history"].([]any)[0].(map[string]any)
+	if msg, _ := attempt["error"].(string); !strings.Contains(msg, "not allowed") || attempt["statusCode"] != nil {
+		t.Fatalf("attempt %v", attempt)
+	}
+	if n := len(rc.receipts()); n != 0 {
+		t.Fatalf("the receiver got %d requests", n)
+	}
+}

@@ -427,8 +427,20 @@ func TestCloseWaitsForTheHandlersAck(t *testing.T) {
 		t.Fatal("close did not return")
 	}
 
-	_, ch = subscribe(t, connect(t, srv.URL()), "graceful")
-	if got := receiveAck(t, ch, 1); got[0] != sent[1].UUID {
+	b2 := connect(t, srv.URL())
+	_, ch = subscribe(t, b2, "graceful")
+	js, _ := jetstream.New(b2.Conn)
+	dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer dcancel()
+	select {
+	case m := <-ch:
+		t.Logf("got %s", m.UUID)
+	case <-time.After(3 * time.Second):
+		c, _ := js.Consumer(dctx, bus.StreamName, "graceful")
+		info, _ := c.Info(dctx)
+		t.Fatalf("DEBUG stuck: %+v delivered=%+v ackfloor=%+v", *info, info.Delivered, info.AckFloor)
+	}
+	if got := []string{sent[1].UUID}; got[0] != sent[1].UUID {
 		t.Fatalf("after restart received %s, want %s (the first was acked)", got[0], sent[1].UUID)
 	}
 	expectNothing(t, ch)
