@@ -32,6 +32,8 @@ type Dispatcher struct {
 	// it waits before JetStream offers it again; the stream waits behind it, so it is
 	// short. Default 5 s.
 	AckWait time.Duration
+
+	hooks hookCache // used by the one goroutine that handles messages
 }
 
 // Run dispatches while this instance is the leader, until ctx ends.
@@ -44,6 +46,7 @@ func (d *Dispatcher) dispatch(ctx context.Context) error {
 	if ackWait <= 0 {
 		ackWait = 5 * time.Second
 	}
+	d.hooks = hookCache{} // a new leader reads afresh what another may have changed
 	sub, err := d.Bus.Subscriber(ctx, DispatcherDurable, bus.WithAckWait(ackWait))
 	if err != nil {
 		return err
@@ -82,7 +85,7 @@ func (d *Dispatcher) handle(ctx context.Context, msg *message.Message) {
 		msg.Ack()
 		return
 	}
-	n, err := fanOut(ctx, d.Pool, e, d.Now())
+	n, err := fanOut(ctx, d.Pool, &d.hooks, e, d.Now())
 	if err != nil {
 		if ctx.Err() == nil {
 			slog.Error("webhooks: fan out", "event", e.ID, "err", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -29,12 +30,15 @@ type Stored struct {
 // per live webhook of its workspace that wants it, plus a budget.threshold_reached when
 // the event takes a budget's period spending to its alert threshold for the first time.
 // It is safe to repeat: deliveries and alerts are keyed by what they stand for.
-func fanOut(ctx context.Context, pool *pgxpool.Pool, e Stored, now time.Time) (int, error) {
+func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored, now time.Time) (int, error) {
+	if strings.HasPrefix(e.Type, "webhook.") {
+		cache.forget(e.WorkspaceID)
+	}
 	publics, err := PublicEvents(e.Type, e.Data)
 	if err != nil || len(publics) == 0 {
 		return 0, err
 	}
-	hooks, err := liveWebhooks(ctx, pool, e.WorkspaceID, e.Version)
+	hooks, err := cache.live(ctx, pool, e.WorkspaceID, e.Version)
 	if err != nil || len(hooks) == 0 {
 		return 0, err
 	}
@@ -72,24 +76,54 @@ func fanOut(ctx context.Context, pool *pgxpool.Pool, e Stored, now time.Time) (i
 
 // hook is a live webhook as the fan-out sees it.
 type hook struct {
-	ID uuid.UUID
+	ID             uuid.UUID
+	CreatedVersion int64
 	commands.WebhookFields
 }
 
-// liveWebhooks returns the active webhooks of a workspace that existed before the
-// event at version: a webhook is sent what happens after its creation, even when the
-// dispatcher catches up on older events.
-func liveWebhooks(ctx context.Context, db queries.DB, workspaceID uuid.UUID, version int64) ([]hook, error) {
-	rows, err := db.Query(ctx, `SELECT id, name, url, events, active FROM webhooks
-		WHERE workspace_id = $1 AND deleted_at IS NULL AND active AND created_version < $2 ORDER BY created_version`, workspaceID, version)
-	if err != nil {
-		return nil, fmt.Errorf("webhooks: live webhooks: %w", err)
+// hookCache holds each workspace's active webhooks as last read. Every webhook event
+// passes through the dispatcher, in order, and drops its workspace's entry, so an
+// entry is never older than the last change the dispatcher has seen.
+type hookCache struct {
+	entries map[uuid.UUID][]hook
+}
+
+// maxCachedWorkspaces bounds the cache; past it, the cache starts over.
+const maxCachedWorkspaces = 100_000
+
+func (c *hookCache) forget(workspaceID uuid.UUID) { delete(c.entries, workspaceID) }
+
+// live returns the active webhooks of a workspace that existed before the event at
+// version: a webhook is sent what happens after its creation, even when the dispatcher
+// catches up on older events.
+func (c *hookCache) live(ctx context.Context, db queries.DB, workspaceID uuid.UUID, version int64) ([]hook, error) {
+	all, ok := c.entries[workspaceID]
+	if !ok {
+		rows, err := db.Query(ctx, `SELECT id, created_version, name, url, events, active FROM webhooks
+			WHERE workspace_id = $1 AND deleted_at IS NULL AND active ORDER BY created_version`, workspaceID)
+		if err != nil {
+			return nil, fmt.Errorf("webhooks: live webhooks: %w", err)
+		}
+		all, err = pgx.CollectRows(rows, func(row pgx.CollectableRow) (hook, error) {
+			var h hook
+			err := row.Scan(&h.ID, &h.CreatedVersion, &h.Name, &h.URL, &h.Events, &h.Active)
+			return h, err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("webhooks: live webhooks: %w", err)
+		}
+		if c.entries == nil || len(c.entries) >= maxCachedWorkspaces {
+			c.entries = map[uuid.UUID][]hook{}
+		}
+		c.entries[workspaceID] = all
 	}
-	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (hook, error) {
-		var h hook
-		err := row.Scan(&h.ID, &h.Name, &h.URL, &h.Events, &h.Active)
-		return h, err
-	})
+	var out []hook
+	for _, h := range all {
+		if h.CreatedVersion < version {
+			out = append(out, h)
+		}
+	}
+	return out, nil
 }
 
 func wants(hooks []hook, name string) bool {

@@ -41,7 +41,7 @@ type Relay struct {
 	Pool      *pgxpool.Pool
 	Publisher message.Publisher
 	Batch     int           // events per read; default 500
-	Interval  time.Duration // between reads once caught up; default 100 ms
+	Interval  time.Duration // between reads once caught up; default 25 ms
 }
 
 // Run relays while this instance is the leader, until ctx ends.
@@ -56,7 +56,7 @@ func (r *Relay) relay(ctx context.Context) error {
 		batch = 500
 	}
 	if interval <= 0 {
-		interval = 100 * time.Millisecond
+		interval = 25 * time.Millisecond
 	}
 	from, err := r.checkpoint(ctx)
 	if err != nil {

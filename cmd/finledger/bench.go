@@ -36,7 +36,10 @@ import (
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/pgcluster"
+	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/projections"
+	"github.com/finledger/finledger/webhooks"
+	"github.com/finledger/finledger/webhooks/safehttp"
 )
 
 type benchOptions struct {
@@ -47,6 +50,8 @@ type benchOptions struct {
 	rounds     int
 	depths     []int
 	samples    int
+	hookRate   int
+	hookSpaces int
 }
 
 // bench measures transaction creation over HTTP against an in-process server on
@@ -64,6 +69,8 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 	fs.IntVar(&o.rounds, "rounds", 3, "alternating ledger and pgbench runs")
 	fs.StringVar(&depths, "depths", "10000,200000", "stream depths (prior events) for the latency test; empty skips it")
 	fs.IntVar(&o.samples, "samples", 2000, "sequential creates measured at each depth")
+	fs.IntVar(&o.hookRate, "webhook-rate", 100, "transactions per second for the webhook delay test; 0 skips it")
+	fs.IntVar(&o.hookSpaces, "webhook-workspaces", 8, "workspaces, each with a webhook, for the webhook delay test")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -112,13 +119,32 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 		return err
 	}
 	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
+	// The relay and the dispatcher run throughout, as they do in every instance.
+	events, stopEvents, err := benchBus(ctx)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+	box, err := sealbox.New([]byte(randomHex(16)))
+	if err != nil {
+		return err
+	}
+	policy := safehttp.Policy{AllowPrivate: true} // the receiver is on this machine
+	hooks, err := webhooks.New(webhooks.Config{Pool: pool, Bus: events, Box: box, Client: policy.Client(10 * time.Second)})
+	if err != nil {
+		return err
+	}
+	hooksCtx, stopHooks := context.WithCancel(ctx)
+	defer stopHooks()
+	go hooks.Run(hooksCtx)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	srv := &http.Server{Handler: httpapi.NewServer(pool, ledger, verifier, time.Now,
 		// The limiter runs on every request, with a limit no load here reaches.
-		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: &httpapi.RecordingBilling{}}).Handler(), ReadHeaderTimeout: 10 * time.Second}
+		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: &httpapi.RecordingBilling{},
+			Box: box, Events: events.Conn, Webhooks: httpapi.WebhookOptions{Policy: policy, Wake: hooks.Wake}}).Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
@@ -167,6 +193,12 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 	if len(ratios) > 0 {
 		slices.Sort(ratios)
 		fmt.Fprintf(out, "\nmedian ratio ledger creates/s : pgbench tps = %.2f (rounds: %v)\n", ratios[len(ratios)/2], roundAll(ratios))
+	}
+	if o.hookRate > 0 {
+		fmt.Fprintf(out, "\n== webhook delay at a steady %d creates/s for %s\n", o.hookRate, o.duration)
+		if err := b.webhookLatency(ctx, o.hookRate, o.hookSpaces, o.duration); err != nil {
+			return err
+		}
 	}
 	if len(o.depths) > 0 {
 		fmt.Fprintf(out, "\n== create latency in one workspace by stream depth, %d sequential creates each\n", o.samples)
