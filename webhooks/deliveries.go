@@ -27,18 +27,18 @@ const (
 )
 
 // DefaultSchedule is how long each retry waits after a failed attempt, before jitter:
-// the first retry comes within 10 seconds and the last about 24 hours after the first
-// attempt; after it the delivery is marked failed.
+// the first retry comes within 10 seconds and the last, with jitter, about 24 hours
+// after the first attempt; after it the delivery is marked failed.
 var DefaultSchedule = []time.Duration{
-	10 * time.Second, time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 15 * time.Hour,
+	10 * time.Second, time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 18 * time.Hour,
 }
 
 // backoff returns the wait before retry n (0-based) of schedule, with jitter: between
-// half the scheduled wait and all of it, so receivers that failed together are not
-// retried together.
+// four fifths of the scheduled wait and all of it, so receivers that failed together
+// are not retried together.
 func backoff(schedule []time.Duration, n int) time.Duration {
 	d := schedule[n]
-	return d/2 + rand.N(d/2+1)
+	return d - rand.N(d/5+1)
 }
 
 // Sign returns the X-Service-Signature value of body sent at t: the Unix time and the

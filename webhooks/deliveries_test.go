@@ -1,0 +1,34 @@
+package webhooks
+
+import (
+	"testing"
+	"time"
+)
+
+// The default schedule: the first retry within 10 s, the last about a day after the
+// first attempt, every wait within its jitter.
+func TestDefaultSchedule(t *testing.T) {
+	var least, most time.Duration
+	for n, d := range DefaultSchedule {
+		least += d - d/5
+		most += d
+		for range 100 {
+			if got := backoff(DefaultSchedule, n); got > d || got < d-d/5 {
+				t.Fatalf("retry %d waits %s, scheduled %s", n, got, d)
+			}
+		}
+	}
+	if DefaultSchedule[0] > 10*time.Second || least < 20*time.Hour || most > 28*time.Hour {
+		t.Fatalf("first retry %s, last between %s and %s", DefaultSchedule[0], least, most)
+	}
+}
+
+// The signature is the one the README shows receivers how to check.
+func TestSign(t *testing.T) {
+	got := Sign([]byte("whsec_test"), time.Unix(1700000000, 0), []byte(`{"a":1}`))
+	// echo -n '1700000000.{"a":1}' | openssl dgst -sha256 -hmac whsec_test
+	want := "t=1700000000,v1=38877139021993b830af32feea6e18a8da83eb2f6e49ee50bd9e4cf4ca4d3789"
+	if got != want {
+		t.Fatalf("Sign = %s", got)
+	}
+}

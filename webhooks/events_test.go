@@ -1,0 +1,51 @@
+package webhooks
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/finledger/finledger/commands"
+)
+
+func TestPublicEvents(t *testing.T) {
+	for _, c := range []struct {
+		typ, data string
+		want      string
+	}{
+		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"expense","amount":"1","postings":[{"walletId":"0195f3a2-0000-7000-8000-000000000004"}]}`, "[transaction.created]"},
+		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"goal_deposit","goalId":"0195f3a2-0000-7000-8000-000000000002"}`, "[transaction.created goal.deposit]"},
+		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"goal_withdrawal","goalId":"0195f3a2-0000-7000-8000-000000000002"}`, "[transaction.created goal.withdrawal]"},
+		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"expense","debtId":"0195f3a2-0000-7000-8000-000000000001"}`, "[transaction.created debt.payment]"},
+		{commands.TypeTransactionUpdated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","changes":{},"postings":[]}`, "[transaction.updated]"},
+		{commands.TypeTransactionDeleted, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","postings":[]}`, "[transaction.deleted]"},
+		{commands.TypeWalletCreated, `{"walletId":"w"}`, "[wallet.created]"},
+		{commands.TypeWalletUpdated, `{"walletId":"w"}`, "[wallet.updated]"},
+		{commands.TypeWalletArchived, `{"walletId":"w"}`, "[wallet.updated]"},
+		{commands.TypeCategoryCreated, `{"categoryId":"c"}`, "[category.created]"},
+		{commands.TypeBudgetCreated, `{"budgetId":"b"}`, "[budget.created]"},
+		{commands.TypeRecurringPaid, `{"recurringId":"r"}`, "[recurring.paid]"},
+		{commands.TypeCategoryUpdated, `{"categoryId":"c"}`, "[]"},
+		{commands.TypeMemberAdded, `{"userId":"u"}`, "[]"},
+		{commands.TypeAPIKeyCreated, `{"keyId":"k","hash":"secret"}`, "[]"},
+		{commands.TypeWebhookCreated, `{"webhookId":"h","sealedSecret":"x"}`, "[]"},
+	} {
+		got, err := PublicEvents(c.typ, []byte(c.data))
+		if err != nil {
+			t.Fatalf("%s: %v", c.typ, err)
+		}
+		names := make([]string, len(got))
+		for i, p := range got {
+			names[i] = p.Name
+			if strings.Contains(string(p.Data), "postings") {
+				t.Errorf("%s: data keeps the postings: %s", c.typ, p.Data)
+			}
+		}
+		if fmt.Sprint(names) != c.want {
+			t.Errorf("%s: %v, want %s", c.typ, names, c.want)
+		}
+	}
+	if _, err := PublicEvents(commands.TypeTransactionCreated, []byte(`not json`)); err == nil {
+		t.Error("a broken payload was accepted")
+	}
+}
