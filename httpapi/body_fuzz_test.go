@@ -9,12 +9,12 @@ import (
 )
 
 // FuzzParseBody feeds arbitrary bytes through the JSON parsing and every field reader
-// of the transaction and wallet bodies: whatever comes in, the answer is a value or a
+// of the transaction, incoming-transaction and wallet bodies: whatever comes in, the answer is a value or a
 // 400-class error, never a panic or a server error.
 func FuzzParseBody(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, `{"type":"expense","amount":12.5,"date":"2026-03-01"}`, `{"amount":1e400}`, `{"amount":-0}`,
-		`{"amount":"12"}`, `{"toWalletId":"00000000-0000-0000-0000-000000000001","destinationWalletId":null}`,
+		`{"amount":"12"}`, `{"amount":"12.50"}`, `{"amount":"1e3"}`, `{"amount":"\u0031"}`, `{"toWalletId":"00000000-0000-0000-0000-000000000001","destinationWalletId":null}`,
 		`{"name":"\u0000","balance":0.00001}`, `[1]`, `null`, `{"a":1}{"b":2}`, "\xff", `{"ids":["x",1,null]}`,
 	} {
 		f.Add([]byte(seed))
@@ -29,6 +29,9 @@ func FuzzParseBody(f *testing.F) {
 		}
 		transactionInput(b)
 		walletInput(b, true)
+		if v := b.amountOrText("amount"); v.Valid && !b.failed("amount") && !v.Value.IsPositive() {
+			t.Fatalf("amount %s accepted", v.Value)
+		}
 		b.ids("ids", maxBulkIDs)
 		b.enum("type", commands.TransactionTypes)
 		if err := b.finish(); err != nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/safehttp"
 )
 
@@ -414,37 +415,71 @@ func TestWebhookFailsThenRedelivered(t *testing.T) {
 			t.Fatalf("receipt of another delivery %s", r.Delivery)
 		}
 	}
+
+	// Finished deliveries are purged after their retention, attempts with them.
+	if n, err := webhooks.PurgeDeliveries(t.Context(), env.Pool, time.Now().Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("purged %d recent deliveries (%v)", n, err)
+	}
+	if n, err := webhooks.PurgeDeliveries(t.Context(), env.Pool, time.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("purged %d deliveries (%v)", n, err)
+	}
+	var attempts int
+	if err := env.Pool.QueryRow(t.Context(), `SELECT count(*) FROM webhook_attempts`).Scan(&attempts); err != nil || attempts != 0 {
+		t.Fatalf("%d attempts left (%v)", attempts, err)
+	}
+	if list := alice.Get("/api/webhooks/outbound/" + hookID + "/deliveries").List("deliveries"); len(list) != 0 {
+		t.Fatalf("deliveries after the purge: %v", list)
+	}
 }
 
-// Relays and dispatchers stopped and restarted while events are written: nothing is
-// skipped, and what arrives twice arrives with the same delivery id and body.
+// Relays and dispatchers stopped and restarted while several workspaces write at once,
+// with two instances competing for the lead: nothing is skipped, each workspace's
+// events arrive in order, and what arrives twice arrives with the same delivery id and
+// body.
 func TestWebhookRelayRestarts(t *testing.T) {
 	env, ev := apitest.StartEvents(t, nil)
 	stop := ev.Run()
-	alice := env.As("alice")
-	cashWallet(t, alice)
-	rc := newReceiver(t)
-	rc.subscribe(alice, "transaction.created")
-	var want []string
+	standby := ev.Run() // a second instance, waiting for the locks
+	defer standby()
+	users := []string{"alice", "bob", "carol"}
+	receivers := make([]*receiver, len(users))
+	wants := make([][]string, len(users))
+	for i, u := range users {
+		c := env.As(u)
+		cashWallet(t, c)
+		receivers[i] = newReceiver(t)
+		receivers[i].subscribe(c, "transaction.created")
+	}
+	var wg sync.WaitGroup
+	for i, u := range users {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := env.As(u)
+			for range 40 {
+				wants[i] = append(wants[i], c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 2}).
+					Expect(t, http.StatusCreated).Object("transaction")["id"].(string))
+			}
+		}()
+	}
+	// Stop the leader mid-stream, again and again, while the writers go on.
 	for round := range 4 {
-		for range 10 {
-			want = append(want, alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 2}).
-				Expect(t, http.StatusCreated).Object("transaction")["id"].(string))
-		}
-		// Stop mid-stream, sometimes before anything of the round went out.
-		time.Sleep(time.Duration(round*15) * time.Millisecond)
+		time.Sleep(time.Duration(20+round*30) * time.Millisecond)
 		stop()
 		stop = ev.Run()
 	}
-	waitFor(t, "every delivery", 20*time.Second, func() bool {
-		return len(firstOf(t, rc.receipts(), "transaction.created")) >= len(want)
-	})
-	if got := transactionIDs(firstOf(t, rc.receipts(), "transaction.created")); !slices.Equal(got, want) {
-		t.Fatalf("delivered %d: %v\nwant %d: %v", len(got), got, len(want), want)
+	wg.Wait()
+	for i, rc := range receivers {
+		waitFor(t, users[i]+"'s deliveries", 30*time.Second, func() bool {
+			return len(firstOf(t, rc.receipts(), "transaction.created")) >= len(wants[i])
+		})
+		if got := transactionIDs(firstOf(t, rc.receipts(), "transaction.created")); !slices.Equal(got, wants[i]) {
+			t.Fatalf("%s: delivered %d: %v\nwant %d: %v", users[i], len(got), got, len(wants[i]), wants[i])
+		}
 	}
-	var relayed int
-	if err := env.Pool.QueryRow(t.Context(), `SELECT count(*) FROM webhook_deliveries`).Scan(&relayed); err != nil || relayed != len(want) {
-		t.Fatalf("%d deliveries stored, want %d (%v)", relayed, len(want), err)
+	var stored int
+	if err := env.Pool.QueryRow(t.Context(), `SELECT count(*) FROM webhook_deliveries`).Scan(&stored); err != nil || stored != 3*40 {
+		t.Fatalf("%d deliveries stored, want %d (%v)", stored, 3*40, err)
 	}
 }
 

@@ -148,3 +148,25 @@ func Redeliver(ctx context.Context, db eventstore.DB, workspaceID, webhookID, de
 	}
 	return nil
 }
+
+// DeliveryRetention is how long finished deliveries, with their attempts, are kept.
+const DeliveryRetention = 30 * 24 * time.Hour
+
+// PurgeDeliveries forgets the deliveries finished before before, and every delivery of
+// a webhook deleted before it, with their attempts, and returns how many deliveries
+// went. Pending deliveries of live webhooks are never purged.
+func PurgeDeliveries(ctx context.Context, db eventstore.DB, before time.Time) (int64, error) {
+	var n int64
+	err := db.QueryRow(ctx, `WITH gone AS (
+			DELETE FROM webhook_deliveries d
+			WHERE d.completed_at < $1
+				OR EXISTS (SELECT 1 FROM webhooks h WHERE h.workspace_id = d.workspace_id AND h.id = d.webhook_id AND h.deleted_at < $1)
+			RETURNING d.workspace_id, d.id),
+		attempts AS (
+			DELETE FROM webhook_attempts a USING gone WHERE a.workspace_id = gone.workspace_id AND a.delivery_id = gone.id)
+		SELECT count(*) FROM gone`, before).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("webhooks: purge deliveries: %w", err)
+	}
+	return n, nil
+}

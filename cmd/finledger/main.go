@@ -179,8 +179,8 @@ func importRates(ctx context.Context, pool *pgxpool.Pool, args []string, out io.
 	return nil
 }
 
-// purgeHourly forgets old idempotency keys, idle rate-limit buckets and spent channel
-// token ids. Every instance
+// purgeHourly forgets old idempotency keys, idle rate-limit buckets, spent channel
+// token ids and finished webhook deliveries past their retention. Every instance
 // runs it; the deletes are idempotent.
 func purgeHourly(ctx context.Context, pool *pgxpool.Pool) {
 	tick := time.NewTicker(time.Hour)
@@ -194,6 +194,9 @@ func purgeHourly(ctx context.Context, pool *pgxpool.Pool) {
 			slog.Error("purge", "err", err)
 		}
 		if _, err := httpapi.PurgeChannelTokens(ctx, pool, now); err != nil && ctx.Err() == nil {
+			slog.Error("purge", "err", err)
+		}
+		if _, err := webhooks.PurgeDeliveries(ctx, pool, now.Add(-webhooks.DeliveryRetention)); err != nil && ctx.Err() == nil {
 			slog.Error("purge", "err", err)
 		}
 		select {
