@@ -547,3 +547,23 @@ func TestWebhookDeliveryRefusesPrivateAddresses(t *testing.T) {
 		t.Fatalf("the receiver got %d requests", n)
 	}
 }
+
+// Backlog counts what the relay and the dispatcher have yet to handle.
+func TestWebhookBacklog(t *testing.T) {
+	env, ev := apitest.StartEvents(t, nil)
+	alice := env.As("alice")
+	cashWallet(t, alice)
+	stop := ev.Run()
+	stop() // wired, then stopped: what follows waits
+	for range 3 {
+		alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1}).Expect(t, http.StatusCreated)
+	}
+	if n, err := ev.Service.Backlog(t.Context()); err != nil || n < 3 {
+		t.Fatalf("backlog %d (%v), want at least 3", n, err)
+	}
+	ev.Run()
+	waitFor(t, "an empty backlog", 10*time.Second, func() bool {
+		n, err := ev.Service.Backlog(t.Context())
+		return err == nil && n == 0
+	})
+}

@@ -208,11 +208,9 @@ func (s *Sender) attempt(ctx context.Context, p pending) (bool, error) {
 		p.workspaceID, p.id, n, started, elapsed.Milliseconds(), status, errText, answer, ok)
 	b.Queue(`UPDATE webhook_deliveries SET attempts = $3, status = $4, next_attempt_at = coalesce($5, next_attempt_at), completed_at = $6
 		WHERE workspace_id = $1 AND id = $2`, p.workspaceID, p.id, n, state, next, completed)
-	// The record is written even when ctx ends now: the attempt was made.
-	record := context.WithoutCancel(ctx)
-	if err := pgx.BeginFunc(record, s.Pool, func(tx pgx.Tx) error {
-		return tx.SendBatch(record, b).Close()
-	}); err != nil {
+	// One batch is one implicit transaction: the attempt and the delivery's new state
+	// are written together, even when ctx ends now, since the attempt was made.
+	if err := s.Pool.SendBatch(context.WithoutCancel(ctx), b).Close(); err != nil {
 		return false, fmt.Errorf("webhooks: record attempt: %w", err)
 	}
 	return ok, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -58,4 +59,23 @@ func (s *Service) Run(ctx context.Context) {
 	go func() { defer wg.Done(); _ = s.Relay.Run(ctx) }()
 	go func() { defer wg.Done(); _ = s.Dispatcher.Run(ctx) }()
 	wg.Wait()
+}
+
+// Backlog returns how many events are still on their way to the dispatcher: in the
+// log beyond the relay's checkpoint, or in the stream not yet handled.
+func (s *Service) Backlog(ctx context.Context) (int64, error) {
+	from, err := s.Relay.checkpoint(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var unrelayed int64
+	if err := s.Relay.Pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE (tx_id, position) > ($1::text::xid8, $2)`,
+		strconv.FormatUint(from.TxID, 10), from.Sequence).Scan(&unrelayed); err != nil {
+		return 0, fmt.Errorf("webhooks: relay backlog: %w", err)
+	}
+	pending, err := s.Dispatcher.Bus.Pending(ctx, DispatcherDurable)
+	if err != nil {
+		return 0, err
+	}
+	return unrelayed + int64(pending), nil
 }

@@ -149,7 +149,21 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.clients * 2}, Timeout: 30 * time.Second}
-	b := &benchRun{out: out, base: base, secret: secret, client: client}
+	b := &benchRun{out: out, base: base, secret: secret, client: client, settle: func(ctx context.Context) error {
+		// The relay and the dispatcher catch up on what a phase wrote before the next
+		// phase is timed.
+		for {
+			n, err := hooks.Backlog(ctx)
+			if err != nil || n == 0 {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}}
 
 	spaces, err := b.workspaces(o.workspaces)
 	if err != nil {
@@ -210,6 +224,8 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 }
 
 type benchRun struct {
+	// settle waits until background work caused by earlier phases is done.
+	settle func(context.Context) error
 	out    io.Writer
 	base   string
 	secret string
@@ -364,6 +380,9 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 		// vacuum and a checkpoint do now what autovacuum would do shortly.
 		if _, err := pool.Exec(ctx, `VACUUM ANALYZE events, transactions, wallets, streams`); err != nil {
 			return fmt.Errorf("bench: vacuum: %w", err)
+		}
+		if err := b.settle(ctx); err != nil {
+			return fmt.Errorf("bench: settle: %w", err)
 		}
 		if _, err := pool.Exec(ctx, `CHECKPOINT`); err != nil {
 			return fmt.Errorf("bench: checkpoint: %w", err)

@@ -163,3 +163,31 @@ func watermillLogger() watermill.LoggerAdapter {
 		slog.LevelInfo: slog.LevelDebug,
 	})
 }
+
+// Pending returns how many messages of the stream a durable consumer has yet to
+// acknowledge: those not delivered yet and those delivered but not acknowledged; all
+// of them for a consumer not made yet.
+func (b *Bus) Pending(ctx context.Context, durable string) (uint64, error) {
+	// The dispatcher's consumer is push-based, which the pull API refuses to look up.
+	c, err := b.js.PushConsumer(ctx, StreamName, durable)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		// Not made yet: when it is, it starts at the beginning of the stream.
+		stream, err := b.js.Stream(ctx, StreamName)
+		if err != nil {
+			return 0, fmt.Errorf("bus: stream %s: %w", StreamName, err)
+		}
+		info, err := stream.Info(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("bus: stream %s: %w", StreamName, err)
+		}
+		return info.State.Msgs, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("bus: consumer %s: %w", durable, err)
+	}
+	info, err := c.Info(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("bus: consumer %s: %w", durable, err)
+	}
+	return info.NumPending + uint64(info.NumAckPending), nil
+}
