@@ -192,6 +192,11 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 		if err != nil {
 			return err
 		}
+		// The relay and the dispatcher finish with the round's events before pgbench
+		// starts, so that they do not slow it down.
+		if err := b.settle(ctx); err != nil {
+			return err
+		}
 		if !o.pgbench {
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/internal/sealbox"
@@ -32,6 +34,7 @@ type config struct {
 	NATSURL            string
 	SecretKey          string
 	WebhookAllowPriv   bool
+	WebhookSchedule    []time.Duration
 }
 
 // localOrigin is the chat channel's audience outside production when no public origin
@@ -94,6 +97,11 @@ func loadConfig() (config, error) {
 	default:
 		return c, fmt.Errorf("FINLEDGER_WEBHOOK_ALLOW_PRIVATE must be true or false, not %q", v)
 	}
+	if v := os.Getenv("FINLEDGER_WEBHOOK_RETRY_SCHEDULE"); v != "" {
+		if c.WebhookSchedule, err = parseSchedule(v); err != nil {
+			return c, err
+		}
+	}
 	if c.Env != "development" && c.Env != "production" {
 		return c, fmt.Errorf("FINLEDGER_ENV must be development or production, not %q", c.Env)
 	}
@@ -129,6 +137,24 @@ func (c config) checkServe() error {
 		problems = append(problems, errors.New("FINLEDGER_SESSION_HS256_SECRET must be at least 32 characters in production"))
 	}
 	return errors.Join(problems...)
+}
+
+// parseSchedule reads a retry schedule: the waits before each retry, such as
+// "10s,1m,5m,30m,2h,6h,18h".
+func parseSchedule(v string) ([]time.Duration, error) {
+	parts := strings.Split(v, ",")
+	if len(parts) > 30 {
+		return nil, fmt.Errorf("FINLEDGER_WEBHOOK_RETRY_SCHEDULE has %d waits; at most 30", len(parts))
+	}
+	out := make([]time.Duration, len(parts))
+	for i, p := range parts {
+		d, err := time.ParseDuration(strings.TrimSpace(p))
+		if err != nil || d <= 0 || d > 7*24*time.Hour {
+			return nil, fmt.Errorf("FINLEDGER_WEBHOOK_RETRY_SCHEDULE: %q is not a wait from 1ns to 168h (write them like 10s,1m,2h)", p)
+		}
+		out[i] = d
+	}
+	return out, nil
 }
 
 func envOr(name, fallback string) string {

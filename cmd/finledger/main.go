@@ -276,7 +276,8 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		return err
 	}
 	defer stopEvents()
-	hooks, err := webhooks.New(webhooks.Config{Pool: pool, Bus: events, Box: box, Client: cfg.webhookPolicy().Client(10 * time.Second)})
+	hooks, err := webhooks.New(webhooks.Config{Pool: pool, Bus: events, Box: box, Client: cfg.webhookPolicy().Client(10 * time.Second),
+		Schedule: cfg.WebhookSchedule})
 	if err != nil {
 		return err
 	}

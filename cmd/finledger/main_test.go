@@ -8,7 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -112,8 +114,33 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	if status != http.StatusOK || !strings.Contains(body, devEmail) {
 		t.Fatalf("me with the printed token: %d %s", status, body)
 	}
-	if status, body := call(t, "POST", base+"/api/wallets", devToken, `{"name":"Cash","balance":10.5}`); status != http.StatusOK {
+	if status, body := call(t, "POST", base+"/api/wallets", devToken, `{"name":"Cash","balance":10.5,"isDefault":true}`); status != http.StatusOK {
 		t.Fatalf("create wallet: %d %s", status, body)
+	}
+	// Webhooks go out through the in-process NATS server, to a receiver on this machine.
+	received := make(chan string, 10)
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		received <- r.Header.Get("X-Service-Event")
+	}))
+	defer receiver.Close()
+	if status, body := call(t, "POST", base+"/api/webhooks/outbound", devToken, `{"name":"local","url":"`+receiver.URL+`"}`); status != http.StatusOK {
+		t.Fatalf("create webhook: %d %s", status, body)
+	}
+	if status, body := call(t, "POST", base+"/api/transactions", devToken, `{"type":"expense","amount":2}`); status != http.StatusCreated {
+		t.Fatalf("create transaction: %d %s", status, body)
+	}
+	select {
+	case event := <-received:
+		if event != "transaction.created" {
+			t.Fatalf("webhook %s", event)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("no webhook within 20 s")
+	}
+	for _, kept := range []string{"nats", "secret-key"} {
+		if _, err := os.Stat(filepath.Join(dir, kept)); err != nil {
+			t.Fatalf("the data folder lacks %s: %v", kept, err)
+		}
 	}
 
 	tokOut := &syncBuffer{}
@@ -151,7 +178,7 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if _, body := call(t, "GET", base+"/api/wallets", devToken, ""); !strings.Contains(body, `"balance":10.5`) {
+	if _, body := call(t, "GET", base+"/api/wallets", devToken, ""); !strings.Contains(body, `"balance":8.5`) {
 		t.Fatalf("wallet lost across restarts: %s", body)
 	}
 	cancel2()
@@ -204,5 +231,45 @@ func TestClusterDirIsReachable(t *testing.T) {
 	}
 	if err := pgcluster.Reachable(dir); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestConfigOfEvents(t *testing.T) {
+	t.Setenv("FINLEDGER_WEBHOOK_RETRY_SCHEDULE", "5s, 1m,2h")
+	t.Setenv("FINLEDGER_WEBHOOK_ALLOW_PRIVATE", "true")
+	c, err := loadConfig()
+	if err != nil || fmt.Sprint(c.WebhookSchedule) != "[5s 1m0s 2h0m0s]" || !c.WebhookAllowPriv {
+		t.Fatalf("config %+v, %v", c, err)
+	}
+	for name, bad := range map[string]string{"FINLEDGER_WEBHOOK_RETRY_SCHEDULE": "5s,soon", "FINLEDGER_WEBHOOK_ALLOW_PRIVATE": "yes"} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, bad)
+			if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), name) {
+				t.Fatalf("%s=%s: %v", name, bad, err)
+			}
+		})
+	}
+	for _, v := range []string{"0s", "-1s", "200h", strings.Repeat("1s,", 30) + "1s"} {
+		if _, err := parseSchedule(v); err == nil {
+			t.Errorf("schedule %q accepted", v)
+		}
+	}
+
+	// Production needs a key for secrets; anywhere, a key must be 64 hex digits.
+	prod := config{Env: "production", DatabaseURL: "postgres://x", SessionHS256Secret: strings.Repeat("s", 32)}
+	if err := prod.checkServe(); err == nil || !strings.Contains(err.Error(), "FINLEDGER_SECRET_KEY") {
+		t.Fatalf("production without a key: %v", err)
+	}
+	prod.SecretKey = "abc"
+	if err := prod.checkServe(); err == nil || !strings.Contains(err.Error(), "FINLEDGER_SECRET_KEY") {
+		t.Fatalf("a short key: %v", err)
+	}
+	prod.SecretKey = strings.Repeat("ab", 32)
+	if err := prod.checkServe(); err != nil {
+		t.Fatal(err)
+	}
+	if prod.webhookPolicy().AllowPrivate || !(config{Env: "development"}).webhookPolicy().AllowPrivate ||
+		!(config{Env: "production", WebhookAllowPriv: true}).webhookPolicy().AllowPrivate {
+		t.Fatal("webhook policy does not follow FINLEDGER_ENV and FINLEDGER_WEBHOOK_ALLOW_PRIVATE")
 	}
 }

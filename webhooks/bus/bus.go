@@ -168,24 +168,20 @@ func watermillLogger() watermill.LoggerAdapter {
 // acknowledge: those not delivered yet and those delivered but not acknowledged; all
 // of them for a consumer not made yet.
 func (b *Bus) Pending(ctx context.Context, durable string) (uint64, error) {
-	// The dispatcher's consumer is push-based, which the pull API refuses to look up.
-	c, err := b.js.PushConsumer(ctx, StreamName, durable)
-	if errors.Is(err, jetstream.ErrConsumerNotFound) {
-		// Not made yet: when it is, it starts at the beginning of the stream.
-		stream, err := b.js.Stream(ctx, StreamName)
-		if err != nil {
-			return 0, fmt.Errorf("bus: stream %s: %w", StreamName, err)
-		}
-		info, err := stream.Info(ctx)
-		if err != nil {
-			return 0, fmt.Errorf("bus: stream %s: %w", StreamName, err)
-		}
-		return info.State.Msgs, nil
-	}
+	// The JetStream context of nats.go reads the info of push and pull consumers alike.
+	js, err := b.Conn.JetStream(nats.Context(ctx))
 	if err != nil {
-		return 0, fmt.Errorf("bus: consumer %s: %w", durable, err)
+		return 0, fmt.Errorf("bus: jetstream: %w", err)
 	}
-	info, err := c.Info(ctx)
+	info, err := js.ConsumerInfo(StreamName, durable, nats.Context(ctx))
+	if errors.Is(err, nats.ErrConsumerNotFound) {
+		// Not made yet: when it is, it starts at the beginning of the stream.
+		stream, err := js.StreamInfo(StreamName, nats.Context(ctx))
+		if err != nil {
+			return 0, fmt.Errorf("bus: stream %s: %w", StreamName, err)
+		}
+		return stream.State.Msgs, nil
+	}
 	if err != nil {
 		return 0, fmt.Errorf("bus: consumer %s: %w", durable, err)
 	}
