@@ -25,12 +25,16 @@ const (
 	defaultNakDelay = time.Second
 	// ackTimeout bounds the wait for JetStream to confirm an ack.
 	ackTimeout = 5 * time.Second
-	// closeGrace is what Close allows beyond the ack wait for drains to finish
+	// pullWait is how long one request for the next message stays open. A message
+	// is sent the moment it is available, so this bounds only how long Close waits
+	// for the open request to end, and sets the request rate of an idle subscriber.
+	pullWait = time.Second
+	// retryPause spaces requests after a failed one (JetStream unreachable, consumer
+	// missing), so an outage is logged once a second rather than in a loop.
+	retryPause = time.Second
+	// closeGrace is what Close allows beyond the ack wait and the open request
 	// before it closes the connection regardless.
 	closeGrace = 5 * time.Second
-	// deliverPrefix starts the subject JetStream pushes a consumer's messages to. It
-	// lies outside the stream's subjects so deliveries are never stored as events.
-	deliverPrefix = "finledger.deliver."
 )
 
 // ErrInvalidDurable reports a durable name JetStream cannot use as a consumer name.
@@ -65,22 +69,24 @@ func WithNakDelay(d time.Duration) SubscriberOption {
 // the durable consumer named durable, created if missing and updated otherwise.
 // Subscribe with the topic AllEvents.
 //
-// Every instance that uses the same durable name joins one queue group, so each
-// message goes to one of them. The consumer delivers one message at a time across
-// the whole group (at most one unacknowledged) in stream order, and a nacked or
-// unacknowledged message is delivered again before any later one, so a handler sees
-// each workspace's events in order. Delivery is at least once: a handler must
-// tolerate a message it has seen, recognised by its UUID. A new durable starts at
-// the beginning of the stream; an existing one resumes after its last acknowledged
-// message. The subscriber has its own connection, closed by its Close.
+// Every instance that uses the same durable name pulls from that one consumer, so
+// each message goes to one of them. The consumer lets one message at a time be
+// unacknowledged across all instances and hands them out in stream order, and a
+// nacked or unacknowledged message is delivered again before any later one, so a
+// handler sees each workspace's events in order. Delivery is at least once: a
+// handler must tolerate a message it has seen, recognised by its UUID. A new durable
+// starts at the beginning of the stream; an existing one resumes after its last
+// acknowledged message. The subscriber has its own connection, closed by its Close.
 //
 // The subscriber is written on nats.go rather than taken from watermill-nats, whose
-// JetStream subscriber closes in ways that lose work: its Close stops the goroutine
-// that sends a message's ack without waiting for it, so an ack given just before
-// Close is dropped and the message comes back after restart; it closes the message
-// channel while a delivery may still be sending on it; and nats.go deletes a
-// consumer on unsubscribe when the subscription created it. Messages are decoded with
-// watermill-nats's NATSMarshaler, the publisher's encoding.
+// JetStream subscriber loses work when it closes: it stops the goroutine that sends a
+// message's ack without waiting for it, so an ack given just before Close is dropped;
+// it closes the message channel while a delivery may still be sending on it; and
+// with a push consumer (a queue group) a message the server sent just before the
+// subscription ended is lost in transit and holds up the whole stream for the ack
+// wait. Pulling one message per request, and letting the open request end before
+// closing, leaves no message in transit. Messages are decoded with watermill-nats's
+// NATSMarshaler, the publisher's encoding.
 func (b *Bus) Subscriber(ctx context.Context, durable string, opts ...SubscriberOption) (message.Subscriber, error) {
 	settings := subscriberSettings{ackWait: defaultAckWait, nakDelay: defaultNakDelay}
 	for _, opt := range opts {
@@ -92,7 +98,7 @@ func (b *Bus) Subscriber(ctx context.Context, durable string, opts ...Subscriber
 	if err := ensureConsumer(ctx, b.js, durable, settings.ackWait); err != nil {
 		return nil, fmt.Errorf("bus subscriber %s: %w", durable, err)
 	}
-	// Close flushes the acks and closes the connection; the Bus's stays open.
+	// A connection of its own: Close ends it, and the Bus's stays open.
 	conn, err := nats.Connect(b.url, connOptions("finledger/"+durable)...)
 	if err != nil {
 		return nil, fmt.Errorf("bus subscriber %s: connect: %w", durable, err)
@@ -112,9 +118,8 @@ func (b *Bus) Subscriber(ctx context.Context, durable string, opts ...Subscriber
 	}, nil
 }
 
-// ensureConsumer creates the durable push consumer, or updates the settings that may
-// change. Its deliver subject and group derive from the durable name, so every
-// instance, and every restart, finds the same consumer.
+// ensureConsumer creates the durable pull consumer, or updates the settings that may
+// change, so every instance, and every restart, finds the same consumer.
 func ensureConsumer(ctx context.Context, js jetstream.JetStream, durable string, ackWait time.Duration) error {
 	if durable == "" {
 		return fmt.Errorf("%w: empty", ErrInvalidDurable)
@@ -125,14 +130,12 @@ func ensureConsumer(ctx context.Context, js jetstream.JetStream, durable string,
 			return fmt.Errorf("%w: %q", ErrInvalidDurable, durable)
 		}
 	}
-	_, err := js.CreateOrUpdatePushConsumer(ctx, StreamName, jetstream.ConsumerConfig{
-		Durable:        durable,
-		Description:    "Finledger events for " + durable,
-		DeliverSubject: deliverPrefix + durable,
-		DeliverGroup:   durable,
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
-		AckPolicy:      jetstream.AckExplicitPolicy,
-		AckWait:        ackWait,
+	_, err := js.CreateOrUpdateConsumer(ctx, StreamName, jetstream.ConsumerConfig{
+		Durable:       durable,
+		Description:   "Finledger events for " + durable,
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       ackWait,
 		// Dropping an event after some attempts would lose it for good; the handler
 		// decides when to give up, and acks.
 		MaxDeliver: -1,
@@ -148,10 +151,10 @@ func ensureConsumer(ctx context.Context, js jetstream.JetStream, durable string,
 	return nil
 }
 
-// subscriber is a Watermill subscriber on the durable push consumer. Each message is
+// subscriber is a Watermill subscriber on the durable pull consumer. Each message is
 // handed to the handler, then the subscriber waits for its ack or nack and passes it
-// to JetStream before taking the next, so Close, which waits for that, never loses
-// an ack the handler gave.
+// to JetStream before asking for the next, so Close, which waits for that, never
+// loses an ack the handler gave.
 type subscriber struct {
 	conn     *nats.Conn
 	js       jetstream.JetStream
@@ -162,13 +165,13 @@ type subscriber struct {
 	mu      sync.Mutex
 	closed  bool
 	closing chan struct{}
-	// running counts subscriptions not yet drained.
+	// running counts subscriptions still pulling.
 	running sync.WaitGroup
 }
 
 // Subscribe returns the messages of topic, which must be AllEvents. The channel is
-// closed once the subscriber closes, ctx ends, or the consumer is deleted; a message
-// a handler holds then is still acked or nacked before delivery stops.
+// closed once the subscriber closes or ctx ends; a message a handler holds then is
+// still acked or nacked before the channel closes.
 func (s *subscriber) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
 	if topic != AllEvents {
 		return nil, fmt.Errorf("bus subscribe: topic %q: the consumer reads %q", topic, AllEvents)
@@ -181,37 +184,63 @@ func (s *subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	s.running.Add(1)
 	s.mu.Unlock()
 
-	consumer, err := s.js.PushConsumer(ctx, StreamName, s.durable)
+	consumer, err := s.js.Consumer(ctx, StreamName, s.durable)
 	if err != nil {
 		s.running.Done()
 		return nil, fmt.Errorf("bus subscribe %s: %w", s.durable, err)
 	}
 	out := make(chan *message.Message)
-	consuming, err := consumer.Consume(func(m jetstream.Msg) { s.deliver(ctx, m, out) })
-	if err != nil {
-		s.running.Done()
-		return nil, fmt.Errorf("bus subscribe %s: %w", s.durable, err)
-	}
-	// Taken before draining: asked for after the end, it would never close.
-	stopped := consuming.Closed()
 	go func() {
 		defer s.running.Done()
-		select {
-		case <-s.closing:
-		case <-ctx.Done():
-		case <-stopped:
-		}
-		// Draining ends the group membership, then waits for the delivery in
-		// progress, so nothing sends on out once stopped is closed.
-		consuming.Drain()
-		<-stopped
-		close(out)
+		defer close(out)
+		s.pull(ctx, consumer, out)
 	}()
 	return out, nil
 }
 
-// deliver hands one message to the handler and passes its verdict to JetStream. It
-// runs on the subscription's delivery goroutine, so messages are handled one by one.
+// pull asks for one message at a time and delivers it, until the subscriber closes or
+// ctx ends. An open request is never abandoned: the server could still answer it,
+// and the message would wait out the ack wait with nobody to handle it.
+func (s *subscriber) pull(ctx context.Context, consumer jetstream.Consumer, out chan<- *message.Message) {
+	for !s.stopped(ctx) {
+		batch, err := consumer.Fetch(1, jetstream.FetchMaxWait(pullWait))
+		if err == nil {
+			for m := range batch.Messages() {
+				s.deliver(ctx, m, out)
+			}
+			err = batch.Error()
+		}
+		if err != nil {
+			s.log.Error("bus: pull", "err", err)
+			s.pause(ctx)
+		}
+	}
+}
+
+// stopped reports whether the subscriber is closing or ctx has ended.
+func (s *subscriber) stopped(ctx context.Context) bool {
+	select {
+	case <-s.closing:
+		return true
+	case <-ctx.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// pause waits retryPause, or less if the subscriber closes or ctx ends.
+func (s *subscriber) pause(ctx context.Context) {
+	t := time.NewTimer(retryPause)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.closing:
+	case <-ctx.Done():
+	}
+}
+
+// deliver hands one message to the handler and passes its verdict to JetStream.
 func (s *subscriber) deliver(ctx context.Context, m jetstream.Msg, out chan<- *message.Message) {
 	msg, err := decode(m)
 	if err != nil {
@@ -271,7 +300,8 @@ func (s *subscriber) nak(m jetstream.Msg) error {
 }
 
 // Close stops delivery, waits until the message a handler holds is acked or nacked
-// (at most the ack wait), and closes the subscriber's connection.
+// (at most the ack wait) and the open request has ended (at most a second), and
+// closes the subscriber's connection.
 func (s *subscriber) Close() error {
 	s.mu.Lock()
 	if s.closed {
@@ -287,15 +317,16 @@ func (s *subscriber) Close() error {
 		s.running.Wait()
 		close(drained)
 	}()
-	limit := time.NewTimer(s.settings.ackWait + closeGrace)
+	bound := s.settings.ackWait + pullWait + closeGrace
+	limit := time.NewTimer(bound)
 	defer limit.Stop()
 	var err error
 	select {
 	case <-drained:
 	case <-limit.C:
-		err = fmt.Errorf("bus subscriber %s close: not drained after %s", s.durable, s.settings.ackWait+closeGrace)
+		err = fmt.Errorf("bus subscriber %s close: still delivering after %s", s.durable, bound)
 	}
-	// Closing flushes the acks sent and ends any drain still waiting on the server.
+	// Closing flushes the naks sent and ends a request stuck on a lost connection.
 	s.conn.Close()
 	<-drained
 	return err
