@@ -156,8 +156,8 @@ func isEventSubject(topic string) bool {
 	return ok && rest != "" && !strings.ContainsAny(rest, "*> \t\r\n.")
 }
 
-// watermillLogger routes Watermill's logs to slog, its informational ones (each
-// subscriber start and close) at debug.
+// watermillLogger routes Watermill's logs to slog, its informational ones at debug:
+// they describe routine work, not events an operator acts on.
 func watermillLogger() watermill.LoggerAdapter {
 	return watermill.NewSlogLoggerWithLevelMapping(slog.Default(), map[slog.Level]slog.Level{
 		slog.LevelInfo: slog.LevelDebug,

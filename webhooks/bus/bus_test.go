@@ -19,6 +19,7 @@ import (
 // quiet is how long a test waits to be sure no further message arrives.
 const quiet = 500 * time.Millisecond
 
+// startServer starts an embedded server storing under dir, shut down after the test.
 func startServer(t *testing.T, dir string) *bus.Embedded {
 	t.Helper()
 	srv, err := bus.StartEmbedded(dir)
@@ -29,6 +30,7 @@ func startServer(t *testing.T, dir string) *bus.Embedded {
 	return srv
 }
 
+// connect opens a Bus, closed after the test.
 func connect(t *testing.T, url string) *bus.Bus {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -66,6 +68,8 @@ func publishTo(t *testing.T, b *bus.Bus, msgs ...*message.Message) {
 	}
 }
 
+// subscribe opens a subscriber on durable, closed after the test, and subscribes to
+// the whole stream.
 func subscribe(t *testing.T, b *bus.Bus, durable string, opts ...bus.SubscriberOption) (message.Subscriber, <-chan *message.Message) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -117,12 +121,16 @@ func expectNothing(t *testing.T, ch <-chan *message.Message) {
 	ctx, cancel := context.WithTimeout(context.Background(), quiet)
 	defer cancel()
 	select {
-	case m := <-ch:
+	case m, ok := <-ch:
+		if !ok {
+			t.Fatal("subscription closed")
+		}
 		t.Fatalf("unexpected message %s (%s)", m.UUID, m.Payload)
 	case <-ctx.Done():
 	}
 }
 
+// streamMessages reads how many messages the events stream stores.
 func streamMessages(t *testing.T, b *bus.Bus) uint64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -273,7 +281,7 @@ func TestNackedMessageIsRedeliveredBeforeLaterOnes(t *testing.T) {
 	expectNothing(t, ch)
 }
 
-func TestQueueGroupDeliversEachMessageOnce(t *testing.T) {
+func TestInstancesSharingADurableGetEachMessageOnce(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, t.TempDir())
 	one, two := connect(t, srv.URL()), connect(t, srv.URL())
@@ -292,11 +300,15 @@ func TestQueueGroupDeliversEachMessageOnce(t *testing.T) {
 	var got []string
 	for len(got) < len(sent) {
 		var m *message.Message
+		ok := true
 		select {
-		case m = <-ch1:
-		case m = <-ch2:
+		case m, ok = <-ch1:
+		case m, ok = <-ch2:
 		case <-ctx.Done():
 			t.Fatalf("received %d of %d messages", len(got), len(sent))
+		}
+		if !ok {
+			t.Fatal("subscription closed")
 		}
 		got = append(got, m.UUID)
 		m.Ack()
@@ -308,10 +320,10 @@ func TestQueueGroupDeliversEachMessageOnce(t *testing.T) {
 	ctx, cancel = context.WithTimeout(context.Background(), quiet)
 	defer cancel()
 	select {
-	case m := <-ch1:
-		t.Fatalf("duplicate %s", m.UUID)
-	case m := <-ch2:
-		t.Fatalf("duplicate %s", m.UUID)
+	case m, ok := <-ch1:
+		t.Fatalf("duplicate or closed: %v %v", m, ok)
+	case m, ok := <-ch2:
+		t.Fatalf("duplicate or closed: %v %v", m, ok)
 	case <-ctx.Done():
 	}
 }
@@ -319,22 +331,13 @@ func TestQueueGroupDeliversEachMessageOnce(t *testing.T) {
 func TestStoreSurvivesServerRestart(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	srv, err := bus.StartEmbedded(dir)
-	if err != nil {
-		t.Fatalf("start embedded: %v", err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	b, err := bus.Connect(ctx, srv.URL())
-	if err != nil {
-		srv.Shutdown()
-		t.Fatalf("connect: %v", err)
-	}
+	srv := startServer(t, dir)
+	b := connect(t, srv.URL())
 	ws := uuid.New()
 	sent := []*message.Message{event(ws, 1), event(ws, 2), event(ws, 3)}
 	publishTo(t, b, sent...)
 	b.Close()
-	srv.Shutdown()
+	srv.Shutdown() // again at cleanup, which is harmless
 
 	b = connect(t, startServer(t, dir).URL())
 	if n := streamMessages(t, b); n != 3 {
