@@ -134,6 +134,11 @@ func (p Policy) CheckURL(ctx context.Context, raw string) error {
 // checkName resolves host and refuses it if any of its addresses is refused: the
 // delivery dialer may pick any of them.
 func (p Policy) checkName(ctx context.Context, host string) error {
+	// A lookup may still be answered after ctx ends (a concurrent identical lookup
+	// shares its answer), and a check for a caller that is gone means nothing.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("resolve webhook host: %w", err)
+	}
 	lookupCtx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
 	addrs, err := p.resolver().LookupNetIP(lookupCtx, "ip", host)
