@@ -89,7 +89,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if ae.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(ae.RetryAfter))
 	}
-	if ae.Status >= 500 && ae.Status != http.StatusNotImplemented {
+	if ae.Status >= 500 {
 		slog.ErrorContext(r.Context(), "request failed", "requestId", reqID, "method", r.Method, "path", r.URL.Path, "err", err)
 	}
 	type body struct {

@@ -113,8 +113,3 @@ func removeMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := commands.RemoveMember{UserID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
 }
-
-// notBuiltYet answers the session-only operations that later work fills in.
-func notBuiltYet(_ *Server, w http.ResponseWriter, r *http.Request) {
-	writeError(w, r, errorf(http.StatusNotImplemented, "NOT_IMPLEMENTED", "this operation is not available yet"))
-}
