@@ -26,7 +26,8 @@ const (
 	realtimeTokenLifetime = 5 * time.Minute // to open the stream; an open stream lives on
 	realtimeStreamLimit   = time.Hour       // then the browser reconnects with a fresh token
 	realtimeKeepAlive     = 25 * time.Second
-	realtimeBuffer        = 256 // live events held while the stream catches up
+	realtimeBuffer        = 256    // live events held while the stream catches up
+	realtimeMaxResume     = 10_000 // events a reconnecting client may have missed; beyond, it reloads
 )
 
 // realtimeOwner binds sealed realtime tokens, so no other sealed value passes for one.
@@ -84,7 +85,8 @@ func (s *Server) openRealtimeToken(token string) (realtimeClaims, error) {
 // realtimeEvents serves GET /api/realtime/events?token=...: Server-Sent Events of the
 // workspace's public events, live from NATS. Each event's id is its version in the
 // workspace's stream; a client that reconnects with Last-Event-ID (or ?lastEventId=)
-// first gets what it missed, from the event store, then the live feed.
+// first gets what it missed, from the event store, then the live feed. One that missed
+// more than realtimeMaxResume events gets a "reset" event instead: reload, then follow.
 func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	claims, err := s.openRealtimeToken(r.URL.Query().Get("token"))
@@ -113,12 +115,17 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer func() { _ = sub.Unsubscribe() }()
-	if !resume {
-		// Subscribed first, so nothing committed from here on is missed.
-		if last, err = eventstore.Version(ctx, s.pool, stream, false); err != nil {
-			writeError(w, r, err)
-			return
-		}
+	// Subscribed first, so nothing committed from here on is missed.
+	head, err := eventstore.Version(ctx, s.pool, stream, false)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	// A client too far behind (or ahead: an id of another stream) is told to reload
+	// rather than sent the workspace's whole history.
+	reset := resume && (head-last > realtimeMaxResume || last > head)
+	if !resume || reset {
+		last = head
 	}
 
 	rc := http.NewResponseController(w)
@@ -131,6 +138,11 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 	out := &sseWriter{w: w, rc: rc, workspaceID: claims.WorkspaceID}
 	if err := out.comment("retry: 3000\n\n"); err != nil {
 		return
+	}
+	if reset {
+		if err := out.comment(fmt.Sprintf("id: %d\nevent: reset\ndata: {\"lastEventId\":%d}\n\n", head, head)); err != nil {
+			return
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, realtimeStreamLimit)
 	defer cancel()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -117,6 +118,19 @@ func TestRealtimeStream(t *testing.T) {
 	fourth := record(alice, "fourth")
 	if got := next(t, events); got.Data["data"].(map[string]any)["transactionId"] != fourth {
 		t.Fatalf("live after resume %+v", got)
+	}
+
+	// An id from the future (another stream's, say) gets a reset to the head, then the live feed.
+	closeStream()
+	events, closeStream = openStream(t, env.URL+token(), "999999")
+	defer closeStream()
+	reset := next(t, events)
+	if reset.Event != "reset" || reset.ID == "" || fmt.Sprint(reset.Data["lastEventId"]) != reset.ID {
+		t.Fatalf("reset %+v", reset)
+	}
+	fifth := record(alice, "fifth")
+	if got := next(t, events); got.Data["data"].(map[string]any)["transactionId"] != fifth {
+		t.Fatalf("live after reset %+v", got)
 	}
 
 	// Tokens: for sessions only, short-lived, not forgeable.
