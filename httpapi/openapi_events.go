@@ -16,6 +16,7 @@ func init() {
 		"POST /api/webhooks/outbound/{id}/test":                              {Response: "DeliveryResponse"},
 		"GET /api/webhooks/outbound/{id}/deliveries":                         {Response: "DeliveryList", Query: []string{"page:integer", "pageSize:integer"}},
 		"POST /api/webhooks/outbound/{id}/deliveries/{deliveryId}/redeliver": {Response: "DeliveryResponse"},
+		"GET /api/push/vapid-public-key":                                     {Response: "PushPublicKey"},
 		"POST " + incomingPath:                                               {Request: "IncomingTransaction", Response: "TransactionResponse", Query: []string{"key:string"}},
 	} {
 		operationDocs[key] = doc
@@ -60,6 +61,7 @@ func eventSchemas() obj {
 			"walletId": uuidRef(), "walletName": str(nil), "categoryId": uuidRef(), "categoryName": str(nil),
 			"toWalletId": obj{"type": "string", "format": "uuid", "description": "the destination of a transfer"},
 		}, "amount", "concept"),
+		"PushPublicKey": object(obj{"publicKey": str(obj{"description": "base64url of the uncompressed P-256 public key"})}, "publicKey"),
 		"RealtimeToken": object(obj{"token": str(nil), "expiresAt": timestamp,
 			"url": str(obj{"description": "where to open the stream with this token"})}, "token", "expiresAt", "url"),
 	}

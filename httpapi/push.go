@@ -224,3 +224,13 @@ func listPushSubscriptions(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"subscriptions": list})
 }
+
+// pushPublicKey answers GET /api/push/vapid-public-key: the key a browser passes to
+// pushManager.subscribe as applicationServerKey.
+func pushPublicKey(s *Server, w http.ResponseWriter, r *http.Request) {
+	if s.pushKey == "" {
+		writeError(w, r, errorf(http.StatusServiceUnavailable, "PUSH_NOT_CONFIGURED", "Web Push notifications are not configured on this server"))
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"publicKey": s.pushKey})
+}

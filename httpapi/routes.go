@@ -104,6 +104,7 @@ var routes = []route{
 	{"POST", "/api/push/subscribe", sessionOnly, "Store the browser's Web Push subscription; the same endpoint again replaces its keys", http.StatusOK, subscribePush},
 	{"POST", "/api/push/unsubscribe", sessionOnly, "Remove one of the caller's Web Push subscriptions by endpoint", http.StatusOK, unsubscribePush},
 	{"GET", "/api/push/subscriptions", sessionOnly, "List the caller's Web Push subscriptions", http.StatusOK, listPushSubscriptions},
+	{"GET", "/api/push/vapid-public-key", sessionOnly, "The VAPID public key to subscribe browsers with", http.StatusOK, pushPublicKey},
 
 	{"GET", "/api/wallets", scopeWalletsRead, "List active wallets with balances", http.StatusOK, listRecords("wallets", queries.Wallets)},
 	{"POST", "/api/wallets", scopeWalletsWrite, "Create a wallet", http.StatusOK, createWallet},

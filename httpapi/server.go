@@ -48,6 +48,7 @@ type Server struct {
 	webhooks WebhookOptions
 	box      *sealbox.Box
 	events   *nats.Conn
+	pushKey  string
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -69,6 +70,9 @@ type Options struct {
 	// Events is the connection to NATS the realtime stream is fed from; without it
 	// the stream is not available.
 	Events *nats.Conn
+	// PushPublicKey is the VAPID public key browsers subscribe with; without it Web Push
+	// notifications are off.
+	PushPublicKey string
 }
 
 // ChannelOptions are the chat channel's settings (spec 5.4).
@@ -80,7 +84,7 @@ type ChannelOptions struct {
 
 // NewServer wires the API to its database, ledger, session verifier and clock.
 func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time, opts Options) *Server {
-	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events,
+	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey,
 		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst)}}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	return s

@@ -7,10 +7,14 @@ import (
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/shopspring/decimal"
 
+	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/internal/leader"
 	"github.com/finledger/finledger/webhooks/bus"
+	"github.com/finledger/finledger/webhooks/push"
 )
 
 // dispatcherLockID is the advisory lock held by the instance that dispatches.
@@ -33,8 +37,31 @@ type Dispatcher struct {
 	// short. Default 5 s.
 	AckWait time.Duration
 
+	// Push, when set, notifies the members' browsers of budget alerts.
+	Push *push.Sender
+
 	hooks hookCache // used by the one goroutine that handles messages
+	// pushed remembers, for a while, whether a workspace has push subscriptions.
+	pushed map[uuid.UUID]pushedEntry
+	notes  chan note
 }
+
+type pushedEntry struct {
+	any     bool
+	checked time.Time
+}
+
+// note is a notification on its way.
+type note struct {
+	workspaceID uuid.UUID
+	n           push.Notification
+}
+
+// Notifications wait in a queue of this size; beyond it they are dropped and logged.
+const (
+	notesQueue   = 256
+	pushedMaxAge = 30 * time.Second
+)
 
 // Run dispatches while this instance is the leader, until ctx ends.
 func (d *Dispatcher) Run(ctx context.Context) error {
@@ -62,6 +89,16 @@ func (d *Dispatcher) dispatch(ctx context.Context) error {
 		_ = d.Sender.Run(ctx) // ends with ctx
 	}()
 	defer func() { <-senderDone }()
+	if d.Push != nil {
+		d.pushed = map[uuid.UUID]pushedEntry{}
+		d.notes = make(chan note, notesQueue)
+		notifierDone := make(chan struct{})
+		go func() {
+			defer close(notifierDone)
+			d.notify(ctx)
+		}()
+		defer func() { <-notifierDone }()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -85,7 +122,7 @@ func (d *Dispatcher) handle(ctx context.Context, msg *message.Message) {
 		msg.Ack()
 		return
 	}
-	n, err := fanOut(ctx, d.Pool, &d.hooks, e, d.Now())
+	n, alerts, err := fanOut(ctx, d.Pool, &d.hooks, e, d.Now(), d.pushWanted)
 	if err != nil {
 		if ctx.Err() == nil {
 			slog.Error("webhooks: fan out", "event", e.ID, "err", err)
@@ -96,5 +133,69 @@ func (d *Dispatcher) handle(ctx context.Context, msg *message.Message) {
 	msg.Ack()
 	if n > 0 {
 		d.Sender.Wake()
+	}
+	for _, a := range alerts {
+		d.queueNote(e.WorkspaceID, alertNotification(a))
+	}
+}
+
+// pushWanted reports whether a workspace has push subscriptions, as checked at most
+// pushedMaxAge ago.
+func (d *Dispatcher) pushWanted(workspaceID uuid.UUID) bool {
+	if d.Push == nil {
+		return false
+	}
+	now := time.Now()
+	if e, ok := d.pushed[workspaceID]; ok && now.Sub(e.checked) < pushedMaxAge {
+		return e.any
+	}
+	found, err := d.Push.HasSubscribers(context.Background(), workspaceID)
+	if err != nil {
+		slog.Error("webhooks: push subscribers", "workspace", workspaceID, "err", err)
+		return false
+	}
+	if len(d.pushed) >= maxCachedWorkspaces {
+		clear(d.pushed)
+	}
+	d.pushed[workspaceID] = pushedEntry{any: found, checked: now}
+	return found
+}
+
+func (d *Dispatcher) queueNote(workspaceID uuid.UUID, n push.Notification) {
+	if d.notes == nil {
+		return
+	}
+	select {
+	case d.notes <- note{workspaceID, n}:
+	default:
+		slog.Warn("webhooks: push notification dropped: queue full", "workspace", workspaceID, "tag", n.Tag)
+	}
+}
+
+// notify sends queued notifications until ctx ends.
+func (d *Dispatcher) notify(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case nt := <-d.notes:
+			if _, err := d.Push.Notify(ctx, nt.workspaceID, nt.n); err != nil && ctx.Err() == nil {
+				slog.Error("webhooks: push", "workspace", nt.workspaceID, "err", err)
+			}
+		}
+	}
+}
+
+// alertNotification is what members' browsers show of a budget alert.
+func alertNotification(a Alert) push.Notification {
+	b := a.Budget
+	start := time.Time(b.PeriodStart)
+	return push.Notification{
+		Title: fmt.Sprintf("%s: %s%% of the budget spent", b.Name, decimal.Decimal(b.Percentage).String()),
+		Body: fmt.Sprintf("%s of %s %s spent from %s to %s.", decimal.Decimal(b.Spent).StringFixed(2), decimal.Decimal(b.Amount).StringFixed(2),
+			b.Currency, start.Format(time.DateOnly), time.Time(b.PeriodEnd).Format(time.DateOnly)),
+		// The same budget and period collapse into one notification.
+		Tag:  "budget-" + b.ID.String()[:8] + "-" + start.Format("20060102"),
+		Data: map[string]any{"type": commands.HookBudgetThresholdReached, "budgetId": b.ID, "transactionId": a.TransactionID},
 	}
 }

@@ -29,26 +29,35 @@ type Stored struct {
 // fanOut stores the deliveries of one event: one per public event it stands for and
 // per live webhook of its workspace that wants it, plus a budget.threshold_reached when
 // the event takes a budget's period spending to its alert threshold for the first time.
-// It is safe to repeat: deliveries and alerts are keyed by what they stand for.
-func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored, now time.Time) (int, error) {
+// Alerts are looked for when a webhook wants them or alertsWanted says someone else
+// does; fanOut returns them. It is safe to repeat: deliveries and alerts are keyed by
+// what they stand for.
+func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored, now time.Time,
+	alertsWanted func(uuid.UUID) bool) (int, []Alert, error) {
 	if strings.HasPrefix(e.Type, "webhook.") {
 		cache.forget(e.WorkspaceID)
 	}
 	publics, err := PublicEvents(e.Type, e.Data)
 	if err != nil || len(publics) == 0 {
-		return 0, err
+		return 0, nil, err
 	}
 	hooks, err := cache.live(ctx, pool, e.WorkspaceID, e.Version)
-	if err != nil || len(hooks) == 0 {
-		return 0, err
+	if err != nil {
+		return 0, nil, err
 	}
-	if wants(hooks, commands.HookBudgetThresholdReached) &&
-		(e.Type == commands.TypeTransactionCreated || e.Type == commands.TypeTransactionUpdated) {
-		alerts, err := budgetAlerts(ctx, pool, e, now)
-		if err != nil {
-			return 0, err
+	var alerts []Alert
+	if (e.Type == commands.TypeTransactionCreated || e.Type == commands.TypeTransactionUpdated) &&
+		(wants(hooks, commands.HookBudgetThresholdReached) || alertsWanted(e.WorkspaceID)) {
+		if alerts, err = budgetAlerts(ctx, pool, e, now); err != nil {
+			return 0, nil, err
 		}
-		publics = append(publics, alerts...)
+		for _, a := range alerts {
+			data, err := json.Marshal(a)
+			if err != nil {
+				return 0, nil, err
+			}
+			publics = append(publics, Public{Name: commands.HookBudgetThresholdReached, Data: data})
+		}
 	}
 	b := &pgx.Batch{}
 	n := 0
@@ -60,18 +69,23 @@ func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored,
 			d := delivery{ID: deliveryID(h.ID, e.ID, p.Name), WorkspaceID: e.WorkspaceID, WebhookID: h.ID, EventID: &e.ID,
 				Name: p.Name, OccurredAt: e.RecordedAt, Data: p.Data}
 			if err := d.queue(b, now); err != nil {
-				return 0, err
+				return 0, nil, err
 			}
 			n++
 		}
 	}
-	if n == 0 {
-		return 0, nil
+	if n > 0 {
+		if err := pool.SendBatch(ctx, b).Close(); err != nil {
+			return 0, nil, fmt.Errorf("webhooks: store deliveries of %s: %w", e.ID, err)
+		}
 	}
-	if err := pool.SendBatch(ctx, b).Close(); err != nil {
-		return 0, fmt.Errorf("webhooks: store deliveries of %s: %w", e.ID, err)
-	}
-	return n, nil
+	return n, alerts, nil
+}
+
+// Alert is a budget that reached its alert threshold, and the transaction that took it there.
+type Alert struct {
+	Budget        queries.Budget `json:"budget"`
+	TransactionID uuid.UUID      `json:"transactionId"`
 }
 
 // hook is a live webhook as the fan-out sees it.
@@ -139,7 +153,7 @@ func wants(hooks []hook, name string) bool {
 // category whose period, the one holding the transaction's date, has reached its alert
 // threshold and has not been reported before. Spending is read as it is now, so an
 // event handled late reports what its period holds by then.
-func budgetAlerts(ctx context.Context, pool *pgxpool.Pool, e Stored, now time.Time) ([]Public, error) {
+func budgetAlerts(ctx context.Context, pool *pgxpool.Pool, e Stored, now time.Time) ([]Alert, error) {
 	var ref struct {
 		TransactionID uuid.UUID `json:"transactionId"`
 	}
@@ -161,7 +175,7 @@ func budgetAlerts(ctx context.Context, pool *pgxpool.Pool, e Stored, now time.Ti
 	if err != nil {
 		return nil, err
 	}
-	var out []Public
+	var out []Alert
 	for _, b := range budgets {
 		if b.CategoryID != *t.CategoryID || !b.Active || !b.AlertReached {
 			continue
@@ -176,11 +190,7 @@ func budgetAlerts(ctx context.Context, pool *pgxpool.Pool, e Stored, now time.Ti
 		if tag.RowsAffected() == 0 {
 			continue // reported already, for another event
 		}
-		data, err := json.Marshal(map[string]any{"budget": b, "transactionId": t.ID})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Public{Name: commands.HookBudgetThresholdReached, Data: data})
+		out = append(out, Alert{Budget: b, TransactionID: t.ID})
 	}
 	return out, nil
 }

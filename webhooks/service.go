@@ -12,6 +12,7 @@ import (
 
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/webhooks/bus"
+	"github.com/finledger/finledger/webhooks/push"
 )
 
 // Config is what the webhooks service needs.
@@ -24,6 +25,7 @@ type Config struct {
 	Now      func() time.Time
 	Interval time.Duration // how often the relay and the sender look for work when idle; 0: their defaults
 	AckWait  time.Duration // see Dispatcher
+	Push     *push.Sender  // nil: no Web Push notifications
 }
 
 // Service is the relay and the dispatcher of one instance.
@@ -44,7 +46,7 @@ func New(c Config) (*Service, error) {
 	sender := &Sender{Pool: c.Pool, Box: c.Box, Client: c.Client, Schedule: c.Schedule, Now: c.Now, Interval: c.Interval}
 	return &Service{
 		Relay:      &Relay{Pool: c.Pool, Publisher: publisher, Interval: c.Interval},
-		Dispatcher: &Dispatcher{Pool: c.Pool, Bus: c.Bus, Sender: sender, Now: c.Now, AckWait: c.AckWait},
+		Dispatcher: &Dispatcher{Pool: c.Pool, Bus: c.Bus, Sender: sender, Now: c.Now, AckWait: c.AckWait, Push: c.Push},
 	}, nil
 }
 

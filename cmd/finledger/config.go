@@ -35,6 +35,9 @@ type config struct {
 	SecretKey          string
 	WebhookAllowPriv   bool
 	WebhookSchedule    []time.Duration
+	VAPIDPublicKey     string
+	VAPIDPrivateKey    string
+	VAPIDSubject       string
 }
 
 // localOrigin is the chat channel's audience outside production when no public origin
@@ -76,6 +79,9 @@ func loadConfig() (config, error) {
 		ChannelDevAudience: os.Getenv("FINLEDGER_CHANNEL_DEV_AUDIENCE"),
 		NATSURL:            os.Getenv("FINLEDGER_NATS_URL"),
 		SecretKey:          os.Getenv("FINLEDGER_SECRET_KEY"),
+		VAPIDPublicKey:     os.Getenv("FINLEDGER_VAPID_PUBLIC_KEY"),
+		VAPIDPrivateKey:    os.Getenv("FINLEDGER_VAPID_PRIVATE_KEY"),
+		VAPIDSubject:       envOr("FINLEDGER_VAPID_SUBJECT", "mailto:admin@localhost"),
 	}
 	var err error
 	if c.StateCacheSize, err = envInt("FINLEDGER_STATE_CACHE_SIZE", 10000); err != nil {
@@ -132,6 +138,12 @@ func (c config) checkServe() error {
 		}
 	} else if c.Env == "production" {
 		problems = append(problems, errors.New("FINLEDGER_SECRET_KEY is not set: production needs a key (64 hexadecimal characters) to keep secrets with"))
+	}
+	if (c.VAPIDPublicKey == "") != (c.VAPIDPrivateKey == "") {
+		problems = append(problems, errors.New("set both FINLEDGER_VAPID_PUBLIC_KEY and FINLEDGER_VAPID_PRIVATE_KEY, or neither"))
+	}
+	if !strings.HasPrefix(c.VAPIDSubject, "mailto:") && !strings.HasPrefix(c.VAPIDSubject, "https://") {
+		problems = append(problems, errors.New("FINLEDGER_VAPID_SUBJECT must be a mailto: or https: URL"))
 	}
 	if c.Env == "production" && c.SessionHS256Secret != "" && len(c.SessionHS256Secret) < 32 {
 		problems = append(problems, errors.New("FINLEDGER_SESSION_HS256_SECRET must be at least 32 characters in production"))

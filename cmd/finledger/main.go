@@ -3,10 +3,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -29,6 +31,7 @@ import (
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/bus"
+	"github.com/finledger/finledger/webhooks/push"
 )
 
 const usage = `finledger: personal and team finances, an event-sourced ledger.
@@ -227,6 +230,44 @@ func secretBox(cfg config) (*sealbox.Box, error) {
 	return sealbox.New(key)
 }
 
+// vapidKeys returns the Web Push identity: FINLEDGER_VAPID_* or, outside production, a
+// key pair kept in the data folder. In production without keys, notifications are off.
+func vapidKeys(cfg config) (push.Keys, error) {
+	if cfg.VAPIDPublicKey != "" {
+		return push.Keys{PublicKey: cfg.VAPIDPublicKey, PrivateKey: cfg.VAPIDPrivateKey, Subject: cfg.VAPIDSubject}, nil
+	}
+	if cfg.Env == "production" {
+		slog.Warn("FINLEDGER_VAPID_PUBLIC_KEY is not set: Web Push notifications are off")
+		return push.Keys{}, nil
+	}
+	path := filepath.Join(cfg.DataDir, "vapid-keys.json")
+	var keys push.Keys
+	data, err := os.ReadFile(path)
+	if err == nil {
+		if err := json.Unmarshal(data, &keys); err != nil {
+			return keys, fmt.Errorf("read %s: %w", path, err)
+		}
+		keys.Subject = cfg.VAPIDSubject
+		return keys, nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return keys, fmt.Errorf("read %s: %w", path, err)
+	}
+	if keys, err = push.GenerateKeys(cfg.VAPIDSubject); err != nil {
+		return keys, err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return keys, fmt.Errorf("create data folder: %w", err)
+	}
+	if data, err = json.Marshal(keys); err != nil {
+		return keys, err
+	}
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return keys, fmt.Errorf("write %s: %w", path, err)
+	}
+	return keys, nil
+}
+
 // startBus connects to FINLEDGER_NATS_URL or, when it is empty, to an in-process NATS
 // server storing in the data folder. stop closes the connection and the server.
 func startBus(ctx context.Context, cfg config) (b *bus.Bus, stop func(), err error) {
@@ -276,13 +317,22 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		return err
 	}
 	defer stopEvents()
+	vapid, err := vapidKeys(cfg)
+	if err != nil {
+		return err
+	}
+	var pusher *push.Sender
+	if vapid.PublicKey != "" {
+		pusher = &push.Sender{Pool: pool, Keys: vapid, Client: cfg.webhookPolicy().Client(10 * time.Second)}
+	}
 	hooks, err := webhooks.New(webhooks.Config{Pool: pool, Bus: events, Box: box, Client: cfg.webhookPolicy().Client(10 * time.Second),
-		Schedule: cfg.WebhookSchedule})
+		Schedule: cfg.WebhookSchedule, Push: pusher})
 	if err != nil {
 		return err
 	}
 	api := httpapi.NewServer(pool, ledger, verifier, time.Now, httpapi.Options{
 		Box: box, Events: events.Conn, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
+		PushPublicKey:      vapid.PublicKey,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
 		// No payment provider is wired yet: cancellations are recorded in memory.
 		Billing: &httpapi.RecordingBilling{},

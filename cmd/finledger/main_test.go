@@ -256,7 +256,7 @@ func TestConfigOfEvents(t *testing.T) {
 	}
 
 	// Production needs a key for secrets; anywhere, a key must be 64 hex digits.
-	prod := config{Env: "production", DatabaseURL: "postgres://x", SessionHS256Secret: strings.Repeat("s", 32)}
+	prod := config{Env: "production", DatabaseURL: "postgres://x", SessionHS256Secret: strings.Repeat("s", 32), VAPIDSubject: "mailto:ops@example.com"}
 	if err := prod.checkServe(); err == nil || !strings.Contains(err.Error(), "FINLEDGER_SECRET_KEY") {
 		t.Fatalf("production without a key: %v", err)
 	}

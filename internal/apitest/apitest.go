@@ -25,6 +25,7 @@ import (
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/internal/testdb"
 	"github.com/finledger/finledger/projections"
+	"github.com/finledger/finledger/webhooks/push"
 	"github.com/finledger/finledger/webhooks/safehttp"
 )
 
@@ -78,14 +79,24 @@ var Box = func() *sealbox.Box {
 	return box
 }()
 
+// PushKeys are the VAPID keys of the test servers.
+var PushKeys = func() push.Keys {
+	keys, err := push.GenerateKeys("mailto:tests@finledger.local")
+	if err != nil {
+		panic(err)
+	}
+	return keys
+}()
+
 // Options are the settings Start uses: rate limits too high to matter, the chat
 // channel configured, secrets sealed with Box, and webhooks allowed to reach this
 // machine's test receivers.
 func Options() httpapi.Options {
 	return httpapi.Options{RateLimitPerMinute: 1_000_000, RateLimitBurst: 1_000_000,
-		Channel:  httpapi.ChannelOptions{Secret: ChannelSecret, Issuer: ChannelIssuer, Audiences: []string{ChannelAudience}},
-		Box:      Box,
-		Webhooks: httpapi.WebhookOptions{Policy: safehttp.Policy{AllowPrivate: true}}}
+		Channel:       httpapi.ChannelOptions{Secret: ChannelSecret, Issuer: ChannelIssuer, Audiences: []string{ChannelAudience}},
+		Box:           Box,
+		Webhooks:      httpapi.WebhookOptions{Policy: safehttp.Policy{AllowPrivate: true}},
+		PushPublicKey: PushKeys.PublicKey}
 }
 
 // Start runs the API on a fresh database with Options. The clock starts at

@@ -8,6 +8,7 @@ import (
 
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/bus"
+	"github.com/finledger/finledger/webhooks/push"
 	"github.com/finledger/finledger/webhooks/safehttp"
 )
 
@@ -46,7 +47,8 @@ func StartEvents(t testing.TB, schedule []time.Duration) (*Env, *Events) {
 	opts.Events = b.Conn
 	env := StartWith(t, opts)
 	ev := &Events{t: t, Server: srv, Bus: b, Config: webhooks.Config{Pool: env.Pool, Bus: b, Box: Box,
-		Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second), Schedule: schedule, Interval: 20 * time.Millisecond, AckWait: 500 * time.Millisecond}}
+		Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second), Schedule: schedule, Interval: 20 * time.Millisecond, AckWait: 500 * time.Millisecond,
+		Push: &push.Sender{Pool: env.Pool, Keys: PushKeys, Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second)}}}
 	return env, ev
 }
 
