@@ -122,7 +122,7 @@ func (d *Dispatcher) handle(ctx context.Context, msg *message.Message) {
 		msg.Ack()
 		return
 	}
-	n, alerts, err := fanOut(ctx, d.Pool, &d.hooks, e, d.Now(), d.pushWanted)
+	n, alerts, err := fanOut(ctx, d.Pool, &d.hooks, e, d.Now(), func(ws uuid.UUID) bool { return d.pushWanted(ctx, ws) })
 	if err != nil {
 		if ctx.Err() == nil {
 			slog.Error("webhooks: fan out", "event", e.ID, "err", err)
@@ -141,7 +141,7 @@ func (d *Dispatcher) handle(ctx context.Context, msg *message.Message) {
 
 // pushWanted reports whether a workspace has push subscriptions, as checked at most
 // pushedMaxAge ago.
-func (d *Dispatcher) pushWanted(workspaceID uuid.UUID) bool {
+func (d *Dispatcher) pushWanted(ctx context.Context, workspaceID uuid.UUID) bool {
 	if d.Push == nil {
 		return false
 	}
@@ -149,7 +149,7 @@ func (d *Dispatcher) pushWanted(workspaceID uuid.UUID) bool {
 	if e, ok := d.pushed[workspaceID]; ok && now.Sub(e.checked) < pushedMaxAge {
 		return e.any
 	}
-	found, err := d.Push.HasSubscribers(context.Background(), workspaceID)
+	found, err := d.Push.HasSubscribers(ctx, workspaceID)
 	if err != nil {
 		slog.Error("webhooks: push subscribers", "workspace", workspaceID, "err", err)
 		return false
