@@ -23,3 +23,5 @@ bench:
 fuzz:
 	$(GO) test ./httpapi -run '^$$' -fuzz FuzzParseBody -fuzztime 60s
 	$(GO) test ./httpapi -run '^$$' -fuzz FuzzTransactionFilter -fuzztime 60s
+	$(GO) test ./httpapi -run '^$$' -fuzz FuzzPushSubscriptionBody -fuzztime 60s
+	$(GO) test ./httpapi -run '^$$' -fuzz FuzzRealtimeToken -fuzztime 60s

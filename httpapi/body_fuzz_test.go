@@ -1,11 +1,15 @@
 package httpapi
 
 import (
+	"encoding/base64"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/internal/sealbox"
 )
 
 // FuzzParseBody feeds arbitrary bytes through the JSON parsing and every field reader
@@ -61,6 +65,34 @@ func FuzzTransactionFilter(f *testing.F) {
 		}
 		if filter.Limit < 1 || filter.Limit > maxPageSize || filter.Offset < 0 {
 			t.Fatalf("limit %d offset %d", filter.Limit, filter.Offset)
+		}
+	})
+}
+
+// FuzzRealtimeToken feeds arbitrary tokens to the realtime stream's check: only a
+// token this server sealed opens, and nothing panics.
+func FuzzRealtimeToken(f *testing.F) {
+	box, err := sealbox.New([]byte("0123456789abcdef0123456789abcdef"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	now := time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)
+	s := &Server{box: box, now: func() time.Time { return now }}
+	valid := base64.RawURLEncoding.EncodeToString(box.Seal([]byte(`{"u":"00000000-0000-0000-0000-000000000001","w":"00000000-0000-0000-0000-000000000002","e":1773169200}`), realtimeOwner))
+	for _, seed := range []string{"", "abc", valid, valid[:len(valid)-1], valid + "A", "====", strings.Repeat("A", 600)} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, token string) {
+		c, err := s.openRealtimeToken(token)
+		if err != nil {
+			if toAPIError(err).Status != http.StatusUnauthorized {
+				t.Fatalf("error %v", err)
+			}
+			return
+		}
+		// Only what was sealed opens (each run seals the seed afresh, so compare claims).
+		if c.UserID.String() != "00000000-0000-0000-0000-000000000001" || c.WorkspaceID.String() != "00000000-0000-0000-0000-000000000002" {
+			t.Fatalf("token %q opened: %+v", token, c)
 		}
 	})
 }
