@@ -59,7 +59,7 @@ func TestReplayReproducesTheReadModels(t *testing.T) {
 	hook := f.c.Post("/api/webhooks/outbound", map[string]any{"name": "a", "url": "https://a.example.com/h"}).Expect(t, http.StatusOK).Object("webhook")["id"].(string)
 	f.c.Patch("/api/webhooks/outbound/"+hook, map[string]any{"events": []string{"transaction.created"}, "active": false}).Expect(t, http.StatusOK)
 	goneHook := f.c.Post("/api/webhooks/outbound", map[string]any{"name": "b", "url": "https://b.example.com/h"}).Expect(t, http.StatusOK).Object("webhook")["id"].(string)
-	f.c.Delete("/api/webhooks/outbound/" + goneHook).Expect(t, http.StatusOK)
+	f.c.Delete("/api/webhooks/outbound/"+goneHook).Expect(t, http.StatusOK)
 	f.c.Post("/api/webhooks/outbound", map[string]any{"name": "c", "url": "https://c.example.com/h", "events": []string{"*"}}).Expect(t, http.StatusOK)
 	// The chat channel: a link, a fingerprint, a transaction recorded through it.
 	phone := linkPhone(t, env, f.c, "+5215512345678", func(c map[string]any) { c["identityKeyHash"] = "fp" })

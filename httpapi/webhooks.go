@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -23,6 +24,9 @@ type WebhookOptions struct {
 	// Wake, when set, tells the sender a delivery is due now.
 	Wake func()
 }
+
+// deliveryStatuses are the states a delivery can be in.
+var deliveryStatuses = []string{"pending", "succeeded", "failed"}
 
 // webhookSecretPrefix starts every signing secret.
 const webhookSecretPrefix = "whsec_"
@@ -170,6 +174,10 @@ func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
 	page := q.integer("page", 1, 1_000_000, 1)
 	size := q.integer("pageSize", 1, maxPageSize, defaultPageSize)
+	status := q.values.Get("status")
+	if status != "" && !slices.Contains(deliveryStatuses, status) {
+		q.fail("status", "must be one of "+strings.Join(deliveryStatuses, ", "))
+	}
 	if err := q.err(); err != nil {
 		writeError(w, r, err)
 		return
@@ -179,7 +187,7 @@ func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFoundAs(err, "WEBHOOK_NOT_FOUND", "webhook not found"))
 		return
 	}
-	list, total, err := queries.Deliveries(r.Context(), s.pool, ws, id, size, (page-1)*size)
+	list, total, err := queries.Deliveries(r.Context(), s.pool, ws, id, status, size, (page-1)*size)
 	if err != nil {
 		writeError(w, r, err)
 		return

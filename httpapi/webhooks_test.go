@@ -388,9 +388,10 @@ func TestWebhookFailsThenRedelivered(t *testing.T) {
 	rc.setStatus(func(int) int { return http.StatusInternalServerError })
 	hookID := rc.subscribe(alice)
 	alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1}).Expect(t, http.StatusCreated)
+	fieldErrors(t, alice.Get("/api/webhooks/outbound/"+hookID+"/deliveries?status=lost"))
 	var failed map[string]any
 	waitFor(t, "the delivery to fail", 10*time.Second, func() bool {
-		list := alice.Get("/api/webhooks/outbound/" + hookID + "/deliveries").List("deliveries")
+		list := alice.Get("/api/webhooks/outbound/" + hookID + "/deliveries?status=failed").List("deliveries")
 		if len(list) == 1 && list[0]["status"] == "failed" {
 			failed = list[0]
 		}
@@ -404,6 +405,9 @@ func TestWebhookFailsThenRedelivered(t *testing.T) {
 	again := alice.Post("/api/webhooks/outbound/"+hookID+"/deliveries/"+id+"/redeliver", nil).Expect(t, http.StatusOK).Object("delivery")
 	if again["id"] != id {
 		t.Fatalf("redelivery %v", again)
+	}
+	if list := alice.Get("/api/webhooks/outbound/" + hookID + "/deliveries?status=failed").List("deliveries"); len(list) != 0 {
+		t.Fatalf("failed after the redelivery: %v", list)
 	}
 	waitFor(t, "the redelivery to succeed", 10*time.Second, func() bool {
 		d := alice.Get("/api/webhooks/outbound/" + hookID + "/deliveries").List("deliveries")[0]

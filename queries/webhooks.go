@@ -94,15 +94,15 @@ func scanDelivery(row pgx.CollectableRow) (Delivery, error) {
 	return d, nil
 }
 
-// Deliveries lists a webhook's deliveries, newest first, a page at a time.
-func Deliveries(ctx context.Context, db DB, workspaceID, webhookID uuid.UUID, limit, offset int) ([]Delivery, int, error) {
+// Deliveries lists a webhook's deliveries, newest first, a page at a time; status, when
+// not empty, keeps those in that state.
+func Deliveries(ctx context.Context, db DB, workspaceID, webhookID uuid.UUID, status string, limit, offset int) ([]Delivery, int, error) {
+	const where = ` WHERE d.workspace_id = $1 AND d.webhook_id = $2 AND ($3 = '' OR d.status = $3)`
 	var total int
-	if err := db.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE workspace_id = $1 AND webhook_id = $2`,
-		workspaceID, webhookID).Scan(&total); err != nil {
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries d`+where, workspaceID, webhookID, status).Scan(&total); err != nil {
 		return nil, 0, fmt.Errorf("queries: count deliveries: %w", err)
 	}
-	rows, err := db.Query(ctx, deliverySelect+` WHERE d.workspace_id = $1 AND d.webhook_id = $2 ORDER BY d.seq DESC LIMIT $3 OFFSET $4`,
-		workspaceID, webhookID, limit, offset)
+	rows, err := db.Query(ctx, deliverySelect+where+` ORDER BY d.seq DESC LIMIT $4 OFFSET $5`, workspaceID, webhookID, status, limit, offset)
 	if err != nil {
 		return nil, 0, fmt.Errorf("queries: deliveries: %w", err)
 	}
