@@ -93,11 +93,17 @@ var ErrIdempotencyKeyReused = &Error{
 // through the state cache's per-workspace lock (so waiting requests hold no database
 // connection), and across processes through the row lock on the stream's head.
 type Ledger struct {
-	pool    *pgxpool.Pool
-	project Projector
-	now     func() time.Time
-	states  *stateCache
+	pool     *pgxpool.Pool
+	project  Projector
+	now      func() time.Time
+	states   *stateCache
+	onCommit func()
 }
+
+// OnCommit sets a function called after every command that stored events; it must not
+// block (it tells a reader of the log that there is something to read). Set it before
+// the first command.
+func (l *Ledger) OnCommit(f func()) { l.onCommit = f }
 
 // NewLedger returns a Ledger that keeps up to cacheSize workspace states in memory.
 func NewLedger(pool *pgxpool.Pool, project Projector, now func() time.Time, cacheSize int) *Ledger {
@@ -135,6 +141,9 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 		}
 		if len(decided) > 0 {
 			l.applyCommitted(entry, decided, committed[0])
+			if l.onCommit != nil {
+				l.onCommit()
+			}
 		}
 		return res, replayed, nil
 	}

@@ -571,3 +571,21 @@ func TestWebhookBacklog(t *testing.T) {
 		return err == nil && n == 0
 	})
 }
+
+// The ledger tells the relay of each command that stored events, and of no other.
+func TestLedgerTellsOfCommits(t *testing.T) {
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	cashWallet(t, alice) // the user, the workspace and the wallet, before counting
+	var mu sync.Mutex
+	commits := 0
+	env.Ledger.OnCommit(func() { mu.Lock(); commits++; mu.Unlock() })
+	alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1}).Expect(t, http.StatusCreated)
+	fieldErrors(t, alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": -1}))
+	alice.Post("/api/transactions", map[string]any{"type": "income", "amount": 2}).Expect(t, http.StatusCreated)
+	mu.Lock()
+	defer mu.Unlock()
+	if commits != 2 {
+		t.Fatalf("%d commits told, want 2", commits)
+	}
+}

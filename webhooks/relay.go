@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -41,7 +42,19 @@ type Relay struct {
 	Pool      *pgxpool.Pool
 	Publisher message.Publisher
 	Batch     int           // events per read; default 500
-	Interval  time.Duration // between reads once caught up; default 25 ms
+	Interval  time.Duration // between reads once caught up, unless woken; default 25 ms
+
+	wake chan struct{}
+	once sync.Once
+}
+
+// Wake tells the relay there may be new events to read now.
+func (r *Relay) Wake() {
+	r.once.Do(func() { r.wake = make(chan struct{}, 1) })
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Run relays while this instance is the leader, until ctx ends.
@@ -51,6 +64,7 @@ func (r *Relay) Run(ctx context.Context) error {
 
 // relay publishes from the checkpoint on until ctx ends or publishing fails.
 func (r *Relay) relay(ctx context.Context) error {
+	r.once.Do(func() { r.wake = make(chan struct{}, 1) })
 	batch, interval := r.Batch, r.Interval
 	if batch <= 0 {
 		batch = 500
@@ -75,6 +89,7 @@ func (r *Relay) relay(ctx context.Context) error {
 			case <-ctx.Done():
 				return nil
 			case <-time.After(interval):
+			case <-r.wake:
 			}
 		}
 	}

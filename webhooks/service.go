@@ -50,6 +50,10 @@ func New(c Config) (*Service, error) {
 	}, nil
 }
 
+// Committed tells this instance's relay that events were just stored; wire it to
+// commands.Ledger.OnCommit. Where another instance relays, it finds them by polling.
+func (s *Service) Committed() { s.Relay.Wake() }
+
 // Wake tells this instance's sender that a delivery is due now; it does nothing
 // where another instance dispatches, whose sender finds it within its interval.
 func (s *Service) Wake() { s.Dispatcher.Sender.Wake() }

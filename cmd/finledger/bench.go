@@ -134,6 +134,7 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 	if err != nil {
 		return err
 	}
+	ledger.OnCommit(hooks.Committed)
 	hooksCtx, stopHooks := context.WithCancel(ctx)
 	defer stopHooks()
 	go hooks.Run(hooksCtx)

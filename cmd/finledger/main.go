@@ -330,6 +330,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
+	ledger.OnCommit(hooks.Committed)
 	api := httpapi.NewServer(pool, ledger, verifier, time.Now, httpapi.Options{
 		Box: box, Events: events.Conn, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
 		PushPublicKey:      vapid.PublicKey,
