@@ -11,6 +11,8 @@ const (
 	TypeWebhookCreated = "webhook.created.v1"
 	TypeWebhookUpdated = "webhook.updated.v1"
 	TypeWebhookDeleted = "webhook.deleted.v1"
+	// TypeWebhookSecretRotated replaces a webhook's signing secret.
+	TypeWebhookSecretRotated = "webhook.secret_rotated.v1"
 )
 
 // The public names of the events a webhook subscription receives.
@@ -76,6 +78,12 @@ type WebhookDeleted struct {
 	WebhookID uuid.UUID `json:"webhookId"`
 }
 
+// WebhookSecretRotated gives a subscription a new signing secret, sealed like the first.
+type WebhookSecretRotated struct {
+	WebhookID    uuid.UUID `json:"webhookId"`
+	SealedSecret []byte    `json:"sealedSecret"`
+}
+
 // Webhook is a subscription as the write side sees it.
 type Webhook struct {
 	WebhookFields
@@ -84,9 +92,10 @@ type Webhook struct {
 
 func init() {
 	for name, factory := range map[string]func() any{
-		TypeWebhookCreated: func() any { return &WebhookCreated{} },
-		TypeWebhookUpdated: func() any { return &WebhookUpdated{} },
-		TypeWebhookDeleted: func() any { return &WebhookDeleted{} },
+		TypeWebhookCreated:       func() any { return &WebhookCreated{} },
+		TypeWebhookUpdated:       func() any { return &WebhookUpdated{} },
+		TypeWebhookDeleted:       func() any { return &WebhookDeleted{} },
+		TypeWebhookSecretRotated: func() any { return &WebhookSecretRotated{} },
 	} {
 		eventFactories[name] = factory
 	}
@@ -109,6 +118,10 @@ func (w *Workspace) applyWebhook(event any) (bool, error) {
 			return true, err
 		}
 		h.Deleted = true
+	case *WebhookSecretRotated:
+		if _, err := find(w.Webhooks, e.WebhookID, "webhook"); err != nil {
+			return true, err
+		}
 	default:
 		return false, nil
 	}
@@ -201,4 +214,19 @@ func (c DeleteWebhook) Decide(w *Workspace) ([]NewEvent, error) {
 		return nil, NotFound("WEBHOOK_NOT_FOUND", "webhook %s not found", c.WebhookID)
 	}
 	return []NewEvent{{TypeWebhookDeleted, &WebhookDeleted{WebhookID: c.WebhookID}}}, nil
+}
+
+// RotateWebhookSecret replaces a live subscription's signing secret; the caller keeps
+// the new one.
+type RotateWebhookSecret struct {
+	WebhookID    uuid.UUID
+	SealedSecret []byte
+}
+
+// Decide checks the subscription is live.
+func (c RotateWebhookSecret) Decide(w *Workspace) ([]NewEvent, error) {
+	if h, ok := w.Webhooks[c.WebhookID]; !ok || h.Deleted {
+		return nil, NotFound("WEBHOOK_NOT_FOUND", "webhook %s not found", c.WebhookID)
+	}
+	return []NewEvent{{TypeWebhookSecretRotated, &WebhookSecretRotated{WebhookID: c.WebhookID, SealedSecret: c.SealedSecret}}}, nil
 }

@@ -13,6 +13,7 @@ func init() {
 		"GET /api/webhooks/outbound/{id}":                                    {Response: "WebhookResponse"},
 		"PATCH /api/webhooks/outbound/{id}":                                  {Request: "WebhookUpdate", Response: "WebhookResponse"},
 		"DELETE /api/webhooks/outbound/{id}":                                 {Response: "OK"},
+		"POST /api/webhooks/outbound/{id}/rotate-secret":                     {Response: "WebhookCreated"},
 		"POST /api/webhooks/outbound/{id}/test":                              {Response: "DeliveryResponse"},
 		"GET /api/webhooks/outbound/{id}/deliveries":                         {Response: "DeliveryList", Query: []string{"page:integer", "pageSize:integer", "status:string"}},
 		"POST /api/webhooks/outbound/{id}/deliveries/{deliveryId}/redeliver": {Response: "DeliveryResponse"},

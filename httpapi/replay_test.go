@@ -58,6 +58,7 @@ func TestReplayReproducesTheReadModels(t *testing.T) {
 	// Webhooks: one changed, one deleted, one left as made.
 	hook := f.c.Post("/api/webhooks/outbound", map[string]any{"name": "a", "url": "https://a.example.com/h"}).Expect(t, http.StatusOK).Object("webhook")["id"].(string)
 	f.c.Patch("/api/webhooks/outbound/"+hook, map[string]any{"events": []string{"transaction.created"}, "active": false}).Expect(t, http.StatusOK)
+	f.c.Post("/api/webhooks/outbound/"+hook+"/rotate-secret", nil).Expect(t, http.StatusOK)
 	goneHook := f.c.Post("/api/webhooks/outbound", map[string]any{"name": "b", "url": "https://b.example.com/h"}).Expect(t, http.StatusOK).Object("webhook")["id"].(string)
 	f.c.Delete("/api/webhooks/outbound/"+goneHook).Expect(t, http.StatusOK)
 	f.c.Post("/api/webhooks/outbound", map[string]any{"name": "c", "url": "https://c.example.com/h", "events": []string{"*"}}).Expect(t, http.StatusOK)

@@ -84,6 +84,7 @@ var routes = []route{
 	{"GET", "/api/webhooks/outbound/{id}", "webhooks:read", "Get an outbound webhook", http.StatusOK, getRecord("webhook", "WEBHOOK_NOT_FOUND", queries.WebhookByID)},
 	{"PATCH", "/api/webhooks/outbound/{id}", "webhooks:write", "Change an outbound webhook's name, URL, events or active flag", http.StatusOK, updateWebhook},
 	{"DELETE", "/api/webhooks/outbound/{id}", "webhooks:write", "Delete an outbound webhook", http.StatusOK, deleteWebhook},
+	{"POST", "/api/webhooks/outbound/{id}/rotate-secret", "webhooks:write", "Replace the signing secret; the answer holds the new one once", http.StatusOK, rotateWebhookSecret},
 	{"POST", "/api/webhooks/outbound/{id}/test", "webhooks:write", "Send a webhook.test delivery", http.StatusOK, testWebhook},
 	{"GET", "/api/webhooks/outbound/{id}/deliveries", "webhooks:read", "List a webhook's deliveries with every attempt, newest first", http.StatusOK, listDeliveries},
 	{"POST", "/api/webhooks/outbound/{id}/deliveries/{deliveryId}/redeliver", "webhooks:write", "Send a delivery again, keeping its id", http.StatusOK, redeliverWebhook},

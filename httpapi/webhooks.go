@@ -76,18 +76,47 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if events == nil && !b.failed("events") {
 		events = []string{commands.HookAll}
 	}
-	random := make([]byte, 32)
-	if _, err := rand.Read(random); err != nil {
+	secret, err := newWebhookSecret()
+	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	secret := webhookSecretPrefix + hex.EncodeToString(random)
 	id := newID()
 	p := principalFrom(r.Context())
 	cmd := commands.CreateWebhook{WebhookID: id, CreatedBy: p.User.ID, SealedSecret: s.box.Seal([]byte(secret), id[:]),
 		Fields: commands.WebhookFields{Name: name.Value, URL: target.Value, Events: events, Active: true}}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("webhook", queries.WebhookByID, id),
 		// The secret is in this answer only: a replay of the request gets the webhook without it.
+		Secret: map[string]any{"secret": secret}})
+}
+
+// newWebhookSecret makes a signing secret: the prefix and 32 random bytes in hex.
+func newWebhookSecret() (string, error) {
+	random := make([]byte, 32)
+	if _, err := rand.Read(random); err != nil {
+		return "", fmt.Errorf("httpapi: webhook secret: %w", err)
+	}
+	return webhookSecretPrefix + hex.EncodeToString(random), nil
+}
+
+// rotateWebhookSecret gives a webhook a new signing secret, in this answer only; the
+// next attempt of every delivery is signed with it.
+func rotateWebhookSecret(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	if s.box == nil {
+		writeError(w, r, errNoBox)
+		return
+	}
+	secret, err := newWebhookSecret()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	cmd := commands.RotateWebhookSecret{WebhookID: id, SealedSecret: s.box.Seal([]byte(secret), id[:])}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("webhook", queries.WebhookByID, id),
 		Secret: map[string]any{"secret": secret}})
 }
 

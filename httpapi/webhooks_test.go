@@ -312,6 +312,17 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Fatalf("delivery %v", d)
 	}
 
+	// A rotated secret signs what is sent from then on; the old one no longer verifies.
+	rotated := alice.Post("/api/webhooks/outbound/"+hookID+"/rotate-secret", nil).Expect(t, http.StatusOK)
+	newSecret, _ := rotated.JSON["secret"].(string)
+	rc.mu.Lock()
+	if !strings.HasPrefix(newSecret, "whsec_") || newSecret == rc.secret || rotated.Object("webhook")["id"] != hookID {
+		t.Fatalf("rotation %s", rotated.Raw)
+	}
+	rc.secret = newSecret
+	rc.mu.Unlock()
+	expectError(t, env.As("bob").Post("/api/webhooks/outbound/"+hookID+"/rotate-secret", nil), http.StatusNotFound, "WEBHOOK_NOT_FOUND")
+
 	// webhook.test goes through the same path, and so does a redelivery, same id.
 	test := alice.Post("/api/webhooks/outbound/"+hookID+"/test", nil).Expect(t, http.StatusOK).Object("delivery")
 	testID := test["id"].(string)

@@ -192,6 +192,10 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
 		return entry("webhook", d.WebhookID, actionUpdate, d.Before, d.After)
 	case *commands.WebhookDeleted:
 		return entry("webhook", d.WebhookID, actionDelete, nil, nil)
+	case *commands.WebhookSecretRotated:
+		// Neither secret goes to the log: only that it changed.
+		return auditEntry{workspace: ws, entity: "webhook", entityID: d.WebhookID, action: actionUpdate,
+			changes: map[string]change{"secret": {"(previous)", "(rotated)"}}}, true, nil
 	case *commands.ExchangeRatesSet:
 		changes := map[string]change{}
 		for _, r := range d.Rates {

@@ -185,6 +185,8 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 			ws, d.WebhookID, f.Name, f.URL, f.Events, f.Active, at)
 	case *commands.WebhookDeleted:
 		b.Queue(`UPDATE webhooks SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.WebhookID, at)
+	case *commands.WebhookSecretRotated:
+		b.Queue(`UPDATE webhooks SET sealed_secret = $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`, ws, d.WebhookID, d.SealedSecret, at)
 	case *commands.WalletCreated:
 		f := d.WalletFields
 		b.Queue(`INSERT INTO wallets (workspace_id, id, name, description, type, currency, card_color, initial_balance,
