@@ -84,6 +84,7 @@ type delivery struct {
 	WorkspaceID uuid.UUID
 	WebhookID   uuid.UUID
 	EventID     *uuid.UUID
+	StreamSeq   uint64 // the event's position in the stream; 0 for test deliveries
 	Name        string
 	OccurredAt  time.Time
 	Data        json.RawMessage
@@ -96,10 +97,10 @@ func (d delivery) queue(b *pgx.Batch, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	b.Queue(`INSERT INTO webhook_deliveries (workspace_id, id, webhook_id, event_id, event, body, status, next_attempt_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6::text::json, 'pending', $7, $7)
+	b.Queue(`INSERT INTO webhook_deliveries (workspace_id, id, webhook_id, stream_seq, event_id, event, body, status, next_attempt_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7::text::json, 'pending', $8, $8)
 		ON CONFLICT (workspace_id, id) DO NOTHING`,
-		d.WorkspaceID, d.ID, d.WebhookID, d.EventID, d.Name, string(body), now)
+		d.WorkspaceID, d.ID, d.WebhookID, int64(d.StreamSeq), d.EventID, d.Name, string(body), now)
 	return nil
 }
 

@@ -32,3 +32,32 @@ func TestSign(t *testing.T) {
 		t.Fatalf("Sign = %s", got)
 	}
 }
+
+// The watermark moves over contiguous handled messages only, and jumps to the
+// server's ack floor.
+func TestWatermark(t *testing.T) {
+	d := &Dispatcher{Sender: &Sender{}, mark: watermark{done: 4, handled: map[uint64]bool{}}}
+	d.Sender.init()
+	steps := []struct {
+		floor   uint64
+		handled []uint64
+		want    uint64
+	}{
+		{0, []uint64{6, 7}, 4}, // 5 is still out
+		{0, []uint64{3}, 4},    // below the mark: nothing
+		{0, []uint64{5}, 7},    // the gap closes
+		{0, []uint64{9, 10}, 7},
+		{8, nil, 10}, // the server passed over 8 (a message never handed out)
+		{0, []uint64{11}, 11},
+		{5, nil, 11}, // an older floor changes nothing
+	}
+	for i, st := range steps {
+		d.advance(st.floor, st.handled...)
+		if got := d.Sender.watermark.Load(); got != st.want || d.mark.done != st.want {
+			t.Fatalf("step %d: watermark %d (%d), want %d", i, got, d.mark.done, st.want)
+		}
+	}
+	if len(d.mark.handled) != 0 {
+		t.Fatalf("handled left beyond the mark: %v", d.mark.handled)
+	}
+}

@@ -2,13 +2,17 @@ package webhooks
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
@@ -41,6 +45,7 @@ type Dispatcher struct {
 	Push *push.Sender
 
 	hooks hookCache // used by the one goroutine that handles messages
+	mark  watermark // likewise
 	// pushed remembers, for a while, whether a workspace has push subscriptions.
 	pushed map[uuid.UUID]pushedEntry
 	notes  chan note
@@ -74,7 +79,14 @@ func (d *Dispatcher) dispatch(ctx context.Context) error {
 		ackWait = 5 * time.Second
 	}
 	d.hooks = hookCache{} // a new leader reads afresh what another may have changed
-	sub, err := d.Bus.Subscriber(ctx, DispatcherDurable, bus.WithAckWait(ackWait))
+	// Everything up to the consumer's ack floor was handled by earlier leaders.
+	floor, err := d.Bus.AckFloor(ctx, DispatcherDurable)
+	if err != nil && !errors.Is(err, nats.ErrConsumerNotFound) {
+		return err
+	}
+	d.mark = watermark{done: floor, handled: map[uint64]bool{}}
+	d.Sender.watermark.Store(floor)
+	sub, err := d.Bus.Subscriber(ctx, DispatcherDurable, bus.WithAckWait(ackWait), bus.WithBatch(dispatchBatch))
 	if err != nil {
 		return err
 	}
@@ -99,6 +111,8 @@ func (d *Dispatcher) dispatch(ctx context.Context) error {
 		}()
 		defer func() { <-notifierDone }()
 	}
+	reconcile := time.NewTicker(time.Second)
+	defer reconcile.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -107,35 +121,134 @@ func (d *Dispatcher) dispatch(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			d.handle(ctx, msg)
+			d.handle(ctx, collect(msg, messages))
+		case <-reconcile.C:
+			// Messages the dispatcher never sees (terminated, or gone from the stream)
+			// would leave a gap for ever: the server's ack floor passes over them.
+			if floor, err := d.Bus.AckFloor(ctx, DispatcherDurable); err == nil {
+				d.advance(floor)
+			} else if ctx.Err() == nil {
+				slog.Error("webhooks: ack floor", "err", err)
+			}
 		}
 	}
 }
 
-// handle stores one message's deliveries and acknowledges it; a message that cannot be
-// handled now is nacked, and JetStream delivers it again before any later one.
-func (d *Dispatcher) handle(ctx context.Context, msg *message.Message) {
-	e, err := storedOf(msg)
-	if err != nil {
-		// Not an event the relay wrote: nothing can ever be made of it.
-		slog.Error("webhooks: unreadable message dropped", "uuid", msg.UUID, "err", err)
-		msg.Ack()
-		return
-	}
-	n, alerts, err := fanOut(ctx, d.Pool, &d.hooks, e, d.Now(), func(ws uuid.UUID) bool { return d.pushWanted(ctx, ws) })
-	if err != nil {
-		if ctx.Err() == nil {
-			slog.Error("webhooks: fan out", "event", e.ID, "err", err)
+// dispatchBatch is how many messages the dispatcher may hold unacknowledged: those
+// ready together are handled together, with one commit for all their deliveries.
+const dispatchBatch = 100
+
+// collect gathers the messages handed out with first, which follow it at once.
+func collect(first *message.Message, messages <-chan *message.Message) []*message.Message {
+	batch := []*message.Message{first}
+	wait := time.NewTimer(time.Millisecond)
+	defer wait.Stop()
+	for len(batch) < dispatchBatch {
+		select {
+		case m, ok := <-messages:
+			if !ok {
+				return batch
+			}
+			batch = append(batch, m)
+		case <-wait.C:
+			return batch
 		}
-		msg.Nack()
-		return
 	}
-	msg.Ack()
-	if n > 0 {
+	return batch
+}
+
+// watermark is the dispatcher's contiguous progress through the stream: every message
+// up to done has its deliveries stored. Messages can be handled out of order (one
+// nacked comes back after later ones); the sender sends nothing beyond done, so each
+// webhook still gets its events in order.
+type watermark struct {
+	done    uint64
+	handled map[uint64]bool // handled beyond done
+}
+
+// advance records messages handled up to floor (at least), and publishes the mark.
+func (d *Dispatcher) advance(floor uint64, handled ...uint64) {
+	m := &d.mark
+	for _, seq := range handled {
+		if seq > m.done {
+			m.handled[seq] = true
+		}
+	}
+	if floor > m.done {
+		for seq := range m.handled {
+			if seq <= floor {
+				delete(m.handled, seq)
+			}
+		}
+		m.done = floor
+	}
+	for m.handled[m.done+1] {
+		delete(m.handled, m.done+1)
+		m.done++
+	}
+	if d.Sender.watermark.Load() != m.done {
+		d.Sender.watermark.Store(m.done)
 		d.Sender.Wake()
 	}
-	for _, a := range alerts {
-		d.queueNote(e.WorkspaceID, alertNotification(a))
+}
+
+// handle stores the deliveries of a batch of messages in one transaction and
+// acknowledges them; a batch that cannot be handled now is nacked, and JetStream
+// delivers it again.
+func (d *Dispatcher) handle(ctx context.Context, msgs []*message.Message) {
+	b := &pgx.Batch{}
+	type alerted struct {
+		workspaceID uuid.UUID
+		alerts      []Alert
+	}
+	var notes []alerted
+	var seqs []uint64
+	wanted := func(ws uuid.UUID) bool { return d.pushWanted(ctx, ws) }
+	for _, msg := range msgs {
+		e, err := storedOf(msg)
+		if err != nil {
+			// Not an event the relay wrote: nothing can ever be made of it.
+			slog.Error("webhooks: unreadable message dropped", "uuid", msg.UUID, "err", err)
+			if seq, err := strconv.ParseUint(msg.Metadata.Get(bus.MetaStreamSeq), 10, 64); err == nil {
+				seqs = append(seqs, seq)
+			}
+			continue
+		}
+		_, alerts, err := fanOut(ctx, d.Pool, &d.hooks, e, d.Now(), wanted, b)
+		if err != nil {
+			d.nackAll(ctx, msgs, fmt.Errorf("event %s: %w", e.ID, err))
+			return
+		}
+		seqs = append(seqs, e.StreamSeq)
+		if len(alerts) > 0 {
+			notes = append(notes, alerted{e.WorkspaceID, alerts})
+		}
+	}
+	if b.Len() > 0 {
+		// One batch is one implicit transaction: every delivery of the batch, or none.
+		if err := d.Pool.SendBatch(ctx, b).Close(); err != nil {
+			d.nackAll(ctx, msgs, fmt.Errorf("store deliveries: %w", err))
+			return
+		}
+	}
+	for _, m := range msgs {
+		m.Ack()
+	}
+	d.advance(0, seqs...)
+	for _, n := range notes {
+		for _, a := range n.alerts {
+			d.queueNote(n.workspaceID, alertNotification(a))
+		}
+	}
+}
+
+// nackAll gives a batch back for later.
+func (d *Dispatcher) nackAll(ctx context.Context, msgs []*message.Message, err error) {
+	if ctx.Err() == nil {
+		slog.Error("webhooks: fan out", "messages", len(msgs), "err", err)
+	}
+	for _, m := range msgs {
+		m.Nack()
 	}
 }
 

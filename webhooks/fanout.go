@@ -21,19 +21,20 @@ type Stored struct {
 	ID          uuid.UUID
 	Type        string
 	WorkspaceID uuid.UUID
-	Version     int64 // in the workspace's stream
+	Version     int64  // in the workspace's stream
+	StreamSeq   uint64 // in the JetStream stream
 	RecordedAt  time.Time
 	Data        []byte
 }
 
-// fanOut stores the deliveries of one event: one per public event it stands for and
+// fanOut adds to b the deliveries of one event: one per public event it stands for and
 // per live webhook of its workspace that wants it, plus a budget.threshold_reached when
 // the event takes a budget's period spending to its alert threshold for the first time.
 // Alerts are looked for when a webhook wants them or alertsWanted says someone else
 // does; fanOut returns them. It is safe to repeat: deliveries and alerts are keyed by
 // what they stand for.
 func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored, now time.Time,
-	alertsWanted func(uuid.UUID) bool) (int, []Alert, error) {
+	alertsWanted func(uuid.UUID) bool, b *pgx.Batch) (int, []Alert, error) {
 	if strings.HasPrefix(e.Type, "webhook.") {
 		cache.forget(e.WorkspaceID)
 	}
@@ -59,7 +60,6 @@ func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored,
 			publics = append(publics, Public{Name: commands.HookBudgetThresholdReached, Data: data})
 		}
 	}
-	b := &pgx.Batch{}
 	n := 0
 	for _, p := range publics {
 		for _, h := range hooks {
@@ -67,16 +67,11 @@ func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored,
 				continue
 			}
 			d := delivery{ID: deliveryID(h.ID, e.ID, p.Name), WorkspaceID: e.WorkspaceID, WebhookID: h.ID, EventID: &e.ID,
-				Name: p.Name, OccurredAt: e.RecordedAt, Data: p.Data}
+				StreamSeq: e.StreamSeq, Name: p.Name, OccurredAt: e.RecordedAt, Data: p.Data}
 			if err := d.queue(b, now); err != nil {
 				return 0, nil, err
 			}
 			n++
-		}
-	}
-	if n > 0 {
-		if err := pool.SendBatch(ctx, b).Close(); err != nil {
-			return 0, nil, fmt.Errorf("webhooks: store deliveries of %s: %w", e.ID, err)
 		}
 	}
 	return n, alerts, nil

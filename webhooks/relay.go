@@ -161,5 +161,10 @@ func storedOf(msg *message.Message) (Stored, error) {
 	if err != nil {
 		return Stored{}, fmt.Errorf("webhooks: message %s version: %w", id, err)
 	}
-	return Stored{ID: id, Type: msg.Metadata.Get(MetaType), WorkspaceID: ws, Version: version, RecordedAt: at, Data: msg.Payload}, nil
+	seq, err := strconv.ParseUint(msg.Metadata.Get(bus.MetaStreamSeq), 10, 64)
+	if err != nil {
+		return Stored{}, fmt.Errorf("webhooks: message %s stream position: %w", id, err)
+	}
+	return Stored{ID: id, Type: msg.Metadata.Get(MetaType), WorkspaceID: ws, Version: version, StreamSeq: seq, RecordedAt: at,
+		Data: msg.Payload}, nil
 }

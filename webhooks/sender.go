@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -38,6 +39,9 @@ type Sender struct {
 
 	wake chan struct{}
 	once sync.Once
+	// watermark is the dispatcher's contiguous progress through the stream: deliveries
+	// of later events wait, so that each webhook gets its events in order.
+	watermark atomic.Uint64
 }
 
 // Wake asks the sender to look for due deliveries now.
@@ -121,7 +125,8 @@ func (s *Sender) Run(ctx context.Context) error {
 	}
 }
 
-// dueSQL finds the webhooks whose oldest pending delivery is due at $1.
+// dueSQL finds the webhooks whose first pending delivery is due at $1 and within the
+// watermark $2.
 const dueSQL = `WITH RECURSIVE waiting AS (
 		(SELECT webhook_id FROM webhook_deliveries WHERE status = 'pending' ORDER BY webhook_id LIMIT 1)
 		UNION ALL
@@ -129,16 +134,16 @@ const dueSQL = `WITH RECURSIVE waiting AS (
 			WHERE d.status = 'pending' AND d.webhook_id > waiting.webhook_id ORDER BY d.webhook_id LIMIT 1)
 		FROM waiting WHERE waiting.webhook_id IS NOT NULL)
 	SELECT w.webhook_id FROM waiting w
-	CROSS JOIN LATERAL (SELECT d.workspace_id, d.next_attempt_at FROM webhook_deliveries d
-		WHERE d.webhook_id = w.webhook_id AND d.status = 'pending' ORDER BY d.seq LIMIT 1) head
+	CROSS JOIN LATERAL (SELECT d.workspace_id, d.next_attempt_at, d.stream_seq FROM webhook_deliveries d
+		WHERE d.webhook_id = w.webhook_id AND d.status = 'pending' ORDER BY d.stream_seq, d.seq LIMIT 1) head
 	JOIN webhooks h ON h.workspace_id = head.workspace_id AND h.id = w.webhook_id
-	WHERE h.deleted_at IS NULL AND h.active AND head.next_attempt_at <= $1`
+	WHERE h.deleted_at IS NULL AND h.active AND head.next_attempt_at <= $1 AND head.stream_seq <= $2`
 
 // dueWebhooks lists the live, active webhooks whose oldest pending delivery is due. It
 // walks the pending index once per webhook that has pending deliveries (a loose index
 // scan), so a long queue behind a receiver that is down costs no more than a short one.
 func (s *Sender) dueWebhooks(ctx context.Context) ([]uuid.UUID, error) {
-	rows, err := s.Pool.Query(ctx, dueSQL, s.Now())
+	rows, err := s.Pool.Query(ctx, dueSQL, s.Now(), int64(s.watermark.Load()))
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: due deliveries: %w", err)
 	}
@@ -160,20 +165,21 @@ func (s *Sender) drain(ctx context.Context, webhookID uuid.UUID) error {
 	for ctx.Err() == nil {
 		var p pending
 		var body string
+		var streamSeq int64
 		err := s.Pool.QueryRow(ctx, `SELECT d.workspace_id, d.id, d.webhook_id, d.event, d.body::text, d.attempts, d.schedule_from,
-				d.next_attempt_at, h.url, h.sealed_secret
+				d.next_attempt_at, d.stream_seq, h.url, h.sealed_secret
 			FROM webhook_deliveries d JOIN webhooks h ON h.workspace_id = d.workspace_id AND h.id = d.webhook_id
 			WHERE d.webhook_id = $1 AND d.status = 'pending' AND h.deleted_at IS NULL AND h.active
-			ORDER BY d.seq LIMIT 1`, webhookID).Scan(&p.workspaceID, &p.id, &p.webhookID, &p.event, &body, &p.attempts,
-			&p.scheduleFrom, &p.due, &p.url, &p.sealed)
+			ORDER BY d.stream_seq, d.seq LIMIT 1`, webhookID).Scan(&p.workspaceID, &p.id, &p.webhookID, &p.event, &body, &p.attempts,
+			&p.scheduleFrom, &p.due, &streamSeq, &p.url, &p.sealed)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
 			return fmt.Errorf("webhooks: next delivery: %w", err)
 		}
-		if p.due.After(s.Now()) {
-			return nil
+		if p.due.After(s.Now()) || uint64(streamSeq) > s.watermark.Load() {
+			return nil // not yet: its time, or the events before it, are still to come
 		}
 		p.body = []byte(body)
 		ok, err := s.attempt(ctx, p)

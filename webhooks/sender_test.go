@@ -56,8 +56,20 @@ func TestDueWebhooksSkipsLongQueues(t *testing.T) {
 		t.Fatalf("due %v, want %v", got, want)
 	}
 
+	// Deliveries beyond the dispatcher's watermark wait, however due.
+	if _, err := pool.Exec(ctx, `UPDATE webhook_deliveries SET stream_seq = 7 WHERE webhook_id = $1`, due); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.dueWebhooks(ctx); err != nil || slices.Contains(got, due) {
+		t.Fatalf("due %v (%v) with the watermark at 0", got, err)
+	}
+	s.watermark.Store(7)
+	if got, err := s.dueWebhooks(ctx); err != nil || !slices.Contains(got, due) {
+		t.Fatalf("due %v (%v) with the watermark at 7", got, err)
+	}
+
 	var plan []map[string]any
-	if err := pool.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+dueSQL, now).Scan(&plan); err != nil {
+	if err := pool.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+dueSQL, now, 0).Scan(&plan); err != nil {
 		t.Fatal(err)
 	}
 	if read := rowsRead(plan[0]["Plan"].(map[string]any), "webhook_deliveries"); read > 50 {

@@ -187,3 +187,18 @@ func (b *Bus) Pending(ctx context.Context, durable string) (uint64, error) {
 	}
 	return info.NumPending + uint64(info.NumAckPending), nil
 }
+
+// AckFloor returns the stream position up to which a durable consumer has every
+// message acknowledged (or terminated, or gone from the stream): the contiguous part of
+// the work done.
+func (b *Bus) AckFloor(ctx context.Context, durable string) (uint64, error) {
+	js, err := b.Conn.JetStream(nats.Context(ctx))
+	if err != nil {
+		return 0, fmt.Errorf("bus: jetstream: %w", err)
+	}
+	info, err := js.ConsumerInfo(StreamName, durable, nats.Context(ctx))
+	if err != nil {
+		return 0, fmt.Errorf("bus: consumer %s: %w", durable, err)
+	}
+	return info.AckFloor.Stream, nil
+}

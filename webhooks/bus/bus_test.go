@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -218,8 +220,9 @@ func TestSubscriberReceivesInPublishOrder(t *testing.T) {
 		if string(got.Payload) != string(want.Payload) {
 			t.Fatalf("message %d: payload %s, want %s", i, got.Payload, want.Payload)
 		}
-		if len(got.Metadata) != len(want.Metadata) {
-			t.Fatalf("message %d: metadata %v, want %v", i, got.Metadata, want.Metadata)
+		// The subscriber adds the message's position in the stream.
+		if got.Metadata.Get(bus.MetaStreamSeq) != strconv.Itoa(i+1) || len(got.Metadata) != len(want.Metadata)+1 {
+			t.Fatalf("message %d: metadata %v, want %v and its stream position", i, got.Metadata, want.Metadata)
 		}
 		for k, v := range want.Metadata {
 			if got.Metadata.Get(k) != v {
@@ -479,5 +482,51 @@ func TestPublishRejectsTopicOutsideStream(t *testing.T) {
 	}
 	if n := streamMessages(t, b); n != 0 {
 		t.Fatalf("rejected publishes stored %d messages", n)
+	}
+}
+
+// With a batch, the messages ready are handed out together, in order, before any is
+// acknowledged; the ack floor stays below a nacked one, which comes back after the
+// later ones.
+func TestBatchHandsOutReadyMessagesTogether(t *testing.T) {
+	t.Parallel()
+	b := connect(t, startServer(t, t.TempDir()).URL())
+	ws := uuid.New()
+	var sent []*message.Message
+	for i := range 8 {
+		sent = append(sent, event(ws, i))
+	}
+	publishTo(t, b, sent...)
+	_, ch := subscribe(t, b, "batch", bus.WithBatch(5), bus.WithNakDelay(0))
+	var held []*message.Message
+	for range 5 {
+		held = append(held, next(t, ch, 5*time.Second))
+	}
+	if got, want := uuids(held), uuids(sent[:5]); !equal(got, want) {
+		t.Fatalf("first batch %v, want %v", got, want)
+	}
+	expectNothing(t, ch) // at most five unacknowledged
+	held[0].Ack()
+	held[1].Nack()
+	for _, m := range held[2:] {
+		m.Ack()
+	}
+	var rest []string
+	for range 4 {
+		m := next(t, ch, 5*time.Second)
+		rest = append(rest, m.UUID)
+		if m.UUID == sent[1].UUID {
+			if floor, err := b.AckFloor(t.Context(), "batch"); err != nil || floor != 1 {
+				t.Fatalf("ack floor %d (%v) while message 2 is out, want 1", floor, err)
+			}
+		}
+		m.Ack()
+	}
+	if !slices.Contains(rest, sent[1].UUID) || len(rest) != 4 {
+		t.Fatalf("after the nack %v", rest)
+	}
+	expectNothing(t, ch)
+	if floor, err := b.AckFloor(t.Context(), "batch"); err != nil || floor != 8 {
+		t.Fatalf("ack floor %d (%v), want 8", floor, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -35,6 +36,8 @@ const (
 	// closeGrace is what Close allows beyond the ack wait and the open request
 	// before it closes the connection regardless.
 	closeGrace = 5 * time.Second
+	// maxBatch bounds WithBatch.
+	maxBatch = 1000
 )
 
 // ErrInvalidDurable reports a durable name JetStream cannot use as a consumer name.
@@ -50,6 +53,7 @@ type SubscriberOption func(*subscriberSettings)
 type subscriberSettings struct {
 	ackWait  time.Duration
 	nakDelay time.Duration
+	batch    int
 }
 
 // WithAckWait sets how long a delivered message may stay unacknowledged before it is
@@ -57,6 +61,16 @@ type subscriberSettings struct {
 // subscriber to start with a durable name sets it for every instance.
 func WithAckWait(d time.Duration) SubscriberOption {
 	return func(s *subscriberSettings) { s.ackWait = d }
+}
+
+// WithBatch lets up to n messages be unacknowledged at once (one unless set): each
+// request takes up to n that are ready, in stream order, hands them all out, and
+// waits for all their verdicts before the next request, so a handler can settle them
+// together (one database commit for all, say). It is stored in the consumer. With
+// more than one unacknowledged, a nacked message comes back after later ones: a
+// handler that needs stream order restores it with MetaStreamSeq and AckFloor.
+func WithBatch(n int) SubscriberOption {
+	return func(s *subscriberSettings) { s.batch = n }
 }
 
 // WithNakDelay sets how long JetStream waits before delivering a nacked message
@@ -70,10 +84,11 @@ func WithNakDelay(d time.Duration) SubscriberOption {
 // Subscribe with the topic AllEvents.
 //
 // Every instance that uses the same durable name pulls from that one consumer, so
-// each message goes to one of them. The consumer lets one message at a time be
-// unacknowledged across all instances and hands them out in stream order, and a
-// nacked or unacknowledged message is delivered again before any later one, so a
-// handler sees each workspace's events in order. Delivery is at least once: a
+// each message goes to one of them. Unless WithBatch says otherwise, the consumer lets
+// one message at a time be unacknowledged across all instances and hands them out in
+// stream order, and a nacked or unacknowledged message is delivered again before any
+// later one, so a handler sees each workspace's events in order. Each message carries
+// its stream position as MetaStreamSeq. Delivery is at least once: a
 // handler must tolerate a message it has seen, recognised by its UUID. A new durable
 // starts at the beginning of the stream; an existing one resumes after its last
 // acknowledged message. The subscriber has its own connection, closed by its Close.
@@ -84,18 +99,19 @@ func WithNakDelay(d time.Duration) SubscriberOption {
 // it closes the message channel while a delivery may still be sending on it; and
 // with a push consumer (a queue group) a message the server sent just before the
 // subscription ended is lost in transit and holds up the whole stream for the ack
-// wait. Pulling one message per request, and letting the open request end before
-// closing, leaves no message in transit. Messages are decoded with watermill-nats's
+// wait. Pulling, and letting the open request end before closing, leaves no message
+// in transit. Messages are decoded with watermill-nats's
 // NATSMarshaler, the publisher's encoding.
 func (b *Bus) Subscriber(ctx context.Context, durable string, opts ...SubscriberOption) (message.Subscriber, error) {
-	settings := subscriberSettings{ackWait: defaultAckWait, nakDelay: defaultNakDelay}
+	settings := subscriberSettings{ackWait: defaultAckWait, nakDelay: defaultNakDelay, batch: 1}
 	for _, opt := range opts {
 		opt(&settings)
 	}
-	if settings.ackWait <= 0 || settings.nakDelay < 0 {
-		return nil, fmt.Errorf("bus subscriber %s: ack wait %s must be positive and nak delay %s not negative", durable, settings.ackWait, settings.nakDelay)
+	if settings.ackWait <= 0 || settings.nakDelay < 0 || settings.batch < 1 || settings.batch > maxBatch {
+		return nil, fmt.Errorf("bus subscriber %s: ack wait %s must be positive, nak delay %s not negative and batch %d from 1 to %d",
+			durable, settings.ackWait, settings.nakDelay, settings.batch, maxBatch)
 	}
-	if err := ensureConsumer(ctx, b.js, durable, settings.ackWait); err != nil {
+	if err := ensureConsumer(ctx, b.js, durable, settings.ackWait, settings.batch); err != nil {
 		return nil, fmt.Errorf("bus subscriber %s: %w", durable, err)
 	}
 	// A connection of its own: Close ends it, and the Bus's stays open.
@@ -120,7 +136,7 @@ func (b *Bus) Subscriber(ctx context.Context, durable string, opts ...Subscriber
 
 // ensureConsumer creates the durable pull consumer, or updates the settings that may
 // change, so every instance, and every restart, finds the same consumer.
-func ensureConsumer(ctx context.Context, js jetstream.JetStream, durable string, ackWait time.Duration) error {
+func ensureConsumer(ctx context.Context, js jetstream.JetStream, durable string, ackWait time.Duration, batch int) error {
 	if durable == "" {
 		return fmt.Errorf("%w: empty", ErrInvalidDurable)
 	}
@@ -141,7 +157,7 @@ func ensureConsumer(ctx context.Context, js jetstream.JetStream, durable string,
 		MaxDeliver: -1,
 		// One outstanding message for the whole group keeps stream order across
 		// instances, at the cost of one round trip per message.
-		MaxAckPending: 1,
+		MaxAckPending: batch,
 		FilterSubject: AllEvents,
 		ReplayPolicy:  jetstream.ReplayInstantPolicy,
 	})
@@ -198,17 +214,35 @@ func (s *subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	return out, nil
 }
 
-// pull asks for one message at a time and delivers it, until the subscriber closes or
-// ctx ends. An open request is never abandoned: the server could still answer it,
-// and the message would wait out the ack wait with nobody to handle it.
+// pull asks for messages, one request at a time, and delivers them, until the
+// subscriber closes or ctx ends. A request waits for one message, then takes without
+// waiting whatever else is ready, up to the batch. An open request is never
+// abandoned: the server could still answer it, and the message would wait out the
+// ack wait with nobody to handle it.
 func (s *subscriber) pull(ctx context.Context, consumer jetstream.Consumer, out chan<- *message.Message) {
 	for !s.stopped(ctx) {
+		var ready []jetstream.Msg
 		batch, err := consumer.Fetch(1, jetstream.FetchMaxWait(pullWait))
 		if err == nil {
 			for m := range batch.Messages() {
-				s.deliver(ctx, m, out)
+				ready = append(ready, m)
 			}
 			err = batch.Error()
+		}
+		if err == nil && len(ready) == 1 && s.settings.batch > 1 {
+			more, moreErr := consumer.FetchNoWait(s.settings.batch - 1)
+			if moreErr == nil {
+				for m := range more.Messages() {
+					ready = append(ready, m)
+				}
+				moreErr = more.Error()
+			}
+			if moreErr != nil && !errors.Is(moreErr, nats.ErrTimeout) {
+				s.log.Error("bus: pull more", "err", moreErr)
+			}
+		}
+		if len(ready) > 0 {
+			s.deliver(ctx, ready, out)
 		}
 		if err != nil {
 			s.log.Error("bus: pull", "err", err)
@@ -240,47 +274,58 @@ func (s *subscriber) pause(ctx context.Context) {
 	}
 }
 
-// deliver hands one message to the handler and passes its verdict to JetStream.
-func (s *subscriber) deliver(ctx context.Context, m jetstream.Msg, out chan<- *message.Message) {
-	msg, err := decode(m)
-	if err != nil {
-		// It would fail the same way on every delivery and, one message at a time,
-		// hold up the whole stream: take it out, loudly.
-		s.log.Error("bus: undecodable message terminated", "subject", m.Subject(), "seq", streamSeq(m), "err", err)
-		if err := m.Term(); err != nil {
-			s.log.Error("bus: terminate message", "subject", m.Subject(), "seq", streamSeq(m), "err", err)
-		}
-		return
+// deliver hands messages to the handler, in order, and then passes each verdict to
+// JetStream. Messages not handed out when the subscriber closes are given back.
+func (s *subscriber) deliver(ctx context.Context, ready []jetstream.Msg, out chan<- *message.Message) {
+	type handed struct {
+		m   jetstream.Msg
+		msg *message.Message
 	}
+	var given []handed
 	msgCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	msg.SetContext(msgCtx)
-
-	select {
-	case out <- msg:
-	case <-s.closing:
-		s.release(m, msg.UUID)
-		return
-	case <-ctx.Done():
-		s.release(m, msg.UUID)
-		return
+	for i, m := range ready {
+		msg, err := decode(m)
+		if err != nil {
+			// It would fail the same way on every delivery and hold up the whole
+			// stream: take it out, loudly.
+			s.log.Error("bus: undecodable message terminated", "subject", m.Subject(), "seq", streamSeq(m), "err", err)
+			if err := m.Term(); err != nil {
+				s.log.Error("bus: terminate message", "subject", m.Subject(), "seq", streamSeq(m), "err", err)
+			}
+			continue
+		}
+		msg.SetContext(msgCtx)
+		select {
+		case out <- msg:
+			given = append(given, handed{m, msg})
+			continue
+		case <-s.closing:
+		case <-ctx.Done():
+		}
+		for _, rest := range ready[i:] {
+			s.release(rest, "")
+		}
+		break
 	}
-
 	timeout := time.NewTimer(s.settings.ackWait)
 	defer timeout.Stop()
-	select {
-	case <-msg.Acked():
-		ackCtx, cancelAck := context.WithTimeout(context.Background(), ackTimeout)
-		defer cancelAck()
-		if err := m.DoubleAck(ackCtx); err != nil {
-			s.log.Error("bus: ack not confirmed; the message will be delivered again", "uuid", msg.UUID, "seq", streamSeq(m), "err", err)
+	for _, h := range given {
+		select {
+		case <-h.msg.Acked():
+			ackCtx, cancelAck := context.WithTimeout(context.Background(), ackTimeout)
+			if err := h.m.DoubleAck(ackCtx); err != nil {
+				s.log.Error("bus: ack not confirmed; the message will be delivered again", "uuid", h.msg.UUID, "seq", streamSeq(h.m), "err", err)
+			}
+			cancelAck()
+		case <-h.msg.Nacked():
+			if err := s.nak(h.m); err != nil {
+				s.log.Error("bus: nak", "uuid", h.msg.UUID, "seq", streamSeq(h.m), "err", err)
+			}
+		case <-timeout.C:
+			s.log.Warn("bus: message neither acked nor nacked within the ack wait; it will be delivered again", "uuid", h.msg.UUID, "seq", streamSeq(h.m), "ack_wait", s.settings.ackWait)
+			return
 		}
-	case <-msg.Nacked():
-		if err := s.nak(m); err != nil {
-			s.log.Error("bus: nak", "uuid", msg.UUID, "seq", streamSeq(m), "err", err)
-		}
-	case <-timeout.C:
-		s.log.Warn("bus: message neither acked nor nacked within the ack wait; it will be delivered again", "uuid", msg.UUID, "seq", streamSeq(m), "ack_wait", s.settings.ackWait)
 	}
 }
 
@@ -342,10 +387,16 @@ func decode(m jetstream.Msg) (*message.Message, error) {
 	if msg.UUID == "" {
 		return nil, errors.New("decode: message has no UUID")
 	}
+	if seq := streamSeq(m); seq > 0 {
+		msg.Metadata.Set(MetaStreamSeq, strconv.FormatUint(seq, 10))
+	}
 	return msg, nil
 }
 
-// streamSeq is the message's position in the stream, for logs; zero if unknown.
+// MetaStreamSeq is the metadata key of a received message's position in the stream.
+const MetaStreamSeq = "_finledger_stream_seq"
+
+// streamSeq is the message's position in the stream; zero if unknown.
 func streamSeq(m jetstream.Msg) uint64 {
 	md, err := m.Metadata()
 	if err != nil {

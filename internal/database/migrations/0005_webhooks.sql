@@ -27,13 +27,16 @@ CREATE TABLE relay_checkpoints (
 
 -- Deliveries are operational state, not history: written by the dispatcher, not by
 -- events, and not rebuilt by a replay. A delivery's id derives from its webhook and its
--- event, so handling an event twice never makes a second delivery. seq keeps event
--- order within a webhook; body is the exact JSON text every attempt sends.
+-- event, so handling an event twice never makes a second delivery. stream_seq is the
+-- event's position in the JetStream stream (0 for test deliveries): a webhook's
+-- deliveries go out in (stream_seq, seq) order, which is event order however the
+-- dispatcher received them; body is the exact JSON text every attempt sends.
 CREATE TABLE webhook_deliveries (
     workspace_id    uuid        NOT NULL,
     id              uuid        NOT NULL,
     webhook_id      uuid        NOT NULL,
     seq             bigint      GENERATED ALWAYS AS IDENTITY,
+    stream_seq      bigint      NOT NULL DEFAULT 0,
     event_id        uuid,
     event           text        NOT NULL,
     body            json        NOT NULL,
@@ -47,7 +50,7 @@ CREATE TABLE webhook_deliveries (
     PRIMARY KEY (workspace_id, id)
 );
 
-CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, seq) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_pending ON webhook_deliveries (webhook_id, stream_seq, seq) WHERE status = 'pending';
 CREATE INDEX webhook_deliveries_listing ON webhook_deliveries (workspace_id, webhook_id, seq DESC);
 
 -- Every attempt of every delivery.
