@@ -37,8 +37,8 @@ type Dispatcher struct {
 	Sender *Sender
 	Now    func() time.Time
 	// AckWait is how long a message taken by a dispatcher that stops before handling
-	// it waits before JetStream offers it again; the stream waits behind it, so it is
-	// short. Default 5 s.
+	// it waits before JetStream offers it again; deliveries of later events wait behind
+	// it, so it is short. Default 5 s.
 	AckWait time.Duration
 
 	// Push, when set, notifies the members' browsers of budget alerts.
@@ -52,7 +52,7 @@ type Dispatcher struct {
 }
 
 type pushedEntry struct {
-	any     bool
+	found   bool
 	checked time.Time
 }
 
@@ -260,7 +260,7 @@ func (d *Dispatcher) pushWanted(ctx context.Context, workspaceID uuid.UUID) bool
 	}
 	now := time.Now()
 	if e, ok := d.pushed[workspaceID]; ok && now.Sub(e.checked) < pushedMaxAge {
-		return e.any
+		return e.found
 	}
 	found, err := d.Push.HasSubscribers(ctx, workspaceID)
 	if err != nil {
@@ -270,7 +270,7 @@ func (d *Dispatcher) pushWanted(ctx context.Context, workspaceID uuid.UUID) bool
 	if len(d.pushed) >= maxCachedWorkspaces {
 		clear(d.pushed)
 	}
-	d.pushed[workspaceID] = pushedEntry{any: found, checked: now}
+	d.pushed[workspaceID] = pushedEntry{found: found, checked: now}
 	return found
 }
 
