@@ -354,3 +354,49 @@ func TestSubscriptionSeesEveryEventOnceUnderConcurrentWriters(t *testing.T) {
 		t.Fatalf("delivered %d events, committed %d", len(seen), len(want))
 	}
 }
+
+// A wake cuts the wait between polls short, and the checkpoint hears of each batch's
+// last position.
+func TestSubscriptionWakeAndCheckpoint(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	wake := make(chan struct{}, 1)
+	checkpoints := make(chan eventstore.Position, 10)
+	got := make(chan uuid.UUID, 10)
+	sub := &eventstore.Subscription{DB: pool, BatchSize: 2, Interval: time.Hour, Wake: wake,
+		Checkpoint: func(_ context.Context, p eventstore.Position) error { checkpoints <- p; return nil }}
+	subCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	go func() {
+		_ = sub.Run(subCtx, func(_ context.Context, e eventstore.RecordedEvent) error { got <- e.ID; return nil })
+	}()
+	time.Sleep(50 * time.Millisecond) // the subscription has read the empty log and waits an hour
+	events := newEvents(3, "a.v1")
+	res, err := appendTx(ctx, pool, "s", eventstore.NoStream, events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wake <- struct{}{}
+	for i, want := range events {
+		select {
+		case id := <-got:
+			if id != want.ID {
+				t.Fatalf("event %d: %s, want %s", i, id, want.ID)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("event %d not delivered after a wake", i)
+		}
+	}
+	// Two batches (of two, then one), a checkpoint after each, the last at the last event.
+	var last eventstore.Position
+	for range 2 {
+		select {
+		case last = <-checkpoints:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no checkpoint")
+		}
+	}
+	if last != res.Events[2].Position {
+		t.Fatalf("checkpoint %v, want %v", last, res.Events[2].Position)
+	}
+}

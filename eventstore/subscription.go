@@ -7,12 +7,19 @@ import (
 )
 
 // Subscription tails the global log from a position, handing each event to a handler
-// in log order. The caller persists the position it reaches (see Position) to resume.
+// in log order. The caller persists the position it reaches (see Position, and
+// Checkpoint) to resume.
 type Subscription struct {
 	DB        DB
 	From      Position
 	BatchSize int           // events read per query; default 500
 	Interval  time.Duration // wait between polls when caught up; default 200ms
+	// Wake, when set, cuts a wait between polls short: a writer sends on it when it
+	// has stored events.
+	Wake <-chan struct{}
+	// Checkpoint, when set, is called after each batch of events with the position
+	// reached, for the caller to persist; an error stops the subscription there.
+	Checkpoint func(context.Context, Position) error
 }
 
 // Run delivers events until ctx ends or the handler fails. A handler error stops the
@@ -26,13 +33,11 @@ func (s *Subscription) Run(ctx context.Context, handle func(context.Context, Rec
 	if interval <= 0 {
 		interval = 200 * time.Millisecond
 	}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
+	wait := time.NewTimer(interval)
+	defer wait.Stop()
 	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timer.C:
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		events, err := ReadAll(ctx, s.DB, s.From, batch)
 		if err != nil {
@@ -44,10 +49,20 @@ func (s *Subscription) Run(ctx context.Context, handle func(context.Context, Rec
 			}
 			s.From = e.Position
 		}
+		if len(events) > 0 && s.Checkpoint != nil {
+			if err := s.Checkpoint(ctx, s.From); err != nil {
+				return fmt.Errorf("eventstore: subscription checkpoint at %v: %w", s.From, err)
+			}
+		}
 		if len(events) == batch {
-			timer.Reset(0)
-		} else {
-			timer.Reset(interval)
+			continue // more are waiting
+		}
+		wait.Reset(interval)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-s.Wake:
+		case <-wait.C:
 		}
 	}
 }

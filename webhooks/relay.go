@@ -65,10 +65,7 @@ func (r *Relay) Run(ctx context.Context) error {
 // relay publishes from the checkpoint on until ctx ends or publishing fails.
 func (r *Relay) relay(ctx context.Context) error {
 	r.once.Do(func() { r.wake = make(chan struct{}, 1) })
-	batch, interval := r.Batch, r.Interval
-	if batch <= 0 {
-		batch = 500
-	}
+	interval := r.Interval
 	if interval <= 0 {
 		interval = 25 * time.Millisecond
 	}
@@ -76,54 +73,39 @@ func (r *Relay) relay(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for {
-		n, err := r.RelayOnce(ctx, &from, batch)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		if n < batch {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-time.After(interval):
-			case <-r.wake:
-			}
-		}
+	sub := &eventstore.Subscription{DB: r.Pool, From: from, BatchSize: r.Batch, Interval: interval, Wake: r.wake,
+		Checkpoint: r.saveCheckpoint}
+	if err := sub.Run(ctx, r.publish); ctx.Err() == nil {
+		return err
 	}
+	return nil
 }
 
-// RelayOnce publishes up to batch events after *from, saves the checkpoint and moves
-// *from past them. It returns how many events it read.
-func (r *Relay) RelayOnce(ctx context.Context, from *eventstore.Position, batch int) (int, error) {
-	events, err := eventstore.ReadAll(ctx, r.Pool, *from, batch)
-	if err != nil || len(events) == 0 {
-		return 0, err
+// publish sends one event of a workspace stream to JetStream.
+func (r *Relay) publish(_ context.Context, e eventstore.RecordedEvent) error {
+	ws, ok := commands.WorkspaceOfStream(e.StreamID)
+	if !ok {
+		return nil // user streams carry nothing a workspace subscribes to
 	}
-	for _, e := range events {
-		ws, ok := commands.WorkspaceOfStream(e.StreamID)
-		if !ok {
-			continue // user streams carry nothing a workspace subscribes to
-		}
-		msg := message.NewMessage(e.ID.String(), message.Payload(e.Data))
-		msg.Metadata.Set(MetaType, e.Type)
-		msg.Metadata.Set(MetaWorkspace, ws.String())
-		msg.Metadata.Set(MetaVersion, strconv.FormatInt(e.Version, 10))
-		msg.Metadata.Set(MetaRecordedAt, e.RecordedAt.UTC().Format(time.RFC3339Nano))
-		if err := r.Publisher.Publish(bus.Subject(ws), msg); err != nil {
-			return 0, fmt.Errorf("webhooks: publish %s: %w", e.ID, err)
-		}
+	msg := message.NewMessage(e.ID.String(), message.Payload(e.Data))
+	msg.Metadata.Set(MetaType, e.Type)
+	msg.Metadata.Set(MetaWorkspace, ws.String())
+	msg.Metadata.Set(MetaVersion, strconv.FormatInt(e.Version, 10))
+	msg.Metadata.Set(MetaRecordedAt, e.RecordedAt.UTC().Format(time.RFC3339Nano))
+	if err := r.Publisher.Publish(bus.Subject(ws), msg); err != nil {
+		return fmt.Errorf("webhooks: publish %s: %w", e.ID, err)
 	}
-	last := events[len(events)-1].Position
+	return nil
+}
+
+// saveCheckpoint records the position of the last event published.
+func (r *Relay) saveCheckpoint(ctx context.Context, last eventstore.Position) error {
 	if _, err := r.Pool.Exec(ctx, `INSERT INTO relay_checkpoints (name, tx_id, position) VALUES ($1, $2::text::xid8, $3)
 		ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position`,
 		relayCheckpoint, strconv.FormatUint(last.TxID, 10), last.Sequence); err != nil {
-		return 0, fmt.Errorf("webhooks: save relay checkpoint: %w", err)
+		return fmt.Errorf("webhooks: save relay checkpoint: %w", err)
 	}
-	*from = last
-	return len(events), nil
+	return nil
 }
 
 // checkpoint returns where the relay stopped; the start of the log the first time.
