@@ -12,8 +12,7 @@ var auditActions = []string{"create", "update", "delete"}
 
 func listAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
-	page := q.integer("page", 1, 1_000_000, 1)
-	size := q.integer("pageSize", 1, maxPageSize, defaultPageSize)
+	page, size := q.paging()
 	f := queries.AuditFilter{Entity: q.text("entity", 64), Action: q.values.Get("action"), From: q.dateTime("from"), To: q.dateTime("to")}
 	if f.Action != "" && !slices.Contains(auditActions, f.Action) {
 		q.fail("action", "must be one of create, update, delete")
@@ -33,7 +32,7 @@ func listAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"entries":    entries,
-		"pagination": map[string]int{"limit": f.Limit, "offset": f.Offset, "total": total},
+		"pagination": pagination(f.Limit, f.Offset, total),
 	})
 }
 

@@ -128,6 +128,12 @@ func object(props obj, required ...string) obj {
 	}
 	return o
 }
+
+// paginationSchema is the pagination object of listings.
+func paginationSchema() obj {
+	return object(obj{"limit": obj{"type": "integer"}, "offset": obj{"type": "integer"}, "total": obj{"type": "integer"}}, "limit", "offset", "total")
+}
+
 func wrap(name, schema string) obj { return object(obj{name: ref(schema)}, name) }
 func list(name, schema string) obj {
 	return object(obj{name: obj{"type": "array", "items": ref(schema)}}, name)
@@ -317,7 +323,7 @@ func schemas() obj {
 		"TransactionResponse": wrap("transaction", "Transaction"),
 		"TransactionList": object(obj{
 			"transactions": obj{"type": "array", "items": ref("Transaction")},
-			"pagination":   object(obj{"limit": obj{"type": "integer"}, "offset": obj{"type": "integer"}, "total": obj{"type": "integer"}}, "limit", "offset", "total"),
+			"pagination":   paginationSchema(),
 		}, "transactions", "pagination"),
 		"TransactionBulk": object(obj{
 			"ids":       obj{"type": "array", "items": uuidRef(), "minItems": 1, "maxItems": maxBulkIDs},
@@ -356,7 +362,7 @@ func schemas() obj {
 			"occurredAt": str(obj{"format": "date-time"}), "changes": obj{"type": "object", "description": "field: {before, after}"}}),
 		"AuditList": object(obj{
 			"entries":    obj{"type": "array", "items": ref("AuditEntry")},
-			"pagination": object(obj{"limit": obj{"type": "integer"}, "offset": obj{"type": "integer"}, "total": obj{"type": "integer"}}, "limit", "offset", "total"),
+			"pagination": paginationSchema(),
 		}, "entries", "pagination"),
 	}
 }

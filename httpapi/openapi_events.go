@@ -52,7 +52,7 @@ func eventSchemas() obj {
 		"DeliveryResponse": wrap("delivery", "Delivery"),
 		"DeliveryList": object(obj{
 			"deliveries": obj{"type": "array", "items": ref("Delivery")},
-			"pagination": object(obj{"limit": obj{"type": "integer"}, "offset": obj{"type": "integer"}, "total": obj{"type": "integer"}}, "limit", "offset", "total"),
+			"pagination": paginationSchema(),
 		}, "deliveries", "pagination"),
 		"IncomingTransaction": object(obj{
 			"amount":      obj{"type": []string{"number", "string"}, "description": "a positive amount, as a number or a string such as \"12.50\""},

@@ -122,7 +122,7 @@ func listTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"transactions": page.Transactions,
-		"pagination":   map[string]int{"limit": f.Limit, "offset": f.Offset, "total": page.Total},
+		"pagination":   pagination(f.Limit, f.Offset, page.Total),
 	})
 }
 
@@ -155,6 +155,16 @@ func (q *query) integer(name string, min, max, fallback int) int {
 		return fallback
 	}
 	return n
+}
+
+// paging reads the page number and size of a listing.
+func (q *query) paging() (page, size int) {
+	return q.integer("page", 1, 1_000_000, 1), q.integer("pageSize", 1, maxPageSize, defaultPageSize)
+}
+
+// pagination is a listing's pagination object.
+func pagination(limit, offset, total int) map[string]int {
+	return map[string]int{"limit": limit, "offset": offset, "total": total}
 }
 
 func (q *query) id(name string) *uuid.UUID {
@@ -194,8 +204,7 @@ func (q *query) text(name string, max int) string {
 
 func transactionFilter(values url.Values) (queries.TransactionFilter, error) {
 	q := &query{values: values}
-	page := q.integer("page", 1, 1_000_000, 1)
-	size := q.integer("pageSize", 1, maxPageSize, defaultPageSize)
+	page, size := q.paging()
 	f := queries.TransactionFilter{
 		Type:       values.Get("type"),
 		WalletID:   q.id("walletId"),

@@ -201,8 +201,7 @@ func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := &query{values: r.URL.Query()}
-	page := q.integer("page", 1, 1_000_000, 1)
-	size := q.integer("pageSize", 1, maxPageSize, defaultPageSize)
+	page, size := q.paging()
 	status := q.values.Get("status")
 	if status != "" && !slices.Contains(deliveryStatuses, status) {
 		q.fail("status", "must be one of "+strings.Join(deliveryStatuses, ", "))
@@ -223,7 +222,7 @@ func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"deliveries": list,
-		"pagination": map[string]int{"limit": size, "offset": (page - 1) * size, "total": total},
+		"pagination": pagination(size, (page-1)*size, total),
 	})
 }
 
