@@ -64,10 +64,6 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if s.box == nil {
-		writeError(w, r, errNoBox)
-		return
-	}
 	name := b.str("name", 1, 100)
 	target := s.webhookURL(r, b, "url")
 	events := hookEvents(b)
@@ -76,27 +72,32 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if events == nil && !b.failed("events") {
 		events = []string{commands.HookAll}
 	}
-	secret, err := newWebhookSecret()
+	id := newID()
+	secret, sealed, err := s.newWebhookSecret(id)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	id := newID()
 	p := principalFrom(r.Context())
-	cmd := commands.CreateWebhook{WebhookID: id, CreatedBy: p.User.ID, SealedSecret: s.box.Seal([]byte(secret), id[:]),
+	cmd := commands.CreateWebhook{WebhookID: id, CreatedBy: p.User.ID, SealedSecret: sealed,
 		Fields: commands.WebhookFields{Name: name.Value, URL: target.Value, Events: events, Active: true}}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("webhook", queries.WebhookByID, id),
 		// The secret is in this answer only: a replay of the request gets the webhook without it.
 		Secret: map[string]any{"secret": secret}})
 }
 
-// newWebhookSecret makes a signing secret: the prefix and 32 random bytes in hex.
-func newWebhookSecret() (string, error) {
+// newWebhookSecret makes a webhook's signing secret (the prefix and 32 random bytes in
+// hex) and seals it for storage, bound to the webhook.
+func (s *Server) newWebhookSecret(webhookID uuid.UUID) (secret string, sealed []byte, err error) {
+	if s.box == nil {
+		return "", nil, errNoBox
+	}
 	random := make([]byte, 32)
 	if _, err := rand.Read(random); err != nil {
-		return "", fmt.Errorf("httpapi: webhook secret: %w", err)
+		return "", nil, fmt.Errorf("httpapi: webhook secret: %w", err)
 	}
-	return webhookSecretPrefix + hex.EncodeToString(random), nil
+	secret = webhookSecretPrefix + hex.EncodeToString(random)
+	return secret, s.box.Seal([]byte(secret), webhookID[:]), nil
 }
 
 // rotateWebhookSecret gives a webhook a new signing secret, in this answer only; the
@@ -106,16 +107,12 @@ func rotateWebhookSecret(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if s.box == nil {
-		writeError(w, r, errNoBox)
-		return
-	}
-	secret, err := newWebhookSecret()
+	secret, sealed, err := s.newWebhookSecret(id)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	cmd := commands.RotateWebhookSecret{WebhookID: id, SealedSecret: s.box.Seal([]byte(secret), id[:])}
+	cmd := commands.RotateWebhookSecret{WebhookID: id, SealedSecret: sealed}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("webhook", queries.WebhookByID, id),
 		Secret: map[string]any{"secret": secret}})
 }

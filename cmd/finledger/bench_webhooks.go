@@ -140,22 +140,16 @@ func maxOf(d []time.Duration) time.Duration {
 	return m.Round(time.Millisecond)
 }
 
-// benchBus starts an in-process NATS server in a scratch folder and connects to it.
+// benchBus runs startBus's in-process NATS server in a scratch folder.
 func benchBus(ctx context.Context) (*bus.Bus, func(), error) {
 	dir, err := os.MkdirTemp("", "finledger-bench-nats-")
 	if err != nil {
 		return nil, nil, err
 	}
-	srv, err := bus.StartEmbedded(dir)
+	b, stop, err := startBus(ctx, config{DataDir: dir})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err
 	}
-	b, err := bus.Connect(ctx, srv.URL())
-	if err != nil {
-		srv.Shutdown()
-		os.RemoveAll(dir)
-		return nil, nil, err
-	}
-	return b, func() { b.Close(); srv.Shutdown(); os.RemoveAll(dir) }, nil
+	return b, func() { stop(); os.RemoveAll(dir) }, nil
 }

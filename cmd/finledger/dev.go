@@ -114,26 +114,37 @@ func ensureDatabase(ctx context.Context, adminURL, name string) error {
 // data folder and made on first use: the development identity provider's, or the key
 // that seals secrets at rest outside production.
 func keptSecret(dataDir, file string) (string, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return "", fmt.Errorf("create data folder: %w", err)
-	}
+	data, err := keptFile(dataDir, file, func() ([]byte, error) {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return nil, err
+		}
+		return []byte(hex.EncodeToString(b) + "\n"), nil
+	})
+	return strings.TrimSpace(string(data)), err
+}
+
+// keptFile returns the content of a file of the data folder, written by create on
+// first use.
+func keptFile(dataDir, file string, create func() ([]byte, error)) ([]byte, error) {
 	path := filepath.Join(dataDir, file)
 	data, err := os.ReadFile(path)
 	if err == nil {
-		return strings.TrimSpace(string(data)), nil
+		return data, nil
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
+	if data, err = create(); err != nil {
+		return nil, fmt.Errorf("make %s: %w", path, err)
 	}
-	secret := hex.EncodeToString(b)
-	if err := os.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data folder: %w", err)
 	}
-	return secret, nil
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return nil, fmt.Errorf("write %s: %w", path, err)
+	}
+	return data, nil
 }
 
 // token mints a session token with FINLEDGER_SESSION_HS256_SECRET or, failing that,

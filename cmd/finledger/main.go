@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -240,32 +239,21 @@ func vapidKeys(cfg config) (push.Keys, error) {
 		slog.Warn("FINLEDGER_VAPID_PUBLIC_KEY is not set: Web Push notifications are off")
 		return push.Keys{}, nil
 	}
-	path := filepath.Join(cfg.DataDir, "vapid-keys.json")
-	var keys push.Keys
-	data, err := os.ReadFile(path)
-	if err == nil {
-		if err := json.Unmarshal(data, &keys); err != nil {
-			return keys, fmt.Errorf("read %s: %w", path, err)
+	data, err := keptFile(cfg.DataDir, "vapid-keys.json", func() ([]byte, error) {
+		keys, err := push.GenerateKeys(cfg.VAPIDSubject)
+		if err != nil {
+			return nil, err
 		}
-		keys.Subject = cfg.VAPIDSubject
-		return keys, nil
+		return json.Marshal(keys)
+	})
+	var keys push.Keys
+	if err == nil {
+		if err = json.Unmarshal(data, &keys); err != nil {
+			err = fmt.Errorf("read vapid-keys.json: %w", err)
+		}
 	}
-	if !errors.Is(err, fs.ErrNotExist) {
-		return keys, fmt.Errorf("read %s: %w", path, err)
-	}
-	if keys, err = push.GenerateKeys(cfg.VAPIDSubject); err != nil {
-		return keys, err
-	}
-	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
-		return keys, fmt.Errorf("create data folder: %w", err)
-	}
-	if data, err = json.Marshal(keys); err != nil {
-		return keys, err
-	}
-	if err := os.WriteFile(path, data, 0o600); err != nil {
-		return keys, fmt.Errorf("write %s: %w", path, err)
-	}
-	return keys, nil
+	keys.Subject = cfg.VAPIDSubject
+	return keys, err
 }
 
 // startBus connects to FINLEDGER_NATS_URL or, when it is empty, to an in-process NATS
