@@ -77,6 +77,16 @@ func newIDP(t *testing.T, keys ...map[string]string) *idp {
 	return p
 }
 
+// verifier returns a verifier of the provider's keys on clk's time; it needs no fetch.
+func (p *idp) verifier(t *testing.T, clk *clock) *Verifier {
+	t.Helper()
+	v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: clk.Now})
+	if err != nil {
+		t.Fatalf("NewVerifier must not need the provider: %v", err)
+	}
+	return v
+}
+
 func (p *idp) publish(keys ...map[string]string) {
 	body, _ := json.Marshal(map[string]any{"keys": keys})
 	p.serve(http.StatusOK, body)
@@ -493,10 +503,7 @@ func TestJWKS(t *testing.T) {
 		map[string]string{"kty": "EC", "kid": "off-curve", "crv": "P-256", "x": enc(make([]byte, 32)), "y": enc(make([]byte, 32))},
 		map[string]string{"kty": "RSA", "kid": "garbage", "n": "!!", "e": "AQAB"},
 	)
-	v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: newClock().Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := p.verifier(t, newClock())
 	hsWith := func(key []byte) string { return sign(t, jwt.SigningMethodHS256, "a", key, claims(nil)) }
 	jwkJSON, _ := json.Marshal(rsaJWK("a", rsaA))
 	cases := []struct {
@@ -548,10 +555,7 @@ func TestJWKS(t *testing.T) {
 func TestJWKSKidAmbiguity(t *testing.T) {
 	testKeys(t)
 	p := newIDP(t, rsaJWK("a", rsaA), rsaJWK("b", rsaB), rsaJWK("dup", rsaA), rsaJWK("dup", rsaB))
-	v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: newClock().Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := p.verifier(t, newClock())
 	check(t, v, sign(t, jwt.SigningMethodRS256, "b", rsaB, claims(nil)), true, "")
 	check(t, v, sign(t, jwt.SigningMethodRS256, "", rsaB, claims(nil)), false, "no RS256 key")
 	check(t, v, sign(t, jwt.SigningMethodRS256, "dup", rsaB, claims(nil)), false, "no RS256 key")
@@ -585,10 +589,7 @@ func TestKeyRotation(t *testing.T) {
 	testKeys(t)
 	p := newIDP(t, rsaJWK("a", rsaA))
 	clk := newClock()
-	v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := p.verifier(t, clk)
 	tokA := sign(t, jwt.SigningMethodRS256, "a", rsaA, claims(nil))
 	tokB := sign(t, jwt.SigningMethodRS256, "b", rsaB, claims(nil))
 	check(t, v, tokA, true, "")
@@ -616,10 +617,7 @@ func TestUnknownKidFlood(t *testing.T) {
 	testKeys(t)
 	p := newIDP(t, rsaJWK("a", rsaA))
 	clk := newClock()
-	v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := p.verifier(t, clk)
 	check(t, v, sign(t, jwt.SigningMethodRS256, "a", rsaA, claims(nil)), true, "")
 	tokens := make([]string, 200)
 	for i := range tokens {
@@ -668,10 +666,7 @@ func TestOneFetchInFlight(t *testing.T) {
 	testKeys(t)
 	p := newIDP(t, rsaJWK("a", rsaA))
 	gate := p.hold()
-	v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: newClock().Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := p.verifier(t, newClock())
 	tok := sign(t, jwt.SigningMethodRS256, "a", rsaA, claims(nil))
 	var wg sync.WaitGroup
 	var ok atomic.Int64
@@ -698,10 +693,7 @@ func TestCallerGivingUpDoesNotCancelTheFetch(t *testing.T) {
 	testKeys(t)
 	p := newIDP(t, rsaJWK("a", rsaA))
 	gate := p.hold()
-	v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: newClock().Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := p.verifier(t, newClock())
 	tok := sign(t, jwt.SigningMethodRS256, "a", rsaA, claims(nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -726,10 +718,7 @@ func TestPeriodicRefresh(t *testing.T) {
 	testKeys(t)
 	p := newIDP(t, rsaJWK("a", rsaA), rsaJWK("b", rsaB))
 	clk := newClock()
-	v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: clk.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := p.verifier(t, clk)
 	tokA := sign(t, jwt.SigningMethodRS256, "a", rsaA, claims(func(c jwt.MapClaims) { c["exp"] = t0.Add(time.Hour).Unix() }))
 	check(t, v, tokA, true, "")
 	clk.Add(4 * time.Minute)
@@ -763,10 +752,7 @@ func TestProviderDown(t *testing.T) {
 	p := newIDP(t)
 	p.serve(http.StatusServiceUnavailable, []byte("down"))
 	clk := newClock()
-	v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: clk.Now})
-	if err != nil {
-		t.Fatalf("NewVerifier must not need the provider: %v", err)
-	}
+	v := p.verifier(t, clk)
 	tok := sign(t, jwt.SigningMethodRS256, "a", rsaA, claims(nil))
 	check(t, v, tok, false, "status 503")
 	clk.Add(10 * time.Second)
@@ -808,10 +794,7 @@ func TestBadJWKSDocuments(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := newIDP(t, rsaJWK("a", rsaA))
 			clk := newClock()
-			v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: clk.Now})
-			if err != nil {
-				t.Fatal(err)
-			}
+			v := p.verifier(t, clk)
 			tok := sign(t, jwt.SigningMethodRS256, "a", rsaA, claims(nil))
 			check(t, v, tok, true, "")
 			// A bad document neither verifies a new kid nor replaces the cached keys.
@@ -828,10 +811,7 @@ func TestBadJWKSDocuments(t *testing.T) {
 		k := rsaJWK("a", rsaA)
 		k["n"] += strings.Repeat("=", (4-len(k["n"])%4)%4)
 		p := newIDP(t, k)
-		v, err := NewVerifier(Config{JWKSURL: p.srv.URL, Now: newClock().Now})
-		if err != nil {
-			t.Fatal(err)
-		}
+		v := p.verifier(t, newClock())
 		check(t, v, sign(t, jwt.SigningMethodRS256, "a", rsaA, claims(nil)), true, "")
 	})
 }
