@@ -33,8 +33,9 @@ type RecordedEvent struct {
 	RecordedAt time.Time
 }
 
-// Position is a place in the global log. Events are ordered by the id of the database
-// transaction that wrote them, then by their sequence number; see ReadAll.
+// Position is a place in the global log. Events are ordered by their transaction key
+// (the id of the database transaction that wrote them, raised to keep each stream in
+// version order: see Append), then by their sequence number; see ReadAll.
 type Position struct {
 	TxID     uint64
 	Sequence int64
@@ -100,11 +101,19 @@ func Version(ctx context.Context, db DB, streamID string, lock bool) (int64, err
 // An append moves the stream's head (creating it at version k, or advancing it by k
 // from the expected version) and inserts the events, in one statement that fails with
 // SQLSTATE FLV01 when the head was not at the expected version.
+//
+// The events' tx_id orders the global log (see ReadAll). It is the writing
+// transaction's id raised to the tx_id of the stream's previous event, which the head
+// carries: a transaction may have taken its id before a younger one appended to the
+// same stream and committed, and with its own id its later version would come first.
+// Never below the writer's id, the raised value still keeps the event behind the
+// visibility horizon until its writer has ended; never decreasing along the stream, it
+// lets every reader of the global log see each stream in version order.
 const (
-	createHeadCTE  = `WITH head AS (INSERT INTO streams (stream_id, version) VALUES ($1, $2::bigint + $8::bigint) ON CONFLICT (stream_id) DO NOTHING RETURNING version) `
-	advanceHeadCTE = `WITH head AS (UPDATE streams SET version = version + $8::bigint WHERE stream_id = $1 AND version = $2 RETURNING version) `
-	insertEvents   = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at)
-		SELECT $1, $2::bigint + e.ord, e.id, e.type, e.data, e.meta, $7
+	createHeadCTE  = `WITH head AS (INSERT INTO streams (stream_id, version, tx_id) VALUES ($1, $2::bigint + $8::bigint, pg_current_xact_id()) ON CONFLICT (stream_id) DO NOTHING RETURNING version, tx_id) `
+	advanceHeadCTE = `WITH head AS (UPDATE streams SET version = version + $8::bigint, tx_id = greatest(tx_id, pg_current_xact_id()) WHERE stream_id = $1 AND version = $2 RETURNING version, tx_id) `
+	insertEvents   = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at, tx_id)
+		SELECT $1, $2::bigint + e.ord, e.id, e.type, e.data, e.meta, $7, (SELECT tx_id FROM head)
 		FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, meta, ord)
 		WHERE (SELECT eventstore_expect(count(*) > 0, $1, $2) FROM head)
 		ORDER BY e.ord
@@ -276,10 +285,13 @@ func ReadAllLocked(ctx context.Context, tx pgx.Tx, from Position, limit int) ([]
 }
 
 // ReadAll returns up to limit events of the global log after position from, in log
-// order, and only events of transactions older than every transaction still running.
-// A transaction that began earlier but commits later than another would otherwise
-// surface behind a reader's checkpoint and be skipped for ever; waiting for the
-// horizon to pass it means a reader never misses a committed event.
+// order, and only events whose tx_id is below every transaction still running. A
+// transaction that began earlier but commits later than another would otherwise
+// surface behind a reader's checkpoint and be skipped for ever. An event's tx_id is at
+// least its writer's id, so it stays hidden while its writer runs; and it is an id that
+// was handed out before the event was written, so once the horizon has passed a value,
+// no event can still come with a lower one. Each stream comes in version order, because
+// tx_id never decreases along a stream (see Append).
 func ReadAll(ctx context.Context, db DB, from Position, limit int) ([]RecordedEvent, error) {
 	return readAll(ctx, db, from, limit, `AND tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
 }
