@@ -2,7 +2,6 @@ package eventstore_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -17,25 +16,13 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/eventstore/storetest"
 	"github.com/finledger/finledger/internal/testdb"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-
-func newEvents(n int, typ string) []eventstore.Event {
-	out := make([]eventstore.Event, n)
-	for i := range out {
-		out[i] = eventstore.Event{
-			ID:       uuid.New(),
-			Type:     typ,
-			Data:     json.RawMessage(fmt.Sprintf(`{"n":%d}`, i)),
-			Metadata: json.RawMessage(`{"actor":"test"}`),
-		}
-	}
-	return out
-}
 
 func appendTx(ctx context.Context, pool *pgxpool.Pool, stream string, expected int64, events []eventstore.Event) (eventstore.AppendResult, error) {
 	var res eventstore.AppendResult
@@ -47,124 +34,46 @@ func appendTx(ctx context.Context, pool *pgxpool.Pool, stream string, expected i
 	return res, err
 }
 
-func TestAppendAndReadStream(t *testing.T) {
-	ctx := context.Background()
-	pool := testdb.Pool(t)
-
-	first := newEvents(3, "thing.happened.v1")
-	res, err := appendTx(ctx, pool, "s-1", eventstore.NoStream, first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Duplicate || len(res.Events) != 3 {
-		t.Fatalf("append result = %+v", res)
-	}
-	for i, e := range res.Events {
-		if e.Version != int64(i+1) || e.StreamID != "s-1" || e.ID != first[i].ID {
-			t.Fatalf("event %d recorded as %+v", i, e)
-		}
-		if i > 0 && !res.Events[i-1].Position.Less(e.Position) {
-			t.Fatalf("positions not increasing: %v then %v", res.Events[i-1].Position, e.Position)
-		}
-	}
-	if _, err := appendTx(ctx, pool, "s-1", 3, newEvents(2, "thing.happened.v1")); err != nil {
-		t.Fatal(err)
-	}
-	got, err := eventstore.ReadStream(ctx, pool, "s-1", 0, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got) != 5 {
-		t.Fatalf("read %d events, want 5", len(got))
-	}
-	for i, e := range got {
-		if e.Version != int64(i+1) {
-			t.Fatalf("event %d has version %d", i, e.Version)
-		}
-	}
-	if string(got[1].Data) != `{"n": 1}` && string(got[1].Data) != `{"n":1}` {
-		t.Fatalf("data round trip: %s", got[1].Data)
-	}
-	if !got[0].RecordedAt.Equal(t0) {
-		t.Fatalf("recorded at %v, want %v", got[0].RecordedAt, t0)
-	}
-	tail, err := eventstore.ReadStream(ctx, pool, "s-1", 3, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tail) != 2 || tail[0].Version != 4 {
-		t.Fatalf("read after 3: %+v", tail)
-	}
-	v, err := eventstore.Version(ctx, pool, "s-1", false)
-	if err != nil || v != 5 {
-		t.Fatalf("version = %d, %v; want 5", v, err)
-	}
-	v, err = eventstore.Version(ctx, pool, "missing", false)
-	if err != nil || v != 0 {
-		t.Fatalf("version of a missing stream = %d, %v; want 0", v, err)
-	}
+// The PostgreSQL store passes the conformance suite with the reader the relay uses.
+func TestConformance(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) storetest.Store { return pgStore{testdb.Pool(t)} })
 }
 
-func TestAppendVersionConflicts(t *testing.T) {
-	ctx := context.Background()
-	pool := testdb.Pool(t)
-	if _, err := appendTx(ctx, pool, "s", eventstore.NoStream, newEvents(2, "a.v1")); err != nil {
-		t.Fatal(err)
-	}
-	cases := []struct {
-		name     string
-		stream   string
-		expected int64
-	}{
-		{"stream exists but expected none", "s", eventstore.NoStream},
-		{"stale version", "s", 1},
-		{"version from the future", "s", 7},
-		{"missing stream with a version", "other", 3},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := appendTx(ctx, pool, c.stream, c.expected, newEvents(1, "a.v1"))
-			if !errors.Is(err, eventstore.ErrVersionConflict) {
-				t.Fatalf("err = %v, want ErrVersionConflict", err)
-			}
-		})
-	}
-	got, err := eventstore.ReadStream(ctx, pool, "s", 0, 100)
-	if err != nil || len(got) != 2 {
-		t.Fatalf("stream changed by failed appends: %d events, %v", len(got), err)
-	}
-	if v, _ := eventstore.Version(ctx, pool, "other", false); v != 0 {
-		t.Fatalf("failed append created stream other at version %d", v)
-	}
+// pgStore is the PostgreSQL event store as the conformance suite sees it.
+type pgStore struct{ pool *pgxpool.Pool }
+
+func (s pgStore) Begin(ctx context.Context) (storetest.Tx, error) {
+	tx, err := s.pool.Begin(ctx)
+	return pgTx{tx}, err
 }
 
-func TestAppendIsIdempotentByEventID(t *testing.T) {
+func (s pgStore) ReadStream(ctx context.Context, stream string, after int64, limit int) ([]eventstore.RecordedEvent, error) {
+	return eventstore.ReadStream(ctx, s.pool, stream, after, limit)
+}
+
+func (s pgStore) ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error) {
+	return eventstore.ReadAll(ctx, s.pool, from, limit)
+}
+
+type pgTx struct{ pgx.Tx }
+
+func (tx pgTx) Version(ctx context.Context, stream string) (int64, error) {
+	return eventstore.Version(ctx, tx.Tx, stream, false)
+}
+
+func (tx pgTx) Append(ctx context.Context, stream string, expected int64, events []eventstore.Event) (eventstore.AppendResult, error) {
+	return eventstore.Append(ctx, tx.Tx, stream, expected, events, t0)
+}
+
+func TestAppendRecordsTheTimeGiven(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.Pool(t)
-	batch := newEvents(2, "a.v1")
-	first, err := appendTx(ctx, pool, "s", eventstore.NoStream, batch)
-	if err != nil {
+	if _, err := appendTx(ctx, pool, "s", eventstore.NoStream, storetest.NewEvents(2, "a.v1")); err != nil {
 		t.Fatal(err)
 	}
-	// A retry of the same batch, even with a stale expected version, is a no-op.
-	again, err := appendTx(ctx, pool, "s", eventstore.NoStream, batch)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !again.Duplicate || len(again.Events) != 2 || again.Events[1].Position != first.Events[1].Position {
-		t.Fatalf("retry result = %+v, first = %+v", again, first)
-	}
-	mixed := append([]eventstore.Event{batch[0]}, newEvents(1, "a.v1")...)
-	if _, err := appendTx(ctx, pool, "s", 2, mixed); !errors.Is(err, eventstore.ErrPartialDuplicate) {
-		t.Fatalf("partial duplicate err = %v", err)
-	}
-	got, _ := eventstore.ReadStream(ctx, pool, "s", 0, 100)
-	if len(got) != 2 {
-		t.Fatalf("stream has %d events after retries, want 2", len(got))
-	}
-	// The same event id may appear in another stream: ids are unique per stream.
-	if _, err := appendTx(ctx, pool, "t", eventstore.NoStream, batch[:1]); err != nil {
-		t.Fatal(err)
+	got, err := eventstore.ReadStream(ctx, pool, "s", 0, 10)
+	if err != nil || len(got) != 2 || !got[0].RecordedAt.Equal(t0) {
+		t.Fatalf("read %+v, %v; want two events recorded at %v", got, err, t0)
 	}
 }
 
@@ -184,7 +93,7 @@ func TestConcurrentAppendsToOneStreamSerialiseOnTheLock(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					_, err = eventstore.Append(ctx, tx, "busy", v, newEvents(1, "a.v1"), t0)
+					_, err = eventstore.Append(ctx, tx, "busy", v, storetest.NewEvents(1, "a.v1"), t0)
 					return err
 				})
 				if err != nil && !errors.Is(err, eventstore.ErrVersionConflict) {
@@ -216,48 +125,46 @@ func TestConcurrentAppendsToOneStreamSerialiseOnTheLock(t *testing.T) {
 	}
 }
 
-// An event whose transaction took a sequence number first but commits last must not be
-// passed by a reader: ReadAll holds back everything from the still-open transaction on.
-func TestReadAllWaitsForTransactionsCommittingOutOfOrder(t *testing.T) {
+// Replay and verify read the whole log at once under LockAppends: they too get each
+// stream in version order when an older transaction appended to it last.
+func TestReadAllLockedKeepsStreamOrder(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.Pool(t)
-
-	slow, err := pool.Begin(ctx)
+	older, err := pool.Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer slow.Rollback(ctx)
-	slowRes, err := eventstore.Append(ctx, slow, "slow", eventstore.NoStream, newEvents(1, "a.v1"), t0)
+	defer older.Rollback(ctx)
+	if _, err := eventstore.Append(ctx, older, "elsewhere", eventstore.NoStream, storetest.NewEvents(1, "a.v1"), t0); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := appendTx(ctx, pool, "hot", eventstore.NoStream, storetest.NewEvents(1, "a.v1")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := eventstore.Append(ctx, older, "hot", 1, storetest.NewEvents(1, "a.v1"), t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := older.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var hot []int64
+	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		if err := eventstore.LockAppends(ctx, tx); err != nil {
+			return err
+		}
+		events, err := eventstore.ReadAllLocked(ctx, tx, eventstore.Position{}, 100)
+		for _, e := range events {
+			if e.StreamID == "hot" {
+				hot = append(hot, e.Version)
+			}
+		}
+		return err
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	fastRes, err := appendTx(ctx, pool, "fast", eventstore.NoStream, newEvents(1, "a.v1"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slowRes.Events[0].Position.Less(fastRes.Events[0].Position) {
-		t.Fatalf("setup: slow %v should come before fast %v", slowRes.Events[0].Position, fastRes.Events[0].Position)
-	}
-	visible, err := eventstore.ReadAll(ctx, pool, eventstore.Position{}, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(visible) != 0 {
-		t.Fatalf("ReadAll returned %d events while an older transaction is open", len(visible))
-	}
-	if err := slow.Commit(ctx); err != nil {
-		t.Fatal(err)
-	}
-	visible, err = eventstore.ReadAll(ctx, pool, eventstore.Position{}, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(visible) != 2 || visible[0].StreamID != "slow" || visible[1].StreamID != "fast" {
-		t.Fatalf("after commit ReadAll = %+v", visible)
-	}
-	rest, err := eventstore.ReadAll(ctx, pool, visible[0].Position, 100)
-	if err != nil || len(rest) != 1 || rest[0].StreamID != "fast" {
-		t.Fatalf("ReadAll after first = %+v, %v", rest, err)
+	if len(hot) != 2 || hot[0] != 1 || hot[1] != 2 {
+		t.Fatalf("the locked read gives stream hot at versions %v, want [1 2]", hot)
 	}
 }
 
@@ -279,7 +186,7 @@ func TestSubscriptionSeesEveryEventOnceUnderConcurrentWriters(t *testing.T) {
 			stream := fmt.Sprintf("w-%d", w)
 			version := int64(0)
 			for i := 0; i < each; i++ {
-				batch := newEvents(1+rand.IntN(3), "a.v1")
+				batch := storetest.NewEvents(1+rand.IntN(3), "a.v1")
 				abort := rand.IntN(10) == 0
 				err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 					if _, err := eventstore.Append(ctx, tx, stream, version, batch, t0); err != nil {
@@ -371,7 +278,7 @@ func TestSubscriptionWakeAndCheckpoint(t *testing.T) {
 		_ = sub.Run(subCtx, func(_ context.Context, e eventstore.RecordedEvent) error { got <- e.ID; return nil })
 	}()
 	time.Sleep(50 * time.Millisecond) // the subscription has read the empty log and waits an hour
-	events := newEvents(3, "a.v1")
+	events := storetest.NewEvents(3, "a.v1")
 	res, err := appendTx(ctx, pool, "s", eventstore.NoStream, events)
 	if err != nil {
 		t.Fatal(err)

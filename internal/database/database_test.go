@@ -3,8 +3,11 @@ package database_test
 import (
 	"context"
 	"os"
+	"slices"
 	"sync"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/testdb"
@@ -55,5 +58,71 @@ func TestMigrateConcurrentlyAndTwice(t *testing.T) {
 	}
 	if _, err := pool.Exec(ctx, `SELECT 1 FROM events LIMIT 1`); err != nil {
 		t.Fatalf("events table missing: %v", err)
+	}
+}
+
+// A database written before stream heads carried an order key: migration 7 raises the
+// keys of history so that each stream reads in version order, and new appends go on
+// from the head's key.
+func TestStreamOrderMigrationRaisesOutOfOrderHistory(t *testing.T) {
+	ctx := context.Background()
+	pool, err := database.Open(ctx, testdb.EmptyURL(t), 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	all, err := database.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
+		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		if m.Version >= 7 {
+			break
+		}
+		if _, err := pool.Exec(ctx, m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Stream s: version 2 was written by an older transaction than version 1, and
+	// version 3 by a younger one again; stream t is in order.
+	_, err = pool.Exec(ctx, `
+		INSERT INTO streams (stream_id, version) VALUES ('s', 3), ('t', 1);
+		INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at, tx_id) VALUES
+			('s', 1, gen_random_uuid(), 'a.v1', '{}', '{}', now(), '1000'),
+			('s', 2, gen_random_uuid(), 'a.v1', '{}', '{}', now(), '900'),
+			('s', 3, gen_random_uuid(), 'a.v1', '{}', '{}', now(), '1100'),
+			('t', 1, gen_random_uuid(), 'a.v1', '{}', '{}', now(), '950');`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := database.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := pool.Query(ctx, `SELECT stream_id || '@' || version || '=' || tx_id FROM events ORDER BY tx_id, position`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"t@1=950", "s@1=1000", "s@2=1000", "s@3=1100"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("log order after the migration %v, want %v", got, want)
+	}
+	var heads []string
+	rows, err = pool.Query(ctx, `SELECT stream_id || '=' || tx_id FROM streams ORDER BY stream_id`)
+	if err == nil {
+		heads, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil || !slices.Equal(heads, []string{"s=1100", "t=950"}) {
+		t.Fatalf("stream heads %v, %v", heads, err)
 	}
 }
