@@ -70,6 +70,13 @@ type Call struct {
 	DecideUser func(*User) ([]NewEvent, error)
 	// OpenWorkspace, when set, creates that workspace's stream in the same transaction.
 	OpenWorkspace *WorkspaceCreated
+	// Claim, when set, takes what the command may use only once (a one-time code), or
+	// fails the command with its error: it locks and marks the thing in the command's
+	// transaction, so the taking commits with the events or not at all, and a racing
+	// claim waits for this one and finds the thing taken. It runs first in every
+	// attempt, before any lock of the Ledger's, so locks are always taken in one order;
+	// a replay by Idempotency-Key runs it again and so meets the thing already taken.
+	Claim func(ctx context.Context, tx pgx.Tx) error
 	// Respond queues the reads its answer needs on the batch that carries the append and
 	// the projections, and returns what renders the answer once the batch has run. The
 	// answer so reads the caller's own writes, costs no extra round trip, and is stored
@@ -110,11 +117,26 @@ func NewLedger(pool *pgxpool.Pool, project Projector, now func() time.Time, cach
 	return &Ledger{pool: pool, project: project, now: now, states: newStateCache(cacheSize)}
 }
 
-// maxAttempts bounds retries after a version conflict. The first attempt is optimistic:
-// it trusts the cached state's version, which is current unless another instance wrote.
-// Later attempts take the stream head's row lock first, so they can only conflict while
-// the stream is being created.
+// maxAttempts bounds the attempts of a command. The first is optimistic: it trusts the
+// cached state, which is current unless another instance wrote. Later attempts take the
+// stream head's row lock first and bring the state up to the head, so they can only
+// fail to commit while the stream is being created or when a concurrent request with
+// the same Idempotency-Key commits first (the next attempt replays its answer).
 const maxAttempts = 3
+
+// errStaleState reports that a decision made on the cached state appended nothing (a
+// domain error, or nothing to change) while the stream had moved on: another instance
+// wrote. The decision is not answered but made again on the current state.
+var errStaleState = errors.New("commands: the cached workspace state is behind its stream")
+
+// errIdempotencyRace reports that a concurrent request with the same Idempotency-Key
+// committed its record first; the next attempt replays that record's answer.
+var errIdempotencyRace = errors.New("commands: a concurrent request stored the same Idempotency-Key first")
+
+// retryable reports whether an attempt may be made again.
+func retryable(err error) bool {
+	return errors.Is(err, eventstore.ErrVersionConflict) || errors.Is(err, errStaleState) || errors.Is(err, errIdempotencyRace)
+}
 
 // Execute runs a command and returns its response; replayed reports an answer served
 // from an earlier request with the same Idempotency-Key.
@@ -128,12 +150,12 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 	for attempt := 1; ; attempt++ {
 		var committed [][]eventstore.RecordedEvent
 		var decided []NewEvent
-		if attempt == 1 && entry.state != nil && c.Idempotency == nil && c.DecideUser == nil {
+		if attempt == 1 && entry.state != nil && c.Idempotency == nil && c.DecideUser == nil && c.Claim == nil {
 			decided, committed, res, err = l.pipelined(ctx, entry.state, c)
 		} else {
 			decided, committed, res, replayed, err = l.inTransaction(ctx, entry, c, attempt > 1)
 		}
-		if errors.Is(err, eventstore.ErrVersionConflict) && attempt < maxAttempts {
+		if retryable(err) && attempt < maxAttempts {
 			continue
 		}
 		if err != nil {
@@ -150,12 +172,12 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 }
 
 // pipelined runs a command that needs nothing from the database before deciding (its
-// state is cached, it has no idempotency record to look up): the append, the
-// projections and the reads of the answer go in one batch, which PostgreSQL runs as one
-// implicit transaction, so the whole write is one round trip. A version conflict fails
-// the append statement, and with it the batch.
+// state is cached, it has no idempotency record to look up nor anything to claim):
+// the append, the projections and the reads of the answer go in one batch, which
+// PostgreSQL runs as one implicit transaction, so the whole write is one round trip. A
+// version conflict fails the append statement, and with it the batch.
 func (l *Ledger) pipelined(ctx context.Context, state *Workspace, c Call) ([]NewEvent, [][]eventstore.RecordedEvent, Response, error) {
-	decided, plans, err := l.decide(state, c)
+	decided, plans, err := l.decideOn(ctx, l.pool, state, true, c)
 	if err != nil {
 		return nil, nil, Response{}, err
 	}
@@ -163,11 +185,16 @@ func (l *Ledger) pipelined(ctx context.Context, state *Workspace, c Call) ([]New
 	return decided, committed, res, err
 }
 
-// inTransaction runs a command in an explicit transaction: it checks the idempotency
-// record, loads what the state cache lacks and, with lock, takes the stream head's row
-// lock first.
+// inTransaction runs a command in an explicit transaction: it runs the claim, with
+// lock takes the stream head's row lock, then checks the idempotency record and loads
+// what the state cache lacks.
 func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []NewEvent, committed [][]eventstore.RecordedEvent, res Response, replayed bool, err error) {
 	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
+		if c.Claim != nil {
+			if err := c.Claim(ctx, tx); err != nil {
+				return err
+			}
+		}
 		head := int64(-1) // unknown: trust the cache
 		if lock {
 			var err error
@@ -182,12 +209,13 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 				return err
 			}
 		}
+		cached := head < 0 && entry.state != nil
 		state, err := l.stateAt(ctx, tx, entry, head)
 		if err != nil {
 			return err
 		}
 		var plans []appendPlan
-		if decided, plans, err = l.decide(state, c); err != nil {
+		if decided, plans, err = l.decideOn(ctx, tx, state, cached, c); err != nil {
 			return err
 		}
 		if c.DecideUser != nil {
@@ -213,6 +241,26 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 		return nil, nil, Response{}, false, err
 	}
 	return decided, committed, res, replayed, nil
+}
+
+// decideOn decides the command on state. A state taken from the cache unread may be
+// behind the stream when another instance wrote: a decision that appends is checked by
+// the append itself (it expects the state's version), but one that appends nothing to
+// the workspace (a domain error, or nothing to change) is checked against the stream's
+// head before it is answered, and fails with errStaleState when the head has moved.
+func (l *Ledger) decideOn(ctx context.Context, db eventstore.DB, state *Workspace, cached bool, c Call) ([]NewEvent, []appendPlan, error) {
+	decided, plans, err := l.decide(state, c)
+	var domain *Error
+	if cached && (errors.As(err, &domain) || err == nil && len(decided) == 0) {
+		head, headErr := eventstore.Version(ctx, db, StreamID(c.WorkspaceID), false)
+		if headErr != nil {
+			return nil, nil, headErr
+		}
+		if head != state.Version {
+			return nil, nil, errStaleState
+		}
+	}
+	return decided, plans, err
 }
 
 // decide runs the command's workspace decision and lists the appends it makes.
@@ -383,11 +431,17 @@ func lookupIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k 
 	return res, true, nil
 }
 
+// storeIdempotency records the answer to a keyed request. A concurrent request with the
+// same key that changed nothing took no stream lock, so both can get here: the second
+// waits for the first's record to commit and then fails with errIdempotencyRace.
 func storeIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k *Idempotency, res Response, now time.Time) error {
-	_, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (workspace_id, credential, key, request_hash, status, body, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`, workspaceID, k.Credential, k.Key, k.RequestHash, res.Status, res.Body, now)
+	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (workspace_id, credential, key, request_hash, status, body, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`, workspaceID, k.Credential, k.Key, k.RequestHash, res.Status, res.Body, now)
 	if err != nil {
 		return fmt.Errorf("commands: store idempotency key: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return errIdempotencyRace
 	}
 	return nil
 }
