@@ -32,9 +32,9 @@ func TestStaleInstanceActsOnTheCurrentStream(t *testing.T) {
 		t.Fatalf("renamed wallet answers name %v", got)
 	}
 	f.c.With("Idempotency-Key", "fix").Patch("/api/transactions/"+tx, map[string]any{"amount": 12, "tagId": tag}).Expect(t, http.StatusOK)
-	f.c.With("Idempotency-Key", "drop").Delete("/api/transactions/" + tx).Expect(t, http.StatusOK)
+	f.c.With("Idempotency-Key", "drop").Delete("/api/transactions/"+tx).Expect(t, http.StatusOK)
 	env.Anonymous().With("x-api-key", plaintext).Get("/api/wallets").Expect(t, http.StatusOK)
-	f.c.Delete("/api/api-keys/" + keyID).Expect(t, http.StatusOK)
+	f.c.Delete("/api/api-keys/"+keyID).Expect(t, http.StatusOK)
 	expectError(t, env.Anonymous().With("x-api-key", plaintext).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
 
 	// A miss the stream agrees with is still answered.
@@ -45,7 +45,7 @@ func TestStaleInstanceActsOnTheCurrentStream(t *testing.T) {
 	// name: on its stale state that changes nothing, on the stream it renames.
 	onB.Patch("/api/wallets/"+wallet, map[string]any{"name": "Holidays"}).Expect(t, http.StatusOK)
 	f.c.Patch("/api/wallets/"+wallet, map[string]any{"name": "Rainy day"}).Expect(t, http.StatusOK)
-	if got := onB.Get("/api/wallets/" + wallet).Expect(t, http.StatusOK).Object("wallet")["name"]; got != "Rainy day" {
+	if got := onB.Get("/api/wallets/"+wallet).Expect(t, http.StatusOK).Object("wallet")["name"]; got != "Rainy day" {
 		t.Fatalf("wallet is named %v after the rename through the stale instance", got)
 	}
 	if f.balance(t, f.cash) != "100" {
