@@ -71,7 +71,10 @@ func eventSchemas() obj {
 // realtimeStreamDoc describes the realtime stream, which the token authenticates.
 func realtimeStreamDoc() obj {
 	return obj{"get": obj{
-		"summary":     "Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream",
+		"summary": "Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream",
+		"description": "Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and " +
+			"`revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses " +
+			"access to the workspace, after which the stream ends; a client should close its EventSource then.",
 		"operationId": "realtimeEvents",
 		"x-scope":     "realtime token",
 		"parameters": []obj{
@@ -82,6 +85,10 @@ func realtimeStreamDoc() obj {
 		"responses": obj{
 			"200": obj{"description": "the stream", "content": obj{"text/event-stream": obj{"schema": str(nil)}}},
 			"401": obj{"description": "token missing, invalid or expired", "content": obj{"application/json": obj{"schema": ref("Error")}}},
+			"403": obj{"description": "the token's user may no longer read the workspace; details.reason says why, as the revoked event does",
+				"content": obj{"application/json": obj{"schema": ref("Error")}}},
+			"429": obj{"description": "the token already has 5 streams open (TOO_MANY_STREAMS), with Retry-After",
+				"content": obj{"application/json": obj{"schema": ref("Error")}}},
 		},
 	}}
 }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
-	"github.com/finledger/finledger/queries"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/bus"
 )
@@ -38,6 +38,9 @@ type realtimeClaims struct {
 	UserID      uuid.UUID `json:"u"`
 	WorkspaceID uuid.UUID `json:"w"`
 	Expires     int64     `json:"e"`
+	// key names the token among open streams, not sealed in it: a hash of its sealed
+	// bytes, the same however its base64 is spelt.
+	key [sha256.Size]byte
 }
 
 var errRealtimeToken = errorf(http.StatusUnauthorized, "UNAUTHORIZED", "the realtime token is missing, invalid or expired")
@@ -79,6 +82,7 @@ func (s *Server) openRealtimeToken(token string) (realtimeClaims, error) {
 	if err != nil || json.Unmarshal(raw, &c) != nil || !s.now().Before(time.Unix(c.Expires, 0)) {
 		return c, errRealtimeToken
 	}
+	c.key = sha256.Sum256(sealed)
 	return c, nil
 }
 
@@ -87,15 +91,16 @@ func (s *Server) openRealtimeToken(token string) (realtimeClaims, error) {
 // workspace's stream; a client that reconnects with Last-Event-ID (or ?lastEventId=)
 // first gets what it missed, from the event store, then the live feed. One that missed
 // more than realtimeMaxResume events gets a "reset" event instead: reload, then follow.
+//
+// A token opens at most realtimeStreamsPerToken streams at once, across instances (429
+// TOO_MANY_STREAMS), and only while its user may read the workspace (403 FORBIDDEN). An
+// open stream whose user loses access (removed, role changed, account or workspace
+// deleted, through any instance) gets a "revoked" event with the reason, then ends.
 func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	claims, err := s.openRealtimeToken(r.URL.Query().Get("token"))
 	if err != nil {
 		writeError(w, r, err)
-		return
-	}
-	if _, err := queries.MemberWorkspace(claims.UserID, claims.WorkspaceID).Get(ctx, s.pool); err != nil {
-		writeError(w, r, notFoundAs(err, "FORBIDDEN", "the token's user is no longer a member of its workspace"))
 		return
 	}
 	if s.events == nil {
@@ -107,6 +112,12 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	admitted, err := s.realtime.admit(ctx, claims)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	defer s.realtime.release(ctx, admitted)
 	stream := commands.StreamID(claims.WorkspaceID)
 	live := make(chan *nats.Msg, realtimeBuffer)
 	sub, err := s.events.ChanSubscribe(bus.Subject(claims.WorkspaceID), live)
@@ -160,7 +171,15 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 			if out.comment(": keep-alive\n\n") != nil {
 				return
 			}
+		case reason := <-admitted.end:
+			if reason != "" {
+				_ = out.comment(fmt.Sprintf("event: revoked\ndata: {\"reason\":%q}\n\n", reason))
+			}
+			return
 		case msg := <-live:
+			if realtimeAccessEvents[msg.Header.Get(webhooks.MetaType)] {
+				s.realtime.nudge()
+			}
 			version, err := strconv.ParseInt(msg.Header.Get(webhooks.MetaVersion), 10, 64)
 			if err != nil || version <= last {
 				continue

@@ -48,6 +48,7 @@ type Server struct {
 	webhooks WebhookOptions
 	box      *sealbox.Box
 	events   *nats.Conn
+	realtime *realtimeStreams
 	pushKey  string
 }
 
@@ -70,6 +71,8 @@ type Options struct {
 	// Events is the connection to NATS the realtime stream is fed from; without it
 	// the stream is not available.
 	Events *nats.Conn
+	// Realtime tunes how open realtime streams are checked and counted across instances.
+	Realtime RealtimeOptions
 	// PushPublicKey is the VAPID public key browsers subscribe with; without it Web Push
 	// notifications are off.
 	PushPublicKey string
@@ -87,6 +90,7 @@ func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Ve
 	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey,
 		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst)}}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
+	s.realtime = newRealtimeStreams(pool, opts.Realtime)
 	return s
 }
 
