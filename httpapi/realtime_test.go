@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/internal/apitest"
 )
 
@@ -19,22 +20,35 @@ type sseEvent struct {
 	Data      map[string]any
 }
 
-// openStream connects to the realtime stream and returns its events as they come.
-func openStream(t *testing.T, url, lastEventID string) (<-chan sseEvent, func()) {
-	t.Helper()
+// dialStream requests the realtime stream; the caller reads or refuses the answer and
+// cancels the request when done.
+func dialStream(url, lastEventID string) (*http.Response, context.CancelFunc, error) {
 	ctx, cancel := context.WithCancel(context.Background())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		t.Fatal(err)
+		cancel()
+		return nil, nil, err
 	}
 	if lastEventID != "" {
 		req.Header.Set("Last-Event-ID", lastEventID)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return resp, cancel, nil
+}
+
+// openStream connects to the realtime stream and returns its events as they come.
+func openStream(t *testing.T, url, lastEventID string) (<-chan sseEvent, func()) {
+	t.Helper()
+	resp, cancel, err := dialStream(url, lastEventID)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		cancel()
 		t.Fatalf("stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	events := make(chan sseEvent, 100)
@@ -144,4 +158,259 @@ func TestRealtimeStream(t *testing.T) {
 	env.Clock.Set(env.Clock.Now().Add(6 * time.Minute))
 	expectError(t, anon.Get(stale), http.StatusUnauthorized, "UNAUTHORIZED")
 	expectError(t, anon.Get(token()+"&lastEventId=x"), http.StatusBadRequest, "VALIDATION_ERROR")
+}
+
+// expectRevoked waits, within the contract's bound, for a stream's revoked event with
+// reason, and for the stream to end right after it.
+func expectRevoked(t *testing.T, events <-chan sseEvent, reason string) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				t.Fatalf("the stream ended without a revoked event (want %s)", reason)
+			}
+			if e.Event != "revoked" {
+				continue // sent before the loss of access was seen
+			}
+			if e.Data["reason"] != reason {
+				t.Fatalf("revoked %+v, want reason %s", e, reason)
+			}
+			select {
+			case e, ok := <-events:
+				if ok {
+					t.Fatalf("event after revoked: %+v", e)
+				}
+			case <-time.After(2 * time.Second):
+				t.Fatal("the stream stayed open after its revoked event")
+			}
+			return
+		case <-deadline:
+			t.Fatalf("no revoked event (%s) within 5 s", reason)
+		}
+	}
+}
+
+// expectEnd waits for a stream to end.
+func expectEnd(t *testing.T, events <-chan sseEvent) {
+	t.Helper()
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case _, ok := <-events:
+			if !ok {
+				return
+			}
+		case <-timeout:
+			t.Fatal("the stream did not end within 5 s")
+		}
+	}
+}
+
+// streamRefused expects the stream to be refused with status and code, and returns the
+// refusal's headers and error details.
+func streamRefused(t *testing.T, url string, status int, code string) (http.Header, map[string]any) {
+	t.Helper()
+	resp, cancel, err := dialStream(url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cancel()
+	defer resp.Body.Close()
+	var body struct {
+		Error struct {
+			Code    string
+			Details map[string]any
+		} `json:"error"`
+	}
+	if resp.StatusCode != status || json.NewDecoder(resp.Body).Decode(&body) != nil || body.Error.Code != code {
+		t.Fatalf("stream answered %d %s, want %d %s", resp.StatusCode, body.Error.Code, status, code)
+	}
+	return resp.Header, body.Error.Details
+}
+
+// Streams open on instance B end, with a revoked event, when their user loses access
+// through instance A: removal from the team, account deletion, workspace deletion.
+func TestRealtimeStreamEndsWhenAccessEnds(t *testing.T) {
+	env, ev := apitest.StartEvents(t, nil)
+	ev.Run()
+	b := env.Instance()
+	// An instance that checks its streams only once a minute still ends a removed
+	// member's stream at once: the member.removed event on the workspace's subject
+	// has it check then.
+	slow := env.InstanceWith(func(o *httpapi.Options) {
+		o.Realtime = httpapi.RealtimeOptions{CheckInterval: time.Minute, Lease: 5 * time.Minute}
+	})
+	alice := env.As("alice")
+	ws := alice.Post("/api/workspaces", map[string]any{"name": "Acme", "currency": "mxn"}).Expect(t, http.StatusOK).Object("workspace")["id"].(string)
+	members := "/api/workspaces/" + ws + "/members"
+	in := func(c *apitest.Client) *apitest.Client { return c.With("X-Workspace-Id", ws) }
+	ids := map[string]string{}
+	for _, name := range []string{"bob", "carol", "dave"} {
+		env.As(name).Get("/api/me").Expect(t, http.StatusOK)
+		ids[name] = alice.Post(members, map[string]any{"email": name + "@example.com", "role": "reader"}).
+			Expect(t, http.StatusOK).Object("member")["userId"].(string)
+	}
+	cashWallet(t, in(alice))
+	// Each opens a stream of the team workspace on instance B (carol on the slow one),
+	// with a token asked of instance A.
+	url := func(c *apitest.Client, on *apitest.Env) string {
+		return on.URL + in(c).Post("/api/realtime/token", nil).Expect(t, http.StatusOK).JSON["url"].(string)
+	}
+	bobURL, carolURL, daveURL := url(env.As("bob"), b), url(env.As("carol"), slow), url(env.As("dave"), b)
+	aliceStream, closeAlice := openStream(t, url(alice, b), "")
+	defer closeAlice()
+	bobStream, closeBob := openStream(t, bobURL, "")
+	defer closeBob()
+	carolStream, closeCarol := openStream(t, carolURL, "")
+	defer closeCarol()
+	daveStream, closeDave := openStream(t, daveURL, "")
+	defer closeDave()
+
+	alice.Delete(members+"/"+ids["bob"]).Expect(t, http.StatusOK)
+	expectRevoked(t, bobStream, "member_removed")
+	alice.Delete(members+"/"+ids["carol"]).Expect(t, http.StatusOK)
+	expectRevoked(t, carolStream, "member_removed")
+	env.As("dave").Delete("/api/me").Expect(t, http.StatusOK)
+	expectRevoked(t, daveStream, "account_deleted")
+	// Their tokens, still within their five minutes, open nothing any more.
+	for url, reason := range map[string]string{bobURL: "member_removed", daveURL: "account_deleted"} {
+		if _, details := streamRefused(t, url, http.StatusForbidden, "FORBIDDEN"); details["reason"] != reason {
+			t.Fatalf("refusal details %v, want reason %s", details, reason)
+		}
+	}
+
+	// The owner's stream lived through all that and still follows the workspace.
+	tx := in(alice).Post("/api/transactions", map[string]any{"type": "expense", "amount": 3}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	if e := next(t, aliceStream); e.Event != "transaction.created" || e.Data["data"].(map[string]any)["transactionId"] != tx {
+		t.Fatalf("owner's stream got %+v", e)
+	}
+	in(alice).Delete("/api/workspace").Expect(t, http.StatusOK)
+	expectRevoked(t, aliceStream, "workspace_deleted")
+}
+
+// One token holds at most five streams open at once, whichever instances serve them.
+func TestRealtimeStreamsPerToken(t *testing.T) {
+	env, _ := apitest.StartEvents(t, nil)
+	b := env.Instance()
+	alice := env.As("alice")
+	token := func() string {
+		return alice.Post("/api/realtime/token", nil).Expect(t, http.StatusOK).JSON["url"].(string)
+	}
+	path := token()
+	var closers []func()
+	for i, on := range []*apitest.Env{env, env, env, b, b} {
+		_, closeStream := openStream(t, on.URL+path, "")
+		defer closeStream()
+		if i >= 3 {
+			closers = append(closers, closeStream)
+		}
+	}
+	for _, on := range []*apitest.Env{env, b} {
+		header, details := streamRefused(t, on.URL+path, http.StatusTooManyRequests, "TOO_MANY_STREAMS")
+		if header.Get("Retry-After") == "" || fmt.Sprint(details["limit"]) != "5" {
+			t.Fatalf("refusal %v %v", header, details)
+		}
+	}
+	// Another token of the same user is counted apart.
+	_, closeOther := openStream(t, env.URL+token(), "")
+	defer closeOther()
+
+	// One closed on B frees a slot for A.
+	closers[0]()
+	waitFor(t, "a slot freed", 5*time.Second, func() bool {
+		resp, cancel, err := dialStream(env.URL+path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			cancel()
+			_ = resp.Body.Close()
+			return false
+		}
+		t.Cleanup(cancel)
+		return true
+	})
+	streamRefused(t, b.URL+path, http.StatusTooManyRequests, "TOO_MANY_STREAMS")
+
+	// Sixteen opened at once on two instances with a fresh token: five get through.
+	path = token()
+	type result struct {
+		status int
+		cancel context.CancelFunc
+		err    error
+	}
+	results := make(chan result, 16)
+	for i := range 16 {
+		on := []*apitest.Env{env, b}[i%2]
+		go func() {
+			resp, cancel, err := dialStream(on.URL+path, "")
+			if err != nil {
+				results <- result{err: err}
+				return
+			}
+			if resp.StatusCode != http.StatusOK {
+				cancel()
+				_ = resp.Body.Close()
+			}
+			results <- result{status: resp.StatusCode, cancel: cancel}
+		}()
+	}
+	opened := 0
+	for range 16 {
+		r := <-results
+		switch {
+		case r.err != nil:
+			t.Fatal(r.err)
+		case r.status == http.StatusOK:
+			opened++
+			defer r.cancel()
+		case r.status != http.StatusTooManyRequests:
+			t.Fatalf("status %d", r.status)
+		}
+	}
+	if opened != 5 {
+		t.Fatalf("%d streams opened at once with one token, want 5", opened)
+	}
+}
+
+// The slots of an instance killed with its streams open are freed once its lease runs
+// out, not before.
+func TestRealtimeSlotsOfAKilledInstance(t *testing.T) {
+	env, _ := apitest.StartEvents(t, nil)
+	doomed, kill := env.Killable()
+	path := env.As("alice").Post("/api/realtime/token", nil).Expect(t, http.StatusOK).JSON["url"].(string)
+	var streams []<-chan sseEvent
+	for range 5 {
+		events, closeStream := openStream(t, doomed.URL+path, "")
+		defer closeStream()
+		streams = append(streams, events)
+	}
+	streamRefused(t, env.URL+path, http.StatusTooManyRequests, "TOO_MANY_STREAMS")
+
+	kill()
+	killed := time.Now()
+	for _, events := range streams {
+		expectEnd(t, events) // the killed instance's clients see their streams end
+	}
+	// Its rows are still there, so its slots still count until its lease (two
+	// seconds in tests) runs out.
+	streamRefused(t, env.URL+path, http.StatusTooManyRequests, "TOO_MANY_STREAMS")
+	var freed time.Duration
+	waitFor(t, "the killed instance's slots", 6*time.Second, func() bool {
+		resp, cancel, err := dialStream(env.URL+path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			cancel()
+			_ = resp.Body.Close()
+			return false
+		}
+		freed = time.Since(killed)
+		t.Cleanup(cancel)
+		return true
+	})
+	t.Logf("slots freed %s after the kill", freed)
 }

@@ -61,6 +61,7 @@ type Env struct {
 	Ledger  *commands.Ledger
 	Billing *httpapi.RecordingBilling
 	options httpapi.Options
+	server  *httptest.Server
 }
 
 // Chat-channel settings of the test servers.
@@ -89,13 +90,15 @@ var PushKeys = func() push.Keys {
 }()
 
 // Options are the settings Start uses: rate limits too high to matter, the chat
-// channel configured, secrets sealed with Box, and webhooks allowed to reach this
-// machine's test receivers.
+// channel configured, secrets sealed with Box, webhooks allowed to reach this
+// machine's test receivers, and realtime streams checked ten times a second with a
+// two-second lease.
 func Options() httpapi.Options {
 	return httpapi.Options{RateLimitPerMinute: 1_000_000, RateLimitBurst: 1_000_000,
 		Channel:       httpapi.ChannelOptions{Secret: ChannelSecret, Issuer: ChannelIssuer, Audiences: []string{ChannelAudience}},
 		Box:           Box,
 		Webhooks:      httpapi.WebhookOptions{Policy: safehttp.Policy{AllowPrivate: true}},
+		Realtime:      httpapi.RealtimeOptions{CheckInterval: 100 * time.Millisecond, Lease: 2 * time.Second},
 		PushPublicKey: PushKeys.PublicKey}
 }
 
@@ -133,7 +136,7 @@ func (e *Env) serve() *Env {
 	e.Ledger = commands.NewLedger(e.Pool, projections.Queue, e.Clock.Now, 1000)
 	srv := httptest.NewServer(httpapi.NewServer(e.Pool, e.Ledger, verifier, e.Clock.Now, e.options).Handler())
 	e.t.Cleanup(srv.Close)
-	e.URL = srv.URL
+	e.URL, e.server = srv.URL, srv
 	return e
 }
 
