@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -29,8 +30,10 @@ const (
 // --- settings, for the account owner's session ---
 
 // issueLinkCode answers POST /api/me/whatsapp with a one-time code for 10 minutes. Each
-// call replaces the user's earlier unused codes, so a retry is harmless; the code is
-// a secret shown once and is not kept for idempotent replays.
+// call replaces the user's unused code, so a retry is harmless; the code is a secret
+// shown once and is not kept for idempotent replays. The replacement is one upsert on
+// the user's live code, so calls at once, on any instances, leave one live code: the
+// one of the call that committed last, as if they had come one after the other.
 func issueLinkCode(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	random := make([]byte, 8)
@@ -41,14 +44,11 @@ func issueLinkCode(s *Server, w http.ResponseWriter, r *http.Request) {
 	code := channel.NewCode(random)
 	now := s.now()
 	expires := now.Add(commands.LinkCodeLifetime)
-	err := pgx.BeginFunc(r.Context(), s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(r.Context(), `DELETE FROM whatsapp_link_codes WHERE user_id = $1 AND used_at IS NULL`, p.User.ID); err != nil {
-			return err
-		}
-		_, err := tx.Exec(r.Context(), `INSERT INTO whatsapp_link_codes (code_hash, user_id, workspace_id, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5)`, channel.CodeKey(code), p.User.ID, p.Workspace.ID, now, expires)
-		return err
-	})
+	_, err := s.pool.Exec(r.Context(), `INSERT INTO whatsapp_link_codes (code_hash, user_id, workspace_id, created_at, expires_at)
+		VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (user_id) WHERE used_at IS NULL DO UPDATE SET code_hash = excluded.code_hash,
+			workspace_id = excluded.workspace_id, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+		channel.CodeKey(code), p.User.ID, p.Workspace.ID, now, expires)
 	if err != nil {
 		writeError(w, r, fmt.Errorf("httpapi: issue link code: %w", err))
 		return
@@ -122,50 +122,104 @@ func linkPhone(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errCodeLocked)
 		return
 	}
-	var userID, workspaceID uuid.UUID
-	var expires time.Time
-	var usedBy []byte
-	err = s.pool.QueryRow(ctx, `SELECT user_id, workspace_id, expires_at, used_by FROM whatsapp_link_codes WHERE code_hash = $1`,
-		channel.CodeKey(code.Value)).Scan(&userID, &workspaceID, &expires, &usedBy)
+	key := channel.CodeKey(code.Value)
+	found, err := readLinkCode(ctx, s.pool, key, false)
+	if err == nil {
+		err = found.refusal(phoneKey, now)
+	}
+	if err == nil {
+		err = s.spendLinkCode(ctx, p, key, found, now)
+	}
 	switch {
-	case errors.Is(err, pgx.ErrNoRows) || (usedBy != nil && hex.EncodeToString(usedBy) != hex.EncodeToString(phoneKey)):
-		writeError(w, r, s.linkFailure(ctx, phoneKey, now, errCodeInvalid))
-		return
-	case err != nil:
+	case err == nil:
+		s.answerLinked(w, r, found.workspaceID, false)
+	case errors.Is(err, errLinkedBefore):
+		s.answerLinked(w, r, found.workspaceID, true)
+	case errors.Is(err, errCodeInvalid) || errors.Is(err, errCodeExpired):
+		writeError(w, r, s.linkFailure(ctx, phoneKey, now, err))
+	default:
 		writeError(w, r, err)
-		return
-	case usedBy != nil:
-		s.answerLinked(w, r, workspaceID, true)
-		return
-	case !expires.After(now):
-		writeError(w, r, s.linkFailure(ctx, phoneKey, now, errCodeExpired))
-		return
 	}
-	user, err := queries.UserByID(userID).Get(ctx, s.pool)
+}
+
+// linkCode is a stored link code.
+type linkCode struct {
+	userID, workspaceID uuid.UUID
+	expires             time.Time
+	usedBy              []byte // the key of the phone that spent it; nil while unused
+}
+
+// errLinkedBefore refuses a code the same phone spent already: its answer is that the
+// phone is linked.
+var errLinkedBefore = errors.New("httpapi: this phone spent the link code already")
+
+// readLinkCode reads the code stored under key, errCodeInvalid when there is none.
+// forUpdate locks its row, waiting for a transaction that is spending it to end.
+func readLinkCode(ctx context.Context, db queries.DB, key string, forUpdate bool) (linkCode, error) {
+	q := `SELECT user_id, workspace_id, expires_at, used_by FROM whatsapp_link_codes WHERE code_hash = $1`
+	if forUpdate {
+		q += ` FOR UPDATE`
+	}
+	var c linkCode
+	err := db.QueryRow(ctx, q, key).Scan(&c.userID, &c.workspaceID, &c.expires, &c.usedBy)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return linkCode{}, errCodeInvalid
+	}
 	if err != nil {
-		writeError(w, r, err)
-		return
+		return linkCode{}, fmt.Errorf("httpapi: read link code: %w", err)
 	}
-	id := p.Channel.Identity
-	link := commands.LinkPhone{LinkID: newID(), PhoneKey: phoneKey, PhoneMasked: channel.MaskPhone(id.Phone), WorkspaceID: workspaceID,
+	return c, nil
+}
+
+// refusal says why the phone cannot spend the code at now, nil when it can.
+func (c linkCode) refusal(phoneKey []byte, now time.Time) error {
+	switch {
+	case c.usedBy == nil && c.expires.After(now):
+		return nil
+	case bytes.Equal(c.usedBy, phoneKey):
+		return errLinkedBefore
+	case c.usedBy != nil:
+		return errCodeInvalid
+	}
+	return errCodeExpired
+}
+
+// spendLinkCode links the phone to the code's user, spending the code in the link's own
+// transaction: the request that locks the code's row first spends it, and any other,
+// on any instance, waits for it to commit and then reads the code spent.
+func (s *Server) spendLinkCode(ctx context.Context, p *principal, key string, code linkCode, now time.Time) error {
+	user, err := queries.UserByID(code.userID).Get(ctx, s.pool)
+	if err != nil {
+		return err
+	}
+	id, phoneKey := p.Channel.Identity, p.Channel.PhoneKey
+	link := commands.LinkPhone{LinkID: newID(), PhoneKey: phoneKey, PhoneMasked: channel.MaskPhone(id.Phone), WorkspaceID: code.workspaceID,
 		Fingerprint: id.IdentityKeyHash}
 	meta := p.Metadata
-	meta.ActorID, meta.UserID = link.LinkID.String(), userID
-	if _, _, err := s.ledger.Execute(ctx, commands.Call{WorkspaceID: user.PersonalWorkspaceID, Metadata: meta, UserID: userID,
-		DecideUser: link.DecideUser, Respond: commands.NoResponse}); err != nil {
-		writeError(w, r, err)
-		return
+	meta.ActorID, meta.UserID = link.LinkID.String(), code.userID
+	claim := func(ctx context.Context, tx pgx.Tx) error {
+		current, err := readLinkCode(ctx, tx, key, true)
+		if err == nil {
+			err = current.refusal(phoneKey, now)
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE whatsapp_link_codes SET used_at = $2, used_by = $3 WHERE code_hash = $1`, key, now, phoneKey); err != nil {
+			return fmt.Errorf("httpapi: spend link code: %w", err)
+		}
+		// A link clears the phone's failures. Writing the phone's row also locks it, so
+		// two links of one phone (with two users' codes) commit one after the other, and
+		// the later one's projection finds the earlier link to take the phone from.
+		if _, err := tx.Exec(ctx, `INSERT INTO whatsapp_link_failures (phone_key, failures, updated_at) VALUES ($1, 0, $2)
+			ON CONFLICT (phone_key) DO UPDATE SET failures = 0, locked_until = NULL, updated_at = $2`, phoneKey, now); err != nil {
+			return fmt.Errorf("httpapi: clear link failures: %w", err)
+		}
+		return nil
 	}
-	if _, err := s.pool.Exec(ctx, `UPDATE whatsapp_link_codes SET used_at = $2, used_by = $3 WHERE code_hash = $1 AND used_at IS NULL;`,
-		channel.CodeKey(code.Value), now, phoneKey); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if _, err := s.pool.Exec(ctx, `DELETE FROM whatsapp_link_failures WHERE phone_key = $1`, phoneKey); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	s.answerLinked(w, r, workspaceID, false)
+	_, _, err = s.ledger.Execute(ctx, commands.Call{WorkspaceID: user.PersonalWorkspaceID, Metadata: meta, UserID: code.userID,
+		DecideUser: link.DecideUser, Claim: claim, Respond: commands.NoResponse})
+	return err
 }
 
 func (s *Server) answerLinked(w http.ResponseWriter, r *http.Request, workspaceID uuid.UUID, already bool) {
@@ -181,23 +235,23 @@ func (s *Server) answerLinked(w http.ResponseWriter, r *http.Request, workspaceI
 	writeJSON(w, http.StatusOK, body)
 }
 
-// linkFailure counts a wrong code from a number; the fifth locks the number out.
+// linkFailure counts a wrong code from a number; the fifth locks the number out. Count
+// and lock are one statement on the number's row, so failures counted at once on
+// several instances are each counted, and exactly one of them locks.
 func (s *Server) linkFailure(ctx context.Context, phoneKey []byte, now time.Time, answer error) error {
-	var failures int
-	err := s.pool.QueryRow(ctx, `INSERT INTO whatsapp_link_failures AS f (phone_key, failures, updated_at) VALUES ($1, 1, $2)
+	_, err := s.pool.Exec(ctx, `INSERT INTO whatsapp_link_failures AS f (phone_key, failures, updated_at) VALUES ($1, 1, $2)
 		ON CONFLICT (phone_key) DO UPDATE SET
-			failures = CASE WHEN f.locked_until IS NOT NULL AND f.locked_until <= $2 THEN 1 ELSE f.failures + 1 END,
-			locked_until = CASE WHEN f.locked_until IS NOT NULL AND f.locked_until <= $2 THEN NULL ELSE f.locked_until END,
-			updated_at = $2
-		RETURNING failures`, phoneKey, now).Scan(&failures)
+			failures = CASE
+				WHEN f.locked_until IS NOT NULL AND f.locked_until <= $2 THEN 1
+				WHEN f.failures + 1 >= $3 THEN 0
+				ELSE f.failures + 1 END,
+			locked_until = CASE
+				WHEN f.locked_until IS NOT NULL AND f.locked_until <= $2 THEN NULL
+				WHEN f.failures + 1 >= $3 THEN $4
+				ELSE f.locked_until END,
+			updated_at = $2`, phoneKey, now, linkFailuresBeforeLock, now.Add(linkLockDuration))
 	if err != nil {
 		return fmt.Errorf("httpapi: count link failure: %w", err)
-	}
-	if failures >= linkFailuresBeforeLock {
-		if _, err := s.pool.Exec(ctx, `UPDATE whatsapp_link_failures SET locked_until = $2, failures = 0 WHERE phone_key = $1`,
-			phoneKey, now.Add(linkLockDuration)); err != nil {
-			return fmt.Errorf("httpapi: lock link attempts: %w", err)
-		}
 	}
 	return answer
 }
