@@ -89,9 +89,14 @@ func (s pgJTIs) Use(ctx context.Context, jti uuid.UUID, until time.Time) (bool, 
 	return tag.RowsAffected() == 1, nil
 }
 
+// jtiClockMargin is how long a token id is kept after the last second its token can be
+// accepted: every instance purges by its own clock, and one running ahead must not
+// forget an id that another, running behind, would still accept the token of.
+const jtiClockMargin = 10 * time.Minute
+
 // PurgeChannelTokens forgets token ids that can no longer be presented.
 func PurgeChannelTokens(ctx context.Context, db queries.DB, now time.Time) (int64, error) {
-	tag, err := db.Exec(ctx, `DELETE FROM channel_jtis WHERE expires_at < $1`, now)
+	tag, err := db.Exec(ctx, `DELETE FROM channel_jtis WHERE expires_at < $1`, now.Add(-jtiClockMargin))
 	if err != nil {
 		return 0, fmt.Errorf("httpapi: purge channel tokens: %w", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finledger/finledger/httpapi"
+	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/internal/apitest"
 )
 
@@ -227,5 +229,47 @@ func TestLinkCodesIssuedAtOnce(t *testing.T) {
 		if linked != 1 {
 			t.Fatalf("round %d: %d of the answered codes linked", round, linked)
 		}
+	}
+}
+
+// One identity token presented at once to three instances passes once.
+func TestChannelTokenSpentOnceAtOnce(t *testing.T) {
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	linkPhone(t, env, alice, alicePhone, nil)
+	token := channel.Mint(apitest.ChannelSecret, env.ChannelClaims(alicePhone, nil))
+	passed := 0
+	for _, r := range concurrently(9, threeInstances(env), func(_ int, on *apitest.Env) *apitest.Response {
+		return on.Anonymous().With("X-Channel-Identity", token).Get("/api/wallets")
+	}) {
+		if r.Status == http.StatusOK {
+			passed++
+		} else if got := reason(t, r); got != "reused" {
+			t.Fatalf("reason %q", got)
+		}
+	}
+	if passed != 1 {
+		t.Fatalf("the token passed %d times", passed)
+	}
+}
+
+// A token id is kept past the token's last acceptable second by a margin, so that an
+// instance whose clock runs ahead cannot purge it while another still accepts the token.
+func TestChannelTokenKeptThroughClockSkew(t *testing.T) {
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	linkPhone(t, env, alice, alicePhone, nil)
+	token := channel.Mint(apitest.ChannelSecret, env.ChannelClaims(alicePhone, nil))
+	env.Anonymous().With("X-Channel-Identity", token).Get("/api/wallets").Expect(t, http.StatusOK)
+	ahead := env.Clock.Now().Add(channel.Lifetime + channel.Tolerance + 5*time.Minute)
+	if _, err := httpapi.PurgeChannelTokens(context.Background(), env.Pool, ahead); err != nil {
+		t.Fatal(err)
+	}
+	if got := reason(t, env.Anonymous().With("X-Channel-Identity", token).Get("/api/wallets")); got != "reused" {
+		t.Fatalf("reason %q after a purge by a clock 5 minutes ahead", got)
+	}
+	purged, err := httpapi.PurgeChannelTokens(context.Background(), env.Pool, ahead.Add(time.Hour))
+	if err != nil || purged == 0 {
+		t.Fatalf("purged %d (%v)", purged, err)
 	}
 }
