@@ -1,7 +1,7 @@
 # Finledger: the two commands a new machine needs are `make dev` and `make test`.
 GO ?= go
 
-.PHONY: dev test build bench fuzz
+.PHONY: dev test build bench fuzz torture
 
 # Run the whole service locally: private PostgreSQL, migrations, API, a dev token.
 dev:
@@ -14,6 +14,18 @@ test:
 
 build:
 	$(GO) build -o bin/finledger ./cmd/finledger
+
+# The cluster fault test at size: three instances, one PostgreSQL, one NATS; 50
+# SIGKILLs of instances (leaders first) and 5 PostgreSQL outages under 32 writers.
+# Each FINLEDGER_TORTURE_* setting can be overridden: make torture TORTURE_CYCLES=200.
+TORTURE_CYCLES ?= 50
+TORTURE_OUTAGES ?= 5
+TORTURE_WRITERS ?= 32
+TORTURE_WORKSPACES ?= 6
+torture:
+	FINLEDGER_TORTURE_CYCLES=$(TORTURE_CYCLES) FINLEDGER_TORTURE_OUTAGES=$(TORTURE_OUTAGES) \
+	FINLEDGER_TORTURE_WRITERS=$(TORTURE_WRITERS) FINLEDGER_TORTURE_WORKSPACES=$(TORTURE_WORKSPACES) \
+		$(GO) test -count=1 -timeout 2h -run '^TestClusterFaults$$' -v ./cmd/finledger
 
 # Throughput and latency figures for BENCHMARKS.md.
 bench:
