@@ -1,7 +1,8 @@
 package main
 
 // The processes of the cluster fault test: one private PostgreSQL server that the test
-// stops and starts, one NATS server, and `finledger serve` instances it kills and
+// stops and starts, one NATS server (built from the module the service uses, so that
+// both speak the same JetStream), and `finledger serve` instances it kills and
 // restarts. Every one is stopped in t.Cleanup, and their logs are kept in files whose
 // tails are printed when the test fails.
 
@@ -26,26 +27,25 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/finledger/finledger/internal/pgcluster"
-	"github.com/finledger/finledger/webhooks/bus"
 )
 
 // serveStartTimeout bounds how long a process may take to accept requests.
 const serveStartTimeout = 90 * time.Second
 
-// buildBinary builds the finledger binary of this tree into dir, without the race
-// detector: the servers are under test for behaviour, and they share two cores.
-func buildBinary(t *testing.T, dir string) string {
+// buildBinaries builds, in one go, the finledger binary of this tree and the NATS
+// server of the version the service is built against, into dir. No race detector: the
+// servers are under test for behaviour, and they share two cores.
+func buildBinaries(t *testing.T, dir string) (finledger, natsServer string) {
 	t.Helper()
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
 	}
-	bin := filepath.Join(dir, "finledger")
-	cmd := exec.Command(goTool, "build", "-o", bin, ".")
+	cmd := exec.Command(goTool, "build", "-o", dir+string(filepath.Separator), ".", "github.com/nats-io/nats-server/v2")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return bin
+	return filepath.Join(dir, "finledger"), filepath.Join(dir, "nats-server")
 }
 
 // logTail returns the last n lines of a log file.
@@ -149,34 +149,21 @@ func (p *clusterPostgres) outage(down time.Duration) error {
 	return nil
 }
 
-// startNATS starts the installed nats-server with JetStream on a free port, or, where
-// none is installed, the service's embedded server on TCP, and returns its URL.
-func startNATS(t *testing.T, dir string) (url, logPath string) {
+// startNATS starts a NATS server with JetStream, storing under dir, on a free port,
+// and returns its URL.
+func startNATS(t *testing.T, bin, dir string) (url, logPath string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	logPath = dir + ".log"
-	path, err := exec.LookPath("nats-server")
-	if err != nil {
-		path = "/usr/sbin/nats-server"
-	}
-	if _, err := os.Stat(path); err != nil {
-		srv, err := bus.StartEmbedded(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(srv.Shutdown)
-		_ = os.WriteFile(logPath, []byte("(embedded server: no nats-server installed)\n"), 0o644)
-		return srv.URL(), logPath
-	}
 	addr := freeAddr(t)
 	_, port, _ := net.SplitHostPort(addr)
 	f, err := os.Create(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(path, "-js", "-sd", dir, "-a", "127.0.0.1", "-p", port)
+	cmd := exec.Command(bin, "-js", "-sd", dir, "-a", "127.0.0.1", "-p", port)
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

@@ -85,9 +85,9 @@ func TestClusterFaults(t *testing.T) {
 	if err := os.Chmod(base, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bin := buildBinary(t, base)
+	bin, natsBin := buildBinaries(t, base)
 	pg := startClusterPostgres(t, filepath.Join(base, "pg"))
-	natsURL, natsLog := startNATS(t, filepath.Join(base, "nats"))
+	natsURL, natsLog := startNATS(t, natsBin, filepath.Join(base, "nats"))
 	rec := newReceiver(0.1)
 	hookServer := httptest.NewServer(rec)
 	t.Cleanup(hookServer.Close)
