@@ -17,7 +17,6 @@ import (
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/webhooks"
-	"github.com/finledger/finledger/webhooks/bus"
 )
 
 // Realtime stream settings.
@@ -120,7 +119,7 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 	defer s.realtime.release(ctx, admitted)
 	stream := commands.StreamID(claims.WorkspaceID)
 	live := make(chan *nats.Msg, realtimeBuffer)
-	sub, err := s.events.ChanSubscribe(bus.Subject(claims.WorkspaceID), live)
+	sub, err := s.events.Conn.ChanSubscribe(s.events.Names().Subject(claims.WorkspaceID), live)
 	if err != nil {
 		writeError(w, r, fmt.Errorf("httpapi: realtime subscribe: %w", err))
 		return

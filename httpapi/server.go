@@ -17,11 +17,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
-	"github.com/nats-io/nats.go"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/webhooks/bus"
 )
 
 // BusinessZone is where "today" is decided: the date of a transaction recorded without
@@ -47,7 +47,7 @@ type Server struct {
 	channel  channelSettings
 	webhooks WebhookOptions
 	box      *sealbox.Box
-	events   *nats.Conn
+	events   *bus.Bus
 	realtime *realtimeStreams
 	pushKey  string
 }
@@ -68,9 +68,9 @@ type Options struct {
 	// Box seals secrets kept at rest (webhook signing secrets) and realtime tokens;
 	// without it neither can be made.
 	Box *sealbox.Box
-	// Events is the connection to NATS the realtime stream is fed from; without it
-	// the stream is not available.
-	Events *nats.Conn
+	// Events is the deployment's bus the realtime stream is fed from, on its subjects;
+	// without it the stream is not available.
+	Events *bus.Bus
 	// Realtime tunes how open realtime streams are checked and counted across instances.
 	Realtime RealtimeOptions
 	// PushPublicKey is the VAPID public key browsers subscribe with; without it Web Push

@@ -24,8 +24,9 @@ import (
 // dispatcherLockID is the advisory lock held by the instance that dispatches.
 const dispatcherLockID int64 = 0x66696e6469737061 // "findispa"
 
-// DispatcherDurable names the JetStream consumer of the dispatcher.
-const DispatcherDurable = "finledger-dispatcher"
+// dispatcherConsumer is the dispatcher's durable consumer among the deployment's (see
+// bus.Names.Durable).
+const dispatcherConsumer = "dispatcher"
 
 // Dispatcher consumes the relayed events from JetStream, stores their deliveries and
 // runs the Sender. One instance dispatches at a time; the durable consumer keeps its
@@ -80,18 +81,18 @@ func (d *Dispatcher) dispatch(ctx context.Context) error {
 	}
 	d.hooks = hookCache{} // a new leader reads afresh what another may have changed
 	// Everything up to the consumer's ack floor was handled by earlier leaders.
-	floor, err := d.Bus.AckFloor(ctx, DispatcherDurable)
+	floor, err := d.Bus.AckFloor(ctx, dispatcherConsumer)
 	if err != nil && !errors.Is(err, nats.ErrConsumerNotFound) {
 		return err
 	}
 	d.mark = watermark{done: floor, handled: map[uint64]bool{}}
 	d.Sender.watermark.Store(floor)
-	sub, err := d.Bus.Subscriber(ctx, DispatcherDurable, bus.WithAckWait(ackWait), bus.WithBatch(dispatchBatch))
+	sub, err := d.Bus.Subscriber(ctx, dispatcherConsumer, bus.WithAckWait(ackWait), bus.WithBatch(dispatchBatch))
 	if err != nil {
 		return err
 	}
 	defer sub.Close()
-	messages, err := sub.Subscribe(ctx, bus.AllEvents)
+	messages, err := sub.Subscribe(ctx, d.Bus.Names().AllEvents())
 	if err != nil {
 		return fmt.Errorf("webhooks: subscribe: %w", err)
 	}
@@ -125,7 +126,7 @@ func (d *Dispatcher) dispatch(ctx context.Context) error {
 		case <-reconcile.C:
 			// Messages the dispatcher never sees (terminated, or gone from the stream)
 			// would leave a gap for ever: the server's ack floor passes over them.
-			if floor, err := d.Bus.AckFloor(ctx, DispatcherDurable); err == nil {
+			if floor, err := d.Bus.AckFloor(ctx, dispatcherConsumer); err == nil {
 				d.advance(floor)
 			} else if ctx.Err() == nil {
 				slog.Error("webhooks: ack floor", "err", err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
@@ -40,9 +42,10 @@ const (
 // visibility horizon (eventstore.ReadAll), so an event committed late is never skipped.
 type Relay struct {
 	Pool      *pgxpool.Pool
-	Publisher message.Publisher
-	Batch     int           // events per read; default 500
-	Interval  time.Duration // between reads once caught up, unless woken; default 25 ms
+	Bus       *bus.Bus          // the deployment's names; also reads the stream published to before
+	Publisher message.Publisher // to the Bus's stream
+	Batch     int               // events per read; default 500
+	Interval  time.Duration     // between reads once caught up, unless woken; default 25 ms
 
 	wake chan struct{}
 	once sync.Once
@@ -69,9 +72,14 @@ func (r *Relay) relay(ctx context.Context) error {
 	if interval <= 0 {
 		interval = 25 * time.Millisecond
 	}
-	from, err := r.checkpoint(ctx)
+	from, stream, err := r.checkpoint(ctx)
 	if err != nil {
 		return err
+	}
+	if stream != "" && stream != r.Bus.Names().Stream {
+		if from, err = r.takeOver(ctx, stream, from); err != nil {
+			return err
+		}
 	}
 	sub := &eventstore.Subscription{DB: r.Pool, From: from, BatchSize: r.Batch, Interval: interval, Wake: r.wake,
 		Checkpoint: r.saveCheckpoint}
@@ -87,42 +95,115 @@ func (r *Relay) publish(_ context.Context, e eventstore.RecordedEvent) error {
 	if !ok {
 		return nil // user streams carry nothing a workspace subscribes to
 	}
-	msg := message.NewMessage(e.ID.String(), message.Payload(e.Data))
-	msg.Metadata.Set(MetaType, e.Type)
-	msg.Metadata.Set(MetaWorkspace, ws.String())
-	msg.Metadata.Set(MetaVersion, strconv.FormatInt(e.Version, 10))
-	msg.Metadata.Set(MetaRecordedAt, e.RecordedAt.UTC().Format(time.RFC3339Nano))
-	if err := r.Publisher.Publish(bus.Subject(ws), msg); err != nil {
+	if err := r.Publisher.Publish(r.Bus.Names().Subject(ws), relayMessage(e, ws)); err != nil {
 		return fmt.Errorf("webhooks: publish %s: %w", e.ID, err)
 	}
 	return nil
 }
 
-// saveCheckpoint records the position of the last event published.
+// relayMessage is the message carrying an event of workspace ws: its UUID is the event
+// id, its payload the event's data, and the rest is in its metadata (see storedOf).
+func relayMessage(e eventstore.RecordedEvent, ws uuid.UUID) *message.Message {
+	msg := message.NewMessage(e.ID.String(), message.Payload(e.Data))
+	msg.Metadata.Set(MetaType, e.Type)
+	msg.Metadata.Set(MetaWorkspace, ws.String())
+	msg.Metadata.Set(MetaVersion, strconv.FormatInt(e.Version, 10))
+	msg.Metadata.Set(MetaRecordedAt, e.RecordedAt.UTC().Format(time.RFC3339Nano))
+	return msg
+}
+
+// saveCheckpoint records the position of the last event published, and the stream it
+// went to.
 func (r *Relay) saveCheckpoint(ctx context.Context, last eventstore.Position) error {
-	if _, err := r.Pool.Exec(ctx, `INSERT INTO relay_checkpoints (name, tx_id, position) VALUES ($1, $2::text::xid8, $3)
-		ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position`,
-		relayCheckpoint, strconv.FormatUint(last.TxID, 10), last.Sequence); err != nil {
+	if _, err := r.Pool.Exec(ctx, `INSERT INTO relay_checkpoints (name, tx_id, position, stream) VALUES ($1, $2::text::xid8, $3, $4)
+		ON CONFLICT (name) DO UPDATE SET tx_id = excluded.tx_id, position = excluded.position, stream = excluded.stream`,
+		relayCheckpoint, strconv.FormatUint(last.TxID, 10), last.Sequence, r.Bus.Names().Stream); err != nil {
 		return fmt.Errorf("webhooks: save relay checkpoint: %w", err)
 	}
 	return nil
 }
 
-// checkpoint returns where the relay stopped; the start of the log the first time.
-func (r *Relay) checkpoint(ctx context.Context) (eventstore.Position, error) {
+// checkpoint returns where the relay stopped, and the stream it published to; the
+// start of the log and no stream the first time.
+func (r *Relay) checkpoint(ctx context.Context) (eventstore.Position, string, error) {
 	var p eventstore.Position
-	var tx string
-	err := r.Pool.QueryRow(ctx, `SELECT tx_id::text, position FROM relay_checkpoints WHERE name = $1`, relayCheckpoint).Scan(&tx, &p.Sequence)
+	var tx, stream string
+	err := r.Pool.QueryRow(ctx, `SELECT tx_id::text, position, stream FROM relay_checkpoints WHERE name = $1`, relayCheckpoint).
+		Scan(&tx, &p.Sequence, &stream)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return p, nil
+		return p, "", nil
 	}
 	if err != nil {
-		return p, fmt.Errorf("webhooks: read relay checkpoint: %w", err)
+		return p, "", fmt.Errorf("webhooks: read relay checkpoint: %w", err)
 	}
 	if p.TxID, err = strconv.ParseUint(tx, 10, 64); err != nil {
-		return p, fmt.Errorf("webhooks: relay checkpoint %q: %w", tx, err)
+		return p, "", fmt.Errorf("webhooks: relay checkpoint %q: %w", tx, err)
 	}
-	return p, nil
+	return p, stream, nil
+}
+
+// takeOver moves the relay onto the deployment's stream from the stream it published
+// to before: the one stream of earlier versions, or the stream of the deployment's
+// previous name. Its checkpoint is past every event published there, but the messages
+// the previous stream's dispatcher had not acknowledged would be lost with it: the
+// relay goes back to just before the earliest of this database's events among them and
+// publishes from there again. The dispatcher makes nothing twice of an event it has
+// handled (deliveries and budget alerts are keyed by event, and deliveries are kept
+// longer than a stream keeps an event). The new place is recorded at once, so a
+// restart does not go back again.
+func (r *Relay) takeOver(ctx context.Context, previous string, from eventstore.Position) (eventstore.Position, error) {
+	err := r.Bus.Unacknowledged(ctx, previous, func(msgs []*message.Message) error {
+		p, ok, err := before(ctx, r.Pool, msgs)
+		if ok && p.Less(from) {
+			from = p
+		}
+		return err
+	})
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		slog.Warn("webhooks: the relay's previous stream is not on this NATS server: what its dispatcher had not handled is not recovered",
+			"previous", previous, "stream", r.Bus.Names().Stream)
+	case err != nil:
+		return from, fmt.Errorf("webhooks: take over from stream %s: %w", previous, err)
+	}
+	if err := r.saveCheckpoint(ctx, from); err != nil {
+		return from, err
+	}
+	slog.Info("webhooks: relay moved to the deployment's stream", "previous", previous, "stream", r.Bus.Names().Stream,
+		"from_tx", from.TxID, "from_position", from.Sequence)
+	return from, nil
+}
+
+// before returns the place in the global log just before the earliest of this
+// database's events among relayed messages; false when none of them is one.
+func before(ctx context.Context, pool *pgxpool.Pool, msgs []*message.Message) (eventstore.Position, bool, error) {
+	var streams []string
+	var ids []uuid.UUID
+	for _, msg := range msgs {
+		e, err := storedOf(msg)
+		if err != nil {
+			continue // not a relayed event: nothing of ours
+		}
+		streams = append(streams, commands.StreamID(e.WorkspaceID))
+		ids = append(ids, e.ID)
+	}
+	var p eventstore.Position
+	var tx string
+	err := pool.QueryRow(ctx, `SELECT e.tx_id::text, e.position FROM unnest($1::text[], $2::uuid[]) AS m (stream_id, event_id)
+		JOIN events e ON e.stream_id = m.stream_id AND e.event_id = m.event_id ORDER BY e.tx_id, e.position LIMIT 1`,
+		streams, ids).Scan(&tx, &p.Sequence)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, false, nil
+	}
+	if err != nil {
+		return p, false, fmt.Errorf("webhooks: find relayed events: %w", err)
+	}
+	if p.TxID, err = strconv.ParseUint(tx, 10, 64); err != nil {
+		return p, false, fmt.Errorf("webhooks: event transaction %q: %w", tx, err)
+	}
+	// Positions are exclusive: publishing starts after this one.
+	p.Sequence--
+	return p, true, nil
 }
 
 // storedOf reads a relayed message back into the event it carries.

@@ -45,7 +45,7 @@ func New(c Config) (*Service, error) {
 	}
 	sender := &Sender{Pool: c.Pool, Box: c.Box, Client: c.Client, Schedule: c.Schedule, Now: c.Now, Interval: c.Interval}
 	return &Service{
-		Relay:      &Relay{Pool: c.Pool, Publisher: publisher, Interval: c.Interval},
+		Relay:      &Relay{Pool: c.Pool, Bus: c.Bus, Publisher: publisher, Interval: c.Interval},
 		Dispatcher: &Dispatcher{Pool: c.Pool, Bus: c.Bus, Sender: sender, Now: c.Now, AckWait: c.AckWait, Push: c.Push},
 	}, nil
 }
@@ -70,7 +70,7 @@ func (s *Service) Run(ctx context.Context) {
 // Backlog returns how many events are still on their way to the dispatcher: in the
 // log beyond the relay's checkpoint, or in the stream not yet handled.
 func (s *Service) Backlog(ctx context.Context) (int64, error) {
-	from, err := s.Relay.checkpoint(ctx)
+	from, _, err := s.Relay.checkpoint(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -79,7 +79,7 @@ func (s *Service) Backlog(ctx context.Context) (int64, error) {
 		strconv.FormatUint(from.TxID, 10), from.Sequence).Scan(&unrelayed); err != nil {
 		return 0, fmt.Errorf("webhooks: relay backlog: %w", err)
 	}
-	pending, err := s.Dispatcher.Bus.Pending(ctx, DispatcherDurable)
+	pending, err := s.Dispatcher.Bus.Pending(ctx, dispatcherConsumer)
 	if err != nil {
 		return 0, err
 	}

@@ -120,7 +120,7 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 	}
 	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
 	// The relay and the dispatcher run throughout, as they do in every instance.
-	events, stopEvents, err := benchBus(ctx)
+	events, stopEvents, err := benchBus(ctx, pool)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 	srv := &http.Server{Handler: httpapi.NewServer(pool, ledger, verifier, time.Now,
 		// The limiter runs on every request, with a limit no load here reaches.
 		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: &httpapi.RecordingBilling{},
-			Box: box, Events: events.Conn, Webhooks: httpapi.WebhookOptions{Policy: policy, Wake: hooks.Wake}}).Handler(), ReadHeaderTimeout: 10 * time.Second}
+			Box: box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: policy, Wake: hooks.Wake}}).Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/webhooks/bus"
 	"github.com/finledger/finledger/webhooks/safehttp"
 )
 
@@ -32,6 +33,7 @@ type config struct {
 	PublicOrigin       string
 	ChannelDevAudience string
 	NATSURL            string
+	Deployment         string
 	SecretKey          string
 	WebhookAllowPriv   bool
 	WebhookSchedule    []time.Duration
@@ -78,6 +80,7 @@ func loadConfig() (config, error) {
 		PublicOrigin:       os.Getenv("FINLEDGER_PUBLIC_ORIGIN"),
 		ChannelDevAudience: os.Getenv("FINLEDGER_CHANNEL_DEV_AUDIENCE"),
 		NATSURL:            os.Getenv("FINLEDGER_NATS_URL"),
+		Deployment:         os.Getenv("FINLEDGER_DEPLOYMENT"),
 		SecretKey:          os.Getenv("FINLEDGER_SECRET_KEY"),
 		VAPIDPublicKey:     os.Getenv("FINLEDGER_VAPID_PUBLIC_KEY"),
 		VAPIDPrivateKey:    os.Getenv("FINLEDGER_VAPID_PRIVATE_KEY"),
@@ -106,6 +109,12 @@ func loadConfig() (config, error) {
 	if v := os.Getenv("FINLEDGER_WEBHOOK_RETRY_SCHEDULE"); v != "" {
 		if c.WebhookSchedule, err = parseSchedule(v); err != nil {
 			return c, err
+		}
+	}
+	if c.Deployment != "" {
+		// It names the deployment's stream, subjects and consumers on NATS.
+		if _, err := bus.NamesOf(c.Deployment); err != nil {
+			return c, fmt.Errorf("FINLEDGER_DEPLOYMENT must be 1 to 32 letters, digits, '-' or '_', not %q", c.Deployment)
 		}
 	}
 	if c.Env != "development" && c.Env != "production" {

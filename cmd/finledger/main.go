@@ -257,8 +257,14 @@ func vapidKeys(cfg config) (push.Keys, error) {
 }
 
 // startBus connects to FINLEDGER_NATS_URL or, when it is empty, to an in-process NATS
-// server storing in the data folder. stop closes the connection and the server.
-func startBus(ctx context.Context, cfg config) (b *bus.Bus, stop func(), err error) {
+// server storing in the data folder, as the deployment of the database behind pool
+// (named FINLEDGER_DEPLOYMENT, or after the database). stop closes the connection and
+// the server.
+func startBus(ctx context.Context, cfg config, pool *pgxpool.Pool) (b *bus.Bus, stop func(), err error) {
+	deployment, err := webhooks.Deployment(ctx, pool, cfg.Deployment)
+	if err != nil {
+		return nil, nil, err
+	}
 	url, stopServer := cfg.NATSURL, func() {}
 	if url == "" {
 		dir := filepath.Join(cfg.DataDir, "nats")
@@ -271,10 +277,14 @@ func startBus(ctx context.Context, cfg config) (b *bus.Bus, stop func(), err err
 		}
 		url, stopServer = embedded.URL(), embedded.Shutdown
 	}
-	if b, err = bus.Connect(ctx, url); err != nil {
+	if b, err = bus.Connect(ctx, url, deployment); err != nil {
 		stopServer()
+		if errors.Is(err, bus.ErrStreamOwned) {
+			err = fmt.Errorf("%w: deployments sharing a NATS server need names of their own; set FINLEDGER_DEPLOYMENT to a name no other deployment uses", err)
+		}
 		return nil, nil, err
 	}
+	slog.Info("bus connected", "deployment", deployment.Name, "stream", b.Names().Stream)
 	return b, func() { b.Close(); stopServer() }, nil
 }
 
@@ -300,7 +310,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
-	events, stopEvents, err := startBus(ctx, cfg)
+	events, stopEvents, err := startBus(ctx, cfg, pool)
 	if err != nil {
 		return err
 	}
@@ -320,7 +330,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	}
 	ledger.OnCommit(hooks.Committed)
 	api := httpapi.NewServer(pool, ledger, verifier, time.Now, httpapi.Options{
-		Box: box, Events: events.Conn, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
+		Box: box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
 		PushPublicKey:      vapid.PublicKey,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
 		// No payment provider is wired yet: cancellations are recorded in memory.

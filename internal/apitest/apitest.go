@@ -111,12 +111,18 @@ func Start(t testing.TB) *Env {
 // StartWith runs the API with the given options; a nil Billing records calls.
 func StartWith(t testing.TB, opts httpapi.Options) *Env {
 	t.Helper()
+	return startOn(t, testdb.Pool(t), opts)
+}
+
+// startOn runs the API on a database already made, as StartWith does.
+func startOn(t testing.TB, pool *pgxpool.Pool, opts httpapi.Options) *Env {
+	t.Helper()
 	billing, _ := opts.Billing.(*httpapi.RecordingBilling)
 	if opts.Billing == nil {
 		billing = &httpapi.RecordingBilling{}
 		opts.Billing = billing
 	}
-	e := &Env{t: t, Pool: testdb.Pool(t), Clock: &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}, Billing: billing, options: opts}
+	e := &Env{t: t, Pool: pool, Clock: &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}, Billing: billing, options: opts}
 	return e.serve()
 }
 

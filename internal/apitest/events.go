@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finledger/finledger/internal/testdb"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/bus"
 	"github.com/finledger/finledger/webhooks/push"
@@ -25,9 +26,9 @@ type Events struct {
 	Service *webhooks.Service
 }
 
-// StartEvents runs the API with a NATS server behind its realtime stream, and returns
-// the webhooks relay and dispatcher, not yet running. Deliveries retry on schedule
-// (nil: one quick retry schedule for tests) and may reach this machine.
+// StartEvents runs the API with a NATS server of its own behind its realtime stream,
+// and returns the webhooks relay and dispatcher, not yet running. Deliveries retry on
+// schedule (nil: one quick retry schedule for tests) and may reach this machine.
 func StartEvents(t testing.TB, schedule []time.Duration) (*Env, *Events) {
 	t.Helper()
 	srv, err := bus.StartEmbedded(t.TempDir())
@@ -35,7 +36,20 @@ func StartEvents(t testing.TB, schedule []time.Duration) (*Env, *Events) {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Shutdown)
-	b, err := bus.Connect(context.Background(), srv.URL())
+	return StartEventsOn(t, srv, "", schedule)
+}
+
+// StartEventsOn is StartEvents on the NATS server srv, which other deployments may use
+// too, as deployments share a NATS cluster. The new database's deployment is called
+// name, or its default name when name is empty.
+func StartEventsOn(t testing.TB, srv *bus.Embedded, name string, schedule []time.Duration) (*Env, *Events) {
+	t.Helper()
+	pool := testdb.Pool(t)
+	deployment, err := webhooks.Deployment(context.Background(), pool, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bus.Connect(context.Background(), srv.URL(), deployment)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +58,8 @@ func StartEvents(t testing.TB, schedule []time.Duration) (*Env, *Events) {
 		schedule = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 400 * time.Millisecond}
 	}
 	opts := Options()
-	opts.Events = b.Conn
-	env := StartWith(t, opts)
+	opts.Events = b
+	env := startOn(t, pool, opts)
 	ev := &Events{t: t, Server: srv, Bus: b, Config: webhooks.Config{Pool: env.Pool, Bus: b, Box: Box,
 		Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second), Schedule: schedule, Interval: 20 * time.Millisecond, AckWait: 500 * time.Millisecond,
 		Push: &push.Sender{Pool: env.Pool, Keys: PushKeys, Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second)}}}

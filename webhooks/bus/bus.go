@@ -1,9 +1,14 @@
-// Package bus owns the service's connection to NATS JetStream: the stream that holds
-// every domain event, an embedded server for running without external infrastructure,
-// and the Watermill publisher and subscriber the outbox relay and the webhook
-// dispatcher use.
+// Package bus owns the service's connection to NATS JetStream: the names a deployment
+// uses there, the stream that holds every domain event, an embedded server for running
+// without external infrastructure, and the Watermill publisher and subscriber the
+// outbox relay and the webhook dispatcher use.
 //
-// One stream, StreamName, stores every workspace's events on the subject Subject(ws).
+// Every name on NATS belongs to one deployment (Names): its stream stores every
+// workspace's events on the subject Subject(ws), and its durable consumers are named
+// after it, so deployments sharing a NATS server never consume each other's messages.
+// The stream records the database that owns it, and Connect refuses to use a stream
+// another database owns.
+//
 // The relay publishes each message to its workspace's subject with the domain event ID
 // as the Watermill message UUID; JetStream drops a re-publish of the same ID within
 // the stream's duplicate window, so the relay may safely re-send after a crash.
@@ -15,25 +20,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
-	"github.com/google/uuid"
+	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
-
-// StreamName is the JetStream stream holding every domain event.
-const StreamName = "FINLEDGER_EVENTS"
-
-// subjectPrefix starts every event subject; the workspace ID follows it.
-const subjectPrefix = "finledger.events."
-
-// AllEvents is the Watermill topic a dispatcher subscribes to: the subject wildcard
-// covering every workspace's events, that is the whole stream. Publishers do not use
-// it; they publish to Subject(workspaceID).
-const AllEvents = subjectPrefix + ">"
 
 // Stream limits. The duplicate window bounds how late a re-published event is still
 // recognised by its ID: a relay that stopped between publishing and recording its
@@ -52,27 +45,69 @@ const reconnectWait = time.Second
 // ErrInvalidTopic reports a publish to a topic outside the events stream.
 var ErrInvalidTopic = errors.New("bus: topic is not a workspace event subject")
 
-// Subject returns the subject of a workspace's events: "finledger.events.<workspace uuid>".
-// It is also the Watermill topic to publish that workspace's events to.
-func Subject(workspaceID uuid.UUID) string {
-	return subjectPrefix + workspaceID.String()
+// ErrStreamOwned reports a deployment's stream that records another database as its
+// owner: two databases would consume each other's events through it.
+var ErrStreamOwned = errors.New("bus: the deployment's stream belongs to another database")
+
+// ErrNoMetadata reports a NATS server that does not keep stream metadata (before
+// 2.10), where a stream cannot record its owner.
+var ErrNoMetadata = errors.New("bus: the NATS server keeps no stream metadata (nats-server 2.10 or later is needed)")
+
+// Keys of the stream metadata naming the stream's owner.
+const (
+	metaOwnerID       = "finledger_owner_id"
+	metaOwnerDatabase = "finledger_owner_database"
+)
+
+// connectAttempts bounds how often Connect looks the stream up again after another
+// instance created or removed it in between.
+const connectAttempts = 3
+
+// Deployment is whose events a Bus carries, and under which names.
+type Deployment struct {
+	// Name derives every name the Bus uses on NATS (see NamesOf).
+	Name string
+	// Owner is the database whose events the deployment's stream carries.
+	Owner Owner
+	// StartAfter, called only when the stream is created, returns the position the new
+	// stream's first message must come after, so that positions recorded from an
+	// earlier stream of the deployment stay below the new stream's. Nil starts at 1.
+	StartAfter func(context.Context) (uint64, error)
 }
 
-// Bus is a connection to NATS with the events stream ensured.
+// Owner identifies a database to the stream it owns.
+type Owner struct {
+	// ID is the database's identity; two databases never share one.
+	ID string
+	// Database describes the database for people: what an error about a clash names.
+	Database string
+}
+
+// Bus is a connection to NATS with the deployment's stream ensured.
 type Bus struct {
 	// Conn is the connection the Bus owns; Close closes it.
 	Conn *nats.Conn
 
-	js  jetstream.JetStream
-	url string
+	js    jetstream.JetStream
+	url   string
+	names Names
 }
 
-// Connect connects to the NATS server at url and creates the events stream, or
-// updates it to the configuration below if it exists. Every instance calls it at
-// start, so it is idempotent and safe to run concurrently.
-func Connect(ctx context.Context, url string) (*Bus, error) {
+// Connect connects to the NATS server at url and creates the deployment's stream,
+// recording d.Owner as its owner, or checks that the existing stream is d.Owner's and
+// updates it to the configuration below. A stream another database owns is refused
+// with ErrStreamOwned. Every instance calls it at start, so it is idempotent and safe
+// to run concurrently.
+func Connect(ctx context.Context, url string, d Deployment) (*Bus, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("bus connect: %w", err)
+	}
+	names, err := NamesOf(d.Name)
+	if err != nil {
+		return nil, fmt.Errorf("bus connect: %w", err)
+	}
+	if d.Owner.ID == "" {
+		return nil, errors.New("bus connect: the deployment has no owner")
 	}
 	conn, err := nats.Connect(url, connOptions("finledger")...)
 	if err != nil {
@@ -83,11 +118,16 @@ func Connect(ctx context.Context, url string) (*Bus, error) {
 		conn.Close()
 		return nil, fmt.Errorf("bus connect: jetstream: %w", err)
 	}
-	if err := ensureStream(ctx, js); err != nil {
+	if err := ensureStream(ctx, js, names, d); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("bus connect: %w", err)
 	}
-	return &Bus{Conn: conn, js: js, url: url}, nil
+	return &Bus{Conn: conn, js: js, url: url, names: names}, nil
+}
+
+// Names returns the deployment's names on NATS.
+func (b *Bus) Names() Names {
+	return b.names
 }
 
 // Close closes the Bus's connection. Subscribers have connections of their own and
@@ -96,34 +136,77 @@ func (b *Bus) Close() {
 	b.Conn.Close()
 }
 
-// streamConfig is the events stream's configuration, the same on every instance.
-func streamConfig() jetstream.StreamConfig {
+// streamConfig is the configuration of a deployment's stream, the same on every
+// instance of the deployment.
+func streamConfig(names Names, owner Owner) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
-		Name:        StreamName,
-		Description: "Finledger domain events, one subject per workspace",
-		Subjects:    []string{AllEvents},
+		Name:        names.Stream,
+		Description: "Finledger domain events of deployment " + names.Deployment + ", one subject per workspace",
+		Subjects:    []string{names.AllEvents()},
 		Retention:   jetstream.LimitsPolicy,
 		Storage:     jetstream.FileStorage,
 		Discard:     jetstream.DiscardOld,
 		MaxAge:      retention,
 		Duplicates:  duplicateWindow,
 		Replicas:    1,
+		Metadata:    map[string]string{metaOwnerID: owner.ID, metaOwnerDatabase: owner.Database},
 	}
 }
 
-// ensureStream creates or updates the events stream. Two instances starting together
-// may both find it missing; the loser's create then fails with "name in use" and a
-// second update settles it.
-func ensureStream(ctx context.Context, js jetstream.JetStream) error {
-	cfg := streamConfig()
-	_, err := js.CreateOrUpdateStream(ctx, cfg)
-	if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-		_, err = js.UpdateStream(ctx, cfg)
+// ensureStream creates the deployment's stream or updates the owner's existing one.
+// Creating is atomic: of two databases racing to create one stream, one creates it
+// and the other then finds it owned. Instances of one database starting together may
+// all find it missing; the losers' creates fail with "name in use" and they go on as
+// if they had found it.
+func ensureStream(ctx context.Context, js jetstream.JetStream, names Names, d Deployment) error {
+	cfg := streamConfig(names, d.Owner)
+	for range connectAttempts {
+		s, err := js.Stream(ctx, names.Stream)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			if d.StartAfter != nil {
+				after, err := d.StartAfter(ctx)
+				if err != nil {
+					return fmt.Errorf("create stream %s: first position: %w", names.Stream, err)
+				}
+				cfg.FirstSeq = after + 1
+			}
+			created, err := js.CreateStream(ctx, cfg)
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("create stream %s: %w", names.Stream, err)
+			}
+			if created.CachedInfo().Config.Metadata[metaOwnerID] != d.Owner.ID {
+				return fmt.Errorf("create stream %s: %w", names.Stream, ErrNoMetadata)
+			}
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("stream %s: %w", names.Stream, err)
+		}
+		found := s.CachedInfo().Config
+		if owner := found.Metadata[metaOwnerID]; owner != d.Owner.ID {
+			return fmt.Errorf("%w: stream %s (deployment %s) carries the events of %s; this instance's database is %s (deployment id %s)",
+				ErrStreamOwned, names.Stream, names.Deployment, describeOwner(found.Metadata), d.Owner.Database, d.Owner.ID)
+		}
+		// The first position is the stream's from its creation on.
+		cfg.FirstSeq = found.FirstSeq
+		if _, err := js.UpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("update stream %s: %w", names.Stream, err)
+		}
+		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("ensure stream %s: %w", StreamName, err)
+	return fmt.Errorf("stream %s: created and removed by others %d times in a row", names.Stream, connectAttempts)
+}
+
+// describeOwner names the owner a stream's metadata records.
+func describeOwner(metadata map[string]string) string {
+	id := metadata[metaOwnerID]
+	if id == "" {
+		return "no recorded database (it was not made by this service)"
 	}
-	return nil
+	return fmt.Sprintf("%s (deployment id %s)", metadata[metaOwnerDatabase], id)
 }
 
 // connOptions are the options of every connection the package opens.
@@ -150,12 +233,6 @@ func connOptions(name string) []nats.Option {
 	}
 }
 
-// isEventSubject reports whether topic is a single workspace's subject in the stream.
-func isEventSubject(topic string) bool {
-	rest, ok := strings.CutPrefix(topic, subjectPrefix)
-	return ok && rest != "" && !strings.ContainsAny(rest, "*> \t\r\n.")
-}
-
 // watermillLogger routes Watermill's logs to slog, its informational ones at debug:
 // they describe routine work, not events an operator acts on.
 func watermillLogger() watermill.LoggerAdapter {
@@ -164,21 +241,22 @@ func watermillLogger() watermill.LoggerAdapter {
 	})
 }
 
-// Pending returns how many messages of the stream a durable consumer has yet to
-// acknowledge: those not delivered yet and those delivered but not acknowledged; all
-// of them for a consumer not made yet.
-func (b *Bus) Pending(ctx context.Context, durable string) (uint64, error) {
+// Pending returns how many messages of the stream the deployment's durable consumer
+// called consumer has yet to acknowledge: those not delivered yet and those delivered
+// but not acknowledged; all of them for a consumer not made yet.
+func (b *Bus) Pending(ctx context.Context, consumer string) (uint64, error) {
+	durable := b.names.Durable(consumer)
 	// The JetStream context of nats.go reads the info of push and pull consumers alike.
 	js, err := b.Conn.JetStream(nats.Context(ctx))
 	if err != nil {
 		return 0, fmt.Errorf("bus: jetstream: %w", err)
 	}
-	info, err := js.ConsumerInfo(StreamName, durable, nats.Context(ctx))
+	info, err := js.ConsumerInfo(b.names.Stream, durable, nats.Context(ctx))
 	if errors.Is(err, nats.ErrConsumerNotFound) {
 		// Not made yet: when it is, it starts at the beginning of the stream.
-		stream, err := js.StreamInfo(StreamName, nats.Context(ctx))
+		stream, err := js.StreamInfo(b.names.Stream, nats.Context(ctx))
 		if err != nil {
-			return 0, fmt.Errorf("bus: stream %s: %w", StreamName, err)
+			return 0, fmt.Errorf("bus: stream %s: %w", b.names.Stream, err)
 		}
 		return stream.State.Msgs, nil
 	}
@@ -188,17 +266,97 @@ func (b *Bus) Pending(ctx context.Context, durable string) (uint64, error) {
 	return info.NumPending + uint64(info.NumAckPending), nil
 }
 
-// AckFloor returns the stream position up to which a durable consumer has every
-// message acknowledged (or terminated, or gone from the stream): the contiguous part of
-// the work done.
-func (b *Bus) AckFloor(ctx context.Context, durable string) (uint64, error) {
+// AckFloor returns the stream position up to which the deployment's durable consumer
+// called consumer has every message acknowledged (or terminated, or gone from the
+// stream): the contiguous part of the work done.
+func (b *Bus) AckFloor(ctx context.Context, consumer string) (uint64, error) {
+	durable := b.names.Durable(consumer)
 	js, err := b.Conn.JetStream(nats.Context(ctx))
 	if err != nil {
 		return 0, fmt.Errorf("bus: jetstream: %w", err)
 	}
-	info, err := js.ConsumerInfo(StreamName, durable, nats.Context(ctx))
+	info, err := js.ConsumerInfo(b.names.Stream, durable, nats.Context(ctx))
 	if err != nil {
 		return 0, fmt.Errorf("bus: consumer %s: %w", durable, err)
 	}
 	return info.AckFloor.Stream, nil
+}
+
+// scanBatch is how many messages Unacknowledged reads, and hands over, at a time.
+const scanBatch = 500
+
+// Unacknowledged calls each with the messages of the stream named stream that its
+// durable consumers have not all acknowledged: those beyond the lowest ack floor among
+// them, or every message when it has none, in stream order, up to scanBatch at a
+// time, decoded as a subscriber decodes them. It reads the stream as it is when called,
+// without touching its consumers, and need not be the Bus's own: a deployment whose
+// names changed finds this way what it left on its previous stream. The error wraps
+// jetstream.ErrStreamNotFound when the server has no such stream.
+func (b *Bus) Unacknowledged(ctx context.Context, stream string, each func([]*message.Message) error) error {
+	s, err := b.js.Stream(ctx, stream)
+	if err != nil {
+		return fmt.Errorf("bus: stream %s: %w", stream, err)
+	}
+	state := s.CachedInfo().State
+	if state.Msgs == 0 {
+		return nil
+	}
+	floor, consumers := state.FirstSeq-1, s.ListConsumers(ctx)
+	lowest, seen := uint64(0), false
+	for info := range consumers.Info() {
+		// Only a durable consumer that acknowledges keeps a reader's progress: an
+		// ephemeral one, such as the reader below, says nothing of what was handled.
+		if info.Config.Durable == "" || info.Config.AckPolicy == jetstream.AckNonePolicy {
+			continue
+		}
+		if !seen || info.AckFloor.Stream < lowest {
+			lowest, seen = info.AckFloor.Stream, true
+		}
+	}
+	if err := consumers.Err(); err != nil {
+		return fmt.Errorf("bus: consumers of %s: %w", stream, err)
+	}
+	if seen && lowest > floor {
+		floor = lowest
+	}
+	if floor >= state.LastSeq {
+		return nil
+	}
+	reader, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: floor + 1})
+	if err != nil {
+		return fmt.Errorf("bus: read %s: %w", stream, err)
+	}
+	for {
+		fetched, err := reader.Fetch(scanBatch, jetstream.FetchMaxWait(pullWait))
+		if err != nil {
+			return fmt.Errorf("bus: read %s: %w", stream, err)
+		}
+		var batch []*message.Message
+		reached := uint64(0)
+		for m := range fetched.Messages() {
+			reached = streamSeq(m)
+			if reached > state.LastSeq {
+				continue // published since the call
+			}
+			msg, err := decode(m)
+			if err != nil {
+				slog.Error("bus: undecodable message skipped", "stream", stream, "seq", reached, "err", err)
+				continue
+			}
+			batch = append(batch, msg)
+		}
+		if err := fetched.Error(); err != nil && !errors.Is(err, nats.ErrTimeout) {
+			return fmt.Errorf("bus: read %s: %w", stream, err)
+		}
+		if len(batch) > 0 {
+			if err := each(batch); err != nil {
+				return err
+			}
+		}
+		// Nothing more within the wait: the rest was removed (aged out, deleted).
+		if reached == 0 || reached >= state.LastSeq {
+			return nil
+		}
+	}
 }

@@ -32,12 +32,21 @@ func startServer(t *testing.T, dir string) *bus.Embedded {
 	return srv
 }
 
-// connect opens a Bus, closed after the test.
+// testDeployment is the deployment the tests connect as unless they say otherwise.
+var testDeployment = bus.Deployment{Name: "test", Owner: bus.Owner{ID: "owner-test", Database: "database test"}}
+
+// connect opens a Bus of testDeployment, closed after the test.
 func connect(t *testing.T, url string) *bus.Bus {
+	t.Helper()
+	return connectAs(t, url, testDeployment)
+}
+
+// connectAs opens a Bus of deployment d, closed after the test.
+func connectAs(t *testing.T, url string, d bus.Deployment) *bus.Bus {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	b, err := bus.Connect(ctx, url)
+	b, err := bus.Connect(ctx, url, d)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
 	}
@@ -64,7 +73,7 @@ func publishTo(t *testing.T, b *bus.Bus, msgs ...*message.Message) {
 	defer pub.Close()
 	for _, m := range msgs {
 		ws := uuid.MustParse(m.Metadata.Get("workspace_id"))
-		if err := pub.Publish(bus.Subject(ws), m); err != nil {
+		if err := pub.Publish(b.Names().Subject(ws), m); err != nil {
 			t.Fatalf("publish %s: %v", m.UUID, err)
 		}
 	}
@@ -81,7 +90,7 @@ func subscribe(t *testing.T, b *bus.Bus, durable string, opts ...bus.SubscriberO
 		t.Fatalf("subscriber: %v", err)
 	}
 	t.Cleanup(func() { _ = sub.Close() })
-	ch, err := sub.Subscribe(context.Background(), bus.AllEvents)
+	ch, err := sub.Subscribe(context.Background(), b.Names().AllEvents())
 	if err != nil {
 		t.Fatalf("subscribe: %v", err)
 	}
@@ -141,7 +150,7 @@ func streamMessages(t *testing.T, b *bus.Bus) uint64 {
 	if err != nil {
 		t.Fatalf("jetstream: %v", err)
 	}
-	s, err := js.Stream(ctx, bus.StreamName)
+	s, err := js.Stream(ctx, b.Names().Stream)
 	if err != nil {
 		t.Fatalf("stream: %v", err)
 	}
@@ -164,11 +173,32 @@ func equal(a, b []string) bool {
 	return strings.Join(a, ",") == strings.Join(b, ",")
 }
 
-func TestSubject(t *testing.T) {
+func TestNames(t *testing.T) {
 	t.Parallel()
 	ws := uuid.MustParse("0190d7a0-0000-7000-8000-000000000001")
-	if got, want := bus.Subject(ws), "finledger.events.0190d7a0-0000-7000-8000-000000000001"; got != want {
-		t.Fatalf("Subject = %q, want %q", got, want)
+	n, err := bus.NamesOf("prod-2_b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, got, want string }{
+		{"stream", n.Stream, "FINLEDGER_EVENTS_prod-2_b"},
+		{"subject", n.Subject(ws), "finledger.prod-2_b.events.0190d7a0-0000-7000-8000-000000000001"},
+		{"all events", n.AllEvents(), "finledger.prod-2_b.events.>"},
+		{"durable", n.Durable("dispatcher"), "finledger-prod-2_b-dispatcher"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %q, want %q", c.name, c.got, c.want)
+		}
+	}
+	for _, bad := range []string{"", "a.b", "a b", "a>", "a*", "ä", "x/y", strings.Repeat("a", 33)} {
+		if _, err := bus.NamesOf(bad); !errors.Is(err, bus.ErrInvalidDeploymentName) {
+			t.Errorf("NamesOf(%q): err = %v, want ErrInvalidDeploymentName", bad, err)
+		}
+	}
+	// The default name is a valid name, stable, and differs between owners.
+	one, two := bus.DefaultName("owner-1"), bus.DefaultName("owner-2")
+	if _, err := bus.NamesOf(one); err != nil || one != bus.DefaultName("owner-1") || one == two || len(one) != 12 {
+		t.Fatalf("default names %q and %q (%v)", one, two, err)
 	}
 }
 
@@ -366,7 +396,7 @@ func connectConcurrently(t *testing.T, url string, n int) {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			b, err := bus.Connect(ctx, url)
+			b, err := bus.Connect(ctx, url, testDeployment)
 			if err != nil {
 				errs <- err
 				return
@@ -472,12 +502,17 @@ func TestPublishRejectsTopicOutsideStream(t *testing.T) {
 		t.Fatalf("publisher: %v", err)
 	}
 	defer pub.Close()
-	for _, topic := range []string{bus.AllEvents, "finledger.events.", "other.subject"} {
+	other, err := bus.NamesOf("other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := uuid.New()
+	for _, topic := range []string{b.Names().AllEvents(), "finledger.test.events.", "finledger.events." + ws.String(), other.Subject(ws), "other.subject"} {
 		if err := pub.Publish(topic, event(uuid.New(), 1)); !errors.Is(err, bus.ErrInvalidTopic) {
 			t.Errorf("publish to %q: err = %v, want ErrInvalidTopic", topic, err)
 		}
 	}
-	if err := pub.Publish(bus.Subject(uuid.New()), message.NewMessage("", []byte("{}"))); !errors.Is(err, bus.ErrMissingMessageID) {
+	if err := pub.Publish(b.Names().Subject(uuid.New()), message.NewMessage("", []byte("{}"))); !errors.Is(err, bus.ErrMissingMessageID) {
 		t.Errorf("publish without UUID: err = %v, want ErrMissingMessageID", err)
 	}
 	if n := streamMessages(t, b); n != 0 {

@@ -22,8 +22,8 @@ var ErrPublisherClosed = errors.New("bus: publisher closed")
 // ErrMissingMessageID reports a message without a UUID: de-duplication keys on it.
 var ErrMissingMessageID = errors.New("bus: message has no UUID")
 
-// Publisher returns a Watermill publisher to the events stream over the Bus's
-// connection. Publish takes Subject(workspaceID) as its topic and returns only once
+// Publisher returns a Watermill publisher to the deployment's stream over the Bus's
+// connection. Publish takes Names().Subject(workspaceID) as its topic and returns only once
 // JetStream has stored every message, in order. The message UUID becomes the
 // Nats-Msg-Id header, so a message re-published with the same UUID within the
 // stream's duplicate window is acknowledged but not stored again; metadata travels
@@ -38,30 +38,31 @@ func (b *Bus) Publisher() (message.Publisher, error) {
 			AutoProvision:  false,
 			ConnectOptions: []nats.JSOpt{nats.MaxWait(publishAckTimeout)},
 			// A message captured by some other stream would be lost to dispatchers.
-			PublishOptions: []nats.PubOpt{nats.ExpectStream(StreamName)},
+			PublishOptions: []nats.PubOpt{nats.ExpectStream(b.names.Stream)},
 			TrackMsgId:     true,
 		},
 	}, watermillLogger())
 	if err != nil {
 		return nil, fmt.Errorf("bus publisher: %w", err)
 	}
-	return &publisher{inner: inner}, nil
+	return &publisher{inner: inner, names: b.names}, nil
 }
 
 // publisher guards Watermill's publisher: the connection belongs to the Bus, so
 // Close must not close it, and every message must carry the ID de-duplication uses.
 type publisher struct {
 	inner  *wmnats.Publisher
+	names  Names
 	closed atomic.Bool
 }
 
-// Publish stores messages on topic, which must be a workspace's Subject, and waits
-// for JetStream to acknowledge each one.
+// Publish stores messages on topic, which must be a workspace's subject of the
+// deployment, and waits for JetStream to acknowledge each one.
 func (p *publisher) Publish(topic string, messages ...*message.Message) error {
 	if p.closed.Load() {
 		return ErrPublisherClosed
 	}
-	if !isEventSubject(topic) {
+	if !p.names.isEventSubject(topic) {
 		return fmt.Errorf("%w: %q", ErrInvalidTopic, topic)
 	}
 	for _, m := range messages {

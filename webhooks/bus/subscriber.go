@@ -79,12 +79,13 @@ func WithNakDelay(d time.Duration) SubscriberOption {
 	return func(s *subscriberSettings) { s.nakDelay = d }
 }
 
-// Subscriber returns a Watermill subscriber reading the whole events stream through
-// the durable consumer named durable, created if missing and updated otherwise.
-// Subscribe with the topic AllEvents.
+// Subscriber returns a Watermill subscriber reading the deployment's whole stream
+// through its durable consumer called consumer (named Names().Durable(consumer)),
+// created if missing and updated otherwise. Subscribe with the topic
+// Names().AllEvents().
 //
-// Every instance that uses the same durable name pulls from that one consumer, so
-// each message goes to one of them. Unless WithBatch says otherwise, the consumer lets
+// Every instance of the deployment that uses the same consumer pulls from that one
+// consumer, so each message goes to one of them. Unless WithBatch says otherwise, the consumer lets
 // one message at a time be unacknowledged across all instances and hands them out in
 // stream order, and a nacked or unacknowledged message is delivered again before any
 // later one, so a handler sees each workspace's events in order. Each message carries
@@ -102,7 +103,11 @@ func WithNakDelay(d time.Duration) SubscriberOption {
 // wait. Pulling, and letting the open request end before closing, leaves no message
 // in transit. Messages are decoded with watermill-nats's
 // NATSMarshaler, the publisher's encoding.
-func (b *Bus) Subscriber(ctx context.Context, durable string, opts ...SubscriberOption) (message.Subscriber, error) {
+func (b *Bus) Subscriber(ctx context.Context, consumer string, opts ...SubscriberOption) (message.Subscriber, error) {
+	if err := checkConsumer(consumer); err != nil {
+		return nil, fmt.Errorf("bus subscriber: %w", err)
+	}
+	durable := b.names.Durable(consumer)
 	settings := subscriberSettings{ackWait: defaultAckWait, nakDelay: defaultNakDelay, batch: 1}
 	for _, opt := range opts {
 		opt(&settings)
@@ -111,7 +116,7 @@ func (b *Bus) Subscriber(ctx context.Context, durable string, opts ...Subscriber
 		return nil, fmt.Errorf("bus subscriber %s: ack wait %s must be positive, nak delay %s not negative and batch %d from 1 to %d",
 			durable, settings.ackWait, settings.nakDelay, settings.batch, maxBatch)
 	}
-	if err := ensureConsumer(ctx, b.js, durable, settings.ackWait, settings.batch); err != nil {
+	if err := ensureConsumer(ctx, b.js, b.names, durable, settings.ackWait, settings.batch); err != nil {
 		return nil, fmt.Errorf("bus subscriber %s: %w", durable, err)
 	}
 	// A connection of its own: Close ends it, and the Bus's stays open.
@@ -127,6 +132,7 @@ func (b *Bus) Subscriber(ctx context.Context, durable string, opts ...Subscriber
 	return &subscriber{
 		conn:     conn,
 		js:       js,
+		names:    b.names,
 		durable:  durable,
 		settings: settings,
 		log:      slog.Default().With("durable", durable),
@@ -134,19 +140,25 @@ func (b *Bus) Subscriber(ctx context.Context, durable string, opts ...Subscriber
 	}, nil
 }
 
-// ensureConsumer creates the durable pull consumer, or updates the settings that may
-// change, so every instance, and every restart, finds the same consumer.
-func ensureConsumer(ctx context.Context, js jetstream.JetStream, durable string, ackWait time.Duration, batch int) error {
-	if durable == "" {
+// checkConsumer reports whether consumer may be part of a durable consumer's name.
+func checkConsumer(consumer string) error {
+	if consumer == "" {
 		return fmt.Errorf("%w: empty", ErrInvalidDurable)
 	}
-	for _, r := range durable {
+	for _, r := range consumer {
 		// Consumer names become subject tokens and file names.
 		if r == '.' || r == '*' || r == '>' || r == '/' || r == '\\' || r <= ' ' || r == 0x7f {
-			return fmt.Errorf("%w: %q", ErrInvalidDurable, durable)
+			return fmt.Errorf("%w: %q", ErrInvalidDurable, consumer)
 		}
 	}
-	_, err := js.CreateOrUpdateConsumer(ctx, StreamName, jetstream.ConsumerConfig{
+	return nil
+}
+
+// ensureConsumer creates the durable pull consumer on the deployment's stream, or
+// updates the settings that may change, so every instance, and every restart, finds
+// the same consumer.
+func ensureConsumer(ctx context.Context, js jetstream.JetStream, names Names, durable string, ackWait time.Duration, batch int) error {
+	_, err := js.CreateOrUpdateConsumer(ctx, names.Stream, jetstream.ConsumerConfig{
 		Durable:       durable,
 		Description:   "Finledger events for " + durable,
 		DeliverPolicy: jetstream.DeliverAllPolicy,
@@ -158,7 +170,7 @@ func ensureConsumer(ctx context.Context, js jetstream.JetStream, durable string,
 		// One outstanding message for the whole group keeps stream order across
 		// instances, at the cost of one round trip per message.
 		MaxAckPending: batch,
-		FilterSubject: AllEvents,
+		FilterSubject: names.AllEvents(),
 		ReplayPolicy:  jetstream.ReplayInstantPolicy,
 	})
 	if err != nil {
@@ -174,6 +186,7 @@ func ensureConsumer(ctx context.Context, js jetstream.JetStream, durable string,
 type subscriber struct {
 	conn     *nats.Conn
 	js       jetstream.JetStream
+	names    Names
 	durable  string
 	settings subscriberSettings
 	log      *slog.Logger
@@ -185,12 +198,12 @@ type subscriber struct {
 	running sync.WaitGroup
 }
 
-// Subscribe returns the messages of topic, which must be AllEvents. The channel is
-// closed once the subscriber closes or ctx ends; a message a handler holds then is
-// still acked or nacked before the channel closes.
+// Subscribe returns the messages of topic, which must be Names().AllEvents(). The
+// channel is closed once the subscriber closes or ctx ends; a message a handler holds
+// then is still acked or nacked before the channel closes.
 func (s *subscriber) Subscribe(ctx context.Context, topic string) (<-chan *message.Message, error) {
-	if topic != AllEvents {
-		return nil, fmt.Errorf("bus subscribe: topic %q: the consumer reads %q", topic, AllEvents)
+	if all := s.names.AllEvents(); topic != all {
+		return nil, fmt.Errorf("bus subscribe: topic %q: the consumer reads %q", topic, all)
 	}
 	s.mu.Lock()
 	if s.closed {
@@ -200,7 +213,7 @@ func (s *subscriber) Subscribe(ctx context.Context, topic string) (<-chan *messa
 	s.running.Add(1)
 	s.mu.Unlock()
 
-	consumer, err := s.js.Consumer(ctx, StreamName, s.durable)
+	consumer, err := s.js.Consumer(ctx, s.names.Stream, s.durable)
 	if err != nil {
 		s.running.Done()
 		return nil, fmt.Errorf("bus subscribe %s: %w", s.durable, err)
