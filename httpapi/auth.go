@@ -168,6 +168,14 @@ func (s *Server) resolveSession(r *http.Request, token string, wsID *uuid.UUID) 
 		}
 		sc.User.Email, sc.User.Name = claims.Email, nilIfEmpty(claims.Name)
 	}
+	if sc.Workspace == nil && wsID != nil {
+		// A new user's first request joins the workspaces that invited them, but another
+		// request sent with it, on any instance, can find the user registered before those
+		// joins commit: it joins them too (a join that finds the user a member does nothing).
+		if sc, err = s.joinInvitations(ctx, sc.User.ID, claims.Email, subject, wsID); err != nil {
+			return nil, err
+		}
+	}
 	if sc.Workspace == nil {
 		return nil, errNotMember
 	}
@@ -189,13 +197,19 @@ func (s *Server) provision(ctx context.Context, claims session.Claims, subject s
 	if err != nil {
 		return queries.Session{}, err
 	}
-	invitations, err := queries.InvitationsFor(ctx, s.pool, claims.Email)
+	return s.joinInvitations(ctx, userID, claims.Email, subject, wsID)
+}
+
+// joinInvitations lets a user join the workspaces that invited their email, and reads
+// their session context again.
+func (s *Server) joinInvitations(ctx context.Context, userID uuid.UUID, email, subject string, wsID *uuid.UUID) (queries.Session, error) {
+	invitations, err := queries.InvitationsFor(ctx, s.pool, email)
 	if err != nil {
 		return queries.Session{}, err
 	}
 	meta := commands.Metadata{ActorType: "user", ActorID: userID.String(), UserID: userID}
 	for _, workspaceID := range invitations {
-		join := commands.JoinByInvitation{UserID: userID, Email: claims.Email}
+		join := commands.JoinByInvitation{UserID: userID, Email: email}
 		if _, _, err := s.ledger.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: meta, Decide: join.Decide,
 			Respond: commands.NoResponse}); err != nil {
 			return queries.Session{}, fmt.Errorf("httpapi: join %s by invitation: %w", workspaceID, err)
