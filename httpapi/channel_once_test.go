@@ -197,6 +197,51 @@ func TestLinkFailuresCountedAtOnce(t *testing.T) {
 	}
 }
 
+// A right code sent with the wrong ones that lock the phone either links before the
+// lock, with failures counted after it, or is refused as locked and stays unspent:
+// never a link that wipes out a lock it came after.
+func TestLinkCodeRacingTheLock(t *testing.T) {
+	env := apitest.Start(t)
+	instances := threeInstances(env)
+	for round := range 6 {
+		user := env.As(fmt.Sprintf("alice%d", round))
+		phone := phoneNumber(round)
+		expectError(t, env.Phone(phone, nil).Post("/api/whatsapp/link", map[string]any{"code": "BADCODE0"}), http.StatusBadRequest, "WHATSAPP_CODE_INVALID")
+		env.Clock.Set(env.Clock.Now().Add(time.Minute)) // five more attempts a minute
+		code := user.Post("/api/me/whatsapp", nil).Expect(t, http.StatusOK).JSON["code"].(string)
+		answers := concurrently(5, instances, func(i int, on *apitest.Env) *apitest.Response {
+			if i == 4 {
+				return on.Phone(phone, nil).Post("/api/whatsapp/link", map[string]any{"code": code})
+			}
+			return on.Phone(phone, nil).Post("/api/whatsapp/link", map[string]any{"code": fmt.Sprintf("BADCODE%d", i+1)})
+		})
+		for _, r := range answers[:4] {
+			expectError(t, r, http.StatusBadRequest, "WHATSAPP_CODE_INVALID")
+		}
+		var failures int
+		var locked bool
+		if err := env.Pool.QueryRow(context.Background(), `SELECT failures, locked_until IS NOT NULL FROM whatsapp_link_failures`).Scan(&failures, &locked); err != nil {
+			t.Fatal(err)
+		}
+		switch linked := user.Get("/api/me/whatsapp").Expect(t, http.StatusOK).JSON["linked"]; {
+		case answers[4].Status == http.StatusOK:
+			if linked != true || failures == 0 && !locked {
+				t.Fatalf("round %d: linked %v with %d failures after it, locked %v", round, linked, failures, locked)
+			}
+		case answers[4].ErrorCode() == "WHATSAPP_CODE_LOCKED":
+			if linked != false || !locked {
+				t.Fatalf("round %d: refused as locked, but linked %v, locked %v", round, linked, locked)
+			}
+			env.Phone(phoneNumber(100+round), nil).Post("/api/whatsapp/link", map[string]any{"code": code}).Expect(t, http.StatusOK)
+		default:
+			t.Fatalf("round %d: %d %s", round, answers[4].Status, answers[4].Raw)
+		}
+		if _, err := env.Pool.Exec(context.Background(), `DELETE FROM whatsapp_link_failures`); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // Codes asked for at once leave one live code, the one of the request answered last;
 // every other answered code no longer links.
 func TestLinkCodesIssuedAtOnce(t *testing.T) {

@@ -208,12 +208,18 @@ func (s *Server) spendLinkCode(ctx context.Context, p *principal, key string, co
 		if _, err := tx.Exec(ctx, `UPDATE whatsapp_link_codes SET used_at = $2, used_by = $3 WHERE code_hash = $1`, key, now, phoneKey); err != nil {
 			return fmt.Errorf("httpapi: spend link code: %w", err)
 		}
-		// A link clears the phone's failures. Writing the phone's row also locks it, so
-		// two links of one phone (with two users' codes) commit one after the other, and
-		// the later one's projection finds the earlier link to take the phone from.
-		if _, err := tx.Exec(ctx, `INSERT INTO whatsapp_link_failures (phone_key, failures, updated_at) VALUES ($1, 0, $2)
-			ON CONFLICT (phone_key) DO UPDATE SET failures = 0, locked_until = NULL, updated_at = $2`, phoneKey, now); err != nil {
+		// A link clears the phone's failures, unless a failure counted since the check
+		// above locked the phone. Writing the phone's row also locks it, so two links of
+		// one phone (with two users' codes) commit one after the other, and the later
+		// one's projection finds the earlier link to take the phone from.
+		tag, err := tx.Exec(ctx, `INSERT INTO whatsapp_link_failures AS f (phone_key, failures, updated_at) VALUES ($1, 0, $2)
+			ON CONFLICT (phone_key) DO UPDATE SET failures = 0, locked_until = NULL, updated_at = $2
+			WHERE f.locked_until IS NULL OR f.locked_until <= $2`, phoneKey, now)
+		if err != nil {
 			return fmt.Errorf("httpapi: clear link failures: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return errCodeLocked
 		}
 		return nil
 	}
