@@ -281,6 +281,7 @@ type writeCounts struct {
 	creates, updates, deletes int // acknowledged
 	noAnswer                  int // requests without a definitive answer
 	doubleSubmits             int
+	replayed                  int // acknowledgements that replayed a stored answer (Idempotent-Replayed)
 }
 
 func (c *writeCounts) add(o writeCounts) {
@@ -289,6 +290,7 @@ func (c *writeCounts) add(o writeCounts) {
 	c.deletes += o.deletes
 	c.noAnswer += o.noAnswer
 	c.doubleSubmits += o.doubleSubmits
+	c.replayed += o.replayed
 }
 
 func (c writeCounts) acknowledged() int { return c.creates + c.updates + c.deletes }
@@ -339,7 +341,11 @@ func (w *loadWriter) request(method, path, key string, body []byte, double bool)
 	defer cancel()
 	first := w.rng.IntN(len(w.api.bases))
 	if !double || len(w.api.bases) < 2 {
-		return w.api.send(ctx, method, path, w.ws.id, key, body, first), nil
+		a := w.api.send(ctx, method, path, w.ws.id, key, body, first)
+		if a.replayed {
+			w.counts.replayed++
+		}
+		return a, nil
 	}
 	w.counts.doubleSubmits++
 	both := make([]apiAnswer, 2)
@@ -352,6 +358,11 @@ func (w *loadWriter) request(method, path, key string, body []byte, double bool)
 		}()
 	}
 	wg.Wait()
+	for _, a := range both {
+		if a.replayed {
+			w.counts.replayed++
+		}
+	}
 	// The model follows the first definitive answer, a success if there is one.
 	a := both[0]
 	if a.status/100 != 2 && both[1].status != 0 {

@@ -277,9 +277,12 @@ func TestClusterFaults(t *testing.T) {
 		unknownCommitted += c
 		unknownAbsent += a
 		checkBalancesByAPI(d.api, d.spaces, p)
-		if out, err := runVerify(bin, pg.url(d.database, "cluster-verify")); err != nil {
+		verifyStart := time.Now()
+		out, err := runVerify(bin, pg.url(d.database, "cluster-verify"))
+		if err != nil {
 			p.add("verify", fmt.Sprintf("deployment %s: %v\n%s", d.name, err, out))
 		}
+		t.Logf("deployment %s: writes checked; finledger verify took %s", d.name, time.Since(verifyStart).Round(time.Millisecond))
 	}
 	received, repeats, maxAttempts := 0, 0, 0
 	for _, d := range []*clusterDeployment{one, two} {
@@ -379,10 +382,10 @@ func TestClusterFaults(t *testing.T) {
 	lost := p.count("lost")
 	doubled := p.count("doubled")
 	outOfOrder := p.count("webhook out of order")
-	t.Logf("cluster summary: writes acknowledged %d (creates %d, updates %d, deletes %d; %d submitted twice at once), without a definitive answer %d (creates: %d committed, %d not), lost %d, doubled %d; "+
+	t.Logf("cluster summary: writes acknowledged %d (creates %d, updates %d, deletes %d; %d submitted twice at once; %d answers replayed), without a definitive answer %d (creates: %d committed, %d not), lost %d, doubled %d; "+
 		"webhook deliveries received %d (repeats %d, most attempts %d), missing %d, out of order %d, foreign %d; "+
 		"5xx other than 503: %d (503 in outages %d, outside %d); kills %d (%s), PostgreSQL outages %d; connection errors %d; load %s, whole test %s",
-		total.acknowledged(), total.creates, total.updates, total.deletes, total.doubleSubmits, total.noAnswer, unknownCommitted, unknownAbsent, lost, doubled,
+		total.acknowledged(), total.creates, total.updates, total.deletes, total.doubleSubmits, total.replayed, total.noAnswer, unknownCommitted, unknownAbsent, lost, doubled,
 		received, repeats, maxAttempts, p.count("webhook missing"), outOfOrder, p.count("webhook foreign"),
 		len(other5xx), expected503, len(late503), f.kills, strings.Join(leaderKills, ", "), len(f.windows), log.connErrors,
 		loadTime.Round(time.Second), time.Since(began).Round(time.Second))
