@@ -379,7 +379,7 @@ var pathParam = regexp.MustCompile(`\{([a-zA-Z]+)\}`)
 
 var roleNames = commands.Roles
 
-var errorStatuses = []int{400, 401, 403, 404, 409, 422, 429, 500}
+var errorStatuses = []int{400, 401, 403, 404, 409, 422, 429, 500, 503}
 
 func openAPIDocument() obj {
 	paths := obj{}

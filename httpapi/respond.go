@@ -4,9 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/queries"
@@ -33,7 +38,14 @@ var (
 	errMethod       = errorf(http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "this route does not accept that method")
 	errTooLarge     = errorf(http.StatusRequestEntityTooLarge, "PAYLOAD_TOO_LARGE", "the request body exceeds 1 MiB")
 	errInternal     = errorf(http.StatusInternalServerError, "INTERNAL_ERROR", "an internal error occurred; quote the request id when reporting it")
+	errUnavailable  = &apiError{Status: http.StatusServiceUnavailable, Code: "SERVICE_UNAVAILABLE",
+		Message:    "the service cannot reach its database for a moment; retry after Retry-After seconds (a write retried with the same Idempotency-Key takes effect once)",
+		RetryAfter: unavailableRetryAfter}
 )
+
+// unavailableRetryAfter is the Retry-After of a 503 for an unreachable database: long
+// enough for a restart or a failover to make progress, short enough to notice its end.
+const unavailableRetryAfter = 5
 
 var kindStatus = map[commands.Kind]int{
 	commands.KindValidation:    http.StatusBadRequest,
@@ -64,7 +76,34 @@ func toAPIError(err error) *apiError {
 	if errors.Is(err, context.Canceled) {
 		return errorf(499, "CLIENT_CLOSED_REQUEST", "the client closed the request")
 	}
+	if databaseUnavailable(err) {
+		return errUnavailable
+	}
 	return errInternal
+}
+
+// Server errors that say the database cannot serve now, not that the request is wrong:
+// the connection failed or broke (class 08), the server is shutting down, crashed or
+// starting (57P01, 57P02, 57P03), or has no connection slot left (53300).
+var unavailableStates = map[string]bool{"57P01": true, "57P02": true, "57P03": true, "53300": true}
+
+// databaseUnavailable reports an error caused by the database being out of reach, which
+// a retry after a while may cure: the pool could not connect (refused, timed out, server
+// starting or full), the connection was lost before or during a statement, or the
+// server ended the session. An error the server answered with for the statement itself
+// (a constraint, bad data, a bad password) is not one.
+func databaseUnavailable(err error) bool {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return strings.HasPrefix(pgErr.Code, "08") || unavailableStates[pgErr.Code]
+	}
+	var connect *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connect) || errors.As(err, &netErr) || pgconn.SafeToRetry(err) ||
+		errors.Is(err, pgconn.ErrConnClosed) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		// A deadline passed waiting for a pool connection or for an answer: the
+		// server is unreachable or too busy to answer in time.
+		errors.Is(err, context.DeadlineExceeded)
 }
 
 func writeJSON(w http.ResponseWriter, status int, body any) {

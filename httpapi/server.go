@@ -161,7 +161,8 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
 	if err := s.pool.Ping(ctx); err != nil {
-		writeError(w, r, errorf(http.StatusServiceUnavailable, "NOT_READY", "the database is not reachable"))
+		writeError(w, r, &apiError{Status: http.StatusServiceUnavailable, Code: "NOT_READY", Message: "the database is not reachable",
+			RetryAfter: unavailableRetryAfter})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})

@@ -111,11 +111,12 @@ func Start(t testing.TB) *Env {
 // StartWith runs the API with the given options; a nil Billing records calls.
 func StartWith(t testing.TB, opts httpapi.Options) *Env {
 	t.Helper()
-	return startOn(t, testdb.Pool(t), opts)
+	return StartOn(t, testdb.Pool(t), opts)
 }
 
-// startOn runs the API on a database already made, as StartWith does.
-func startOn(t testing.TB, pool *pgxpool.Pool, opts httpapi.Options) *Env {
+// StartOn runs the API on a database already made, as StartWith does: one of the test's
+// own, such as one on a server the test stops and starts again.
+func StartOn(t testing.TB, pool *pgxpool.Pool, opts httpapi.Options) *Env {
 	t.Helper()
 	billing, _ := opts.Billing.(*httpapi.RecordingBilling)
 	if opts.Billing == nil {

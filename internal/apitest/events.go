@@ -59,7 +59,7 @@ func StartEventsOn(t testing.TB, srv *bus.Embedded, name string, schedule []time
 	}
 	opts := Options()
 	opts.Events = b
-	env := startOn(t, pool, opts)
+	env := StartOn(t, pool, opts)
 	ev := &Events{t: t, Server: srv, Bus: b, Config: webhooks.Config{Pool: env.Pool, Bus: b, Box: Box,
 		Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second), Schedule: schedule, Interval: 20 * time.Millisecond, AckWait: 500 * time.Millisecond,
 		Push: &push.Sender{Pool: env.Pool, Keys: PushKeys, Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second)}}}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	pgxdecimal "github.com/jackc/pgx-shopspring-decimal"
 	"github.com/jackc/pgx/v5"
@@ -23,6 +24,10 @@ var migrationFiles embed.FS
 // starting at once ("finledgr" in ASCII).
 const migrationLockID int64 = 0x66696e6c65646772
 
+// defaultConnectTimeout bounds a connection attempt when the URL sets no
+// connect_timeout.
+const defaultConnectTimeout = 5 * time.Second
+
 // Open connects a pool to url and checks the connection.
 func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
@@ -31,6 +36,12 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 	}
 	if maxConns > 0 {
 		cfg.MaxConns = maxConns
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		// Without a bound, connecting to a server whose host stopped answering waits for
+		// the operating system's TCP timeout (minutes), and every request waits with it;
+		// bounded, the request fails fast and is answered 503.
+		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		pgxdecimal.Register(conn.TypeMap())

@@ -12,7 +12,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// checkEvery is how often a leader checks that its lock's connection is alive.
+// checkEvery is how often a leader checks that its lock's connection is alive; the
+// check, and the unlock when leading ends, get as long to answer. A connection to a
+// server that vanished without closing it (a cut cable, a frozen host) never answers,
+// and waiting on it would keep the worker running without its lock for good.
 const checkEvery = 5 * time.Second
 
 // Run calls work whenever this instance holds the lock lockID, trying for it every
@@ -44,9 +47,12 @@ func lead(ctx context.Context, pool *pgxpool.Pool, lockID int64, work func(conte
 		return err
 	}
 	defer func() {
-		if _, err := conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, lockID); err != nil {
-			// A connection that cannot unlock is closed, which unlocks.
-			_ = conn.Conn().Close(context.WithoutCancel(ctx))
+		unlockCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), checkEvery)
+		defer cancel()
+		if _, err := conn.Exec(unlockCtx, `SELECT pg_advisory_unlock($1)`, lockID); err != nil {
+			// A connection that cannot unlock is closed, which unlocks; the pool drops
+			// it on release instead of handing it out again.
+			_ = conn.Conn().Close(unlockCtx)
 		}
 	}()
 	workCtx, cancel := context.WithCancelCause(ctx)
@@ -60,7 +66,7 @@ func lead(ctx context.Context, pool *pgxpool.Pool, lockID int64, work func(conte
 		case err := <-done:
 			return err
 		case <-tick.C:
-			if err := conn.Ping(ctx); err != nil && ctx.Err() == nil {
+			if err := ping(ctx, conn); err != nil && ctx.Err() == nil {
 				err = fmt.Errorf("leader: lock connection lost: %w", err)
 				cancel(err)
 				<-done
@@ -68,4 +74,11 @@ func lead(ctx context.Context, pool *pgxpool.Pool, lockID int64, work func(conte
 			}
 		}
 	}
+}
+
+// ping checks the lock's connection, giving it checkEvery to answer.
+func ping(ctx context.Context, conn *pgxpool.Conn) error {
+	ctx, cancel := context.WithTimeout(ctx, checkEvery)
+	defer cancel()
+	return conn.Ping(ctx)
 }
