@@ -3,7 +3,6 @@ package httpapi
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/queries"
@@ -14,7 +13,7 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.str("name", 1, 80)
+	name := b.name("name", 80)
 	description := b.str("description", 0, 2000)
 	scopes := b.stringList("scopes", 1, len(commands.Scopes))
 	expiresAt := b.timestamp("expiresAt")
@@ -46,18 +45,4 @@ func revokeAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	cmd := commands.RevokeAPIKey{KeyID: id, ActorID: p.User.ID, ActorRole: p.Workspace.Role}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("apiKey", queries.APIKeyByID, id)})
-}
-
-// timestamp reads an RFC 3339 date-time.
-func (b *body) timestamp(name string) commands.Nullable[time.Time] {
-	v := b.str(name, 1, 64)
-	if !v.Valid || b.failed(name) {
-		return commands.Nullable[time.Time]{Set: v.Set}
-	}
-	t, err := time.Parse(time.RFC3339, v.Value)
-	if err != nil {
-		b.fail(name, "must be a date-time such as 2026-12-31T23:59:59Z")
-		return commands.Nullable[time.Time]{}
-	}
-	return commands.Of(t)
 }

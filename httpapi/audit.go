@@ -42,9 +42,9 @@ func (q *query) dateTime(name string) *time.Time {
 	if s == "" {
 		return nil
 	}
-	t, err := time.Parse(time.RFC3339, s)
+	t, err := parseDateTime(s)
 	if err != nil {
-		q.fail(name, "must be a date-time such as 2026-03-01T00:00:00Z")
+		q.fail(name, dateTimeRule)
 		return nil
 	}
 	return &t

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -185,7 +186,7 @@ func (s *Server) resolveSession(r *http.Request, token string, wsID *uuid.UUID) 
 		Credential: "user:" + sc.User.ID.String(),
 		Metadata: commands.Metadata{
 			ActorType: "user", ActorID: sc.User.ID.String(), UserID: sc.User.ID,
-			UserAgent: r.UserAgent(), RequestID: requestID(ctx),
+			UserAgent: userAgent(r), RequestID: requestID(ctx),
 		},
 	}, nil
 }
@@ -249,7 +250,7 @@ func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*pr
 		KeyScopes:  kc.Scopes,
 		Metadata: commands.Metadata{
 			ActorType: "api_key", ActorID: kc.KeyID.String(), UserID: kc.User.ID,
-			UserAgent: r.UserAgent(), RequestID: requestID(ctx),
+			UserAgent: userAgent(r), RequestID: requestID(ctx),
 		},
 	}, nil
 }
@@ -286,6 +287,27 @@ func lookupWithLimiter[T any](s *Server, ctx context.Context, limiter rateLimite
 		return zero, err
 	}
 	return result()
+}
+
+// maxUserAgent bounds the User-Agent kept with an event, in its audit entry and with a
+// push subscription.
+const maxUserAgent = 512
+
+// userAgent is the request's User-Agent as it is stored: a header is not refused for it,
+// since a client's label is no reason to fail a write, but it is made storable: bytes
+// that are not UTF-8 and control characters (NUL among them) are dropped,
+// surrounding spaces trimmed and the rest cut to maxUserAgent characters.
+func userAgent(r *http.Request) string {
+	ua := strings.Map(func(c rune) rune {
+		if unicode.IsControl(c) {
+			return -1
+		}
+		return c
+	}, strings.ToValidUTF8(r.UserAgent(), ""))
+	if runes := []rune(ua); len(runes) > maxUserAgent {
+		ua = string(runes[:maxUserAgent])
+	}
+	return strings.TrimSpace(ua)
 }
 
 func derefOr(s *string, fallback string) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -69,12 +70,99 @@ func parseBody(data []byte) (*body, error) {
 	if dec.More() {
 		return nil, errorf(http.StatusBadRequest, "INVALID_JSON", "the request body holds more than one JSON value")
 	}
+	if problems := checkJSON(trimmed); len(problems) > 0 {
+		return nil, commands.Invalid(problems...)
+	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, trimmed); err != nil {
 		return nil, errorf(http.StatusBadRequest, "INVALID_JSON", "malformed JSON")
 	}
 	b.raw = compact.Bytes()
 	return b, nil
+}
+
+// jsonLevel is an object or array being walked by checkJSON.
+type jsonLevel struct {
+	path   string
+	object bool
+	keys   map[string]bool
+	key    string // the key whose value comes next, in an object
+	atKey  bool   // in an object, the next string is a key
+	index  int    // the index of the next value, in an array
+}
+
+// valuePath names the value that comes next at this level: "name", "keys.auth",
+// "rates[0].rate".
+func (l *jsonLevel) valuePath() string {
+	if l.object {
+		if l.path == "" {
+			return l.key
+		}
+		return l.path + "." + l.key
+	}
+	return fmt.Sprintf("%s[%d]", l.path, l.index)
+}
+
+// next moves past a value.
+func (l *jsonLevel) next() {
+	if l.object {
+		l.atKey = true
+	} else {
+		l.index++
+	}
+}
+
+// checkJSON walks a well-formed JSON document, nested objects and arrays included, and
+// reports what must be refused before any field is read: a string or key holding U+0000,
+// which PostgreSQL stores in neither text nor jsonb, and a key given twice in one
+// object, of which decoding would silently keep the last.
+func checkJSON(data []byte) []commands.FieldError {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var levels []*jsonLevel
+	var problems []commands.FieldError
+	for {
+		tok, err := dec.Token()
+		if err != nil { // io.EOF; the document was decoded before, so nothing else
+			return problems
+		}
+		var top *jsonLevel
+		if len(levels) > 0 {
+			top = levels[len(levels)-1]
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			if t == '{' || t == '[' {
+				path := ""
+				if top != nil {
+					path = top.valuePath()
+				}
+				levels = append(levels, &jsonLevel{path: path, object: t == '{', keys: map[string]bool{}, atKey: true})
+				continue
+			}
+			levels = levels[:len(levels)-1]
+			if len(levels) > 0 {
+				levels[len(levels)-1].next()
+			}
+			continue
+		case string:
+			if top.object && top.atKey {
+				top.key, top.atKey = strings.ReplaceAll(t, "\x00", `\u0000`), false
+				switch {
+				case strings.Contains(t, "\x00"):
+					problems = append(problems, commands.FieldError{Field: top.valuePath(), Message: "is a key holding the NUL character (\\u0000), which cannot be stored"})
+				case top.keys[t]:
+					problems = append(problems, commands.FieldError{Field: top.valuePath(), Message: "is given more than once; send each key once"})
+				}
+				top.keys[t] = true
+				continue
+			}
+			if strings.Contains(t, "\x00") {
+				problems = append(problems, commands.FieldError{Field: top.valuePath(), Message: "must not hold the NUL character (\\u0000), which cannot be stored"})
+			}
+		}
+		top.next()
+	}
 }
 
 func (b *body) fail(field, format string, args ...any) {
@@ -111,6 +199,24 @@ func (b *body) str(name string, min, max int) commands.Nullable[string] {
 		} else {
 			b.fail(name, "must be at most %d characters long", max)
 		}
+	}
+	return commands.Of(s)
+}
+
+// name reads a record's name: surrounding spaces are dropped, and what is left must be
+// 1 to max characters long, so that a name of spaces alone is refused.
+func (b *body) name(field string, max int) commands.Nullable[string] {
+	var s string
+	set, valid := b.value(field, &s, "a string")
+	if !valid {
+		return commands.Nullable[string]{Set: set && !b.failed(field)}
+	}
+	s = strings.TrimSpace(s)
+	switch n := utf8.RuneCountInString(s); {
+	case n == 0:
+		b.fail(field, "must hold a character other than spaces")
+	case n > max:
+		b.fail(field, "must be 1 to %d characters long", max)
 	}
 	return commands.Of(s)
 }
@@ -223,37 +329,64 @@ func (b *body) number(name string) commands.Nullable[decimal.Decimal] {
 		return commands.Null[decimal.Decimal]()
 	}
 	d, err := parseNumber(raw)
-	if err != nil {
+	switch {
+	case errors.Is(err, errNotNumber):
 		b.fail(name, "must be a number")
+		return commands.Nullable[decimal.Decimal]{}
+	case err != nil:
+		b.fail(name, "is out of range: its exponent lies beyond ±10000")
 		return commands.Nullable[decimal.Decimal]{}
 	}
 	return commands.Of(d)
 }
 
-// parseNumber parses a JSON number token exactly.
+var errNotNumber = errors.New("not a number")
+
+// parseNumber parses a JSON number token exactly. A number whose exponent lies beyond
+// what the decimal type holds (10^±10000) is an error other than errNotNumber.
 func parseNumber(raw json.RawMessage) (decimal.Decimal, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return decimal.Decimal{}, err
+		return decimal.Decimal{}, errNotNumber
 	}
 	num, ok := v.(json.Number)
 	if !ok {
-		return decimal.Decimal{}, errors.New("not a number")
+		return decimal.Decimal{}, errNotNumber
 	}
-	return decimal.NewFromString(num.String())
+	d, err := decimal.NewFromString(num.String())
+	if err != nil {
+		return decimal.Decimal{}, fmt.Errorf("number %s: %w", num, err)
+	}
+	return d, nil
 }
 
 // date reads a calendar date written YYYY-MM-DD.
 func (b *body) date(name string) commands.Nullable[string] {
-	v := b.str(name, 0, 10)
-	if v.Valid && !b.failed(name) {
-		if _, err := parseDate(v.Value); err != nil {
-			b.fail(name, "must be a date written YYYY-MM-DD")
-		}
+	var s string
+	set, valid := b.value(name, &s, "a string")
+	if !valid {
+		return commands.Nullable[string]{Set: set && !b.failed(name)}
 	}
-	return v
+	if _, err := parseDate(s); err != nil {
+		b.fail(name, "%s", dateRule)
+	}
+	return commands.Of(s)
+}
+
+// timestamp reads an RFC 3339 date-time.
+func (b *body) timestamp(name string) commands.Nullable[time.Time] {
+	v := b.str(name, 1, 64)
+	if !v.Valid || b.failed(name) {
+		return commands.Nullable[time.Time]{Set: v.Set}
+	}
+	t, err := parseDateTime(v.Value)
+	if err != nil {
+		b.fail(name, "%s", dateTimeRule)
+		return commands.Nullable[time.Time]{}
+	}
+	return commands.Of(t)
 }
 
 // link reads an absolute http(s) URL of at most max characters.
@@ -342,6 +475,38 @@ func (b *body) finish() error {
 	return nil
 }
 
+// checkQuery reports the query parameters that cannot be stored or searched for: a name
+// or value holding U+0000 or bytes that are not UTF-8. PostgreSQL refuses both in text.
+func checkQuery(values url.Values) []commands.FieldError {
+	var problems []commands.FieldError
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		field := strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", `\u0000`), "\uFFFD")
+		if field != name {
+			problems = append(problems, commands.FieldError{Field: field, Message: "is a parameter name holding the NUL character or bytes that are not UTF-8"})
+			continue
+		}
+		for _, v := range values[name] {
+			if strings.Contains(v, "\x00") || !utf8.ValidString(v) {
+				problems = append(problems, commands.FieldError{Field: name, Message: "must be UTF-8 text without the NUL character (%00)"})
+				break
+			}
+		}
+	}
+	return problems
+}
+
+// refuseUnstorableQuery answers 400 for a request whose query string checkQuery refuses,
+// before any handler reads it.
+func refuseUnstorableQuery(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if problems := checkQuery(r.URL.Query()); len(problems) > 0 {
+			writeError(w, r, commands.Invalid(problems...))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // pathID reads a UUID path parameter.
 func pathID(r *http.Request, name string) (uuid.UUID, error) {
 	id, err := parseUUID(chi.URLParam(r, name))
@@ -362,9 +527,37 @@ func parseUUID(s string) (uuid.UUID, error) {
 	return uuid.Parse(s)
 }
 
+// Dates and date-times lie within the years 1 to 9999: PostgreSQL reads no year 0, and
+// Go writes no year beyond 9999 in JSON, so anything outside could be taken in but not
+// stored or not answered.
+const (
+	dateRule     = "must be a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31"
+	dateTimeRule = "must be a date-time such as 2026-12-31T23:59:59Z, from year 0001 to 9999 in UTC"
+)
+
 func parseDate(s string) (time.Time, error) {
 	if len(s) != len(time.DateOnly) {
 		return time.Time{}, errors.New("not YYYY-MM-DD")
 	}
-	return time.Parse(time.DateOnly, s)
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if d.Year() < 1 {
+		return time.Time{}, errors.New("year 0")
+	}
+	return d, nil
+}
+
+// parseDateTime reads an RFC 3339 date-time whose UTC time lies within the years 1 to
+// 9999 (an offset can carry 9999-12-31T23:00:00-05:00 into year 10000).
+func parseDateTime(s string) (time.Time, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if y := t.UTC().Year(); y < 1 || y > 9999 {
+		return time.Time{}, fmt.Errorf("year %d in UTC", y)
+	}
+	return t, nil
 }

@@ -1,12 +1,15 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/internal/sealbox"
@@ -14,12 +17,16 @@ import (
 
 // FuzzParseBody feeds arbitrary bytes through the JSON parsing and every field reader
 // of the transaction, incoming-transaction and wallet bodies: whatever comes in, the answer is a value or a
-// 400-class error, never a panic or a server error.
+// 400-class error, never a panic or a server error; and a body that is accepted holds
+// no U+0000 and no key twice in one object, at any depth.
 func FuzzParseBody(f *testing.F) {
 	for _, seed := range []string{
 		`{}`, `{"type":"expense","amount":12.5,"date":"2026-03-01"}`, `{"amount":1e400}`, `{"amount":-0}`,
 		`{"amount":"12"}`, `{"amount":"12.50"}`, `{"amount":"1e3"}`, `{"amount":"\u0031"}`, `{"toWalletId":"00000000-0000-0000-0000-000000000001","destinationWalletId":null}`,
 		`{"name":"\u0000","balance":0.00001}`, `[1]`, `null`, `{"a":1}{"b":2}`, "\xff", `{"ids":["x",1,null]}`,
+		`{"name":"a","name":"b"}`, `{"name":"a","n\u0061me":"b"}`, `{"keys":{"auth":"a","auth":"b"}}`, `{"rates":[{"rate":1},{"rate":1,"rate":2}]}`,
+		`{"na\u0000me":"x"}`, `{"events":["a","\u0000"]}`, `{"keys":{"p256dh":"\u0000"}}`, `{"name":"\\u0000"}`, `{"date":"0000-01-01"}`,
+		`{"amount":1e99999}`, `{"date":"10000-01-01"}`, `{"name":"  "}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -30,6 +37,21 @@ func FuzzParseBody(f *testing.F) {
 				t.Fatalf("parse error maps to %d", ae.Status)
 			}
 			return
+		}
+		var tree any
+		dec := json.NewDecoder(bytes.NewReader(b.raw))
+		dec.UseNumber()
+		if err := dec.Decode(&tree); err != nil {
+			t.Fatalf("accepted body does not decode: %v", err)
+		}
+		if holdsNUL(tree) {
+			t.Fatalf("accepted body holds U+0000: %q", data)
+		}
+		if members, keys := colons(b.raw), keyCount(tree); members != keys {
+			t.Fatalf("accepted body gives a key twice (%d members, %d keys): %q", members, keys, data)
+		}
+		if d := b.date("date"); d.Valid && !b.failed("date") && (d.Value < "0001-01-01" || len(d.Value) != 10) {
+			t.Fatalf("date %q accepted", d.Value)
 		}
 		transactionInput(b)
 		walletInput(b, true)
@@ -46,14 +68,72 @@ func FuzzParseBody(f *testing.F) {
 	})
 }
 
-// FuzzTransactionFilter checks the listing's query parsing on arbitrary query strings.
+// colons counts the colons of a JSON document outside strings: one per object member.
+func colons(doc []byte) int {
+	n, inString, escaped := 0, false, false
+	for _, c := range doc {
+		switch {
+		case escaped:
+			escaped = false
+		case inString && c == '\\':
+			escaped = true
+		case c == '"':
+			inString = !inString
+		case !inString && c == ':':
+			n++
+		}
+	}
+	return n
+}
+
+// holdsNUL reports a string or key holding U+0000 in a decoded JSON value.
+func holdsNUL(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return strings.Contains(v, "\x00")
+	case map[string]any:
+		for k, e := range v {
+			if strings.Contains(k, "\x00") || holdsNUL(e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if holdsNUL(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// keyCount counts the keys of every object in a decoded JSON value.
+func keyCount(v any) int {
+	n := 0
+	switch v := v.(type) {
+	case map[string]any:
+		n += len(v)
+		for _, e := range v {
+			n += keyCount(e)
+		}
+	case []any:
+		for _, e := range v {
+			n += keyCount(e)
+		}
+	}
+	return n
+}
+
+// FuzzTransactionFilter checks the listing's query parsing on arbitrary query strings:
+// what the door lets through holds no NUL and is valid UTF-8.
 func FuzzTransactionFilter(f *testing.F) {
-	for _, seed := range []string{"", "page=2&pageSize=10", "q=taco&search=taco", "from=2026-01-01&to=2025-01-01", "pageSize=-1&page=99999999999999999999"} {
+	for _, seed := range []string{"", "page=2&pageSize=10", "q=taco&search=taco", "from=2026-01-01&to=2025-01-01", "pageSize=-1&page=99999999999999999999",
+		"search=%00", "q=%ff", "from=0000-01-01", "%00=x"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		values, err := url.ParseQuery(raw)
-		if err != nil {
+		if err != nil || len(checkQuery(values)) > 0 {
 			return
 		}
 		filter, err := transactionFilter(values)
@@ -65,6 +145,12 @@ func FuzzTransactionFilter(f *testing.F) {
 		}
 		if filter.Limit < 1 || filter.Limit > maxPageSize || filter.Offset < 0 {
 			t.Fatalf("limit %d offset %d", filter.Limit, filter.Offset)
+		}
+		if strings.Contains(filter.Search, "\x00") || !utf8.ValidString(filter.Search) {
+			t.Fatalf("search %q", filter.Search)
+		}
+		if filter.From != nil && filter.From.Year() < 1 {
+			t.Fatalf("from %v", filter.From)
 		}
 	})
 }

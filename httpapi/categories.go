@@ -15,7 +15,7 @@ const (
 
 func categoryInput(b *body, create bool) commands.UpdateCategory {
 	in := commands.UpdateCategory{
-		Name:        b.str("name", 1, 100),
+		Name:        b.name("name", 100),
 		Icon:        b.str("icon", 1, 50),
 		Description: b.str("description", 0, 255),
 		Color:       b.str("color", 0, 7),

@@ -24,7 +24,7 @@ var defaultAlertThreshold = decimal.NewFromInt(80)
 
 func budgetInput(b *body, create bool) commands.UpdateBudget {
 	in := commands.UpdateBudget{
-		Name: b.str("name", 1, 100), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
+		Name: b.name("name", 100), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
 		Currency: currency(b, "currency"), Period: b.enum("period", commands.Periods), StartDate: b.date("startDate"),
 		EndDate: b.date("endDate"), AlertThreshold: b.number("alertThreshold"), TagID: b.id("tagId"),
 	}
@@ -111,7 +111,7 @@ func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 // --- goals ---
 
 func goalInput(b *body, create bool) commands.UpdateGoal {
-	in := commands.UpdateGoal{Name: b.str("name", 1, 100), TargetAmount: b.amount("targetAmount", true),
+	in := commands.UpdateGoal{Name: b.name("name", 100), TargetAmount: b.amount("targetAmount", true),
 		Currency: currency(b, "currency"), Deadline: b.date("deadline")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -213,7 +213,7 @@ func renderWithTransactions[T any](name string, lookup func(workspaceID, id uuid
 // --- debts ---
 
 func debtInput(b *body, create bool) commands.UpdateDebt {
-	in := commands.UpdateDebt{Name: b.str("name", 1, 100), Creditor: b.str("creditor", 0, 100), TotalAmount: b.amount("totalAmount", true),
+	in := commands.UpdateDebt{Name: b.name("name", 100), Creditor: b.str("creditor", 0, 100), TotalAmount: b.amount("totalAmount", true),
 		PendingBalance: b.amount("pendingBalance", false), Currency: currency(b, "currency"), DueDate: b.date("dueDate")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -273,7 +273,7 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 // --- recurring payments ---
 
 func recurringInput(b *body, create bool) commands.UpdateRecurring {
-	in := commands.UpdateRecurring{Name: b.str("name", 1, 100), Amount: b.amount("amount", true), Kind: b.enum("kind", commands.RecurringKinds),
+	in := commands.UpdateRecurring{Name: b.name("name", 100), Amount: b.amount("amount", true), Kind: b.enum("kind", commands.RecurringKinds),
 		Periodicity: b.enum("periodicity", commands.Periods), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
 		WalletID: b.id("walletId"), CategoryID: b.id("categoryId")}
 	if create {

@@ -21,10 +21,9 @@ import (
 
 // Limits of a browser's PushSubscription.
 const (
-	maxPushEndpoint  = 2048
-	pushKeyLength    = 65 // an uncompressed P-256 point: 0x04, X, Y
-	pushAuthLength   = 16
-	maxPushUserAgent = 512
+	maxPushEndpoint = 2048
+	pushKeyLength   = 65 // an uncompressed P-256 point: 0x04, X, Y
+	pushAuthLength  = 16
 )
 
 // maxPushExpiration is the last millisecond of year 9999, the latest expirationTime
@@ -138,20 +137,6 @@ func base64URL(b *body, name string, v commands.Nullable[string], size int) ([]b
 	return data, true
 }
 
-// pushUserAgent keeps the request's User-Agent as a label for the device: valid UTF-8,
-// no NUL, at most maxPushUserAgent characters; nil when there is none.
-func pushUserAgent(r *http.Request) *string {
-	ua := strings.ReplaceAll(strings.ToValidUTF8(r.UserAgent(), ""), "\x00", "")
-	if runes := []rune(ua); len(runes) > maxPushUserAgent {
-		ua = string(runes[:maxPushUserAgent])
-	}
-	ua = strings.TrimSpace(ua)
-	if ua == "" {
-		return nil
-	}
-	return &ua
-}
-
 // subscribePush answers POST /api/push/subscribe with the stored subscription. Sending
 // the same endpoint again replaces its keys and expiration in place.
 func subscribePush(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -173,7 +158,7 @@ func subscribePush(s *Server, w http.ResponseWriter, r *http.Request) {
 			p256dh = excluded.p256dh, auth = excluded.auth, expiration_time = excluded.expiration_time,
 			user_agent = excluded.user_agent, updated_at = excluded.updated_at
 		RETURNING `+pushColumns,
-		p.Workspace.ID, p.User.ID, newID(), in.Endpoint, in.P256dh, in.Auth, in.ExpirationTime, pushUserAgent(r), now))
+		p.Workspace.ID, p.User.ID, newID(), in.Endpoint, in.P256dh, in.Auth, in.ExpirationTime, nilIfEmpty(userAgent(r)), now))
 	if err != nil {
 		writeError(w, r, fmt.Errorf("httpapi: store push subscription: %w", err))
 		return

@@ -126,8 +126,8 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	month := s.today()
 	if m := q.values.Get("month"); m != "" {
 		parsed, err := time.Parse("2006-01", m)
-		if err != nil {
-			q.fail("month", "must be a month written YYYY-MM")
+		if err != nil || parsed.Year() < 1 {
+			q.fail("month", "must be a month written YYYY-MM, from 0001-01 to 9999-12")
 		}
 		month = parsed
 	}

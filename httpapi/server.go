@@ -108,7 +108,7 @@ type route struct {
 // Handler returns the HTTP handler of the whole service.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(withRequestID, recoverPanics)
+	r.Use(withRequestID, recoverPanics, refuseUnstorableQuery)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errNotFound) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errMethod) })
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {

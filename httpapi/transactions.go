@@ -187,15 +187,17 @@ func (q *query) date(name string) *time.Time {
 	}
 	d, err := parseDate(s)
 	if err != nil {
-		q.fail(name, "must be a date written YYYY-MM-DD")
+		q.fail(name, dateRule)
 		return nil
 	}
 	return &d
 }
 
+// text reads a text parameter of at most max characters; refuseUnstorableQuery has
+// refused any that is not UTF-8 or holds NUL.
 func (q *query) text(name string, max int) string {
 	s := q.values.Get(name)
-	if utf8.RuneCountInString(s) > max || !utf8.ValidString(s) {
+	if utf8.RuneCountInString(s) > max {
 		q.fail(name, "must be at most "+strconv.Itoa(max)+" characters long")
 		return ""
 	}
