@@ -11,10 +11,7 @@ import (
 	"github.com/finledger/finledger/queries"
 )
 
-var (
-	hexColor     = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
-	currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
-)
+var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 
 // Wallet field defaults (spec 2.1).
 const (
@@ -27,7 +24,7 @@ const (
 // defaults and name is required.
 func walletInput(b *body, create bool) commands.UpdateWallet {
 	in := commands.UpdateWallet{
-		Name:           b.str("name", 1, 50),
+		Name:           b.name("name", 50),
 		Description:    b.str("description", 0, 255),
 		Type:           b.enum("type", commands.WalletTypes),
 		Currency:       currency(b, "currency"),
@@ -46,12 +43,15 @@ func walletInput(b *body, create bool) commands.UpdateWallet {
 	return in
 }
 
-// currency reads an ISO 4217 code, accepting lower case.
+// currency reads an ISO 4217 code money may be kept in (commands.IsCurrency), accepting
+// lower case. Every currency a request names is read through it.
 func currency(b *body, name string) commands.Nullable[string] {
 	v := b.str(name, 3, 3)
-	if v.Valid {
+	if v.Valid && !b.failed(name) {
 		v.Value = strings.ToUpper(v.Value)
-		b.pattern(name, v, currencyCode, "a three-letter ISO 4217 code")
+		if !commands.IsCurrency(v.Value) {
+			b.fail(name, "must be an ISO 4217 currency code in use, such as MXN, USD or EUR")
+		}
 	}
 	return v
 }
