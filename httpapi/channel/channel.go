@@ -104,13 +104,16 @@ func NewVerifier(secret, issuer string, audiences []string, now func() time.Time
 var (
 	subPattern  = regexp.MustCompile(`^wa:\+[1-9][0-9]{7,14}$`)
 	hashPattern = regexp.MustCompile(`^[A-Za-z0-9+/=_-]{1,128}$`)
-	uuidV4      = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	// A UUID's hex digits may come in either case (RFC 9562); the jti is kept as a
+	// uuid.UUID, so both cases of one id are one jti.
+	uuidV4 = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-4[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}$`)
 )
 
 // Verify checks a token. The checks run in this order, and the first that fails names
 // the reason: the token's shape (malformed), its header's alg HS256 and typ JWT
 // (signature for another alg, malformed for another typ), the signature (signature),
-// sub (sub), jti (jti), iss, aud, agentId, threadId, iat and exp being present and
+// sub (sub), jti (jti), iss, aud, agentId and threadId (strings without NUL, which no
+// audit entry could store), iat and exp (JSON integers, not strings) being present and
 // well-typed, and identityKeyHash's pattern (claims), exp = iat + 120 (lifetime), exp
 // plus the 30 s tolerance not passed (expired), iat not more than 30 s ahead or 150 s
 // behind (iat), and last, the jti not used before (reused), which also spends it.
@@ -156,7 +159,7 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Identity, error) {
 	}
 	id.Phone = strings.TrimPrefix(sub, "wa:")
 	if !stringClaim(claims, "jti", &jti) || !uuidV4.MatchString(jti) {
-		return Identity{}, refuse(ReasonJTI, "jti must be a lower-case UUID v4")
+		return Identity{}, refuse(ReasonJTI, "jti must be a UUID v4")
 	}
 	id.JTI = uuid.MustParse(jti)
 	if !stringClaim(claims, "iss", &iss) || iss != v.issuer {
@@ -165,13 +168,13 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Identity, error) {
 	if !v.audienceMatches(claims["aud"]) {
 		return Identity{}, refuse(ReasonClaims, "aud must name this service")
 	}
-	if !stringClaim(claims, "agentId", &id.AgentID) || id.AgentID == "" || !stringClaim(claims, "threadId", &id.ThreadID) || id.ThreadID == "" {
-		return Identity{}, refuse(ReasonClaims, "agentId and threadId are required strings")
+	if !labelClaim(claims, "agentId", &id.AgentID) || !labelClaim(claims, "threadId", &id.ThreadID) {
+		return Identity{}, refuse(ReasonClaims, "agentId and threadId are required strings, without the NUL character")
 	}
 	iat, ok1 := intClaim(claims, "iat")
 	exp, ok2 := intClaim(claims, "exp")
 	if !ok1 || !ok2 {
-		return Identity{}, refuse(ReasonClaims, "iat and exp are required integers")
+		return Identity{}, refuse(ReasonClaims, "iat and exp are required, as JSON integers (not strings)")
 	}
 	if raw, ok := claims["identityKeyHash"]; ok && string(raw) != "null" {
 		if !stringClaim(claims, "identityKeyHash", &id.IdentityKeyHash) || !hashPattern.MatchString(id.IdentityKeyHash) {
@@ -232,9 +235,17 @@ func stringClaim(claims map[string]json.RawMessage, name string, out *string) bo
 	return ok && json.Unmarshal(raw, out) == nil
 }
 
+// labelClaim reads a non-empty string claim that names something in the audit log's user
+// agent, so it must not hold NUL.
+func labelClaim(claims map[string]json.RawMessage, name string, out *string) bool {
+	return stringClaim(claims, name, out) && *out != "" && !strings.Contains(*out, "\x00")
+}
+
+// intClaim reads an integer claim written as a JSON number: json.Number alone would also
+// take a string holding digits.
 func intClaim(claims map[string]json.RawMessage, name string) (int64, bool) {
 	raw, ok := claims[name]
-	if !ok {
+	if !ok || len(raw) == 0 || raw[0] == '"' {
 		return 0, false
 	}
 	var n json.Number
