@@ -133,6 +133,11 @@ var errStaleState = errors.New("commands: the cached workspace state is behind i
 // committed its record first; the next attempt replays that record's answer.
 var errIdempotencyRace = errors.New("commands: a concurrent request stored the same Idempotency-Key first")
 
+// ErrContended is returned when a command could not commit within maxAttempts because
+// other writers kept moving its stream: nothing was written, and the caller may try
+// again shortly.
+var ErrContended = errors.New("commands: the workspace's stream kept moving; nothing was written")
+
 // retryable reports whether an attempt may be made again.
 func retryable(err error) bool {
 	return errors.Is(err, eventstore.ErrVersionConflict) || errors.Is(err, errStaleState) || errors.Is(err, errIdempotencyRace)
@@ -155,8 +160,11 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 		} else {
 			decided, committed, res, replayed, err = l.inTransaction(ctx, entry, c, attempt > 1)
 		}
-		if retryable(err) && attempt < maxAttempts {
-			continue
+		if retryable(err) {
+			if attempt < maxAttempts {
+				continue
+			}
+			err = fmt.Errorf("%w: %w", ErrContended, err)
 		}
 		if err != nil {
 			return Response{}, false, err

@@ -41,6 +41,9 @@ var (
 	errUnavailable  = &apiError{Status: http.StatusServiceUnavailable, Code: "SERVICE_UNAVAILABLE",
 		Message:    "the service cannot reach its database for a moment; retry after Retry-After seconds (a write retried with the same Idempotency-Key takes effect once)",
 		RetryAfter: unavailableRetryAfter}
+	errContended = &apiError{Status: http.StatusServiceUnavailable, Code: "SERVICE_UNAVAILABLE",
+		Message:    "the workspace is taking many writes at once and this one was not made; retry after Retry-After seconds",
+		RetryAfter: 1}
 )
 
 // unavailableRetryAfter is the Retry-After of a 503 for an unreachable database: long
@@ -78,6 +81,9 @@ func toAPIError(err error) *apiError {
 	}
 	if databaseUnavailable(err) {
 		return errUnavailable
+	}
+	if errors.Is(err, commands.ErrContended) {
+		return errContended
 	}
 	return errInternal
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/finledger/finledger/commands"
 )
 
 // A panic, or any error the API does not know, answers 500 in the envelope without
@@ -81,5 +83,17 @@ func TestDatabaseErrorsAnswer503(t *testing.T) {
 				t.Fatalf("body %s", rec.Body)
 			}
 		})
+	}
+}
+
+// A command that other writers kept from committing wrote nothing: 503, retry soon.
+func TestContendedCommandAnswers503(t *testing.T) {
+	rec := httptest.NewRecorder()
+	err := fmt.Errorf("%w: %w", commands.ErrContended, errors.New("append at version 7: conflict"))
+	withRequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, err) })).
+		ServeHTTP(rec, httptest.NewRequest("POST", "/api/transactions", nil))
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
+		!strings.Contains(rec.Body.String(), `"code":"SERVICE_UNAVAILABLE"`) {
+		t.Fatalf("%d, Retry-After %q: %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
 }
