@@ -3,11 +3,8 @@ package eventstore_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,100 +162,6 @@ func TestReadAllLockedKeepsStreamOrder(t *testing.T) {
 	}
 	if len(hot) != 2 || hot[0] != 1 || hot[1] != 2 {
 		t.Fatalf("the locked read gives stream hot at versions %v, want [1 2]", hot)
-	}
-}
-
-// Many writers commit in random order while a subscription tails the log: it must see
-// every committed event exactly once and never an aborted one.
-func TestSubscriptionSeesEveryEventOnceUnderConcurrentWriters(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pool := testdb.Pool(t)
-
-	const writers, each = 12, 40
-	var mu sync.Mutex
-	want := map[uuid.UUID]bool{}
-	var wg sync.WaitGroup
-	for w := 0; w < writers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			stream := fmt.Sprintf("w-%d", w)
-			version := int64(0)
-			for i := 0; i < each; i++ {
-				batch := storetest.NewEvents(1+rand.IntN(3), "a.v1")
-				abort := rand.IntN(10) == 0
-				err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-					if _, err := eventstore.Append(ctx, tx, stream, version, batch, t0); err != nil {
-						return err
-					}
-					time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
-					if abort {
-						return errors.New("abort")
-					}
-					return nil
-				})
-				if abort {
-					continue
-				}
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				version += int64(len(batch))
-				mu.Lock()
-				for _, e := range batch {
-					want[e.ID] = true
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	writersDone := make(chan struct{})
-	go func() { wg.Wait(); close(writersDone) }()
-
-	seen := map[uuid.UUID]int{}
-	var delivered atomic.Int64
-	var last eventstore.Position
-	sub := &eventstore.Subscription{DB: pool, BatchSize: 7, Interval: 5 * time.Millisecond}
-	subCtx, stop := context.WithCancel(ctx)
-	subErr := make(chan error, 1)
-	go func() {
-		subErr <- sub.Run(subCtx, func(_ context.Context, e eventstore.RecordedEvent) error {
-			if !last.Less(e.Position) {
-				return fmt.Errorf("position went back: %v after %v", e.Position, last)
-			}
-			last = e.Position
-			seen[e.ID]++
-			delivered.Add(1)
-			return nil
-		})
-	}()
-	<-writersDone
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		mu.Lock()
-		total := len(want)
-		mu.Unlock()
-		if delivered.Load() >= int64(total) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	stop()
-	if err := <-subErr; !errors.Is(err, context.Canceled) {
-		t.Fatal(err)
-	}
-	for id, n := range seen {
-		if n != 1 {
-			t.Errorf("event %s delivered %d times", id, n)
-		}
-		if !want[id] {
-			t.Errorf("event %s delivered but never committed", id)
-		}
-	}
-	if len(seen) != len(want) {
-		t.Fatalf("delivered %d events, committed %d", len(seen), len(want))
 	}
 }
 

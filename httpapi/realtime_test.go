@@ -208,6 +208,23 @@ func expectEnd(t *testing.T, events <-chan sseEvent) {
 	}
 }
 
+// streamOpens tries to open a stream and reports whether it opened; an open one stays
+// open until the test ends.
+func streamOpens(t *testing.T, url string) bool {
+	t.Helper()
+	resp, cancel, err := dialStream(url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		cancel()
+		_ = resp.Body.Close()
+		return false
+	}
+	t.Cleanup(cancel)
+	return true
+}
+
 // streamRefused expects the stream to be refused with status and code, and returns the
 // refusal's headers and error details.
 func streamRefused(t *testing.T, url string, status int, code string) (http.Header, map[string]any) {
@@ -319,19 +336,7 @@ func TestRealtimeStreamsPerToken(t *testing.T) {
 
 	// One closed on B frees a slot for A.
 	closers[0]()
-	waitFor(t, "a slot freed", 5*time.Second, func() bool {
-		resp, cancel, err := dialStream(env.URL+path, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			cancel()
-			_ = resp.Body.Close()
-			return false
-		}
-		t.Cleanup(cancel)
-		return true
-	})
+	waitFor(t, "a slot freed", 5*time.Second, func() bool { return streamOpens(t, env.URL+path) })
 	streamRefused(t, b.URL+path, http.StatusTooManyRequests, "TOO_MANY_STREAMS")
 
 	// Sixteen opened at once on two instances with a fresh token: five get through.
@@ -399,18 +404,8 @@ func TestRealtimeSlotsOfAKilledInstance(t *testing.T) {
 	streamRefused(t, env.URL+path, http.StatusTooManyRequests, "TOO_MANY_STREAMS")
 	var freed time.Duration
 	waitFor(t, "the killed instance's slots", 6*time.Second, func() bool {
-		resp, cancel, err := dialStream(env.URL+path, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if resp.StatusCode != http.StatusOK {
-			cancel()
-			_ = resp.Body.Close()
-			return false
-		}
 		freed = time.Since(killed)
-		t.Cleanup(cancel)
-		return true
+		return streamOpens(t, env.URL+path)
 	})
 	t.Logf("slots freed %s after the kill", freed)
 }
