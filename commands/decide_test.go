@@ -349,7 +349,7 @@ func jsonRoundTrip(in, out any) error {
 // Every event type folds into the state of the stream it belongs to: a type left out
 // would break every later command of the workspace.
 func TestEveryEventTypeFolds(t *testing.T) {
-	for name, factory := range eventFactories {
+	for name, factory := range eventTypes {
 		event := factory()
 		userEvent := strings.HasPrefix(name, "user.") || strings.HasPrefix(name, "whatsapp.")
 		var err error

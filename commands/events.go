@@ -268,34 +268,63 @@ type NewEvent struct {
 	Data any
 }
 
-var eventFactories = map[string]func() any{
-	TypeUserRegistered:      func() any { return &UserRegistered{} },
-	TypeUserIdentityChanged: func() any { return &UserIdentityChanged{} },
-	TypeWorkspaceCreated:    func() any { return &WorkspaceCreated{} },
-	TypeWalletCreated:       func() any { return &WalletCreated{} },
-	TypeWalletUpdated:       func() any { return &WalletUpdated{} },
-	TypeWalletArchived:      func() any { return &WalletArchived{} },
-	TypeCategoryCreated:     func() any { return &CategoryCreated{} },
-	TypeCategoryUpdated:     func() any { return &CategoryUpdated{} },
-	TypeCategoryArchived:    func() any { return &CategoryArchived{} },
-	TypeTagCreated:          func() any { return &TagCreated{} },
-	TypeTransactionCreated:  func() any { return &TransactionCreated{} },
-	TypeTransactionUpdated:  func() any { return &TransactionUpdated{} },
-	TypeTransactionDeleted:  func() any { return &TransactionDeleted{} },
-	TypeUserProfileUpdated:  func() any { return &UserProfileUpdated{} },
-	TypeUserDeleted:         func() any { return &UserDeleted{} },
-	TypeWorkspaceDeleted:    func() any { return &WorkspaceDeleted{} },
-	TypeMemberAdded:         func() any { return &MemberAdded{} },
-	TypeMemberInvited:       func() any { return &MemberInvited{} },
-	TypeMemberRoleChanged:   func() any { return &MemberRoleChanged{} },
-	TypeMemberRemoved:       func() any { return &MemberRemoved{} },
-	TypeAPIKeyCreated:       func() any { return &APIKeyCreated{} },
-	TypeAPIKeyRevoked:       func() any { return &APIKeyRevoked{} },
+// eventTypes is the one registry of event types: each stored type name and the payload
+// it decodes into. A name is written into history for good, so a payload's shape
+// changes under a new name (a new version), never under an old one.
+var eventTypes = map[string]func() any{
+	TypeUserRegistered:              payload[UserRegistered],
+	TypeUserIdentityChanged:         payload[UserIdentityChanged],
+	TypeUserProfileUpdated:          payload[UserProfileUpdated],
+	TypeUserDeleted:                 payload[UserDeleted],
+	TypeWorkspaceCreated:            payload[WorkspaceCreated],
+	TypeWorkspaceDeleted:            payload[WorkspaceDeleted],
+	TypeMemberAdded:                 payload[MemberAdded],
+	TypeMemberInvited:               payload[MemberInvited],
+	TypeMemberRoleChanged:           payload[MemberRoleChanged],
+	TypeMemberRemoved:               payload[MemberRemoved],
+	TypeAPIKeyCreated:               payload[APIKeyCreated],
+	TypeAPIKeyRevoked:               payload[APIKeyRevoked],
+	TypeWalletCreated:               payload[WalletCreated],
+	TypeWalletUpdated:               payload[WalletUpdated],
+	TypeWalletArchived:              payload[WalletArchived],
+	TypeCategoryCreated:             payload[CategoryCreated],
+	TypeCategoryUpdated:             payload[CategoryUpdated],
+	TypeCategoryArchived:            payload[CategoryArchived],
+	TypeTagCreated:                  payload[TagCreated],
+	TypeTransactionCreated:          payload[TransactionCreated],
+	TypeTransactionUpdated:          payload[TransactionUpdated],
+	TypeTransactionDeleted:          payload[TransactionDeleted],
+	TypeBudgetCreated:               payload[BudgetCreated],
+	TypeBudgetUpdated:               payload[BudgetUpdated],
+	TypeBudgetDeleted:               payload[BudgetDeleted],
+	TypeGoalCreated:                 payload[GoalCreated],
+	TypeGoalUpdated:                 payload[GoalUpdated],
+	TypeGoalDeleted:                 payload[GoalDeleted],
+	TypeDebtCreated:                 payload[DebtCreated],
+	TypeDebtUpdated:                 payload[DebtUpdated],
+	TypeDebtDeleted:                 payload[DebtDeleted],
+	TypeRecurringCreated:            payload[RecurringCreated],
+	TypeRecurringUpdated:            payload[RecurringUpdated],
+	TypeRecurringDeleted:            payload[RecurringDeleted],
+	TypeRecurringPaid:               payload[RecurringPaid],
+	TypeExchangeRatesSet:            payload[ExchangeRatesSet],
+	TypeWebhookCreated:              payload[WebhookCreated],
+	TypeWebhookUpdated:              payload[WebhookUpdated],
+	TypeWebhookDeleted:              payload[WebhookDeleted],
+	TypeWebhookSecretRotated:        payload[WebhookSecretRotated],
+	TypeWhatsAppLinked:              payload[WhatsAppLinked],
+	TypeWhatsAppUnlinked:            payload[WhatsAppUnlinked],
+	TypeWhatsAppSuspended:           payload[WhatsAppSuspended],
+	TypeWhatsAppFingerprintRecorded: payload[WhatsAppFingerprintRecorded],
+	TypeWhatsAppWorkspaceChanged:    payload[WhatsAppWorkspaceChanged],
 }
+
+// payload makes an empty payload of type T to decode into.
+func payload[T any]() any { return new(T) }
 
 // DecodeEvent parses a stored payload into its typed struct (a pointer).
 func DecodeEvent(eventType string, data []byte) (any, error) {
-	factory, ok := eventFactories[eventType]
+	factory, ok := eventTypes[eventType]
 	if !ok {
 		return nil, fmt.Errorf("commands: unknown event type %q", eventType)
 	}

@@ -153,20 +153,6 @@ type RecurringPaid struct {
 	Automatic     bool      `json:"automatic"`
 }
 
-func init() {
-	for name, factory := range map[string]func() any{
-		TypeBudgetCreated: func() any { return &BudgetCreated{} }, TypeBudgetUpdated: func() any { return &BudgetUpdated{} },
-		TypeBudgetDeleted: func() any { return &BudgetDeleted{} }, TypeGoalCreated: func() any { return &GoalCreated{} },
-		TypeGoalUpdated: func() any { return &GoalUpdated{} }, TypeGoalDeleted: func() any { return &GoalDeleted{} },
-		TypeDebtCreated: func() any { return &DebtCreated{} }, TypeDebtUpdated: func() any { return &DebtUpdated{} },
-		TypeDebtDeleted: func() any { return &DebtDeleted{} }, TypeRecurringCreated: func() any { return &RecurringCreated{} },
-		TypeRecurringUpdated: func() any { return &RecurringUpdated{} }, TypeRecurringDeleted: func() any { return &RecurringDeleted{} },
-		TypeRecurringPaid: func() any { return &RecurringPaid{} },
-	} {
-		eventFactories[name] = factory
-	}
-}
-
 // TypeExchangeRatesSet records rates a workspace sets for itself.
 const TypeExchangeRatesSet = "exchange_rates.set.v1"
 
@@ -183,5 +169,3 @@ type ExchangeRatesSet struct {
 	Date  string         `json:"date"`
 	Rates []ExchangeRate `json:"rates"`
 }
-
-func init() { eventFactories[TypeExchangeRatesSet] = func() any { return &ExchangeRatesSet{} } }

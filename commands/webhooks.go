@@ -90,17 +90,6 @@ type Webhook struct {
 	Deleted bool
 }
 
-func init() {
-	for name, factory := range map[string]func() any{
-		TypeWebhookCreated:       func() any { return &WebhookCreated{} },
-		TypeWebhookUpdated:       func() any { return &WebhookUpdated{} },
-		TypeWebhookDeleted:       func() any { return &WebhookDeleted{} },
-		TypeWebhookSecretRotated: func() any { return &WebhookSecretRotated{} },
-	} {
-		eventFactories[name] = factory
-	}
-}
-
 // applyWebhook folds the events of webhook subscriptions.
 func (w *Workspace) applyWebhook(event any) (bool, error) {
 	switch e := event.(type) {

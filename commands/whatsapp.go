@@ -54,18 +54,6 @@ type WhatsAppWorkspaceChanged struct {
 	WorkspaceID uuid.UUID `json:"workspaceId"`
 }
 
-func init() {
-	for name, factory := range map[string]func() any{
-		TypeWhatsAppLinked:              func() any { return &WhatsAppLinked{} },
-		TypeWhatsAppUnlinked:            func() any { return &WhatsAppUnlinked{} },
-		TypeWhatsAppSuspended:           func() any { return &WhatsAppSuspended{} },
-		TypeWhatsAppFingerprintRecorded: func() any { return &WhatsAppFingerprintRecorded{} },
-		TypeWhatsAppWorkspaceChanged:    func() any { return &WhatsAppWorkspaceChanged{} },
-	} {
-		eventFactories[name] = factory
-	}
-}
-
 // Link is the user's chat-channel link as the write side sees it.
 type Link struct {
 	ID          uuid.UUID
