@@ -159,8 +159,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 				}
 				res := commands.Response{Status: c.Status, Body: data}
 				if c.Secret != nil {
+					fields, ok := v.(map[string]any)
+					if !ok {
+						return commands.Response{}, fmt.Errorf("httpapi: an answer with a secret must be an object, not %T", v)
+					}
 					answer := map[string]any{}
-					fields, _ := v.(map[string]any)
 					for k, v := range fields {
 						answer[k] = v
 					}

@@ -48,10 +48,26 @@ var transactionColumns = map[string]string{
 	"attachmentUrl": "attachment_url", "type": "type",
 }
 
+// auditWorkspaceOf returns the workspace whose audit log an event's stream writes to:
+// a workspace stream's own, or the personal workspace of a user stream's user.
+func auditWorkspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
+	if id, ok := commands.WorkspaceOfStream(e.StreamID); ok {
+		return id, nil
+	}
+	user, err := userOf(e)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	return commands.PersonalWorkspaceID(user), nil
+}
+
 // auditOf describes the audit entry of an event; ok is false for events that are not a
 // create, update or delete of something a person would look for.
 func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, err error) {
-	ws := func() uuid.UUID { id, _ := workspaceOf(e); return id }
+	ws, err := auditWorkspaceOf(e)
+	if err != nil {
+		return auditEntry{}, false, err
+	}
 	switch d := data.(type) {
 	case *commands.UserRegistered:
 		return auditEntry{workspace: d.PersonalWorkspaceID, entity: "user", entityID: d.UserID, action: actionCreate,
@@ -65,28 +81,28 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 	case *commands.UserDeleted:
 		return auditEntry{workspace: commands.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionDelete}, true, nil
 	case *commands.WorkspaceCreated:
-		return auditEntry{workspace: ws(), entity: "workspace", entityID: d.WorkspaceID, action: actionCreate,
+		return auditEntry{workspace: ws, entity: "workspace", entityID: d.WorkspaceID, action: actionCreate,
 			changes: created(map[string]any{"name": d.Name, "type": d.Kind, "currency": d.Currency})}, true, nil
 	case *commands.WorkspaceDeleted:
-		return auditEntry{workspace: ws(), entity: "workspace", entityID: d.WorkspaceID, action: actionDelete}, true, nil
+		return auditEntry{workspace: ws, entity: "workspace", entityID: d.WorkspaceID, action: actionDelete}, true, nil
 	case *commands.WalletCreated:
 		changes, err := diff(nil, d.WalletFields)
-		return auditEntry{workspace: ws(), entity: "wallet", entityID: d.WalletID, action: actionCreate, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionCreate, changes: changes}, true, err
 	case *commands.WalletUpdated:
 		changes, err := diff(d.Before, d.After)
-		return auditEntry{workspace: ws(), entity: "wallet", entityID: d.WalletID, action: actionUpdate, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionUpdate, changes: changes}, true, err
 	case *commands.WalletArchived:
-		return auditEntry{workspace: ws(), entity: "wallet", entityID: d.WalletID, action: actionDelete}, true, nil
+		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionDelete}, true, nil
 	case *commands.CategoryCreated:
 		changes, err := diff(nil, d.CategoryFields)
-		return auditEntry{workspace: ws(), entity: "category", entityID: d.CategoryID, action: actionCreate, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionCreate, changes: changes}, true, err
 	case *commands.CategoryUpdated:
 		changes, err := diff(d.Before, d.After)
-		return auditEntry{workspace: ws(), entity: "category", entityID: d.CategoryID, action: actionUpdate, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionUpdate, changes: changes}, true, err
 	case *commands.CategoryArchived:
-		return auditEntry{workspace: ws(), entity: "category", entityID: d.CategoryID, action: actionDelete}, true, nil
+		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionDelete}, true, nil
 	case *commands.TagCreated:
-		return auditEntry{workspace: ws(), entity: "tag", entityID: d.TagID, action: actionCreate,
+		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionCreate,
 			changes: created(map[string]any{"name": d.Name, "color": d.Color})}, true, nil
 	case *commands.TransactionCreated:
 		fields := *d
@@ -94,7 +110,7 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 		changes, err := diff(nil, fields)
 		delete(changes, "transactionId")
 		delete(changes, "postings")
-		return auditEntry{workspace: ws(), entity: "transaction", entityID: d.TransactionID, action: actionCreate, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionCreate, changes: changes}, true, err
 	case *commands.TransactionUpdated:
 		after, err := json.Marshal(d.Changes)
 		if err != nil {
@@ -108,49 +124,49 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 		for k := range set {
 			cols[k] = transactionColumns[k]
 		}
-		return auditEntry{workspace: ws(), entity: "transaction", entityID: d.TransactionID, action: actionUpdate,
+		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionUpdate,
 			fromRow: cols, after: json.RawMessage(after)}, true, nil
 	case *commands.TransactionDeleted:
-		return auditEntry{workspace: ws(), entity: "transaction", entityID: d.TransactionID, action: actionDelete,
+		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionDelete,
 			fromRow: transactionColumns, after: json.RawMessage(`{}`)}, true, nil
 	case *commands.MemberAdded:
-		return auditEntry{workspace: ws(), entity: "member", entityID: d.UserID, action: actionCreate,
+		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionCreate,
 			changes: created(map[string]any{"role": d.Role})}, true, nil
 	case *commands.MemberInvited:
-		return auditEntry{workspace: ws(), entity: "invitation", entityID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(d.Email)), action: actionCreate,
+		return auditEntry{workspace: ws, entity: "invitation", entityID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(d.Email)), action: actionCreate,
 			changes: created(map[string]any{"email": d.Email, "role": d.Role})}, true, nil
 	case *commands.MemberRoleChanged:
-		return auditEntry{workspace: ws(), entity: "member", entityID: d.UserID, action: actionUpdate,
+		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionUpdate,
 			changes: map[string]change{"role": {d.Before, d.After}}}, true, nil
 	case *commands.MemberRemoved:
-		return auditEntry{workspace: ws(), entity: "member", entityID: d.UserID, action: actionDelete,
+		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionDelete,
 			changes: map[string]change{"role": {d.Role, nil}}}, true, nil
 	case *commands.APIKeyCreated:
 		// The hash stays out of the log, like the secret it stands for.
-		return auditEntry{workspace: ws(), entity: "api_key", entityID: d.KeyID, action: actionCreate,
+		return auditEntry{workspace: ws, entity: "api_key", entityID: d.KeyID, action: actionCreate,
 			changes: created(map[string]any{"name": d.Name, "scopes": d.Scopes, "prefix": d.Prefix, "expiresAt": d.ExpiresAt})}, true, nil
 	case *commands.APIKeyRevoked:
-		return auditEntry{workspace: ws(), entity: "api_key", entityID: d.KeyID, action: actionDelete}, true, nil
+		return auditEntry{workspace: ws, entity: "api_key", entityID: d.KeyID, action: actionDelete}, true, nil
 	case *commands.WhatsAppLinked:
 		// Neither the phone number nor fingerprints go to the log.
-		return auditEntry{workspace: commands.PersonalWorkspaceID(userOf(e)), entity: "whatsapp_link", entityID: d.LinkID,
+		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID,
 			action: actionCreate, changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, true, nil
 	case *commands.WhatsAppUnlinked:
-		return auditEntry{workspace: commands.PersonalWorkspaceID(userOf(e)), entity: "whatsapp_link", entityID: d.LinkID, action: actionDelete}, true, nil
+		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionDelete}, true, nil
 	case *commands.WhatsAppSuspended:
-		return auditEntry{workspace: commands.PersonalWorkspaceID(userOf(e)), entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
+		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
 			changes: map[string]change{"status": {commands.LinkActive, commands.LinkSuspended}, "reason": {nil, d.Reason}}}, true, nil
 	case *commands.WhatsAppFingerprintRecorded:
-		return auditEntry{workspace: commands.PersonalWorkspaceID(userOf(e)), entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
+		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
 			changes: map[string]change{"fingerprint": {nil, "recorded"}}}, true, nil
 	case *commands.WhatsAppWorkspaceChanged:
-		return auditEntry{workspace: commands.PersonalWorkspaceID(userOf(e)), entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
+		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
 			changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, true, nil
 	case *commands.RecurringPaid:
-		return auditEntry{workspace: ws(), entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
+		return auditEntry{workspace: ws, entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
 			changes: map[string]change{"nextPayment": {d.DueDate, d.NextPayment}, "lastPayment": {nil, max(d.PaidOn, d.DueDate)}}}, true, nil
 	}
-	return moneyAudit(ws(), data)
+	return moneyAudit(ws, data)
 }
 
 // moneyAudit describes the audit entries of budgets, goals, debts, recurring payments

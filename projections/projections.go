@@ -64,9 +64,12 @@ func Project(ctx context.Context, db eventstore.DB, events []eventstore.Recorded
 }
 
 // userOf returns the user a user-stream event belongs to.
-func userOf(e eventstore.RecordedEvent) uuid.UUID {
-	id, _ := uuid.Parse(strings.TrimPrefix(e.StreamID, "user-"))
-	return id
+func userOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
+	id, err := uuid.Parse(strings.TrimPrefix(e.StreamID, "user-"))
+	if err != nil || !strings.HasPrefix(e.StreamID, "user-") {
+		return uuid.Nil, fmt.Errorf("projections: %s in stream %s outside a user's stream", e.Type, e.StreamID)
+	}
+	return id, nil
 }
 
 // queueChannelTransaction remembers, on the link that recorded it, a transaction made
@@ -112,7 +115,10 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 		b.Queue(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE created_by = $1`, d.UserID, at)
 		return nil
 	case *commands.WhatsAppLinked:
-		user := userOf(e)
+		user, err := userOf(e)
+		if err != nil {
+			return err
+		}
 		// A phone links one user: linking it here unlinks it elsewhere.
 		b.Queue(`DELETE FROM whatsapp_links WHERE phone_key = $1 AND user_id <> $2`, d.PhoneKey, user)
 		b.Queue(`INSERT INTO whatsapp_links (user_id, link_id, phone_key, phone_masked, workspace_id, fingerprint, status, linked_at, updated_at)
