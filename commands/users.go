@@ -41,7 +41,7 @@ const DefaultCurrency = "MXN"
 func (l *Ledger) RegisterUser(ctx context.Context, id Identity) (uuid.UUID, error) {
 	userID := UserIDFor(id.Subject)
 	workspaceID := PersonalWorkspaceID(userID)
-	meta := Metadata{ActorType: "user", ActorID: userID.String(), UserID: userID}
+	meta := Metadata{ActorType: ActorUser, ActorID: userID.String(), UserID: userID}
 	registered := NewEvent{TypeUserRegistered, &UserRegistered{
 		UserID: userID, Subject: id.Subject, Email: id.Email, Name: id.Name, PersonalWorkspaceID: workspaceID,
 	}}
@@ -146,7 +146,7 @@ func loadUser(ctx context.Context, tx pgx.Tx, id uuid.UUID) (*User, error) {
 // UpdateIdentity records a new email or name reported by the identity provider.
 func (l *Ledger) UpdateIdentity(ctx context.Context, userID uuid.UUID, email, name string) error {
 	stream := UserStreamID(userID)
-	meta := Metadata{ActorType: "user", ActorID: userID.String(), UserID: userID}
+	meta := Metadata{ActorType: ActorUser, ActorID: userID.String(), UserID: userID}
 	events, err := l.encode([]NewEvent{{TypeUserIdentityChanged, &UserIdentityChanged{UserID: userID, Email: email, Name: name}}}, meta)
 	if err != nil {
 		return err

@@ -185,7 +185,7 @@ func (s *Server) resolveSession(r *http.Request, token string, wsID *uuid.UUID) 
 		Workspace:  *sc.Workspace,
 		Credential: "user:" + sc.User.ID.String(),
 		Metadata: commands.Metadata{
-			ActorType: "user", ActorID: sc.User.ID.String(), UserID: sc.User.ID,
+			ActorType: commands.ActorUser, ActorID: sc.User.ID.String(), UserID: sc.User.ID,
 			UserAgent: userAgent(r), RequestID: requestID(ctx),
 		},
 	}, nil
@@ -208,7 +208,7 @@ func (s *Server) joinInvitations(ctx context.Context, userID uuid.UUID, email, s
 	if err != nil {
 		return queries.Session{}, err
 	}
-	meta := commands.Metadata{ActorType: "user", ActorID: userID.String(), UserID: userID}
+	meta := commands.Metadata{ActorType: commands.ActorUser, ActorID: userID.String(), UserID: userID}
 	for _, workspaceID := range invitations {
 		join := commands.JoinByInvitation{UserID: userID, Email: email}
 		if _, _, err := s.ledger.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: meta, Decide: join.Decide,
@@ -249,7 +249,7 @@ func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*pr
 		Credential: "key:" + kc.KeyID.String(),
 		KeyScopes:  kc.Scopes,
 		Metadata: commands.Metadata{
-			ActorType: "api_key", ActorID: kc.KeyID.String(), UserID: kc.User.ID,
+			ActorType: commands.ActorAPIKey, ActorID: kc.KeyID.String(), UserID: kc.User.ID,
 			UserAgent: userAgent(r), RequestID: requestID(ctx),
 		},
 	}, nil

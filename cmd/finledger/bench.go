@@ -361,7 +361,7 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 			n := min(1000, int64(depth)-version)
 			_, _, err := ledger.Execute(ctx, commands.Call{
 				WorkspaceID: workspaceID,
-				Metadata:    commands.Metadata{ActorType: "system", ActorID: "bench"},
+				Metadata:    commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"},
 				Decide: func(w *commands.Workspace) ([]commands.NewEvent, error) {
 					var out []commands.NewEvent
 					for i := int64(0); i < n; i++ {
@@ -405,7 +405,7 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 		// A new instance has no cached state: its first command folds the whole stream.
 		cold := commands.NewLedger(pool, projections.Queue, time.Now, 1)
 		t0 := time.Now()
-		if _, _, err := cold.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: commands.Metadata{ActorType: "system", ActorID: "bench"},
+		if _, _, err := cold.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"},
 			Decide:  func(*commands.Workspace) ([]commands.NewEvent, error) { return nil, nil },
 			Respond: commands.NoResponse}); err != nil {
 			return err

@@ -84,7 +84,7 @@ func (s *Scheduler) RunOnce(ctx context.Context) (int, error) {
 			recorded := 0
 			_, _, err := s.Ledger.Execute(ctx, commands.Call{
 				WorkspaceID: d.WorkspaceID,
-				Metadata:    commands.Metadata{ActorType: "system", ActorID: "scheduler"},
+				Metadata:    commands.Metadata{ActorType: commands.ActorSystem, ActorID: "scheduler"},
 				Decide:      cmd.Decide,
 				Respond: func(_ context.Context, _ *pgx.Batch, events []eventstore.RecordedEvent) func(eventstore.DB) (commands.Response, error) {
 					recorded = len(events)
