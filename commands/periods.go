@@ -3,6 +3,7 @@ package commands
 import (
 	"fmt"
 	"time"
+	_ "time/tzdata" // business days are computed in America/Mexico_City on any machine
 )
 
 // Period names shared by budgets and recurring payments.
@@ -31,9 +32,19 @@ func ParseDate(s string) (Date, error) {
 	return d, nil
 }
 
-// Day returns the calendar date of t in loc.
-func Day(t time.Time, loc *time.Location) Date {
-	y, m, d := t.In(loc).Date()
+// BusinessZone is where a day is decided: "today" for a transaction recorded without a
+// date, a budget's current period, a recurring payment falling due.
+var BusinessZone = func() *time.Location {
+	loc, err := time.LoadLocation("America/Mexico_City")
+	if err != nil {
+		panic(fmt.Sprintf("commands: load the business time zone: %v", err))
+	}
+	return loc
+}()
+
+// BusinessDay returns the business day at t: its calendar date in BusinessZone.
+func BusinessDay(t time.Time) Date {
+	y, m, d := t.In(BusinessZone).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 

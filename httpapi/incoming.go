@@ -92,7 +92,7 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := commands.CreateTransaction{TransactionID: newID(), Type: kind, Amount: amount.Value, WalletID: wallet,
 		ToWalletID: toWalletID.Ptr(), CategoryID: category, Concept: concept.Ptr(), Description: description.Ptr(),
-		Date: orDefault(date, s.now().In(BusinessZone).Format(time.DateOnly))}
+		Date: orDefault(date, s.today().Format(time.DateOnly))}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
 		Render: renderRecord("transaction", queries.TransactionByID, cmd.TransactionID)})
 }

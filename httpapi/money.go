@@ -16,7 +16,7 @@ import (
 )
 
 // today is the current business day.
-func (s *Server) today() commands.Date { return commands.Day(s.now(), BusinessZone) }
+func (s *Server) today() commands.Date { return commands.BusinessDay(s.now()) }
 
 // --- budgets ---
 

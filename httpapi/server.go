@@ -6,14 +6,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
-	_ "time/tzdata" // business days are computed in America/Mexico_City on any machine
 
 	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -23,18 +21,6 @@ import (
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/webhooks/bus"
 )
-
-// BusinessZone is where "today" is decided: the date of a transaction recorded without
-// one, and every business day.
-var BusinessZone = mustLoadLocation("America/Mexico_City")
-
-func mustLoadLocation(name string) *time.Location {
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		panic(fmt.Sprintf("httpapi: load %s: %v", name, err))
-	}
-	return loc
-}
 
 // Server serves the API.
 type Server struct {

@@ -57,7 +57,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	goalID, debtID := b.id("goalId"), b.id("debtId")
 	b.required("type", typ.Valid)
 	b.required("amount", in.Amount.Valid)
-	date := orDefault(in.Date, s.now().In(BusinessZone).Format(time.DateOnly))
+	date := orDefault(in.Date, s.today().Format(time.DateOnly))
 	cmd := commands.CreateTransaction{
 		TransactionID: newID(), Type: typ.Value, Amount: in.Amount.Value, DestinationAmount: in.DestinationAmount.Ptr(),
 		Date: date, Concept: in.Concept.Ptr(), Description: in.Description.Ptr(), WalletID: in.WalletID.Ptr(),

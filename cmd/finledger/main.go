@@ -353,7 +353,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	go purgeHourly(ctx, pool)
 	go hooks.Run(ctx)
 	go func() {
-		s := &scheduler.Scheduler{Pool: pool, Ledger: ledger, Now: time.Now, Zone: httpapi.BusinessZone}
+		s := &scheduler.Scheduler{Pool: pool, Ledger: ledger, Now: time.Now}
 		_ = s.Run(ctx) // ends with ctx
 	}()
 	ready("http://" + ln.Addr().String())

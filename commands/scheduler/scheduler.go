@@ -29,8 +29,7 @@ type Scheduler struct {
 	Pool     *pgxpool.Pool
 	Ledger   *commands.Ledger
 	Now      func() time.Time
-	Zone     *time.Location // where a day starts
-	Interval time.Duration  // between runs; default one minute
+	Interval time.Duration // between runs; default one minute
 }
 
 // Run waits to become the leader, then pays due items every Interval until ctx ends.
@@ -62,7 +61,7 @@ const maxPaymentsPerRun = 10_000
 // several. It returns how many payments it recorded. An item that cannot be paid (no
 // wallet, say) is logged and left for the next run.
 func (s *Scheduler) RunOnce(ctx context.Context) (int, error) {
-	today := commands.Day(s.Now(), s.Zone)
+	today := commands.BusinessDay(s.Now())
 	failed := map[uuid.UUID]bool{}
 	paid := 0
 	for paid < maxPaymentsPerRun {

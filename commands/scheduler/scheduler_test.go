@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/finledger/finledger/commands/scheduler"
-	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/internal/apitest"
 	"github.com/finledger/finledger/internal/testdb"
 )
@@ -31,7 +30,7 @@ func setup(t *testing.T) (*apitest.Env, *apitest.Client, string, string) {
 }
 
 func newScheduler(env *apitest.Env) *scheduler.Scheduler {
-	return &scheduler.Scheduler{Pool: env.Pool, Ledger: env.Ledger, Now: env.Clock.Now, Zone: httpapi.BusinessZone, Interval: 20 * time.Millisecond}
+	return &scheduler.Scheduler{Pool: env.Pool, Ledger: env.Ledger, Now: env.Clock.Now, Interval: 20 * time.Millisecond}
 }
 
 func TestSchedulerPaysEveryDueCycleOnce(t *testing.T) {
