@@ -2,12 +2,16 @@ package commands
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/eventstore"
 )
 
 // given folds events into a fresh workspace state, as a stream would.
@@ -454,5 +458,204 @@ func TestSuggest(t *testing.T) {
 	}
 	if got := Suggest(nil, "x", 5); len(got) != 0 {
 		t.Errorf("no names: %v", got)
+	}
+}
+
+// decider is any command: it decides events on a workspace state.
+type decider interface {
+	Decide(*Workspace) ([]NewEvent, error)
+}
+
+// carried returns the goal and debt effects a transaction event carries.
+func carried(t *testing.T, data any) *Effects {
+	t.Helper()
+	switch d := data.(type) {
+	case *TransactionCreated:
+		return d.Effects
+	case *TransactionUpdated:
+		return d.Effects
+	case *TransactionDeleted:
+		return d.Effects
+	}
+	t.Fatalf("%T is not a transaction event", data)
+	return nil
+}
+
+// asJSON compares effects by what is stored: decimals equal in value and places.
+func asJSON(t *testing.T, v any) string {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// storedOldShape is an event as it reads back from a log written before goal and debt
+// effects travelled in events: without them.
+func storedOldShape(t *testing.T, e NewEvent) eventstore.RecordedEvent {
+	t.Helper()
+	var fields map[string]json.RawMessage
+	if err := jsonRoundTrip(e.Data, &fields); err != nil {
+		t.Fatal(err)
+	}
+	delete(fields, "effects")
+	data, err := json.Marshal(fields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eventstore.RecordedEvent{StreamID: "workspace-test", Event: eventstore.Event{Type: e.Type, Data: data}}
+}
+
+// goalsAndDebts describes what the state holds in goals and debts.
+func goalsAndDebts(w *Workspace) string {
+	var out []string
+	for id, g := range w.Goals {
+		out = append(out, fmt.Sprintf("goal %s saved %s", id, g.Saved))
+		for wallet, f := range g.Funded {
+			out = append(out, fmt.Sprintf("goal %s wallet %s funded %s", id, wallet, f))
+		}
+	}
+	for id, d := range w.Debts {
+		out = append(out, fmt.Sprintf("debt %s pending %s", id, d.PendingBalance))
+	}
+	sort.Strings(out)
+	return strings.Join(out, "\n")
+}
+
+// Goal and debt effects are decided once and travel in the transaction events: the
+// goal's saved amount and each funding wallet's share, the debt's pending balance;
+// corrections and deletions revert the old effect and apply the new one. Events stored
+// before effects travelled in them get the same effects, folded by the state and read
+// by a reader of the log that keeps no state.
+func TestGoalAndDebtEffectsTravelInEvents(t *testing.T) {
+	goal := uuid.MustParse("00000000-0000-0000-0000-0000000000c0")
+	debt := uuid.MustParse("00000000-0000-0000-0000-0000000000d0")
+	savings := uuid.MustParse("00000000-0000-0000-0000-000000000004")
+	depositID := uuid.MustParse("00000000-0000-0000-0000-0000000000e1")
+	paymentID := uuid.MustParse("00000000-0000-0000-0000-0000000000e2")
+	base := append(workspace(),
+		wallet(savings, "Savings", "MXN", "0", false),
+		&GoalCreated{GoalID: goal, GoalFields: GoalFields{Name: "Trip", TargetAmount: dec("1000"), Currency: "MXN"}},
+		&DebtCreated{DebtID: debt, DebtFields: DebtFields{Name: "Car", TotalAmount: dec("1000"), PendingBalance: dec("1000"), Currency: "MXN"}})
+
+	deposit := func(from uuid.UUID, amount string) GoalMovement {
+		return GoalMovement{GoalID: goal, Type: TxGoalDeposit, Amount: dec(amount), WalletID: idp(from), Date: "2026-03-01", NewID: uuid.New}
+	}
+	withdraw := func(amount string) GoalMovement {
+		return GoalMovement{GoalID: goal, Type: TxGoalWithdrawal, Amount: dec(amount), Date: "2026-03-02", NewID: uuid.New}
+	}
+	firstDeposit := deposit(cash, "100")
+	firstDeposit.NewID = func() uuid.UUID { return depositID }
+	pay := PayDebt{DebtID: debt, TransactionID: paymentID, Amount: dec("40"), WalletID: idp(cash), Date: "2026-03-03"}
+	saved := func(wallet uuid.UUID, amount string) Effects {
+		return Effects{Goals: []GoalPosting{{GoalID: goal, WalletID: wallet, Amount: dec(amount)}}}
+	}
+	owed := func(amount string) Effects { return Effects{Debts: []DebtPosting{{DebtID: debt, Amount: dec(amount)}}} }
+
+	cases := []struct {
+		name  string
+		given []decider
+		when  decider
+		then  []Effects // one per event decided
+	}{
+		{"a deposit adds to the goal and to its wallet's share", nil, deposit(cash, "100"),
+			[]Effects{saved(cash, "100")}},
+		{"a withdrawal splits in proportion, the cent left over to the bigger funder",
+			[]decider{deposit(cash, "100"), deposit(bank, "200.01")}, withdraw("100"),
+			[]Effects{saved(cash, "-33.33"), saved(bank, "-66.67")}},
+		{"a withdrawal among equal funders gives the cent left over by wallet id",
+			[]decider{deposit(cash, "1"), deposit(bank, "1"), deposit(savings, "1")}, withdraw("1"),
+			[]Effects{saved(cash, "-0.34"), saved(bank, "-0.33"), saved(savings, "-0.33")}},
+		{"a withdrawal into a wallet takes from that wallet's share", []decider{firstDeposit},
+			GoalMovement{GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("30"), WalletID: idp(cash), NewID: uuid.New},
+			[]Effects{saved(cash, "-30")}},
+		{"a payment lowers what is owed", nil, pay, []Effects{owed("-40")}},
+		{"an expense without a debt moves nothing", nil,
+			CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("5")}, []Effects{{}}},
+		{"a corrected payment reverts the old amount and applies the new", []decider{pay},
+			UpdateTransaction{TransactionID: paymentID, Amount: Of(dec("45.5")), WalletID: Of(bank)}, []Effects{owed("-5.5")}},
+		{"a correction that leaves the amount still names the debt", []decider{pay},
+			UpdateTransaction{TransactionID: paymentID, Concept: Of("fixed")}, []Effects{owed("0")}},
+		{"a recategorized payment still names the debt", []decider{pay},
+			BulkTransactions{IDs: []uuid.UUID{paymentID}, Operation: BulkRecategorize, CategoryID: idp(food)}, []Effects{owed("0")}},
+		{"a deleted payment is owed again", []decider{pay}, DeleteTransaction{TransactionID: paymentID}, []Effects{owed("40")}},
+		{"a deleted payment is owed again as it was corrected",
+			[]decider{pay, UpdateTransaction{TransactionID: paymentID, Amount: Of(dec("45.5"))}},
+			DeleteTransaction{TransactionID: paymentID}, []Effects{owed("45.5")}},
+		{"a deleted deposit leaves the goal", []decider{firstDeposit}, DeleteTransaction{TransactionID: depositID},
+			[]Effects{saved(cash, "-100")}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w, old := given(t, base...), given(t, base...)
+			history := NewUpcaster()
+			decide := func(d decider) []NewEvent {
+				t.Helper()
+				events, err := d.Decide(w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				then(t, w, events)
+				for _, e := range events {
+					stored := storedOldShape(t, e)
+					data, err := DecodeEvent(stored.Type, stored.Data)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if err := old.Apply(data); err != nil {
+						t.Fatal(err)
+					}
+					upcast, err := history.Decode(stored)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got, want := asJSON(t, carried(t, upcast)), asJSON(t, carried(t, e.Data)); got != want {
+						t.Errorf("old-shaped %s read back with effects %s, decided %s", e.Type, got, want)
+					}
+				}
+				return events
+			}
+			for _, g := range c.given {
+				decide(g)
+			}
+			events := decide(c.when)
+			if len(events) != len(c.then) {
+				t.Fatalf("%d events, want %d", len(events), len(c.then))
+			}
+			for i, e := range events {
+				if got, want := asJSON(t, carried(t, e.Data)), asJSON(t, &c.then[i]); got != want {
+					t.Errorf("event %d carries %s, want %s", i, got, want)
+				}
+			}
+			if got, want := goalsAndDebts(old), goalsAndDebts(w); got != want {
+				t.Errorf("old-shaped events fold into\n%s\nwant\n%s", got, want)
+			}
+		})
+	}
+}
+
+// No command moves a transaction to another goal or debt (neither goalId nor debtId
+// can be corrected), but the netted effects carry such a move as postings carry a
+// change of wallet: the old effect reverted, the new one applied.
+func TestNetEffectsOfAMove(t *testing.T) {
+	goalA, goalB := uuid.MustParse("00000000-0000-0000-0000-0000000000c1"), uuid.MustParse("00000000-0000-0000-0000-0000000000c2")
+	debtA, debtB := uuid.MustParse("00000000-0000-0000-0000-0000000000d1"), uuid.MustParse("00000000-0000-0000-0000-0000000000d2")
+	cases := []struct {
+		from, to Transaction
+		want     Effects
+	}{
+		{Transaction{Type: TxExpense, Amount: dec("100"), WalletID: cash, DebtID: &debtA},
+			Transaction{Type: TxExpense, Amount: dec("80"), WalletID: cash, DebtID: &debtB},
+			Effects{Debts: []DebtPosting{{debtA, dec("100")}, {debtB, dec("-80")}}}},
+		{Transaction{Type: TxGoalDeposit, Amount: dec("50"), WalletID: cash, GoalID: &goalA},
+			Transaction{Type: TxGoalDeposit, Amount: dec("50"), WalletID: bank, GoalID: &goalB},
+			Effects{Goals: []GoalPosting{{goalA, cash, dec("-50")}, {goalB, bank, dec("50")}}}},
+	}
+	for _, c := range cases {
+		got := netEffects(c.from.goalAndDebtEffects().negated(), c.to.goalAndDebtEffects())
+		if asJSON(t, got) != asJSON(t, &c.want) {
+			t.Errorf("move carries %s, want %s", asJSON(t, got), asJSON(t, &c.want))
+		}
 	}
 }

@@ -155,6 +155,7 @@ type TransactionCreated struct {
 	ReferenceNumber   *string          `json:"referenceNumber"`
 	AttachmentURL     *string          `json:"attachmentUrl"`
 	Postings          []Posting        `json:"postings"`
+	Effects           *Effects         `json:"effects,omitempty"`
 }
 
 // TransactionChanges lists the fields an update sets; absent fields keep their value.
@@ -173,18 +174,20 @@ type TransactionChanges struct {
 	AttachmentURL     Nullable[string]          `json:"attachmentUrl,omitzero"`
 }
 
-// TransactionUpdated changes a transaction; Postings move balances from the old effect
-// to the new one.
+// TransactionUpdated changes a transaction; Postings move balances, and Effects goals
+// and debts, from the old effect to the new one.
 type TransactionUpdated struct {
 	TransactionID uuid.UUID          `json:"transactionId"`
 	Changes       TransactionChanges `json:"changes"`
 	Postings      []Posting          `json:"postings"`
+	Effects       *Effects           `json:"effects,omitempty"`
 }
 
-// TransactionDeleted soft-deletes a transaction; Postings revert its effect.
+// TransactionDeleted soft-deletes a transaction; Postings and Effects revert its effect.
 type TransactionDeleted struct {
 	TransactionID uuid.UUID `json:"transactionId"`
 	Postings      []Posting `json:"postings"`
+	Effects       *Effects  `json:"effects,omitempty"`
 }
 
 // Profile is a user's editable profile (spec 2.8).

@@ -129,6 +129,7 @@ func (c GoalMovement) Decide(w *Workspace) ([]NewEvent, error) {
 		events = append(events, NewEvent{TypeTransactionCreated, &TransactionCreated{
 			TransactionID: c.NewID(), Type: c.Type, Amount: t.Amount, Currency: t.Currency, Date: c.Date,
 			Concept: &concept, Description: c.Note, WalletID: walletID, GoalID: &goalID, Postings: netPostings(t.effect()),
+			Effects: t.createdEffects(),
 		}})
 	}
 	return events, nil

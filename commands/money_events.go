@@ -109,6 +109,29 @@ type DebtDeleted struct {
 	DebtID uuid.UUID `json:"debtId"`
 }
 
+// GoalPosting is one change, caused by a transaction event, of a goal's saved amount
+// and, by the same amount, of the share of the goal that came from WalletID.
+type GoalPosting struct {
+	GoalID   uuid.UUID       `json:"goalId"`
+	WalletID uuid.UUID       `json:"walletId"`
+	Amount   decimal.Decimal `json:"amount"`
+}
+
+// DebtPosting is one change, caused by a transaction event, of a debt's pending balance.
+type DebtPosting struct {
+	DebtID uuid.UUID       `json:"debtId"`
+	Amount decimal.Decimal `json:"amount"`
+}
+
+// Effects are what a transaction event changes in goals and debts. Decide computes
+// them, like Postings, so that the state and the read models apply them without
+// re-deriving the rules. Events stored before effects travelled in them hold none
+// (nil): the state's fold and Upcaster give them the effects decide carries today.
+type Effects struct {
+	Goals []GoalPosting `json:"goals,omitempty"`
+	Debts []DebtPosting `json:"debts,omitempty"`
+}
+
 // RecurringFields are a recurring payment's editable fields.
 type RecurringFields struct {
 	Name        string          `json:"name"`

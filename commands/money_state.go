@@ -119,22 +119,22 @@ func find[T any](records map[uuid.UUID]*T, id uuid.UUID, what string) (*T, error
 	return r, nil
 }
 
-// moveGoalAndDebt applies a transaction's effect on its goal or debt, with sign +1 when
-// it takes effect and -1 when it is undone.
-func (w *Workspace) moveGoalAndDebt(t *Transaction, sign int64) {
-	amount := t.Amount.Mul(decimal.NewFromInt(sign))
-	if t.GoalID != nil {
-		if g, ok := w.Goals[*t.GoalID]; ok {
-			if t.Type == TxGoalWithdrawal {
-				amount = amount.Neg()
-			}
-			g.Saved = g.Saved.Add(amount)
-			g.Funded[t.WalletID] = g.Funded[t.WalletID].Add(amount)
+// moveGoalsAndDebts applies the goal and debt effects of a transaction event.
+func (w *Workspace) moveGoalsAndDebts(effects *Effects) error {
+	for _, p := range effects.Goals {
+		g, err := find(w.Goals, p.GoalID, "goal")
+		if err != nil {
+			return err
 		}
+		g.Saved = g.Saved.Add(p.Amount)
+		g.Funded[p.WalletID] = g.Funded[p.WalletID].Add(p.Amount)
 	}
-	if t.DebtID != nil && t.Type == TxExpense {
-		if d, ok := w.Debts[*t.DebtID]; ok {
-			d.PendingBalance = d.PendingBalance.Sub(amount)
+	for _, p := range effects.Debts {
+		d, err := find(w.Debts, p.DebtID, "debt")
+		if err != nil {
+			return err
 		}
+		d.PendingBalance = d.PendingBalance.Add(p.Amount)
 	}
+	return nil
 }

@@ -169,34 +169,37 @@ func (w *Workspace) Apply(event any) error {
 	case *TagCreated:
 		w.Tags[e.TagID] = &Tag{Name: e.Name, Active: true}
 	case *TransactionCreated:
-		t := &Transaction{
-			Type: e.Type, Amount: e.Amount, DestinationAmount: e.DestinationAmount, Currency: e.Currency,
-			WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, TagID: e.TagID,
-			GoalID: e.GoalID, DebtID: e.DebtID,
-		}
+		t := transactionOf(e)
 		w.Transactions[e.TransactionID] = t
 		w.countMovements(t, 1)
-		w.moveGoalAndDebt(t, 1)
+		if err := w.moveGoalsAndDebts(e.effects()); err != nil {
+			return err
+		}
 		return w.post(e.Postings)
 	case *TransactionUpdated:
 		t, err := find(w.Transactions, e.TransactionID, "transaction")
 		if err != nil {
 			return err
 		}
+		effects := e.effects(t)
 		w.countMovements(t, -1)
-		w.moveGoalAndDebt(t, -1)
 		t.applyChanges(e.Changes)
 		w.countMovements(t, 1)
-		w.moveGoalAndDebt(t, 1)
+		if err := w.moveGoalsAndDebts(effects); err != nil {
+			return err
+		}
 		return w.post(e.Postings)
 	case *TransactionDeleted:
 		t, err := find(w.Transactions, e.TransactionID, "transaction")
 		if err != nil {
 			return err
 		}
+		effects := e.effects(t)
 		t.Deleted = true
 		w.countMovements(t, -1)
-		w.moveGoalAndDebt(t, -1)
+		if err := w.moveGoalsAndDebts(effects); err != nil {
+			return err
+		}
 		return w.post(e.Postings)
 	case *WorkspaceDeleted:
 		w.Deleted = true
@@ -245,6 +248,15 @@ func (w *Workspace) countMovements(t *Transaction, delta int) {
 		if wallet, ok := w.Wallets[*t.ToWalletID]; ok {
 			wallet.Movements += delta
 		}
+	}
+}
+
+// transactionOf is the state's record of a new transaction.
+func transactionOf(e *TransactionCreated) *Transaction {
+	return &Transaction{
+		Type: e.Type, Amount: e.Amount, DestinationAmount: e.DestinationAmount, Currency: e.Currency,
+		WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, TagID: e.TagID,
+		GoalID: e.GoalID, DebtID: e.DebtID,
 	}
 }
 

@@ -88,7 +88,7 @@ func (c CreateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 		DestinationAmount: t.DestinationAmount, Date: c.Date, Concept: c.Concept, Description: c.Description,
 		WalletID: t.WalletID, ToWalletID: t.ToWalletID, CategoryID: t.CategoryID, GoalID: c.GoalID,
 		DebtID: c.DebtID, RecurringID: c.RecurringID, TagID: t.TagID, ReferenceNumber: c.ReferenceNumber,
-		AttachmentURL: c.AttachmentURL, Postings: netPostings(t.effect()),
+		AttachmentURL: c.AttachmentURL, Postings: netPostings(t.effect()), Effects: t.createdEffects(),
 	}}}, nil
 }
 
@@ -168,6 +168,7 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 		TransactionID: c.TransactionID,
 		Changes:       changes,
 		Postings:      netPostings(negate(old.effect()), next.effect()),
+		Effects:       old.correctedEffects(changes),
 	}}}, nil
 }
 
@@ -188,7 +189,7 @@ func (c DeleteTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 		}
 	}
 	return []NewEvent{{TypeTransactionDeleted, &TransactionDeleted{
-		TransactionID: c.TransactionID, Postings: netPostings(negate(t.effect())),
+		TransactionID: c.TransactionID, Postings: netPostings(negate(t.effect())), Effects: t.deletedEffects(),
 	}}}, nil
 }
 
@@ -254,11 +255,13 @@ func (c BulkTransactions) Decide(w *Workspace) ([]NewEvent, error) {
 			return nil, err
 		}
 		for _, id := range c.IDs {
-			if eqPtr(w.Transactions[id].CategoryID, c.CategoryID) {
+			t := w.Transactions[id]
+			if eqPtr(t.CategoryID, c.CategoryID) {
 				continue
 			}
+			changes := TransactionChanges{CategoryID: Of(*c.CategoryID)}
 			events = append(events, NewEvent{TypeTransactionUpdated, &TransactionUpdated{
-				TransactionID: id, Changes: TransactionChanges{CategoryID: Of(*c.CategoryID)},
+				TransactionID: id, Changes: changes, Effects: t.correctedEffects(changes),
 			}})
 		}
 	default:

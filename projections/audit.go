@@ -106,7 +106,7 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 			changes: created(map[string]any{"name": d.Name, "color": d.Color})}, true, nil
 	case *commands.TransactionCreated:
 		fields := *d
-		fields.Postings = nil
+		fields.Postings, fields.Effects = nil, nil
 		changes, err := diff(nil, fields)
 		delete(changes, "transactionId")
 		delete(changes, "postings")

@@ -18,7 +18,7 @@ type Public struct {
 }
 
 // internalFields are parts of stored payloads that are the ledger's own bookkeeping.
-var internalFields = []string{"postings"}
+var internalFields = []string{"postings", "effects"}
 
 // PublicEvents returns the public events a stored event stands for, none for events
 // subscribers do not see (members, keys, webhooks themselves). A goal deposit is both

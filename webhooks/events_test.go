@@ -16,7 +16,7 @@ func TestPublicEvents(t *testing.T) {
 		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"expense","amount":"1","postings":[{"walletId":"0195f3a2-0000-7000-8000-000000000004"}]}`, "[transaction.created]"},
 		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"goal_deposit","goalId":"0195f3a2-0000-7000-8000-000000000002"}`, "[transaction.created goal.deposit]"},
 		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"goal_withdrawal","goalId":"0195f3a2-0000-7000-8000-000000000002"}`, "[transaction.created goal.withdrawal]"},
-		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"expense","debtId":"0195f3a2-0000-7000-8000-000000000001"}`, "[transaction.created debt.payment]"},
+		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"expense","debtId":"0195f3a2-0000-7000-8000-000000000001","effects":{"debts":[{"debtId":"0195f3a2-0000-7000-8000-000000000001","amount":"-1"}]}}`, "[transaction.created debt.payment]"},
 		{commands.TypeTransactionUpdated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","changes":{},"postings":[]}`, "[transaction.updated]"},
 		{commands.TypeTransactionDeleted, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","postings":[]}`, "[transaction.deleted]"},
 		{commands.TypeWalletCreated, `{"walletId":"w"}`, "[wallet.created]"},
@@ -37,8 +37,8 @@ func TestPublicEvents(t *testing.T) {
 		names := make([]string, len(got))
 		for i, p := range got {
 			names[i] = p.Name
-			if strings.Contains(string(p.Data), "postings") {
-				t.Errorf("%s: data keeps the postings: %s", c.typ, p.Data)
+			if strings.Contains(string(p.Data), "postings") || strings.Contains(string(p.Data), "effects") {
+				t.Errorf("%s: data keeps the postings or effects: %s", c.typ, p.Data)
 			}
 		}
 		if fmt.Sprint(names) != c.want {
