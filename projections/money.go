@@ -2,7 +2,6 @@ package projections
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -12,46 +11,17 @@ import (
 	"github.com/finledger/finledger/internal/fx"
 )
 
-// effects names the read models a transaction feeds besides its own row and wallets.
-type effects struct{ totals, debt, goal bool }
-
-var allEffects = effects{true, true, true}
-
-// effectsOf says which read models a new transaction feeds.
-func effectsOf(t *commands.TransactionCreated) effects {
-	return effects{
-		totals: t.Type == commands.TxIncome || t.Type == commands.TxExpense,
-		debt:   t.DebtID != nil,
-		goal:   t.GoalID != nil,
-	}
-}
-
-// The effects of a transaction are read from its live row, so that the same statements
-// add a transaction (after its insert or update) and take it away (before its update or
-// deletion) whatever changed: replay runs them in the same order and gets the same sums.
-const (
-	totalsEffectSQL = `INSERT INTO daily_totals (workspace_id, day, type, currency, category_id, amount, count)
-		SELECT t.workspace_id, t.date, t.type, t.currency, coalesce(t.category_id, '00000000-0000-0000-0000-000000000000'),
-			$3::int * t.amount, $3::int
-		FROM transactions t
-		WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type IN ('income', 'expense')
-		ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
-			SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + excluded.count`
-	debtEffectSQL = `UPDATE debts d SET pending_balance = d.pending_balance - $3::int * t.amount, updated_at = $4
-		FROM transactions t
-		WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type = 'expense'
-			AND d.workspace_id = $1 AND d.id = t.debt_id`
-	goalEffectSQL = `UPDATE goals g SET saved_amount = g.saved_amount + $3::int * t.amount * CASE t.type WHEN 'goal_deposit' THEN 1 ELSE -1 END,
-			updated_at = $4
-		FROM transactions t
-		WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type IN ('goal_deposit', 'goal_withdrawal')
-			AND g.workspace_id = $1 AND g.id = t.goal_id`
-	fundingEffectSQL = `INSERT INTO goal_funding (workspace_id, goal_id, wallet_id, amount)
-		SELECT t.workspace_id, t.goal_id, t.wallet_id, $3::int * t.amount * CASE t.type WHEN 'goal_deposit' THEN 1 ELSE -1 END
-		FROM transactions t
-		WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type IN ('goal_deposit', 'goal_withdrawal')
-		ON CONFLICT (workspace_id, goal_id, wallet_id) DO UPDATE SET amount = goal_funding.amount + excluded.amount`
-)
+// totalsEffectSQL adds (sign 1) or takes away (sign -1) a transaction's contribution to
+// the daily totals. It reads the transaction's live row, so that the same statement adds
+// a transaction (after its update) and takes it away (before its update or deletion)
+// whatever changed: replay runs them in the same order and gets the same sums.
+const totalsEffectSQL = `INSERT INTO daily_totals (workspace_id, day, type, currency, category_id, amount, count)
+	SELECT t.workspace_id, t.date, t.type, t.currency, coalesce(t.category_id, '00000000-0000-0000-0000-000000000000'),
+		$3::int * t.amount, $3::int
+	FROM transactions t
+	WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type IN ('income', 'expense')
+	ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
+		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + excluded.count`
 
 // totalsCreateSQL adds a new transaction to the daily totals from its event's values,
 // sparing the read of its row.
@@ -60,29 +30,31 @@ const totalsCreateSQL = `INSERT INTO daily_totals (workspace_id, day, type, curr
 	ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
 		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + 1`
 
-// queueCreatedEffects feeds a new transaction to the read models it touches.
-func queueCreatedEffects(b *pgx.Batch, ws uuid.UUID, t *commands.TransactionCreated, at time.Time) {
-	which := effectsOf(t)
-	if which.totals {
+// queueCreatedTotals adds a new income or expense to the daily totals.
+func queueCreatedTotals(b *pgx.Batch, ws uuid.UUID, t *commands.TransactionCreated) {
+	if t.Type == commands.TxIncome || t.Type == commands.TxExpense {
 		b.Queue(totalsCreateSQL, ws, t.Date, t.Type, t.Currency, t.CategoryID, t.Amount)
-		which.totals = false
 	}
-	queueRowEffects(b, ws, t.TransactionID, 1, at, which)
 }
 
-// queueRowEffects adds (sign 1) or takes away (sign -1) a transaction's contribution to
-// the daily totals, its debt's pending balance and its goal's saved amount.
-func queueRowEffects(b *pgx.Batch, ws, id uuid.UUID, sign int, at time.Time, which effects) {
-	if which.totals {
-		b.Queue(totalsEffectSQL, ws, id, sign)
+// queueEffects applies the goal and debt effects a transaction event carries. An event
+// without them was decoded without commands.Upcaster, which gives old events theirs.
+func queueEffects(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, effects *commands.Effects) error {
+	if effects == nil {
+		return fmt.Errorf("projections: %s@%d (%s) carries no goal and debt effects", e.StreamID, e.Version, e.Type)
 	}
-	if which.debt {
-		b.Queue(debtEffectSQL, ws, id, sign, at)
+	for _, p := range effects.Goals {
+		b.Queue(`UPDATE goals SET saved_amount = saved_amount + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`,
+			ws, p.GoalID, p.Amount, e.RecordedAt)
+		b.Queue(`INSERT INTO goal_funding (workspace_id, goal_id, wallet_id, amount) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (workspace_id, goal_id, wallet_id) DO UPDATE SET amount = goal_funding.amount + excluded.amount`,
+			ws, p.GoalID, p.WalletID, p.Amount)
 	}
-	if which.goal {
-		b.Queue(goalEffectSQL, ws, id, sign, at)
-		b.Queue(fundingEffectSQL, ws, id, sign)
+	for _, p := range effects.Debts {
+		b.Queue(`UPDATE debts SET pending_balance = pending_balance + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`,
+			ws, p.DebtID, p.Amount, e.RecordedAt)
 	}
+	return nil
 }
 
 // queueMoney projects budgets, goals, debts and recurring payments.

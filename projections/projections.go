@@ -48,10 +48,19 @@ func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error
 	return nil
 }
 
-// Project applies events to the read models in one round trip.
-func Project(ctx context.Context, db eventstore.DB, events []eventstore.RecordedEvent) error {
+// Project applies events read from the log to the read models in one round trip.
+// history decodes them; it must have seen every event of the log before them.
+func Project(ctx context.Context, db eventstore.DB, events []eventstore.RecordedEvent, history *commands.Upcaster) error {
+	decoded := make([]any, len(events))
+	for i, e := range events {
+		data, err := history.Decode(e)
+		if err != nil {
+			return err
+		}
+		decoded[i] = data
+	}
 	batch := &pgx.Batch{}
-	if err := Queue(batch, events, nil); err != nil {
+	if err := Queue(batch, events, decoded); err != nil {
 		return err
 	}
 	if batch.Len() == 0 {
@@ -238,13 +247,16 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
 			d.AttachmentURL, at, e.Version)
 		queuePostings(b, ws, d.Postings, at)
-		queueCreatedEffects(b, ws, d, at)
+		queueCreatedTotals(b, ws, d)
+		if err := queueEffects(b, ws, e, d.Effects); err != nil {
+			return err
+		}
 		if err := queueChannelTransaction(b, ws, e, d); err != nil {
 			return err
 		}
 	case *commands.TransactionUpdated:
 		c := d.Changes
-		queueRowEffects(b, ws, d.TransactionID, -1, at, allEffects)
+		b.Queue(totalsEffectSQL, ws, d.TransactionID, -1)
 		b.Queue(`UPDATE transactions SET
 				amount = CASE WHEN $3 THEN $4 ELSE amount END,
 				currency = CASE WHEN $5 THEN $6 ELSE currency END,
@@ -268,12 +280,14 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
 			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at)
 		queuePostings(b, ws, d.Postings, at)
-		queueRowEffects(b, ws, d.TransactionID, 1, at, allEffects)
+		b.Queue(totalsEffectSQL, ws, d.TransactionID, 1)
+		return queueEffects(b, ws, e, d.Effects)
 	case *commands.TransactionDeleted:
-		queueRowEffects(b, ws, d.TransactionID, -1, at, allEffects)
+		b.Queue(totalsEffectSQL, ws, d.TransactionID, -1)
 		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID, at)
 		queuePostings(b, ws, d.Postings, at)
+		return queueEffects(b, ws, e, d.Effects)
 	default:
 		return queueMoney(b, ws, e, data)
 	}

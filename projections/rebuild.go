@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
 )
 
@@ -42,6 +43,7 @@ func Rebuild(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 	var from eventstore.Position
 	total := 0
+	history := commands.NewUpcaster()
 	for {
 		events, err := eventstore.ReadAllLocked(ctx, tx, from, replayBatch)
 		if err != nil {
@@ -50,7 +52,7 @@ func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 		if len(events) == 0 {
 			return total, nil
 		}
-		if err := Project(ctx, tx, events); err != nil {
+		if err := Project(ctx, tx, events, history); err != nil {
 			return total, err
 		}
 		total += len(events)
