@@ -224,7 +224,7 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 		}
 		var plans []appendPlan
 		if decided, plans, err = l.decideOn(ctx, tx, state, cached, c); err != nil {
-			return err
+			return answeredMeanwhile(ctx, tx, c, err)
 		}
 		if c.DecideUser != nil {
 			user, err := loadUser(ctx, tx, c.UserID)
@@ -419,6 +419,26 @@ func (l *Ledger) encode(decided []NewEvent, meta Metadata) ([]eventstore.Event, 
 		out[i] = eventstore.Event{ID: id, Type: e.Type, Data: data, Metadata: metaJSON}
 	}
 	return out, nil
+}
+
+// answeredMeanwhile returns the domain error a keyed command decided, unless a request
+// with the same key committed after this one looked for its record: the state was read
+// after that, so it holds the other request's effects (a deletion finds the transaction
+// gone) and the error is not this request's answer. errIdempotencyRace then makes the
+// next attempt replay the answer recorded.
+func answeredMeanwhile(ctx context.Context, tx pgx.Tx, c Call, decided error) error {
+	var domain *Error
+	if c.Idempotency == nil || !errors.As(decided, &domain) {
+		return decided
+	}
+	_, found, err := lookupIdempotency(ctx, tx, c.WorkspaceID, c.Idempotency)
+	switch {
+	case err != nil:
+		return err
+	case found:
+		return errIdempotencyRace
+	}
+	return decided
 }
 
 func lookupIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k *Idempotency) (Response, bool, error) {
