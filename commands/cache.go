@@ -24,6 +24,9 @@ type cacheEntry struct {
 	refs  int
 	elem  *list.Element
 	state *Workspace // guarded by lock; nil until loaded or after a failure
+	// snapshotAt is the version of the workspace's latest snapshot this instance knows
+	// of (loaded or stored); guarded by lock.
+	snapshotAt int64
 }
 
 func newStateCache(limit int) *stateCache {

@@ -105,6 +105,8 @@ type Ledger struct {
 	now      func() time.Time
 	states   *stateCache
 	onCommit func()
+	// snapshotEvery is the least growth of a stream between two snapshots; 0: none.
+	snapshotEvery int64
 }
 
 // OnCommit sets a function called after every command that stored events; it must not
@@ -114,7 +116,7 @@ func (l *Ledger) OnCommit(f func()) { l.onCommit = f }
 
 // NewLedger returns a Ledger that keeps up to cacheSize workspace states in memory.
 func NewLedger(pool *pgxpool.Pool, project Projector, now func() time.Time, cacheSize int) *Ledger {
-	return &Ledger{pool: pool, project: project, now: now, states: newStateCache(cacheSize)}
+	return &Ledger{pool: pool, project: project, now: now, states: newStateCache(cacheSize), snapshotEvery: DefaultSnapshotEvery}
 }
 
 // maxAttempts bounds the attempts of a command. The first is optimistic: it trusts the
@@ -175,6 +177,7 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 				l.onCommit()
 			}
 		}
+		l.keepSnapshot(ctx, entry)
 		return res, replayed, nil
 	}
 }
@@ -348,39 +351,26 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 }
 
 // stateAt returns the entry's state. With head unknown (-1) it trusts the cached state,
-// loading the whole stream only when nothing is cached; with head known it brings the
-// state up to head, reading only the events the cached state has not seen.
+// loading the stream only when nothing is cached; with head known it brings the state up
+// to head, reading only the events the cached state has not seen. A load starts from
+// the workspace's latest snapshot and reads every event after it, so the state it
+// returns is as current as a fold of the whole stream.
 func (l *Ledger) stateAt(ctx context.Context, tx pgx.Tx, entry *cacheEntry, head int64) (*Workspace, error) {
 	loadAll := entry.state == nil
 	if loadAll || (head >= 0 && entry.state.Version > head) {
-		entry.state = NewWorkspace(entry.id)
-	}
-	state := entry.state
-	for (head < 0 && loadAll) || state.Version < head {
-		events, err := eventstore.ReadStream(ctx, tx, StreamID(entry.id), state.Version, foldBatch)
+		start, err := l.startingState(ctx, tx, entry.id, head)
 		if err != nil {
 			return nil, err
 		}
-		for _, e := range events {
-			data, err := DecodeEvent(e.Type, e.Data)
-			if err == nil {
-				err = state.Apply(data)
-			}
-			if err != nil {
-				entry.state = nil
-				return nil, fmt.Errorf("commands: fold %s@%d: %w", e.StreamID, e.Version, err)
-			}
-			state.Version = e.Version
-		}
-		if len(events) < foldBatch {
-			if head >= 0 && state.Version < head {
-				entry.state = nil
-				return nil, fmt.Errorf("commands: stream %s ends at %d, head says %d", StreamID(entry.id), state.Version, head)
-			}
-			break
+		entry.state, entry.snapshotAt = start, start.Version
+	}
+	if (head < 0 && loadAll) || entry.state.Version < head {
+		if err := foldStream(ctx, tx, entry.state, head); err != nil {
+			entry.state = nil
+			return nil, err
 		}
 	}
-	return state, nil
+	return entry.state, nil
 }
 
 // foldBatch is how many events a state load reads per query.
