@@ -3,6 +3,7 @@ package projections
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -16,7 +17,9 @@ const replayBatch = 2000
 
 // Rebuild clears every read model and replays the whole log into it in one
 // transaction, so readers see the old models until the new ones are complete. It takes
-// eventstore.LockAppends first, so that no command commits while it replays.
+// eventstore.LockAppends first, so that no command commits while it replays. It leaves
+// the workspace snapshots alone: they are folds of the events, which a replay does not
+// change, and Verify checks them.
 func Rebuild(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 	var n int
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -68,11 +71,19 @@ type Difference struct {
 	ReplayOnly int64
 	LiveRows   int64
 	ReplayRows int64
+	// Detail names what differs where rows alone would not say.
+	Detail string
 }
+
+// SnapshotsTable is the Difference of the workspace snapshots: each of the format this
+// build reads is a live row, the fold of its stream up to its version the replayed one.
+const SnapshotsTable = "workspace_snapshots"
 
 // Verify replays the whole log into scratch copies of the read models and compares them
 // with the live ones row by row, without changing the live ones. It is the auditor's
-// check that the read models equal the history. It returns one entry per table.
+// check that the read models equal the history. It returns one entry per table, and a
+// last one (SnapshotsTable) for the workspace snapshots, each compared with the fold of
+// its stream (commands.CheckSnapshots).
 func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 	var out []Difference
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
@@ -116,10 +127,39 @@ func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 		// The scratch schema is dropped with the rollback below.
 		return errRollback
 	})
-	if err == errRollback {
-		err = nil
+	if err != errRollback {
+		return out, err
 	}
+	// Snapshots are checked after appends are let go again: each is compared with the
+	// fold of events that can no longer change.
+	err = pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		snapshots, err := commands.CheckSnapshots(ctx, tx)
+		if err == nil {
+			out = append(out, snapshotDifference(snapshots))
+		}
+		return err
+	})
 	return out, err
+}
+
+// snapshotDifference reports a snapshot check as a table's difference, naming the first
+// snapshots that differ.
+func snapshotDifference(c commands.SnapshotCheck) Difference {
+	d := Difference{Table: SnapshotsTable, LiveRows: c.Checked, ReplayRows: c.Checked,
+		LiveOnly: int64(len(c.Differing)), ReplayOnly: int64(len(c.Differing))}
+	var notes []string
+	for i, s := range c.Differing {
+		if i == 5 {
+			notes = append(notes, fmt.Sprintf("and %d more", len(c.Differing)-i))
+			break
+		}
+		notes = append(notes, fmt.Sprintf("%s@%d differs from the fold", commands.StreamID(s.WorkspaceID), s.Version))
+	}
+	if c.OtherFormats > 0 {
+		notes = append(notes, fmt.Sprintf("%d of another format, which this build never reads", c.OtherFormats))
+	}
+	d.Detail = strings.Join(notes, "; ")
+	return d
 }
 
 type rollbackError struct{}

@@ -40,7 +40,8 @@ Usage:
   finledger dev                    run everything locally with no configuration
   finledger migrate                apply database migrations
   finledger replay                 rebuild every read model from the event log
-  finledger verify                 replay into scratch tables and compare with the live read models
+  finledger verify                 replay into scratch tables and compare with the live read models,
+                                   and every workspace snapshot with the fold of its stream
   finledger token --sub ID --email E [--name N] [--ttl 24h]
                                    mint a development session token
   finledger rates [--file F | --url U]
@@ -143,11 +144,14 @@ func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "%-18s live %8d  replay %8d  live-only %6d  replay-only %6d  %s\n",
 			d.Table, d.LiveRows, d.ReplayRows, d.LiveOnly, d.ReplayOnly, status)
+		if d.Detail != "" {
+			fmt.Fprintf(out, "%18s %s\n", "", d.Detail)
+		}
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d read model(s) differ from a replay of the log", bad)
 	}
-	fmt.Fprintln(out, "every read model equals a replay of the event log")
+	fmt.Fprintln(out, "every read model equals a replay of the event log, every workspace snapshot the fold of its stream")
 	return nil
 }
 
