@@ -49,6 +49,7 @@ type benchOptions struct {
 	pgbench    bool
 	rounds     int
 	depths     []int
+	coldDepths []int
 	samples    int
 	hookRate   int
 	hookSpaces int
@@ -61,7 +62,7 @@ type benchOptions struct {
 func bench(ctx context.Context, cfg config, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	var o benchOptions
-	var depths string
+	var depths, coldDepths string
 	fs.IntVar(&o.clients, "clients", 32, "concurrent HTTP clients (and pgbench clients)")
 	fs.IntVar(&o.workspaces, "workspaces", 64, "workspaces the clients spread over")
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "length of each throughput run")
@@ -69,21 +70,19 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 	fs.IntVar(&o.rounds, "rounds", 3, "alternating ledger and pgbench runs")
 	fs.StringVar(&depths, "depths", "10000,200000", "stream depths (prior events) for the latency test; empty skips it")
 	fs.IntVar(&o.samples, "samples", 2000, "sequential creates measured at each depth")
+	fs.StringVar(&coldDepths, "cold-depths", "", "stream depths (events, written in SQL) for timing a new instance's first command with and without snapshots; empty skips it")
 	fs.IntVar(&o.hookRate, "webhook-rate", 100, "transactions per second for the webhook delay test; 0 skips it")
 	fs.IntVar(&o.hookSpaces, "webhook-workspaces", 8, "workspaces, each with a webhook, for the webhook delay test")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	for _, d := range strings.Split(depths, ",") {
-		if d = strings.TrimSpace(d); d == "" {
-			continue
-		}
-		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 {
-			return fmt.Errorf("bench: bad depth %q", d)
-		}
-		o.depths = append(o.depths, n)
+	var err error
+	if o.depths, err = parseDepths(depths); err != nil {
+		return err
+	}
+	if o.coldDepths, err = parseDepths(coldDepths); err != nil {
+		return err
 	}
 
 	adminURL := cfg.DatabaseURL
@@ -226,7 +225,29 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 			return err
 		}
 	}
+	if len(o.coldDepths) > 0 {
+		fmt.Fprintf(out, "\n== a new instance's first command (one create) by stream depth, streams written in SQL\n")
+		if err := coldFirstCommand(ctx, adminURL, o.coldDepths, out); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// parseDepths reads a comma-separated list of stream depths.
+func parseDepths(list string) ([]int, error) {
+	var out []int
+	for _, d := range strings.Split(list, ",") {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("bench: bad depth %q", d)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 type benchRun struct {
@@ -402,16 +423,22 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 			lat = append(lat, time.Since(t0))
 		}
 		p50, p99 := percentiles(lat)
-		// A new instance has no cached state: its first command folds the whole stream.
-		cold := commands.NewLedger(pool, projections.Queue, time.Now, 1)
-		t0 := time.Now()
-		if _, _, err := cold.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"},
-			Decide:  func(*commands.Workspace) ([]commands.NewEvent, error) { return nil, nil },
-			Respond: commands.NoResponse}); err != nil {
-			return err
+		// A new instance has no cached state: its first command loads the latest snapshot
+		// and folds the events after it, or, with snapshots off, folds the whole stream.
+		var cold [2]time.Duration
+		for i, every := range []int64{commands.DefaultSnapshotEvery, 0} {
+			l := commands.NewLedger(pool, projections.Queue, time.Now, 1)
+			l.SnapshotEvery(every)
+			t0 := time.Now()
+			if _, _, err := l.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"},
+				Decide:  func(*commands.Workspace) ([]commands.NewEvent, error) { return nil, nil },
+				Respond: commands.NoResponse}); err != nil {
+				return err
+			}
+			cold[i] = time.Since(t0)
 		}
-		fmt.Fprintf(b.out, "depth %7d events (filled in %s): p50 %s, p99 %s; cold state load by a new instance %s\n",
-			depth, filled.Round(time.Millisecond), p50, p99, time.Since(t0).Round(time.Millisecond))
+		fmt.Fprintf(b.out, "depth %7d events (filled in %s): p50 %s, p99 %s; cold state load by a new instance %s from its latest snapshot, %s folding the whole stream\n",
+			depth, filled.Round(time.Millisecond), p50, p99, cold[0].Round(time.Millisecond), cold[1].Round(time.Millisecond))
 	}
 	return nil
 }

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/projections"
+)
+
+// coldDatabase is the scratch database of the cold-load test: its streams are written
+// straight into the events table, which the relay of the main bench would then publish.
+const coldDatabase = "finledger_bench_cold"
+
+// fillStream appends $3 copies of the stream's event at version $2 with new ids and
+// amounts (and the wallet's posting moved with the amount), as one append would: the
+// head moves and the events carry its transaction key.
+const fillStream = `WITH head AS (
+	UPDATE streams SET version = version + $3, tx_id = greatest(tx_id, pg_current_xact_id())
+	WHERE stream_id = $1 RETURNING version - $3 AS base, tx_id)
+INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at, tx_id)
+SELECT $1, head.base + g, gen_random_uuid(), t.type,
+	jsonb_set(jsonb_set(jsonb_set(t.data, '{transactionId}', to_jsonb(gen_random_uuid())),
+		'{amount}', to_jsonb(a.amount::text)), '{postings,0,amount}', to_jsonb((-a.amount)::text)),
+	t.metadata, now(), head.tx_id
+FROM head, (SELECT type, data, metadata FROM events WHERE stream_id = $1 AND version = $2) t,
+	generate_series(1, $3) g, LATERAL (SELECT ((1 + g % 50000)::numeric / 100)::numeric(12, 2) AS amount) a`
+
+// coldFirstCommand measures the first command of a new instance (a Ledger with an empty
+// cache) on a workspace whose stream holds depth events: folding the whole stream
+// (snapshots off), then from a snapshot at the head, then from a snapshot with as many
+// events after it as the snapshot interval lets pass; and what taking a snapshot adds
+// to the command that takes it. The stream is one real expense copied depth times in
+// SQL (new ids and amounts), in a scratch database without relay or HTTP server, so
+// that nothing else runs while a command is timed.
+func coldFirstCommand(ctx context.Context, adminURL string, depths []int, out io.Writer) error {
+	url, err := freshDatabase(ctx, adminURL, coldDatabase)
+	if err != nil {
+		return err
+	}
+	pool, err := database.Open(ctx, url, 4)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if _, err := database.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	for _, depth := range depths {
+		if err := coldAtDepth(ctx, pool, depth, out); err != nil {
+			return fmt.Errorf("bench: cold load at %d events: %w", depth, err)
+		}
+	}
+	return nil
+}
+
+func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writer) error {
+	setup := commands.NewLedger(pool, projections.Queue, time.Now, 1)
+	owner, err := setup.RegisterUser(ctx, commands.Identity{Subject: fmt.Sprintf("bench-cold-%d", depth), Email: "cold@bench.local"})
+	if err != nil {
+		return err
+	}
+	workspace := commands.PersonalWorkspaceID(owner)
+	stream := commands.StreamID(workspace)
+	wallet, category := uuid.New(), uuid.New()
+	run := func(l *commands.Ledger, decide func(*commands.Workspace) ([]commands.NewEvent, error)) (time.Duration, error) {
+		runtime.GC() // so that no collection of what came before falls in the timing
+		start := time.Now()
+		_, _, err := l.Execute(ctx, commands.Call{WorkspaceID: workspace,
+			Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"}, Decide: decide, Respond: commands.NoResponse})
+		return time.Since(start), err
+	}
+	expense := func(w *commands.Workspace) ([]commands.NewEvent, error) {
+		return commands.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: commands.TxExpense, Amount: decimal.New(1, 0),
+			Date: time.Now().Format(time.DateOnly), CategoryID: &category}.Decide(w)
+	}
+	for _, decide := range []func(*commands.Workspace) ([]commands.NewEvent, error){
+		commands.CreateWallet{WalletID: wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
+			CardColor: "#111827", InitialBalance: decimal.New(1000000, 0), IsDefault: true}}.Decide,
+		commands.CreateCategory{CategoryID: category, CategoryFields: commands.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,
+		expense,
+	} {
+		if _, err := run(setup, decide); err != nil {
+			return err
+		}
+	}
+	var template int64 // the expense's version
+	if err := pool.QueryRow(ctx, `SELECT version FROM streams WHERE stream_id = $1`, stream).Scan(&template); err != nil {
+		return err
+	}
+	fill := func(until int64) error {
+		var head int64
+		if err := pool.QueryRow(ctx, `SELECT version FROM streams WHERE stream_id = $1`, stream).Scan(&head); err != nil {
+			return err
+		}
+		for head < until {
+			n := min(100_000, until-head)
+			if _, err := pool.Exec(ctx, fillStream, stream, template, n); err != nil {
+				return fmt.Errorf("fill: %w", err)
+			}
+			head += n
+		}
+		if _, err := pool.Exec(ctx, `VACUUM ANALYZE events`); err != nil {
+			return err
+		}
+		_, err = pool.Exec(ctx, `CHECKPOINT`)
+		return err
+	}
+	started := time.Now()
+	if err := fill(int64(depth)); err != nil {
+		return err
+	}
+	written := time.Since(started)
+
+	off := commands.NewLedger(pool, projections.Queue, time.Now, 1)
+	off.SnapshotEvery(0)
+	folded, err := run(off, expense)
+	if err != nil {
+		return err
+	}
+	// A first command with snapshots on finds none yet: it folds the stream and takes one.
+	if _, err := run(commands.NewLedger(pool, projections.Queue, time.Now, 1), expense); err != nil {
+		return err
+	}
+	var snapshotAt, size int64
+	if err := pool.QueryRow(ctx, `SELECT version, octet_length(state) FROM workspace_snapshots WHERE workspace_id = $1
+		ORDER BY version DESC LIMIT 1`, workspace).Scan(&snapshotAt, &size); err != nil {
+		return fmt.Errorf("the snapshot: %w", err)
+	}
+	atHead, err := run(commands.NewLedger(pool, projections.Queue, time.Now, 1), expense)
+	if err != nil {
+		return err
+	}
+	// The most events a load folds after a snapshot: so many that the timed command
+	// takes the stream to one short of the next snapshot, which the next command takes.
+	warm := commands.NewLedger(pool, projections.Queue, time.Now, 1)
+	next := snapshotAt + 1 // the version at which the next snapshot is due
+	for next-snapshotAt < warm.SnapshotInterval(next) {
+		next++
+	}
+	tail := next - 2 - snapshotAt
+	if err := fill(next - 2); err != nil {
+		return err
+	}
+	behind, err := run(warm, expense)
+	if err != nil {
+		return err
+	}
+	taking, err := run(warm, expense)
+	if err != nil {
+		return err
+	}
+	plain, err := run(warm, expense)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "depth %7d events (written in %s): a new instance's first command %s folding the whole stream, "+
+		"%s from a snapshot at the head, %s from a snapshot %d events behind; on a cached state, the command that "+
+		"takes a snapshot (%.1f MB) %s, the next one %s\n",
+		depth, written.Round(time.Second), folded.Round(time.Millisecond), atHead.Round(time.Millisecond),
+		behind.Round(time.Millisecond), tail, float64(size)/1e6, taking.Round(time.Millisecond), plain.Round(100*time.Microsecond))
+	return nil
+}
