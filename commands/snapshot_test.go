@@ -409,10 +409,12 @@ func TestSnapshotPlusTailIsTheFold(t *testing.T) {
 		t.Fatalf("the stream's fold is not the fixture's state:\n%v", diffs)
 	}
 
-	// Events after the latest snapshot, and a new instance.
+	// Events after the latest snapshot, by an instance that takes none so soon, and a
+	// new instance.
+	late := NewLedger(pool, noProjection, time.Now, 10)
 	for i := range 3 {
 		batch := []NewEvent{{TypeTagCreated, &TagCreated{TagID: fixtureID(900 + i), Name: "late", Color: "#123456"}}}
-		if _, _, err := writer.Execute(ctx, Call{WorkspaceID: id, Metadata: Metadata{ActorType: ActorSystem},
+		if _, _, err := late.Execute(ctx, Call{WorkspaceID: id, Metadata: Metadata{ActorType: ActorSystem},
 			Decide: func(*Workspace) ([]NewEvent, error) { return batch, nil }, Respond: NoResponse}); err != nil {
 			t.Fatal(err)
 		}
