@@ -29,7 +29,7 @@ torture:
 
 # Throughput and latency figures for BENCHMARKS.md.
 bench:
-	$(GO) run ./cmd/finledger bench
+	$(GO) run ./cmd/finledger-bench
 
 # Fuzz the request parsers for a minute each.
 fuzz:

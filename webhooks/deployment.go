@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -54,4 +57,36 @@ func Deployment(ctx context.Context, pool *pgxpool.Pool, name string) (bus.Deplo
 			return uint64(last), nil
 		},
 	}, nil
+}
+
+// ConnectBus connects the deployment of the database behind pool (see Deployment) to the
+// NATS server at natsURL or, when natsURL is empty, to a NATS server it starts in this
+// process, keeping its stream under dataDir/nats. stop closes the connection and stops
+// that server.
+func ConnectBus(ctx context.Context, pool *pgxpool.Pool, natsURL, dataDir, name string) (b *bus.Bus, stop func(), err error) {
+	deployment, err := Deployment(ctx, pool, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	url, stopServer := natsURL, func() {}
+	if url == "" {
+		dir := filepath.Join(dataDir, "nats")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, nil, fmt.Errorf("webhooks: create %s: %w", dir, err)
+		}
+		embedded, err := bus.StartEmbedded(dir)
+		if err != nil {
+			return nil, nil, err
+		}
+		url, stopServer = embedded.URL(), embedded.Shutdown
+	}
+	if b, err = bus.Connect(ctx, url, deployment); err != nil {
+		stopServer()
+		if errors.Is(err, bus.ErrStreamOwned) {
+			err = fmt.Errorf("%w: deployments sharing a NATS server need names of their own; set FINLEDGER_DEPLOYMENT to a name no other deployment uses", err)
+		}
+		return nil, nil, err
+	}
+	slog.Info("bus connected", "deployment", deployment.Name, "stream", b.Names().Stream)
+	return b, func() { b.Close(); stopServer() }, nil
 }

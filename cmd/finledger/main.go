@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"syscall"
 	"time"
@@ -29,7 +28,6 @@ import (
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks"
-	"github.com/finledger/finledger/webhooks/bus"
 	"github.com/finledger/finledger/webhooks/push"
 )
 
@@ -46,7 +44,6 @@ Usage:
                                    mint a development session token
   finledger rates [--file F | --url U]
                                    import the ECB's reference exchange rates (default: the ECB's daily feed)
-  finledger bench [flags]          load-test transaction creation and compare with pgbench
 
 Settings are FINLEDGER_* environment variables; see README.md.
 `
@@ -107,8 +104,6 @@ func run(ctx context.Context, cfg config, out io.Writer, cmd string, args []stri
 		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return verify(ctx, pool, out) })
 	case "token":
 		return token(cfg, args, out)
-	case "bench":
-		return bench(ctx, cfg, args, out)
 	case "rates":
 		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return importRates(ctx, pool, args, out) })
 	case "help", "-h", "--help":
@@ -260,38 +255,6 @@ func vapidKeys(cfg config) (push.Keys, error) {
 	return keys, err
 }
 
-// startBus connects to FINLEDGER_NATS_URL or, when it is empty, to an in-process NATS
-// server storing in the data folder, as the deployment of the database behind pool
-// (named FINLEDGER_DEPLOYMENT, or after the database). stop closes the connection and
-// the server.
-func startBus(ctx context.Context, cfg config, pool *pgxpool.Pool) (b *bus.Bus, stop func(), err error) {
-	deployment, err := webhooks.Deployment(ctx, pool, cfg.Deployment)
-	if err != nil {
-		return nil, nil, err
-	}
-	url, stopServer := cfg.NATSURL, func() {}
-	if url == "" {
-		dir := filepath.Join(cfg.DataDir, "nats")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, nil, fmt.Errorf("create %s: %w", dir, err)
-		}
-		embedded, err := bus.StartEmbedded(dir)
-		if err != nil {
-			return nil, nil, err
-		}
-		url, stopServer = embedded.URL(), embedded.Shutdown
-	}
-	if b, err = bus.Connect(ctx, url, deployment); err != nil {
-		stopServer()
-		if errors.Is(err, bus.ErrStreamOwned) {
-			err = fmt.Errorf("%w: deployments sharing a NATS server need names of their own; set FINLEDGER_DEPLOYMENT to a name no other deployment uses", err)
-		}
-		return nil, nil, err
-	}
-	slog.Info("bus connected", "deployment", deployment.Name, "stream", b.Names().Stream)
-	return b, func() { b.Close(); stopServer() }, nil
-}
-
 // serve runs the API until ctx ends, migrating the database first.
 func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	pool, err := database.Open(ctx, cfg.DatabaseURL, int32(cfg.DBMaxConns))
@@ -314,7 +277,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
-	events, stopEvents, err := startBus(ctx, cfg, pool)
+	events, stopEvents, err := webhooks.ConnectBus(ctx, pool, cfg.NATSURL, cfg.DataDir, cfg.Deployment)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/bus"
 )
 
@@ -142,14 +143,14 @@ func maxOf(d []time.Duration) time.Duration {
 	return m.Round(time.Millisecond)
 }
 
-// benchBus runs startBus's in-process NATS server in a scratch folder, for the
-// benchmark's database behind pool.
+// benchBus runs an in-process NATS server in a scratch folder, for the benchmark's
+// database behind pool.
 func benchBus(ctx context.Context, pool *pgxpool.Pool) (*bus.Bus, func(), error) {
 	dir, err := os.MkdirTemp("", "finledger-bench-nats-")
 	if err != nil {
 		return nil, nil, err
 	}
-	b, stop, err := startBus(ctx, config{DataDir: dir}, pool)
+	b, stop, err := webhooks.ConnectBus(ctx, pool, "", dir, "")
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err

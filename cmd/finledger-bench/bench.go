@@ -1,3 +1,9 @@
+// Command finledger-bench measures the service on this machine: transaction creates
+// per second against pgbench on the same PostgreSQL in alternating rounds, create
+// latency and a new instance's first command by stream depth, and the delay from commit
+// to webhook receipt. It serves the API in-process, as an instance runs it, on a private
+// PostgreSQL cluster or on the server of FINLEDGER_DATABASE_URL. Figures go to
+// BENCHMARKS.md with the command that produced them.
 package main
 
 import (
@@ -15,14 +21,17 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,9 +68,28 @@ type benchOptions struct {
 // FINLEDGER_DATABASE_URL (or a private cluster), then pgbench's TPC-B-like load with the
 // same client count on the same PostgreSQL, and create latency in one workspace at
 // several stream depths.
-func bench(ctx context.Context, cfg config, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+// gcPercent is the service's garbage-collection setting (see cmd/finledger), so that the
+// in-process server runs as deployed. GOGC overrides it.
+const gcPercent = 400
+
+func main() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := bench(ctx, os.Args[1:], os.Stdout); err != nil && !errors.Is(err, context.Canceled) {
+		fmt.Fprintln(os.Stderr, "finledger-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func bench(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("finledger-bench", flag.ContinueOnError)
 	var o benchOptions
+	var dbMaxConns, cacheSize int
+	fs.IntVar(&dbMaxConns, "db-max-conns", 32, "connection pool size of the in-process server (FINLEDGER_DB_MAX_CONNS)")
+	fs.IntVar(&cacheSize, "state-cache-size", 10000, "workspace states the in-process server keeps (FINLEDGER_STATE_CACHE_SIZE)")
 	var depths, coldDepths string
 	fs.IntVar(&o.clients, "clients", 32, "concurrent HTTP clients (and pgbench clients)")
 	fs.IntVar(&o.workspaces, "workspaces", 64, "workspaces the clients spread over")
@@ -85,7 +113,7 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 		return err
 	}
 
-	adminURL := cfg.DatabaseURL
+	adminURL := os.Getenv("FINLEDGER_DATABASE_URL")
 	if adminURL == "" {
 		dir, err := os.MkdirTemp("", "finledger-bench-")
 		if err != nil {
@@ -104,7 +132,7 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 	if err != nil {
 		return err
 	}
-	pool, err := database.Open(ctx, benchURL, int32(cfg.DBMaxConns))
+	pool, err := database.Open(ctx, benchURL, int32(dbMaxConns))
 	if err != nil {
 		return err
 	}
@@ -117,7 +145,7 @@ func bench(ctx context.Context, cfg config, args []string, out io.Writer) error 
 	if err != nil {
 		return err
 	}
-	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
+	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cacheSize)
 	// The relay and the dispatcher run throughout, as they do in every instance.
 	events, stopEvents, err := benchBus(ctx, pool)
 	if err != nil {
