@@ -300,6 +300,7 @@ var eventTypes = map[string]func() any{
 	TypeBudgetCreated:               payload[BudgetCreated],
 	TypeBudgetUpdated:               payload[BudgetUpdated],
 	TypeBudgetDeleted:               payload[BudgetDeleted],
+	TypeBudgetThresholdReached:      payload[BudgetThresholdReached],
 	TypeGoalCreated:                 payload[GoalCreated],
 	TypeGoalUpdated:                 payload[GoalUpdated],
 	TypeGoalDeleted:                 payload[GoalDeleted],

@@ -285,6 +285,11 @@ func (l *Ledger) decide(state *Workspace, c Call) ([]NewEvent, []appendPlan, err
 		if decided, err = c.Decide(state); err != nil {
 			return nil, nil, err
 		}
+		// Every command that moves spending may take a budget to its alert threshold:
+		// the alert is decided here, for all of them, and appended with their events.
+		if decided, err = state.withBudgetAlerts(decided); err != nil {
+			return nil, nil, err
+		}
 	}
 	plans := []appendPlan{{StreamID(c.WorkspaceID), state.Version, decided}}
 	if c.OpenWorkspace != nil {

@@ -53,6 +53,27 @@ type BudgetDeleted struct {
 	BudgetID uuid.UUID `json:"budgetId"`
 }
 
+// TypeBudgetThresholdReached is decided by the command whose transaction takes a budget
+// to its alert threshold, in the same append as the transaction's event.
+const TypeBudgetThresholdReached = "budget.threshold_reached.v1"
+
+// BudgetThresholdReached records that a command's transaction took a budget's spending
+// in one of its periods (the one holding the transaction's date) to its alert
+// threshold: once per budget and period, whatever happens to the spending afterwards.
+// Budget is the budget as it stood, so that whatever tells of the alert (webhooks, push
+// notifications, the chat channel) needs nothing but the event.
+type BudgetThresholdReached struct {
+	BudgetID      uuid.UUID `json:"budgetId"`
+	TransactionID uuid.UUID `json:"transactionId"`
+	PeriodStart   string    `json:"periodStart"`
+	PeriodEnd     string    `json:"periodEnd"`
+	// Spent is what the period's expenses add up to once the command's events apply;
+	// Percentage is Spent in percent of the budget's amount (Percent).
+	Spent      decimal.Decimal `json:"spent"`
+	Percentage decimal.Decimal `json:"percentage"`
+	Budget     BudgetFields    `json:"budget"`
+}
+
 // GoalFields are a savings goal's editable fields.
 type GoalFields struct {
 	Name         string          `json:"name"`

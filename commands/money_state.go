@@ -11,6 +11,9 @@ import (
 type Budget struct {
 	BudgetFields
 	Deleted bool
+	// Alerted holds the starts (YYYY-MM-DD) of the periods in which the budget reached
+	// its alert threshold: each alerts once.
+	Alerted map[string]bool
 }
 
 // Goal is a savings goal as the write side sees it: what it holds, and how much of that
@@ -52,6 +55,15 @@ func (w *Workspace) applyMoney(event any) error {
 			return err
 		}
 		b.Deleted = true
+	case *BudgetThresholdReached:
+		b, err := find(w.Budgets, e.BudgetID, "budget")
+		if err != nil {
+			return err
+		}
+		if b.Alerted == nil {
+			b.Alerted = map[string]bool{}
+		}
+		b.Alerted[e.PeriodStart] = true
 	case *GoalCreated:
 		w.Goals[e.GoalID] = &Goal{GoalFields: e.GoalFields, Funded: map[uuid.UUID]decimal.Decimal{}}
 	case *GoalUpdated:

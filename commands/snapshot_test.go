@@ -29,7 +29,7 @@ func fixtureID(n int) uuid.UUID {
 
 // snapshotFixture is a workspace's history touching every part of the state: wallets
 // (one archived, one updated), categories, a tag, transactions of every type created,
-// corrected and deleted, budgets, goals with deposits and a split withdrawal, debts
+// corrected and deleted, budgets (one alerted), goals with deposits and a split withdrawal, debts
 // with payments, recurring payments paid, members invited, added, changed and removed,
 // API keys, webhooks, exchange rates. It returns the events of each command, decided
 // on the state as it grows, and that state.
@@ -109,6 +109,14 @@ func snapshotFixture(t *testing.T) (batches [][]NewEvent, state *Workspace) {
 		&DebtCreated{DebtID: oldDebt, DebtFields: DebtFields{Name: "Old", TotalAmount: dec("1"), PendingBalance: dec("1"), Currency: "MXN"}},
 		&DebtDeleted{DebtID: oldDebt},
 	)...)
+	// A budget that an expense takes to its alert threshold.
+	record(raw(&BudgetCreated{BudgetID: fixtureID(25), BudgetFields: BudgetFields{Name: "Trips", CategoryID: travel, Amount: dec("10"),
+		Currency: "MXN", Period: "monthly", StartDate: "2026-03-01", EndDate: "2026-12-31", AlertThreshold: dec("50")}})...)
+	if alerted := decided(state.withBudgetAlerts(expense(302, "6", travel))); len(alerted) != 2 {
+		t.Fatalf("fixture: the budget did not alert: %v", alerted)
+	} else {
+		record(alerted...)
+	}
 	n := 200
 	newID := func() uuid.UUID { n++; return fixtureID(n) }
 	record(decided(GoalMovement{GoalID: trip, Type: TxGoalDeposit, Amount: dec("10"), WalletID: idp(cash), Date: "2026-03-03", NewID: newID}.Decide(state))...)
@@ -323,7 +331,7 @@ func TestSnapshotOfTheFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(data)
-	const want = "877ae4479a6654ee33e98966057c86bb26330208eb002e08bf16857bdd8c4d93"
+	const want = "37c95bb22d3e53f09d858cadc5161d27dc1912fe96eb627173b167b7d384078e"
 	if got := hex.EncodeToString(sum[:]); got != want {
 		t.Fatalf("the fixture's snapshot has sum %s, want %s (see the comment of this test)", got, want)
 	}

@@ -34,6 +34,9 @@ type Workspace struct {
 	Debts         map[uuid.UUID]*Debt
 	Recurring     map[uuid.UUID]*Recurring
 	Webhooks      map[uuid.UUID]*Webhook
+	// Spending is what the live expenses add up to per category, currency and day, so
+	// that a command can tell whether it takes a budget to its alert threshold.
+	Spending Spending
 }
 
 // APIKey is an API key as the write side sees it.
@@ -66,12 +69,14 @@ type Tag struct {
 	Active bool
 }
 
-// Transaction holds what is needed to move balances when a transaction changes.
+// Transaction holds what is needed to move balances and budget spending when a
+// transaction changes.
 type Transaction struct {
 	Type              string
 	Amount            decimal.Decimal
 	DestinationAmount *decimal.Decimal
 	Currency          string
+	Date              string
 	WalletID          uuid.UUID
 	ToWalletID        *uuid.UUID
 	CategoryID        *uuid.UUID
@@ -97,6 +102,7 @@ func NewWorkspace(id uuid.UUID) *Workspace {
 		Debts:        map[uuid.UUID]*Debt{},
 		Recurring:    map[uuid.UUID]*Recurring{},
 		Webhooks:     map[uuid.UUID]*Webhook{},
+		Spending:     Spending{},
 	}
 }
 
@@ -172,6 +178,7 @@ func (w *Workspace) Apply(event any) error {
 		t := transactionOf(e)
 		w.Transactions[e.TransactionID] = t
 		w.countMovements(t, 1)
+		w.Spending.add(t, 1)
 		if err := w.moveGoalsAndDebts(e.effects()); err != nil {
 			return err
 		}
@@ -183,8 +190,10 @@ func (w *Workspace) Apply(event any) error {
 		}
 		effects := e.effects(t)
 		w.countMovements(t, -1)
+		w.Spending.add(t, -1)
 		t.applyChanges(e.Changes)
 		w.countMovements(t, 1)
+		w.Spending.add(t, 1)
 		if err := w.moveGoalsAndDebts(effects); err != nil {
 			return err
 		}
@@ -195,6 +204,7 @@ func (w *Workspace) Apply(event any) error {
 			return err
 		}
 		effects := e.effects(t)
+		w.Spending.add(t, -1)
 		t.Deleted = true
 		w.countMovements(t, -1)
 		if err := w.moveGoalsAndDebts(effects); err != nil {
@@ -254,7 +264,7 @@ func (w *Workspace) countMovements(t *Transaction, delta int) {
 // transactionOf is the state's record of a new transaction.
 func transactionOf(e *TransactionCreated) *Transaction {
 	return &Transaction{
-		Type: e.Type, Amount: e.Amount, DestinationAmount: e.DestinationAmount, Currency: e.Currency,
+		Type: e.Type, Amount: e.Amount, DestinationAmount: e.DestinationAmount, Currency: e.Currency, Date: e.Date,
 		WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, TagID: e.TagID,
 		GoalID: e.GoalID, DebtID: e.DebtID,
 	}
@@ -266,6 +276,9 @@ func (t *Transaction) applyChanges(c TransactionChanges) {
 	}
 	if c.Currency.Set {
 		t.Currency = c.Currency.Value
+	}
+	if c.Date.Set {
+		t.Date = c.Date.Value
 	}
 	if c.DestinationAmount.Set {
 		t.DestinationAmount = c.DestinationAmount.Ptr()

@@ -103,8 +103,15 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := commands.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
 		Render: func(_ context.Context, _ *pgx.Batch, events []eventstore.RecordedEvent) func(queries.DB) (any, error) {
+			affected := 0
+			for _, e := range events {
+				// The budget alerts a recategorization may cause are not transactions.
+				if e.Type != commands.TypeBudgetThresholdReached {
+					affected++
+				}
+			}
 			return func(queries.DB) (any, error) {
-				return map[string]any{"ok": true, "operation": op.Value, "affected": len(events)}, nil
+				return map[string]any{"ok": true, "operation": op.Value, "affected": affected}, nil
 			}
 		}})
 }

@@ -183,6 +183,14 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
 		return entry("budget", d.BudgetID, actionUpdate, d.Before, d.After)
 	case *commands.BudgetDeleted:
 		return entry("budget", d.BudgetID, actionDelete, nil, nil)
+	case *commands.BudgetThresholdReached:
+		// The log's actions are create, update and delete (spec 2.9): an alert updates
+		// the budget, which has now alerted for the period, by the actor whose
+		// transaction took it there.
+		changes := created(map[string]any{"periodStart": d.PeriodStart, "periodEnd": d.PeriodEnd, "spent": d.Spent,
+			"percentage": d.Percentage, "alertThreshold": d.Budget.AlertThreshold, "transactionId": d.TransactionID})
+		changes["alertReached"] = change{false, true}
+		return auditEntry{workspace: ws, entity: "budget", entityID: d.BudgetID, action: actionUpdate, changes: changes}, true, nil
 	case *commands.GoalCreated:
 		return entry("goal", d.GoalID, actionCreate, nil, d.GoalFields)
 	case *commands.GoalUpdated:

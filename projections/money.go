@@ -75,6 +75,9 @@ func queueMoney(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, data any
 			ws, d.BudgetID, f.Name, f.CategoryID, f.Amount, f.Currency, f.Period, f.StartDate, f.EndDate, f.AlertThreshold, f.TagID, at)
 	case *commands.BudgetDeleted:
 		b.Queue(`UPDATE budgets SET deleted = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.BudgetID, at)
+	case *commands.BudgetThresholdReached:
+		// The audit log is its only read model: a budget's spending and alertReached are
+		// read from the daily totals, and webhooks and notifications read the log.
 	case *commands.GoalCreated:
 		f := d.GoalFields
 		b.Queue(`INSERT INTO goals (workspace_id, id, name, target_amount, currency, deadline, created_at, updated_at, created_version)

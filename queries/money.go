@@ -14,17 +14,8 @@ import (
 
 var hundred = decimal.NewFromInt(100)
 
-// percentOf is part of whole in percent with two decimals; 0 of 0 is 0, anything of 0
-// is 100.
-func percentOf(part, whole decimal.Decimal) Amount {
-	if whole.IsZero() {
-		if part.IsZero() {
-			return Amount(decimal.Zero)
-		}
-		return Amount(hundred)
-	}
-	return Amount(part.Mul(hundred).Div(whole).Round(2))
-}
+// percentOf is part of whole in percent with two decimals (commands.Percent).
+func percentOf(part, whole decimal.Decimal) Amount { return Amount(commands.Percent(part, whole)) }
 
 // Budget is a budget with its current period's spending.
 type Budget struct {
@@ -145,7 +136,8 @@ func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []B
 		b := &budgets[i]
 		s := spent[b.ID]
 		b.Spent, b.Remaining, b.Percentage = Amount(s), Amount(b.amount.Sub(s)), percentOf(s, b.amount)
-		b.AlertReached = !decimal.Decimal(b.Percentage).LessThan(b.threshold)
+		// The rule the write side's budget alerts follow (commands.AlertReached).
+		b.AlertReached = commands.AlertReached(decimal.Decimal(b.Percentage), b.threshold)
 	}
 	return budgets, nil
 }
