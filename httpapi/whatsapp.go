@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,7 +14,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
@@ -364,14 +364,12 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 					return nil, err
 				}
 				answer := v.(map[string]any)
-				if category != nil && cmd.Type == commands.TxExpense {
-					warning, err := s.budgetWarning(ctx, db, p.Workspace.ID, category.ID, wallet.Currency)
-					if err != nil {
-						return nil, err
-					}
-					if warning != "" {
-						resolved["budgetWarning"] = warning
-					}
+				warning, err := budgetWarning(events)
+				if err != nil {
+					return nil, err
+				}
+				if warning != "" {
+					resolved["budgetWarning"] = warning
 				}
 				answer["resolved"] = resolved
 				return answer, nil
@@ -379,21 +377,27 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 		}})
 }
 
-// budgetWarning says which of a category's budgets in force the spending now exceeds.
-func (s *Server) budgetWarning(ctx context.Context, db queries.DB, ws, category uuid.UUID, currency string) (string, error) {
-	budgets, err := queries.Budgets(ctx, db, ws, s.today())
-	if err != nil {
-		return "", err
-	}
-	var over []string
-	for _, b := range budgets {
-		spent, limit := decimal.Decimal(b.Spent), decimal.Decimal(b.Amount)
-		if b.Active && b.CategoryID == category && b.Currency == currency && spent.GreaterThan(limit) {
-			over = append(over, fmt.Sprintf("budget %s exceeded: %s of %s %s spent from %s to %s", b.Name, spent.StringFixed(2), limit.StringFixed(2),
-				b.Currency, time.Time(b.PeriodStart).Format(time.DateOnly), time.Time(b.PeriodEnd).Format(time.DateOnly)))
+// budgetWarning tells of the budgets the expense took to their alert threshold: the
+// budget.threshold_reached events its command appended, once per budget and period.
+func budgetWarning(events []eventstore.RecordedEvent) (string, error) {
+	var reached []string
+	for _, e := range events {
+		if e.Type != commands.TypeBudgetThresholdReached {
+			continue
 		}
+		var a commands.BudgetThresholdReached
+		if err := json.Unmarshal(e.Data, &a); err != nil {
+			return "", fmt.Errorf("httpapi: budget warning: %w", err)
+		}
+		b := a.Budget
+		what := fmt.Sprintf("at %s%% (alert at %s%%)", a.Percentage, b.AlertThreshold)
+		if a.Spent.GreaterThan(b.Amount) {
+			what = "exceeded"
+		}
+		reached = append(reached, fmt.Sprintf("budget %s %s: %s of %s %s spent from %s to %s", b.Name, what, a.Spent.StringFixed(2),
+			b.Amount.StringFixed(2), b.Currency, a.PeriodStart, a.PeriodEnd))
 	}
-	return strings.Join(over, "; "), nil
+	return strings.Join(reached, "; "), nil
 }
 
 // --- the last transaction ---

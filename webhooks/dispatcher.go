@@ -2,10 +2,12 @@ package webhooks
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -13,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
-	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/internal/leader"
@@ -198,13 +199,8 @@ func (d *Dispatcher) advance(floor uint64, handled ...uint64) {
 // delivers it again.
 func (d *Dispatcher) handle(ctx context.Context, msgs []*message.Message) {
 	b := &pgx.Batch{}
-	type alerted struct {
-		workspaceID uuid.UUID
-		alerts      []Alert
-	}
-	var notes []alerted
+	var notes []note
 	var seqs []uint64
-	wanted := func(ws uuid.UUID) bool { return d.pushWanted(ctx, ws) }
 	for _, msg := range msgs {
 		e, err := storedOf(msg)
 		if err != nil {
@@ -215,14 +211,18 @@ func (d *Dispatcher) handle(ctx context.Context, msgs []*message.Message) {
 			}
 			continue
 		}
-		_, alerts, err := fanOut(ctx, d.Pool, &d.hooks, e, d.Now(), wanted, b)
-		if err != nil {
+		if _, err := fanOut(ctx, d.Pool, &d.hooks, e, d.Now(), b); err != nil {
 			d.nackAll(ctx, msgs, fmt.Errorf("event %s: %w", e.ID, err))
 			return
 		}
 		seqs = append(seqs, e.StreamSeq)
-		if len(alerts) > 0 {
-			notes = append(notes, alerted{e.WorkspaceID, alerts})
+		if e.Type == commands.TypeBudgetThresholdReached && d.pushWanted(ctx, e.WorkspaceID) {
+			var alert commands.BudgetThresholdReached
+			if err := json.Unmarshal(e.Data, &alert); err != nil {
+				d.nackAll(ctx, msgs, fmt.Errorf("event %s: decode %s: %w", e.ID, e.Type, err))
+				return
+			}
+			notes = append(notes, note{e.WorkspaceID, alertNotification(&alert)})
 		}
 	}
 	if b.Len() > 0 {
@@ -237,9 +237,7 @@ func (d *Dispatcher) handle(ctx context.Context, msgs []*message.Message) {
 	}
 	d.advance(0, seqs...)
 	for _, n := range notes {
-		for _, a := range n.alerts {
-			d.queueNote(n.workspaceID, alertNotification(a))
-		}
+		d.queueNote(n.workspaceID, n.n)
 	}
 }
 
@@ -301,15 +299,14 @@ func (d *Dispatcher) notify(ctx context.Context) {
 }
 
 // alertNotification is what members' browsers show of a budget alert.
-func alertNotification(a Alert) push.Notification {
+func alertNotification(a *commands.BudgetThresholdReached) push.Notification {
 	b := a.Budget
-	start := time.Time(b.PeriodStart)
 	return push.Notification{
-		Title: fmt.Sprintf("%s: %s%% of the budget spent", b.Name, decimal.Decimal(b.Percentage).String()),
-		Body: fmt.Sprintf("%s of %s %s spent from %s to %s.", decimal.Decimal(b.Spent).StringFixed(2), decimal.Decimal(b.Amount).StringFixed(2),
-			b.Currency, start.Format(time.DateOnly), time.Time(b.PeriodEnd).Format(time.DateOnly)),
+		Title: fmt.Sprintf("%s: %s%% of the budget spent", b.Name, a.Percentage.String()),
+		Body: fmt.Sprintf("%s of %s %s spent from %s to %s.", a.Spent.StringFixed(2), b.Amount.StringFixed(2),
+			b.Currency, a.PeriodStart, a.PeriodEnd),
 		// The same budget and period collapse into one notification.
-		Tag:  "budget-" + b.ID.String()[:8] + "-" + start.Format("20060102"),
-		Data: map[string]any{"type": commands.HookBudgetThresholdReached, "budgetId": b.ID, "transactionId": a.TransactionID},
+		Tag:  "budget-" + a.BudgetID.String()[:8] + "-" + strings.ReplaceAll(a.PeriodStart, "-", ""),
+		Data: map[string]any{"type": commands.HookBudgetThresholdReached, "budgetId": a.BudgetID, "transactionId": a.TransactionID},
 	}
 }

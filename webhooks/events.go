@@ -8,7 +8,10 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/queries"
 )
 
 // Public is an event as subscribers see it: its public name and its data.
@@ -54,6 +57,12 @@ func PublicEvents(eventType string, data []byte) ([]Public, error) {
 		names = []string{commands.HookBudgetCreated}
 	case commands.TypeRecurringPaid:
 		names = []string{commands.HookRecurringPaid}
+	case commands.TypeBudgetThresholdReached:
+		alert, err := budgetAlertOf(data)
+		if err != nil {
+			return nil, fmt.Errorf("webhooks: %s: %w", eventType, err)
+		}
+		return []Public{{Name: commands.HookBudgetThresholdReached, Data: alert}}, nil
 	default:
 		return nil, nil
 	}
@@ -66,6 +75,51 @@ func PublicEvents(eventType string, data []byte) ([]Public, error) {
 		out[i] = Public{Name: n, Data: clean}
 	}
 	return out, nil
+}
+
+// budgetAlert is the data of a budget.threshold_reached: the budget as it stood when the
+// transaction took it to its alert threshold, shaped as the budgets API shows a budget,
+// with the period that reached it.
+type budgetAlert struct {
+	Budget        alertedBudget `json:"budget"`
+	TransactionID uuid.UUID     `json:"transactionId"`
+}
+
+// alertedBudget is a budget in a budgetAlert.
+type alertedBudget struct {
+	ID             uuid.UUID      `json:"id"`
+	Name           string         `json:"name"`
+	CategoryID     uuid.UUID      `json:"categoryId"`
+	Amount         queries.Amount `json:"amount"`
+	Currency       string         `json:"currency"`
+	Period         string         `json:"period"`
+	StartDate      string         `json:"startDate"`
+	EndDate        string         `json:"endDate"`
+	AlertThreshold queries.Amount `json:"alertThreshold"`
+	TagID          *uuid.UUID     `json:"tagId"`
+	// Active: the transaction's date, which the period holds, lies within the budget's dates.
+	Active       bool           `json:"active"`
+	PeriodStart  string         `json:"periodStart"`
+	PeriodEnd    string         `json:"periodEnd"`
+	Spent        queries.Amount `json:"spent"`
+	Remaining    queries.Amount `json:"remaining"`
+	Percentage   queries.Amount `json:"percentage"`
+	AlertReached bool           `json:"alertReached"`
+}
+
+// budgetAlertOf reshapes a stored budget.threshold_reached.v1 into its public data.
+func budgetAlertOf(data []byte) (json.RawMessage, error) {
+	var e commands.BudgetThresholdReached
+	if err := json.Unmarshal(data, &e); err != nil {
+		return nil, err
+	}
+	f := e.Budget
+	return json.Marshal(budgetAlert{TransactionID: e.TransactionID, Budget: alertedBudget{
+		ID: e.BudgetID, Name: f.Name, CategoryID: f.CategoryID, Amount: queries.Amount(f.Amount), Currency: f.Currency,
+		Period: f.Period, StartDate: f.StartDate, EndDate: f.EndDate, AlertThreshold: queries.Amount(f.AlertThreshold),
+		TagID: f.TagID, Active: true, PeriodStart: e.PeriodStart, PeriodEnd: e.PeriodEnd, Spent: queries.Amount(e.Spent),
+		Remaining: queries.Amount(f.Amount.Sub(e.Spent)), Percentage: queries.Amount(e.Percentage), AlertReached: true,
+	}})
 }
 
 // withoutInternal drops the bookkeeping fields from a stored payload.

@@ -49,3 +49,23 @@ func TestPublicEvents(t *testing.T) {
 		t.Error("a broken payload was accepted")
 	}
 }
+
+// A budget alert is told as the budget, shaped as the budgets API shows it, with the
+// period that reached its threshold and the transaction that took it there.
+func TestPublicBudgetAlert(t *testing.T) {
+	stored := `{"budgetId":"0195f3a2-0000-7000-8000-000000000001","transactionId":"0195f3a2-0000-7000-8000-000000000003",
+		"periodStart":"2026-03-01","periodEnd":"2026-03-31","spent":"85.5","percentage":"85.5",
+		"budget":{"name":"Groceries","categoryId":"0195f3a2-0000-7000-8000-000000000002","amount":"100","currency":"MXN",
+			"period":"monthly","startDate":"2026-01-01","endDate":"2026-12-31","alertThreshold":"80","tagId":null}}`
+	got, err := PublicEvents(commands.TypeBudgetThresholdReached, []byte(stored))
+	if err != nil || len(got) != 1 || got[0].Name != commands.HookBudgetThresholdReached {
+		t.Fatalf("%v (%v)", got, err)
+	}
+	want := `{"budget":{"id":"0195f3a2-0000-7000-8000-000000000001","name":"Groceries","categoryId":"0195f3a2-0000-7000-8000-000000000002",` +
+		`"amount":100,"currency":"MXN","period":"monthly","startDate":"2026-01-01","endDate":"2026-12-31","alertThreshold":80,` +
+		`"tagId":null,"active":true,"periodStart":"2026-03-01","periodEnd":"2026-03-31","spent":85.5,"remaining":14.5,` +
+		`"percentage":85.5,"alertReached":true},"transactionId":"0195f3a2-0000-7000-8000-000000000003"}`
+	if string(got[0].Data) != want {
+		t.Fatalf("data\n%s\nwant\n%s", got[0].Data, want)
+	}
+}
