@@ -241,9 +241,10 @@ func TestHistoryWithoutBudgetAlertsReplays(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// The chat channel's budget warning is the alert its expense recorded: once per budget
-// and period, for the period holding the expense's date.
-func TestChannelBudgetWarningIsTheAlert(t *testing.T) {
+// The chat channel's budget warning is there whenever the expense leaves the category's
+// budget exceeded (spec 4.B), in the period holding the expense's date; reaching the
+// alert threshold alone is told by the alert event, not by the warning.
+func TestChannelBudgetWarningWhenTheExpenseExceedsTheBudget(t *testing.T) {
 	env := apitest.Start(t)
 	env.Clock.Set(time.Date(2026, 3, 11, 3, 0, 0, 0, time.UTC)) // 10 March in Mexico City
 	f := newLedger(t, env, "alice")
@@ -258,13 +259,21 @@ func TestChannelBudgetWarningIsTheAlert(t *testing.T) {
 		}
 		return phone.Post("/api/whatsapp/transactions", body).Expect(t, http.StatusCreated).Object("resolved")["budgetWarning"]
 	}
-	if w := warning(85, ""); w != "budget Food at 85% (alert at 80%): 85.00 of 100.00 MXN spent from 2026-03-01 to 2026-03-31" {
+	if w := warning(85, ""); w != nil {
+		t.Fatalf("a warning below the budget: %v", w)
+	}
+	if w := warning(30, ""); w != "budget Food exceeded: 115.00 of 100.00 MXN spent from 2026-03-01 to 2026-03-31" {
 		t.Fatalf("warning %v", w)
 	}
-	if w := warning(30, ""); w != nil {
-		t.Fatalf("a second warning in the period: %v", w)
+	if w := warning(5, ""); w != "budget Food exceeded: 120.00 of 100.00 MXN spent from 2026-03-01 to 2026-03-31" {
+		t.Fatalf("warning of a second expense over the budget %v", w)
 	}
 	if w := warning(120, "2026-02-20"); w != "budget Food exceeded: 120.00 of 100.00 MXN spent from 2026-02-01 to 2026-02-28" {
 		t.Fatalf("warning of February %v", w)
+	}
+	// The alert events stay once per budget and period: March (at 85) and February.
+	var alerts int
+	if err := env.Pool.QueryRow(t.Context(), `SELECT count(*) FROM events WHERE type = $1`, commands.TypeBudgetThresholdReached).Scan(&alerts); err != nil || alerts != 2 {
+		t.Fatalf("%d alert events, %v; want 2", alerts, err)
 	}
 }

@@ -249,7 +249,7 @@ func schemas() obj {
 			"currency": str(obj{"description": "must be the wallet's"}), "concept": str(obj{"maxLength": 255}), "walletName": str(nil),
 			"categoryName": str(nil), "date": date}, "type", "amount"),
 		"ChannelTransactionResult": object(obj{"transaction": ref("Transaction"), "resolved": object(obj{"workspaceName": str(nil),
-			"walletName": str(nil), "categoryName": nstr(nil), "budgetWarning": str(obj{"description": "present when the expense takes a budget of its category to its alert threshold: once per budget and period"})})},
+			"walletName": str(nil), "categoryName": nstr(nil), "budgetWarning": str(obj{"description": "present when the expense leaves a budget of its category exceeded, in the period holding the expense's date"})})},
 			"transaction", "resolved"),
 		"UndoResult": object(obj{"ok": boolean(), "transaction": ref("Transaction"), "wallet": ref("Wallet")}, "ok", "transaction", "wallet"),
 		"ChannelTransactionUpdate": object(obj{"amount": num(merge(obj{"exclusiveMinimum": 0}, money)), "currency": str(obj{"description": "only with amount"}),

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
@@ -364,12 +364,14 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 					return nil, err
 				}
 				answer := v.(map[string]any)
-				warning, err := budgetWarning(events)
-				if err != nil {
-					return nil, err
-				}
-				if warning != "" {
-					resolved["budgetWarning"] = warning
+				if cmd.Type == commands.TxExpense && category != nil {
+					warning, err := budgetWarning(ctx, db, p.Workspace.ID, category.ID, wallet.Currency, cmd.Date)
+					if err != nil {
+						return nil, err
+					}
+					if warning != "" {
+						resolved["budgetWarning"] = warning
+					}
 				}
 				answer["resolved"] = resolved
 				return answer, nil
@@ -377,27 +379,28 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 		}})
 }
 
-// budgetWarning tells of the budgets the expense took to their alert threshold: the
-// budget.threshold_reached events its command appended, once per budget and period.
-func budgetWarning(events []eventstore.RecordedEvent) (string, error) {
-	var reached []string
-	for _, e := range events {
-		if e.Type != commands.TypeBudgetThresholdReached {
-			continue
-		}
-		var a commands.BudgetThresholdReached
-		if err := json.Unmarshal(e.Data, &a); err != nil {
-			return "", fmt.Errorf("httpapi: budget warning: %w", err)
-		}
-		b := a.Budget
-		what := fmt.Sprintf("at %s%% (alert at %s%%)", a.Percentage, b.AlertThreshold)
-		if a.Spent.GreaterThan(b.Amount) {
-			what = "exceeded"
-		}
-		reached = append(reached, fmt.Sprintf("budget %s %s: %s of %s %s spent from %s to %s", b.Name, what, a.Spent.StringFixed(2),
-			b.Amount.StringFixed(2), b.Currency, a.PeriodStart, a.PeriodEnd))
+// budgetWarning tells of the category's budgets the expense leaves exceeded (spec 4.B:
+// "present when the expense exceeds the category budget", on every such expense, not
+// only the one that reaches the alert threshold), each in its period holding the
+// expense's date. It reads the budgets after the write, in its transaction.
+func budgetWarning(ctx context.Context, db queries.DB, ws, category uuid.UUID, currency, date string) (string, error) {
+	day, err := commands.ParseDate(date)
+	if err != nil {
+		return "", err
 	}
-	return strings.Join(reached, "; "), nil
+	budgets, err := queries.Budgets(ctx, db, ws, day)
+	if err != nil {
+		return "", err
+	}
+	var over []string
+	for _, b := range budgets {
+		spent, limit := decimal.Decimal(b.Spent), decimal.Decimal(b.Amount)
+		if b.Active && b.CategoryID == category && b.Currency == currency && spent.GreaterThan(limit) {
+			over = append(over, fmt.Sprintf("budget %s exceeded: %s of %s %s spent from %s to %s", b.Name, spent.StringFixed(2), limit.StringFixed(2),
+				b.Currency, time.Time(b.PeriodStart).Format(time.DateOnly), time.Time(b.PeriodEnd).Format(time.DateOnly)))
+		}
+	}
+	return strings.Join(over, "; "), nil
 }
 
 // --- the last transaction ---
