@@ -14,7 +14,7 @@ import (
 
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/eventstore/storetest"
-	"github.com/finledger/finledger/internal/testdb"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/finledger/finledger/httpapi"
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 var keyShape = regexp.MustCompile(`^fl_live_[0-9A-Za-z]{49}$`)

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 func TestAuditLog(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/projections"
 )
 

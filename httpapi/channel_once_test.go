@@ -11,7 +11,7 @@ import (
 
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/channel"
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 // concurrently sends n requests at once, request i through instance i%len(on), and

@@ -15,7 +15,7 @@ import (
 
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/channel"
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 const alicePhone = "+5215512345678"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi"
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 // Every write honours Idempotency-Key: the same request replays the first answer with

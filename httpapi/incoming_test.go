@@ -6,7 +6,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 func TestIncomingWebhook(t *testing.T) {

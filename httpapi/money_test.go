@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/projections"
 )
 

@@ -11,10 +11,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/internal/apitest"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/leader"
 	"github.com/finledger/finledger/internal/pgcluster"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/projections"
 )
 

@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 // pushService is a push service on this machine: it records what it is sent and

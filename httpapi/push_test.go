@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 // pushKeys returns the keys of a browser's PushSubscription: a fresh P-256 public key

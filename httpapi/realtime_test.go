@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/finledger/finledger/httpapi"
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 // sseEvent is one event of a Server-Sent Events stream.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/projections"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"rsc.io/pdf"
 
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 func reportFixture(t *testing.T) (*apitest.Env, ledgerFixture) {

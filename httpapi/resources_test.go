@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 func TestWallets(t *testing.T) {

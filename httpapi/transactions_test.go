@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
 type ledgerFixture struct {

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finledger/finledger/internal/apitest"
+	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/safehttp"
 )

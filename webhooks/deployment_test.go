@@ -23,7 +23,7 @@ import (
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
-	"github.com/finledger/finledger/internal/testdb"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/webhooks/bus"
 )
 

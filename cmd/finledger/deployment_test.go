@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finledger/finledger/internal/testdb"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/webhooks/bus"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/pgcluster"
-	"github.com/finledger/finledger/internal/testdb"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/finledger/finledger/commands/scheduler"
-	"github.com/finledger/finledger/internal/apitest"
-	"github.com/finledger/finledger/internal/testdb"
+	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }

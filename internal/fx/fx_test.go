@@ -14,7 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/internal/fx"
-	"github.com/finledger/finledger/internal/testdb"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }

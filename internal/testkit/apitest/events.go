@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finledger/finledger/internal/testdb"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/bus"
 	"github.com/finledger/finledger/webhooks/push"

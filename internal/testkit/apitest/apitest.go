@@ -23,7 +23,7 @@ import (
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/sealbox"
-	"github.com/finledger/finledger/internal/testdb"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks/push"
 	"github.com/finledger/finledger/webhooks/safehttp"
