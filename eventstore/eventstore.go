@@ -111,16 +111,21 @@ func Version(ctx context.Context, db DB, streamID string, lock bool) (int64, err
 // visibility horizon until its writer has ended; never decreasing along the stream or
 // along one transaction's appends, it lets every reader of the global log see each
 // stream in version order and each transaction's events in the order it appended them.
+//
+// The head's key is raised, and the setting recorded, once per append: the head row
+// is the one row the statement updates, and every event of the append carries its key.
 const (
-	appendFloor    = `greatest(pg_current_xact_id(), nullif(current_setting('finledger.append_tx_id', true), '')::xid8)`
-	createHeadCTE  = `WITH head AS (INSERT INTO streams (stream_id, version, tx_id) VALUES ($1, $2::bigint + $8::bigint, ` + appendFloor + `) ON CONFLICT (stream_id) DO NOTHING RETURNING version, tx_id) `
-	advanceHeadCTE = `WITH head AS (UPDATE streams SET version = version + $8::bigint, tx_id = greatest(tx_id, ` + appendFloor + `) WHERE stream_id = $1 AND version = $2 RETURNING version, tx_id) `
+	appendFloor = `greatest(pg_current_xact_id(), nullif(current_setting('finledger.append_tx_id', true), '')::xid8)`
+	// headKey returns the head's new key, recorded as the transaction's last.
+	headKey        = `set_config('finledger.append_tx_id', tx_id::text, true)::xid8 AS tx_id`
+	createHeadCTE  = `WITH head AS (INSERT INTO streams (stream_id, version, tx_id) VALUES ($1, $2::bigint + $8::bigint, ` + appendFloor + `) ON CONFLICT (stream_id) DO NOTHING RETURNING version, ` + headKey + `) `
+	advanceHeadCTE = `WITH head AS (UPDATE streams SET version = version + $8::bigint, tx_id = greatest(tx_id, ` + appendFloor + `) WHERE stream_id = $1 AND version = $2 RETURNING version, ` + headKey + `) `
 	insertEvents   = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at, tx_id)
 		SELECT $1, $2::bigint + e.ord, e.id, e.type, e.data, e.meta, $7, (SELECT tx_id FROM head)
 		FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, meta, ord)
 		WHERE (SELECT eventstore_expect(count(*) > 0, $1, $2) FROM head)
 		ORDER BY e.ord
-		RETURNING position, tx_id::text::bigint, set_config('finledger.append_tx_id', tx_id::text, true)`
+		RETURNING position, tx_id::text::bigint`
 )
 
 // Append adds events to a stream whose current version must equal expected. It runs in
@@ -200,7 +205,7 @@ func QueueAppend(b *pgx.Batch, streamID string, expected int64, events []Event, 
 	b.Queue(sql, streamID, expected, ids, types, data, meta, p.recordedAt, int64(len(events))).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var position int64
-			if err := rows.Scan(&position, &p.txID, nil); err != nil {
+			if err := rows.Scan(&position, &p.txID); err != nil {
 				return err
 			}
 			p.positions = append(p.positions, position)
