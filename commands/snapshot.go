@@ -152,17 +152,42 @@ func (l *Ledger) snapshotDue(entry *cacheEntry) bool {
 }
 
 // keepSnapshot stores the entry's state as a snapshot when one is due. It runs after a
-// command, under the workspace's lock, on a state of committed events. A failure is
-// logged and not retried before the next interval: the command has succeeded, and a
-// missing snapshot only makes the next cold load longer.
+// command, under the workspace's lock, on a state of committed events. Instances share
+// the snapshots but not what they know of them: when one seems due, the latest stored
+// is read first, since another instance may have taken it meanwhile; it counts as this
+// instance's own. A failure is logged and not retried before the next interval: the
+// command has succeeded, and a missing snapshot only makes the next cold load longer.
 func (l *Ledger) keepSnapshot(ctx context.Context, entry *cacheEntry) {
 	if !l.snapshotDue(entry) {
 		return
 	}
-	if err := storeSnapshot(ctx, l.pool, entry.state, entry.snapshotAt); err != nil {
+	latest, err := latestSnapshot(ctx, l.pool, entry.id)
+	if err == nil {
+		entry.snapshotAt = max(entry.snapshotAt, latest)
+		if !l.snapshotDue(entry) {
+			return
+		}
+		err = storeSnapshot(ctx, l.pool, entry.state, entry.snapshotAt)
+	}
+	if err != nil {
 		slog.WarnContext(ctx, "workspace snapshot not stored", "workspace", entry.id, "version", entry.state.Version, "err", err)
 	}
 	entry.snapshotAt = entry.state.Version
+}
+
+// latestSnapshot returns the version of the workspace's newest snapshot of this build's
+// format, or 0 when it has none.
+func latestSnapshot(ctx context.Context, db eventstore.DB, id uuid.UUID) (int64, error) {
+	format, err := snapshotFormat()
+	if err != nil {
+		return 0, err
+	}
+	var version int64
+	if err := db.QueryRow(ctx, `SELECT coalesce(max(version), 0) FROM workspace_snapshots WHERE workspace_id = $1 AND format = $2`,
+		id, format).Scan(&version); err != nil {
+		return 0, fmt.Errorf("commands: read latest snapshot of %s: %w", StreamID(id), err)
+	}
+	return version, nil
 }
 
 // storeSnapshot stores state as its workspace's snapshot and drops the snapshots older

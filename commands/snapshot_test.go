@@ -459,6 +459,49 @@ func TestSnapshotPlusTailIsTheFold(t *testing.T) {
 	}
 }
 
+// Instances share the snapshots, not their bookkeeping: a snapshot another instance
+// took counts as one's own, so an instance that cached the workspace before it neither
+// takes one again soon after nor leaves more than the latest two.
+func TestSnapshotsOfAnotherInstanceCount(t *testing.T) {
+	pool := testdb.Pool(t)
+	ctx := context.Background()
+	batches, _ := snapshotFixture(t)
+	a, b := NewLedger(pool, noProjection, time.Now, 10), NewLedger(pool, noProjection, time.Now, 10)
+	a.SnapshotEvery(7)
+	b.SnapshotEvery(7)
+	id := appendFixture(t, pool, a, batches)
+	tag := func(l *Ledger, n int) {
+		t.Helper()
+		batch := []NewEvent{{TypeTagCreated, &TagCreated{TagID: fixtureID(900 + n), Name: "tag", Color: "#123456"}}}
+		if _, _, err := l.Execute(ctx, Call{WorkspaceID: id, Metadata: Metadata{ActorType: ActorSystem},
+			Decide: func(*Workspace) ([]NewEvent, error) { return batch, nil }, Respond: NoResponse}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	_, known := load(t, pool, b, id, -1)
+	n := 0
+	taken := snapshotVersions(t, pool, id)
+	for slices.Max(taken) == known {
+		tag(a, n)
+		n++
+		taken = snapshotVersions(t, pool, id)
+	}
+	// b folds a's events after the snapshot it knows of, well past it, and appends one.
+	tag(b, n)
+	n++
+	if got := snapshotVersions(t, pool, id); !slices.Equal(got, taken) {
+		t.Fatalf("snapshots at %v after the other instance's command, want %v: the one taken by the first was not counted", got, taken)
+	}
+	for slices.Equal(snapshotVersions(t, pool, id), taken) {
+		tag(b, n)
+		n++
+	}
+	if got := snapshotVersions(t, pool, id); len(got) != 2 || got[0] != taken[len(taken)-1] {
+		t.Fatalf("snapshots at %v once the other instance took one, want the latest two after %v", got, taken)
+	}
+}
+
 // A snapshot of a format this build does not know is never read, nor one that does
 // not decode: the stream is folded instead.
 func TestSnapshotOfUnknownFormatIsIgnored(t *testing.T) {
