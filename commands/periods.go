@@ -32,9 +32,9 @@ func ParseDate(s string) (Date, error) {
 	return d, nil
 }
 
-// BusinessZone is where a day is decided: "today" for a transaction recorded without a
+// businessZone is where a day is decided: "today" for a transaction recorded without a
 // date, a budget's current period, a recurring payment falling due.
-var BusinessZone = func() *time.Location {
+var businessZone = func() *time.Location {
 	loc, err := time.LoadLocation("America/Mexico_City")
 	if err != nil {
 		panic(fmt.Sprintf("commands: load the business time zone: %v", err))
@@ -42,9 +42,9 @@ var BusinessZone = func() *time.Location {
 	return loc
 }()
 
-// BusinessDay returns the business day at t: its calendar date in BusinessZone.
+// BusinessDay returns the business day at t: its calendar date in businessZone.
 func BusinessDay(t time.Time) Date {
-	y, m, d := t.In(BusinessZone).Date()
+	y, m, d := t.In(businessZone).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
