@@ -81,88 +81,102 @@ func parseBody(data []byte) (*body, error) {
 	return b, nil
 }
 
-// jsonLevel is an object or array being walked by checkJSON.
+// jsonLevel is an object or array open where checkJSON has got to.
 type jsonLevel struct {
-	path   string
 	object bool
-	keys   map[string]bool
-	key    string // the key whose value comes next, in an object
-	atKey  bool   // in an object, the next string is a key
-	index  int    // the index of the next value, in an array
+	atKey  bool            // in an object, the next string is a key
+	key    string          // in an object, the key of the value that comes next
+	index  int             // in an array, the index of the value that comes next
+	keys   map[string]bool // in an object, the keys given so far
 }
 
-// valuePath names the value that comes next at this level: "name", "keys.auth",
-// "rates[0].rate".
-func (l *jsonLevel) valuePath() string {
-	if l.object {
-		if l.path == "" {
-			return l.key
+// jsonPath names the value that comes next in the innermost of levels: "name",
+// "keys.auth", "rates[0].rate".
+func jsonPath(levels []jsonLevel) string {
+	var p strings.Builder
+	for _, l := range levels {
+		if !l.object {
+			fmt.Fprintf(&p, "[%d]", l.index)
+			continue
 		}
-		return l.path + "." + l.key
+		if p.Len() > 0 {
+			p.WriteByte('.')
+		}
+		p.WriteString(l.key)
 	}
-	return fmt.Sprintf("%s[%d]", l.path, l.index)
-}
-
-// next moves past a value.
-func (l *jsonLevel) next() {
-	if l.object {
-		l.atKey = true
-	} else {
-		l.index++
-	}
+	return p.String()
 }
 
 // checkJSON walks a well-formed JSON document, nested objects and arrays included, and
 // reports what must be refused before any field is read: a string or key holding U+0000,
 // which PostgreSQL stores in neither text nor jsonb, and a key given twice in one
-// object, of which decoding would silently keep the last.
+// object, of which decoding would silently keep the last. It runs on every body, so it
+// reads the bytes in one pass and decodes only keys and the strings that escape a NUL:
+// the document was decoded before, so it is well-formed.
 func checkJSON(data []byte) []commands.FieldError {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var levels []*jsonLevel
+	var levels []jsonLevel
 	var problems []commands.FieldError
-	for {
-		tok, err := dec.Token()
-		if err != nil { // io.EOF; the document was decoded before, so nothing else
-			return problems
-		}
-		var top *jsonLevel
-		if len(levels) > 0 {
-			top = levels[len(levels)-1]
-		}
-		switch t := tok.(type) {
-		case json.Delim:
-			if t == '{' || t == '[' {
-				path := ""
-				if top != nil {
-					path = top.valuePath()
-				}
-				levels = append(levels, &jsonLevel{path: path, object: t == '{', keys: map[string]bool{}, atKey: true})
-				continue
-			}
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '{', '[':
+			levels = append(levels, jsonLevel{object: data[i] == '{', atKey: data[i] == '{'})
+		case '}', ']':
 			levels = levels[:len(levels)-1]
-			if len(levels) > 0 {
-				levels[len(levels)-1].next()
+		case ',':
+			if top := &levels[len(levels)-1]; top.object {
+				top.atKey = true
+			} else {
+				top.index++
 			}
-			continue
-		case string:
-			if top.object && top.atKey {
-				top.key, top.atKey = strings.ReplaceAll(t, "\x00", `\u0000`), false
-				switch {
-				case strings.Contains(t, "\x00"):
-					problems = append(problems, commands.FieldError{Field: top.valuePath(), Message: "is a key holding the NUL character (\\u0000), which cannot be stored"})
-				case top.keys[t]:
-					problems = append(problems, commands.FieldError{Field: top.valuePath(), Message: "is given more than once; send each key once"})
+		case '"':
+			end := i + 1
+			for data[end] != '"' {
+				if data[end] == '\\' {
+					end++
 				}
-				top.keys[t] = true
+				end++
+			}
+			quoted := data[i : end+1]
+			i = end
+			if len(levels) == 0 {
 				continue
 			}
-			if strings.Contains(t, "\x00") {
-				problems = append(problems, commands.FieldError{Field: top.valuePath(), Message: "must not hold the NUL character (\\u0000), which cannot be stored"})
+			top := &levels[len(levels)-1]
+			if !top.object || !top.atKey {
+				if bytes.Contains(quoted, nulEscape) && strings.Contains(jsonText(quoted), "\x00") {
+					problems = append(problems, commands.FieldError{Field: jsonPath(levels), Message: "must not hold the NUL character (\\u0000), which cannot be stored"})
+				}
+				continue
 			}
+			key := jsonText(quoted)
+			top.key, top.atKey = strings.ReplaceAll(key, "\x00", `\u0000`), false
+			switch {
+			case strings.Contains(key, "\x00"):
+				problems = append(problems, commands.FieldError{Field: jsonPath(levels), Message: "is a key holding the NUL character (\\u0000), which cannot be stored"})
+			case top.keys[key]:
+				problems = append(problems, commands.FieldError{Field: jsonPath(levels), Message: "is given more than once; send each key once"})
+			}
+			if top.keys == nil {
+				top.keys = map[string]bool{}
+			}
+			top.keys[key] = true
 		}
-		top.next()
 	}
+	return problems
+}
+
+// nulEscape is how valid JSON writes U+0000, which it cannot hold as a raw byte.
+var nulEscape = []byte(`\u0000`)
+
+// jsonText returns the text that a well-formed JSON string, given with its quotes,
+// stands for.
+func jsonText(quoted []byte) string {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return string(quoted[1 : len(quoted)-1])
+	}
+	var s string
+	_ = json.Unmarshal(quoted, &s) // well-formed: the document was decoded before
+	return s
 }
 
 func (b *body) fail(field, format string, args ...any) {
