@@ -375,9 +375,30 @@ func TestClusterFaults(t *testing.T) {
 		in.mu.Unlock()
 	}
 
+	// Every check above passes when there is nothing to check: each deployment's load
+	// must have had writes acknowledged and webhook deliveries received, and the kills
+	// must have hit a leader.
+	for _, d := range []*clusterDeployment{one, two} {
+		var acked writeCounts
+		for _, w := range d.writers {
+			acked.add(w.counts)
+		}
+		delivered := 0
+		for _, ws := range d.spaces {
+			delivered += reports[ws.hook].received
+		}
+		if acked.acknowledged() == 0 || delivered == 0 {
+			p.add("nothing checked", fmt.Sprintf("deployment %s: %d writes acknowledged, %d webhook deliveries received", d.name, acked.acknowledged(), delivered))
+		}
+	}
 	leaderKills := []string{}
+	killedLeaders := 0
 	for _, role := range []string{"relay", "dispatcher", "scheduler"} {
 		leaderKills = append(leaderKills, fmt.Sprintf("%s leader %d", role, f.leaderKills[role]))
+		killedLeaders += f.leaderKills[role]
+	}
+	if cycles > 0 && killedLeaders == 0 {
+		p.add("nothing checked", fmt.Sprintf("none of the %d SIGKILLs hit the relay's, the dispatcher's or the scheduler's leader", f.kills))
 	}
 	lost := p.count("lost")
 	doubled := p.count("doubled")
