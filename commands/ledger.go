@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/eventstore"
@@ -47,13 +48,52 @@ type Idempotency struct {
 	RequestHash []byte // method, path and body; the same key with another request is refused
 }
 
-// Response is what a command's caller answers, stored for idempotent replays.
-type Response struct {
-	Status int
-	Body   []byte
-	// Once, when set, is sent to this caller instead of Body, and never stored: a
-	// secret shown at creation only.
-	Once []byte
+// Appended is an event a command stored.
+type Appended struct {
+	Type    string `json:"type"`
+	Version int64  `json:"version"` // in its stream
+	// Data is the payload as decided (a *TransactionCreated, say); nil in a replayed
+	// result, which keeps only the type and version.
+	Data any `json:"-"`
+}
+
+// Result is what a command did.
+type Result struct {
+	// Events are the events the command appended, in order: the workspace's, then any of
+	// its user's stream or of the workspace it opened. None when it changed nothing.
+	Events []Appended
+	// Version is the workspace stream's version once the command has run.
+	Version int64
+	// Answer is what the call's Answer read after the write, as JSON; nil without one.
+	Answer json.RawMessage
+	// Replayed reports a result served from the record of an earlier request with the
+	// same Idempotency-Key: nothing was decided or written again.
+	Replayed bool
+}
+
+// Answer reads what a command's caller answers with, from the read models that the
+// command's own projections have just written, in the write's round trip: Queue adds
+// its reads to the batch that carries the append and returns what builds the answer
+// once the batch has run, reading more on the write's connection if it must. Package
+// queries makes them. The answer is kept, as JSON, with an Idempotency-Key's record.
+type Answer interface {
+	Queue(b *pgx.Batch, appended []Appended) Answering
+}
+
+// Answering builds an answer once the batch its reads rode in has run.
+type Answering func(ctx context.Context, conn Conn) (any, error)
+
+// AnswerFunc is an Answer made of a function.
+type AnswerFunc func(b *pgx.Batch, appended []Appended) Answering
+
+// Queue calls f.
+func (f AnswerFunc) Queue(b *pgx.Batch, appended []Appended) Answering { return f(b, appended) }
+
+// Conn is the connection of a command's write, on which an Answer may read more.
+type Conn interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
 // Call is one command against a workspace.
@@ -77,17 +117,8 @@ type Call struct {
 	// attempt, before any lock of the Ledger's, so locks are always taken in one order;
 	// a replay by Idempotency-Key runs it again and so meets the thing already taken.
 	Claim func(ctx context.Context, tx pgx.Tx) error
-	// Respond queues the reads its answer needs on the batch that carries the append and
-	// the projections, and returns what renders the answer once the batch has run. The
-	// answer so reads the caller's own writes, costs no extra round trip, and is stored
-	// with the idempotency record. The renderer gets the connection of the write for
-	// what cannot be queued.
-	Respond func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func(eventstore.DB) (Response, error)
-}
-
-// NoResponse is the Respond of a command whose caller needs no answer.
-func NoResponse(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func(eventstore.DB) (Response, error) {
-	return func(eventstore.DB) (Response, error) { return Response{}, nil }
+	// Answer, when set, reads the answer kept in the Result.
+	Answer Answer
 }
 
 // ErrIdempotencyKeyReused is returned when a key comes back with a different request.
@@ -145,22 +176,23 @@ func retryable(err error) bool {
 	return errors.Is(err, eventstore.ErrVersionConflict) || errors.Is(err, errStaleState) || errors.Is(err, errIdempotencyRace)
 }
 
-// Execute runs a command and returns its response; replayed reports an answer served
-// from an earlier request with the same Idempotency-Key.
-func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bool, err error) {
+// Execute runs a command and returns what it did. A command with an Idempotency-Key
+// whose record exists is not run again: its recorded result comes back, Replayed.
+func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 	entry, err := l.states.acquire(ctx, c.WorkspaceID)
 	if err != nil {
-		return Response{}, false, err
+		return Result{}, err
 	}
 	defer l.states.release(entry)
 
 	for attempt := 1; ; attempt++ {
 		var committed [][]eventstore.RecordedEvent
 		var decided []NewEvent
+		var res Result
 		if attempt == 1 && entry.state != nil && c.Idempotency == nil && c.DecideUser == nil && c.Claim == nil {
 			decided, committed, res, err = l.pipelined(ctx, entry.state, c)
 		} else {
-			decided, committed, res, replayed, err = l.inTransaction(ctx, entry, c, attempt > 1)
+			decided, committed, res, err = l.inTransaction(ctx, entry, c, attempt > 1)
 		}
 		if retryable(err) {
 			if attempt < maxAttempts {
@@ -169,7 +201,7 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 			err = fmt.Errorf("%w: %w", ErrContended, err)
 		}
 		if err != nil {
-			return Response{}, false, err
+			return Result{}, err
 		}
 		if len(decided) > 0 {
 			l.applyCommitted(entry, decided, committed[0])
@@ -178,7 +210,7 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 			}
 		}
 		l.keepSnapshot(ctx, entry)
-		return res, replayed, nil
+		return res, nil
 	}
 }
 
@@ -187,10 +219,10 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (res Response, replayed bo
 // the append, the projections and the reads of the answer go in one batch, which
 // PostgreSQL runs as one implicit transaction, so the whole write is one round trip. A
 // version conflict fails the append statement, and with it the batch.
-func (l *Ledger) pipelined(ctx context.Context, state *Workspace, c Call) ([]NewEvent, [][]eventstore.RecordedEvent, Response, error) {
+func (l *Ledger) pipelined(ctx context.Context, state *Workspace, c Call) ([]NewEvent, [][]eventstore.RecordedEvent, Result, error) {
 	decided, plans, err := l.decideOn(ctx, l.pool, state, true, c)
 	if err != nil {
-		return nil, nil, Response{}, err
+		return nil, nil, Result{}, err
 	}
 	committed, res, err := l.write(ctx, l.pool, plans, c)
 	return decided, committed, res, err
@@ -199,7 +231,7 @@ func (l *Ledger) pipelined(ctx context.Context, state *Workspace, c Call) ([]New
 // inTransaction runs a command in an explicit transaction: it runs the claim, with
 // lock takes the stream head's row lock, then checks the idempotency record and loads
 // what the state cache lacks.
-func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []NewEvent, committed [][]eventstore.RecordedEvent, res Response, replayed bool, err error) {
+func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []NewEvent, committed [][]eventstore.RecordedEvent, res Result, err error) {
 	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
 		if c.Claim != nil {
 			if err := c.Claim(ctx, tx); err != nil {
@@ -216,7 +248,7 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 		if c.Idempotency != nil {
 			stored, found, err := lookupIdempotency(ctx, tx, c.WorkspaceID, c.Idempotency)
 			if err != nil || found {
-				res, replayed = stored, found
+				res = stored
 				return err
 			}
 		}
@@ -249,9 +281,9 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 		return nil
 	})
 	if err != nil {
-		return nil, nil, Response{}, false, err
+		return nil, nil, Result{}, err
 	}
-	return decided, committed, res, replayed, nil
+	return decided, committed, res, nil
 }
 
 // decideOn decides the command on state. A state taken from the cache unread may be
@@ -307,32 +339,38 @@ type appendPlan struct {
 }
 
 // write sends, in one batch, the appends of the decided events, their projection and
-// the reads of the answer, and renders the answer. It returns the events stored by each
-// plan.
-func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call) ([][]eventstore.RecordedEvent, Response, error) {
+// the reads of the answer, and builds the result. It returns the events stored by each
+// plan; the first plan is the workspace's.
+func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call) ([][]eventstore.RecordedEvent, Result, error) {
 	b := &pgx.Batch{}
 	pending := make([]*eventstore.PendingAppend, len(plans))
-	var all []eventstore.RecordedEvent
+	res := Result{Version: plans[0].expected}
 	for i, p := range plans {
 		if len(p.decided) == 0 {
 			continue
 		}
 		events, err := l.encode(p.decided, c.Metadata)
 		if err != nil {
-			return nil, Response{}, err
+			return nil, Result{}, err
 		}
 		pending[i] = eventstore.QueueAppend(b, p.stream, p.expected, events, l.now())
 		recorded := pending[i].Events()
 		decoded := make([]any, len(p.decided))
 		for j, e := range p.decided {
 			decoded[j] = e.Data
+			res.Events = append(res.Events, Appended{Type: e.Type, Version: recorded[j].Version, Data: e.Data})
 		}
 		if err := l.project(b, recorded, decoded); err != nil {
-			return nil, Response{}, err
+			return nil, Result{}, err
 		}
-		all = append(all, recorded...)
+		if i == 0 {
+			res.Version = recorded[len(recorded)-1].Version
+		}
 	}
-	render := c.Respond(ctx, b, all)
+	var answering Answering
+	if c.Answer != nil {
+		answering = c.Answer.Queue(b, res.Events)
+	}
 	var sendErr error
 	if b.Len() > 0 {
 		sendErr = db.SendBatch(ctx, b).Close()
@@ -344,15 +382,23 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 		}
 		// The append's own failure explains any failure of the statements queued after it.
 		if err := p.Err(); err != nil {
-			return nil, Response{}, err
+			return nil, Result{}, err
 		}
 		out[i] = p.Events()
 	}
 	if sendErr != nil {
-		return nil, Response{}, fmt.Errorf("commands: append and project: %w", sendErr)
+		return nil, Result{}, fmt.Errorf("commands: append and project: %w", sendErr)
 	}
-	res, err := render(db)
-	return out, res, err
+	if answering != nil {
+		answer, err := answering(ctx, db)
+		if err != nil {
+			return nil, Result{}, err
+		}
+		if res.Answer, err = json.Marshal(answer); err != nil {
+			return nil, Result{}, fmt.Errorf("commands: encode answer: %w", err)
+		}
+	}
+	return out, res, nil
 }
 
 // stateAt returns the entry's state. With head unknown (-1) it trusts the cached state,
@@ -436,30 +482,43 @@ func answeredMeanwhile(ctx context.Context, tx pgx.Tx, c Call, decided error) er
 	return decided
 }
 
-func lookupIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k *Idempotency) (Response, bool, error) {
-	var hash []byte
-	var res Response
-	err := tx.QueryRow(ctx, `SELECT request_hash, status, body FROM idempotency_keys
+// lookupIdempotency returns the result recorded for a keyed request, Replayed.
+func lookupIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k *Idempotency) (Result, bool, error) {
+	var hash, events []byte
+	res := Result{Replayed: true}
+	err := tx.QueryRow(ctx, `SELECT request_hash, version, events, answer FROM idempotency_keys
 		WHERE workspace_id = $1 AND credential = $2 AND key = $3`, workspaceID, k.Credential, k.Key).
-		Scan(&hash, &res.Status, &res.Body)
+		Scan(&hash, &res.Version, &events, &res.Answer)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Response{}, false, nil
+		return Result{}, false, nil
 	}
 	if err != nil {
-		return Response{}, false, fmt.Errorf("commands: read idempotency key: %w", err)
+		return Result{}, false, fmt.Errorf("commands: read idempotency key: %w", err)
 	}
 	if !bytes.Equal(hash, k.RequestHash) {
-		return Response{}, false, ErrIdempotencyKeyReused
+		return Result{}, false, ErrIdempotencyKeyReused
+	}
+	if err := json.Unmarshal(events, &res.Events); err != nil {
+		return Result{}, false, fmt.Errorf("commands: read idempotency key's events: %w", err)
 	}
 	return res, true, nil
 }
 
-// storeIdempotency records the answer to a keyed request. A concurrent request with the
-// same key that changed nothing took no stream lock, so both can get here: the second
-// waits for the first's record to commit and then fails with errIdempotencyRace.
-func storeIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k *Idempotency, res Response, now time.Time) error {
-	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (workspace_id, credential, key, request_hash, status, body, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`, workspaceID, k.Credential, k.Key, k.RequestHash, res.Status, res.Body, now)
+// storeIdempotency records the result of a keyed request: the version, the type and
+// version of each event appended, and the answer. A concurrent request with the same
+// key that changed nothing took no stream lock, so both can get here: the second waits
+// for the first's record to commit and then fails with errIdempotencyRace.
+func storeIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k *Idempotency, res Result, now time.Time) error {
+	events, err := json.Marshal(res.Events)
+	if err != nil {
+		return fmt.Errorf("commands: encode idempotency key's events: %w", err)
+	}
+	if res.Events == nil {
+		events = []byte("[]")
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (workspace_id, credential, key, request_hash, version, events, answer, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+		workspaceID, k.Credential, k.Key, k.RequestHash, res.Version, string(events), []byte(res.Answer), now)
 	if err != nil {
 		return fmt.Errorf("commands: store idempotency key: %w", err)
 	}

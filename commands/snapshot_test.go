@@ -353,8 +353,8 @@ func appendFixture(t *testing.T, pool *pgxpool.Pool, ledger *Ledger, batches [][
 		t.Fatal(err)
 	}
 	for _, batch := range batches[1:] {
-		_, _, err := ledger.Execute(ctx, Call{WorkspaceID: opened.WorkspaceID, Metadata: Metadata{ActorType: ActorSystem},
-			Decide: func(*Workspace) ([]NewEvent, error) { return batch, nil }, Respond: NoResponse})
+		_, err := ledger.Execute(ctx, Call{WorkspaceID: opened.WorkspaceID, Metadata: Metadata{ActorType: ActorSystem},
+			Decide: func(*Workspace) ([]NewEvent, error) { return batch, nil }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -422,8 +422,8 @@ func TestSnapshotPlusTailIsTheFold(t *testing.T) {
 	late := NewLedger(pool, noProjection, time.Now, 10)
 	for i := range 3 {
 		batch := []NewEvent{{TypeTagCreated, &TagCreated{TagID: fixtureID(900 + i), Name: "late", Color: "#123456"}}}
-		if _, _, err := late.Execute(ctx, Call{WorkspaceID: id, Metadata: Metadata{ActorType: ActorSystem},
-			Decide: func(*Workspace) ([]NewEvent, error) { return batch, nil }, Respond: NoResponse}); err != nil {
+		if _, err := late.Execute(ctx, Call{WorkspaceID: id, Metadata: Metadata{ActorType: ActorSystem},
+			Decide: func(*Workspace) ([]NewEvent, error) { return batch, nil }}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -473,8 +473,8 @@ func TestSnapshotsOfAnotherInstanceCount(t *testing.T) {
 	tag := func(l *Ledger, n int) {
 		t.Helper()
 		batch := []NewEvent{{TypeTagCreated, &TagCreated{TagID: fixtureID(900 + n), Name: "tag", Color: "#123456"}}}
-		if _, _, err := l.Execute(ctx, Call{WorkspaceID: id, Metadata: Metadata{ActorType: ActorSystem},
-			Decide: func(*Workspace) ([]NewEvent, error) { return batch, nil }, Respond: NoResponse}); err != nil {
+		if _, err := l.Execute(ctx, Call{WorkspaceID: id, Metadata: Metadata{ActorType: ActorSystem},
+			Decide: func(*Workspace) ([]NewEvent, error) { return batch, nil }}); err != nil {
 			t.Fatal(err)
 		}
 	}

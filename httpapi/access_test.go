@@ -91,7 +91,7 @@ func TestAPIKeys(t *testing.T) {
 	var leaks int
 	err := env.Pool.QueryRow(context.Background(), `SELECT
 		(SELECT count(*) FROM events WHERE data::text LIKE '%' || $1 || '%') +
-		(SELECT count(*) FROM idempotency_keys WHERE convert_from(body, 'UTF8') LIKE '%' || $1 || '%') +
+		(SELECT count(*) FROM idempotency_keys WHERE convert_from(answer, 'UTF8') LIKE '%' || $1 || '%') +
 		(SELECT count(*) FROM audit_log WHERE changes::text LIKE '%' || $1 || '%' OR changes::text LIKE '%hash%')`, plaintext[8:]).Scan(&leaks)
 	if err != nil || leaks != 0 {
 		t.Fatalf("secret found at rest %d times (%v)", leaks, err)

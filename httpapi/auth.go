@@ -211,8 +211,7 @@ func (s *Server) joinInvitations(ctx context.Context, userID uuid.UUID, email, s
 	meta := commands.Metadata{ActorType: commands.ActorUser, ActorID: userID.String(), UserID: userID}
 	for _, workspaceID := range invitations {
 		join := commands.JoinByInvitation{UserID: userID, Email: email}
-		if _, _, err := s.ledger.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: meta, Decide: join.Decide,
-			Respond: commands.NoResponse}); err != nil {
+		if _, err := s.ledger.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: meta, Decide: join.Decide}); err != nil {
 			return queries.Session{}, fmt.Errorf("httpapi: join %s by invitation: %w", workspaceID, err)
 		}
 	}

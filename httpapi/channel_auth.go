@@ -162,8 +162,8 @@ func (s *Server) resolveChannel(r *http.Request, key string, allowed bool) (*pri
 	meta.ActorID, meta.UserID = link.LinkID.String(), link.User.ID
 	if id.IdentityKeyHash != "" && id.IdentityKeyHash != link.Fingerprint {
 		check := commands.CheckFingerprint{LinkID: link.LinkID, Fingerprint: id.IdentityKeyHash}
-		if _, _, err := s.ledger.Execute(ctx, commands.Call{WorkspaceID: link.User.PersonalWorkspaceID, Metadata: meta,
-			UserID: link.User.ID, DecideUser: check.DecideUser, Respond: commands.NoResponse}); err != nil {
+		if _, err := s.ledger.Execute(ctx, commands.Call{WorkspaceID: link.User.PersonalWorkspaceID, Metadata: meta,
+			UserID: link.User.ID, DecideUser: check.DecideUser}); err != nil {
 			return nil, err
 		}
 		if link.Fingerprint != "" {

@@ -94,5 +94,5 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		ToWalletID: toWalletID.Ptr(), CategoryID: category, Concept: concept.Ptr(), Description: description.Ptr(),
 		Date: orDefault(date, s.today().Format(time.DateOnly))}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
-		Render: renderRecord("transaction", queries.TransactionByID, cmd.TransactionID)})
+		Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
 }

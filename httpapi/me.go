@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/google/uuid"
-
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/queries"
 )
@@ -28,7 +26,7 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")
 	p := principalFrom(r.Context())
 	s.run(w, r, b, command{UserID: p.User.ID, DecideUser: cmd.Decide, Status: http.StatusOK,
-		Render: renderRecord("user", func(_, id uuid.UUID) queries.Lookup[queries.User] { return queries.UserByID(id) }, p.User.ID)})
+		Answer: queries.Record("user", queries.UserByID(p.User.ID))})
 }
 
 // deleteMe closes the caller's account. The payment provider goes first, outside any
@@ -47,5 +45,5 @@ func deleteMe(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	var cmd commands.DeleteUser
 	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, Decide: cmd.Decide, UserID: p.User.ID, DecideUser: cmd.DecideUser,
-		Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+		Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }

@@ -2,16 +2,13 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -52,7 +49,7 @@ func createBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 		Period: orDefault(in.Period, commands.PeriodMonthly), StartDate: in.StartDate.Value, EndDate: in.EndDate.Value,
 		AlertThreshold: orDefault(in.AlertThreshold, defaultAlertThreshold), TagID: in.TagID.Ptr(),
 	}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: s.renderBudget(cmd.BudgetID)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: s.budgetAnswer(r, cmd.BudgetID)})
 }
 
 func updateBudget(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -62,7 +59,7 @@ func updateBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := budgetInput(b, false)
 	cmd.BudgetID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: s.renderBudget(id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: s.budgetAnswer(r, id)})
 }
 
 func deleteBudget(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -71,18 +68,17 @@ func deleteBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteBudget{BudgetID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
-// renderBudget reads the budget after the write: its spending needs the period
+// budgetAnswer reads the budget after the write: its spending needs the period
 // arithmetic, so it is read on the write's connection rather than queued.
-func (s *Server) renderBudget(id uuid.UUID) render {
-	return func(ctx context.Context, _ *pgx.Batch, _ []eventstore.RecordedEvent) func(queries.DB) (any, error) {
-		return func(db queries.DB) (any, error) {
-			budget, err := queries.BudgetByID(ctx, db, principalFrom(ctx).Workspace.ID, id, s.today())
-			return map[string]any{"budget": budget}, err
-		}
-	}
+func (s *Server) budgetAnswer(r *http.Request, id uuid.UUID) commands.Answer {
+	workspaceID := activeWorkspace(r)
+	return queries.Read(func(ctx context.Context, db queries.DB) (any, error) {
+		budget, err := queries.BudgetByID(ctx, db, workspaceID, id, s.today())
+		return map[string]any{"budget": budget}, err
+	})
 }
 
 func listBudgets(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -130,7 +126,7 @@ func createGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 	in := goalInput(b, true)
 	cmd := commands.CreateGoal{GoalID: newID(), GoalFields: commands.GoalFields{Name: in.Name.Value, TargetAmount: in.TargetAmount.Value,
 		Currency: orDefault(in.Currency, principalFrom(r.Context()).Workspace.Currency), Deadline: in.Deadline.Ptr()}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("goal", queries.GoalByID, cmd.GoalID)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), cmd.GoalID))})
 }
 
 func updateGoal(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -140,7 +136,7 @@ func updateGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := goalInput(b, false)
 	cmd.GoalID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("goal", queries.GoalByID, id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), id))})
 }
 
 func deleteGoal(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -149,7 +145,7 @@ func deleteGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteGoal{GoalID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // goalMovement handles POST /api/goals/{id}/deposit and /withdraw (spec 4.A).
@@ -169,44 +165,7 @@ func goalMovement(kind string) handler {
 		}
 		cmd := commands.GoalMovement{GoalID: id, Type: kind, Amount: amount.Value, WalletID: wallet.Ptr(), Note: note.Ptr(),
 			Date: orDefault(date, s.today().Format(time.DateOnly)), NewID: newID}
-		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWithTransactions("goal", queries.GoalByID, id)})
-	}
-}
-
-// renderWithTransactions answers with a record and the transactions the command
-// recorded.
-func renderWithTransactions[T any](name string, lookup func(workspaceID, id uuid.UUID) queries.Lookup[T], id uuid.UUID) render {
-	return func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func(queries.DB) (any, error) {
-		ws := principalFrom(ctx).Workspace.ID
-		record := lookup(ws, id).Queue(b)
-		var transactions []func() (queries.Transaction, error)
-		for _, e := range events {
-			if e.Type != commands.TypeTransactionCreated {
-				continue
-			}
-			var created struct {
-				TransactionID uuid.UUID `json:"transactionId"`
-			}
-			if err := json.Unmarshal(e.Data, &created); err != nil {
-				return func(queries.DB) (any, error) { return nil, err }
-			}
-			transactions = append(transactions, queries.TransactionByID(ws, created.TransactionID).Queue(b))
-		}
-		return func(queries.DB) (any, error) {
-			v, err := record()
-			if err != nil {
-				return nil, err
-			}
-			list := make([]queries.Transaction, 0, len(transactions))
-			for _, result := range transactions {
-				t, err := result()
-				if err != nil {
-					return nil, err
-				}
-				list = append(list, t)
-			}
-			return map[string]any{name: v, "transactions": list}, nil
-		}
+		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("goal", queries.GoalByID(activeWorkspace(r), id), activeWorkspace(r))})
 	}
 }
 
@@ -233,7 +192,7 @@ func createDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := commands.CreateDebt{DebtID: newID(), DebtFields: commands.DebtFields{Name: in.Name.Value, Creditor: in.Creditor.Ptr(),
 		TotalAmount: in.TotalAmount.Value, PendingBalance: orDefault(in.PendingBalance, in.TotalAmount.Value),
 		Currency: orDefault(in.Currency, principalFrom(r.Context()).Workspace.Currency), DueDate: in.DueDate.Ptr()}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("debt", queries.DebtByID, cmd.DebtID)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), cmd.DebtID))})
 }
 
 func updateDebt(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -243,7 +202,7 @@ func updateDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := debtInput(b, false)
 	cmd.DebtID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("debt", queries.DebtByID, id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), id))})
 }
 
 func deleteDebt(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -252,7 +211,7 @@ func deleteDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteDebt{DebtID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -267,7 +226,7 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	b.required("amount", amount.Valid)
 	cmd := commands.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
 		Date: orDefault(date, s.today().Format(time.DateOnly)), Note: note.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWithTransactions("debt", queries.DebtByID, id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("debt", queries.DebtByID(activeWorkspace(r), id), activeWorkspace(r))})
 }
 
 // --- recurring payments ---
@@ -297,7 +256,7 @@ func createRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := commands.CreateRecurring{RecurringID: newID(), RecurringFields: commands.RecurringFields{Name: in.Name.Value,
 		Amount: in.Amount.Value, Kind: in.Kind.Value, Periodicity: in.Periodicity.Value, NextPayment: in.NextPayment.Value,
 		Active: orDefault(in.Active, true), WalletID: in.WalletID.Ptr(), CategoryID: in.CategoryID.Ptr()}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("recurring", queries.RecurringByID, cmd.RecurringID)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), cmd.RecurringID))})
 }
 
 func updateRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -307,7 +266,7 @@ func updateRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := recurringInput(b, false)
 	cmd.RecurringID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("recurring", queries.RecurringByID, id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), id))})
 }
 
 func deleteRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -316,7 +275,7 @@ func deleteRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteRecurring{RecurringID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -330,5 +289,5 @@ func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		paidOn, _ = commands.ParseDate(date.Value)
 	}
 	cmd := commands.PayRecurring{RecurringID: id, TransactionID: newID(), PaidOn: paidOn, Today: s.today()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderWithTransactions("recurring", queries.RecurringByID, id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("recurring", queries.RecurringByID(activeWorkspace(r), id), activeWorkspace(r))})
 }

@@ -8,10 +8,8 @@ import (
 	"net/http"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -31,37 +29,11 @@ type command struct {
 	// WorkspaceID overrides the active workspace as the command's workspace.
 	WorkspaceID uuid.UUID
 	Status      int
-	// Render queues the reads of the answer in the write's batch and returns what builds
-	// the answer body once the batch has run.
-	Render render
+	// Answer reads the answer's body once the command has run, in its round trip.
+	Answer commands.Answer
 	// Secret holds fields added to the answer for this caller only, never stored for
 	// idempotent replays: a key shown once.
 	Secret map[string]any
-}
-
-// render queues the reads of an answer on a batch and returns what builds the answer.
-type render func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func(db queries.DB) (any, error)
-
-// renderRecord answers with one record under its name, read by a lookup riding in the
-// batch.
-func renderRecord[T any](name string, lookup func(workspaceID, id uuid.UUID) queries.Lookup[T], id uuid.UUID) render {
-	return func(ctx context.Context, b *pgx.Batch, _ []eventstore.RecordedEvent) func(queries.DB) (any, error) {
-		result := lookup(principalFrom(ctx).Workspace.ID, id).Queue(b)
-		return func(queries.DB) (any, error) {
-			v, err := result()
-			if err != nil {
-				return nil, err
-			}
-			return map[string]any{name: v}, nil
-		}
-	}
-}
-
-// renderValue answers with a value that needs no read.
-func renderValue(v any) render {
-	return func(context.Context, *pgx.Batch, []eventstore.RecordedEvent) func(queries.DB) (any, error) {
-		return func(queries.DB) (any, error) { return v, nil }
-	}
 }
 
 // handler is the shape of every operation in the route table.
@@ -138,7 +110,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 	if c.WorkspaceID != uuid.Nil {
 		workspaceID = c.WorkspaceID
 	}
-	res, replayed, err := s.ledger.Execute(r.Context(), commands.Call{
+	res, err := s.ledger.Execute(r.Context(), commands.Call{
 		WorkspaceID:   workspaceID,
 		Metadata:      p.Metadata,
 		Idempotency:   idem,
@@ -146,50 +118,43 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 		UserID:        c.UserID,
 		DecideUser:    c.DecideUser,
 		OpenWorkspace: c.Open,
-		Respond: func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func(eventstore.DB) (commands.Response, error) {
-			body := c.Render(ctx, b, events)
-			return func(db eventstore.DB) (commands.Response, error) {
-				v, err := body(db)
-				if err != nil {
-					return commands.Response{}, err
-				}
-				data, err := json.Marshal(v)
-				if err != nil {
-					return commands.Response{}, fmt.Errorf("httpapi: encode answer: %w", err)
-				}
-				res := commands.Response{Status: c.Status, Body: data}
-				if c.Secret != nil {
-					fields, ok := v.(map[string]any)
-					if !ok {
-						return commands.Response{}, fmt.Errorf("httpapi: an answer with a secret must be an object, not %T", v)
-					}
-					answer := map[string]any{}
-					for k, v := range fields {
-						answer[k] = v
-					}
-					for k, v := range c.Secret {
-						answer[k] = v
-					}
-					if res.Once, err = json.Marshal(answer); err != nil {
-						return commands.Response{}, fmt.Errorf("httpapi: encode answer: %w", err)
-					}
-				}
-				return res, nil
-			}
-		},
+		Answer:        c.Answer,
 	})
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if replayed {
+	if res.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
-	}
-	if res.Once != nil && !replayed {
-		writeRaw(w, res.Status, res.Once)
+		writeRaw(w, c.Status, res.Answer)
 		return
 	}
-	writeRaw(w, res.Status, res.Body)
+	if c.Secret != nil {
+		answer, err := withSecret(res.Answer, c.Secret)
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		writeJSON(w, c.Status, answer)
+		return
+	}
+	writeRaw(w, c.Status, res.Answer)
+}
+
+// withSecret adds the secret's fields to an answer, an object.
+func withSecret(answer []byte, secret map[string]any) (map[string]any, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(answer, &fields); err != nil {
+		return nil, fmt.Errorf("httpapi: an answer with a secret must be an object: %w", err)
+	}
+	out := make(map[string]any, len(fields)+len(secret))
+	for k, v := range fields {
+		out[k] = v
+	}
+	for k, v := range secret {
+		out[k] = v
+	}
+	return out, nil
 }
 
 // idempotencyOf reads the Idempotency-Key header; nil when there is none.
@@ -211,3 +176,6 @@ func idempotencyOf(r *http.Request, p *principal, b *body) (*commands.Idempotenc
 	h.Write(b.raw)
 	return &commands.Idempotency{Credential: p.Credential, Key: key, RequestHash: h.Sum(nil)}, nil
 }
+
+// activeWorkspace is the id of the workspace the request acts in.
+func activeWorkspace(r *http.Request) uuid.UUID { return principalFrom(r.Context()).Workspace.ID }

@@ -9,10 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/queries"
 )
@@ -73,13 +70,11 @@ func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 	day := orDefault(date, s.today().Format(time.DateOnly))
 	cmd := commands.SetExchangeRates{Date: day, Rates: rates}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
-		Render: func(ctx context.Context, _ *pgx.Batch, _ []eventstore.RecordedEvent) func(queries.DB) (any, error) {
-			return func(db queries.DB) (any, error) {
-				d, _ := commands.ParseDate(day)
-				list, err := fx.InForce(ctx, db, principalFrom(ctx).Workspace.ID, d)
-				return map[string]any{"date": day, "rates": list}, err
-			}
-		}})
+		Answer: queries.Read(func(ctx context.Context, db queries.DB) (any, error) {
+			d, _ := commands.ParseDate(day)
+			list, err := fx.InForce(ctx, db, activeWorkspace(r), d)
+			return map[string]any{"date": day, "rates": list}, err
+		})})
 }
 
 // rateError turns a missing exchange rate into a clear 422.

@@ -19,5 +19,5 @@ func createTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	b.pattern("color", color, hexColor, "#RRGGBB")
 	b.required("name", name.Valid)
 	cmd := commands.CreateTag{TagID: newID(), Name: name.Value, Color: orDefault(color, defaultTagColor)}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("tag", queries.TagByID, cmd.TagID)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), cmd.TagID))})
 }

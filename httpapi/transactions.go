@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -10,10 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -64,7 +61,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		ToWalletID: in.ToWalletID.Ptr(), CategoryID: in.CategoryID.Ptr(), GoalID: goalID.Ptr(), DebtID: debtID.Ptr(),
 		TagID: in.TagID.Ptr(), ReferenceNumber: in.ReferenceNumber.Ptr(), AttachmentURL: in.AttachmentURL.Ptr(),
 	}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated, Render: renderRecord("transaction", queries.TransactionByID, cmd.TransactionID)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
 }
 
 func updateTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -75,7 +72,7 @@ func updateTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := transactionInput(b)
 	cmd.TransactionID = id
 	b.notNull("amount", "date", "walletId")
-	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("transaction", queries.TransactionByID, id)})
+	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
 }
 
 func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -84,7 +81,7 @@ func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteTransaction{TransactionID: id}
-	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -102,7 +99,7 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := commands.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
-		Render: func(_ context.Context, _ *pgx.Batch, events []eventstore.RecordedEvent) func(queries.DB) (any, error) {
+		Answer: queries.OfEvents(func(events []commands.Appended) any {
 			affected := 0
 			for _, e := range events {
 				// The budget alerts a recategorization may cause are not transactions.
@@ -110,10 +107,8 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 					affected++
 				}
 			}
-			return func(queries.DB) (any, error) {
-				return map[string]any{"ok": true, "operation": op.Value, "affected": affected}, nil
-			}
-		}})
+			return map[string]any{"ok": true, "operation": op.Value, "affected": affected}
+		})})
 }
 
 func listTransactions(s *Server, w http.ResponseWriter, r *http.Request) {

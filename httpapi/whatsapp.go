@@ -16,7 +16,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/queries"
 )
@@ -82,7 +81,7 @@ func unlink(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	p := principalFrom(r.Context())
 	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: commands.UnlinkPhone{}.DecideUser,
-		Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+		Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // --- the channel ---
@@ -223,8 +222,8 @@ func (s *Server) spendLinkCode(ctx context.Context, p *principal, key string, co
 		}
 		return nil
 	}
-	_, _, err = s.ledger.Execute(ctx, commands.Call{WorkspaceID: user.PersonalWorkspaceID, Metadata: meta, UserID: code.userID,
-		DecideUser: link.DecideUser, Claim: claim, Respond: commands.NoResponse})
+	_, err = s.ledger.Execute(ctx, commands.Call{WorkspaceID: user.PersonalWorkspaceID, Metadata: meta, UserID: code.userID,
+		DecideUser: link.DecideUser, Claim: claim})
 	return err
 }
 
@@ -354,16 +353,9 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 		cmd.CategoryID = &category.ID
 		resolved["categoryName"] = category.Name
 	}
-	record := renderRecord("transaction", queries.TransactionByID, cmd.TransactionID)
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated,
-		Render: func(ctx context.Context, b *pgx.Batch, events []eventstore.RecordedEvent) func(queries.DB) (any, error) {
-			transaction := record(ctx, b, events)
-			return func(db queries.DB) (any, error) {
-				v, err := transaction(db)
-				if err != nil {
-					return nil, err
-				}
-				answer := v.(map[string]any)
+		Answer: queries.Then(queries.TransactionByID(p.Workspace.ID, cmd.TransactionID),
+			func(ctx context.Context, db queries.DB, t queries.Transaction) (any, error) {
 				if cmd.Type == commands.TxExpense && category != nil {
 					warning, err := budgetWarning(ctx, db, p.Workspace.ID, category.ID, wallet.Currency, cmd.Date)
 					if err != nil {
@@ -373,10 +365,8 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 						resolved["budgetWarning"] = warning
 					}
 				}
-				answer["resolved"] = resolved
-				return answer, nil
-			}
-		}})
+				return map[string]any{"transaction": t, "resolved": resolved}, nil
+			})})
 }
 
 // budgetWarning tells of the category's budgets the expense leaves exceeded (spec 4.B:
@@ -435,13 +425,10 @@ func undoLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := commands.DeleteTransaction{TransactionID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
-		Render: func(ctx context.Context, b *pgx.Batch, _ []eventstore.RecordedEvent) func(queries.DB) (any, error) {
-			wallet := queries.WalletByID(principalFrom(ctx).Workspace.ID, t.WalletID).Queue(b)
-			return func(queries.DB) (any, error) {
-				w, err := wallet()
-				return map[string]any{"ok": true, "transaction": t, "wallet": w}, err
-			}
-		}})
+		Answer: queries.Then(queries.WalletByID(activeWorkspace(r), t.WalletID),
+			func(_ context.Context, _ queries.DB, wallet queries.Wallet) (any, error) {
+				return map[string]any{"ok": true, "transaction": t, "wallet": wallet}, nil
+			})})
 }
 
 func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -502,7 +489,7 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("transaction", queries.TransactionByID, id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
 }
 
 // --- workspaces ---
@@ -577,5 +564,5 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	target := matches[0]
 	cmd := commands.ChangeLinkWorkspace{LinkID: p.Channel.Link.LinkID, WorkspaceID: target.ID}
 	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: cmd.DecideUser, Status: http.StatusOK,
-		Render: renderValue(map[string]any{"workspace": target})})
+		Answer: queries.Value(map[string]any{"workspace": target})})
 }

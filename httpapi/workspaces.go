@@ -37,9 +37,7 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	created := &commands.WorkspaceCreated{WorkspaceID: newID(), Kind: commands.WorkspaceTeam, Name: name.Value,
 		Currency: orDefault(money, commands.DefaultCurrency), OwnerID: p.User.ID}
 	s.run(w, r, b, command{Open: created, Status: http.StatusOK,
-		Render: renderRecord("workspace", func(_, id uuid.UUID) queries.Lookup[queries.Workspace] {
-			return queries.MemberWorkspace(p.User.ID, id)
-		}, created.WorkspaceID)})
+		Answer: queries.Record("workspace", queries.MemberWorkspace(p.User.ID, created.WorkspaceID))})
 }
 
 func deleteWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -48,7 +46,7 @@ func deleteWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteWorkspace{ActorID: principalFrom(r.Context()).User.ID}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -73,14 +71,12 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, queries.ErrNotFound):
 		cmd := commands.InviteMember{Email: email.Value, Role: role.Value, InvitedBy: p.User.ID, ActorRole: p.Workspace.Role}
 		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
-			Render: renderRecord("member", func(ws, _ uuid.UUID) queries.Lookup[queries.Member] {
-				return queries.InvitationByEmail(ws, email.Value)
-			}, uuid.Nil)})
+			Answer: queries.Record("member", queries.InvitationByEmail(p.Workspace.ID, email.Value))})
 	case err != nil:
 		writeError(w, r, err)
 	default:
 		cmd := commands.AddMember{UserID: userID, Role: role.Value, ActorRole: p.Workspace.Role}
-		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("member", queries.MemberByID, userID)})
+		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), userID))})
 	}
 }
 
@@ -102,7 +98,7 @@ func updateMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	role := b.enum("role", commands.Roles)
 	b.required("role", role.Valid)
 	cmd := commands.ChangeMemberRole{UserID: id, Role: role.Value, ActorRole: principalFrom(r.Context()).Workspace.Role}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderRecord("member", queries.MemberByID, id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), id))})
 }
 
 func removeMember(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -111,5 +107,5 @@ func removeMember(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.RemoveMember{UserID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Render: renderValue(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }

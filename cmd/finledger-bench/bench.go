@@ -408,7 +408,7 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 		fill := time.Now()
 		for version < int64(depth) {
 			n := min(1000, int64(depth)-version)
-			_, _, err := ledger.Execute(ctx, commands.Call{
+			_, err := ledger.Execute(ctx, commands.Call{
 				WorkspaceID: workspaceID,
 				Metadata:    commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"},
 				Decide: func(w *commands.Workspace) ([]commands.NewEvent, error) {
@@ -423,7 +423,6 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 					}
 					return out, nil
 				},
-				Respond: commands.NoResponse,
 			})
 			if err != nil {
 				return err
@@ -458,9 +457,9 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 			l := commands.NewLedger(pool, projections.Queue, time.Now, 1)
 			l.SnapshotEvery(every)
 			t0 := time.Now()
-			if _, _, err := l.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"},
-				Decide:  func(*commands.Workspace) ([]commands.NewEvent, error) { return nil, nil },
-				Respond: commands.NoResponse}); err != nil {
+			if _, err := l.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"},
+				Decide: func(*commands.Workspace) ([]commands.NewEvent, error) { return nil, nil },
+			}); err != nil {
 				return err
 			}
 			cold[i] = time.Since(t0)

@@ -74,8 +74,8 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 	run := func(l *commands.Ledger, decide func(*commands.Workspace) ([]commands.NewEvent, error)) (time.Duration, error) {
 		runtime.GC() // so that no collection of what came before falls in the timing
 		start := time.Now()
-		_, _, err := l.Execute(ctx, commands.Call{WorkspaceID: workspace,
-			Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"}, Decide: decide, Respond: commands.NoResponse})
+		_, err := l.Execute(ctx, commands.Call{WorkspaceID: workspace,
+			Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"}, Decide: decide})
 		return time.Since(start), err
 	}
 	expense := func(w *commands.Workspace) ([]commands.NewEvent, error) {

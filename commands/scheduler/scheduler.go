@@ -9,11 +9,9 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/leader"
 	"github.com/finledger/finledger/queries"
 )
@@ -80,15 +78,10 @@ func (s *Scheduler) RunOnce(ctx context.Context) (int, error) {
 				TransactionID: uuid.NewSHA1(paymentIDs, []byte(d.ID.String()+dueDate.Format(time.DateOnly))),
 				PaidOn:        dueDate, Today: today, DueDate: &dueDate,
 			}
-			recorded := 0
-			_, _, err := s.Ledger.Execute(ctx, commands.Call{
+			res, err := s.Ledger.Execute(ctx, commands.Call{
 				WorkspaceID: d.WorkspaceID,
 				Metadata:    commands.Metadata{ActorType: commands.ActorSystem, ActorID: "scheduler"},
 				Decide:      cmd.Decide,
-				Respond: func(_ context.Context, _ *pgx.Batch, events []eventstore.RecordedEvent) func(eventstore.DB) (commands.Response, error) {
-					recorded = len(events)
-					return func(eventstore.DB) (commands.Response, error) { return commands.Response{}, nil }
-				},
 			})
 			if err != nil {
 				if ctx.Err() != nil {
@@ -99,7 +92,7 @@ func (s *Scheduler) RunOnce(ctx context.Context) (int, error) {
 				failed[d.ID] = true
 				continue
 			}
-			if recorded > 0 { // else another runner paid this cycle first
+			if len(res.Events) > 0 { // else another runner paid this cycle first
 				paid++
 				progress = true
 			}
