@@ -31,35 +31,9 @@ func appendTx(ctx context.Context, pool *pgxpool.Pool, stream string, expected i
 	return res, err
 }
 
-// The PostgreSQL store passes the conformance suite with the reader the relay uses.
+// The PostgreSQL store passes the conformance suite.
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) storetest.Store { return pgStore{testdb.Pool(t)} })
-}
-
-// pgStore is the PostgreSQL event store as the conformance suite sees it.
-type pgStore struct{ pool *pgxpool.Pool }
-
-func (s pgStore) Begin(ctx context.Context) (storetest.Tx, error) {
-	tx, err := s.pool.Begin(ctx)
-	return pgTx{tx}, err
-}
-
-func (s pgStore) ReadStream(ctx context.Context, stream string, after int64, limit int) ([]eventstore.RecordedEvent, error) {
-	return eventstore.ReadStream(ctx, s.pool, stream, after, limit)
-}
-
-func (s pgStore) ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error) {
-	return eventstore.ReadAll(ctx, s.pool, from, limit)
-}
-
-type pgTx struct{ pgx.Tx }
-
-func (tx pgTx) Version(ctx context.Context, stream string) (int64, error) {
-	return eventstore.Version(ctx, tx.Tx, stream, false)
-}
-
-func (tx pgTx) Append(ctx context.Context, stream string, expected int64, events []eventstore.Event) (eventstore.AppendResult, error) {
-	return eventstore.Append(ctx, tx.Tx, stream, expected, events, t0)
+	storetest.Run(t, func(t *testing.T) eventstore.Store { return eventstore.NewPostgres(testdb.Pool(t)) })
 }
 
 func TestAppendRecordsTheTimeGiven(t *testing.T) {

@@ -1,11 +1,9 @@
-// Package storetest is the conformance suite of the event store: the guarantees every
-// implementation must keep (the PostgreSQL store now, any other store later), written
-// once against a narrow Store interface and run by each implementation's tests.
-//
-// The guarantees: optimistic concurrency on append; idempotent appends by event id;
+// Package storetest is the conformance suite of the event store: the guarantees of
+// eventstore.Store (optimistic concurrency on append; idempotent appends by event id;
 // gap-free stream versions; each stream in version order for every reader, the global
 // log included; and a global read that never skips a transaction that commits late,
-// under many concurrent writers of which some abort.
+// under many concurrent writers of which some abort), written once and run by each
+// implementation's tests.
 package storetest
 
 import (
@@ -25,31 +23,11 @@ import (
 	"github.com/finledger/finledger/eventstore"
 )
 
-// Store is what the suite needs of an event store.
-type Store interface {
-	// Begin starts a unit of work whose appends commit or abort together.
-	Begin(ctx context.Context) (Tx, error)
-	// ReadStream returns up to limit events of a stream after version after.
-	ReadStream(ctx context.Context, streamID string, after int64, limit int) ([]eventstore.RecordedEvent, error)
-	// ReadAll returns up to limit events of the global log after from, as a subscriber
-	// tailing the log reads them.
-	ReadAll(ctx context.Context, from eventstore.Position, limit int) ([]eventstore.RecordedEvent, error)
-}
-
-// Tx is a unit of work of a Store.
-type Tx interface {
-	// Version returns the stream's current version, 0 when it does not exist.
-	Version(ctx context.Context, streamID string) (int64, error)
-	Append(ctx context.Context, streamID string, expected int64, events []eventstore.Event) (eventstore.AppendResult, error)
-	Commit(ctx context.Context) error
-	Rollback(ctx context.Context) error
-}
-
 // Run runs every guarantee against stores made by open, a fresh and empty one per test.
-func Run(t *testing.T, open func(t *testing.T) Store) {
+func Run(t *testing.T, open func(t *testing.T) eventstore.Store) {
 	tests := []struct {
 		name string
-		test func(*testing.T, Store)
+		test func(*testing.T, eventstore.Store)
 	}{
 		{"AppendAndReadStream", appendAndReadStream},
 		{"OptimisticConcurrency", optimisticConcurrency},
@@ -75,7 +53,7 @@ func NewEvents(n int, typ string) []eventstore.Event {
 }
 
 // appendCommitted appends in a unit of work of its own.
-func appendCommitted(ctx context.Context, s Store, stream string, expected int64, events []eventstore.Event) (eventstore.AppendResult, error) {
+func appendCommitted(ctx context.Context, s eventstore.Store, stream string, expected int64, events []eventstore.Event) (eventstore.AppendResult, error) {
 	tx, err := s.Begin(ctx)
 	if err != nil {
 		return eventstore.AppendResult{}, err
@@ -88,7 +66,7 @@ func appendCommitted(ctx context.Context, s Store, stream string, expected int64
 	return res, tx.Commit(ctx)
 }
 
-func mustAppend(t *testing.T, s Store, stream string, expected int64, events []eventstore.Event) eventstore.AppendResult {
+func mustAppend(t *testing.T, s eventstore.Store, stream string, expected int64, events []eventstore.Event) eventstore.AppendResult {
 	t.Helper()
 	res, err := appendCommitted(context.Background(), s, stream, expected, events)
 	if err != nil {
@@ -98,7 +76,7 @@ func mustAppend(t *testing.T, s Store, stream string, expected int64, events []e
 }
 
 // readWholeLog reads the global log from the start as a tailing subscriber would.
-func readWholeLog(t *testing.T, s Store) []eventstore.RecordedEvent {
+func readWholeLog(t *testing.T, s eventstore.Store) []eventstore.RecordedEvent {
 	t.Helper()
 	var out []eventstore.RecordedEvent
 	var from eventstore.Position
@@ -115,7 +93,7 @@ func readWholeLog(t *testing.T, s Store) []eventstore.RecordedEvent {
 	}
 }
 
-func appendAndReadStream(t *testing.T, s Store) {
+func appendAndReadStream(t *testing.T, s eventstore.Store) {
 	first := NewEvents(3, "thing.happened.v1")
 	res := mustAppend(t, s, "s-1", eventstore.NoStream, first)
 	if res.Duplicate || len(res.Events) != 3 {
@@ -146,7 +124,7 @@ func appendAndReadStream(t *testing.T, s Store) {
 	if err != nil || len(after) != 1 || after[0].Version != 4 {
 		t.Fatalf("read after version 3, limit 1 = %+v, %v", after, err)
 	}
-	err = inTx(context.Background(), s, func(tx Tx) error {
+	err = inTx(context.Background(), s, func(tx eventstore.Tx) error {
 		for stream, want := range map[string]int64{"s-1": 5, "missing": 0} {
 			if v, err := tx.Version(context.Background(), stream); err != nil || v != want {
 				return fmt.Errorf("version of %s = %d, %v; want %d", stream, v, err, want)
@@ -168,7 +146,7 @@ func sameJSON(a, b json.RawMessage) bool {
 	return reflect.DeepEqual(x, y)
 }
 
-func optimisticConcurrency(t *testing.T, s Store) {
+func optimisticConcurrency(t *testing.T, s eventstore.Store) {
 	ctx := context.Background()
 	mustAppend(t, s, "s", eventstore.NoStream, NewEvents(2, "a.v1"))
 	cases := []struct {
@@ -194,7 +172,7 @@ func optimisticConcurrency(t *testing.T, s Store) {
 	}
 }
 
-func idempotentAppend(t *testing.T, s Store) {
+func idempotentAppend(t *testing.T, s eventstore.Store) {
 	ctx := context.Background()
 	batch := NewEvents(2, "a.v1")
 	first := mustAppend(t, s, "s", eventstore.NoStream, batch)
@@ -216,7 +194,7 @@ func idempotentAppend(t *testing.T, s Store) {
 
 // Writers race for one stream, each reading its head and appending there, retrying on
 // a conflict: every append lands once, at consecutive versions.
-func gapFreeVersions(t *testing.T, s Store) {
+func gapFreeVersions(t *testing.T, s eventstore.Store) {
 	ctx := context.Background()
 	const writers, each = 8, 15
 	var wg sync.WaitGroup
@@ -224,7 +202,7 @@ func gapFreeVersions(t *testing.T, s Store) {
 	for range writers {
 		wg.Go(func() {
 			for i := 0; i < each; {
-				err := inTx(ctx, s, func(tx Tx) error {
+				err := inTx(ctx, s, func(tx eventstore.Tx) error {
 					v, err := tx.Version(ctx, "busy")
 					if err != nil {
 						return err
@@ -262,7 +240,7 @@ func gapFreeVersions(t *testing.T, s Store) {
 	}
 }
 
-func inTx(ctx context.Context, s Store, f func(Tx) error) error {
+func inTx(ctx context.Context, s eventstore.Store, f func(eventstore.Tx) error) error {
 	tx, err := s.Begin(ctx)
 	if err != nil {
 		return err
@@ -276,7 +254,7 @@ func inTx(ctx context.Context, s Store, f func(Tx) error) error {
 
 // A transaction that appended first but commits last must not be passed by a reader:
 // the global read holds back everything from the still-open transaction on.
-func lateCommitIsNotSkipped(t *testing.T, s Store) {
+func lateCommitIsNotSkipped(t *testing.T, s eventstore.Store) {
 	ctx := context.Background()
 	slow, err := s.Begin(ctx)
 	if err != nil {
@@ -307,7 +285,7 @@ func lateCommitIsNotSkipped(t *testing.T, s Store) {
 // one appended to it and committed, then starts another stream: the log must still give
 // the stream in version order and the older transaction's events in the order it
 // appended them, skipping none.
-func streamOrderWhenOlderAppendsLast(t *testing.T, s Store) {
+func streamOrderWhenOlderAppendsLast(t *testing.T, s eventstore.Store) {
 	ctx := context.Background()
 	older, err := s.Begin(ctx)
 	if err != nil {
@@ -340,7 +318,7 @@ func streamOrderWhenOlderAppendsLast(t *testing.T, s Store) {
 // transaction id early, some aborting, while a reader tails the global log: the reader
 // sees every committed event exactly once, no aborted one, and every stream at
 // consecutive versions from 1.
-func tailUnderConcurrentWriters(t *testing.T, s Store) {
+func tailUnderConcurrentWriters(t *testing.T, s eventstore.Store) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	const writers, each = 10, 30
@@ -355,7 +333,7 @@ func tailUnderConcurrentWriters(t *testing.T, s Store) {
 				var batch []eventstore.Event
 				wroteOwn := false
 				abort := rand.IntN(8) == 0
-				err := inTx(ctx, s, func(tx Tx) error {
+				err := inTx(ctx, s, func(tx eventstore.Tx) error {
 					batch = nil
 					if wroteOwn = rand.IntN(2) == 0; wroteOwn {
 						ownEvents := NewEvents(1, "own.v1")
