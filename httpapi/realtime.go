@@ -15,7 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/queries"
 	"github.com/finledger/finledger/webhooks"
 )
 
@@ -117,7 +117,6 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer s.realtime.release(ctx, admitted)
-	stream := commands.StreamID(claims.WorkspaceID)
 	live := make(chan *nats.Msg, realtimeBuffer)
 	sub, err := s.events.Conn.ChanSubscribe(s.events.Names().Subject(claims.WorkspaceID), live)
 	if err != nil {
@@ -126,7 +125,7 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	defer func() { _ = sub.Unsubscribe() }()
 	// Subscribed first, so nothing committed from here on is missed.
-	head, err := eventstore.Version(ctx, s.pool, stream, false)
+	head, err := queries.StreamHead(ctx, s.pool, claims.WorkspaceID)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -159,7 +158,7 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 	keepAlive := time.NewTicker(realtimeKeepAlive)
 	defer keepAlive.Stop()
 	// What the store holds after last comes first; live events it covered are skipped.
-	if last, err = s.catchUp(ctx, out, stream, last, -1); err != nil {
+	if last, err = s.catchUp(ctx, out, claims.WorkspaceID, last, -1); err != nil {
 		return
 	}
 	for {
@@ -185,7 +184,7 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 			}
 			// The relay can run behind the store, never ahead of it: a gap is read from
 			// the store, up to and including this event.
-			if last, err = s.catchUp(ctx, out, stream, last, version); err != nil {
+			if last, err = s.catchUp(ctx, out, claims.WorkspaceID, last, version); err != nil {
 				return
 			}
 		}
@@ -208,11 +207,11 @@ func lastEventID(r *http.Request) (int64, bool, error) {
 	return n, true, nil
 }
 
-// catchUp sends the stream's events after last from the store, up to until (or to
-// its end when until is negative), and returns the last version sent.
-func (s *Server) catchUp(ctx context.Context, out *sseWriter, stream string, last, until int64) (int64, error) {
+// catchUp sends the workspace stream's events after last from the store, up to until
+// (or to its end when until is negative), and returns the last version sent.
+func (s *Server) catchUp(ctx context.Context, out *sseWriter, workspaceID uuid.UUID, last, until int64) (int64, error) {
 	for {
-		events, err := eventstore.ReadStream(ctx, s.pool, stream, last, 500)
+		events, err := queries.StreamEvents(ctx, s.pool, workspaceID, last, 500)
 		if err != nil {
 			return last, err
 		}
@@ -247,7 +246,7 @@ func (o *sseWriter) comment(text string) error {
 
 // event writes the public events one stored event stands for, each with the body a
 // webhook delivery of it would carry (its id is the event's).
-func (o *sseWriter) event(e eventstore.RecordedEvent) error {
+func (o *sseWriter) event(e queries.StreamEvent) error {
 	publics, err := webhooks.PublicEvents(e.Type, e.Data)
 	if err != nil {
 		return err
