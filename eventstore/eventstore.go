@@ -70,6 +70,12 @@ type DB interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
+// Reader is what a read of one stream needs of a connection, a pool or a transaction.
+type Reader interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
 // AppendResult says what an append did.
 type AppendResult struct {
 	// Events are the stored events with their versions and positions.
@@ -82,7 +88,7 @@ type AppendResult struct {
 // Version returns the stream's current version, 0 when it does not exist. Inside a
 // transaction with lock set, it also takes the stream's row lock, so that writers of one
 // stream queue instead of failing on a version conflict.
-func Version(ctx context.Context, db DB, streamID string, lock bool) (int64, error) {
+func Version(ctx context.Context, db Reader, streamID string, lock bool) (int64, error) {
 	q := `SELECT version FROM streams WHERE stream_id = $1`
 	if lock {
 		q += ` FOR UPDATE`
@@ -264,7 +270,7 @@ func readByIDs(ctx context.Context, db DB, streamID string, ids []uuid.UUID) ([]
 
 // ReadStream returns up to limit events of a stream with versions above after, in
 // version order.
-func ReadStream(ctx context.Context, db DB, streamID string, after int64, limit int) ([]RecordedEvent, error) {
+func ReadStream(ctx context.Context, db Reader, streamID string, after int64, limit int) ([]RecordedEvent, error) {
 	rows, err := db.Query(ctx, selectEvents+` WHERE stream_id = $1 AND version > $2 ORDER BY version LIMIT $3`, streamID, after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: read stream %s: %w", streamID, err)
