@@ -109,7 +109,12 @@ type Call struct {
 	UserID     uuid.UUID
 	DecideUser func(*User) ([]NewEvent, error)
 	// OpenWorkspace, when set, creates that workspace's stream in the same transaction.
+	// When it is the call's own workspace, it is created unless it exists, and the call
+	// decides nothing else in it.
 	OpenWorkspace *WorkspaceCreated
+	// OpenUser, when set, starts the stream of user UserID with it unless the stream
+	// exists; DecideUser is then not called.
+	OpenUser *UserRegistered
 	// Claim, when set, takes what the command may use only once (a one-time code), or
 	// fails the command with its error: it locks and marks the thing in the command's
 	// transaction, so the taking commits with the events or not at all, and a racing
@@ -189,7 +194,7 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 		var committed [][]eventstore.RecordedEvent
 		var decided []NewEvent
 		var res Result
-		if attempt == 1 && entry.state != nil && c.Idempotency == nil && c.DecideUser == nil && c.Claim == nil {
+		if attempt == 1 && entry.state != nil && c.Idempotency == nil && c.DecideUser == nil && c.OpenUser == nil && c.Claim == nil {
 			decided, committed, res, err = l.pipelined(ctx, entry.state, c)
 		} else {
 			decided, committed, res, err = l.inTransaction(ctx, entry, c, attempt > 1)
@@ -261,12 +266,12 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 		if decided, plans, err = l.decideOn(ctx, tx, state, cached, c); err != nil {
 			return answeredMeanwhile(ctx, tx, c, err)
 		}
-		if c.DecideUser != nil {
+		if c.DecideUser != nil || c.OpenUser != nil {
 			user, err := loadUser(ctx, tx, c.UserID)
 			if err != nil {
 				return err
 			}
-			userEvents, err := c.DecideUser(user)
+			userEvents, err := decideUser(user, c)
 			if err != nil {
 				return err
 			}
@@ -308,6 +313,13 @@ func (l *Ledger) decideOn(ctx context.Context, db eventstore.DB, state *Workspac
 
 // decide runs the command's workspace decision and lists the appends it makes.
 func (l *Ledger) decide(state *Workspace, c Call) ([]NewEvent, []appendPlan, error) {
+	if c.OpenWorkspace != nil && c.OpenWorkspace.WorkspaceID == c.WorkspaceID {
+		var decided []NewEvent
+		if !state.Exists {
+			decided = []NewEvent{{TypeWorkspaceCreated, c.OpenWorkspace}}
+		}
+		return decided, []appendPlan{{StreamID(c.WorkspaceID), state.Version, decided}}, nil
+	}
 	if !state.Exists || state.Deleted {
 		return nil, nil, NotFound("WORKSPACE_NOT_FOUND", "workspace %s not found", c.WorkspaceID)
 	}
@@ -329,6 +341,20 @@ func (l *Ledger) decide(state *Workspace, c Call) ([]NewEvent, []appendPlan, err
 			[]NewEvent{{TypeWorkspaceCreated, c.OpenWorkspace}}})
 	}
 	return decided, plans, nil
+}
+
+// decideUser decides the call's events for the stream of its user.
+func decideUser(user *User, c Call) ([]NewEvent, error) {
+	switch {
+	case c.OpenUser != nil:
+		if user.Exists {
+			return nil, nil
+		}
+		return []NewEvent{{TypeUserRegistered, c.OpenUser}}, nil
+	case !user.Exists || user.Deleted:
+		return nil, NotFound("USER_NOT_FOUND", "user %s not found", c.UserID)
+	}
+	return c.DecideUser(user)
 }
 
 // appendPlan is an append the write of a command makes.

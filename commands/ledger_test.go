@@ -3,7 +3,9 @@ package commands
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,5 +91,54 @@ func TestExecuteReturnsWhatTheCommandDid(t *testing.T) {
 		Decide: func(*Workspace) ([]NewEvent, error) { return nil, nil }})
 	if err != nil || len(nothing.Events) != 0 || nothing.Version != 2 || nothing.Answer != nil {
 		t.Fatalf("a command deciding nothing: %+v (%v), want no events at version 2 and no answer", nothing, err)
+	}
+}
+
+// TestRegisterUserOnceAcrossInstances: the first requests of a new person, racing on two
+// instances, register one user with one personal workspace, through the one write
+// path; a later registration of the same person appends nothing.
+func TestRegisterUserOnceAcrossInstances(t *testing.T) {
+	pool := testdb.Pool(t)
+	ctx := context.Background()
+	instances := []*Ledger{NewLedger(pool, noProjection, time.Now, 10), NewLedger(pool, noProjection, time.Now, 10)}
+	identity := Identity{Subject: "https://id.example|ana", Email: "ana@example.com", Name: "Ana"}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Go(func() {
+			userID, err := instances[i%2].RegisterUser(ctx, identity)
+			if err == nil && userID != UserIDFor(identity.Subject) {
+				err = fmt.Errorf("registered as %s, want %s", userID, UserIDFor(identity.Subject))
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := instances[0].RegisterUser(ctx, identity); err != nil {
+		t.Fatal(err)
+	}
+	userID := UserIDFor(identity.Subject)
+	for stream, want := range map[string]string{UserStreamID(userID): TypeUserRegistered, StreamID(PersonalWorkspaceID(userID)): TypeWorkspaceCreated} {
+		events, err := eventstore.ReadStream(ctx, pool, stream, 0, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 1 || events[0].Type != want {
+			t.Fatalf("stream %s holds %d events, want one %s", stream, len(events), want)
+		}
+	}
+
+	// The identity provider reports a new email: recorded on the user's stream.
+	if err := instances[1].UpdateIdentity(ctx, userID, "ana@example.org", "Ana"); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := eventstore.Version(ctx, pool, UserStreamID(userID), false); err != nil || v != 2 {
+		t.Fatalf("user stream at %d (%v) after the identity changed, want 2", v, err)
 	}
 }

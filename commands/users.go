@@ -2,7 +2,6 @@ package commands
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -36,45 +35,25 @@ func PersonalWorkspaceID(userID uuid.UUID) uuid.UUID {
 const DefaultCurrency = "MXN"
 
 // RegisterUser provisions a user seen for the first time with a personal workspace. It
-// is idempotent: the events have ids derived from the subject, so a repeat or a racing
-// twin appends nothing.
+// is idempotent: a repeat, or a twin racing it on another instance, appends nothing.
 func (l *Ledger) RegisterUser(ctx context.Context, id Identity) (uuid.UUID, error) {
 	userID := UserIDFor(id.Subject)
 	workspaceID := PersonalWorkspaceID(userID)
-	meta := Metadata{ActorType: ActorUser, ActorID: userID.String(), UserID: userID}
-	registered := NewEvent{TypeUserRegistered, &UserRegistered{
-		UserID: userID, Subject: id.Subject, Email: id.Email, Name: id.Name, PersonalWorkspaceID: workspaceID,
-	}}
-	created := NewEvent{TypeWorkspaceCreated, &WorkspaceCreated{
-		WorkspaceID: workspaceID, Kind: WorkspacePersonal, Name: "Personal", Currency: DefaultCurrency, OwnerID: userID,
-	}}
-	appendOnce := func(ctx context.Context, tx pgx.Tx, stream string, e NewEvent) error {
-		events, err := l.encode([]NewEvent{e}, meta)
-		if err != nil {
-			return err
-		}
-		events[0].ID = uuid.NewSHA1(idNamespace, []byte(stream+"\x00"+e.Type))
-		res, err := eventstore.Append(ctx, tx, stream, eventstore.NoStream, events, l.now())
-		if err != nil || res.Duplicate {
-			return err
-		}
-		return l.projectNow(ctx, tx, res.Events)
+	_, err := l.Execute(ctx, Call{
+		WorkspaceID: workspaceID,
+		Metadata:    Metadata{ActorType: ActorUser, ActorID: userID.String(), UserID: userID},
+		UserID:      userID,
+		OpenUser: &UserRegistered{
+			UserID: userID, Subject: id.Subject, Email: id.Email, Name: id.Name, PersonalWorkspaceID: workspaceID,
+		},
+		OpenWorkspace: &WorkspaceCreated{
+			WorkspaceID: workspaceID, Kind: WorkspacePersonal, Name: "Personal", Currency: DefaultCurrency, OwnerID: userID,
+		},
+	})
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("commands: register user: %w", err)
 	}
-	for attempt := 1; ; attempt++ {
-		err := pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
-			if err := appendOnce(ctx, tx, UserStreamID(userID), registered); err != nil {
-				return err
-			}
-			return appendOnce(ctx, tx, StreamID(workspaceID), created)
-		})
-		if errors.Is(err, eventstore.ErrVersionConflict) && attempt < maxAttempts {
-			continue
-		}
-		if err != nil {
-			return uuid.Nil, fmt.Errorf("commands: register user: %w", err)
-		}
-		return userID, nil
-	}
+	return userID, nil
 }
 
 // User is the write-side state of a user stream.
@@ -137,45 +116,21 @@ func loadUser(ctx context.Context, tx pgx.Tx, id uuid.UUID) (*User, error) {
 			u.Version = e.Version
 		}
 	}
-	if !u.Exists || u.Deleted {
-		return nil, NotFound("USER_NOT_FOUND", "user %s not found", id)
-	}
 	return u, nil
 }
 
 // UpdateIdentity records a new email or name reported by the identity provider.
 func (l *Ledger) UpdateIdentity(ctx context.Context, userID uuid.UUID, email, name string) error {
-	stream := UserStreamID(userID)
-	meta := Metadata{ActorType: ActorUser, ActorID: userID.String(), UserID: userID}
-	events, err := l.encode([]NewEvent{{TypeUserIdentityChanged, &UserIdentityChanged{UserID: userID, Email: email, Name: name}}}, meta)
-	if err != nil {
-		return err
-	}
-	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
-		version, err := eventstore.Version(ctx, tx, stream, true)
-		if err != nil {
-			return err
-		}
-		res, err := eventstore.Append(ctx, tx, stream, version, events, l.now())
-		if err != nil {
-			return err
-		}
-		return l.projectNow(ctx, tx, res.Events)
+	_, err := l.Execute(ctx, Call{
+		WorkspaceID: PersonalWorkspaceID(userID),
+		Metadata:    Metadata{ActorType: ActorUser, ActorID: userID.String(), UserID: userID},
+		UserID:      userID,
+		DecideUser: func(*User) ([]NewEvent, error) {
+			return []NewEvent{{TypeUserIdentityChanged, &UserIdentityChanged{UserID: userID, Email: email, Name: name}}}, nil
+		},
 	})
 	if err != nil {
 		return fmt.Errorf("commands: update identity: %w", err)
-	}
-	return nil
-}
-
-// projectNow applies events that are already appended to the read models.
-func (l *Ledger) projectNow(ctx context.Context, tx pgx.Tx, events []eventstore.RecordedEvent) error {
-	b := &pgx.Batch{}
-	if err := l.project(b, events, nil); err != nil {
-		return err
-	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return fmt.Errorf("commands: project: %w", err)
 	}
 	return nil
 }
