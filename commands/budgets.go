@@ -5,21 +5,42 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+// DefaultAlertThreshold is the percentage of a budget spent at which it alerts, when
+// its creator names none.
+var DefaultAlertThreshold = decimal.NewFromInt(80)
+
 // CreateBudget adds a budget.
+//
+// Defaults: Currency nil is the workspace's currency; Period nil is monthly;
+// AlertThreshold nil is DefaultAlertThreshold (80).
+//
+// Errors: VALIDATION_ERROR, CATEGORY_NOT_FOUND, TAG_NOT_FOUND.
 type CreateBudget struct {
-	BudgetID uuid.UUID
-	BudgetFields
+	BudgetID       uuid.UUID
+	Name           string
+	CategoryID     uuid.UUID
+	Amount         decimal.Decimal
+	Currency       *string
+	Period         *string
+	StartDate      string
+	EndDate        string
+	AlertThreshold *decimal.Decimal
+	TagID          *uuid.UUID
 }
 
-// Decide checks the budget's category, tag and bounds.
+// Decide fills the defaults and checks the budget's category, tag and bounds.
 func (c CreateBudget) Decide(w *Workspace) ([]NewEvent, error) {
-	if err := c.check(w); err != nil {
+	fields := BudgetFields{Name: c.Name, CategoryID: c.CategoryID, Amount: c.Amount, Currency: valueOr(c.Currency, w.Currency),
+		Period: valueOr(c.Period, PeriodMonthly), StartDate: c.StartDate, EndDate: c.EndDate,
+		AlertThreshold: valueOr(c.AlertThreshold, DefaultAlertThreshold), TagID: c.TagID}
+	if err := checkBudget(w, fields); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeBudgetCreated, &BudgetCreated{BudgetID: c.BudgetID, BudgetFields: c.BudgetFields}}}, nil
+	return []NewEvent{{TypeBudgetCreated, &BudgetCreated{BudgetID: c.BudgetID, BudgetFields: fields}}}, nil
 }
 
-func (c CreateBudget) check(w *Workspace) error {
+// checkBudget checks a budget's fields against the workspace.
+func checkBudget(w *Workspace, c BudgetFields) error {
 	if problem := CheckAmount(c.Amount, false); problem != "" {
 		return InvalidField("amount", "%s", problem)
 	}
@@ -41,6 +62,8 @@ func (c CreateBudget) check(w *Workspace) error {
 }
 
 // UpdateBudget changes some of a budget's fields.
+//
+// Errors: BUDGET_NOT_FOUND, and those of CreateBudget.
 type UpdateBudget struct {
 	BudgetID       uuid.UUID
 	Name           Nullable[string]
@@ -70,13 +93,15 @@ func (c UpdateBudget) Decide(w *Workspace) ([]NewEvent, error) {
 	setValue(&after.EndDate, c.EndDate)
 	setValue(&after.AlertThreshold, c.AlertThreshold)
 	setPtr(&after.TagID, c.TagID)
-	if err := (CreateBudget{BudgetFields: after}).check(w); err != nil {
+	if err := checkBudget(w, after); err != nil {
 		return nil, err
 	}
 	return []NewEvent{{TypeBudgetUpdated, &BudgetUpdated{BudgetID: c.BudgetID, Before: b.BudgetFields, After: after}}}, nil
 }
 
 // DeleteBudget removes a budget.
+//
+// Errors: BUDGET_NOT_FOUND.
 type DeleteBudget struct {
 	BudgetID uuid.UUID
 }

@@ -6,20 +6,33 @@ import (
 )
 
 // CreateDebt adds a debt.
+//
+// Defaults: PendingBalance nil is TotalAmount (nothing paid yet); Currency nil is the
+// workspace's currency.
+//
+// Errors: VALIDATION_ERROR.
 type CreateDebt struct {
-	DebtID uuid.UUID
-	DebtFields
+	DebtID         uuid.UUID
+	Name           string
+	Creditor       *string
+	TotalAmount    decimal.Decimal
+	PendingBalance *decimal.Decimal
+	Currency       *string
+	DueDate        *string
 }
 
-// Decide checks the amounts.
-func (c CreateDebt) Decide(*Workspace) ([]NewEvent, error) {
-	if err := c.check(); err != nil {
+// Decide fills the defaults and checks the amounts.
+func (c CreateDebt) Decide(w *Workspace) ([]NewEvent, error) {
+	fields := DebtFields{Name: c.Name, Creditor: c.Creditor, TotalAmount: c.TotalAmount,
+		PendingBalance: valueOr(c.PendingBalance, c.TotalAmount), Currency: valueOr(c.Currency, w.Currency), DueDate: c.DueDate}
+	if err := checkDebt(fields); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeDebtCreated, &DebtCreated{DebtID: c.DebtID, DebtFields: c.DebtFields}}}, nil
+	return []NewEvent{{TypeDebtCreated, &DebtCreated{DebtID: c.DebtID, DebtFields: fields}}}, nil
 }
 
-func (c CreateDebt) check() error {
+// checkDebt checks a debt's amounts.
+func checkDebt(c DebtFields) error {
 	if problem := CheckAmount(c.TotalAmount, true); problem != "" {
 		return InvalidField("totalAmount", "%s", problem)
 	}
@@ -33,6 +46,9 @@ func (c CreateDebt) check() error {
 }
 
 // UpdateDebt changes some of a debt's fields.
+//
+// Errors: DEBT_NOT_FOUND, VALIDATION_ERROR, CONFLICT (a new currency for a debt with
+// payments).
 type UpdateDebt struct {
 	DebtID         uuid.UUID
 	Name           Nullable[string]
@@ -56,7 +72,7 @@ func (c UpdateDebt) Decide(w *Workspace) ([]NewEvent, error) {
 	setValue(&after.PendingBalance, c.PendingBalance)
 	setValue(&after.Currency, c.Currency)
 	setPtr(&after.DueDate, c.DueDate)
-	if err := (CreateDebt{DebtFields: after}).check(); err != nil {
+	if err := checkDebt(after); err != nil {
 		return nil, err
 	}
 	if after.Currency != d.Currency {
@@ -70,6 +86,8 @@ func (c UpdateDebt) Decide(w *Workspace) ([]NewEvent, error) {
 }
 
 // DeleteDebt removes a debt; its payments stay as expenses.
+//
+// Errors: DEBT_NOT_FOUND.
 type DeleteDebt struct {
 	DebtID uuid.UUID
 }
@@ -83,15 +101,22 @@ func (c DeleteDebt) Decide(w *Workspace) ([]NewEvent, error) {
 }
 
 // PayDebt records a payment: an expense from a wallet that lowers the debt's pending
-// balance. The wallet is the one given, else the default one, else the oldest (spec
-// 4.B rule 6).
+// balance.
+//
+// Defaults: WalletID nil is the default wallet, else the oldest live one (spec 4.B
+// rule 6); Date empty is the business day of Today.
+//
+// Errors: DEBT_NOT_FOUND, WALLET_NOT_FOUND, VALIDATION_ERROR (among them an amount
+// above what is owed).
 type PayDebt struct {
 	DebtID        uuid.UUID
 	TransactionID uuid.UUID
 	Amount        decimal.Decimal
 	WalletID      *uuid.UUID
 	Date          string
-	Note          *string
+	// Today is the business day the payment was issued.
+	Today Date
+	Note  *string
 }
 
 // Decide checks the amount against what is owed and picks the wallet.
@@ -105,7 +130,7 @@ func (c PayDebt) Decide(w *Workspace) ([]NewEvent, error) {
 		return nil, err
 	}
 	concept := "Payment: " + d.Name
-	return (CreateTransaction{TransactionID: c.TransactionID, Type: TxExpense, Amount: c.Amount, Date: c.Date,
+	return (CreateTransaction{TransactionID: c.TransactionID, Type: TxExpense, Amount: c.Amount, Date: c.Date, Today: c.Today,
 		Concept: &concept, Description: c.Note, WalletID: &walletID, DebtID: &c.DebtID}).Decide(w)
 }
 

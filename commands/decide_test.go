@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -43,6 +44,9 @@ func decp(s string) *decimal.Decimal {
 	return &d
 }
 func idp(id uuid.UUID) *uuid.UUID { return &id }
+
+// issued is the business day the commands of these tests are issued on.
+var issued = BusinessDay(time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC))
 
 var (
 	owner  = uuid.MustParse("00000000-0000-0000-0000-0000000000aa")
@@ -96,29 +100,29 @@ func TestCreateTransactionPostings(t *testing.T) {
 		want    map[string]string
 		wantErr string
 	}{
-		{"income adds", CreateTransaction{Type: TxIncome, Amount: dec("20.5"), WalletID: idp(bank)},
+		{"income adds", CreateTransaction{Today: issued, Type: TxIncome, Amount: dec("20.5"), WalletID: idp(bank)},
 			map[string]string{"Cash": "100", "Bank": "1020.5", "Dollars": "50"}, ""},
-		{"expense subtracts and may overdraw", CreateTransaction{Type: TxExpense, Amount: dec("150.25"), WalletID: idp(cash)},
+		{"expense subtracts and may overdraw", CreateTransaction{Today: issued, Type: TxExpense, Amount: dec("150.25"), WalletID: idp(cash)},
 			map[string]string{"Cash": "-50.25", "Bank": "1000", "Dollars": "50"}, ""},
-		{"missing wallet falls back to the default", CreateTransaction{Type: TxExpense, Amount: dec("1")},
+		{"missing wallet falls back to the default", CreateTransaction{Today: issued, Type: TxExpense, Amount: dec("1")},
 			map[string]string{"Cash": "99", "Bank": "1000", "Dollars": "50"}, ""},
-		{"transfer moves", CreateTransaction{Type: TxTransfer, Amount: dec("300"), WalletID: idp(bank), ToWalletID: idp(cash)},
+		{"transfer moves", CreateTransaction{Today: issued, Type: TxTransfer, Amount: dec("300"), WalletID: idp(bank), ToWalletID: idp(cash)},
 			map[string]string{"Cash": "400", "Bank": "700", "Dollars": "50"}, ""},
 		{"transfer across currencies uses the destination amount",
-			CreateTransaction{Type: TxTransfer, Amount: dec("200"), DestinationAmount: decp("10.01"), WalletID: idp(bank), ToWalletID: idp(usd)},
+			CreateTransaction{Today: issued, Type: TxTransfer, Amount: dec("200"), DestinationAmount: decp("10.01"), WalletID: idp(bank), ToWalletID: idp(usd)},
 			map[string]string{"Cash": "100", "Bank": "800", "Dollars": "60.01"}, ""},
 		{"transfer across currencies without destination amount",
-			CreateTransaction{Type: TxTransfer, Amount: dec("200"), WalletID: idp(bank), ToWalletID: idp(usd)}, nil, "VALIDATION_ERROR"},
+			CreateTransaction{Today: issued, Type: TxTransfer, Amount: dec("200"), WalletID: idp(bank), ToWalletID: idp(usd)}, nil, "VALIDATION_ERROR"},
 		{"transfer within one currency with another destination amount",
-			CreateTransaction{Type: TxTransfer, Amount: dec("200"), DestinationAmount: decp("199"), WalletID: idp(bank), ToWalletID: idp(cash)}, nil, "VALIDATION_ERROR"},
-		{"transfer to itself", CreateTransaction{Type: TxTransfer, Amount: dec("1"), WalletID: idp(bank), ToWalletID: idp(bank)}, nil, "VALIDATION_ERROR"},
-		{"transfer without destination", CreateTransaction{Type: TxTransfer, Amount: dec("1"), WalletID: idp(bank)}, nil, "VALIDATION_ERROR"},
-		{"destination on an expense", CreateTransaction{Type: TxExpense, Amount: dec("1"), ToWalletID: idp(bank)}, nil, "VALIDATION_ERROR"},
-		{"zero amount", CreateTransaction{Type: TxExpense, Amount: dec("0")}, nil, "VALIDATION_ERROR"},
-		{"five decimal places", CreateTransaction{Type: TxExpense, Amount: dec("0.00001")}, nil, "VALIDATION_ERROR"},
-		{"unknown wallet", CreateTransaction{Type: TxExpense, Amount: dec("1"), WalletID: idp(uuid.New())}, nil, "WALLET_NOT_FOUND"},
-		{"unknown category", CreateTransaction{Type: TxExpense, Amount: dec("1"), CategoryID: idp(uuid.New())}, nil, "CATEGORY_NOT_FOUND"},
-		{"goal movement through transactions", CreateTransaction{Type: TxGoalDeposit, Amount: dec("1")}, nil, "VALIDATION_ERROR"},
+			CreateTransaction{Today: issued, Type: TxTransfer, Amount: dec("200"), DestinationAmount: decp("199"), WalletID: idp(bank), ToWalletID: idp(cash)}, nil, "VALIDATION_ERROR"},
+		{"transfer to itself", CreateTransaction{Today: issued, Type: TxTransfer, Amount: dec("1"), WalletID: idp(bank), ToWalletID: idp(bank)}, nil, "VALIDATION_ERROR"},
+		{"transfer without destination", CreateTransaction{Today: issued, Type: TxTransfer, Amount: dec("1"), WalletID: idp(bank)}, nil, "VALIDATION_ERROR"},
+		{"destination on an expense", CreateTransaction{Today: issued, Type: TxExpense, Amount: dec("1"), ToWalletID: idp(bank)}, nil, "VALIDATION_ERROR"},
+		{"zero amount", CreateTransaction{Today: issued, Type: TxExpense, Amount: dec("0")}, nil, "VALIDATION_ERROR"},
+		{"five decimal places", CreateTransaction{Today: issued, Type: TxExpense, Amount: dec("0.00001")}, nil, "VALIDATION_ERROR"},
+		{"unknown wallet", CreateTransaction{Today: issued, Type: TxExpense, Amount: dec("1"), WalletID: idp(uuid.New())}, nil, "WALLET_NOT_FOUND"},
+		{"unknown category", CreateTransaction{Today: issued, Type: TxExpense, Amount: dec("1"), CategoryID: idp(uuid.New())}, nil, "CATEGORY_NOT_FOUND"},
+		{"goal movement through transactions", CreateTransaction{Today: issued, Type: TxGoalDeposit, Amount: dec("1")}, nil, "VALIDATION_ERROR"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,7 +145,7 @@ func TestCreateTransactionPostings(t *testing.T) {
 
 func TestCreateTransactionWithoutAnyDefaultWallet(t *testing.T) {
 	w := given(t, &WorkspaceCreated{Kind: WorkspacePersonal, Currency: "MXN", OwnerID: owner}, wallet(bank, "Bank", "MXN", "0", false))
-	_, err := CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1")}.Decide(w)
+	_, err := CreateTransaction{Today: issued, TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1")}.Decide(w)
 	e, ok := AsError(err)
 	if !ok || e.Kind != KindValidation || e.Fields[0].Field != "walletId" {
 		t.Fatalf("err = %v, want a walletId validation error", err)
@@ -151,7 +155,7 @@ func TestCreateTransactionWithoutAnyDefaultWallet(t *testing.T) {
 func TestUpdateAndDeleteMoveBalancesBack(t *testing.T) {
 	w := given(t, workspace()...)
 	id := uuid.New()
-	events, err := CreateTransaction{TransactionID: id, Type: TxExpense, Amount: dec("40"), WalletID: idp(cash), CategoryID: idp(food)}.Decide(w)
+	events, err := CreateTransaction{Today: issued, TransactionID: id, Type: TxExpense, Amount: dec("40"), WalletID: idp(cash), CategoryID: idp(food)}.Decide(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +210,7 @@ func TestUpdateAndDeleteMoveBalancesBack(t *testing.T) {
 func TestTransferBetweenCurrenciesMovedToOneCurrencyDropsDestinationAmount(t *testing.T) {
 	w := given(t, workspace()...)
 	id := uuid.New()
-	events, err := CreateTransaction{TransactionID: id, Type: TxTransfer, Amount: dec("200"), DestinationAmount: decp("10"),
+	events, err := CreateTransaction{Today: issued, TransactionID: id, Type: TxTransfer, Amount: dec("200"), DestinationAmount: decp("10"),
 		WalletID: idp(bank), ToWalletID: idp(usd)}.Decide(w)
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +234,7 @@ func TestBulkIsAllOrNothing(t *testing.T) {
 	var ids []uuid.UUID
 	for i := 0; i < 3; i++ {
 		id := uuid.New()
-		events, err := CreateTransaction{TransactionID: id, Type: TxExpense, Amount: dec("10"), CategoryID: idp(food)}.Decide(w)
+		events, err := CreateTransaction{Today: issued, TransactionID: id, Type: TxExpense, Amount: dec("10"), CategoryID: idp(food)}.Decide(w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,7 +289,7 @@ func TestWalletRules(t *testing.T) {
 		t.Fatalf("bank balance %s", got)
 	}
 	// A wallet with movements keeps its currency.
-	events, err = CreateTransaction{TransactionID: uuid.New(), Type: TxIncome, Amount: dec("1"), WalletID: idp(usd)}.Decide(w)
+	events, err = CreateTransaction{Today: issued, TransactionID: uuid.New(), Type: TxIncome, Amount: dec("1"), WalletID: idp(usd)}.Decide(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +305,7 @@ func TestWalletRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	then(t, w, events)
-	if _, err := (CreateTransaction{TransactionID: uuid.New(), Type: TxIncome, Amount: dec("1"), WalletID: idp(usd)}).Decide(w); code(err) != "WALLET_NOT_FOUND" {
+	if _, err := (CreateTransaction{Today: issued, TransactionID: uuid.New(), Type: TxIncome, Amount: dec("1"), WalletID: idp(usd)}).Decide(w); code(err) != "WALLET_NOT_FOUND" {
 		t.Fatalf("transaction on an archived wallet: %v", err)
 	}
 	if _, err := (ArchiveWallet{WalletID: usd}).Decide(w); code(err) != "WALLET_NOT_FOUND" {
@@ -380,7 +384,7 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 		wallet uuid.UUID
 		amount string
 	}{{cash, "10"}, {bank, "20.01"}} {
-		events, err := GoalMovement{GoalID: goal, Type: TxGoalDeposit, Amount: dec(dep.amount), WalletID: idp(dep.wallet), Date: "2026-03-01", NewID: newID}.Decide(w)
+		events, err := GoalMovement{Today: issued, GoalID: goal, Type: TxGoalDeposit, Amount: dec(dep.amount), WalletID: idp(dep.wallet), Date: "2026-03-01", NewID: newID}.Decide(w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -388,7 +392,7 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 	}
 	// 15 split 10 : 20.01 is 4.998... and 10.001...: cents rounded down, the one left
 	// over to the bigger funder.
-	events, err := GoalMovement{GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("15"), Date: "2026-03-02", NewID: newID}.Decide(w)
+	events, err := GoalMovement{Today: issued, GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("15"), Date: "2026-03-02", NewID: newID}.Decide(w)
 	if err != nil || len(events) != 2 {
 		t.Fatalf("split: %v %v", events, err)
 	}
@@ -404,7 +408,7 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 	if got := w.Goals[goal].Saved.String(); got != "15.01" {
 		t.Fatalf("saved %s", got)
 	}
-	if _, err := (GoalMovement{GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("15.02"), NewID: newID}).Decide(w); code(err) != "VALIDATION_ERROR" {
+	if _, err := (GoalMovement{Today: issued, GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("15.02"), NewID: newID}).Decide(w); code(err) != "VALIDATION_ERROR" {
 		t.Fatalf("withdrawing more than saved: %v", err)
 	}
 	if _, err := (BulkTransactions{IDs: ids[:1], Operation: BulkDelete}).Decide(w); code(err) != "CONFLICT" {
@@ -416,7 +420,7 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 
 	// Debt payments lower the pending balance; more than owed is refused.
 	pay := uuid.New()
-	events, err = PayDebt{DebtID: debt, TransactionID: pay, Amount: dec("20"), Date: "2026-03-03"}.Decide(w)
+	events, err = PayDebt{Today: issued, DebtID: debt, TransactionID: pay, Amount: dec("20"), Date: "2026-03-03"}.Decide(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -424,10 +428,10 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 	if got := w.Debts[debt].PendingBalance.String(); got != "30" || events[0].Data.(*TransactionCreated).WalletID != cash {
 		t.Fatalf("pending %s, paid from %v", got, events[0].Data.(*TransactionCreated).WalletID)
 	}
-	if _, err := (PayDebt{DebtID: debt, TransactionID: uuid.New(), Amount: dec("30.01")}).Decide(w); code(err) != "VALIDATION_ERROR" {
+	if _, err := (PayDebt{Today: issued, DebtID: debt, TransactionID: uuid.New(), Amount: dec("30.01")}).Decide(w); code(err) != "VALIDATION_ERROR" {
 		t.Fatalf("overpayment: %v", err)
 	}
-	if _, err := (PayDebt{DebtID: debt, TransactionID: uuid.New(), Amount: dec("1"), WalletID: idp(usd)}).Decide(w); code(err) != "VALIDATION_ERROR" {
+	if _, err := (PayDebt{Today: issued, DebtID: debt, TransactionID: uuid.New(), Amount: dec("1"), WalletID: idp(usd)}).Decide(w); code(err) != "VALIDATION_ERROR" {
 		t.Fatalf("payment in another currency: %v", err)
 	}
 	events, err = UpdateTransaction{TransactionID: pay, Amount: Of(dec("50"))}.Decide(w)
@@ -540,14 +544,14 @@ func TestGoalAndDebtEffectsTravelInEvents(t *testing.T) {
 		&DebtCreated{DebtID: debt, DebtFields: DebtFields{Name: "Car", TotalAmount: dec("1000"), PendingBalance: dec("1000"), Currency: "MXN"}})
 
 	deposit := func(from uuid.UUID, amount string) GoalMovement {
-		return GoalMovement{GoalID: goal, Type: TxGoalDeposit, Amount: dec(amount), WalletID: idp(from), Date: "2026-03-01", NewID: uuid.New}
+		return GoalMovement{Today: issued, GoalID: goal, Type: TxGoalDeposit, Amount: dec(amount), WalletID: idp(from), Date: "2026-03-01", NewID: uuid.New}
 	}
 	withdraw := func(amount string) GoalMovement {
-		return GoalMovement{GoalID: goal, Type: TxGoalWithdrawal, Amount: dec(amount), Date: "2026-03-02", NewID: uuid.New}
+		return GoalMovement{Today: issued, GoalID: goal, Type: TxGoalWithdrawal, Amount: dec(amount), Date: "2026-03-02", NewID: uuid.New}
 	}
 	firstDeposit := deposit(cash, "100")
 	firstDeposit.NewID = func() uuid.UUID { return depositID }
-	pay := PayDebt{DebtID: debt, TransactionID: paymentID, Amount: dec("40"), WalletID: idp(cash), Date: "2026-03-03"}
+	pay := PayDebt{Today: issued, DebtID: debt, TransactionID: paymentID, Amount: dec("40"), WalletID: idp(cash), Date: "2026-03-03"}
 	saved := func(wallet uuid.UUID, amount string) Effects {
 		return Effects{Goals: []GoalPosting{{GoalID: goal, WalletID: wallet, Amount: dec(amount)}}}
 	}
@@ -568,11 +572,11 @@ func TestGoalAndDebtEffectsTravelInEvents(t *testing.T) {
 			[]decider{deposit(cash, "1"), deposit(bank, "1"), deposit(savings, "1")}, withdraw("1"),
 			[]Effects{saved(cash, "-0.34"), saved(bank, "-0.33"), saved(savings, "-0.33")}},
 		{"a withdrawal into a wallet takes from that wallet's share", []decider{firstDeposit},
-			GoalMovement{GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("30"), WalletID: idp(cash), NewID: uuid.New},
+			GoalMovement{Today: issued, GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("30"), WalletID: idp(cash), NewID: uuid.New},
 			[]Effects{saved(cash, "-30")}},
 		{"a payment lowers what is owed", nil, pay, []Effects{owed("-40")}},
 		{"an expense without a debt moves nothing", nil,
-			CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("5")}, []Effects{{}}},
+			CreateTransaction{Today: issued, TransactionID: uuid.New(), Type: TxExpense, Amount: dec("5")}, []Effects{{}}},
 		{"a corrected payment reverts the old amount and applies the new", []decider{pay},
 			UpdateTransaction{TransactionID: paymentID, Amount: Of(dec("45.5")), WalletID: Of(bank)}, []Effects{owed("-5.5")}},
 		{"a correction that leaves the amount still names the debt", []decider{pay},

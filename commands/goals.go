@@ -8,20 +8,39 @@ import (
 )
 
 // CreateGoal adds a savings goal.
+//
+// Defaults: Currency nil is the workspace's currency.
+//
+// Errors: VALIDATION_ERROR.
 type CreateGoal struct {
-	GoalID uuid.UUID
-	GoalFields
+	GoalID       uuid.UUID
+	Name         string
+	TargetAmount decimal.Decimal
+	Currency     *string
+	Deadline     *string
 }
 
-// Decide checks the target.
-func (c CreateGoal) Decide(*Workspace) ([]NewEvent, error) {
-	if problem := CheckAmount(c.TargetAmount, true); problem != "" {
-		return nil, InvalidField("targetAmount", "%s", problem)
+// Decide fills the default currency and checks the target.
+func (c CreateGoal) Decide(w *Workspace) ([]NewEvent, error) {
+	fields := GoalFields{Name: c.Name, TargetAmount: c.TargetAmount, Currency: valueOr(c.Currency, w.Currency), Deadline: c.Deadline}
+	if err := checkGoal(fields); err != nil {
+		return nil, err
 	}
-	return []NewEvent{{TypeGoalCreated, &GoalCreated{GoalID: c.GoalID, GoalFields: c.GoalFields}}}, nil
+	return []NewEvent{{TypeGoalCreated, &GoalCreated{GoalID: c.GoalID, GoalFields: fields}}}, nil
 }
 
-// UpdateGoal changes some of a goal's fields.
+// checkGoal checks a goal's fields.
+func checkGoal(f GoalFields) error {
+	if problem := CheckAmount(f.TargetAmount, true); problem != "" {
+		return InvalidField("targetAmount", "%s", problem)
+	}
+	return nil
+}
+
+// UpdateGoal changes some of a goal's fields; nothing changed decides nothing.
+//
+// Errors: GOAL_NOT_FOUND, VALIDATION_ERROR, CONFLICT (a new currency for a goal that
+// holds money).
 type UpdateGoal struct {
 	GoalID       uuid.UUID
 	Name         Nullable[string]
@@ -44,7 +63,7 @@ func (c UpdateGoal) Decide(w *Workspace) ([]NewEvent, error) {
 	if after.Currency != g.Currency && !g.Saved.IsZero() {
 		return nil, Conflict("CONFLICT", "the goal holds %s %s: withdraw it before changing the currency", g.Saved, g.Currency)
 	}
-	if _, err := (CreateGoal{GoalID: c.GoalID, GoalFields: after}).Decide(w); err != nil {
+	if err := checkGoal(after); err != nil {
 		return nil, err
 	}
 	if after.Name == g.Name && after.TargetAmount.Equal(g.TargetAmount) && after.Currency == g.Currency && eqPtr(after.Deadline, g.Deadline) {
@@ -54,6 +73,8 @@ func (c UpdateGoal) Decide(w *Workspace) ([]NewEvent, error) {
 }
 
 // DeleteGoal removes a goal that holds nothing.
+//
+// Errors: GOAL_NOT_FOUND, CONFLICT (the goal holds money).
 type DeleteGoal struct {
 	GoalID uuid.UUID
 }
@@ -73,13 +94,20 @@ func (c DeleteGoal) Decide(w *Workspace) ([]NewEvent, error) {
 // GoalMovement is a deposit into or a withdrawal from a goal. A withdrawal without a
 // wallet returns the money to the wallets that funded the goal, in proportion to what
 // each still has in it.
+//
+// Defaults: Date empty is the business day of Today; WalletID nil, for a withdrawal,
+// is the funding wallets' shares.
+//
+// Errors: GOAL_NOT_FOUND, WALLET_NOT_FOUND, VALIDATION_ERROR.
 type GoalMovement struct {
 	GoalID   uuid.UUID
 	Type     string // TxGoalDeposit or TxGoalWithdrawal
 	Amount   decimal.Decimal
 	WalletID *uuid.UUID
 	Date     string
-	Note     *string
+	// Today is the business day the movement was issued.
+	Today Date
+	Note  *string
 	// NewID names each transaction the movement records.
 	NewID func() uuid.UUID
 }
@@ -92,6 +120,10 @@ func (c GoalMovement) Decide(w *Workspace) ([]NewEvent, error) {
 	}
 	if problem := CheckAmount(c.Amount, true); problem != "" {
 		return nil, InvalidField("amount", "%s", problem)
+	}
+	date, err := dateOrToday(c.Date, c.Today)
+	if err != nil {
+		return nil, err
 	}
 	shares := map[uuid.UUID]decimal.Decimal{}
 	switch {
@@ -127,7 +159,7 @@ func (c GoalMovement) Decide(w *Workspace) ([]NewEvent, error) {
 		goalID := c.GoalID
 		t := Transaction{Type: c.Type, Amount: shares[walletID], Currency: g.Currency, WalletID: walletID, GoalID: &goalID}
 		events = append(events, NewEvent{TypeTransactionCreated, &TransactionCreated{
-			TransactionID: c.NewID(), Type: c.Type, Amount: t.Amount, Currency: t.Currency, Date: c.Date,
+			TransactionID: c.NewID(), Type: c.Type, Amount: t.Amount, Currency: t.Currency, Date: date,
 			Concept: &concept, Description: c.Note, WalletID: walletID, GoalID: &goalID, Postings: netPostings(t.effect()),
 			Effects: t.createdEffects(),
 		}})

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/google/uuid"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -87,4 +88,72 @@ func editDistance(a, b []rune) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// walletNamed finds a live wallet by name, ignoring accents and case; an empty name
+// means the oldest live wallet. It fails with WALLET_NOT_FOUND, whose details suggest
+// the closest names.
+func (w *Workspace) walletNamed(name string) (uuid.UUID, *Wallet, error) {
+	ids := liveInOrder(w.Wallets, func(x *Wallet) (bool, int64) { return !x.Archived, x.Seq })
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		wallet := w.Wallets[id]
+		if name == "" || FoldName(wallet.Name) == FoldName(name) {
+			return id, wallet, nil
+		}
+		names[i] = wallet.Name
+	}
+	if name == "" {
+		e := NotFound("WALLET_NOT_FOUND", "the workspace has no wallet")
+		e.Details = map[string]any{"suggestions": []string{}}
+		return uuid.Nil, nil, e
+	}
+	return uuid.Nil, nil, nameNotFound("WALLET_NOT_FOUND", "wallet", name, names)
+}
+
+// categoryNamed finds a live category by name like walletNamed; an empty name means
+// the oldest live category, and none (a nil category, no error) when there is none.
+// It fails with CATEGORY_NOT_FOUND, whose details suggest the closest names.
+func (w *Workspace) categoryNamed(name string) (*uuid.UUID, *Category, error) {
+	ids := liveInOrder(w.Categories, func(x *Category) (bool, int64) { return !x.Archived, x.Seq })
+	names := make([]string, len(ids))
+	for i, id := range ids {
+		category := w.Categories[id]
+		if name == "" || FoldName(category.Name) == FoldName(name) {
+			return &id, category, nil
+		}
+		names[i] = category.Name
+	}
+	if name == "" {
+		return nil, nil, nil
+	}
+	return nil, nil, nameNotFound("CATEGORY_NOT_FOUND", "category", name, names)
+}
+
+// nameNotFound is the error of a name that matches nothing, with the closest names.
+func nameNotFound(code, what, name string, names []string) *Error {
+	e := NotFound(code, "no %s is named %q", what, name)
+	e.Details = map[string]any{"suggestions": Suggest(names, name, 5)}
+	return e
+}
+
+// liveInOrder returns the ids of the live records, oldest first: live and seq tell
+// whether a record is live and its place in the order of creation.
+func liveInOrder[T any](records map[uuid.UUID]T, live func(T) (bool, int64)) []uuid.UUID {
+	type entry struct {
+		id  uuid.UUID
+		seq int64
+	}
+	var list []entry
+	for id, r := range records {
+		if ok, seq := live(r); ok {
+			list = append(list, entry{id, seq})
+		}
+	}
+	sort.Slice(list, func(i, j int) bool { return list[i].seq < list[j].seq })
+	ids := make([]uuid.UUID, len(list))
+	for i, e := range list {
+		ids[i] = e.id
+	}
+	return ids
 }

@@ -51,3 +51,11 @@ func (n *Nullable[T]) UnmarshalJSON(data []byte) error {
 	n.Valid = true
 	return json.Unmarshal(data, &n.Value)
 }
+
+// valueOr returns *p, or fallback when p is nil: a field a command was not given.
+func valueOr[T any](p *T, fallback T) T {
+	if p == nil {
+		return fallback
+	}
+	return *p
+}

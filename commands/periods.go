@@ -1,6 +1,7 @@
 package commands
 
 import (
+	"errors"
 	"fmt"
 	"time"
 	_ "time/tzdata" // business days are computed in America/Mexico_City on any machine
@@ -107,4 +108,17 @@ func NextPeriodStart(kind string, anchor, day Date) Date {
 		return anchor
 	}
 	return to.AddDate(0, 0, 1)
+}
+
+// dateOrToday returns date, or when it is empty the business day today: the date of a
+// movement recorded without one. A command that may default its date must say which
+// day it was issued.
+func dateOrToday(date string, today Date) (string, error) {
+	if date != "" {
+		return date, nil
+	}
+	if today.IsZero() {
+		return "", errors.New("commands: a movement without a date needs the day it was issued")
+	}
+	return today.Format(time.DateOnly), nil
 }

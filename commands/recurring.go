@@ -11,21 +11,35 @@ import (
 var RecurringKinds = []string{TxIncome, TxExpense, "other"}
 
 // CreateRecurring adds a recurring payment; its cycles count from its first due date.
+//
+// Defaults: Active nil is true.
+//
+// Errors: VALIDATION_ERROR, WALLET_NOT_FOUND, CATEGORY_NOT_FOUND.
 type CreateRecurring struct {
 	RecurringID uuid.UUID
-	RecurringFields
+	Name        string
+	Amount      decimal.Decimal
+	Kind        string
+	Periodicity string
+	NextPayment string
+	Active      *bool
+	WalletID    *uuid.UUID
+	CategoryID  *uuid.UUID
 }
 
-// Decide checks the amount and the wallet and category it names.
+// Decide fills the default and checks the amount and the wallet and category it names.
 func (c CreateRecurring) Decide(w *Workspace) ([]NewEvent, error) {
-	c.Anchor = c.NextPayment
-	if err := c.check(w); err != nil {
+	fields := RecurringFields{Name: c.Name, Amount: c.Amount, Kind: c.Kind, Periodicity: c.Periodicity, NextPayment: c.NextPayment,
+		Anchor: c.NextPayment, Active: valueOr(c.Active, true), WalletID: c.WalletID, CategoryID: c.CategoryID}
+	if err := checkRecurring(w, fields); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeRecurringCreated, &RecurringCreated{RecurringID: c.RecurringID, RecurringFields: c.RecurringFields}}}, nil
+	return []NewEvent{{TypeRecurringCreated, &RecurringCreated{RecurringID: c.RecurringID, RecurringFields: fields}}}, nil
 }
 
-func (c CreateRecurring) check(w *Workspace) error {
+// checkRecurring checks a recurring payment's amount and the wallet and category it
+// names.
+func checkRecurring(w *Workspace, c RecurringFields) error {
 	if problem := CheckAmount(c.Amount, true); problem != "" {
 		return InvalidField("amount", "%s", problem)
 	}
@@ -44,6 +58,8 @@ func (c CreateRecurring) check(w *Workspace) error {
 
 // UpdateRecurring changes some of a recurring payment's fields. A new due date or
 // periodicity starts the cycles again from the new due date.
+//
+// Errors: RECURRING_NOT_FOUND, and those of CreateRecurring.
 type UpdateRecurring struct {
 	RecurringID uuid.UUID
 	Name        Nullable[string]
@@ -74,13 +90,15 @@ func (c UpdateRecurring) Decide(w *Workspace) ([]NewEvent, error) {
 	if after.NextPayment != r.NextPayment || after.Periodicity != r.Periodicity {
 		after.Anchor = after.NextPayment
 	}
-	if err := (CreateRecurring{RecurringFields: after}).check(w); err != nil {
+	if err := checkRecurring(w, after); err != nil {
 		return nil, err
 	}
 	return []NewEvent{{TypeRecurringUpdated, &RecurringUpdated{RecurringID: c.RecurringID, Before: r.RecurringFields, After: after}}}, nil
 }
 
 // DeleteRecurring removes a recurring payment; what it paid stays.
+//
+// Errors: RECURRING_NOT_FOUND.
 type DeleteRecurring struct {
 	RecurringID uuid.UUID
 }
@@ -95,6 +113,12 @@ func (c DeleteRecurring) Decide(w *Workspace) ([]NewEvent, error) {
 
 // PayRecurring pays the cycle due on the item's next payment date: it records the
 // income or expense and moves the item to its next cycle (spec 4.B rule 7).
+//
+// Defaults: PaidOn zero is Today; the item's wallet, when it has none, is the
+// workspace's default wallet.
+//
+// Errors: RECURRING_NOT_FOUND, CONFLICT (a paused item, or one that moves no money),
+// RECURRING_ALREADY_PAID, VALIDATION_ERROR, and those of CreateTransaction.
 type PayRecurring struct {
 	RecurringID   uuid.UUID
 	TransactionID uuid.UUID
@@ -149,6 +173,9 @@ func (c PayRecurring) Decide(w *Workspace) ([]NewEvent, error) {
 	}
 	if walletID == uuid.Nil {
 		return nil, InvalidField("walletId", "is required: give the item a wallet or the workspace a default wallet")
+	}
+	if c.PaidOn.IsZero() {
+		c.PaidOn = c.Today
 	}
 	paidOn := c.PaidOn.Format(time.DateOnly)
 	concept := r.Name

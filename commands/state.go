@@ -61,6 +61,9 @@ type Wallet struct {
 type Category struct {
 	CategoryFields
 	Archived bool
+	// Seq orders categories by creation: a name left out of a chat message means the
+	// oldest.
+	Seq int64
 }
 
 // Tag is a tag as the write side sees it.
@@ -159,7 +162,7 @@ func (w *Workspace) Apply(event any) error {
 			w.DefaultWallet = uuid.Nil
 		}
 	case *CategoryCreated:
-		w.Categories[e.CategoryID] = &Category{CategoryFields: e.CategoryFields}
+		w.Categories[e.CategoryID] = &Category{CategoryFields: e.CategoryFields, Seq: int64(len(w.Categories))}
 	case *CategoryUpdated:
 		category, err := find(w.Categories, e.CategoryID, "category")
 		if err != nil {

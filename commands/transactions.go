@@ -17,29 +17,62 @@ const (
 // TransactionTypes lists every transaction type.
 var TransactionTypes = []string{TxIncome, TxExpense, TxTransfer, TxGoalDeposit, TxGoalWithdrawal}
 
-// CreateTransaction records income, an expense or a transfer. A nil WalletID means the
-// workspace's default wallet.
+// CreateTransaction records income, an expense, a transfer or a goal movement.
+//
+// Defaults: Date empty is the business day of Today; WalletID nil is the wallet named
+// WalletName when that is set, else the workspace's default wallet; CategoryID nil is
+// the category named CategoryName when that is set, else none.
+//
+// Lookups: WalletName and CategoryName are resolved against the workspace's live
+// wallets and categories, ignoring accents and case.
+//
+// Errors: VALIDATION_ERROR; WALLET_NOT_FOUND and CATEGORY_NOT_FOUND (for a name, with
+// the closest names as suggestions); TAG_NOT_FOUND, GOAL_NOT_FOUND, DEBT_NOT_FOUND.
 type CreateTransaction struct {
 	TransactionID     uuid.UUID
 	Type              string
 	Amount            decimal.Decimal
 	DestinationAmount *decimal.Decimal
 	Date              string
-	Concept           *string
-	Description       *string
-	WalletID          *uuid.UUID
-	ToWalletID        *uuid.UUID
-	CategoryID        *uuid.UUID
-	GoalID            *uuid.UUID
-	DebtID            *uuid.UUID
-	RecurringID       *uuid.UUID
-	TagID             *uuid.UUID
-	ReferenceNumber   *string
-	AttachmentURL     *string
+	// Today is the business day the command was issued, the date of a transaction
+	// given none.
+	Today           Date
+	Concept         *string
+	Description     *string
+	WalletID        *uuid.UUID
+	WalletName      *string
+	ToWalletID      *uuid.UUID
+	CategoryID      *uuid.UUID
+	CategoryName    *string
+	GoalID          *uuid.UUID
+	DebtID          *uuid.UUID
+	RecurringID     *uuid.UUID
+	TagID           *uuid.UUID
+	ReferenceNumber *string
+	AttachmentURL   *string
 }
 
 // Decide checks the transaction against the workspace and computes its postings.
 func (c CreateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
+	if c.WalletID == nil && c.WalletName != nil {
+		id, _, err := w.walletNamed(*c.WalletName)
+		if err != nil {
+			return nil, err
+		}
+		c.WalletID = &id
+	}
+	if c.CategoryID == nil && c.CategoryName != nil {
+		id, _, err := w.categoryNamed(*c.CategoryName)
+		if err != nil {
+			return nil, err
+		}
+		c.CategoryID = id
+	}
+	date, err := dateOrToday(c.Date, c.Today)
+	if err != nil {
+		return nil, err
+	}
+	c.Date = date
 	switch c.Type {
 	case TxIncome, TxExpense, TxTransfer:
 	case TxGoalDeposit, TxGoalWithdrawal:

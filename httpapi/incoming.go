@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -42,7 +41,6 @@ func (b *body) amountOrText(name string) commands.Nullable[decimal.Decimal] {
 // incomingTransaction records a transaction sent by an external system (spec 4.A): the
 // wallet and category by id or by name, the default wallet when neither is given.
 func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	_, b, ok := readRequest(w, r, false)
 	if !ok {
 		return
@@ -71,28 +69,9 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	ws := principalFrom(ctx).Workspace.ID
-	wallet := walletID.Ptr()
-	if walletName.Valid {
-		found, err := s.walletNamed(ctx, ws, walletName.Value)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		wallet = &found.ID
-	}
-	category := categoryID.Ptr()
-	if categoryName.Valid {
-		found, err := s.categoryNamed(ctx, ws, categoryName.Value)
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		category = &found.ID
-	}
-	cmd := commands.CreateTransaction{TransactionID: newID(), Type: kind, Amount: amount.Value, WalletID: wallet,
-		ToWalletID: toWalletID.Ptr(), CategoryID: category, Concept: concept.Ptr(), Description: description.Ptr(),
-		Date: orDefault(date, s.today().Format(time.DateOnly))}
+	cmd := commands.CreateTransaction{TransactionID: newID(), Type: kind, Amount: amount.Value, WalletID: walletID.Ptr(),
+		WalletName: walletName.Ptr(), ToWalletID: toWalletID.Ptr(), CategoryID: categoryID.Ptr(), CategoryName: categoryName.Ptr(),
+		Concept: concept.Ptr(), Description: description.Ptr(), Date: date.Value, Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
 		Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
 }

@@ -3,10 +3,8 @@ package httpapi
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/queries"
@@ -16,8 +14,6 @@ import (
 func (s *Server) today() commands.Date { return commands.BusinessDay(s.now()) }
 
 // --- budgets ---
-
-var defaultAlertThreshold = decimal.NewFromInt(80)
 
 func budgetInput(b *body, create bool) commands.UpdateBudget {
 	in := commands.UpdateBudget{
@@ -43,12 +39,9 @@ func createBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := budgetInput(b, true)
-	p := principalFrom(r.Context())
-	cmd := commands.CreateBudget{BudgetID: newID(), BudgetFields: commands.BudgetFields{
-		Name: in.Name.Value, CategoryID: in.CategoryID.Value, Amount: in.Amount.Value, Currency: orDefault(in.Currency, p.Workspace.Currency),
-		Period: orDefault(in.Period, commands.PeriodMonthly), StartDate: in.StartDate.Value, EndDate: in.EndDate.Value,
-		AlertThreshold: orDefault(in.AlertThreshold, defaultAlertThreshold), TagID: in.TagID.Ptr(),
-	}}
+	cmd := commands.CreateBudget{BudgetID: newID(), Name: in.Name.Value, CategoryID: in.CategoryID.Value, Amount: in.Amount.Value,
+		Currency: in.Currency.Ptr(), Period: in.Period.Ptr(), StartDate: in.StartDate.Value, EndDate: in.EndDate.Value,
+		AlertThreshold: in.AlertThreshold.Ptr(), TagID: in.TagID.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: s.budgetAnswer(r, cmd.BudgetID)})
 }
 
@@ -124,8 +117,8 @@ func createGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := goalInput(b, true)
-	cmd := commands.CreateGoal{GoalID: newID(), GoalFields: commands.GoalFields{Name: in.Name.Value, TargetAmount: in.TargetAmount.Value,
-		Currency: orDefault(in.Currency, principalFrom(r.Context()).Workspace.Currency), Deadline: in.Deadline.Ptr()}}
+	cmd := commands.CreateGoal{GoalID: newID(), Name: in.Name.Value, TargetAmount: in.TargetAmount.Value, Currency: in.Currency.Ptr(),
+		Deadline: in.Deadline.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), cmd.GoalID))})
 }
 
@@ -164,10 +157,11 @@ func goalMovement(kind string) handler {
 			b.required("walletId", wallet.Valid)
 		}
 		cmd := commands.GoalMovement{GoalID: id, Type: kind, Amount: amount.Value, WalletID: wallet.Ptr(), Note: note.Ptr(),
-			Date: orDefault(date, s.today().Format(time.DateOnly)), NewID: newID}
+			Date: date.Value, Today: s.today(), NewID: newID}
 		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("goal", queries.GoalByID(activeWorkspace(r), id), activeWorkspace(r))})
 	}
 }
+
 
 // --- debts ---
 
@@ -189,9 +183,8 @@ func createDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := debtInput(b, true)
-	cmd := commands.CreateDebt{DebtID: newID(), DebtFields: commands.DebtFields{Name: in.Name.Value, Creditor: in.Creditor.Ptr(),
-		TotalAmount: in.TotalAmount.Value, PendingBalance: orDefault(in.PendingBalance, in.TotalAmount.Value),
-		Currency: orDefault(in.Currency, principalFrom(r.Context()).Workspace.Currency), DueDate: in.DueDate.Ptr()}}
+	cmd := commands.CreateDebt{DebtID: newID(), Name: in.Name.Value, Creditor: in.Creditor.Ptr(), TotalAmount: in.TotalAmount.Value,
+		PendingBalance: in.PendingBalance.Ptr(), Currency: in.Currency.Ptr(), DueDate: in.DueDate.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), cmd.DebtID))})
 }
 
@@ -225,7 +218,7 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	note := b.str("note", 0, 500)
 	b.required("amount", amount.Valid)
 	cmd := commands.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
-		Date: orDefault(date, s.today().Format(time.DateOnly)), Note: note.Ptr()}
+		Date: date.Value, Today: s.today(), Note: note.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("debt", queries.DebtByID(activeWorkspace(r), id), activeWorkspace(r))})
 }
 
@@ -253,9 +246,9 @@ func createRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := recurringInput(b, true)
-	cmd := commands.CreateRecurring{RecurringID: newID(), RecurringFields: commands.RecurringFields{Name: in.Name.Value,
-		Amount: in.Amount.Value, Kind: in.Kind.Value, Periodicity: in.Periodicity.Value, NextPayment: in.NextPayment.Value,
-		Active: orDefault(in.Active, true), WalletID: in.WalletID.Ptr(), CategoryID: in.CategoryID.Ptr()}}
+	cmd := commands.CreateRecurring{RecurringID: newID(), Name: in.Name.Value, Amount: in.Amount.Value, Kind: in.Kind.Value,
+		Periodicity: in.Periodicity.Value, NextPayment: in.NextPayment.Value, Active: in.Active.Ptr(), WalletID: in.WalletID.Ptr(),
+		CategoryID: in.CategoryID.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), cmd.RecurringID))})
 }
 
@@ -284,7 +277,7 @@ func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	date := b.date("date")
-	paidOn := s.today()
+	var paidOn commands.Date
 	if date.Valid && !b.failed("date") {
 		paidOn, _ = commands.ParseDate(date.Value)
 	}

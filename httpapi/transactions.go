@@ -54,10 +54,9 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	goalID, debtID := b.id("goalId"), b.id("debtId")
 	b.required("type", typ.Valid)
 	b.required("amount", in.Amount.Valid)
-	date := orDefault(in.Date, s.today().Format(time.DateOnly))
 	cmd := commands.CreateTransaction{
 		TransactionID: newID(), Type: typ.Value, Amount: in.Amount.Value, DestinationAmount: in.DestinationAmount.Ptr(),
-		Date: date, Concept: in.Concept.Ptr(), Description: in.Description.Ptr(), WalletID: in.WalletID.Ptr(),
+		Date: in.Date.Value, Today: s.today(), Concept: in.Concept.Ptr(), Description: in.Description.Ptr(), WalletID: in.WalletID.Ptr(),
 		ToWalletID: in.ToWalletID.Ptr(), CategoryID: in.CategoryID.Ptr(), GoalID: goalID.Ptr(), DebtID: debtID.Ptr(),
 		TagID: in.TagID.Ptr(), ReferenceNumber: in.ReferenceNumber.Ptr(), AttachmentURL: in.AttachmentURL.Ptr(),
 	}
