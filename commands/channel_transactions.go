@@ -32,18 +32,6 @@ type CreateTransactionByName struct {
 	Date         string
 	// Today is the business day the command was issued.
 	Today Date
-	// Resolved, when set, receives what the last decision resolved the names to, for
-	// the answer.
-	Resolved *ResolvedNames
-}
-
-// ResolvedNames is what a chat channel's names stood for.
-type ResolvedNames struct {
-	WalletName   string
-	Currency     string // the wallet's
-	CategoryID   *uuid.UUID
-	CategoryName *string // nil: uncategorized
-	Date         string  // the transaction's date, defaulted or given
 }
 
 // Decide resolves the names and records the transaction.
@@ -52,7 +40,7 @@ func (c CreateTransactionByName) Decide(w *Workspace) ([]NewEvent, error) {
 	if err != nil {
 		return nil, err
 	}
-	categoryID, category, err := w.categoryNamed(c.CategoryName)
+	categoryID, _, err := w.categoryNamed(c.CategoryName)
 	if err != nil {
 		return nil, err
 	}
@@ -62,13 +50,6 @@ func (c CreateTransactionByName) Decide(w *Workspace) ([]NewEvent, error) {
 	date, err := dateOrToday(c.Date, c.Today)
 	if err != nil {
 		return nil, err
-	}
-	if c.Resolved != nil {
-		*c.Resolved = ResolvedNames{WalletName: wallet.Name, Currency: wallet.Currency, CategoryID: categoryID, Date: date}
-		if category != nil {
-			name := category.Name
-			c.Resolved.CategoryName = &name
-		}
 	}
 	return CreateTransaction{TransactionID: c.TransactionID, Type: c.Type, Amount: c.Amount, WalletID: &walletID, CategoryID: categoryID,
 		Date: date, Concept: c.Concept}.Decide(w)

@@ -115,13 +115,13 @@ type Call struct {
 	// OpenUser, when set, starts the stream of user UserID with it unless the stream
 	// exists; DecideUser is then not called.
 	OpenUser *UserRegistered
-	// Claim, when set, takes what the command may use only once (a one-time code), or
+	// claim, when set, takes what the command may use only once (a one-time code), or
 	// fails the command with its error: it locks and marks the thing in the command's
 	// transaction, so the taking commits with the events or not at all, and a racing
 	// claim waits for this one and finds the thing taken. It runs first in every
 	// attempt, before any lock of the Ledger's, so locks are always taken in one order;
 	// a replay by Idempotency-Key runs it again and so meets the thing already taken.
-	Claim func(ctx context.Context, tx pgx.Tx) error
+	claim func(ctx context.Context, tx pgx.Tx) error
 	// Answer, when set, reads the answer kept in the Result.
 	Answer Answer
 }
@@ -194,7 +194,7 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 		var committed [][]eventstore.RecordedEvent
 		var decided []NewEvent
 		var res Result
-		if attempt == 1 && entry.state != nil && c.Idempotency == nil && c.DecideUser == nil && c.OpenUser == nil && c.Claim == nil {
+		if attempt == 1 && entry.state != nil && c.Idempotency == nil && c.DecideUser == nil && c.OpenUser == nil && c.claim == nil {
 			decided, committed, res, err = l.pipelined(ctx, entry.state, c)
 		} else {
 			decided, committed, res, err = l.inTransaction(ctx, entry, c, attempt > 1)
@@ -238,8 +238,8 @@ func (l *Ledger) pipelined(ctx context.Context, state *Workspace, c Call) ([]New
 // what the state cache lacks.
 func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []NewEvent, committed [][]eventstore.RecordedEvent, res Result, err error) {
 	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
-		if c.Claim != nil {
-			if err := c.Claim(ctx, tx); err != nil {
+		if c.claim != nil {
+			if err := c.claim(ctx, tx); err != nil {
 				return err
 			}
 		}

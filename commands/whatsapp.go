@@ -145,9 +145,6 @@ func (c ChangeLinkWorkspace) DecideUser(u *User) ([]NewEvent, error) {
 	return []NewEvent{{TypeWhatsAppWorkspaceChanged, &WhatsAppWorkspaceChanged{LinkID: c.LinkID, WorkspaceID: c.WorkspaceID}}}, nil
 }
 
-// LinkCodeLifetime is how long a link code can be used.
-const LinkCodeLifetime = 10 * time.Minute
-
 // ChannelWindow is how long after recording a transaction the channel may undo or
 // correct it as "the last one" (spec 4.B rule 1).
 const ChannelWindow = 24 * time.Hour

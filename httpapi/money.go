@@ -162,7 +162,6 @@ func goalMovement(kind string) handler {
 	}
 }
 
-
 // --- debts ---
 
 func debtInput(b *body, create bool) commands.UpdateDebt {
