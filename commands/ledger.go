@@ -74,7 +74,8 @@ type Result struct {
 // Answer reads what a command's caller answers with, from the read models that the
 // command's own projections have just written, in the write's round trip: Queue adds
 // its reads to the batch that carries the append and returns what builds the answer
-// once the batch has run, reading more on the write's connection if it must. Package
+// once the batch has run, reading more if it must: in the write's transaction, or after
+// the commit when the write was one batch, so that it always sees the write. Package
 // queries makes them. The answer is kept, as JSON, with an Idempotency-Key's record.
 type Answer interface {
 	Queue(b *pgx.Batch, appended []Appended) Answering
@@ -89,7 +90,8 @@ type AnswerFunc func(b *pgx.Batch, appended []Appended) Answering
 // Queue calls f.
 func (f AnswerFunc) Queue(b *pgx.Batch, appended []Appended) Answering { return f(b, appended) }
 
-// Conn is the connection of a command's write, on which an Answer may read more.
+// Conn is where an Answer reads more once the write's batch has run: the write's
+// transaction, or the pool after a write that was one batch.
 type Conn interface {
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
@@ -119,8 +121,9 @@ type Call struct {
 	// fails the command with its error: it locks and marks the thing in the command's
 	// transaction, so the taking commits with the events or not at all, and a racing
 	// claim waits for this one and finds the thing taken. It runs first in every
-	// attempt, before any lock of the Ledger's, so locks are always taken in one order;
-	// a replay by Idempotency-Key runs it again and so meets the thing already taken.
+	// attempt, before any database lock of the Ledger's, so locks are always taken in
+	// one order; a replay by Idempotency-Key runs it again and so meets the thing
+	// already taken.
 	claim func(ctx context.Context, tx pgx.Tx) error
 	// Answer, when set, reads the answer kept in the Result.
 	Answer Answer
@@ -197,7 +200,10 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 		if attempt == 1 && entry.state != nil && c.Idempotency == nil && c.DecideUser == nil && c.OpenUser == nil && c.claim == nil {
 			decided, committed, res, err = l.pipelined(ctx, entry.state, c)
 		} else {
-			decided, committed, res, err = l.inTransaction(ctx, entry, c, attempt > 1)
+			// A call that writes a user's stream locks the workspace's head first in every
+			// attempt, before the user's: locks taken in one order cannot deadlock.
+			lock := attempt > 1 || c.DecideUser != nil || c.OpenUser != nil
+			decided, committed, res, err = l.inTransaction(ctx, entry, c, lock)
 		}
 		if retryable(err) {
 			if attempt < maxAttempts {

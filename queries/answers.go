@@ -79,7 +79,7 @@ func OfEvents(summary func([]commands.Appended) any) commands.Answer {
 	})
 }
 
-// Read answers with what read finds on the write's connection once the write has run:
+// Read answers with what read finds once the write has run (commands.Conn says where):
 // for answers of several queries, each needing the one before.
 func Read(read func(ctx context.Context, db DB) (any, error)) commands.Answer {
 	return commands.AnswerFunc(func(*pgx.Batch, []commands.Appended) commands.Answering {

@@ -1,6 +1,6 @@
 // Package queries owns the read side: typed records of the read models as the API shows
-// them, and the SELECTs that produce them. Every query takes a DB so the write side can
-// render its answer inside its own transaction.
+// them, the SELECTs that produce them, and the answers of commands (answers.go), which
+// ride in a command's write. Every query takes a DB, a pool or a transaction.
 package queries
 
 import (
