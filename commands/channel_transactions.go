@@ -1,6 +1,8 @@
 package commands
 
 import (
+	"errors"
+
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
@@ -101,8 +103,12 @@ func (c UpdateTransactionByName) Decide(w *Workspace) ([]NewEvent, error) {
 	}
 	if c.Currency.Valid {
 		if walletCurrency == "" {
-			t, ok := w.Transactions[c.TransactionID]
-			if !ok || t.Deleted {
+			t, err := w.liveTransaction(c.TransactionID)
+			var unmet *unmetTransactions
+			if errors.As(err, &unmet) {
+				return nil, err
+			}
+			if err != nil {
 				return nil, NotFound("TRANSACTION_NOT_FOUND", "the last transaction was deleted")
 			}
 			walletCurrency = t.Currency

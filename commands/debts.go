@@ -75,12 +75,8 @@ func (c UpdateDebt) Decide(w *Workspace) ([]NewEvent, error) {
 	if err := checkDebt(after); err != nil {
 		return nil, err
 	}
-	if after.Currency != d.Currency {
-		for _, t := range w.Transactions {
-			if !t.Deleted && t.DebtID != nil && *t.DebtID == c.DebtID {
-				return nil, Conflict("CONFLICT", "the debt's currency cannot change once payments are recorded")
-			}
-		}
+	if after.Currency != d.Currency && d.Payments > 0 {
+		return nil, Conflict("CONFLICT", "the debt's currency cannot change once payments are recorded")
 	}
 	return []NewEvent{{TypeDebtUpdated, &DebtUpdated{DebtID: c.DebtID, Before: d.DebtFields, After: after}}}, nil
 }

@@ -220,6 +220,9 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 				l.onCommit()
 			}
 		}
+		if entry.state != nil {
+			entry.state.forgetTransactions()
+		}
 		l.keepSnapshot(ctx, entry)
 		return res, nil
 	}
@@ -304,6 +307,18 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 // head before it is answered, and fails with errStaleState when the head has moved.
 func (l *Ledger) decideOn(ctx context.Context, db eventstore.DB, state *Workspace, cached bool, c Call) ([]NewEvent, []appendPlan, error) {
 	decided, plans, err := l.decide(state, c)
+	// A decision that names transactions the state has not met is made again once they
+	// are loaded as of the state's version; a bulk operation names all of its own at once.
+	for range maxAttempts {
+		unmet := asUnmet(err)
+		if unmet == nil {
+			break
+		}
+		if err := meetTransactions(ctx, db, state, unmet, state.Version); err != nil {
+			return nil, nil, err
+		}
+		decided, plans, err = l.decide(state, c)
+	}
 	var domain *Error
 	if cached && (errors.As(err, &domain) || err == nil && len(decided) == 0) {
 		head, headErr := eventstore.Version(ctx, db, StreamID(c.WorkspaceID), false)

@@ -29,6 +29,9 @@ type Goal struct {
 type Debt struct {
 	DebtFields
 	Deleted bool
+	// Payments counts the live transactions paying the debt; a debt with payments
+	// cannot change currency.
+	Payments int
 }
 
 // Recurring is a recurring payment as the write side sees it.

@@ -39,16 +39,10 @@ var snapshotFormat = sync.OnceValues(func() (string, error) {
 })
 
 // DefaultSnapshotEvery is how many events a workspace's stream grows by, at least,
-// between two snapshots.
+// between two snapshots. A snapshot holds no transaction, so its size follows the
+// workspace's other records, not its history: writing one every thousand events costs
+// little, and a cold load folds fewer than a thousand events after it.
 const DefaultSnapshotEvery = 1000
-
-// snapshotGrowth makes longer streams snapshot less often: a stream of v events takes a
-// new snapshot after v/snapshotGrowth events when that is more than the Ledger's
-// interval. Writing a snapshot costs time in proportion to the state, so with a fixed
-// interval the cost per event would grow with the stream; with this one it stays
-// bounded, and the events a cold load folds after its snapshot stay under a
-// thirty-second of the stream.
-const snapshotGrowth = 32
 
 // SnapshotEvery sets how many events, at least, a workspace's stream grows by between
 // two snapshots (DefaultSnapshotEvery unless set); 0 turns snapshots off, reading as
@@ -100,6 +94,7 @@ func decodeSnapshot(id uuid.UUID, version int64, data []byte) (*Workspace, error
 	if state.ID != id || state.Version != version {
 		return nil, fmt.Errorf("%w: it holds %s at %d", errSnapshotCorrupt, state.ID, state.Version)
 	}
+	state.Transactions, state.TransactionsPartial = map[uuid.UUID]*Transaction{}, true
 	return state, nil
 }
 
@@ -116,12 +111,17 @@ func foldStream(ctx context.Context, db eventstore.DB, state *Workspace, until i
 		if err != nil {
 			return err
 		}
-		for _, e := range events {
-			data, err := DecodeEvent(e.Type, e.Data)
-			if err == nil {
-				err = state.Apply(data)
+		decoded := make([]any, len(events))
+		for i, e := range events {
+			if decoded[i], err = DecodeEvent(e.Type, e.Data); err != nil {
+				return fmt.Errorf("commands: fold %s@%d: %w", e.StreamID, e.Version, err)
 			}
-			if err != nil {
+		}
+		if err := meetTransactionsOf(ctx, db, state, decoded); err != nil {
+			return err
+		}
+		for i, e := range events {
+			if err := state.Apply(decoded[i]); err != nil {
 				return fmt.Errorf("commands: fold %s@%d: %w", e.StreamID, e.Version, err)
 			}
 			state.Version = e.Version
@@ -136,11 +136,9 @@ func foldStream(ctx context.Context, db eventstore.DB, state *Workspace, until i
 	return nil
 }
 
-// SnapshotInterval is how many events a stream at version grows by before the Ledger
-// takes its next snapshot.
-func (l *Ledger) SnapshotInterval(version int64) int64 {
-	return max(l.snapshotEvery, version/snapshotGrowth)
-}
+// SnapshotInterval is how many events a stream grows by before the Ledger takes its
+// next snapshot.
+func (l *Ledger) SnapshotInterval() int64 { return l.snapshotEvery }
 
 // snapshotDue reports whether the entry's state is far enough past the last snapshot
 // this instance knows of to store a new one.
@@ -148,7 +146,7 @@ func (l *Ledger) snapshotDue(entry *cacheEntry) bool {
 	if l.snapshotEvery <= 0 || entry.state == nil {
 		return false
 	}
-	return entry.state.Version-entry.snapshotAt >= l.SnapshotInterval(entry.state.Version)
+	return entry.state.Version-entry.snapshotAt >= l.snapshotEvery
 }
 
 // keepSnapshot stores the entry's state as a snapshot when one is due. It runs after a

@@ -28,12 +28,19 @@ type Workspace struct {
 	DefaultWallet uuid.UUID
 	Categories    map[uuid.UUID]*Category
 	Tags          map[uuid.UUID]*Tag
-	Transactions  map[uuid.UUID]*Transaction
-	Budgets       map[uuid.UUID]*Budget
-	Goals         map[uuid.UUID]*Goal
-	Debts         map[uuid.UUID]*Debt
-	Recurring     map[uuid.UUID]*Recurring
-	Webhooks      map[uuid.UUID]*Webhook
+	// Transactions holds the transactions the state has met, a nil entry for one known
+	// not to exist. A state folded from the stream's start, not trimmed since, has met
+	// them all; otherwise (TransactionsPartial) the Ledger loads from the stream those a
+	// command or a fold needs. A snapshot holds none of them, so that a workspace of a
+	// million transactions loads in the time its other records take.
+	Transactions map[uuid.UUID]*Transaction `snapshot:"-"`
+	// TransactionsPartial says Transactions may lack transactions that exist.
+	TransactionsPartial bool `snapshot:"-"`
+	Budgets             map[uuid.UUID]*Budget
+	Goals               map[uuid.UUID]*Goal
+	Debts               map[uuid.UUID]*Debt
+	Recurring           map[uuid.UUID]*Recurring
+	Webhooks            map[uuid.UUID]*Webhook
 	// Spending is what the live expenses add up to per category, currency and day, so
 	// that a command can tell whether it takes a budget to its alert threshold.
 	Spending Spending
@@ -187,7 +194,7 @@ func (w *Workspace) Apply(event any) error {
 		}
 		return w.post(e.Postings)
 	case *TransactionUpdated:
-		t, err := find(w.Transactions, e.TransactionID, "transaction")
+		t, err := w.metTransaction(e.TransactionID)
 		if err != nil {
 			return err
 		}
@@ -202,7 +209,7 @@ func (w *Workspace) Apply(event any) error {
 		}
 		return w.post(e.Postings)
 	case *TransactionDeleted:
-		t, err := find(w.Transactions, e.TransactionID, "transaction")
+		t, err := w.metTransaction(e.TransactionID)
 		if err != nil {
 			return err
 		}
@@ -256,6 +263,11 @@ func (w *Workspace) post(postings []Posting) error {
 func (w *Workspace) countMovements(t *Transaction, delta int) {
 	if wallet, ok := w.Wallets[t.WalletID]; ok {
 		wallet.Movements += delta
+	}
+	if t.DebtID != nil {
+		if debt, ok := w.Debts[*t.DebtID]; ok {
+			debt.Payments += delta
+		}
 	}
 	if t.ToWalletID != nil {
 		if wallet, ok := w.Wallets[*t.ToWalletID]; ok {

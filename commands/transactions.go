@@ -1,6 +1,9 @@
 package commands
 
 import (
+	"errors"
+	"fmt"
+
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
@@ -253,8 +256,14 @@ func (c BulkTransactions) Decide(w *Workspace) ([]NewEvent, error) {
 	}
 	c.IDs = ids
 	var missing []string
+	unmet := &unmetTransactions{}
 	for _, id := range c.IDs {
 		t, err := w.liveTransaction(id)
+		var notMet *unmetTransactions
+		if errors.As(err, &notMet) {
+			unmet.IDs = append(unmet.IDs, notMet.IDs...)
+			continue
+		}
 		if err != nil {
 			missing = append(missing, id.String())
 			continue
@@ -264,6 +273,9 @@ func (c BulkTransactions) Decide(w *Workspace) ([]NewEvent, error) {
 			// after the ones before it: that takes one request each.
 			return nil, Conflict("CONFLICT", "transaction %s is a goal movement: delete goal movements one at a time", id)
 		}
+	}
+	if len(unmet.IDs) > 0 {
+		return nil, unmet
 	}
 	if len(missing) > 0 {
 		err := NotFound("TRANSACTION_NOT_FOUND", "%d of the transactions were not found; nothing was changed", len(missing))
@@ -359,12 +371,40 @@ func (w *Workspace) checkTransaction(t *Transaction, walletsChanged bool) error 
 	return nil
 }
 
+// liveTransaction returns a transaction that exists and is not deleted.
 func (w *Workspace) liveTransaction(id uuid.UUID) (*Transaction, error) {
-	t, ok := w.Transactions[id]
-	if !ok || t.Deleted {
+	t, err := w.metTransaction(id)
+	var unmet *unmetTransactions
+	if errors.As(err, &unmet) {
+		return nil, err
+	}
+	if err != nil || t.Deleted {
 		return nil, NotFound("TRANSACTION_NOT_FOUND", "transaction %s not found", id)
 	}
 	return t, nil
+}
+
+// metTransaction returns a transaction the state has met, or *unmetTransactions when
+// the state may lack it, or an error when it does not exist.
+func (w *Workspace) metTransaction(id uuid.UUID) (*Transaction, error) {
+	t, ok := w.Transactions[id]
+	switch {
+	case !ok && w.TransactionsPartial:
+		return nil, &unmetTransactions{IDs: []uuid.UUID{id}}
+	case t == nil:
+		return nil, fmt.Errorf("commands: transaction %s not found", id)
+	}
+	return t, nil
+}
+
+// unmetTransactions reports transactions a decision or a fold needs that the state has
+// not met: the Ledger loads them from the stream and runs it again.
+type unmetTransactions struct {
+	IDs []uuid.UUID
+}
+
+func (e *unmetTransactions) Error() string {
+	return fmt.Sprintf("commands: %d transactions not loaded", len(e.IDs))
 }
 
 func (w *Workspace) walletOf(id *uuid.UUID) *Wallet {

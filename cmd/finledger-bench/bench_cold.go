@@ -21,15 +21,19 @@ import (
 const coldDatabase = "finledger_bench_cold"
 
 // fillStream appends $3 copies of the stream's event at version $2 with new ids and
-// amounts (and the wallet's posting moved with the amount), as one append would: the
-// head moves and the events carry its transaction key.
+// amounts (and the wallet's posting moved with the amount), spread over the categories
+// $4 and the five years from 2021 (so that the state's spending per category and day is
+// as large as a real workspace's), as one append would: the head moves and the events
+// carry its transaction key.
 const fillStream = `WITH head AS (
 	UPDATE streams SET version = version + $3, tx_id = greatest(tx_id, pg_current_xact_id())
 	WHERE stream_id = $1 RETURNING version - $3 AS base, tx_id)
 INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at, tx_id)
 SELECT $1, head.base + g, gen_random_uuid(), t.type,
-	jsonb_set(jsonb_set(jsonb_set(t.data, '{transactionId}', to_jsonb(gen_random_uuid())),
+	jsonb_set(jsonb_set(jsonb_set(jsonb_set(jsonb_set(t.data, '{transactionId}', to_jsonb(gen_random_uuid())),
 		'{amount}', to_jsonb(a.amount::text)), '{postings,0,amount}', to_jsonb((-a.amount)::text)),
+		'{categoryId}', to_jsonb(($4::text[])[1 + g % cardinality($4::text[])])),
+		'{date}', to_jsonb(to_char(date '2021-01-01' + (g % 1826)::int, 'YYYY-MM-DD'))),
 	t.metadata, now(), head.tx_id
 FROM head, (SELECT type, data, metadata FROM events WHERE stream_id = $1 AND version = $2) t,
 	generate_series(1, $3) g, LATERAL (SELECT ((1 + g % 50000)::numeric / 100)::numeric(12, 2) AS amount) a`
@@ -71,6 +75,7 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 	workspace := commands.PersonalWorkspaceID(owner)
 	stream := commands.StreamID(workspace)
 	wallet, category := uuid.New(), uuid.New()
+	categories := []string{category.String()} // twenty, as a household's
 	run := func(l *commands.Ledger, decide func(*commands.Workspace) ([]commands.NewEvent, error)) (time.Duration, error) {
 		runtime.GC() // so that no collection of what came before falls in the timing
 		start := time.Now()
@@ -86,6 +91,20 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 		commands.CreateWallet{WalletID: wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
 			CardColor: "#111827", InitialBalance: decimal.New(1000000, 0), IsDefault: true}}.Decide,
 		commands.CreateCategory{CategoryID: category, CategoryFields: commands.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,
+		func(w *commands.Workspace) ([]commands.NewEvent, error) {
+			var events []commands.NewEvent
+			for i := 1; i < 20; i++ {
+				id := uuid.New()
+				categories = append(categories, id.String())
+				more, err := commands.CreateCategory{CategoryID: id, CategoryFields: commands.CategoryFields{
+					Name: fmt.Sprintf("Category %d", i), Icon: "tag", Color: "#6366f1"}}.Decide(w)
+				if err != nil {
+					return nil, err
+				}
+				events = append(events, more...)
+			}
+			return events, nil
+		},
 		expense,
 	} {
 		if _, err := run(setup, decide); err != nil {
@@ -103,7 +122,7 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 		}
 		for head < until {
 			n := min(100_000, until-head)
-			if _, err := pool.Exec(ctx, fillStream, stream, template, n); err != nil {
+			if _, err := pool.Exec(ctx, fillStream, stream, template, n, categories); err != nil {
 				return fmt.Errorf("fill: %w", err)
 			}
 			head += n
@@ -142,10 +161,7 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 	// The most events a load folds after a snapshot: so many that the timed command
 	// takes the stream to one short of the next snapshot, which the next command takes.
 	warm := commands.NewLedger(pool, projections.Queue, time.Now, 1)
-	next := snapshotAt + 1 // the version at which the next snapshot is due
-	for next-snapshotAt < warm.SnapshotInterval(next) {
-		next++
-	}
+	next := snapshotAt + warm.SnapshotInterval() // the version at which the next snapshot is due
 	tail := next - 2 - snapshotAt
 	if err := fill(next - 2); err != nil {
 		return err
@@ -162,10 +178,24 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 	if err != nil {
 		return err
 	}
+	// A correction of a transaction from the middle of the history, by a new instance:
+	// its state, from the snapshot, has not met it, and reads its events.
+	var old uuid.UUID
+	if err := pool.QueryRow(ctx, `SELECT (data->>'transactionId')::uuid FROM events WHERE stream_id = $1 AND version = $2`,
+		stream, depth/2).Scan(&old); err != nil {
+		return fmt.Errorf("an old transaction: %w", err)
+	}
+	corrected, err := run(commands.NewLedger(pool, projections.Queue, time.Now, 1),
+		commands.UpdateTransaction{TransactionID: old, Amount: commands.Of(decimal.New(2, 0))}.Decide)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(out, "depth %7d events (written in %s): a new instance's first command %s folding the whole stream, "+
 		"%s from a snapshot at the head, %s from a snapshot %d events behind; on a cached state, the command that "+
-		"takes a snapshot (%.1f MB) %s, the next one %s\n",
+		"takes a snapshot (%.1f MB) %s, the next one %s; a new instance's first command correcting a transaction "+
+		"from the middle of the history %s\n",
 		depth, written.Round(time.Second), folded.Round(time.Millisecond), atHead.Round(time.Millisecond),
-		behind.Round(time.Millisecond), tail, float64(size)/1e6, taking.Round(time.Millisecond), plain.Round(100*time.Microsecond))
+		behind.Round(time.Millisecond), tail, float64(size)/1e6, taking.Round(time.Millisecond), plain.Round(100*time.Microsecond),
+		corrected.Round(time.Millisecond))
 	return nil
 }

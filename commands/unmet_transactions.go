@@ -1,0 +1,113 @@
+package commands
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/finledger/finledger/eventstore"
+)
+
+// maxMetTransactions bounds the transactions a cached state keeps: past it, the state
+// forgets them all and loads again those that later commands name.
+const maxMetTransactions = 1024
+
+// meetTransactions loads into state the transactions named by ids as the stream stood at
+// version asOf, from their own events, and records those that did not exist then as
+// known not to. Events up to asOf never change, so the load is exact whatever has been
+// appended since.
+func meetTransactions(ctx context.Context, db eventstore.Reader, state *Workspace, ids []uuid.UUID, asOf int64) error {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = id.String()
+	}
+	rows, err := db.Query(ctx, `SELECT version, type, data FROM events
+		WHERE stream_id = $1 AND data ? 'transactionId' AND data->>'transactionId' = ANY($2) AND version <= $3
+		ORDER BY version`,
+		StreamID(state.ID), keys, asOf)
+	if err != nil {
+		return fmt.Errorf("commands: load transactions: %w", err)
+	}
+	defer rows.Close()
+	met := make(map[uuid.UUID]*Transaction, len(ids))
+	for rows.Next() {
+		var version int64
+		var typ string
+		var data []byte
+		if err := rows.Scan(&version, &typ, &data); err != nil {
+			return fmt.Errorf("commands: load transactions: %w", err)
+		}
+		event, err := DecodeEvent(typ, data)
+		if err != nil {
+			return fmt.Errorf("commands: load transactions: %s@%d: %w", StreamID(state.ID), version, err)
+		}
+		switch e := event.(type) {
+		case *TransactionCreated:
+			met[e.TransactionID] = transactionOf(e)
+		case *TransactionUpdated:
+			if t := met[e.TransactionID]; t != nil {
+				t.applyChanges(e.Changes)
+			}
+		case *TransactionDeleted:
+			if t := met[e.TransactionID]; t != nil {
+				t.Deleted = true
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("commands: load transactions: %w", err)
+	}
+	for _, id := range ids {
+		state.Transactions[id] = met[id] // nil: it did not exist
+	}
+	return nil
+}
+
+// meetTransactionsOf loads, before a batch of decoded events is folded into state, the
+// transactions the batch corrects or deletes that state has not met and the batch
+// does not create first.
+func meetTransactionsOf(ctx context.Context, db eventstore.Reader, state *Workspace, events []any) error {
+	if !state.TransactionsPartial {
+		return nil
+	}
+	created, asked := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
+	var unmet []uuid.UUID
+	need := func(id uuid.UUID) {
+		if _, ok := state.Transactions[id]; !ok && !created[id] && !asked[id] {
+			asked[id] = true
+			unmet = append(unmet, id)
+		}
+	}
+	for _, event := range events {
+		switch e := event.(type) {
+		case *TransactionCreated:
+			created[e.TransactionID] = true
+		case *TransactionUpdated:
+			need(e.TransactionID)
+		case *TransactionDeleted:
+			need(e.TransactionID)
+		}
+	}
+	if len(unmet) == 0 {
+		return nil
+	}
+	return meetTransactions(ctx, db, state, unmet, state.Version)
+}
+
+// forgetTransactions bounds the transactions a cached state keeps.
+func (w *Workspace) forgetTransactions() {
+	if len(w.Transactions) > maxMetTransactions {
+		w.Transactions, w.TransactionsPartial = map[uuid.UUID]*Transaction{}, true
+	}
+}
+
+// asUnmet returns the transactions err reports unmet, nil for any other error.
+func asUnmet(err error) []uuid.UUID {
+	var unmet *unmetTransactions
+	if errors.As(err, &unmet) {
+		return unmet.IDs
+	}
+	return nil
+}
