@@ -62,6 +62,7 @@ type benchOptions struct {
 	samples    int
 	hookRate   int
 	hookSpaces int
+	keyed      bool // every create carries an Idempotency-Key of its own
 }
 
 // bench measures transaction creation over HTTP against an in-process server on
@@ -96,6 +97,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	fs.DurationVar(&o.duration, "duration", 20*time.Second, "length of each throughput run")
 	fs.BoolVar(&o.pgbench, "pgbench", true, "also run pgbench on the same PostgreSQL")
 	fs.IntVar(&o.rounds, "rounds", 3, "alternating ledger and pgbench runs")
+	fs.BoolVar(&o.keyed, "keyed", false, "every create of the throughput runs carries an Idempotency-Key of its own")
 	fs.StringVar(&depths, "depths", "10000,200000", "stream depths (prior events) for the latency test; empty skips it")
 	fs.IntVar(&o.samples, "samples", 2000, "sequential creates measured at each depth")
 	fs.StringVar(&coldDepths, "cold-depths", "", "stream depths (events, written in SQL) for timing a new instance's first command with and without snapshots; empty skips it")
@@ -292,6 +294,11 @@ func (b *benchRun) token(sub string) (string, error) {
 }
 
 func (b *benchRun) post(tok, path string, body any, want int) (map[string]any, error) {
+	return b.postKeyed(tok, path, "", body, want)
+}
+
+// postKeyed posts with an Idempotency-Key, unless key is empty.
+func (b *benchRun) postKeyed(tok, path, key string, body any, want int) (map[string]any, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
@@ -302,6 +309,9 @@ func (b *benchRun) post(tok, path string, body any, want int) (map[string]any, e
 	}
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
 	res, err := b.client.Do(req)
 	if err != nil {
 		return nil, err
@@ -363,8 +373,12 @@ func (b *benchRun) throughput(ctx context.Context, spaces []benchWorkspace, o be
 			var mine []time.Duration
 			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
 				w := spaces[(c+i*o.clients)%len(spaces)]
+				key := ""
+				if o.keyed {
+					key = uuid.NewString()
+				}
 				t0 := time.Now()
-				_, err := b.post(w.tok, "/api/transactions", map[string]any{
+				_, err := b.postKeyed(w.tok, "/api/transactions", key, map[string]any{
 					"type": "expense", "amount": json.Number(fmt.Sprintf("%d.%02d", 1+i%500, i%100)),
 					"categoryId": w.category, "concept": "bench"}, http.StatusCreated)
 				if err != nil {
