@@ -197,9 +197,16 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 		var committed [][]eventstore.RecordedEvent
 		var decided []NewEvent
 		var res Result
-		if attempt == 1 && entry.state != nil && c.Idempotency == nil && c.DecideUser == nil && c.OpenUser == nil && c.claim == nil {
+		fast := attempt == 1 && entry.state != nil && c.DecideUser == nil && c.OpenUser == nil && c.claim == nil
+		switch {
+		case fast && c.Idempotency == nil:
 			decided, committed, res, err = l.pipelined(ctx, entry.state, c)
-		} else {
+		case fast:
+			decided, committed, res, err = l.keyedPipelined(ctx, entry.state, c)
+			if errors.Is(err, errNotPipelined) {
+				decided, committed, res, err = l.inTransaction(ctx, entry, c, false)
+			}
+		default:
 			// A call that writes a user's stream locks the workspace's head first in every
 			// attempt, before the user's: locks taken in one order cannot deadlock.
 			lock := attempt > 1 || c.DecideUser != nil || c.OpenUser != nil
@@ -238,8 +245,57 @@ func (l *Ledger) pipelined(ctx context.Context, state *Workspace, c Call) ([]New
 	if err != nil {
 		return nil, nil, Result{}, err
 	}
-	committed, res, err := l.write(ctx, l.pool, plans, c)
+	committed, res, err := l.write(ctx, l.pool, plans, c, false)
 	return decided, committed, res, err
+}
+
+// errNotPipelined sends a keyed command from keyedPipelined to an explicit transaction.
+var errNotPipelined = errors.New("commands: the keyed command needs an explicit transaction")
+
+// keyedPipelined runs a command with an Idempotency-Key on a cached state in two round
+// trips on one connection: the first opens a transaction and carries the append, the
+// projections and the reads of the answer, as pipelined does; the second records the
+// key with the result and commits. A key recorded before fails the record's insert,
+// which undoes the whole write; so does an append behind the stream. A decision that
+// appends nothing (a domain error, or nothing to change) is not made here: it must be
+// checked against the stream's head and the key's record first. Those go to an
+// explicit transaction (errNotPipelined), which replays a recorded result.
+func (l *Ledger) keyedPipelined(ctx context.Context, state *Workspace, c Call) (_ []NewEvent, _ [][]eventstore.RecordedEvent, _ Result, err error) {
+	decided, plans, err := l.decideOn(ctx, l.pool, state, true, c)
+	if err != nil || len(decided) == 0 {
+		return nil, nil, Result{}, errNotPipelined
+	}
+	conn, err := l.pool.Acquire(ctx)
+	if err != nil {
+		return nil, nil, Result{}, fmt.Errorf("commands: acquire a connection: %w", err)
+	}
+	// A connection released inside a transaction is closed by the pool, so a rollback
+	// that fails loses nothing.
+	defer conn.Release()
+	defer func() {
+		if err != nil {
+			_, _ = conn.Exec(context.WithoutCancel(ctx), "rollback")
+		}
+	}()
+	committed, res, err := l.write(ctx, conn, plans, c, true)
+	if err != nil {
+		return nil, nil, Result{}, err
+	}
+	insert, args, err := idempotencyInsert(c.WorkspaceID, c.Idempotency, res, l.now())
+	if err != nil {
+		return nil, nil, Result{}, err
+	}
+	b := &pgx.Batch{}
+	b.Queue(insert, args...)
+	b.Queue("commit")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
+		var pg *pgconn.PgError
+		if errors.As(err, &pg) && pg.Code == uniqueViolation {
+			return nil, nil, Result{}, errNotPipelined
+		}
+		return nil, nil, Result{}, fmt.Errorf("commands: record idempotency key and commit: %w", err)
+	}
+	return decided, committed, res, nil
 }
 
 // inTransaction runs a command in an explicit transaction: it runs the claim, with
@@ -286,7 +342,7 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 			}
 			plans = append(plans, appendPlan{UserStreamID(c.UserID), user.Version, userEvents})
 		}
-		if committed, res, err = l.write(ctx, tx, plans, c); err != nil {
+		if committed, res, err = l.write(ctx, tx, plans, c, false); err != nil {
 			return err
 		}
 		if c.Idempotency != nil {
@@ -386,10 +442,14 @@ type appendPlan struct {
 }
 
 // write sends, in one batch, the appends of the decided events, their projection and
-// the reads of the answer, and builds the result. It returns the events stored by each
-// plan; the first plan is the workspace's.
-func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call) ([][]eventstore.RecordedEvent, Result, error) {
+// the reads of the answer, and builds the result. With begin the batch opens a
+// transaction that stays open after it. It returns the events stored by each plan; the
+// first plan is the workspace's.
+func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call, begin bool) ([][]eventstore.RecordedEvent, Result, error) {
 	b := &pgx.Batch{}
+	if begin {
+		b.Queue("begin")
+	}
 	pending := make([]*eventstore.PendingAppend, len(plans))
 	res := Result{Version: plans[0].expected}
 	for i, p := range plans {
@@ -551,21 +611,15 @@ func lookupIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k 
 	return res, true, nil
 }
 
-// storeIdempotency records the result of a keyed request: the version, the type and
-// version of each event appended, and the answer. A concurrent request with the same
-// key that changed nothing took no stream lock, so both can get here: the second waits
-// for the first's record to commit and then fails with errIdempotencyRace.
+// storeIdempotency records the result of a keyed request. A concurrent request with the
+// same key that changed nothing took no stream lock, so both can get here: the second
+// waits for the first's record to commit and then fails with errIdempotencyRace.
 func storeIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k *Idempotency, res Result, now time.Time) error {
-	events, err := json.Marshal(res.Events)
+	insert, args, err := idempotencyInsert(workspaceID, k, res, now)
 	if err != nil {
-		return fmt.Errorf("commands: encode idempotency key's events: %w", err)
+		return err
 	}
-	if res.Events == nil {
-		events = []byte("[]")
-	}
-	tag, err := tx.Exec(ctx, `INSERT INTO idempotency_keys (workspace_id, credential, key, request_hash, version, events, answer, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-		workspaceID, k.Credential, k.Key, k.RequestHash, res.Version, string(events), []byte(res.Answer), now)
+	tag, err := tx.Exec(ctx, insert+` ON CONFLICT DO NOTHING`, args...)
 	if err != nil {
 		return fmt.Errorf("commands: store idempotency key: %w", err)
 	}
@@ -574,6 +628,24 @@ func storeIdempotency(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, k *
 	}
 	return nil
 }
+
+// idempotencyInsert is the statement that records a keyed request's result: the
+// version, the type and version of each event appended, and the answer.
+func idempotencyInsert(workspaceID uuid.UUID, k *Idempotency, res Result, now time.Time) (string, []any, error) {
+	events, err := json.Marshal(res.Events)
+	if err != nil {
+		return "", nil, fmt.Errorf("commands: encode idempotency key's events: %w", err)
+	}
+	if res.Events == nil {
+		events = []byte("[]")
+	}
+	return `INSERT INTO idempotency_keys (workspace_id, credential, key, request_hash, version, events, answer, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		[]any{workspaceID, k.Credential, k.Key, k.RequestHash, res.Version, string(events), []byte(res.Answer), now}, nil
+}
+
+// uniqueViolation is PostgreSQL's SQLSTATE for a duplicate key.
+const uniqueViolation = "23505"
 
 // IdempotencyRetention is how long an Idempotency-Key is remembered: well past the 24
 // hours clients may count on.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
@@ -140,5 +141,117 @@ func TestRegisterUserOnceAcrossInstances(t *testing.T) {
 	}
 	if v, err := eventstore.Version(ctx, pool, UserStreamID(userID), false); err != nil || v != 2 {
 		t.Fatalf("user stream at %d (%v) after the identity changed, want 2", v, err)
+	}
+}
+
+// TestKeyedCommandsOnCachedStates: a keyed command on a cached state takes the two
+// round trips of keyedPipelined; a repeat of its key, on the same instance or racing on
+// another, replays its result and appends nothing, and a domain error records nothing.
+func TestKeyedCommandsOnCachedStates(t *testing.T) {
+	pool := testdb.Pool(t)
+	ctx := context.Background()
+	workspaceID := fixtureID(950)
+	instances := []*Ledger{NewLedger(pool, noProjection, time.Now, 10), NewLedger(pool, noProjection, time.Now, 10)}
+	meta := Metadata{ActorType: ActorSystem}
+	opened := &WorkspaceCreated{WorkspaceID: workspaceID, Kind: WorkspacePersonal, Name: "Personal", Currency: "MXN", OwnerID: fixtureID(951)}
+	if _, err := instances[0].Execute(ctx, Call{WorkspaceID: workspaceID, Metadata: meta, OpenWorkspace: opened}); err != nil {
+		t.Fatal(err)
+	}
+	version := func() int64 {
+		v, err := eventstore.Version(ctx, pool, StreamID(workspaceID), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	answer := AnswerFunc(func(_ *pgx.Batch, appended []Appended) Answering {
+		return func(ctx context.Context, conn Conn) (any, error) {
+			var expenses int
+			err := conn.QueryRow(ctx, `SELECT count(*) FROM events WHERE stream_id = $1 AND type = $2`,
+				StreamID(workspaceID), TypeTransactionCreated).Scan(&expenses)
+			return map[string]any{"expenses": expenses, "appended": len(appended)}, err
+		}
+	})
+	cash := CreateWallet{WalletID: fixtureID(952), WalletFields: WalletFields{Name: "Cash", Type: "cash", Currency: "MXN",
+		CardColor: "#111827", InitialBalance: decimal.NewFromInt(500), IsDefault: true}}
+	// Each request is decided anew, with an id of its own, as over HTTP: a repeat of a
+	// recorded key appends in its transaction, and the record's insert undoes it.
+	expense := func(n int) Call {
+		create := CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: decimal.NewFromInt(int64(n + 1)),
+			Date: "2026-03-01", Today: issued}
+		return Call{WorkspaceID: workspaceID, Metadata: meta, Decide: create.Decide, Answer: answer,
+			Idempotency: &Idempotency{Credential: "test", Key: fmt.Sprintf("expense-%d", n), RequestHash: []byte(create.Amount.String())}}
+	}
+	// Both instances cache the workspace.
+	if _, err := instances[0].Execute(ctx, Call{WorkspaceID: workspaceID, Metadata: meta, Decide: cash.Decide}); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range instances {
+		if _, err := l.Execute(ctx, expense(0)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := version()
+	first, err := instances[0].Execute(ctx, expense(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first.Replayed || len(first.Events) != 1 || first.Version != before+1 || string(first.Answer) != `{"appended":1,"expenses":2}` {
+		t.Fatalf("keyed command on a cached state: %+v (%s)", first, first.Answer)
+	}
+	again, err := instances[0].Execute(ctx, expense(1))
+	if err != nil || !again.Replayed || string(again.Answer) != string(first.Answer) || version() != before+1 {
+		t.Fatalf("its repeat: %+v (%v), stream at %d", again, err, version())
+	}
+
+	// Racing on two instances, each with the workspace cached: one effect, one answer.
+	var wg sync.WaitGroup
+	results := make(chan Result, 8)
+	errs := make(chan error, 8)
+	for i := range 8 {
+		wg.Go(func() {
+			res, err := instances[i%2].Execute(ctx, expense(2))
+			if err != nil {
+				errs <- err
+				return
+			}
+			results <- res
+		})
+	}
+	wg.Wait()
+	close(results)
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	answers := map[string]int{}
+	fresh := 0
+	for res := range results {
+		answers[string(res.Answer)]++
+		if !res.Replayed {
+			fresh++
+		}
+	}
+	if fresh != 1 || len(answers) != 1 || version() != before+2 {
+		t.Fatalf("racing repeats: %d not replayed, answers %v, stream at %d (want %d)", fresh, answers, version(), before+2)
+	}
+
+	// A domain error is answered, and leaves no record: the key may be used again.
+	clash := expense(3)
+	clash.Decide = CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: decimal.NewFromInt(1),
+		CategoryID: idp(fixtureID(999)), Date: "2026-03-01", Today: issued}.Decide
+	if _, err := instances[1].Execute(ctx, clash); code(err) != "CATEGORY_NOT_FOUND" {
+		t.Fatalf("an expense in no category: %v, want CATEGORY_NOT_FOUND", err)
+	}
+	var records int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM idempotency_keys WHERE key = 'expense-3'`).Scan(&records); err != nil || records != 0 {
+		t.Fatalf("%d records (%v) after a domain error, want none", records, err)
+	}
+	if _, err := instances[1].Execute(ctx, expense(3)); err != nil {
+		t.Fatal(err)
+	}
+	// No connection was left inside a transaction.
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`).Scan(&records); err != nil || records != 0 {
+		t.Fatalf("%d connections idle in a transaction (%v)", records, err)
 	}
 }
