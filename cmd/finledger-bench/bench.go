@@ -104,6 +104,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.hookRate, "webhook-rate", 100, "transactions per second for the webhook delay test; 0 skips it")
 	fs.IntVar(&o.hookSpaces, "webhook-workspaces", 8, "workspaces, each with a webhook, for the webhook delay test")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run to this file")
+	statements := fs.Bool("statements", false, "print PostgreSQL's time per statement during the ledger rounds (pg_stat_statements; a private cluster only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -123,7 +124,11 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 		}
 		defer os.RemoveAll(dir)
 		fmt.Fprintln(out, "starting a private PostgreSQL cluster for the benchmark ...")
-		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Settings: map[string]string{"max_connections": "300"}})
+		settings := map[string]string{"max_connections": "300"}
+		if *statements {
+			settings["shared_preload_libraries"] = "pg_stat_statements"
+		}
+		cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Settings: settings})
 		if err != nil {
 			return err
 		}
@@ -214,12 +219,24 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 	}
+	var statementTimes *statementTimes
+	if *statements {
+		if statementTimes, err = newStatementTimes(ctx, pool); err != nil {
+			return err
+		}
+	}
 	// Rounds alternate the two loads, so that drift in the machine's speed touches both.
 	var ratios []float64
 	for round := 1; round <= o.rounds; round++ {
 		fmt.Fprintf(out, "\n== round %d: ledger POST /api/transactions, %d clients over %d workspaces, %s\n", round, o.clients, o.workspaces, o.duration)
+		if err := statementTimes.start(ctx); err != nil {
+			return err
+		}
 		ledgerTPS, err := b.throughput(ctx, spaces, o)
 		if err != nil {
+			return err
+		}
+		if err := statementTimes.print(ctx, out); err != nil {
 			return err
 		}
 		// The relay and the dispatcher finish with the round's events before pgbench
