@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
@@ -31,6 +32,7 @@ var projected = map[string]string{"exchange_rates": "workspace_id <> '00000000-0
 // decoded, when not nil, holds each event's payload already parsed (as
 // commands.DecodeEvent returns it), which spares parsing it again.
 func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error {
+	postings := &walletPostings{}
 	for i, e := range events {
 		var data any
 		if decoded != nil {
@@ -41,10 +43,11 @@ func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error
 				return err
 			}
 		}
-		if err := queue(b, e, data); err != nil {
+		if err := queue(b, postings, e, data); err != nil {
 			return err
 		}
 	}
+	postings.flush(b)
 	return nil
 }
 
@@ -105,7 +108,11 @@ func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 	return id, nil
 }
 
-func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
+func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, data any) error {
+	switch data.(type) {
+	case *commands.WalletUpdated, *commands.WalletArchived:
+		postings.flush(b) // they write the wallet's row after the postings before them
+	}
 	// The audit entry goes first: some read the record as it was before this event.
 	if err := queueAudit(b, e, data); err != nil {
 		return err
@@ -246,7 +253,7 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 			ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
 			d.AttachmentURL, at, e.Version)
-		queuePostings(b, ws, d.Postings, at)
+		postings.add(ws, d.Postings, at)
 		queueCreatedTotals(b, ws, d)
 		if err := queueEffects(b, ws, e, d.Effects); err != nil {
 			return err
@@ -279,14 +286,14 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 			c.WalletID.Set, c.WalletID.Ptr(), c.ToWalletID.Set, c.ToWalletID.Ptr(),
 			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
 			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at)
-		queuePostings(b, ws, d.Postings, at)
+		postings.add(ws, d.Postings, at)
 		b.Queue(totalsEffectSQL, ws, d.TransactionID, 1)
 		return queueEffects(b, ws, e, d.Effects)
 	case *commands.TransactionDeleted:
 		b.Queue(totalsEffectSQL, ws, d.TransactionID, -1)
 		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID, at)
-		queuePostings(b, ws, d.Postings, at)
+		postings.add(ws, d.Postings, at)
 		return queueEffects(b, ws, e, d.Effects)
 	default:
 		return queueMoney(b, ws, e, data)
@@ -294,9 +301,47 @@ func queue(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 	return nil
 }
 
-func queuePostings(b *pgx.Batch, ws uuid.UUID, postings []commands.Posting, at time.Time) {
-	for _, p := range postings {
-		b.Queue(`UPDATE wallets SET balance = balance + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`,
-			ws, p.WalletID, p.Amount, at)
+// walletPostings gathers the balance changes of the events one Queue call projects, so
+// that each wallet's row is updated once per call: a replay then updates a wallet once per
+// batch of the log rather than once per transaction. PostgreSQL keeps every version of a
+// row that its own running transaction updated, and walks them all on each further
+// update, so a replay of a wallet's hundred thousand transactions in one transaction took
+// time in the square of their number.
+type walletPostings struct {
+	order    []walletKey
+	byWallet map[walletKey]*walletPosting
+}
+
+type walletKey struct{ workspaceID, walletID uuid.UUID }
+
+// walletPosting is what a wallet's balance moves by, and the time of the last move.
+type walletPosting struct {
+	amount decimal.Decimal
+	at     time.Time
+}
+
+func (p *walletPostings) add(ws uuid.UUID, postings []commands.Posting, at time.Time) {
+	for _, posting := range postings {
+		k := walletKey{ws, posting.WalletID}
+		if p.byWallet == nil {
+			p.byWallet = map[walletKey]*walletPosting{}
+		}
+		w, ok := p.byWallet[k]
+		if !ok {
+			w = &walletPosting{}
+			p.byWallet[k] = w
+			p.order = append(p.order, k)
+		}
+		w.amount, w.at = w.amount.Add(posting.Amount), at
 	}
+}
+
+// flush queues the gathered moves, a wallet's in one update, and forgets them.
+func (p *walletPostings) flush(b *pgx.Batch) {
+	for _, k := range p.order {
+		w := p.byWallet[k]
+		b.Queue(`UPDATE wallets SET balance = balance + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`,
+			k.workspaceID, k.walletID, w.amount, w.at)
+	}
+	p.order, p.byWallet = p.order[:0], nil
 }

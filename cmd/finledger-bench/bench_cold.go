@@ -45,7 +45,8 @@ FROM head, (SELECT type, data, metadata FROM events WHERE stream_id = $1 AND ver
 // to the command that takes it. The stream is one real expense copied depth times in
 // SQL (new ids and amounts), in a scratch database without relay or HTTP server, so
 // that nothing else runs while a command is timed.
-func coldFirstCommand(ctx context.Context, adminURL string, depths []int, out io.Writer) error {
+// With reads, each depth is then replayed and verified, and the API's reads timed there.
+func coldFirstCommand(ctx context.Context, adminURL string, depths []int, reads bool, out io.Writer) error {
 	url, err := freshDatabase(ctx, adminURL, coldDatabase)
 	if err != nil {
 		return err
@@ -62,13 +63,19 @@ func coldFirstCommand(ctx context.Context, adminURL string, depths []int, out io
 		if err := coldAtDepth(ctx, pool, depth, out); err != nil {
 			return fmt.Errorf("bench: cold load at %d events: %w", depth, err)
 		}
+		if !reads {
+			continue
+		}
+		if err := readsAtDepth(ctx, pool, coldSubject(depth), depth, out); err != nil {
+			return fmt.Errorf("bench: reads at %d events: %w", depth, err)
+		}
 	}
 	return nil
 }
 
 func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writer) error {
 	setup := commands.NewLedger(pool, projections.Queue, time.Now, 1)
-	owner, err := setup.RegisterUser(ctx, commands.Identity{Subject: fmt.Sprintf("bench-cold-%d", depth), Email: "cold@bench.local"})
+	owner, err := setup.RegisterUser(ctx, commands.Identity{Subject: coldSubject(depth), Email: "cold@bench.local"})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/httpapi"
+	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/projections"
+)
+
+// readSamples is how many times each read is timed, one after another.
+const readSamples = 100
+
+// readsAtDepth measures, on the cold-load test's workspace once its stream holds depth
+// events: a replay of the whole log into the read models (which gives every copied
+// expense its rows), a verify, and then the API's reads over HTTP, each timed
+// readSamples times in a row after one untimed call.
+func readsAtDepth(ctx context.Context, pool *pgxpool.Pool, subject string, depth int, out io.Writer) error {
+	start := time.Now()
+	replayed, err := projections.Rebuild(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	took := time.Since(start)
+	fmt.Fprintf(out, "depth %7d events: replay of %d events %s (%.0f events/s)", depth, replayed, took.Round(time.Millisecond),
+		float64(replayed)/took.Seconds())
+	start = time.Now()
+	diffs, err := projections.Verify(ctx, pool)
+	if err != nil {
+		return fmt.Errorf("verify: %w", err)
+	}
+	differing := 0
+	for _, d := range diffs {
+		if d.LiveOnly > 0 || d.ReplayOnly > 0 {
+			differing++
+		}
+	}
+	fmt.Fprintf(out, "; verify %s (%d read models differ)\n", time.Since(start).Round(time.Millisecond), differing)
+
+	secret := randomHex(32)
+	verifier, err := session.NewVerifier(session.Config{HS256Secret: secret})
+	if err != nil {
+		return err
+	}
+	box, err := sealbox.New([]byte(randomHex(16)))
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: httpapi.NewServer(pool, commands.NewLedger(pool, projections.Queue, time.Now, 10), verifier, time.Now,
+		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: &httpapi.RecordingBilling{}, Box: box}).Handler(),
+		ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	b := &benchRun{out: out, base: "http://" + ln.Addr().String(), secret: secret, client: &http.Client{Timeout: time.Minute}}
+	tok, err := b.token(subject)
+	if err != nil {
+		return err
+	}
+	categories, err := b.get(tok, "/api/categories")
+	if err != nil {
+		return err
+	}
+	food := categories["categories"].([]any)[0].(map[string]any)["id"].(string)
+	if _, err := b.post(tok, "/api/budgets", map[string]any{"name": "Food", "categoryId": food, "amount": 5000,
+		"startDate": "2021-01-01", "endDate": "2030-12-31"}, http.StatusOK); err != nil {
+		return err
+	}
+	reads := []struct{ name, path string }{
+		{"wallets", "/api/wallets"},
+		{"transactions, first page", "/api/transactions"},
+		{"transactions, page 20,000 of 25", "/api/transactions?page=20000&pageSize=25"},
+		{"transactions, a month of a category", "/api/transactions?categoryId=" + food + "&from=2023-06-01&to=2023-06-30"},
+		{"transactions, search", "/api/transactions?search=lunch"},
+		{"transactions, q", "/api/transactions?q=Food"},
+		{"budgets", "/api/budgets"},
+		{"monthly summary", "/api/reports/monthly-summary?month=2023-06"},
+		{"spending summary, a year", "/api/reports/spending-summary?from=2023-01-01&to=2023-12-31"},
+		{"agent context", "/api/agent/context"},
+		{"CSV report, a month", "/api/reports?from=2023-06-01&to=2023-06-30&format=csv"},
+	}
+	fmt.Fprintf(out, "%-38s %10s %10s\n", "read", "p50", "p99")
+	for _, r := range reads {
+		if _, err := b.getRaw(tok, r.path); err != nil {
+			return err
+		}
+		times := make([]time.Duration, readSamples)
+		for i := range times {
+			t0 := time.Now()
+			if _, err := b.getRaw(tok, r.path); err != nil {
+				return err
+			}
+			times[i] = time.Since(t0)
+		}
+		slices.Sort(times)
+		fmt.Fprintf(out, "%-38s %10s %10s\n", r.name, times[len(times)/2].Round(10*time.Microsecond),
+			times[len(times)*99/100].Round(10*time.Microsecond))
+	}
+	return nil
+}
+
+// coldSubject is the identity of the cold-load test's workspace owner at depth.
+func coldSubject(depth int) string { return fmt.Sprintf("bench-cold-%d", depth) }
+
+// getRaw answers the body of a GET that must answer 200.
+func (b *benchRun) getRaw(tok, path string) ([]byte, error) {
+	req, err := http.NewRequest(http.MethodGet, b.base+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	res, err := b.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		return nil, err
+	}
+	if res.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %d %s", path, res.StatusCode, raw)
+	}
+	return raw, nil
+}
+
+// get answers the JSON object a GET answers.
+func (b *benchRun) get(tok, path string) (map[string]any, error) {
+	raw, err := b.getRaw(tok, path)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(raw, &out)
+}
