@@ -223,9 +223,9 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 		}
 		if len(decided) > 0 {
 			l.applyCommitted(entry, decided, committed[0])
-			if l.onCommit != nil {
-				l.onCommit()
-			}
+		}
+		if len(res.Events) > 0 && !res.Replayed && l.onCommit != nil {
+			l.onCommit() // events of a user's stream or of a new workspace included
 		}
 		if entry.state != nil {
 			entry.state.forgetTransactions()
@@ -497,7 +497,12 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 		return nil, Result{}, fmt.Errorf("commands: append and project: %w", sendErr)
 	}
 	if answering != nil {
-		answer, err := answering(ctx, db)
+		// The answer is read even if the caller has gone: after a batch that committed by
+		// itself the write stands whatever becomes of the request, and a caller's failure
+		// must not be reported as the write's.
+		readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerTimeout)
+		defer cancel()
+		answer, err := answering(readCtx, db)
 		if err != nil {
 			return nil, Result{}, err
 		}
@@ -507,6 +512,9 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 	}
 	return out, res, nil
 }
+
+// answerTimeout bounds the reads of an answer once the write's batch has run.
+const answerTimeout = 10 * time.Second
 
 // stateAt returns the entry's state. With head unknown (-1) it trusts the cached state,
 // loading the stream only when nothing is cached; with head known it brings the state up
