@@ -244,7 +244,9 @@ func (p *PendingAppend) Events() []RecordedEvent {
 	return out
 }
 
-const selectEvents = `SELECT stream_id, version, position, tx_id::text::bigint, event_id, type, data, metadata, recorded_at FROM events`
+// selectEvents reads events as scanEvents takes them. The key is named apart from the
+// column tx_id, so that an ORDER BY tx_id means the indexed column.
+const selectEvents = `SELECT stream_id, version, position, tx_id::text::bigint AS tx_key, event_id, type, data, metadata, recorded_at FROM events`
 
 func scanEvents(rows pgx.Rows) ([]RecordedEvent, error) {
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (RecordedEvent, error) {
@@ -310,11 +312,19 @@ func ReadAll(ctx context.Context, db DB, from Position, limit int) ([]RecordedEv
 	return readAll(ctx, db, from, limit, `AND tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
 }
 
+// readAllSQL reads the global log after a position ($1, $2), up to $3 events. It orders
+// by the table's columns, so that the index events_global_order gives the order and a
+// read costs the events it returns: ordered by an output expression, every read would
+// read and sort the whole log.
+func readAllSQL(horizon string) string {
+	return selectEvents + `
+		WHERE (tx_id, position) > ($1::text::xid8, $2) ` + horizon + `
+		ORDER BY events.tx_id, events.position
+		LIMIT $3`
+}
+
 func readAll(ctx context.Context, db DB, from Position, limit int, horizon string) ([]RecordedEvent, error) {
-	rows, err := db.Query(ctx, selectEvents+`
-		WHERE (tx_id, position) > ($1::text::xid8, $2) `+horizon+`
-		ORDER BY tx_id, position
-		LIMIT $3`, fmt.Sprint(from.TxID), from.Sequence, limit)
+	rows, err := db.Query(ctx, readAllSQL(horizon), fmt.Sprint(from.TxID), from.Sequence, limit)
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: read all from %v: %w", from, err)
 	}
