@@ -251,7 +251,7 @@ func TestKeyedCommandsOnCachedStates(t *testing.T) {
 		t.Fatal(err)
 	}
 	// No connection was left inside a transaction.
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'`).Scan(&records); err != nil || records != 0 {
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state LIKE 'idle in transaction%'`).Scan(&records); err != nil || records != 0 {
 		t.Fatalf("%d connections idle in a transaction (%v)", records, err)
 	}
 }
