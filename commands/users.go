@@ -63,6 +63,7 @@ type User struct {
 	Exists              bool
 	Deleted             bool
 	PersonalWorkspaceID uuid.UUID
+	Email, Name         string // as the identity provider last reported them
 	Profile             Profile
 	Link                *Link // the chat-channel link, nil when there is none
 }
@@ -75,7 +76,9 @@ func (u *User) Apply(event any) error {
 	switch e := event.(type) {
 	case *UserRegistered:
 		u.Exists, u.PersonalWorkspaceID, u.Profile = true, e.PersonalWorkspaceID, DefaultProfile
+		u.Email, u.Name = e.Email, e.Name
 	case *UserIdentityChanged:
+		u.Email, u.Name = e.Email, e.Name
 	case *UserProfileUpdated:
 		u.Profile = e.After
 	case *UserDeleted:
@@ -119,13 +122,17 @@ func loadUser(ctx context.Context, tx pgx.Tx, id uuid.UUID) (*User, error) {
 	return u, nil
 }
 
-// UpdateIdentity records a new email or name reported by the identity provider.
+// UpdateIdentity records a new email or name reported by the identity provider, once:
+// requests racing with the same news append one event.
 func (l *Ledger) UpdateIdentity(ctx context.Context, userID uuid.UUID, email, name string) error {
 	_, err := l.Execute(ctx, Call{
 		WorkspaceID: PersonalWorkspaceID(userID),
 		Metadata:    Metadata{ActorType: ActorUser, ActorID: userID.String(), UserID: userID},
 		UserID:      userID,
-		DecideUser: func(*User) ([]NewEvent, error) {
+		DecideUser: func(u *User) ([]NewEvent, error) {
+			if u.Email == email && u.Name == name {
+				return nil, nil
+			}
 			return []NewEvent{{TypeUserIdentityChanged, &UserIdentityChanged{UserID: userID, Email: email, Name: name}}}, nil
 		},
 	})
