@@ -25,7 +25,7 @@ func listAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.Limit, f.Offset = size, (page-1)*size
-	entries, total, err := queries.Audit(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, f)
+	entries, total, err := queries.Audit(r.Context(), s.pool, activeWorkspace(r), f)
 	if err != nil {
 		writeError(w, r, err)
 		return

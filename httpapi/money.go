@@ -75,7 +75,7 @@ func (s *Server) budgetAnswer(r *http.Request, id uuid.UUID) commands.Answer {
 }
 
 func listBudgets(s *Server, w http.ResponseWriter, r *http.Request) {
-	list, err := queries.Budgets(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, s.today())
+	list, err := queries.Budgets(r.Context(), s.pool, activeWorkspace(r), s.today())
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -89,7 +89,7 @@ func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	budget, err := queries.BudgetByID(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, id, s.today())
+	budget, err := queries.BudgetByID(r.Context(), s.pool, activeWorkspace(r), id, s.today())
 	if err != nil {
 		writeError(w, r, notFoundAs(err, "BUDGET_NOT_FOUND", "budget not found"))
 		return

@@ -66,7 +66,7 @@ func getRecord[T any](name, notFoundCode string, lookup func(workspaceID, id uui
 			writeError(w, r, err)
 			return
 		}
-		v, err := lookup(principalFrom(r.Context()).Workspace.ID, id).Get(r.Context(), s.pool)
+		v, err := lookup(activeWorkspace(r), id).Get(r.Context(), s.pool)
 		if err != nil {
 			writeError(w, r, notFoundAs(err, notFoundCode, name+" not found"))
 			return
@@ -78,7 +78,7 @@ func getRecord[T any](name, notFoundCode string, lookup func(workspaceID, id uui
 // listRecords answers GET of every active record of a kind under its plural name.
 func listRecords[T any](plural string, list func(context.Context, queries.DB, uuid.UUID) ([]T, error)) handler {
 	return func(s *Server, w http.ResponseWriter, r *http.Request) {
-		v, err := list(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID)
+		v, err := list(r.Context(), s.pool, activeWorkspace(r))
 		if err != nil {
 			writeError(w, r, err)
 			return

@@ -24,7 +24,7 @@ func listExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	rates, err := fx.InForce(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, day)
+	rates, err := fx.InForce(r.Context(), s.pool, activeWorkspace(r), day)
 	if err != nil {
 		writeError(w, r, err)
 		return

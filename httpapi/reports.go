@@ -106,7 +106,7 @@ func (s *Server) categoryParam(r *http.Request, value string) (*uuid.UUID, error
 	if id, err := parseUUID(value); err == nil {
 		return &id, nil
 	}
-	list, err := queries.Categories(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID)
+	list, err := queries.Categories(r.Context(), s.pool, activeWorkspace(r))
 	if err != nil {
 		return nil, err
 	}

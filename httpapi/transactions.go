@@ -116,7 +116,7 @@ func listTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	page, err := queries.Transactions(r.Context(), s.pool, principalFrom(r.Context()).Workspace.ID, f)
+	page, err := queries.Transactions(r.Context(), s.pool, activeWorkspace(r), f)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -147,7 +147,7 @@ func testWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	ws := principalFrom(r.Context()).Workspace.ID
+	ws := activeWorkspace(r)
 	deliveryID, err := webhooks.EnqueueTest(r.Context(), s.pool, ws, id, s.now())
 	if err != nil {
 		writeError(w, r, webhookNotFound(err))
@@ -167,7 +167,7 @@ func redeliverWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	ws := principalFrom(r.Context()).Workspace.ID
+	ws := activeWorkspace(r)
 	if err := webhooks.Redeliver(r.Context(), s.pool, ws, id, deliveryID, s.now()); err != nil {
 		if errors.Is(err, webhooks.ErrNotFound) {
 			err = errorf(http.StatusNotFound, "DELIVERY_NOT_FOUND", "delivery not found")
@@ -207,7 +207,7 @@ func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	ws := principalFrom(r.Context()).Workspace.ID
+	ws := activeWorkspace(r)
 	if _, err := queries.WebhookByID(ws, id).Get(r.Context(), s.pool); err != nil {
 		writeError(w, r, notFoundAs(err, "WEBHOOK_NOT_FOUND", "webhook not found"))
 		return

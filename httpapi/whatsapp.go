@@ -216,7 +216,7 @@ func undoLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	t, err := queries.TransactionByID(principalFrom(r.Context()).Workspace.ID, id).Get(r.Context(), s.pool)
+	t, err := queries.TransactionByID(activeWorkspace(r), id).Get(r.Context(), s.pool)
 	if err != nil {
 		writeError(w, r, notFoundAs(err, "TRANSACTION_NOT_FOUND", "the last transaction was deleted already"))
 		return
