@@ -1,8 +1,6 @@
 package commands
 
 import (
-	"errors"
-
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
@@ -104,8 +102,7 @@ func (c UpdateTransactionByName) Decide(w *Workspace) ([]NewEvent, error) {
 	if c.Currency.Valid {
 		if walletCurrency == "" {
 			t, err := w.liveTransaction(c.TransactionID)
-			var unmet *unmetTransactions
-			if errors.As(err, &unmet) {
+			if asUnmet(err) != nil {
 				return nil, err
 			}
 			if err != nil {

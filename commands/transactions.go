@@ -1,7 +1,6 @@
 package commands
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -259,9 +258,8 @@ func (c BulkTransactions) Decide(w *Workspace) ([]NewEvent, error) {
 	unmet := &unmetTransactions{}
 	for _, id := range c.IDs {
 		t, err := w.liveTransaction(id)
-		var notMet *unmetTransactions
-		if errors.As(err, &notMet) {
-			unmet.IDs = append(unmet.IDs, notMet.IDs...)
+		if more := asUnmet(err); more != nil {
+			unmet.IDs = append(unmet.IDs, more...)
 			continue
 		}
 		if err != nil {
@@ -374,8 +372,7 @@ func (w *Workspace) checkTransaction(t *Transaction, walletsChanged bool) error 
 // liveTransaction returns a transaction that exists and is not deleted.
 func (w *Workspace) liveTransaction(id uuid.UUID) (*Transaction, error) {
 	t, err := w.metTransaction(id)
-	var unmet *unmetTransactions
-	if errors.As(err, &unmet) {
+	if asUnmet(err) != nil {
 		return nil, err
 	}
 	if err != nil || t.Deleted {
