@@ -322,12 +322,25 @@ func (b *benchRun) postKeyed(tok, path, key string, body any, want int) (map[str
 	if err != nil {
 		return nil, err
 	}
-	req, err := http.NewRequest(http.MethodPost, b.base+path, bytes.NewReader(data))
+	raw, err := b.send(http.MethodPost, tok, path, key, bytes.NewReader(data), want)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(raw, &out)
+}
+
+// send makes a request as the holder of tok, with an Idempotency-Key unless key is
+// empty, and returns the body of an answer with status want.
+func (b *benchRun) send(method, tok, path, key string, body io.Reader, want int) ([]byte, error) {
+	req, err := http.NewRequest(method, b.base+path, body)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
@@ -341,10 +354,9 @@ func (b *benchRun) postKeyed(tok, path, key string, body any, want int) (map[str
 		return nil, err
 	}
 	if res.StatusCode != want {
-		return nil, fmt.Errorf("POST %s: %d %s", path, res.StatusCode, raw)
+		return nil, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
 	}
-	var out map[string]any
-	return out, json.Unmarshal(raw, &out)
+	return raw, nil
 }
 
 // workspace provisions a user with a default wallet and a category.

@@ -122,24 +122,7 @@ func coldSubject(depth int) string { return fmt.Sprintf("bench-cold-%d", depth) 
 
 // getRaw answers the body of a GET that must answer 200.
 func (b *benchRun) getRaw(tok, path string) ([]byte, error) {
-	req, err := http.NewRequest(http.MethodGet, b.base+path, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+tok)
-	res, err := b.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %d %s", path, res.StatusCode, raw)
-	}
-	return raw, nil
+	return b.send(http.MethodGet, tok, path, "", nil, http.StatusOK)
 }
 
 // get answers the JSON object a GET answers.
