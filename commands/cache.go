@@ -3,6 +3,7 @@ package commands
 import (
 	"container/list"
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/google/uuid"
@@ -27,6 +28,8 @@ type cacheEntry struct {
 	// snapshotAt is the version of the workspace's latest snapshot this instance knows
 	// of (loaded or stored); guarded by lock.
 	snapshotAt int64
+	// queue holds the commands waiting to be run in a group; guarded by the cache's mu.
+	queue []*queuedCall
 }
 
 func newStateCache(limit int) *stateCache {
@@ -38,7 +41,20 @@ func newStateCache(limit int) *stateCache {
 
 // acquire returns the workspace's entry with its lock held.
 func (c *stateCache) acquire(ctx context.Context, id uuid.UUID) (*cacheEntry, error) {
+	e := c.enter(id)
+	select {
+	case e.lock <- struct{}{}:
+		return e, nil
+	case <-ctx.Done():
+		c.drop(e)
+		return nil, ctx.Err()
+	}
+}
+
+// enter returns the workspace's entry, kept in the cache until drop, without its lock.
+func (c *stateCache) enter(id uuid.UUID) *cacheEntry {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	e, ok := c.entries[id]
 	if !ok {
 		e = &cacheEntry{id: id, lock: make(chan struct{}, 1)}
@@ -49,15 +65,38 @@ func (c *stateCache) acquire(ctx context.Context, id uuid.UUID) (*cacheEntry, er
 		e.elem = nil
 	}
 	e.refs++
-	c.mu.Unlock()
+	return e
+}
 
-	select {
-	case e.lock <- struct{}{}:
-		return e, nil
-	case <-ctx.Done():
-		c.drop(e)
-		return nil, ctx.Err()
+// enqueue adds a command to the entry's queue.
+func (c *stateCache) enqueue(e *cacheEntry, q *queuedCall) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e.queue = append(e.queue, q)
+}
+
+// withdraw takes a command out of the entry's queue and reports whether it was still
+// there: false once a group has taken it.
+func (c *stateCache) withdraw(e *cacheEntry, q *queuedCall) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	i := slices.Index(e.queue, q)
+	if i < 0 {
+		return false
 	}
+	e.queue = slices.Delete(e.queue, i, i+1)
+	return true
+}
+
+// takeQueue empties the entry's queue of at most limit commands, oldest first, and
+// returns them.
+func (c *stateCache) takeQueue(e *cacheEntry, limit int) []*queuedCall {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := min(len(e.queue), limit)
+	taken := slices.Clone(e.queue[:n])
+	e.queue = slices.Delete(e.queue, 0, n)
+	return taken
 }
 
 // release unlocks an entry taken by acquire and gives it back.

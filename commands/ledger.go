@@ -186,17 +186,28 @@ func retryable(err error) bool {
 
 // Execute runs a command and returns what it did. A command with an Idempotency-Key
 // whose record exists is not run again: its recorded result comes back, Replayed.
+// Commands that only decide in their workspace wait for it in a queue, and the one that
+// takes the workspace's lock runs what has queued as a group (group_commit.go).
 func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
+	if groupable(c) {
+		return l.executeQueued(ctx, c)
+	}
 	entry, err := l.states.acquire(ctx, c.WorkspaceID)
 	if err != nil {
 		return Result{}, err
 	}
 	defer l.states.release(entry)
+	return l.executeLocked(ctx, entry, c)
+}
 
+// executeLocked runs one command, in as many attempts as it takes; the caller holds the
+// entry's lock.
+func (l *Ledger) executeLocked(ctx context.Context, entry *cacheEntry, c Call) (Result, error) {
 	for attempt := 1; ; attempt++ {
 		var committed [][]eventstore.RecordedEvent
 		var decided []NewEvent
 		var res Result
+		var err error
 		fast := attempt == 1 && entry.state != nil && c.DecideUser == nil && c.OpenUser == nil && c.claim == nil
 		switch {
 		case fast && c.Idempotency == nil:
@@ -224,15 +235,23 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 		if len(decided) > 0 {
 			l.applyCommitted(entry, decided, committed[0])
 		}
-		if len(res.Events) > 0 && !res.Replayed && l.onCommit != nil {
-			l.onCommit() // events of a user's stream or of a new workspace included
-		}
-		if entry.state != nil {
-			entry.state.forgetTransactions()
-		}
-		l.keepSnapshot(ctx, entry)
+		l.afterCommit(ctx, entry, len(res.Events) > 0 && !res.Replayed)
 		return res, nil
 	}
+}
+
+// afterCommit tidies the entry's state once commands have run on it, under its lock:
+// it tells the log's reader when events were stored (a user's stream's or a new
+// workspace's included), bounds the transactions the state keeps, and takes a snapshot
+// when one is due.
+func (l *Ledger) afterCommit(ctx context.Context, entry *cacheEntry, stored bool) {
+	if stored && l.onCommit != nil {
+		l.onCommit()
+	}
+	if entry.state != nil {
+		entry.state.forgetTransactions()
+	}
+	l.keepSnapshot(ctx, entry)
 }
 
 // pipelined runs a command that needs nothing from the database before deciding (its
@@ -450,67 +469,105 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 	if begin {
 		b.Queue("begin")
 	}
-	pending := make([]*eventstore.PendingAppend, len(plans))
-	res := Result{Version: plans[0].expected}
+	w, err := l.queueWrite(b, plans, c)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	var sendErr error
+	if b.Len() > 0 {
+		sendErr = db.SendBatch(ctx, b).Close()
+	}
+	stored, err := w.stored(sendErr)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	res, err := w.answer(ctx, db)
+	if err != nil {
+		return nil, Result{}, err
+	}
+	return stored, res, nil
+}
+
+// queuedWrite is a command's write queued on a batch: its appends, their projection and
+// the reads of its answer.
+type queuedWrite struct {
+	appends   []*eventstore.PendingAppend // one per plan; nil for a plan that appends nothing
+	res       Result
+	answering Answering
+}
+
+// queueWrite queues on b the appends of the plans, their projection and the reads of
+// the call's answer.
+func (l *Ledger) queueWrite(b *pgx.Batch, plans []appendPlan, c Call) (*queuedWrite, error) {
+	w := &queuedWrite{appends: make([]*eventstore.PendingAppend, len(plans)), res: Result{Version: plans[0].expected}}
 	for i, p := range plans {
 		if len(p.decided) == 0 {
 			continue
 		}
 		events, err := l.encode(p.decided, c.Metadata)
 		if err != nil {
-			return nil, Result{}, err
+			return nil, err
 		}
-		pending[i] = eventstore.QueueAppend(b, p.stream, p.expected, events, l.now())
-		recorded := pending[i].Events()
+		w.appends[i] = eventstore.QueueAppend(b, p.stream, p.expected, events, l.now())
+		recorded := w.appends[i].Events()
 		decoded := make([]any, len(p.decided))
 		for j, e := range p.decided {
 			decoded[j] = e.Data
-			res.Events = append(res.Events, Appended{Type: e.Type, Version: recorded[j].Version, Data: e.Data})
+			w.res.Events = append(w.res.Events, Appended{Type: e.Type, Version: recorded[j].Version, Data: e.Data})
 		}
 		if err := l.project(b, recorded, decoded); err != nil {
-			return nil, Result{}, err
+			return nil, err
 		}
 		if i == 0 {
-			res.Version = recorded[len(recorded)-1].Version
+			w.res.Version = recorded[len(recorded)-1].Version
 		}
 	}
-	var answering Answering
 	if c.Answer != nil {
-		answering = c.Answer.Queue(b, res.Events)
+		w.answering = c.Answer.Queue(b, w.res.Events)
 	}
-	var sendErr error
-	if b.Len() > 0 {
-		sendErr = db.SendBatch(ctx, b).Close()
-	}
-	out := make([][]eventstore.RecordedEvent, len(plans))
-	for i, p := range pending {
+	return w, nil
+}
+
+// stored returns the events each plan stored once the batch has run; sendErr is the
+// batch's own error. An append's failure explains any failure of the statements queued
+// after it, so it comes first.
+func (w *queuedWrite) stored(sendErr error) ([][]eventstore.RecordedEvent, error) {
+	out := make([][]eventstore.RecordedEvent, len(w.appends))
+	for i, p := range w.appends {
 		if p == nil {
 			continue
 		}
-		// The append's own failure explains any failure of the statements queued after it.
 		if err := p.Err(); err != nil {
-			return nil, Result{}, err
+			return nil, err
 		}
 		out[i] = p.Events()
 	}
 	if sendErr != nil {
-		return nil, Result{}, fmt.Errorf("commands: append and project: %w", sendErr)
+		return nil, fmt.Errorf("commands: append and project: %w", sendErr)
 	}
-	if answering != nil {
-		// The answer is read even if the caller has gone: after a batch that committed by
-		// itself the write stands whatever becomes of the request, and a caller's failure
-		// must not be reported as the write's.
-		readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerTimeout)
-		defer cancel()
-		answer, err := answering(readCtx, db)
-		if err != nil {
-			return nil, Result{}, err
-		}
-		if res.Answer, err = json.Marshal(answer); err != nil {
-			return nil, Result{}, fmt.Errorf("commands: encode answer: %w", err)
-		}
+	return out, nil
+}
+
+// answer builds the result with the call's answer, once the batch has run, reading more
+// from db if the answer must.
+func (w *queuedWrite) answer(ctx context.Context, db eventstore.DB) (Result, error) {
+	res := w.res
+	if w.answering == nil {
+		return res, nil
 	}
-	return out, res, nil
+	// The answer is read even if the caller has gone: after a batch that committed by
+	// itself the write stands whatever becomes of the request, and a caller's failure
+	// must not be reported as the write's.
+	readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), answerTimeout)
+	defer cancel()
+	answer, err := w.answering(readCtx, db)
+	if err != nil {
+		return Result{}, err
+	}
+	if res.Answer, err = json.Marshal(answer); err != nil {
+		return Result{}, fmt.Errorf("commands: encode answer: %w", err)
+	}
+	return res, nil
 }
 
 // answerTimeout bounds the reads of an answer once the write's batch has run.

@@ -61,12 +61,42 @@ func TestConcurrentClientsOnOneWorkspace(t *testing.T) {
 					if rng.IntN(2) == 0 {
 						typ, sign = "income", amount
 					}
-					r := api.Post("/api/transactions", map[string]any{"type": typ, "amount": json.Number(amount.String()), "walletId": wallet})
+					body := map[string]any{"type": typ, "amount": json.Number(amount.String()), "walletId": wallet}
+					req := api
+					switch rng.IntN(10) {
+					case 0: // refused: the commands queued beside it still commit
+						body["categoryId"] = "00000000-0000-4000-8000-000000000099"
+						if r := req.Post("/api/transactions", body); r.Status != http.StatusNotFound || r.ErrorCode() != "CATEGORY_NOT_FOUND" {
+							fail("create in no category: %d %s", r.Status, r.Raw)
+						}
+						continue
+					case 1: // sent twice, the second time maybe on the other instance, maybe at once
+						key := fmt.Sprintf("c-%d-%d", c, i)
+						first := make(chan *apitest.Response, 1)
+						go func() { first <- req.With("Idempotency-Key", key).Post("/api/transactions", body) }()
+						again := f.c.On(second)
+						if c%2 == 1 {
+							again = f.c
+						}
+						r2 := again.With("Idempotency-Key", key).Post("/api/transactions", body)
+						if r1 := <-first; r1.Status != http.StatusCreated || r2.Status != http.StatusCreated ||
+							r1.Object("transaction")["id"] != r2.Object("transaction")["id"] {
+							fail("keyed create sent twice: %d %s / %d %s", r1.Status, r1.Raw, r2.Status, r2.Raw)
+							continue
+						}
+						req = req.With("Idempotency-Key", key)
+					}
+					r := req.Post("/api/transactions", body)
 					if r.Status != http.StatusCreated {
 						fail("create: %d %s", r.Status, r.Raw)
 						continue
 					}
-					id := r.Object("transaction")["id"].(string)
+					tx := r.Object("transaction")
+					if tx["type"] != typ || num(tx["amount"]) != amount.String() || tx["walletId"] != wallet {
+						fail("create of %s %s in %s answered %v", typ, amount, wallet, tx)
+						continue
+					}
+					id := tx["id"].(string)
 					mine = append(mine, id)
 					mu.Lock()
 					effects[id] = live{wallet, sign}
@@ -124,6 +154,16 @@ func TestConcurrentClientsOnOneWorkspace(t *testing.T) {
 	total := f.c.Get("/api/transactions?pageSize=1").Object("pagination")["total"]
 	if num(total) != fmt.Sprint(len(effects)) {
 		t.Errorf("listing total %v, acknowledged live transactions %d", total, len(effects))
+	}
+	// Commands queued on an instance committed in groups: fewer database transactions
+	// than events.
+	var events, transactions int
+	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*), count(DISTINCT tx_id) FROM events
+		WHERE stream_id LIKE 'workspace-%' AND type = 'transaction.created.v1'`).Scan(&events, &transactions); err != nil {
+		t.Fatal(err)
+	}
+	if transactions >= events {
+		t.Errorf("%d creates in %d database transactions: no group formed", events, transactions)
 	}
 	// The read models equal a replay of what the clients caused.
 	diffs, err := projections.Verify(context.Background(), env.Pool)
