@@ -95,10 +95,12 @@ func (l *Ledger) runQueue(ctx context.Context, entry *cacheEntry) {
 	}
 }
 
-// groupMember is a command of a group: its queued write (its appends, projections and
-// the reads of its answer), or the domain error it was refused with.
+// groupMember is a command of a group: its decision, then its queued write (its
+// projections and the reads of its answer), or the domain error it was refused with.
 type groupMember struct {
 	q       *queuedCall
+	decided []NewEvent
+	version int64 // the workspace's version before its events
 	write   *queuedWrite
 	refusal error
 	res     Result
@@ -111,14 +113,7 @@ type groupMember struct {
 // when the group's write fails before it commits.
 func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*queuedCall) (alone []*queuedCall) {
 	state := entry.state
-	keyed := false
-	for _, q := range queued {
-		keyed = keyed || q.call.Idempotency != nil
-	}
-	b := &pgx.Batch{}
-	if keyed {
-		b.Queue("begin")
-	}
+	start := state.Version
 	// abandon forgets the group before it commits: its state has folded events that were
 	// not stored.
 	var members []groupMember
@@ -130,7 +125,8 @@ func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*
 		return alone
 	}
 	keys := map[[2]string]bool{}
-	appends := 0
+	var events []eventstore.Event
+	keyed := false
 	for _, q := range queued {
 		c := q.call
 		if err := q.ctx.Err(); err != nil {
@@ -145,7 +141,7 @@ func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*
 			}
 			keys[key] = true
 		}
-		decided, plans, err := l.decideOn(ctx, l.pool, state, false, c)
+		decided, _, err := l.decideOn(ctx, l.pool, state, false, c)
 		var domain *Error
 		switch {
 		case c.Idempotency != nil && (err != nil || len(decided) == 0), err != nil && !errors.As(err, &domain):
@@ -155,22 +151,48 @@ func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*
 			members = append(members, groupMember{q: q, refusal: err})
 			continue
 		}
-		w, err := l.queueWrite(b, plans, c)
+		encoded, err := l.encode(decided, c.Metadata)
 		if err != nil {
-			return abandon()
+			alone = append(alone, q)
+			continue
 		}
+		members = append(members, groupMember{q: q, decided: decided, version: state.Version})
+		keyed = keyed || c.Idempotency != nil
+		events = append(events, encoded...)
 		for _, e := range decided {
 			if err := state.Apply(e.Data); err != nil {
 				return abandon()
 			}
 			state.Version++
 		}
-		appends += len(decided)
-		members = append(members, groupMember{q: q, write: w})
 	}
-	if appends == 0 {
+	if len(events) == 0 {
 		// Nothing would prove the state current: each runs alone, which checks it.
 		return abandon()
+	}
+
+	// One append for the whole group; each command's projections and the reads of its
+	// answer then follow in its turn, so that its answer sees its own effects and none
+	// of those after it.
+	b := &pgx.Batch{}
+	if keyed {
+		b.Queue("begin")
+	}
+	appended := eventstore.QueueAppend(b, StreamID(entry.id), start, events, l.now())
+	recorded := appended.Events()
+	for i := range members {
+		m := &members[i]
+		if m.refusal != nil {
+			continue
+		}
+		m.write = &queuedWrite{res: Result{Version: m.version}}
+		if n := len(m.decided); n > 0 {
+			if err := l.queueProjection(b, recorded[:n], m.decided, &m.write.res, true); err != nil {
+				return abandon()
+			}
+			recorded = recorded[n:]
+		}
+		m.write.queueAnswer(b, m.q.call)
 	}
 
 	db := eventstore.DB(l.pool)
@@ -189,18 +211,15 @@ func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*
 		}
 	}
 	sendErr := db.SendBatch(ctx, b).Close()
-	for i := range members {
-		m := &members[i]
-		if m.write == nil {
-			continue
+	if err := appended.Err(); err != nil || sendErr != nil {
+		rollback()
+		if keyed || errors.Is(err, eventstore.ErrVersionConflict) {
+			return abandon() // nothing committed
 		}
-		if _, err := m.write.stored(sendErr); err != nil {
-			rollback()
-			if keyed || errors.Is(err, eventstore.ErrVersionConflict) {
-				return abandon() // nothing committed
-			}
-			return l.failGroup(entry, members, alone, err)
+		if err == nil {
+			err = fmt.Errorf("commands: append and project: %w", sendErr)
 		}
+		return l.failGroup(entry, members, alone, err)
 	}
 	for i := range members {
 		m := &members[i]

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
+	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
@@ -29,7 +30,10 @@ type groupFixture struct {
 func newGroupFixture(t *testing.T, n int) *groupFixture {
 	pool := testdb.Pool(t)
 	f := &groupFixture{t: t, ctx: context.Background(), pool: pool, workspace: fixtureID(960 + n), meta: Metadata{ActorType: ActorSystem},
-		instances: []*Ledger{NewLedger(pool, noProjection, time.Now, 10), NewLedger(pool, noProjection, time.Now, 10)}}
+		instances: []*Ledger{NewLedger(pool, projectVersions, time.Now, 10), NewLedger(pool, projectVersions, time.Now, 10)}}
+	if _, err := pool.Exec(f.ctx, `CREATE TABLE IF NOT EXISTS projected_versions (stream_id text, version bigint)`); err != nil {
+		t.Fatal(err)
+	}
 	opened := &WorkspaceCreated{WorkspaceID: f.workspace, Kind: WorkspacePersonal, Name: "Personal", Currency: "MXN", OwnerID: fixtureID(970)}
 	f.run(0, Call{OpenWorkspace: opened})
 	cash := CreateWallet{WalletID: fixtureID(971), WalletFields: WalletFields{Name: "Cash", Type: "cash", Currency: "MXN",
@@ -50,17 +54,25 @@ func (f *groupFixture) run(instance int, c Call) Result {
 	return res
 }
 
+// projectVersions is a read model of the versions of the events projected.
+func projectVersions(b *pgx.Batch, events []eventstore.RecordedEvent, _ []any) error {
+	for _, e := range events {
+		b.Queue(`INSERT INTO projected_versions (stream_id, version) VALUES ($1, $2)`, e.StreamID, e.Version)
+	}
+	return nil
+}
+
 // expense is a create of an expense of amount, with an Idempotency-Key when key is set.
-// Its answer counts the workspace's creates in the write's batch, after its own append:
-// each command of a group must see its own effects and none of those after it.
+// Its answer counts the workspace's events projected, read in the write's batch: each
+// command of a group must see its own effects and none of those after it.
 func (f *groupFixture) expense(amount int64, key string) Call {
 	create := CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: decimal.NewFromInt(amount), Date: "2026-03-01", Today: issued}
 	c := Call{WorkspaceID: f.workspace, Metadata: f.meta, Decide: create.Decide,
 		Answer: AnswerFunc(func(b *pgx.Batch, appended []Appended) Answering {
-			var creates int
-			b.Queue(`SELECT count(*) FROM events WHERE stream_id = $1 AND type = $2`, StreamID(f.workspace), TypeTransactionCreated).
-				QueryRow(func(row pgx.Row) error { return row.Scan(&creates) })
-			return func(context.Context, Conn) (any, error) { return map[string]int{"creates": creates}, nil }
+			var projected int
+			b.Queue(`SELECT count(*) FROM projected_versions WHERE stream_id = $1`, StreamID(f.workspace)).
+				QueryRow(func(row pgx.Row) error { return row.Scan(&projected) })
+			return func(context.Context, Conn) (any, error) { return map[string]int{"projected": projected}, nil }
 		})}
 	if key != "" {
 		c.Idempotency = &Idempotency{Credential: "test", Key: key, RequestHash: []byte(fmt.Sprint(amount))}
@@ -155,12 +167,12 @@ func TestGroupCommit(t *testing.T) {
 	out := f.queueAll(0, calls)
 
 	for i, want := range []struct {
-		code    string
-		creates int // the answer, counted after the command's own append
-		version int64
+		code      string
+		projected int // the answer: the events projected once the command's own are
+		version   int64
 	}{
-		{"", 3, head + 1}, {"", 4, head + 2}, {"CATEGORY_NOT_FOUND", 0, 0}, {"", 5, head + 3}, {"", 4, head + 2},
-		{"CATEGORY_NOT_FOUND", 0, 0}, {"", 6, head + 4}, {"", 7, head + 5},
+		{"", 5, head + 1}, {"", 6, head + 2}, {"CATEGORY_NOT_FOUND", 0, 0}, {"", 7, head + 3}, {"", 6, head + 2},
+		{"CATEGORY_NOT_FOUND", 0, 0}, {"", 8, head + 4}, {"", 9, head + 5},
 	} {
 		got := out[i]
 		if code(got.err) != want.code || (want.code == "" && got.err != nil) {
@@ -169,7 +181,7 @@ func TestGroupCommit(t *testing.T) {
 		if want.code != "" {
 			continue
 		}
-		if answer := fmt.Sprintf(`{"creates":%d}`, want.creates); string(got.res.Answer) != answer || got.res.Version != want.version {
+		if answer := fmt.Sprintf(`{"projected":%d}`, want.projected); string(got.res.Answer) != answer || got.res.Version != want.version {
 			t.Fatalf("call %d: answer %s at version %d, want %s at %d", i, got.res.Answer, got.res.Version, answer, want.version)
 		}
 	}
@@ -199,7 +211,7 @@ func TestGroupCommitFallsBackAlone(t *testing.T) {
 	if out[0].err != nil || out[1].err == nil || code(out[1].err) != "CATEGORY_NOT_FOUND" || out[2].err != nil {
 		t.Fatalf("after another instance wrote: %v, %v, %v", out[0].err, out[1].err, out[2].err)
 	}
-	if out[0].res.Version != head+1 || out[2].res.Version != head+2 || string(out[2].res.Answer) != `{"creates":6}` {
+	if out[0].res.Version != head+1 || out[2].res.Version != head+2 || string(out[2].res.Answer) != `{"projected":8}` {
 		t.Fatalf("after another instance wrote: versions %d and %d, answer %s", out[0].res.Version, out[2].res.Version, out[2].res.Answer)
 	}
 	f.checkState(0, "458")

@@ -509,23 +509,36 @@ func (l *Ledger) queueWrite(b *pgx.Batch, plans []appendPlan, c Call) (*queuedWr
 			return nil, err
 		}
 		w.appends[i] = eventstore.QueueAppend(b, p.stream, p.expected, events, l.now())
-		recorded := w.appends[i].Events()
-		decoded := make([]any, len(p.decided))
-		for j, e := range p.decided {
-			decoded[j] = e.Data
-			w.res.Events = append(w.res.Events, Appended{Type: e.Type, Version: recorded[j].Version, Data: e.Data})
-		}
-		if err := l.project(b, recorded, decoded); err != nil {
+		if err := l.queueProjection(b, w.appends[i].Events(), p.decided, &w.res, i == 0); err != nil {
 			return nil, err
 		}
-		if i == 0 {
-			w.res.Version = recorded[len(recorded)-1].Version
-		}
 	}
+	w.queueAnswer(b, c)
+	return w, nil
+}
+
+// queueProjection queues the projection of decided events, as recorded, and adds them
+// to res; those of the workspace's stream set its version.
+func (l *Ledger) queueProjection(b *pgx.Batch, recorded []eventstore.RecordedEvent, decided []NewEvent, res *Result, workspace bool) error {
+	decoded := make([]any, len(decided))
+	for j, e := range decided {
+		decoded[j] = e.Data
+		res.Events = append(res.Events, Appended{Type: e.Type, Version: recorded[j].Version, Data: e.Data})
+	}
+	if err := l.project(b, recorded, decoded); err != nil {
+		return err
+	}
+	if workspace {
+		res.Version = recorded[len(recorded)-1].Version
+	}
+	return nil
+}
+
+// queueAnswer queues the reads of the call's answer, after the write's statements.
+func (w *queuedWrite) queueAnswer(b *pgx.Batch, c Call) {
 	if c.Answer != nil {
 		w.answering = c.Answer.Queue(b, w.res.Events)
 	}
-	return w, nil
 }
 
 // stored returns the events each plan stored once the batch has run; sendErr is the
