@@ -70,18 +70,28 @@ func (s *Service) Run(ctx context.Context) {
 // Backlog returns how many events are still on their way to the dispatcher: in the
 // log beyond the relay's checkpoint, or in the stream not yet handled.
 func (s *Service) Backlog(ctx context.Context) (int64, error) {
-	from, _, err := s.Relay.checkpoint(ctx)
+	unrelayed, err := Unrelayed(ctx, s.Relay.Pool)
 	if err != nil {
 		return 0, err
-	}
-	var unrelayed int64
-	if err := s.Relay.Pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE (tx_id, position) > ($1::text::xid8, $2)`,
-		strconv.FormatUint(from.TxID, 10), from.Sequence).Scan(&unrelayed); err != nil {
-		return 0, fmt.Errorf("webhooks: relay backlog: %w", err)
 	}
 	pending, err := s.Dispatcher.Bus.Pending(ctx, dispatcherConsumer)
 	if err != nil {
 		return 0, err
 	}
 	return unrelayed + int64(pending), nil
+}
+
+// Unrelayed counts the events of the log beyond the relay's checkpoint: those not yet
+// published, by whichever instance leads the relay.
+func Unrelayed(ctx context.Context, pool *pgxpool.Pool) (int64, error) {
+	from, _, err := (&Relay{Pool: pool}).checkpoint(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var unrelayed int64
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE (tx_id, position) > ($1::text::xid8, $2)`,
+		strconv.FormatUint(from.TxID, 10), from.Sequence).Scan(&unrelayed); err != nil {
+		return 0, fmt.Errorf("webhooks: relay backlog: %w", err)
+	}
+	return unrelayed, nil
 }

@@ -106,6 +106,8 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.hookRate, "webhook-rate", 100, "transactions per second for the webhook delay test; 0 skips it")
 	fs.IntVar(&o.hookSpaces, "webhook-workspaces", 8, "workspaces, each with a webhook, for the webhook delay test")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run to this file")
+	table := fs.Bool("table", false, "run the table of loads (C=1 and C=16 spread, C=16 keyed, C=16 and C=64 on one workspace) against the -server binary, with pgbench, and print it; the other phases are skipped")
+	serverBin := fs.String("server", "", "with -table: the finledger binary, run as its own process (`finledger serve`)")
 	statements := fs.Bool("statements", false, "print PostgreSQL's time per statement during the ledger rounds (pg_stat_statements; a private cluster only)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -140,6 +142,12 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	benchURL, err := freshDatabase(ctx, adminURL, "finledger_bench")
 	if err != nil {
 		return err
+	}
+	if *table {
+		if *serverBin == "" {
+			return errors.New("-table needs -server, the finledger binary to run (make bench builds it)")
+		}
+		return benchTable(ctx, adminURL, benchURL, *serverBin, o, out)
 	}
 	pool, err := database.Open(ctx, benchURL, int32(dbMaxConns))
 	if err != nil {
@@ -234,10 +242,11 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 		if err := statementTimes.start(ctx); err != nil {
 			return err
 		}
-		ledgerTPS, err := b.throughput(ctx, spaces, o)
+		figures, err := b.throughput(ctx, spaces, o)
 		if err != nil {
 			return err
 		}
+		ledgerTPS := figures.tps
 		if err := statementTimes.print(ctx, out); err != nil {
 			return err
 		}
@@ -389,7 +398,13 @@ func (b *benchRun) workspaces(n int) ([]benchWorkspace, error) {
 	return spaces, nil
 }
 
-func (b *benchRun) throughput(ctx context.Context, spaces []benchWorkspace, o benchOptions) (float64, error) {
+// loadFigures is what a throughput run measured.
+type loadFigures struct {
+	tps      float64
+	p50, p99 time.Duration
+}
+
+func (b *benchRun) throughput(ctx context.Context, spaces []benchWorkspace, o benchOptions) (loadFigures, error) {
 	deadline := time.Now().Add(o.duration)
 	var mu sync.Mutex
 	var all []time.Duration
@@ -427,12 +442,12 @@ func (b *benchRun) throughput(ctx context.Context, spaces []benchWorkspace, o be
 	wg.Wait()
 	elapsed := time.Since(start)
 	if n := failed.Load(); n > 0 {
-		return 0, fmt.Errorf("bench: %d requests failed, first: %v", n, firstErr.Load())
+		return loadFigures{}, fmt.Errorf("bench: %d requests failed, first: %v", n, firstErr.Load())
 	}
-	tps := float64(len(all)) / elapsed.Seconds()
-	p50, p99 := percentiles(all)
-	fmt.Fprintf(b.out, "creates %d in %s: %.0f creates/s, p50 %s, p99 %s\n", len(all), elapsed.Round(time.Millisecond), tps, p50, p99)
-	return tps, nil
+	f := loadFigures{tps: float64(len(all)) / elapsed.Seconds()}
+	f.p50, f.p99 = percentiles(all)
+	fmt.Fprintf(b.out, "creates %d in %s: %.0f creates/s, p50 %s, p99 %s\n", len(all), elapsed.Round(time.Millisecond), f.tps, f.p50, f.p99)
+	return f, nil
 }
 
 // depthLatency fills one workspace's stream to each depth through the ledger (in
