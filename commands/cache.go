@@ -11,12 +11,17 @@ import (
 
 // stateCache keeps recently used workspace states and serialises the commands of each
 // workspace in this process. Entries in use are never evicted; idle ones leave in least
-// recently used order once the cache is over its size.
+// recently used order once the cache holds more states than its limit, or more bytes
+// than its byte limit (as the states' footprints estimate them), except the one used
+// last: a workspace bigger than the whole budget still keeps its state while it is
+// the one being worked on.
 type stateCache struct {
-	mu      sync.Mutex
-	limit   int
-	entries map[uuid.UUID]*cacheEntry
-	idle    *list.List // of *cacheEntry with refs == 0, most recently used at the front
+	mu       sync.Mutex
+	limit    int
+	maxBytes int64 // 0: no limit
+	bytes    int64 // the footprints of the states held
+	entries  map[uuid.UUID]*cacheEntry
+	idle     *list.List // of *cacheEntry with refs == 0, most recently used at the front
 }
 
 type cacheEntry struct {
@@ -30,6 +35,9 @@ type cacheEntry struct {
 	snapshotAt int64
 	// queue holds the commands waiting to be run in a group; guarded by the cache's mu.
 	queue []*queuedCall
+	// bytes is the footprint of state when the lock was last released; guarded by the
+	// cache's mu.
+	bytes int64
 }
 
 func newStateCache(limit int) *stateCache {
@@ -101,8 +109,21 @@ func (c *stateCache) takeQueue(e *cacheEntry, limit int) []*queuedCall {
 
 // release unlocks an entry taken by acquire and gives it back.
 func (c *stateCache) release(e *cacheEntry) {
-	<-e.lock
+	c.unlock(e)
 	c.drop(e)
+}
+
+// unlock measures the entry's state and releases its lock.
+func (c *stateCache) unlock(e *cacheEntry) {
+	var size int64
+	if e.state != nil {
+		size = e.state.footprint()
+	}
+	c.mu.Lock()
+	c.bytes += size - e.bytes
+	e.bytes = size
+	c.mu.Unlock()
+	<-e.lock
 }
 
 // drop gives back a reference to an entry whose lock the caller does not hold.
@@ -114,9 +135,37 @@ func (c *stateCache) drop(e *cacheEntry) {
 		return
 	}
 	e.elem = c.idle.PushFront(e)
-	for len(c.entries) > c.limit && c.idle.Len() > 0 {
+	for len(c.entries) > c.limit && c.idle.Len() > 0 || c.maxBytes > 0 && c.bytes > c.maxBytes && c.idle.Len() > 1 {
 		oldest := c.idle.Remove(c.idle.Back()).(*cacheEntry)
 		oldest.elem = nil
 		delete(c.entries, oldest.id)
+		c.bytes -= oldest.bytes
 	}
+}
+
+// Estimated bytes a state holds per record: a map entry with its key, the record and
+// what its fields point to, as measured on states of realistic workspaces (see
+// TestFootprintEstimatesTheHeap).
+const (
+	stateBaseBytes        = 512
+	recordBytes           = 250 // wallet, category, budget, goal, debt, recurring payment, webhook
+	smallRecordBytes      = 100 // member, invitation, API key, tag
+	transactionBytes      = 250 // a met transaction
+	spendingDayBytes      = 140 // one day's spending of a category in a currency
+	spendingCurrencyBytes = 300
+)
+
+// footprint estimates the bytes of memory the state holds, from how many records of
+// each kind it has: cheap enough to run after every command.
+func (w *Workspace) footprint() int64 {
+	n := int64(stateBaseBytes)
+	n += recordBytes * int64(len(w.Wallets)+len(w.Categories)+len(w.Budgets)+len(w.Goals)+len(w.Debts)+len(w.Recurring)+len(w.Webhooks))
+	n += smallRecordBytes * int64(len(w.Members)+len(w.Invitations)+len(w.APIKeys)+len(w.Tags))
+	n += transactionBytes * int64(len(w.Transactions))
+	for _, byCurrency := range w.Spending {
+		for _, days := range byCurrency {
+			n += spendingCurrencyBytes + spendingDayBytes*int64(len(days))
+		}
+	}
+	return n
 }

@@ -69,7 +69,7 @@ func (l *Ledger) executeQueued(ctx context.Context, c Call) (Result, error) {
 		// Whoever took this command from the queue had the lock until it had run it, so
 		// its outcome is known once this caller has run what is queued now.
 		l.runQueue(ctx, entry)
-		<-entry.lock
+		l.states.unlock(entry)
 	case <-ctx.Done():
 		if l.states.withdraw(entry, q) {
 			return Result{}, ctx.Err()

@@ -153,6 +153,11 @@ type Ledger struct {
 // the first command.
 func (l *Ledger) OnCommit(f func()) { l.onCommit = f }
 
+// LimitStateBytes bounds the memory the cached workspace states hold, as their
+// footprints estimate it, besides their count; 0 leaves only the count. Set it before
+// the first command.
+func (l *Ledger) LimitStateBytes(n int64) { l.states.maxBytes = n }
+
 // NewLedger returns a Ledger that keeps up to cacheSize workspace states in memory.
 func NewLedger(pool *pgxpool.Pool, project Projector, now func() time.Time, cacheSize int) *Ledger {
 	return &Ledger{pool: pool, project: project, now: now, states: newStateCache(cacheSize), snapshotEvery: DefaultSnapshotEvery}

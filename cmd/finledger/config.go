@@ -25,6 +25,7 @@ type config struct {
 	SessionIssuer      string
 	SessionAudience    string
 	StateCacheSize     int
+	StateCacheMB       int
 	DBMaxConns         int
 	RateLimitPerMinute int
 	RateLimitBurst     int
@@ -88,6 +89,9 @@ func loadConfig() (config, error) {
 	}
 	var err error
 	if c.StateCacheSize, err = envInt("FINLEDGER_STATE_CACHE_SIZE", 10000); err != nil {
+		return c, err
+	}
+	if c.StateCacheMB, err = envInt("FINLEDGER_STATE_CACHE_MB", 32); err != nil {
 		return c, err
 	}
 	if c.DBMaxConns, err = envInt("FINLEDGER_DB_MAX_CONNS", 32); err != nil {

@@ -53,9 +53,18 @@ Settings are FINLEDGER_* environment variables; see README.md.
 // machine to PostgreSQL in the benchmark (BENCHMARKS.md). GOGC overrides it.
 const defaultGCPercent = 400
 
+// defaultMemoryLimit is where the collector stops trading memory for CPU: past it, it
+// collects as often as it must to stay below, so a heap of cached states
+// (FINLEDGER_STATE_CACHE_MB) and buffers that grew does not take 5x its size.
+// GOMEMLIMIT overrides it.
+const defaultMemoryLimit = 128 << 20
+
 func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	if len(os.Args) < 2 {
@@ -273,6 +282,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		return err
 	}
 	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
+	ledger.LimitStateBytes(int64(cfg.StateCacheMB) << 20)
 	box, err := secretBox(cfg)
 	if err != nil {
 		return err
