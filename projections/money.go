@@ -30,11 +30,50 @@ const totalsCreateSQL = `INSERT INTO daily_totals (workspace_id, day, type, curr
 	ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
 		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + 1`
 
-// queueCreatedTotals adds a new income or expense to the daily totals.
+// countAddSQL counts a transaction's live row in the transaction counts.
+const countAddSQL = `INSERT INTO transaction_counts (workspace_id, day, type, category_id, count)
+	SELECT workspace_id, date, type, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), 1
+	FROM transactions WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
+	ON CONFLICT (workspace_id, day, type, category_id) DO UPDATE SET count = transaction_counts.count + 1`
+
+// countCreateSQL counts a new transaction from its event's values.
+const countCreateSQL = `INSERT INTO transaction_counts (workspace_id, day, type, category_id, count)
+	VALUES ($1, $2::date, $3, coalesce($4, '00000000-0000-0000-0000-000000000000'::uuid), 1)
+	ON CONFLICT (workspace_id, day, type, category_id) DO UPDATE SET count = transaction_counts.count + 1`
+
+// countRemoveSQL takes a transaction's live row out of the transaction counts, and the
+// group's row with it when it was the group's last: no row counts zero, so the rows are
+// the same however the transactions came to be where they are (the migration that made
+// the table counted them without replaying their history).
+const countRemoveSQL = `WITH t AS (
+		SELECT workspace_id, date, type, coalesce(category_id, '00000000-0000-0000-0000-000000000000') AS category_id
+		FROM transactions WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL),
+	last AS (DELETE FROM transaction_counts c USING t
+		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count = 1)
+	UPDATE transaction_counts c SET count = c.count - 1 FROM t
+	WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count > 1`
+
+// queueCreatedTotals adds a new transaction to the transaction counts and, an income or
+// expense, to the daily totals.
 func queueCreatedTotals(b *pgx.Batch, ws uuid.UUID, t *commands.TransactionCreated) {
+	b.Queue(countCreateSQL, ws, t.Date, t.Type, t.CategoryID)
 	if t.Type == commands.TxIncome || t.Type == commands.TxExpense {
 		b.Queue(totalsCreateSQL, ws, t.Date, t.Type, t.Currency, t.CategoryID, t.Amount)
 	}
+}
+
+// queueTotalsRemoved takes a live transaction, as its row stands, out of the daily
+// totals and the transaction counts, before its row is changed or deleted.
+func queueTotalsRemoved(b *pgx.Batch, ws, transactionID uuid.UUID) {
+	b.Queue(totalsEffectSQL, ws, transactionID, -1)
+	b.Queue(countRemoveSQL, ws, transactionID)
+}
+
+// queueTotalsAdded adds a live transaction, as its row stands, to the daily totals and
+// the transaction counts, after its row changed.
+func queueTotalsAdded(b *pgx.Batch, ws, transactionID uuid.UUID) {
+	b.Queue(totalsEffectSQL, ws, transactionID, 1)
+	b.Queue(countAddSQL, ws, transactionID)
 }
 
 // queueEffects applies the goal and debt effects a transaction event carries. An event

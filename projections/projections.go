@@ -20,7 +20,7 @@ import (
 
 // Tables are the read-model tables, in the order they are cleared and compared.
 var Tables = []string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
-	"transactions", "api_keys", "audit_log", "daily_totals", "budgets", "goals", "goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks"}
+	"transactions", "api_keys", "audit_log", "daily_totals", "transaction_counts", "budgets", "goals", "goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks"}
 
 // projected narrows tables that also hold rows no event made: the reference exchange
 // rates come from a feed, and replay leaves them alone.
@@ -263,7 +263,7 @@ func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, d
 		}
 	case *commands.TransactionUpdated:
 		c := d.Changes
-		b.Queue(totalsEffectSQL, ws, d.TransactionID, -1)
+		queueTotalsRemoved(b, ws, d.TransactionID)
 		b.Queue(`UPDATE transactions SET
 				amount = CASE WHEN $3 THEN $4 ELSE amount END,
 				currency = CASE WHEN $5 THEN $6 ELSE currency END,
@@ -287,10 +287,10 @@ func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, d
 			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
 			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at)
 		postings.add(ws, d.Postings, at)
-		b.Queue(totalsEffectSQL, ws, d.TransactionID, 1)
+		queueTotalsAdded(b, ws, d.TransactionID)
 		return queueEffects(b, ws, e, d.Effects)
 	case *commands.TransactionDeleted:
-		b.Queue(totalsEffectSQL, ws, d.TransactionID, -1)
+		queueTotalsRemoved(b, ws, d.TransactionID)
 		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID, at)
 		postings.add(ws, d.Postings, at)

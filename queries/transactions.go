@@ -2,6 +2,7 @@ package queries
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -100,48 +101,97 @@ type TransactionPage struct {
 
 // Transactions lists live transactions, newest date first and, within a date, most
 // recently recorded first.
+//
+// A filter of type, category and dates only (the transaction counts hold no wallet, goal
+// or text) takes its total from the counts, which also tell how many matches lie on the
+// days after the one a deep page starts on: the page's walk then starts on that day.
+// Other filters count their matches. The page's ids come from the listing's indexes
+// alone where the filter lets them, and only the page's rows are read.
 func Transactions(ctx context.Context, db DB, workspaceID uuid.UUID, f TransactionFilter) (TransactionPage, error) {
-	where := []string{"workspace_id = $1", "deleted_at IS NULL"}
-	args := []any{workspaceID}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
-	}
-	if f.Type != "" {
-		add("type = ?", f.Type)
-	}
-	if f.WalletID != nil {
-		add("(wallet_id = ? OR to_wallet_id = ?)", *f.WalletID)
-	}
-	if f.CategoryID != nil {
-		add("category_id = ?", *f.CategoryID)
-	}
-	if f.GoalID != nil {
-		add("goal_id = ?", *f.GoalID)
-	}
-	if f.From != nil {
-		add("date >= ?", *f.From)
-	}
-	if f.To != nil {
-		add("date <= ?", *f.To)
-	}
-	if f.Search != "" {
-		add(`(concept ILIKE ? ESCAPE '\' OR description ILIKE ? ESCAPE '\')`, "%"+escapeLike(f.Search)+"%")
-	}
-	cond := strings.Join(where, " AND ")
 	var page TransactionPage
-	if err := db.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE `+cond, args...).Scan(&page.Total); err != nil {
+	match := f.conditions(workspaceID, "date")
+	match.where = append(match.where, "deleted_at IS NULL") // the counts count live ones only
+	offset := f.Offset
+	if f.counted() {
+		counts := f.conditions(workspaceID, "day")
+		counts.args = append(counts.args, offset)
+		var day *time.Time
+		var before int
+		err := db.QueryRow(ctx, fmt.Sprintf(`WITH days AS (
+				SELECT day, sum(count) AS n FROM transaction_counts WHERE %s GROUP BY day),
+			running AS (SELECT day, sum(n) OVER (ORDER BY day DESC) - n AS before FROM days)
+			SELECT (SELECT sum(n) FROM days)::bigint, day, before::bigint FROM running WHERE before <= $%d ORDER BY day LIMIT 1`,
+			counts.sql(), len(counts.args)), counts.args...).Scan(&page.Total, &day, &before)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows): // nothing matches
+			page.Transactions = []Transaction{}
+			return page, nil
+		case err != nil:
+			return page, fmt.Errorf("queries: count transactions: %w", err)
+		}
+		match.add("date <= ?", *day)
+		offset -= before
+	} else if err := db.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE `+match.sql(), match.args...).Scan(&page.Total); err != nil {
 		return page, fmt.Errorf("queries: count transactions: %w", err)
 	}
-	args = append(args, f.Limit, f.Offset)
-	rows, err := db.Query(ctx, fmt.Sprintf(`SELECT %s FROM transactions WHERE %s
-		ORDER BY date DESC, created_version DESC LIMIT $%d OFFSET $%d`, transactionColumns, cond, len(args)-1, len(args)), args...)
+	args := append(match.args, f.Limit, offset)
+	rows, err := db.Query(ctx, fmt.Sprintf(`SELECT %s FROM transactions WHERE workspace_id = $1 AND id IN (
+			SELECT id FROM transactions WHERE %s ORDER BY date DESC, created_version DESC LIMIT $%d OFFSET $%d)
+		ORDER BY date DESC, created_version DESC`, transactionColumns, match.sql(), len(args)-1, len(args)), args...)
 	if err != nil {
 		return page, fmt.Errorf("queries: list transactions: %w", err)
 	}
 	page.Transactions, err = all(rows, func(row pgx.CollectableRow) (Transaction, error) { return scanTransaction(row) }, "transactions")
 	return page, err
 }
+
+// counted tells whether the transaction counts can answer the filter: they count by
+// day, type and category, the uncategorized under the nil uuid, which no filter names.
+func (f TransactionFilter) counted() bool {
+	return f.WalletID == nil && f.GoalID == nil && f.Search == "" && (f.CategoryID == nil || *f.CategoryID != uuid.Nil)
+}
+
+// conditions is the filter as SQL conditions on the transactions or, as far as it goes,
+// on the transaction counts, whose date column is named dateColumn.
+func (f TransactionFilter) conditions(workspaceID uuid.UUID, dateColumn string) *conditions {
+	c := &conditions{where: []string{"workspace_id = $1"}, args: []any{workspaceID}}
+	if f.Type != "" {
+		c.add("type = ?", f.Type)
+	}
+	if f.WalletID != nil {
+		c.add("(wallet_id = ? OR to_wallet_id = ?)", *f.WalletID)
+	}
+	if f.CategoryID != nil {
+		c.add("category_id = ?", *f.CategoryID)
+	}
+	if f.GoalID != nil {
+		c.add("goal_id = ?", *f.GoalID)
+	}
+	if f.From != nil {
+		c.add(dateColumn+" >= ?", *f.From)
+	}
+	if f.To != nil {
+		c.add(dateColumn+" <= ?", *f.To)
+	}
+	if f.Search != "" {
+		c.add(`(concept ILIKE ? ESCAPE '\' OR description ILIKE ? ESCAPE '\')`, "%"+escapeLike(f.Search)+"%")
+	}
+	return c
+}
+
+// conditions are SQL conditions joined by AND and the arguments they number.
+type conditions struct {
+	where []string
+	args  []any
+}
+
+// add appends cond with each ? standing for v, as the next argument.
+func (c *conditions) add(cond string, v any) {
+	c.args = append(c.args, v)
+	c.where = append(c.where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(c.args))))
+}
+
+func (c *conditions) sql() string { return strings.Join(c.where, " AND ") }
 
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)

@@ -45,8 +45,9 @@ FROM head, (SELECT type, data, metadata FROM events WHERE stream_id = $1 AND ver
 // to the command that takes it. The stream is one real expense copied depth times in
 // SQL (new ids and amounts), in a scratch database without relay or HTTP server, so
 // that nothing else runs while a command is timed.
-// With reads, each depth is then replayed and verified, and the API's reads timed there.
-func coldFirstCommand(ctx context.Context, adminURL string, depths []int, reads bool, out io.Writer) error {
+// With o.reads, each depth is then replayed (and, with o.verify, verified), and the
+// API's reads timed there.
+func coldFirstCommand(ctx context.Context, adminURL string, o benchOptions, out io.Writer) error {
 	url, err := freshDatabase(ctx, adminURL, coldDatabase)
 	if err != nil {
 		return err
@@ -59,14 +60,14 @@ func coldFirstCommand(ctx context.Context, adminURL string, depths []int, reads 
 	if _, err := database.Migrate(ctx, pool); err != nil {
 		return err
 	}
-	for _, depth := range depths {
+	for _, depth := range o.coldDepths {
 		if err := coldAtDepth(ctx, pool, depth, out); err != nil {
 			return fmt.Errorf("bench: cold load at %d events: %w", depth, err)
 		}
-		if !reads {
+		if !o.reads {
 			continue
 		}
-		if err := readsAtDepth(ctx, pool, coldSubject(depth), depth, out); err != nil {
+		if err := readsAtDepth(ctx, pool, coldSubject(depth), depth, o.verify, out); err != nil {
 			return fmt.Errorf("bench: reads at %d events: %w", depth, err)
 		}
 	}
