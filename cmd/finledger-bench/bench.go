@@ -65,6 +65,7 @@ type benchOptions struct {
 	keyed      bool // every create carries an Idempotency-Key of its own
 	reads      bool // replay, verify and time the API's reads at each cold depth
 	verify     bool // with reads, verify the replayed read models
+	beside     int  // with reads, workspaces created beside the big one first
 }
 
 // bench measures transaction creation over HTTP against an in-process server on
@@ -104,6 +105,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.samples, "samples", 2000, "sequential creates measured at each depth")
 	fs.BoolVar(&o.reads, "reads", false, "at each -cold-depths depth, also replay and verify the log and time the API's reads")
 	fs.BoolVar(&o.verify, "verify", true, "with -reads, verify the read models after the replay")
+	fs.IntVar(&o.beside, "beside", 10000, "with -reads, small workspaces created beside the big one before the replay")
 	fs.StringVar(&coldDepths, "cold-depths", "", "stream depths (events, written in SQL) for timing a new instance's first command with and without snapshots; empty skips it")
 	fs.IntVar(&o.hookRate, "webhook-rate", 100, "transactions per second for the webhook delay test; 0 skips it")
 	fs.IntVar(&o.hookSpaces, "webhook-workspaces", 8, "workspaces, each with a webhook, for the webhook delay test")

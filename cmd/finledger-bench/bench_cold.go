@@ -60,6 +60,11 @@ func coldFirstCommand(ctx context.Context, adminURL string, o benchOptions, out 
 	if _, err := database.Migrate(ctx, pool); err != nil {
 		return err
 	}
+	if o.reads && o.beside > 0 {
+		if err := besideWorkspaces(ctx, pool, o.beside, out); err != nil {
+			return err
+		}
+	}
 	for _, depth := range o.coldDepths {
 		if err := coldAtDepth(ctx, pool, depth, out); err != nil {
 			return fmt.Errorf("bench: cold load at %d events: %w", depth, err)
