@@ -309,12 +309,13 @@ const auditFromRowSQL = `INSERT INTO audit_log (workspace_id, event_id, version,
 			FROM unnest($13::text[], $14::text[]) AS f(api, col)), '{}')
 	FROM transactions t WHERE t.workspace_id = $1 AND t.id = $5::text::uuid`
 
-const auditSQL = `INSERT INTO audit_log (workspace_id, event_id, version, entity, entity_id, action, actor_type,
-		actor_id, user_agent, request_id, occurred_at, changes)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+// auditInsert writes audit entries whose changes the event alone tells.
+var auditInsert = newRowInsert("audit_log", []string{"workspace_id uuid", "event_id uuid", "version bigint", "entity text",
+	"entity_id text", "action text", "actor_type text", "actor_id text", "user_agent text", "request_id text",
+	"occurred_at timestamptz", "changes jsonb"}, "")
 
 // queueAudit queues the audit entry of an event, if it has one.
-func queueAudit(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
+func queueAudit(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error {
 	entry, ok, err := auditOf(e, data)
 	if err != nil || !ok {
 		return err
@@ -345,7 +346,7 @@ func queueAudit(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 	if err != nil {
 		return fmt.Errorf("projections: audit changes: %w", err)
 	}
-	b.Queue(auditSQL, append(args, changes)...)
+	p.audit.add(append(args, changes)...)
 	return nil
 }
 

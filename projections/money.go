@@ -23,20 +23,6 @@ const totalsEffectSQL = `INSERT INTO daily_totals (workspace_id, day, type, curr
 	ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
 		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + excluded.count`
 
-// totalsCreateSQL adds a new transaction to the daily totals from its event's values,
-// sparing the read of its row.
-const totalsCreateSQL = `INSERT INTO daily_totals (workspace_id, day, type, currency, category_id, amount, count)
-	VALUES ($1, $2::date, $3, $4, coalesce($5, '00000000-0000-0000-0000-000000000000'::uuid), $6, 1)
-	ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
-		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + 1`
-
-// queueCreatedTotals adds a new income or expense to the daily totals.
-func queueCreatedTotals(b *pgx.Batch, ws uuid.UUID, t *commands.TransactionCreated) {
-	if t.Type == commands.TxIncome || t.Type == commands.TxExpense {
-		b.Queue(totalsCreateSQL, ws, t.Date, t.Type, t.Currency, t.CategoryID, t.Amount)
-	}
-}
-
 // queueEffects applies the goal and debt effects a transaction event carries. An event
 // without them was decoded without commands.Upcaster, which gives old events theirs.
 func queueEffects(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, effects *commands.Effects) error {

@@ -4,7 +4,6 @@
 package projections
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -32,7 +31,7 @@ var projected = map[string]string{"exchange_rates": "workspace_id <> '00000000-0
 // decoded, when not nil, holds each event's payload already parsed (as
 // commands.DecodeEvent returns it), which spares parsing it again.
 func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error {
-	postings := &walletPostings{}
+	p := newPending()
 	for i, e := range events {
 		var data any
 		if decoded != nil {
@@ -43,35 +42,11 @@ func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error
 				return err
 			}
 		}
-		if err := queue(b, postings, e, data); err != nil {
+		if err := queue(b, p, e, data); err != nil {
 			return err
 		}
 	}
-	postings.flush(b)
-	return nil
-}
-
-// Project applies events read from the log to the read models in one round trip.
-// history decodes them; it must have seen every event of the log before them.
-func Project(ctx context.Context, db eventstore.DB, events []eventstore.RecordedEvent, history *commands.Upcaster) error {
-	decoded := make([]any, len(events))
-	for i, e := range events {
-		data, err := history.Decode(e)
-		if err != nil {
-			return err
-		}
-		decoded[i] = data
-	}
-	batch := &pgx.Batch{}
-	if err := Queue(batch, events, decoded); err != nil {
-		return err
-	}
-	if batch.Len() == 0 {
-		return nil
-	}
-	if err := db.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("projections: apply: %w", err)
-	}
+	p.flush(b)
 	return nil
 }
 
@@ -108,13 +83,15 @@ func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 	return id, nil
 }
 
-func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, data any) error {
+func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error {
 	switch data.(type) {
 	case *commands.WalletUpdated, *commands.WalletArchived:
-		postings.flush(b) // they write the wallet's row after the postings before them
+		p.postings.flush(b) // they write the wallet's row after the postings before them
+	case *commands.TransactionUpdated, *commands.TransactionDeleted:
+		p.transactions.flush(b) // they read and change the transaction's row
 	}
 	// The audit entry goes first: some read the record as it was before this event.
-	if err := queueAudit(b, e, data); err != nil {
+	if err := queueAudit(b, p, e, data); err != nil {
 		return err
 	}
 	at := e.RecordedAt
@@ -246,15 +223,11 @@ func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, d
 		b.Queue(`INSERT INTO tags (workspace_id, id, name, color, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $5, $6)`, ws, d.TagID, d.Name, d.Color, at, e.Version)
 	case *commands.TransactionCreated:
-		b.Queue(`INSERT INTO transactions (workspace_id, id, type, amount, currency, destination_amount, date, concept,
-				description, wallet_id, to_wallet_id, category_id, goal_id, debt_id, recurring_id, tag_id, reference_number,
-				attachment_url, created_at, updated_at, created_version)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20)`,
-			ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
+		p.transactions.add(ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
-			d.AttachmentURL, at, e.Version)
-		postings.add(ws, d.Postings, at)
-		queueCreatedTotals(b, ws, d)
+			d.AttachmentURL, at, at, e.Version)
+		p.postings.add(ws, d.Postings, at)
+		p.totals.add(ws, d)
 		if err := queueEffects(b, ws, e, d.Effects); err != nil {
 			return err
 		}
@@ -286,14 +259,14 @@ func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, d
 			c.WalletID.Set, c.WalletID.Ptr(), c.ToWalletID.Set, c.ToWalletID.Ptr(),
 			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
 			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at)
-		postings.add(ws, d.Postings, at)
+		p.postings.add(ws, d.Postings, at)
 		b.Queue(totalsEffectSQL, ws, d.TransactionID, 1)
 		return queueEffects(b, ws, e, d.Effects)
 	case *commands.TransactionDeleted:
 		b.Queue(totalsEffectSQL, ws, d.TransactionID, -1)
 		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID, at)
-		postings.add(ws, d.Postings, at)
+		p.postings.add(ws, d.Postings, at)
 		return queueEffects(b, ws, e, d.Effects)
 	default:
 		return queueMoney(b, ws, e, data)
@@ -302,8 +275,8 @@ func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, d
 }
 
 // walletPostings gathers the balance changes of the events one Queue call projects, so
-// that each wallet's row is updated once per call: a replay then updates a wallet once per
-// batch of the log rather than once per transaction. PostgreSQL keeps every version of a
+// that each wallet's row is updated once per call, and a replay updates a wallet once
+// rather than once per transaction. PostgreSQL keeps every version of a
 // row that its own running transaction updated, and walks them all on each further
 // update, so a replay of a wallet's hundred thousand transactions in one transaction took
 // time in the square of their number.

@@ -42,25 +42,52 @@ func Rebuild(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 	return n, err
 }
 
-// replayAll projects every event in log order; tx holds eventstore.LockAppends.
+// replayAll projects every event in log order; tx holds eventstore.LockAppends. Each
+// batch of the log goes in one round trip, its new transactions and audit entries in a
+// statement per table; the daily totals and the wallets' balances, which only add up,
+// are gathered over the whole log and written once at the end.
 func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 	var from eventstore.Position
 	total := 0
 	history := commands.NewUpcaster()
+	p := newPending()
 	for {
 		events, err := eventstore.ReadAllLocked(ctx, tx, from, replayBatch)
 		if err != nil {
 			return total, err
 		}
+		batch := &pgx.Batch{}
 		if len(events) == 0 {
-			return total, nil
+			p.flush(batch)
+			return total, apply(ctx, tx, batch)
 		}
-		if err := Project(ctx, tx, events, history); err != nil {
+		for _, e := range events {
+			data, err := history.Decode(e)
+			if err != nil {
+				return total, err
+			}
+			if err := queue(batch, p, e, data); err != nil {
+				return total, err
+			}
+		}
+		p.flushRows(batch)
+		if err := apply(ctx, tx, batch); err != nil {
 			return total, err
 		}
 		total += len(events)
 		from = events[len(events)-1].Position
 	}
+}
+
+// apply sends a batch of projections.
+func apply(ctx context.Context, tx pgx.Tx, batch *pgx.Batch) error {
+	if batch.Len() == 0 {
+		return nil
+	}
+	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+		return fmt.Errorf("projections: apply: %w", err)
+	}
+	return nil
 }
 
 // Difference counts the rows of one read model that differ between the live tables
