@@ -54,9 +54,33 @@ func (r *rows) add(values ...any) {
 		r.columns = make([][]any, r.insert.width)
 	}
 	for i, v := range values {
-		r.columns[i] = append(r.columns[i], v)
+		r.columns[i] = append(r.columns[i], plain(v))
 	}
 	r.n++
+}
+
+// plain is a value as pgx encodes it fastest in an array: a pointer's element, or nil.
+// Given a pointer, pgx asks reflect of every element whether its type is a
+// driver.Valuer.
+func plain(v any) any {
+	switch v := v.(type) {
+	case *string:
+		if v != nil {
+			return *v
+		}
+		return nil
+	case *uuid.UUID:
+		if v != nil {
+			return *v
+		}
+		return nil
+	case *decimal.Decimal:
+		if v != nil {
+			return *v
+		}
+		return nil
+	}
+	return v
 }
 
 // flush queues the gathered rows in one statement and forgets them.
