@@ -90,38 +90,56 @@ func readIndexes(ctx context.Context, tx pgx.Tx, schema string) ([]index, error)
 // replayAll projects every event in log order; tx holds eventstore.LockAppends. Each
 // batch of the log goes in one round trip, its new transactions and audit entries in a
 // statement per table; the daily totals and the wallets' balances, which only add up,
-// are gathered over the whole log and written once at the end.
+// are gathered over the whole log and written once at the end. While PostgreSQL applies
+// one batch, the next is decoded and queued: each takes about as long as the other.
 func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
-	var from eventstore.Position
-	total := 0
 	history := commands.NewUpcaster()
 	p := newPending()
-	for {
-		events, err := eventstore.ReadAllLocked(ctx, tx, from, replayBatch)
-		if err != nil {
-			return total, err
-		}
-		batch := &pgx.Batch{}
-		if len(events) == 0 {
-			p.flush(batch)
-			return total, apply(ctx, tx, batch)
-		}
-		for _, e := range events {
-			data, err := history.Decode(e)
-			if err != nil {
-				return total, err
-			}
-			if err := queue(batch, p, e, data); err != nil {
-				return total, err
-			}
-		}
-		p.flushRows(batch)
-		if err := apply(ctx, tx, batch); err != nil {
-			return total, err
-		}
-		total += len(events)
-		from = events[len(events)-1].Position
+	events, err := eventstore.ReadAllLocked(ctx, tx, eventstore.Position{}, replayBatch)
+	if err != nil {
+		return 0, err
 	}
+	total, inFlight := 0, 0
+	applied := make(chan error, 1)
+	applied <- nil
+	for len(events) > 0 {
+		batch := &pgx.Batch{}
+		if err := queueBatch(batch, p, events, history); err != nil {
+			<-applied // the connection is not let go while a batch is on it
+			return total, err
+		}
+		if err := <-applied; err != nil {
+			return total, err
+		}
+		total += inFlight
+		inFlight = len(events)
+		if events, err = eventstore.ReadAllLocked(ctx, tx, events[len(events)-1].Position, replayBatch); err != nil {
+			return total, err
+		}
+		go func() { applied <- apply(ctx, tx, batch) }()
+	}
+	if err := <-applied; err != nil {
+		return total, err
+	}
+	total += inFlight
+	batch := &pgx.Batch{}
+	p.flush(batch)
+	return total, apply(ctx, tx, batch)
+}
+
+// queueBatch queues a batch of the log, read after every event history has decoded.
+func queueBatch(batch *pgx.Batch, p *pending, events []eventstore.RecordedEvent, history *commands.Upcaster) error {
+	for _, e := range events {
+		data, err := history.Decode(e)
+		if err != nil {
+			return err
+		}
+		if err := queue(batch, p, e, data); err != nil {
+			return err
+		}
+	}
+	p.flushRows(batch)
+	return nil
 }
 
 // apply sends a batch of projections.
