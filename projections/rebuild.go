@@ -13,7 +13,7 @@ import (
 )
 
 // replayBatch is how many events a rebuild reads and projects per round trip.
-const replayBatch = 2000
+const replayBatch = 5000
 
 // Rebuild clears every read model and replays the whole log into it in one
 // transaction, so readers see the old models until the new ones are complete. It takes
@@ -91,37 +91,50 @@ func readIndexes(ctx context.Context, tx pgx.Tx, schema string) ([]index, error)
 // batch of the log goes in one round trip, its new transactions and audit entries in a
 // statement per table; the daily totals and the wallets' balances, which only add up,
 // are gathered over the whole log and written once at the end. While PostgreSQL applies
-// one batch, the next is decoded and queued: each takes about as long as the other.
+// one batch and the connection reads the one after the next, the next is decoded and
+// queued: each side takes about as long as the other.
 func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
-	history := commands.NewUpcaster()
-	p := newPending()
+	history, p := commands.NewUpcaster(), newPending()
 	events, err := eventstore.ReadAllLocked(ctx, tx, eventstore.Position{}, replayBatch)
 	if err != nil {
 		return 0, err
 	}
-	total, inFlight := 0, 0
-	applied := make(chan error, 1)
-	applied <- nil
+	type read struct {
+		events []eventstore.RecordedEvent
+		err    error
+	}
+	ahead := make(chan read, 1)
+	// goAhead applies a batch and then reads the events after those given, on the
+	// connection, which nothing else uses until it has answered on ahead.
+	goAhead := func(batch *pgx.Batch, after []eventstore.RecordedEvent) {
+		go func() {
+			if err := apply(ctx, tx, batch); err != nil || len(after) == 0 {
+				ahead <- read{err: err}
+				return
+			}
+			next, err := eventstore.ReadAllLocked(ctx, tx, after[len(after)-1].Position, replayBatch)
+			ahead <- read{next, err}
+		}()
+	}
+	goAhead(&pgx.Batch{}, events)
+	total := 0
 	for len(events) > 0 {
 		batch := &pgx.Batch{}
-		if err := queueBatch(batch, p, events, history); err != nil {
-			<-applied // the connection is not let go while a batch is on it
+		err := queueBatch(batch, p, events, history)
+		next := <-ahead
+		if err == nil {
+			err = next.err
+		}
+		if err != nil {
 			return total, err
 		}
-		if err := <-applied; err != nil {
-			return total, err
-		}
-		total += inFlight
-		inFlight = len(events)
-		if events, err = eventstore.ReadAllLocked(ctx, tx, events[len(events)-1].Position, replayBatch); err != nil {
-			return total, err
-		}
-		go func() { applied <- apply(ctx, tx, batch) }()
+		total += len(events)
+		goAhead(batch, next.events)
+		events = next.events
 	}
-	if err := <-applied; err != nil {
-		return total, err
+	if last := <-ahead; last.err != nil {
+		return total, last.err
 	}
-	total += inFlight
 	batch := &pgx.Batch{}
 	p.flush(batch)
 	return total, apply(ctx, tx, batch)
