@@ -425,14 +425,10 @@ var auditInsert = newRowInsert("audit_log", []string{"workspace_id uuid", "event
 	"occurred_at timestamptz", "changes jsonb"}, "")
 
 // queueAudit queues the audit entry of an event, if it has one.
-func queueAudit(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error {
+func queueAudit(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta commands.Metadata, data any) error {
 	entry, ok, err := auditOf(e, data)
 	if err != nil || !ok {
 		return err
-	}
-	var meta commands.Metadata
-	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
-		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
 	}
 	args := []any{entry.workspace, e.ID, e.Version, entry.entity, entry.entityID.String(), entry.action,
 		meta.ActorType, meta.ActorID, nilIfEmpty(meta.UserAgent), nilIfEmpty(meta.RequestID), e.RecordedAt}

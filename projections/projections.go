@@ -61,17 +61,12 @@ func userOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 
 // queueChannelTransaction remembers, on the link that recorded it, a transaction made
 // through the chat channel: its "last transaction".
-func queueChannelTransaction(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, d *commands.TransactionCreated) error {
-	var meta commands.Metadata
-	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
-		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
-	}
+func queueChannelTransaction(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, meta commands.Metadata, d *commands.TransactionCreated) {
 	if meta.ActorType != commands.ActorChannel {
-		return nil
+		return
 	}
 	b.Queue(`UPDATE whatsapp_links SET last_transaction_id = $2, last_transaction_ws = $3, last_transaction_at = $4
 		WHERE link_id = $1::text::uuid`, meta.ActorID, d.TransactionID, ws, e.RecordedAt)
-	return nil
 }
 
 // workspaceOf returns the workspace a workspace-stream event belongs to.
@@ -90,8 +85,13 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	case *commands.TransactionUpdated, *commands.TransactionDeleted:
 		p.transactions.flush(b) // they read and change the transaction's row
 	}
+	// Parsed once: the audit entry and the chat channel's last transaction read it.
+	var meta commands.Metadata
+	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
+		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
+	}
 	// The audit entry goes first: some read the record as it was before this event.
-	if err := queueAudit(b, p, e, data); err != nil {
+	if err := queueAudit(b, p, e, meta, data); err != nil {
 		return err
 	}
 	at := e.RecordedAt
@@ -231,9 +231,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		if err := queueEffects(b, ws, e, d.Effects); err != nil {
 			return err
 		}
-		if err := queueChannelTransaction(b, ws, e, d); err != nil {
-			return err
-		}
+		queueChannelTransaction(b, ws, e, meta, d)
 	case *commands.TransactionUpdated:
 		c := d.Changes
 		b.Queue(totalsEffectSQL, ws, d.TransactionID, -1)
