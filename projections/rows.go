@@ -40,23 +40,40 @@ func newRowInsert(table string, columns []string, conflict string) *rowInsert {
 
 // rows gathers the rows of one rowInsert until they are flushed into a batch.
 type rows struct {
-	insert  *rowInsert
-	columns [][]any
-	n       int
+	insert *rowInsert
+	values [][]any // each row's, in the order of the insert's columns
 }
 
-// add gathers a row, its values in the order of the insert's columns.
+// add gathers a row, its values in the order of the insert's columns; it keeps values.
 func (r *rows) add(values ...any) {
 	if len(values) != r.insert.width {
 		panic(fmt.Sprintf("projections: %d values for %d columns in %s", len(values), r.insert.width, r.insert.one))
 	}
-	if r.columns == nil {
-		r.columns = make([][]any, r.insert.width)
-	}
 	for i, v := range values {
-		r.columns[i] = append(r.columns[i], plain(v))
+		values[i] = plain(v)
 	}
-	r.n++
+	r.values = append(r.values, values)
+}
+
+// flush queues the gathered rows in one statement and forgets them.
+func (r *rows) flush(b *pgx.Batch) {
+	switch len(r.values) {
+	case 0:
+		return
+	case 1:
+		b.Queue(r.insert.one, r.values[0]...)
+	default:
+		columns := make([]any, r.insert.width)
+		for i := range columns {
+			column := make([]any, len(r.values))
+			for j, row := range r.values {
+				column[j] = row[i]
+			}
+			columns[i] = column
+		}
+		b.Queue(r.insert.many, columns...)
+	}
+	r.values = nil
 }
 
 // plain is a value as pgx encodes it fastest in an array: a pointer's element, or nil.
@@ -81,28 +98,6 @@ func plain(v any) any {
 		return nil
 	}
 	return v
-}
-
-// flush queues the gathered rows in one statement and forgets them.
-func (r *rows) flush(b *pgx.Batch) {
-	if r.n == 0 {
-		return
-	}
-	args := make([]any, len(r.columns))
-	for i, c := range r.columns {
-		if r.n == 1 {
-			args[i] = c[0]
-		} else {
-			args[i] = c
-		}
-	}
-	if r.n == 1 {
-		b.Queue(r.insert.one, args...)
-	} else {
-		b.Queue(r.insert.many, args...)
-	}
-	// The batch keeps the arrays until it is sent: the next rows get new ones.
-	r.columns, r.n = nil, 0
 }
 
 // pending holds what events do to the read models that nothing projected reads back
