@@ -252,7 +252,10 @@ func scanEvents(rows pgx.Rows) ([]RecordedEvent, error) {
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (RecordedEvent, error) {
 		var e RecordedEvent
 		var txID int64
-		err := row.Scan(&e.StreamID, &e.Version, &e.Position.Sequence, &txID, &e.ID, &e.Type, &e.Data, &e.Metadata, &e.RecordedAt)
+		// As plain bytes: scanned as json.RawMessage, pgx would run them through
+		// json.Unmarshal, which checks what PostgreSQL checked when it stored them.
+		err := row.Scan(&e.StreamID, &e.Version, &e.Position.Sequence, &txID, &e.ID, &e.Type,
+			(*[]byte)(&e.Data), (*[]byte)(&e.Metadata), &e.RecordedAt)
 		e.Position.TxID = uint64(txID)
 		return e, err
 	})

@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -105,6 +107,74 @@ func TestReplayReproducesTheReadModels(t *testing.T) {
 	for _, d := range diffs {
 		if d.Table == "wallets" && (d.LiveOnly != 1 || d.ReplayOnly != 1) {
 			t.Errorf("tampered wallet not reported: %+v", d)
+		}
+	}
+}
+
+// A replay gathers the new rows of a batch of the log into one insert per table, and
+// the daily totals and wallet balances of the whole log into one write per row. Its
+// read models must still be exactly those the commands wrote one at a time: events of
+// two workspaces interleaved; amounts of one day and category added up; corrections,
+// deletions and bulk operations reading rows gathered before them; wallets changed
+// between their postings; goal and debt effects.
+func TestReplayOfInterleavedWorkspacesEqualsTheCommands(t *testing.T) {
+	env := apitest.Start(t)
+	alice, bob := newLedger(t, env, "alice"), newLedger(t, env, "bob")
+	keys := 0
+	keyed := func(f ledgerFixture) *apitest.Client {
+		keys++
+		return f.c.With("Idempotency-Key", "interleaved-"+strconv.Itoa(keys))
+	}
+	done := func(r *apitest.Response, status int) *apitest.Response {
+		t.Helper()
+		r.Expect(t, status)
+		env.Clock.Set(env.Clock.Now().Add(time.Minute))
+		return r
+	}
+	created := map[string][]string{}
+	for i := range 6 {
+		for _, f := range []ledgerFixture{alice, bob} {
+			tx := done(f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": []float64{12.5, 7, 0.1, 3.25}[i%4],
+				"categoryId": f.food, "date": "2026-03-0" + strconv.Itoa(1+i%2)}), http.StatusCreated).Object("transaction")
+			created[f.cash] = append(created[f.cash], tx["id"].(string))
+			done(f.c.Post("/api/transactions", map[string]any{"type": "income", "amount": 100, "walletId": f.bank, "date": "2026-03-01"}),
+				http.StatusCreated)
+		}
+	}
+	a, b := created[alice.cash], created[bob.cash]
+	done(keyed(alice).Patch("/api/transactions/"+a[0], map[string]any{"amount": 20.75, "date": "2026-03-05", "categoryId": alice.rent}), http.StatusOK)
+	done(keyed(bob).Delete("/api/transactions/"+b[1]), http.StatusOK)
+	done(keyed(alice).Post("/api/transactions/bulk", map[string]any{"ids": []string{a[2], a[3]}, "operation": "recategorize", "categoryId": alice.rent}),
+		http.StatusOK)
+	done(keyed(bob).Post("/api/transactions/bulk", map[string]any{"ids": []string{b[4], b[5]}, "operation": "delete"}), http.StatusOK)
+	done(alice.c.Post("/api/transactions", map[string]any{"type": "transfer", "amount": 50, "walletId": alice.bank, "toWalletId": alice.cash}),
+		http.StatusCreated)
+	done(alice.c.Patch("/api/wallets/"+alice.cash, map[string]any{"balance": 500, "name": "Pocket"}), http.StatusOK)
+	done(bob.c.Patch("/api/wallets/"+bob.cash, map[string]any{"name": "Pocket"}), http.StatusOK)
+	for _, f := range []ledgerFixture{alice, bob} {
+		done(f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1, "categoryId": f.food, "date": "2026-03-01"}),
+			http.StatusCreated)
+	}
+	goalAndDebtHistory(t, alice, env)
+	goalAndDebtHistory(t, bob, env)
+
+	before := snapshot(t, env)
+	if _, err := projections.Rebuild(context.Background(), env.Pool); err != nil {
+		t.Fatal(err)
+	}
+	after := snapshot(t, env)
+	for _, table := range projections.Tables {
+		if !reflect.DeepEqual(before[table], after[table]) {
+			t.Errorf("%s differs after replay:\nbefore %v\nafter  %v", table, before[table], after[table])
+		}
+	}
+	diffs, err := projections.Verify(context.Background(), env.Pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		if d.LiveOnly != 0 || d.ReplayOnly != 0 {
+			t.Errorf("verify %+v", d)
 		}
 	}
 }

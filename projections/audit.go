@@ -253,7 +253,7 @@ func diff(before, after any) (map[string]change, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]change{}
+	out := make(map[string]change, len(a))
 	for k, v := range a {
 		if w, ok := b[k]; !ok || !bytes.Equal(v, w) {
 			out[k] = change{rawOrNil(b[k]), rawOrNil(v)}
@@ -281,11 +281,121 @@ func rawFields(v any) (map[string]json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("projections: audit: %w", err)
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(data, &m); err != nil {
+	m, err := splitObject(data)
+	if err != nil {
 		return nil, fmt.Errorf("projections: audit: %w", err)
 	}
 	return m, nil
+}
+
+// splitObject splits the JSON of an object, as json.Marshal writes it (valid, without
+// spaces), into its members. It only finds where each member ends, where
+// json.Unmarshal would check and copy every byte: the audit entry of every event of a
+// replay passes here.
+func splitObject(data []byte) (map[string]json.RawMessage, error) {
+	if len(data) < 2 || data[0] != '{' {
+		return nil, fmt.Errorf("not an object: %.40s", data)
+	}
+	m := make(map[string]json.RawMessage, 24)
+	for i := 1; i < len(data) && data[i] != '}'; {
+		end := skipValue(data, i)
+		var key string
+		if raw := data[i+1 : end-1]; bytes.IndexByte(raw, '\\') < 0 {
+			key = string(raw)
+		} else if err := json.Unmarshal(data[i:end], &key); err != nil {
+			return nil, err
+		}
+		if end >= len(data) || data[end] != ':' {
+			return nil, fmt.Errorf("malformed object: %.40s", data)
+		}
+		start := end + 1
+		end = skipValue(data, start)
+		m[key] = data[start:end:end]
+		if end < len(data) && data[end] == ',' {
+			end++
+		}
+		i = end
+	}
+	return m, nil
+}
+
+// skipValue returns where the JSON value that starts at i ends.
+func skipValue(data []byte, i int) int {
+	depth := 0
+	for ; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ',', ':':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return i
+}
+
+// marshalChanges writes the changes of an audit entry. Their values are mostly raw JSON
+// already, which json.Marshal would check and copy again.
+func marshalChanges(changes map[string]change) ([]byte, error) {
+	keys := make([]string, 0, len(changes))
+	for k := range changes {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]byte, 0, 64*len(keys)+2)
+	out = append(out, '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var err error
+		if out, err = appendJSON(out, k); err != nil {
+			return nil, err
+		}
+		out = append(out, `:{"before":`...)
+		if out, err = appendJSON(out, changes[k].Before); err != nil {
+			return nil, err
+		}
+		out = append(out, `,"after":`...)
+		if out, err = appendJSON(out, changes[k].After); err != nil {
+			return nil, err
+		}
+		out = append(out, '}')
+	}
+	return append(out, '}'), nil
+}
+
+// appendJSON appends v as JSON: raw JSON as it is, nil as null.
+func appendJSON(out []byte, v any) ([]byte, error) {
+	switch v := v.(type) {
+	case nil:
+		return append(out, "null"...), nil
+	case json.RawMessage:
+		return append(out, v...), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("projections: audit changes: %w", err)
+	}
+	return append(out, b...), nil
 }
 
 // rawOrNil is a field's value for the log: absent and null are both nil.
@@ -309,19 +419,16 @@ const auditFromRowSQL = `INSERT INTO audit_log (workspace_id, event_id, version,
 			FROM unnest($13::text[], $14::text[]) AS f(api, col)), '{}')
 	FROM transactions t WHERE t.workspace_id = $1 AND t.id = $5::text::uuid`
 
-const auditSQL = `INSERT INTO audit_log (workspace_id, event_id, version, entity, entity_id, action, actor_type,
-		actor_id, user_agent, request_id, occurred_at, changes)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
+// auditInsert writes audit entries whose changes the event alone tells.
+var auditInsert = newRowInsert("audit_log", []string{"workspace_id uuid", "event_id uuid", "version bigint", "entity text",
+	"entity_id text", "action text", "actor_type text", "actor_id text", "user_agent text", "request_id text",
+	"occurred_at timestamptz", "changes jsonb"}, "")
 
 // queueAudit queues the audit entry of an event, if it has one.
-func queueAudit(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
+func queueAudit(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta commands.Metadata, data any) error {
 	entry, ok, err := auditOf(e, data)
 	if err != nil || !ok {
 		return err
-	}
-	var meta commands.Metadata
-	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
-		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
 	}
 	args := []any{entry.workspace, e.ID, e.Version, entry.entity, entry.entityID.String(), entry.action,
 		meta.ActorType, meta.ActorID, nilIfEmpty(meta.UserAgent), nilIfEmpty(meta.RequestID), e.RecordedAt}
@@ -341,11 +448,11 @@ func queueAudit(b *pgx.Batch, e eventstore.RecordedEvent, data any) error {
 	if entry.changes == nil {
 		entry.changes = map[string]change{}
 	}
-	changes, err := json.Marshal(entry.changes)
+	changes, err := marshalChanges(entry.changes)
 	if err != nil {
-		return fmt.Errorf("projections: audit changes: %w", err)
+		return err
 	}
-	b.Queue(auditSQL, append(args, changes)...)
+	p.audit.add(append(args, changes)...)
 	return nil
 }
 

@@ -23,22 +23,10 @@ const totalsEffectSQL = `INSERT INTO daily_totals (workspace_id, day, type, curr
 	ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
 		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + excluded.count`
 
-// totalsCreateSQL adds a new transaction to the daily totals from its event's values,
-// sparing the read of its row.
-const totalsCreateSQL = `INSERT INTO daily_totals (workspace_id, day, type, currency, category_id, amount, count)
-	VALUES ($1, $2::date, $3, $4, coalesce($5, '00000000-0000-0000-0000-000000000000'::uuid), $6, 1)
-	ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
-		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + 1`
-
 // countAddSQL counts a transaction's live row in the transaction counts.
 const countAddSQL = `INSERT INTO transaction_counts (workspace_id, day, type, category_id, count)
 	SELECT workspace_id, date, type, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), 1
 	FROM transactions WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
-	ON CONFLICT (workspace_id, day, type, category_id) DO UPDATE SET count = transaction_counts.count + 1`
-
-// countCreateSQL counts a new transaction from its event's values.
-const countCreateSQL = `INSERT INTO transaction_counts (workspace_id, day, type, category_id, count)
-	VALUES ($1, $2::date, $3, coalesce($4, '00000000-0000-0000-0000-000000000000'::uuid), 1)
 	ON CONFLICT (workspace_id, day, type, category_id) DO UPDATE SET count = transaction_counts.count + 1`
 
 // countRemoveSQL takes a transaction's live row out of the transaction counts, and the
@@ -52,15 +40,6 @@ const countRemoveSQL = `WITH t AS (
 		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count = 1)
 	UPDATE transaction_counts c SET count = c.count - 1 FROM t
 	WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count > 1`
-
-// queueCreatedTotals adds a new transaction to the transaction counts and, an income or
-// expense, to the daily totals.
-func queueCreatedTotals(b *pgx.Batch, ws uuid.UUID, t *commands.TransactionCreated) {
-	b.Queue(countCreateSQL, ws, t.Date, t.Type, t.CategoryID)
-	if t.Type == commands.TxIncome || t.Type == commands.TxExpense {
-		b.Queue(totalsCreateSQL, ws, t.Date, t.Type, t.Currency, t.CategoryID, t.Amount)
-	}
-}
 
 // queueTotalsRemoved takes a live transaction, as its row stands, out of the daily
 // totals and the transaction counts, before its row is changed or deleted.

@@ -4,7 +4,6 @@
 package projections
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -32,7 +31,7 @@ var projected = map[string]string{"exchange_rates": "workspace_id <> '00000000-0
 // decoded, when not nil, holds each event's payload already parsed (as
 // commands.DecodeEvent returns it), which spares parsing it again.
 func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error {
-	postings := &walletPostings{}
+	p := newPending()
 	for i, e := range events {
 		var data any
 		if decoded != nil {
@@ -43,35 +42,11 @@ func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error
 				return err
 			}
 		}
-		if err := queue(b, postings, e, data); err != nil {
+		if err := queue(b, p, e, data); err != nil {
 			return err
 		}
 	}
-	postings.flush(b)
-	return nil
-}
-
-// Project applies events read from the log to the read models in one round trip.
-// history decodes them; it must have seen every event of the log before them.
-func Project(ctx context.Context, db eventstore.DB, events []eventstore.RecordedEvent, history *commands.Upcaster) error {
-	decoded := make([]any, len(events))
-	for i, e := range events {
-		data, err := history.Decode(e)
-		if err != nil {
-			return err
-		}
-		decoded[i] = data
-	}
-	batch := &pgx.Batch{}
-	if err := Queue(batch, events, decoded); err != nil {
-		return err
-	}
-	if batch.Len() == 0 {
-		return nil
-	}
-	if err := db.SendBatch(ctx, batch).Close(); err != nil {
-		return fmt.Errorf("projections: apply: %w", err)
-	}
+	p.flush(b)
 	return nil
 }
 
@@ -86,17 +61,12 @@ func userOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 
 // queueChannelTransaction remembers, on the link that recorded it, a transaction made
 // through the chat channel: its "last transaction".
-func queueChannelTransaction(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, d *commands.TransactionCreated) error {
-	var meta commands.Metadata
-	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
-		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
-	}
+func queueChannelTransaction(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, meta commands.Metadata, d *commands.TransactionCreated) {
 	if meta.ActorType != commands.ActorChannel {
-		return nil
+		return
 	}
 	b.Queue(`UPDATE whatsapp_links SET last_transaction_id = $2, last_transaction_ws = $3, last_transaction_at = $4
 		WHERE link_id = $1::text::uuid`, meta.ActorID, d.TransactionID, ws, e.RecordedAt)
-	return nil
 }
 
 // workspaceOf returns the workspace a workspace-stream event belongs to.
@@ -108,13 +78,23 @@ func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 	return id, nil
 }
 
-func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, data any) error {
+func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error {
 	switch data.(type) {
 	case *commands.WalletUpdated, *commands.WalletArchived:
-		postings.flush(b) // they write the wallet's row after the postings before them
+		p.postings.flush(b) // they write the wallet's row after the postings before them
+	case *commands.TransactionUpdated, *commands.TransactionDeleted:
+		// They read and change the transaction's row, and take it out of the totals and
+		// counts that must hold it.
+		p.transactions.flush(b)
+		p.totals.flush(b)
+	}
+	// Parsed once: the audit entry and the chat channel's last transaction read it.
+	var meta commands.Metadata
+	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
+		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
 	}
 	// The audit entry goes first: some read the record as it was before this event.
-	if err := queueAudit(b, e, data); err != nil {
+	if err := queueAudit(b, p, e, meta, data); err != nil {
 		return err
 	}
 	at := e.RecordedAt
@@ -246,21 +226,15 @@ func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, d
 		b.Queue(`INSERT INTO tags (workspace_id, id, name, color, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $5, $6)`, ws, d.TagID, d.Name, d.Color, at, e.Version)
 	case *commands.TransactionCreated:
-		b.Queue(`INSERT INTO transactions (workspace_id, id, type, amount, currency, destination_amount, date, concept,
-				description, wallet_id, to_wallet_id, category_id, goal_id, debt_id, recurring_id, tag_id, reference_number,
-				attachment_url, created_at, updated_at, created_version)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $19, $20)`,
-			ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
+		p.transactions.add(ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
-			d.AttachmentURL, at, e.Version)
-		postings.add(ws, d.Postings, at)
-		queueCreatedTotals(b, ws, d)
+			d.AttachmentURL, at, at, e.Version)
+		p.postings.add(ws, d.Postings, at)
+		p.totals.add(ws, d)
 		if err := queueEffects(b, ws, e, d.Effects); err != nil {
 			return err
 		}
-		if err := queueChannelTransaction(b, ws, e, d); err != nil {
-			return err
-		}
+		queueChannelTransaction(b, ws, e, meta, d)
 	case *commands.TransactionUpdated:
 		c := d.Changes
 		queueTotalsRemoved(b, ws, d.TransactionID)
@@ -286,14 +260,14 @@ func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, d
 			c.WalletID.Set, c.WalletID.Ptr(), c.ToWalletID.Set, c.ToWalletID.Ptr(),
 			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
 			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at)
-		postings.add(ws, d.Postings, at)
+		p.postings.add(ws, d.Postings, at)
 		queueTotalsAdded(b, ws, d.TransactionID)
 		return queueEffects(b, ws, e, d.Effects)
 	case *commands.TransactionDeleted:
 		queueTotalsRemoved(b, ws, d.TransactionID)
 		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID, at)
-		postings.add(ws, d.Postings, at)
+		p.postings.add(ws, d.Postings, at)
 		return queueEffects(b, ws, e, d.Effects)
 	default:
 		return queueMoney(b, ws, e, data)
@@ -302,8 +276,8 @@ func queue(b *pgx.Batch, postings *walletPostings, e eventstore.RecordedEvent, d
 }
 
 // walletPostings gathers the balance changes of the events one Queue call projects, so
-// that each wallet's row is updated once per call: a replay then updates a wallet once per
-// batch of the log rather than once per transaction. PostgreSQL keeps every version of a
+// that each wallet's row is updated once per call, and a replay updates a wallet once
+// rather than once per transaction. PostgreSQL keeps every version of a
 // row that its own running transaction updated, and walks them all on each further
 // update, so a replay of a wallet's hundred thousand transactions in one transaction took
 // time in the square of their number.

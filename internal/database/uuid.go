@@ -22,9 +22,24 @@ func (p *uuidEncodePlan) Encode(value any, buf []byte) ([]byte, error) {
 	return p.next.Encode([16]byte(value.(uuid.UUID)), buf)
 }
 
+// uuidPointerEncodePlan sends what a *uuid.UUID points to; pgx sends NULL for a nil
+// one before it plans.
+type uuidPointerEncodePlan struct{ next pgtype.EncodePlan }
+
+func (p *uuidPointerEncodePlan) SetNext(next pgtype.EncodePlan) { p.next = next }
+
+func (p *uuidPointerEncodePlan) Encode(value any, buf []byte) ([]byte, error) {
+	return p.next.Encode([16]byte(*value.(*uuid.UUID)), buf)
+}
+
 func tryWrapUUIDEncode(value any) (pgtype.WrappedEncodePlanNextSetter, any, bool) {
-	if u, ok := value.(uuid.UUID); ok {
+	switch u := value.(type) {
+	case uuid.UUID:
 		return &uuidEncodePlan{}, [16]byte(u), true
+	case *uuid.UUID:
+		if u != nil {
+			return &uuidPointerEncodePlan{}, [16]byte(*u), true
+		}
 	}
 	return nil, nil, false
 }

@@ -1,0 +1,55 @@
+package projections
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+)
+
+// The audit log's own reading of JSON gives what encoding/json gives.
+func TestAuditJSONAsEncodingJSON(t *testing.T) {
+	concept, category := `say "hi" \ <b> ñ`, uuid.New()
+	amount := decimal.RequireFromString("12.50")
+	records := []any{
+		commands.TransactionCreated{TransactionID: uuid.New(), Type: commands.TxExpense, Amount: amount, Currency: "MXN",
+			Date: "2026-01-02", Concept: &concept, CategoryID: &category, DestinationAmount: &amount,
+			Postings: []commands.Posting{{WalletID: uuid.New(), Amount: amount.Neg()}}},
+		map[string]any{"nested": map[string]any{"a": []any{1, "}", map[string]any{"b": nil}}, `k"ey`: true}, "n": -1.5e3, "e": []any{}, "o": map[string]any{}},
+		struct{}{},
+	}
+	for _, r := range records {
+		data, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		got, err := splitObject(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("split %s:\ngot  %q\nwant %q", data, got, want)
+		}
+	}
+	changes := map[string]change{"amount": {nil, json.RawMessage(`"12.50"`)}, "role": {"reader", "admin"}, "gone": {json.RawMessage(`{"a":[1]}`), nil},
+		`odd "key"`: {decimal.RequireFromString("1.0"), 2}}
+	got, err := marshalChanges(changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.Marshal(changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("changes:\ngot  %s\nwant %s", got, want)
+	}
+}

@@ -1,0 +1,215 @@
+package projections
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+)
+
+// rowInsert is how a read model takes whole new rows. One description gives both
+// statements: the one that inserts a lone row, as a command's own append usually queues,
+// and the one that inserts many at once from an array per column, as a replay queues for
+// thousands of events, where a statement per row cost more than the rows themselves.
+type rowInsert struct {
+	width     int
+	one, many string
+}
+
+// newRowInsert describes the insert of rows into table; columns are "name type" in the
+// order of the values, conflict is what follows the insert (an ON CONFLICT clause or "").
+func newRowInsert(table string, columns []string, conflict string) *rowInsert {
+	names := make([]string, len(columns))
+	one := make([]string, len(columns))
+	many := make([]string, len(columns))
+	for i, c := range columns {
+		name, typ, _ := strings.Cut(c, " ")
+		names[i] = name
+		one[i] = fmt.Sprintf("$%d::%s", i+1, typ)
+		many[i] = fmt.Sprintf("$%d::%s[]", i+1, typ)
+	}
+	head := `INSERT INTO ` + table + ` (` + strings.Join(names, ", ") + `) `
+	return &rowInsert{width: len(columns),
+		one:  head + `VALUES (` + strings.Join(one, ", ") + `)` + conflict,
+		many: head + `SELECT * FROM unnest(` + strings.Join(many, ", ") + `)` + conflict}
+}
+
+// rows gathers the rows of one rowInsert until they are flushed into a batch.
+type rows struct {
+	insert *rowInsert
+	values [][]any // each row's, in the order of the insert's columns
+}
+
+// add gathers a row, its values in the order of the insert's columns; it keeps values.
+func (r *rows) add(values ...any) {
+	if len(values) != r.insert.width {
+		panic(fmt.Sprintf("projections: %d values for %d columns in %s", len(values), r.insert.width, r.insert.one))
+	}
+	for i, v := range values {
+		values[i] = plain(v)
+	}
+	r.values = append(r.values, values)
+}
+
+// flush queues the gathered rows in one statement and forgets them.
+func (r *rows) flush(b *pgx.Batch) {
+	switch len(r.values) {
+	case 0:
+		return
+	case 1:
+		b.Queue(r.insert.one, r.values[0]...)
+	default:
+		columns := make([]any, r.insert.width)
+		for i := range columns {
+			column := make([]any, len(r.values))
+			for j, row := range r.values {
+				column[j] = row[i]
+			}
+			columns[i] = column
+		}
+		b.Queue(r.insert.many, columns...)
+	}
+	r.values = nil
+}
+
+// plain is a value as pgx encodes it fastest in an array: a pointer's element, or nil.
+// Given a pointer, pgx asks reflect of every element whether its type is a
+// driver.Valuer.
+func plain(v any) any {
+	switch v := v.(type) {
+	case *string:
+		if v != nil {
+			return *v
+		}
+		return nil
+	case *uuid.UUID:
+		if v != nil {
+			return *v
+		}
+		return nil
+	case *decimal.Decimal:
+		if v != nil {
+			return *v
+		}
+		return nil
+	}
+	return v
+}
+
+// pending holds what events do to the read models that nothing projected reads back
+// before the batch ends: new transactions and audit entries, the daily totals and the
+// wallets' balances. A command's append gathers its events' rows and queues each table's
+// in one statement after them; a replay does so per batch of the log, and keeps adding to
+// the totals and balances until its end, so that each row of those is written once.
+// Whatever reads a gathered row must flush it first (queue does, before the events that
+// need it).
+type pending struct {
+	transactions rows
+	audit        rows
+	totals       dailyTotals
+	postings     walletPostings
+}
+
+func newPending() *pending {
+	return &pending{transactions: rows{insert: transactionInsert}, audit: rows{insert: auditInsert}}
+}
+
+// flushRows queues the gathered transactions and audit entries.
+func (p *pending) flushRows(b *pgx.Batch) {
+	p.transactions.flush(b)
+	p.audit.flush(b)
+}
+
+// flush queues everything gathered.
+func (p *pending) flush(b *pgx.Batch) {
+	p.flushRows(b)
+	p.totals.flush(b)
+	p.postings.flush(b)
+}
+
+var transactionInsert = newRowInsert("transactions", []string{"workspace_id uuid", "id uuid", "type text", "amount numeric",
+	"currency text", "destination_amount numeric", "date date", "concept text", "description text", "wallet_id uuid",
+	"to_wallet_id uuid", "category_id uuid", "goal_id uuid", "debt_id uuid", "recurring_id uuid", "tag_id uuid",
+	"reference_number text", "attachment_url text", "created_at timestamptz", "updated_at timestamptz", "created_version bigint"}, "")
+
+// dailyTotalsInsert adds to the daily totals: the rows it is given are sums over
+// transactions, one per key.
+var dailyTotalsInsert = newRowInsert("daily_totals", []string{"workspace_id uuid", "day date", "type text", "currency text",
+	"category_id uuid", "amount numeric", "count bigint"},
+	` ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
+		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + excluded.count`)
+
+// transactionCountsInsert adds to the transaction counts: the rows it is given are
+// counts of new transactions, one per key.
+var transactionCountsInsert = newRowInsert("transaction_counts", []string{"workspace_id uuid", "day date", "type text",
+	"category_id uuid", "count bigint"},
+	` ON CONFLICT (workspace_id, day, type, category_id) DO UPDATE SET count = transaction_counts.count + excluded.count`)
+
+// dailyTotals sums new transactions per row of the daily totals (incomes and expenses)
+// and of the transaction counts (every type), which only add up, so that each row is
+// written once however many transactions it counts. A correction or a deletion takes a
+// transaction out of rows that must hold it already: queue flushes the sums first.
+type dailyTotals struct {
+	order  []totalsKey
+	sums   map[totalsKey]*dailyTotal
+	counts map[totalsKey]int64 // keyed without currency
+	listed []totalsKey         // the counts' keys in order
+}
+
+// totalsKey is a row of the daily totals; a transaction without a category counts under
+// the nil category.
+type totalsKey struct {
+	workspaceID, categoryID uuid.UUID
+	typ, currency, day      string
+}
+
+type dailyTotal struct {
+	amount decimal.Decimal
+	count  int64
+}
+
+// add counts a new transaction, and sums it if it is an income or an expense.
+func (t *dailyTotals) add(ws uuid.UUID, d *commands.TransactionCreated) {
+	k := totalsKey{workspaceID: ws, typ: d.Type, day: d.Date}
+	if d.CategoryID != nil {
+		k.categoryID = *d.CategoryID
+	}
+	if t.counts == nil {
+		t.sums, t.counts = map[totalsKey]*dailyTotal{}, map[totalsKey]int64{}
+	}
+	if _, ok := t.counts[k]; !ok {
+		t.listed = append(t.listed, k)
+	}
+	t.counts[k]++
+	if d.Type != commands.TxIncome && d.Type != commands.TxExpense {
+		return
+	}
+	k.currency = d.Currency
+	s, ok := t.sums[k]
+	if !ok {
+		s = &dailyTotal{}
+		t.sums[k] = s
+		t.order = append(t.order, k)
+	}
+	s.amount, s.count = s.amount.Add(d.Amount), s.count+1
+}
+
+// flush queues the sums and the counts, each row's in one upsert, and forgets them.
+func (t *dailyTotals) flush(b *pgx.Batch) {
+	totals := rows{insert: dailyTotalsInsert}
+	for _, k := range t.order {
+		s := t.sums[k]
+		totals.add(k.workspaceID, k.day, k.typ, k.currency, k.categoryID, s.amount, s.count)
+	}
+	totals.flush(b)
+	counts := rows{insert: transactionCountsInsert}
+	for _, k := range t.listed {
+		counts.add(k.workspaceID, k.day, k.typ, k.categoryID, t.counts[k])
+	}
+	counts.flush(b)
+	t.order, t.listed, t.sums, t.counts = t.order[:0], t.listed[:0], nil, nil
+}
