@@ -51,7 +51,7 @@ func household(t *testing.T, categories, days, met int) *Workspace {
 // within a factor of two of the heap that states of several shapes hold.
 func TestFootprintEstimatesTheHeap(t *testing.T) {
 	for _, shape := range []struct {
-		name                   string
+		name                  string
 		categories, days, met int
 	}{
 		{"a new workspace", 0, 0, 0},
