@@ -36,9 +36,10 @@ const groupTimeout = 30 * time.Second
 
 // queuedCall is a command waiting in its workspace's queue.
 type queuedCall struct {
-	ctx  context.Context
-	call Call
-	done chan outcome // buffered: whoever runs the command never waits for its caller
+	ctx      context.Context
+	call     Call
+	done     chan outcome // buffered: whoever runs the command never waits for its caller
+	finished bool         // set and read by whoever runs it
 }
 
 type outcome struct {
@@ -46,7 +47,10 @@ type outcome struct {
 	err error
 }
 
-func (q *queuedCall) finish(res Result, err error) { q.done <- outcome{res, err} }
+func (q *queuedCall) finish(res Result, err error) {
+	q.finished = true
+	q.done <- outcome{res, err}
+}
 
 // groupable reports whether a command can run in a group: it decides in its own
 // workspace only, with nothing to claim and no other stream to write.
@@ -68,8 +72,10 @@ func (l *Ledger) executeQueued(ctx context.Context, c Call) (Result, error) {
 	case entry.lock <- struct{}{}:
 		// Whoever took this command from the queue had the lock until it had run it, so
 		// its outcome is known once this caller has run what is queued now.
-		l.runQueue(ctx, entry)
-		l.states.unlock(entry)
+		func() {
+			defer l.states.unlock(entry)
+			l.runQueue(ctx, entry)
+		}()
 	case <-ctx.Done():
 		if l.states.withdraw(entry, q) {
 			return Result{}, ctx.Err()
@@ -85,6 +91,20 @@ func (l *Ledger) executeQueued(ctx context.Context, c Call) (Result, error) {
 // caller holds the entry's lock.
 func (l *Ledger) runQueue(ctx context.Context, entry *cacheEntry) {
 	queued := l.states.takeQueue(entry, groupLimit)
+	// A command that panics (a defect) must not leave the others waiting: they fail, the
+	// state that may hold part of the group is forgotten, and the panic goes on up.
+	taken := queued
+	defer func() {
+		if r := recover(); r != nil {
+			entry.state = nil
+			for _, q := range taken {
+				if !q.finished {
+					q.finish(Result{}, fmt.Errorf("commands: a command run in the same group failed: %v", r))
+				}
+			}
+			panic(r)
+		}
+	}()
 	if len(queued) > 1 && entry.state != nil {
 		groupCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), groupTimeout)
 		queued = l.executeGroup(groupCtx, entry, queued)

@@ -106,6 +106,11 @@ func (f *groupFixture) queueAll(instance int, calls []Call) []groupOutcome {
 	var wg sync.WaitGroup
 	for i, c := range calls {
 		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					out[i] = groupOutcome{err: fmt.Errorf("panicked: %v", r)}
+				}
+			}()
 			res, err := l.Execute(f.ctx, c)
 			out[i] = groupOutcome{res, err}
 		})
@@ -232,4 +237,31 @@ func TestGroupCommitFallsBackAlone(t *testing.T) {
 		t.Fatalf("%d events after a group with a recorded key, want 2", events)
 	}
 	f.checkState(0, "455")
+}
+
+// TestGroupCommitSurvivesAPanic: a command that panics in a group (a defect) fails the
+// commands of its group instead of leaving them waiting, writes nothing, and leaves the
+// workspace to the next command.
+func TestGroupCommitSurvivesAPanic(t *testing.T) {
+	f := newGroupFixture(t, 2)
+	head := f.run(0, f.expense(1, "")).Version
+	broken := f.expense(1, "")
+	broken.Decide = func(*Workspace) ([]NewEvent, error) { panic("a defect") }
+	done := make(chan []groupOutcome)
+	go func() { done <- f.queueAll(0, []Call{f.expense(10, ""), broken, f.expense(20, "")}) }()
+	select {
+	case out := <-done:
+		for i, o := range out {
+			if o.err == nil {
+				t.Errorf("call %d of the group with a panic: %+v, want an error", i, o.res)
+			}
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the group with a panic never answered")
+	}
+	if events, _ := f.transactionsSince(head); events != 0 {
+		t.Fatalf("%d events stored by a group that panicked", events)
+	}
+	f.run(0, f.expense(5, ""))
+	f.checkState(0, "492")
 }
