@@ -70,3 +70,61 @@ func TestHotQueriesUseTheirIndexesUnderGenericPlans(t *testing.T) {
 		})
 	}
 }
+
+// A search in a workspace of many transactions, in a database of many small workspaces,
+// is planned for its own values: a plan made once for any workspace assumes each holds
+// an even share of the rows and walks the big one's whole index, where the trigram
+// indexes find the few matches at once.
+func TestSearchesArePlannedForTheirOwnValues(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	big := uuid.New()
+	if _, err := pool.Exec(ctx, `INSERT INTO transactions (workspace_id, id, type, amount, currency, date, concept,
+			created_at, updated_at, created_version)
+		SELECT CASE WHEN g <= 30000 THEN $1 ELSE gen_random_uuid() END, gen_random_uuid(), 'expense', 1, 'MXN',
+			date '2025-01-01' + g % 365, CASE WHEN g % 10000 = 0 THEN 'lunch at noon' END, now(), now(), g
+		FROM generate_series(1, 33000) g`, big); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `ANALYZE transactions`); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	for range 8 { // past the five runs after which PostgreSQL may settle on a generic plan
+		page, err := Transactions(ctx, conn, big, TransactionFilter{Search: "lunch", Limit: 25})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if page.Total != 3 || len(page.Transactions) != 3 {
+			t.Fatalf("search found %d (%d on the page), want 3", page.Total, len(page.Transactions))
+		}
+	}
+	var cached []string
+	rows, err := conn.Query(ctx, `SELECT statement FROM pg_prepared_statements
+		WHERE statement LIKE '%ILIKE%' AND statement NOT LIKE '%pg_prepared%'`)
+	if err == nil {
+		cached, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cached) != 0 {
+		t.Fatalf("search statements kept prepared, so planned once for any values: %q", cached)
+	}
+	rows, err = conn.Query(ctx, `EXPLAIN SELECT count(*) FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL
+		AND (concept ILIKE '%lunch%' OR description ILIKE '%lunch%')`, ownPlan, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan := strings.Join(lines, "\n"); !strings.Contains(plan, "transactions_concept_trigrams") || strings.Contains(plan, "transactions_pkey") {
+		t.Fatalf("a search planned for its values does not go by the trigram indexes alone:\n%s", plan)
+	}
+}

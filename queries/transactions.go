@@ -131,13 +131,17 @@ func Transactions(ctx context.Context, db DB, workspaceID uuid.UUID, f Transacti
 		}
 		match.add("date <= ?", *day)
 		offset -= before
-	} else if err := db.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE `+match.sql(), match.args...).Scan(&page.Total); err != nil {
+	} else if err := db.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE `+match.sql(),
+		append([]any{ownPlan}, match.args...)...).Scan(&page.Total); err != nil {
 		return page, fmt.Errorf("queries: count transactions: %w", err)
 	}
 	args := append(match.args, f.Limit, offset)
+	if !f.counted() {
+		args = append([]any{ownPlan}, args...)
+	}
 	rows, err := db.Query(ctx, fmt.Sprintf(`SELECT %s FROM transactions WHERE workspace_id = $1 AND id IN (
 			SELECT id FROM transactions WHERE %s ORDER BY date DESC, created_version DESC LIMIT $%d OFFSET $%d)
-		ORDER BY date DESC, created_version DESC`, transactionColumns, match.sql(), len(args)-1, len(args)), args...)
+		ORDER BY date DESC, created_version DESC`, transactionColumns, match.sql(), len(match.args)+1, len(match.args)+2), args...)
 	if err != nil {
 		return page, fmt.Errorf("queries: list transactions: %w", err)
 	}
@@ -192,6 +196,14 @@ func (c *conditions) add(cond string, v any) {
 }
 
 func (c *conditions) sql() string { return strings.Join(c.where, " AND ") }
+
+// ownPlan, as a query's first argument, has PostgreSQL plan it for its own values every
+// time (an unnamed statement). A listing that counts its matches row by row (a search, a
+// wallet's or a goal's) needs it: a plan made once for any workspace assumes each holds
+// an even share of the rows, and for a workspace of a million transactions among
+// thousands of small ones it walks, or intersects, that workspace's whole index (0.9 s
+// for a search at a million transactions beside 10,000 workspaces, against 3 ms).
+const ownPlan = pgx.QueryExecModeExec
 
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
