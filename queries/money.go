@@ -116,7 +116,7 @@ func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []B
 		FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::date[], $6::date[]) AS b(id, category_id, currency, from_day, to_day)
 		LEFT JOIN daily_totals t ON t.workspace_id = $1 AND t.category_id = b.category_id AND t.type = 'expense'
 			AND t.currency = b.currency AND t.day BETWEEN b.from_day AND b.to_day
-		GROUP BY b.id`, workspaceID, ids, categories, currencies, froms, tos)
+		GROUP BY b.id`, ownPlan, workspaceID, ids, categories, currencies, froms, tos)
 	if err != nil {
 		return nil, fmt.Errorf("queries: budget spending: %w", err)
 	}

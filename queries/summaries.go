@@ -29,7 +29,7 @@ func Totals(ctx context.Context, db DB, workspaceID uuid.UUID, from, to commands
 		WHERE workspace_id = $1 AND day BETWEEN $2 AND $3 AND ($4::uuid IS NULL OR category_id = $4)
 		GROUP BY type, currency, category_id
 		HAVING sum(count) > 0
-		ORDER BY type, currency, category_id`, workspaceID, from, to, category)
+		ORDER BY type, currency, category_id`, ownPlan, workspaceID, from, to, category)
 	if err != nil {
 		return nil, fmt.Errorf("queries: totals: %w", err)
 	}
