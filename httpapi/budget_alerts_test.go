@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -150,25 +149,7 @@ func TestBudgetAlertIsInTheHistory(t *testing.T) {
 
 	// Replay and verify reproduce the read models, the audit entries of the alerts
 	// included, and invent no alert.
-	beforeReplay := snapshot(t, env)
-	if _, err := projections.Rebuild(context.Background(), env.Pool); err != nil {
-		t.Fatal(err)
-	}
-	afterReplay := snapshot(t, env)
-	for _, table := range projections.Tables {
-		if !reflect.DeepEqual(beforeReplay[table], afterReplay[table]) {
-			t.Errorf("%s differs after replay:\nbefore %v\nafter  %v", table, beforeReplay[table], afterReplay[table])
-		}
-	}
-	diffs, err := projections.Verify(context.Background(), env.Pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		if d.LiveOnly != 0 || d.ReplayOnly != 0 {
-			t.Errorf("verify %+v", d)
-		}
-	}
+	replayReproduces(t, env)
 	if again, _ := alertEvents(t, env, workspace); len(again) != 3 {
 		t.Fatalf("%d alerts after replay", len(again))
 	}
