@@ -198,21 +198,9 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	defer srv.Close()
 	base := "http://" + ln.Addr().String()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: o.clients * 2}, Timeout: 30 * time.Second}
-	b := &benchRun{out: out, base: base, secret: secret, client: client, settle: func(ctx context.Context) error {
-		// The relay and the dispatcher catch up on what a phase wrote before the next
-		// phase is timed.
-		for {
-			n, err := hooks.Backlog(ctx)
-			if err != nil || n == 0 {
-				return err
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}}
+	// The relay and the dispatcher catch up on what a phase wrote before the next phase
+	// is timed.
+	b := &benchRun{out: out, base: base, secret: secret, client: client, settle: untilNone(hooks.Backlog)}
 
 	spaces, err := b.workspaces(o.workspaces)
 	if err != nil {
@@ -272,8 +260,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	}
 	pprof.StopCPUProfile()
 	if len(ratios) > 0 {
-		slices.Sort(ratios)
-		fmt.Fprintf(out, "\nmedian ratio ledger creates/s : pgbench tps = %.2f (rounds: %v)\n", ratios[len(ratios)/2], roundAll(ratios))
+		fmt.Fprintf(out, "\nmedian ratio ledger creates/s : pgbench tps = %.2f (rounds: %v)\n", median(ratios), roundAll(ratios))
 	}
 	if o.hookRate > 0 {
 		fmt.Fprintf(out, "\n== webhook delay at a steady %d creates/s for %s\n", o.hookRate, o.duration)
@@ -294,6 +281,23 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// untilNone returns a settle function that waits until count reports nothing left.
+func untilNone(count func(context.Context) (int64, error)) func(context.Context) error {
+	return func(ctx context.Context) error {
+		for {
+			n, err := count(ctx)
+			if err != nil || n == 0 {
+				return err
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
 }
 
 // parseDepths reads a comma-separated list of stream depths.

@@ -17,8 +17,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/webhooks"
 )
@@ -72,7 +70,9 @@ func benchTable(ctx context.Context, adminURL, benchURL, serverBin string, o ben
 		return err
 	}
 	defer pool.Close()
-	b := &benchRun{out: out, base: srv.base, secret: secret, settle: relaySettled(pool),
+	// Between a load and pgbench, the server's relay publishes every event the load wrote.
+	unrelayed := func(ctx context.Context) (int64, error) { return webhooks.Unrelayed(ctx, pool) }
+	b := &benchRun{out: out, base: srv.base, secret: secret, settle: untilNone(unrelayed),
 		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}, Timeout: 30 * time.Second}}
 	spaces, err := b.workspaces(64)
 	if err != nil {
@@ -133,24 +133,6 @@ func median[T int64 | float64 | time.Duration](xs []T) T {
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
-}
-
-// relaySettled waits until the relay of the server has published every event: its
-// background work caused by a load is done before pgbench runs.
-func relaySettled(pool *pgxpool.Pool) func(context.Context) error {
-	return func(ctx context.Context) error {
-		for {
-			n, err := webhooks.Unrelayed(ctx, pool)
-			if err != nil || n == 0 {
-				return err
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}
 }
 
 // serverProcess is the service run as its own process.
