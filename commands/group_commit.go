@@ -239,7 +239,7 @@ func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*
 		if err == nil {
 			err = fmt.Errorf("commands: append and project: %w", sendErr)
 		}
-		return l.failGroup(entry, members, alone, err)
+		return failGroup(entry, members, alone, err)
 	}
 	for i := range members {
 		m := &members[i]
@@ -263,7 +263,7 @@ func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*
 			if errors.As(err, &pg) && pg.Code == uniqueViolation {
 				return abandon()
 			}
-			return l.failGroup(entry, members, alone, err)
+			return failGroup(entry, members, alone, err)
 		}
 	}
 	for _, m := range members {
@@ -301,7 +301,7 @@ func (l *Ledger) recordGroupKeys(ctx context.Context, db eventstore.DB, entry *c
 // failGroup answers every command of a group whose write failed in a way that leaves
 // unknown whether it committed (the connection broke, say) with that failure, as a
 // command alone would be; the state is reloaded by the next command.
-func (l *Ledger) failGroup(entry *cacheEntry, members []groupMember, alone []*queuedCall, err error) []*queuedCall {
+func failGroup(entry *cacheEntry, members []groupMember, alone []*queuedCall, err error) []*queuedCall {
 	entry.state = nil
 	for _, m := range members {
 		m.q.finish(Result{}, err)
