@@ -23,23 +23,35 @@ const totalsEffectSQL = `INSERT INTO daily_totals (workspace_id, day, type, curr
 	ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
 		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + excluded.count`
 
-// countAddSQL counts a transaction's live row in the transaction counts.
-const countAddSQL = `INSERT INTO transaction_counts (workspace_id, day, type, category_id, count)
-	SELECT workspace_id, date, type, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), 1
-	FROM transactions WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL
-	ON CONFLICT (workspace_id, day, type, category_id) DO UPDATE SET count = transaction_counts.count + 1`
-
-// countRemoveSQL takes a transaction's live row out of the transaction counts, and the
-// group's row with it when it was the group's last: no row counts zero, so the rows are
-// the same however the transactions came to be where they are (the migration that made
-// the table counted them without replaying their history).
-const countRemoveSQL = `WITH t AS (
+// countAddSQL counts a transaction's live row in the transaction counts, of its day and
+// of its month.
+const countAddSQL = `WITH t AS (
 		SELECT workspace_id, date, type, coalesce(category_id, '00000000-0000-0000-0000-000000000000') AS category_id
 		FROM transactions WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL),
-	last AS (DELETE FROM transaction_counts c USING t
-		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count = 1)
-	UPDATE transaction_counts c SET count = c.count - 1 FROM t
-	WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count > 1`
+	day AS (INSERT INTO transaction_counts (workspace_id, day, type, category_id, count)
+		SELECT workspace_id, date, type, category_id, 1 FROM t
+		ON CONFLICT (workspace_id, day, type, category_id) DO UPDATE SET count = transaction_counts.count + 1)
+	INSERT INTO transaction_month_counts (workspace_id, month, type, category_id, count)
+	SELECT workspace_id, date_trunc('month', date)::date, type, category_id, 1 FROM t
+	ON CONFLICT (workspace_id, month, type, category_id) DO UPDATE SET count = transaction_month_counts.count + 1`
+
+// countRemoveSQL takes a transaction's live row out of the transaction counts, of its
+// day and of its month, and a group's row with it when it was the group's last: no row
+// counts zero, so the rows are the same however the transactions came to be where they
+// are (the migrations that made the tables counted them without replaying their
+// history).
+const countRemoveSQL = `WITH t AS (
+		SELECT workspace_id, date, date_trunc('month', date)::date AS month, type,
+			coalesce(category_id, '00000000-0000-0000-0000-000000000000') AS category_id
+		FROM transactions WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL),
+	last_of_day AS (DELETE FROM transaction_counts c USING t
+		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count = 1),
+	day AS (UPDATE transaction_counts c SET count = c.count - 1 FROM t
+		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count > 1),
+	last_of_month AS (DELETE FROM transaction_month_counts c USING t
+		WHERE (c.workspace_id, c.month, c.type, c.category_id) = (t.workspace_id, t.month, t.type, t.category_id) AND c.count = 1)
+	UPDATE transaction_month_counts c SET count = c.count - 1 FROM t
+	WHERE (c.workspace_id, c.month, c.type, c.category_id) = (t.workspace_id, t.month, t.type, t.category_id) AND c.count > 1`
 
 // queueTotalsRemoved takes a live transaction, as its row stands, out of the daily
 // totals and the transaction counts, before its row is changed or deleted.

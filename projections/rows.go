@@ -3,6 +3,7 @@ package projections
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -149,15 +150,24 @@ var transactionCountsInsert = newRowInsert("transaction_counts", []string{"works
 	"category_id uuid", "count bigint"},
 	` ON CONFLICT (workspace_id, day, type, category_id) DO UPDATE SET count = transaction_counts.count + excluded.count`)
 
+// transactionMonthCountsInsert adds to the transaction counts per month as
+// transactionCountsInsert does to those per day.
+var transactionMonthCountsInsert = newRowInsert("transaction_month_counts", []string{"workspace_id uuid", "month date",
+	"type text", "category_id uuid", "count bigint"},
+	` ON CONFLICT (workspace_id, month, type, category_id) DO UPDATE SET count = transaction_month_counts.count + excluded.count`)
+
 // dailyTotals sums new transactions per row of the daily totals (incomes and expenses)
-// and of the transaction counts (every type), which only add up, so that each row is
-// written once however many transactions it counts. A correction or a deletion takes a
-// transaction out of rows that must hold it already: queue flushes the sums first.
+// and of the transaction counts per day and per month (every type), which only add up,
+// so that each row is written once however many transactions it counts. A correction or
+// a deletion takes a transaction out of rows that must hold it already: queue flushes
+// the sums first.
 type dailyTotals struct {
-	order  []totalsKey
-	sums   map[totalsKey]*dailyTotal
-	counts map[totalsKey]int64 // keyed without currency
-	listed []totalsKey         // the counts' keys in order
+	order   []totalsKey
+	sums    map[totalsKey]*dailyTotal
+	counts  map[totalsKey]int64 // keyed without currency
+	listed  []totalsKey         // the counts' keys in order
+	months  map[totalsKey]int64 // keyed by the month's first day, without currency
+	monthly []totalsKey         // the months' keys in order
 }
 
 // totalsKey is a row of the daily totals; a transaction without a category counts under
@@ -179,12 +189,18 @@ func (t *dailyTotals) add(ws uuid.UUID, d *commands.TransactionCreated) {
 		k.categoryID = *d.CategoryID
 	}
 	if t.counts == nil {
-		t.sums, t.counts = map[totalsKey]*dailyTotal{}, map[totalsKey]int64{}
+		t.sums, t.counts, t.months = map[totalsKey]*dailyTotal{}, map[totalsKey]int64{}, map[totalsKey]int64{}
 	}
 	if _, ok := t.counts[k]; !ok {
 		t.listed = append(t.listed, k)
 	}
 	t.counts[k]++
+	m := k
+	m.day = monthOf(d.Date)
+	if _, ok := t.months[m]; !ok {
+		t.monthly = append(t.monthly, m)
+	}
+	t.months[m]++
 	if d.Type != commands.TxIncome && d.Type != commands.TxExpense {
 		return
 	}
@@ -211,5 +227,20 @@ func (t *dailyTotals) flush(b *pgx.Batch) {
 		counts.add(k.workspaceID, k.day, k.typ, k.categoryID, t.counts[k])
 	}
 	counts.flush(b)
-	t.order, t.listed, t.sums, t.counts = t.order[:0], t.listed[:0], nil, nil
+	months := rows{insert: transactionMonthCountsInsert}
+	for _, k := range t.monthly {
+		months.add(k.workspaceID, k.day, k.typ, k.categoryID, t.months[k])
+	}
+	months.flush(b)
+	t.order, t.listed, t.monthly, t.sums, t.counts, t.months = t.order[:0], t.listed[:0], t.monthly[:0], nil, nil, nil
+}
+
+// monthOf is the first day of a date's month, both YYYY-MM-DD. A date it cannot read it
+// leaves as it is, for the insert of the transaction to refuse.
+func monthOf(day string) string {
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return d.AddDate(0, 0, 1-d.Day()).Format(time.DateOnly)
 }
