@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -28,6 +29,9 @@ func TestHotQueriesUseTheirIndexesUnderGenericPlans(t *testing.T) {
 	if _, err := conn.Exec(ctx, `SET plan_cache_mode = force_generic_plan`); err != nil {
 		t.Fatal(err)
 	}
+	from, to := time.Date(2025, 12, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
+	start, startArgs := TransactionFilter{}.listingStart(uuid.New(), 500000)
+	startCut, startCutArgs := TransactionFilter{Type: "expense", From: &from, To: &to}.listingStart(uuid.New(), 500000)
 	cases := []struct {
 		name, sql, scan string
 		args            []any
@@ -43,6 +47,9 @@ func TestHotQueriesUseTheirIndexesUnderGenericPlans(t *testing.T) {
 			ORDER BY date DESC, created_version DESC LIMIT $3 OFFSET $4)`, "Index Scan using transactions_pkey", []any{uuid.New(), "2026-01-01", 25, 0}},
 		{"transaction counts", `SELECT day, sum(count) FROM transaction_counts WHERE workspace_id = $1 AND day >= $2 GROUP BY day`,
 			"Index Scan using transaction_counts_pkey", []any{uuid.New(), "2026-01-01"}},
+		{"listing start", start, "transaction_month_counts_pkey", startArgs},
+		{"listing start within dates", startCut, "transaction_month_counts_pkey", startCutArgs},
+		{"listing start then its days", start, "Index Scan using transaction_counts_pkey", startArgs},
 		{"wallet by id", `SELECT ` + walletColumns + ` FROM wallets WHERE workspace_id = $1 AND id = $2`, "Index Scan using wallets_pkey", []any{uuid.New(), uuid.New()}},
 	}
 	for _, c := range cases {
@@ -53,6 +60,9 @@ func TestHotQueriesUseTheirIndexesUnderGenericPlans(t *testing.T) {
 			}
 			literals := make([]string, len(c.args))
 			for i, a := range c.args {
+				if d, ok := a.(time.Time); ok {
+					a = d.Format(time.DateOnly)
+				}
 				literals[i] = fmt.Sprintf("'%v'", a)
 			}
 			rows, err := conn.Query(ctx, `EXPLAIN EXECUTE `+name+`(`+strings.Join(literals, ",")+`)`)
@@ -64,7 +74,7 @@ func TestHotQueriesUseTheirIndexesUnderGenericPlans(t *testing.T) {
 				t.Fatal(err)
 			}
 			plan := strings.Join(lines, "\n")
-			if !strings.Contains(plan, c.scan) || strings.Contains(plan, "Filter: (id =") {
+			if !strings.Contains(plan, c.scan) || strings.Contains(plan, "Filter: (id =") || strings.Contains(plan, "Seq Scan") {
 				t.Fatalf("plan has no %s:\n%s", c.scan, plan)
 			}
 		})
