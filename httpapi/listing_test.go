@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -15,8 +17,9 @@ import (
 )
 
 // The listing reads its totals, and where a deep page starts, from the transaction
-// counts: through creates, corrections, deletions, bulk operations and a replay, every
-// total stays the exact number of matches and every page the same slice of them.
+// counts per month and per day: through creates, corrections, deletions, bulk operations
+// and a replay, every total stays the exact number of matches and every page the same
+// slice of them, for dates that cut months anywhere and pages that start in any month.
 func TestListingTotalsAndPagesStayExact(t *testing.T) {
 	ctx := context.Background()
 	env := apitest.Start(t)
@@ -28,9 +31,12 @@ func TestListingTotalsAndPagesStayExact(t *testing.T) {
 		keys++
 		return f.c.With("Idempotency-Key", "listing-"+strconv.Itoa(keys))
 	}
+	// Three transactions a day on eight days over six months, on the first and last days
+	// of months and between them.
+	days := []string{"2025-11-30", "2025-12-01", "2025-12-31", "2026-01-15", "2026-02-28", "2026-03-01", "2026-03-05", "2026-04-01"}
 	var ids []string
 	for i := range 24 {
-		body := map[string]any{"type": "expense", "amount": i + 1, "date": fmt.Sprintf("2026-03-%02d", 1+i%5), "concept": fmt.Sprintf("taco %d", i)}
+		body := map[string]any{"type": "expense", "amount": i + 1, "date": days[i%len(days)], "concept": fmt.Sprintf("taco %d", i)}
 		switch i % 4 {
 		case 0:
 			body["categoryId"] = f.food
@@ -46,14 +52,33 @@ func TestListingTotalsAndPagesStayExact(t *testing.T) {
 
 	filters := []string{"", "type=expense", "type=transfer", "type=goal_deposit", "categoryId=" + f.food, "categoryId=" + f.rent,
 		"categoryId=00000000-0000-0000-0000-000000000000", "from=2026-03-02&to=2026-03-04", "type=expense&categoryId=" + f.food + "&from=2026-03-03",
-		"to=2026-03-01", "from=2027-01-01", "walletId=" + f.bank, "goalId=" + goal, "search=TACO%201"}
+		"to=2026-03-01", "from=2027-01-01", "walletId=" + f.bank, "goalId=" + goal, "search=TACO%201",
+		// Dates that cut months in the middle, at their edges and within one month.
+		"from=2025-12-15&to=2026-03-03", "from=2025-12-01&to=2026-02-28", "from=2025-12-31&to=2026-03-01", "from=2026-01-10&to=2026-01-20",
+		"from=2026-03-01&to=2026-03-01", "from=2025-12-02", "to=2026-02-27", "from=2025-11-30&to=2025-12-01",
+		"type=expense&from=2025-12-02&to=2026-03-31", "type=income&to=2026-03-04", "categoryId=" + f.food + "&from=2025-11-30&to=2026-03-02",
+		"type=transfer&from=2026-01-01&to=2026-03-31"}
 	check := func(step string) {
 		t.Helper()
+		live := liveTransactions(t, env, "alice")
 		for _, filter := range filters {
-			all := f.c.Get("/api/transactions?pageSize=100&"+filter).Expect(t, http.StatusOK)
 			var want []string
+			values, err := url.ParseQuery(filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range live {
+				if tr.matches(values) {
+					want = append(want, tr.id)
+				}
+			}
+			all := f.c.Get("/api/transactions?pageSize=100&"+filter).Expect(t, http.StatusOK)
+			var listed []string
 			for _, tr := range all.List("transactions") {
-				want = append(want, tr["id"].(string))
+				listed = append(listed, tr["id"].(string))
+			}
+			if !reflect.DeepEqual(listed, want) {
+				t.Fatalf("%s, %q: listed %v, the live transactions that match are %v", step, filter, listed, want)
 			}
 			if total := num(all.Object("pagination")["total"]); total != strconv.Itoa(len(want)) {
 				t.Fatalf("%s, %q: total %s of %d listed", step, filter, total, len(want))
@@ -73,29 +98,20 @@ func TestListingTotalsAndPagesStayExact(t *testing.T) {
 				}
 			}
 		}
-		var live int
-		if err := env.Pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE deleted_at IS NULL AND workspace_id =
-			(SELECT personal_workspace_id FROM users WHERE subject = 'alice')`).Scan(&live); err != nil {
-			t.Fatal(err)
-		}
-		if total := num(f.c.Get("/api/transactions").Object("pagination")["total"]); total != strconv.Itoa(live) {
-			t.Fatalf("%s: total %s, %d live transactions", step, total, live)
-		}
-		// The counts are the live transactions grouped, as the migration that made them
+		// The counts are the live transactions grouped, as the migrations that made them
 		// counted them: no group of none is left behind.
-		var differ int
-		if err := env.Pool.QueryRow(ctx, `SELECT count(*) FROM (
-				(SELECT workspace_id, day, type, category_id, count FROM transaction_counts
-				EXCEPT ALL SELECT workspace_id, date, type, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), count(*)
-					FROM transactions WHERE deleted_at IS NULL GROUP BY 1, 2, 3, 4)
-				UNION ALL
-				(SELECT workspace_id, date, type, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), count(*)
-					FROM transactions WHERE deleted_at IS NULL GROUP BY 1, 2, 3, 4
-				EXCEPT ALL SELECT workspace_id, day, type, category_id, count FROM transaction_counts)) d`).Scan(&differ); err != nil {
-			t.Fatal(err)
-		}
-		if differ > 0 {
-			t.Fatalf("%s: %d rows of the transaction counts differ from the live transactions", step, differ)
+		for table, period := range map[string]string{"transaction_counts": "date", "transaction_month_counts": "date_trunc('month', date)::date"} {
+			grouped := `SELECT workspace_id, ` + period + `, type, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), count(*)
+				FROM transactions WHERE deleted_at IS NULL GROUP BY 1, 2, 3, 4`
+			counted := `SELECT * FROM ` + table
+			var differ, rows int
+			if err := env.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM ((`+counted+` EXCEPT ALL `+grouped+`) UNION ALL
+				(`+grouped+` EXCEPT ALL `+counted+`)) d), (SELECT count(*) FROM `+table+`)`).Scan(&differ, &rows); err != nil {
+				t.Fatal(err)
+			}
+			if differ > 0 || rows == 0 {
+				t.Fatalf("%s: %d rows of %s (of %d) differ from the live transactions", step, differ, table, rows)
+			}
 		}
 	}
 	check("created")
@@ -114,7 +130,8 @@ func TestListingTotalsAndPagesStayExact(t *testing.T) {
 	check("bulk")
 
 	counts := func() []string {
-		rows, err := env.Pool.Query(ctx, `SELECT to_jsonb(c)::text FROM transaction_counts c ORDER BY 1`)
+		rows, err := env.Pool.Query(ctx, `SELECT 'day ' || to_jsonb(c)::text FROM transaction_counts c
+			UNION ALL SELECT 'month ' || to_jsonb(c)::text FROM transaction_month_counts c ORDER BY 1`)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,4 +149,40 @@ func TestListingTotalsAndPagesStayExact(t *testing.T) {
 		t.Fatalf("replay made other counts:\n%v\nlive:\n%v", after, before)
 	}
 	check("replayed")
+}
+
+// listedTransaction is a live transaction as the listing filters it.
+type listedTransaction struct {
+	id, typ, date, category, wallet, toWallet, goal, text string
+}
+
+// liveTransactions reads the live transactions of a user's personal workspace in the
+// listing's order, from the table rather than through the listing.
+func liveTransactions(t *testing.T, env *apitest.Env, subject string) []listedTransaction {
+	t.Helper()
+	rows, err := env.Pool.Query(context.Background(), `SELECT id::text, type, date::text,
+			coalesce(category_id::text, ''), wallet_id::text,
+			coalesce(to_wallet_id::text, ''), coalesce(goal_id::text, ''), lower(coalesce(concept, '') || ' | ' || coalesce(description, ''))
+		FROM transactions WHERE deleted_at IS NULL AND workspace_id = (SELECT personal_workspace_id FROM users WHERE subject = $1)
+		ORDER BY date DESC, created_version DESC`, subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (listedTransaction, error) {
+		var tr listedTransaction
+		return tr, row.Scan(&tr.id, &tr.typ, &tr.date, &tr.category, &tr.wallet, &tr.toWallet, &tr.goal, &tr.text)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// matches tells whether the listing's query parameters select the transaction.
+func (tr listedTransaction) matches(q url.Values) bool {
+	has := func(name, v string) bool { return !q.Has(name) || q.Get(name) == v }
+	return has("type", tr.typ) && has("categoryId", tr.category) && has("goalId", tr.goal) &&
+		(!q.Has("walletId") || q.Get("walletId") == tr.wallet || q.Get("walletId") == tr.toWallet) &&
+		(!q.Has("from") || tr.date >= q.Get("from")) && (!q.Has("to") || tr.date <= q.Get("to")) &&
+		strings.Contains(tr.text, strings.ToLower(q.Get("search")))
 }
