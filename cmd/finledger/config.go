@@ -18,6 +18,7 @@ import (
 type config struct {
 	DatabaseURL        string
 	HTTPAddr           string
+	AdminAddr          string // pprof and metrics for operators; "" (the default): not served
 	Env                string
 	DataDir            string
 	SessionJWKSURL     string
@@ -70,6 +71,7 @@ func loadConfig() (config, error) {
 	c := config{
 		DatabaseURL:        os.Getenv("FINLEDGER_DATABASE_URL"),
 		HTTPAddr:           envOr("FINLEDGER_HTTP_ADDR", "127.0.0.1:8080"),
+		AdminAddr:          os.Getenv("FINLEDGER_ADMIN_ADDR"),
 		Env:                envOr("FINLEDGER_ENV", "development"),
 		DataDir:            envOr("FINLEDGER_DATA_DIR", ".finledger"),
 		SessionJWKSURL:     os.Getenv("FINLEDGER_SESSION_JWKS_URL"),

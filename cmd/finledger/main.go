@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -25,6 +26,7 @@ import (
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/fx"
+	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks"
@@ -66,7 +68,6 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
 	if len(os.Args) < 2 {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
@@ -74,6 +75,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg, err := loadConfig()
+	slog.SetDefault(logger(cfg, os.Stderr))
 	if err == nil {
 		err = run(ctx, cfg, os.Stdout, os.Args[1], os.Args[2:])
 	}
@@ -81,6 +83,39 @@ func main() {
 		fmt.Fprintln(os.Stderr, "finledger:", err)
 		os.Exit(1)
 	}
+}
+
+// logger writes JSON lines in production, for a log collector, and text otherwise.
+func logger(cfg config, w io.Writer) *slog.Logger {
+	if cfg.Env == "production" {
+		return slog.New(slog.NewJSONHandler(w, nil))
+	}
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// serveAdmin serves the operators' listener: Go's profiles under /debug/pprof/ and the
+// metrics. It is off unless FINLEDGER_ADMIN_ADDR names an address, which should not be
+// reachable from outside.
+func serveAdmin(addr string, m *metrics.Metrics, errc chan<- error) (*http.Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s (FINLEDGER_ADMIN_ADDR): %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("/metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("admin listener: %w", err)
+		}
+	}()
+	slog.Info("serving profiles and metrics for operators", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return srv, nil
 }
 
 func run(ctx context.Context, cfg config, out io.Writer, cmd string, args []string) error {
@@ -281,8 +316,11 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
+	measured := metrics.New()
+	measured.WatchPool(pool)
 	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
 	ledger.LimitStateBytes(int64(cfg.StateCacheMB) << 20)
+	ledger.Instrument(measured)
 	box, err := secretBox(cfg)
 	if err != nil {
 		return err
@@ -301,14 +339,16 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		pusher = &push.Sender{Pool: pool, Keys: vapid, Client: cfg.webhookPolicy().Client(10 * time.Second)}
 	}
 	hooks, err := webhooks.New(webhooks.Config{Pool: pool, Bus: events, Box: box, Client: cfg.webhookPolicy().Client(10 * time.Second),
-		Schedule: cfg.WebhookSchedule, Push: pusher})
+		Schedule: cfg.WebhookSchedule, Push: pusher, Metrics: measured})
 	if err != nil {
 		return err
 	}
+	measured.WatchLag(hooks.Lag)
 	ledger.OnCommit(hooks.Committed)
 	api := httpapi.NewServer(pool, ledger, verifier, time.Now, httpapi.Options{
 		Box: box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
 		PushPublicKey:      vapid.PublicKey,
+		Metrics:            measured,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
 		// No payment provider is wired yet: cancellations are recorded in memory.
 		Billing: &httpapi.RecordingBilling{},
@@ -325,10 +365,20 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if cfg.AdminAddr != "" {
+		admin, err := serveAdmin(cfg.AdminAddr, measured, errc)
+		if err != nil {
+			return err
+		}
+		defer admin.Close()
+	}
 	go purgeHourly(ctx, pool)
-	go hooks.Run(ctx)
+	background := make(chan struct{})
+	go func() { defer close(background); hooks.Run(ctx) }()
+	// The relay and the dispatcher stop before the bus they use closes (deferred above).
+	defer func() { <-background }()
 	go func() {
 		s := &scheduler.Scheduler{Pool: pool, Ledger: ledger, Now: time.Now}
 		_ = s.Run(ctx) // ends with ctx

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -81,7 +83,11 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config{HTTPAddr: freeAddr(t), Env: "development", DataDir: dir, StateCacheSize: 100, DBMaxConns: 4}
+	logs := &syncBuffer{}
+	defaultLogger := slog.Default()
+	slog.SetDefault(logger(config{Env: "production"}, logs))
+	defer slog.SetDefault(defaultLogger)
+	cfg := config{HTTPAddr: freeAddr(t), AdminAddr: freeAddr(t), Env: "development", DataDir: dir, StateCacheSize: 100, DBMaxConns: 4}
 	base := "http://" + cfg.HTTPAddr
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -137,6 +143,34 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no webhook within 20 s")
 	}
+	// The metrics, on the API's listener and the operators' one, where the profiles are.
+	// The webhook's attempt is counted once recorded, just after the receiver answered.
+	var metricsText string
+	for wait := time.Now().Add(10 * time.Second); !strings.Contains(metricsText, `finledger_webhook_attempts_total{outcome="succeeded"}`) && time.Now().Before(wait); {
+		time.Sleep(50 * time.Millisecond)
+		_, metricsText = call(t, "GET", base+"/metrics", "", "")
+	}
+	for _, sample := range []string{
+		`finledger_http_request_duration_seconds_count{method="POST",route="/api/transactions",status="201"} 1`,
+		`finledger_webhook_attempts_total{outcome="succeeded"} 1`,
+		`finledger_relay_backlog_events `, `finledger_relay_lag_seconds `, `finledger_dispatcher_backlog_messages `,
+		`finledger_webhook_deliveries_pending `, `finledger_events_appended_total `, `finledger_db_pool_connections{state="idle"} `,
+		`go_goroutines `, `process_resident_memory_bytes `,
+	} {
+		if !strings.Contains(metricsText, "\n"+sample) {
+			t.Errorf("metrics lack %q", sample)
+		}
+	}
+	if status, body := call(t, "GET", "http://"+cfg.AdminAddr+"/metrics", "", ""); status != http.StatusOK || !strings.Contains(body, "finledger_events_appended_total") {
+		t.Errorf("admin metrics: %d", status)
+	}
+	if status, body := call(t, "GET", "http://"+cfg.AdminAddr+"/debug/pprof/", "", ""); status != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Errorf("admin profiles: %d", status)
+	}
+	if status, _ := call(t, "GET", base+"/debug/pprof/", "", ""); status != http.StatusNotFound {
+		t.Errorf("the API's listener serves profiles: %d", status)
+	}
+
 	for _, kept := range []string{"nats", "secret-key"} {
 		if _, err := os.Stat(filepath.Join(dir, kept)); err != nil {
 			t.Fatalf("the data folder lacks %s: %v", kept, err)
@@ -165,6 +199,24 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	}
 	if _, err := net.DialTimeout("tcp", cfg.HTTPAddr, time.Second); err == nil {
 		t.Fatal("the API still listens after dev stopped")
+	}
+	// JSON lines, a line per request with its route and caller, no error on a normal
+	// stop, and never the session token.
+	requests := 0
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var entry map[string]any
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if entry["level"] == "ERROR" {
+			t.Errorf("an error logged: %s", line)
+		}
+		if entry["msg"] == "request" && entry["route"] == "/api/transactions" && entry["credential"] == "session" {
+			requests++
+		}
+	}
+	if requests != 1 || strings.Contains(logs.String(), devToken) {
+		t.Errorf("%d request lines for the transaction; the token logged: %v", requests, strings.Contains(logs.String(), devToken))
 	}
 
 	// A second start finds the same cluster and data.
