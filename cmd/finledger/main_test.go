@@ -362,7 +362,7 @@ func TestConfigOfEvents(t *testing.T) {
 	for name, bad := range map[string]string{"FINLEDGER_WEBHOOK_RETRY_SCHEDULE": "5s,soon", "FINLEDGER_WEBHOOK_ALLOW_PRIVATE": "yes",
 		"FINLEDGER_SECRET_KEY": "abc", "FINLEDGER_ENV": "prod", "FINLEDGER_DB_MAX_CONNS": "0", "FINLEDGER_STATE_CACHE_MB": "lots",
 		"FINLEDGER_HTTP_ADDR": "8080", "FINLEDGER_ADMIN_ADDR": "localhost", "FINLEDGER_DATABASE_URL": "postgres://u:pw@[::1",
-		"FINLEDGER_SESSION_JWKS_URL": "idp.example.com/keys", "FINLEDGER_NATS_URL": "nats", "FINLEDGER_DEPLOYMENT": "a b",
+		"FINLEDGER_SESSION_JWKS_URL": "idp.example.com/keys", "FINLEDGER_NATS_URL": "nats://", "FINLEDGER_DEPLOYMENT": "a b",
 		"FINLEDGER_CHANNEL_SECRET": "short", "FINLEDGER_VAPID_SUBJECT": "admin@example.com"} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(name, bad)
