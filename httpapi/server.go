@@ -103,6 +103,10 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Get("/readyz", s.ready)
 	r.Get("/api/openapi.json", serveOpenAPI)
+	r.Get("/", serveHome())
+	r.Get("/api/docs", serveDoc("index.html", "text/html; charset=utf-8"))
+	r.Get("/api/docs/docs.js", serveDoc("docs.js", "text/javascript; charset=utf-8"))
+	r.Get("/api/docs/docs.css", serveDoc("docs.css", "text/css; charset=utf-8"))
 	if s.metrics != nil {
 		r.Method(http.MethodGet, "/metrics", s.metrics.Handler())
 	}
