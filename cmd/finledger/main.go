@@ -140,9 +140,12 @@ func subcommands() []command {
 		{name: "migrate", about: "apply the database migrations not yet applied",
 			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
 				return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
-					applied, err := database.Migrate(ctx, pool)
+					start := time.Now()
+					applied, err := database.MigrateTelling(ctx, pool, func(m database.Migration) {
+						fmt.Fprintf(out, "applying %s\n", m.Name)
+					})
 					if err == nil {
-						fmt.Fprintf(out, "applied %d migration(s) %v\n", len(applied), applied)
+						fmt.Fprintf(out, "applied %d migration(s) %v in %s\n", len(applied), applied, time.Since(start).Round(time.Millisecond))
 					}
 					return err
 				})
