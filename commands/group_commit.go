@@ -233,6 +233,9 @@ func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*
 	sendErr := db.SendBatch(ctx, b).Close()
 	if err := appended.Err(); err != nil || sendErr != nil {
 		rollback()
+		if errors.Is(err, eventstore.ErrVersionConflict) {
+			l.metrics.Conflicted()
+		}
 		if keyed || errors.Is(err, eventstore.ErrVersionConflict) {
 			return abandon() // nothing committed
 		}
@@ -273,6 +276,7 @@ func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*
 			m.q.finish(m.res, nil)
 		}
 	}
+	l.metrics.Appended(len(events))
 	l.afterCommit(ctx, entry, true)
 	return alone
 }

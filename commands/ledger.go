@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/internal/metrics"
 )
 
 // Projector queues the read-model updates of events on a batch that also carries their
@@ -144,6 +145,7 @@ type Ledger struct {
 	now      func() time.Time
 	states   *stateCache
 	onCommit func()
+	metrics  *metrics.Metrics // nil: nothing counted
 	// snapshotEvery is the least growth of a stream between two snapshots; 0: none.
 	snapshotEvery int64
 }
@@ -152,6 +154,10 @@ type Ledger struct {
 // block (it tells a reader of the log that there is something to read). Set it before
 // the first command.
 func (l *Ledger) OnCommit(f func()) { l.onCommit = f }
+
+// Instrument counts the Ledger's appends, conflicts and replays in m. Set it before the
+// first command.
+func (l *Ledger) Instrument(m *metrics.Metrics) { l.metrics = m }
 
 // LimitStateBytes bounds the memory the cached workspace states hold, as their
 // footprints estimate it, besides their count; 0 leaves only the count. Set it before
@@ -229,6 +235,7 @@ func (l *Ledger) executeLocked(ctx context.Context, entry *cacheEntry, c Call) (
 			decided, committed, res, err = l.inTransaction(ctx, entry, c, lock)
 		}
 		if retryable(err) {
+			l.metrics.Conflicted()
 			if attempt < maxAttempts {
 				continue
 			}
@@ -239,6 +246,11 @@ func (l *Ledger) executeLocked(ctx context.Context, entry *cacheEntry, c Call) (
 		}
 		if len(decided) > 0 {
 			l.applyCommitted(entry, decided, committed[0])
+		}
+		if res.Replayed {
+			l.metrics.Replayed()
+		} else {
+			l.metrics.Appended(len(res.Events))
 		}
 		l.afterCommit(ctx, entry, len(res.Events) > 0 && !res.Replayed)
 		return res, nil

@@ -131,6 +131,9 @@ func writeRaw(w http.ResponseWriter, status int, body []byte) {
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	ae := toAPIError(err)
 	reqID := requestID(r.Context())
+	if rec := recordOf(r.Context()); rec != nil {
+		rec.code = ae.Code
+	}
 	if ae.RetryAfter > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(ae.RetryAfter))
 	}

@@ -28,7 +28,7 @@ func TestInternalFailuresDoNotLeak(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			withRequestID(recoverPanics(h)).ServeHTTP(rec, httptest.NewRequest("GET", "/api/x", nil))
+			(&Server{}).observe(recoverPanics(h)).ServeHTTP(rec, httptest.NewRequest("GET", "/api/x", nil))
 			var body struct {
 				Error struct{ Code, Message, RequestID string }
 			}
@@ -71,7 +71,7 @@ func TestDatabaseErrorsAnswer503(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			withRequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, c.err) })).
+			(&Server{}).observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, c.err) })).
 				ServeHTTP(rec, httptest.NewRequest("GET", "/api/wallets", nil))
 			if rec.Code != c.status {
 				t.Fatalf("%d %s", rec.Code, rec.Body)
@@ -90,7 +90,7 @@ func TestDatabaseErrorsAnswer503(t *testing.T) {
 func TestContendedCommandAnswers503(t *testing.T) {
 	rec := httptest.NewRecorder()
 	err := fmt.Errorf("%w: %w", commands.ErrContended, errors.New("append at version 7: conflict"))
-	withRequestID(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, err) })).
+	(&Server{}).observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, err) })).
 		ServeHTTP(rec, httptest.NewRequest("POST", "/api/transactions", nil))
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||
 		!strings.Contains(rec.Body.String(), `"code":"SERVICE_UNAVAILABLE"`) {

@@ -4,11 +4,8 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"log/slog"
 	"net/http"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -18,6 +15,7 @@ import (
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/webhooks/bus"
 )
@@ -36,6 +34,7 @@ type Server struct {
 	events   *bus.Bus
 	realtime *realtimeStreams
 	pushKey  string
+	metrics  *metrics.Metrics
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -62,6 +61,8 @@ type Options struct {
 	// PushPublicKey is the VAPID public key browsers subscribe with; without it Web Push
 	// notifications are off.
 	PushPublicKey string
+	// Metrics counts the requests answered; nil: not counted.
+	Metrics *metrics.Metrics
 }
 
 // ChannelOptions are the chat channel's settings (spec 5.4).
@@ -73,7 +74,7 @@ type ChannelOptions struct {
 
 // NewServer wires the API to its database, ledger, session verifier and clock.
 func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time, opts Options) *Server {
-	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey,
+	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey, metrics: opts.Metrics,
 		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst)}}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	s.realtime = newRealtimeStreams(pool, opts.Realtime)
@@ -94,7 +95,7 @@ type route struct {
 // Handler returns the HTTP handler of the whole service.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
-	r.Use(withRequestID, recoverPanics, refuseUnstorableQuery)
+	r.Use(s.observe, recoverPanics, refuseUnstorableQuery)
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errNotFound) })
 	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, errMethod) })
 	r.Get("/healthz", func(w http.ResponseWriter, r *http.Request) {
@@ -102,6 +103,13 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Get("/readyz", s.ready)
 	r.Get("/api/openapi.json", serveOpenAPI)
+	r.Get("/", serveHome())
+	r.Get("/api/docs", serveDoc("index.html", "text/html; charset=utf-8"))
+	r.Get("/api/docs/docs.js", serveDoc("docs.js", "text/javascript; charset=utf-8"))
+	r.Get("/api/docs/docs.css", serveDoc("docs.css", "text/css; charset=utf-8"))
+	if s.metrics != nil {
+		r.Method(http.MethodGet, "/metrics", s.metrics.Handler())
+	}
 	// The realtime stream authenticates by its token, not by the route table's credentials.
 	r.Get(realtimePath, s.realtimeEvents)
 	for _, rt := range routes {
@@ -135,6 +143,9 @@ func (s *Server) guard(rt route) http.Handler {
 			}
 			err = p.authorize(scope)
 		}
+		if p != nil {
+			noteCaller(r.Context(), p)
+		}
 		if err != nil {
 			writeError(w, r, err)
 			return
@@ -152,29 +163,6 @@ func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
-}
-
-type requestIDKey struct{}
-
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
-}
-
-var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
-
-// withRequestID takes a sane X-Request-Id from the client or makes one, and echoes it.
-func withRequestID(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("X-Request-Id")
-		if !clientRequestID.MatchString(id) {
-			b := make([]byte, 12)
-			_, _ = rand.Read(b)
-			id = "req_" + hex.EncodeToString(b)
-		}
-		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
-	})
 }
 
 // recoverPanics answers a panic with the error envelope and logs the stack.

@@ -15,6 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/webhooks/safehttp"
 )
@@ -34,8 +35,9 @@ type Sender struct {
 	Client      *http.Client    // nil: safehttp.Policy{}.Client(10 s)
 	Schedule    []time.Duration // nil: DefaultSchedule
 	Now         func() time.Time
-	Concurrency int           // webhooks served at once; default 8
-	Interval    time.Duration // between looks for due deliveries; default 250 ms
+	Concurrency int              // webhooks served at once; default 8
+	Interval    time.Duration    // between looks for due deliveries; default 250 ms
+	Metrics     *metrics.Metrics // counts the attempts' outcomes; nil: not counted
 
 	wake chan struct{}
 	once sync.Once
@@ -232,6 +234,11 @@ func (s *Sender) attempt(ctx context.Context, p pending) (bool, error) {
 	if err := s.Pool.SendBatch(context.WithoutCancel(ctx), b).Close(); err != nil {
 		return false, fmt.Errorf("webhooks: record attempt: %w", err)
 	}
+	outcome := state
+	if state == "pending" {
+		outcome = "retrying"
+	}
+	s.Metrics.Attempted(outcome)
 	return ok, nil
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/webhooks/bus"
 	"github.com/finledger/finledger/webhooks/push"
@@ -23,9 +24,10 @@ type Config struct {
 	Client   *http.Client    // for deliveries; see Sender
 	Schedule []time.Duration // retries; nil: DefaultSchedule
 	Now      func() time.Time
-	Interval time.Duration // how often the relay and the sender look for work when idle; 0: their defaults
-	AckWait  time.Duration // see Dispatcher
-	Push     *push.Sender  // nil: no Web Push notifications
+	Interval time.Duration    // how often the relay and the sender look for work when idle; 0: their defaults
+	AckWait  time.Duration    // see Dispatcher
+	Push     *push.Sender     // nil: no Web Push notifications
+	Metrics  *metrics.Metrics // nil: the attempts' outcomes are not counted
 }
 
 // Service is the relay and the dispatcher of one instance.
@@ -43,7 +45,7 @@ func New(c Config) (*Service, error) {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	sender := &Sender{Pool: c.Pool, Box: c.Box, Client: c.Client, Schedule: c.Schedule, Now: c.Now, Interval: c.Interval}
+	sender := &Sender{Pool: c.Pool, Box: c.Box, Client: c.Client, Schedule: c.Schedule, Now: c.Now, Interval: c.Interval, Metrics: c.Metrics}
 	return &Service{
 		Relay:      &Relay{Pool: c.Pool, Bus: c.Bus, Publisher: publisher, Interval: c.Interval},
 		Dispatcher: &Dispatcher{Pool: c.Pool, Bus: c.Bus, Sender: sender, Now: c.Now, AckWait: c.AckWait, Push: c.Push},
@@ -81,17 +83,45 @@ func (s *Service) Backlog(ctx context.Context) (int64, error) {
 	return unrelayed + int64(pending), nil
 }
 
+// Lag reads how far the relay and the dispatcher trail the log, for the metrics.
+func (s *Service) Lag(ctx context.Context) (metrics.Lag, error) {
+	var lag metrics.Lag
+	var oldest *time.Time
+	var err error
+	if lag.UnrelayedEvents, oldest, err = unrelayed(ctx, s.Relay.Pool); err != nil {
+		return lag, err
+	}
+	if oldest != nil {
+		lag.OldestUnrelayed = max(time.Since(*oldest), 0)
+	}
+	if lag.UndispatchedMsgs, err = s.Dispatcher.Bus.Pending(ctx, dispatcherConsumer); err != nil {
+		return lag, err
+	}
+	if err := s.Relay.Pool.QueryRow(ctx, `SELECT count(*) FROM webhook_deliveries WHERE status = 'pending'`).Scan(&lag.PendingDelivery); err != nil {
+		return lag, fmt.Errorf("webhooks: pending deliveries: %w", err)
+	}
+	return lag, nil
+}
+
 // Unrelayed counts the events of the log beyond the relay's checkpoint: those not yet
 // published, by whichever instance leads the relay.
 func Unrelayed(ctx context.Context, pool *pgxpool.Pool) (int64, error) {
+	n, _, err := unrelayed(ctx, pool)
+	return n, err
+}
+
+// unrelayed counts the events beyond the relay's checkpoint and tells when the oldest
+// of them was recorded (nil when there is none).
+func unrelayed(ctx context.Context, pool *pgxpool.Pool) (int64, *time.Time, error) {
 	from, _, err := (&Relay{Pool: pool}).checkpoint(ctx)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	var unrelayed int64
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM events WHERE (tx_id, position) > ($1::text::xid8, $2)`,
-		strconv.FormatUint(from.TxID, 10), from.Sequence).Scan(&unrelayed); err != nil {
-		return 0, fmt.Errorf("webhooks: relay backlog: %w", err)
+	var n int64
+	var oldest *time.Time
+	if err := pool.QueryRow(ctx, `SELECT count(*), min(recorded_at) FROM events WHERE (tx_id, position) > ($1::text::xid8, $2)`,
+		strconv.FormatUint(from.TxID, 10), from.Sequence).Scan(&n, &oldest); err != nil {
+		return 0, nil, fmt.Errorf("webhooks: relay backlog: %w", err)
 	}
-	return unrelayed, nil
+	return n, oldest, nil
 }

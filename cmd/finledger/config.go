@@ -3,10 +3,15 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/internal/sealbox"
@@ -18,6 +23,7 @@ import (
 type config struct {
 	DatabaseURL        string
 	HTTPAddr           string
+	AdminAddr          string // pprof and metrics for operators; "" (the default): not served
 	Env                string
 	DataDir            string
 	SessionJWKSURL     string
@@ -66,65 +72,203 @@ func (c config) channelAudiences() []string {
 	return audiences
 }
 
-func loadConfig() (config, error) {
-	c := config{
-		DatabaseURL:        os.Getenv("FINLEDGER_DATABASE_URL"),
-		HTTPAddr:           envOr("FINLEDGER_HTTP_ADDR", "127.0.0.1:8080"),
-		Env:                envOr("FINLEDGER_ENV", "development"),
-		DataDir:            envOr("FINLEDGER_DATA_DIR", ".finledger"),
-		SessionJWKSURL:     os.Getenv("FINLEDGER_SESSION_JWKS_URL"),
-		SessionHS256Secret: os.Getenv("FINLEDGER_SESSION_HS256_SECRET"),
-		SessionIssuer:      os.Getenv("FINLEDGER_SESSION_ISSUER"),
-		SessionAudience:    os.Getenv("FINLEDGER_SESSION_AUDIENCE"),
-		ChannelSecret:      os.Getenv("FINLEDGER_CHANNEL_SECRET"),
-		ChannelIssuer:      envOr("FINLEDGER_CHANNEL_ISSUER", "finledger-channel"),
-		PublicOrigin:       os.Getenv("FINLEDGER_PUBLIC_ORIGIN"),
-		ChannelDevAudience: os.Getenv("FINLEDGER_CHANNEL_DEV_AUDIENCE"),
-		NATSURL:            os.Getenv("FINLEDGER_NATS_URL"),
-		Deployment:         os.Getenv("FINLEDGER_DEPLOYMENT"),
-		SecretKey:          os.Getenv("FINLEDGER_SECRET_KEY"),
-		VAPIDPublicKey:     os.Getenv("FINLEDGER_VAPID_PUBLIC_KEY"),
-		VAPIDPrivateKey:    os.Getenv("FINLEDGER_VAPID_PRIVATE_KEY"),
-		VAPIDSubject:       envOr("FINLEDGER_VAPID_SUBJECT", "mailto:admin@localhost"),
-	}
-	var err error
-	if c.StateCacheSize, err = envInt("FINLEDGER_STATE_CACHE_SIZE", 10000); err != nil {
-		return c, err
-	}
-	if c.StateCacheMB, err = envInt("FINLEDGER_STATE_CACHE_MB", 32); err != nil {
-		return c, err
-	}
-	if c.DBMaxConns, err = envInt("FINLEDGER_DB_MAX_CONNS", 32); err != nil {
-		return c, err
-	}
-	if c.RateLimitPerMinute, err = envInt("FINLEDGER_RATE_LIMIT_PER_MINUTE", 1200); err != nil {
-		return c, err
-	}
-	if c.RateLimitBurst, err = envInt("FINLEDGER_RATE_LIMIT_BURST", 600); err != nil {
-		return c, err
-	}
-	switch v := os.Getenv("FINLEDGER_WEBHOOK_ALLOW_PRIVATE"); v {
-	case "", "false":
-	case "true":
-		c.WebhookAllowPriv = true
-	default:
-		return c, fmt.Errorf("FINLEDGER_WEBHOOK_ALLOW_PRIVATE must be true or false, not %q", v)
-	}
-	if v := os.Getenv("FINLEDGER_WEBHOOK_RETRY_SCHEDULE"); v != "" {
-		if c.WebhookSchedule, err = parseSchedule(v); err != nil {
-			return c, err
+// setting is one FINLEDGER_* variable: its name, the default it takes when unset, what
+// it means (for `finledger config`), whether its value is secret, and how it is read
+// into the config, which refuses a value it cannot use with an error naming it.
+type setting struct {
+	name   string
+	def    string
+	about  string
+	secret bool
+	read   func(c *config, v string) error
+}
+
+// settings are every FINLEDGER_* variable the binary reads, in the order `finledger
+// config` prints them. README's tables say more of each.
+var settings = []setting{
+	{"FINLEDGER_ENV", "development", "development or production", false, func(c *config, v string) error {
+		if v != "development" && v != "production" {
+			return errors.New("must be development or production")
 		}
-	}
-	if c.Deployment != "" {
+		c.Env = v
+		return nil
+	}},
+	{"FINLEDGER_DATABASE_URL", "", "PostgreSQL URL (dev starts its own)", true, func(c *config, v string) error {
+		if v != "" {
+			if _, err := pgxpool.ParseConfig(v); err != nil {
+				return errors.New("is not a PostgreSQL URL or connection string")
+			}
+		}
+		c.DatabaseURL = v
+		return nil
+	}},
+	{"FINLEDGER_HTTP_ADDR", "127.0.0.1:8080", "the API's listen address", false, address(func(c *config) *string { return &c.HTTPAddr })},
+	{"FINLEDGER_ADMIN_ADDR", "", "profiles and metrics for operators; unset: off", false, address(func(c *config) *string { return &c.AdminAddr })},
+	{"FINLEDGER_DATA_DIR", ".finledger", "where local state is kept", false, text(func(c *config) *string { return &c.DataDir })},
+	{"FINLEDGER_SESSION_JWKS_URL", "", "the identity provider's keys (JWKS)", false, func(c *config, v string) error {
+		if v != "" {
+			if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return errors.New("must be an http(s) URL")
+			}
+		}
+		c.SessionJWKSURL = v
+		return nil
+	}},
+	{"FINLEDGER_SESSION_HS256_SECRET", "", "the development identity provider's key", true, text(func(c *config) *string { return &c.SessionHS256Secret })},
+	{"FINLEDGER_SESSION_ISSUER", "", "the iss session tokens must have", false, text(func(c *config) *string { return &c.SessionIssuer })},
+	{"FINLEDGER_SESSION_AUDIENCE", "", "the aud session tokens must have", false, text(func(c *config) *string { return &c.SessionAudience })},
+	{"FINLEDGER_STATE_CACHE_SIZE", "10000", "workspace states kept in memory", false, positive(func(c *config) *int { return &c.StateCacheSize })},
+	{"FINLEDGER_STATE_CACHE_MB", "32", "the most memory those states may hold", false, positive(func(c *config) *int { return &c.StateCacheMB })},
+	{"FINLEDGER_DB_MAX_CONNS", "32", "database connection pool size", false, positive(func(c *config) *int { return &c.DBMaxConns })},
+	{"FINLEDGER_RATE_LIMIT_PER_MINUTE", "1200", "requests a minute per credential, sustained", false, positive(func(c *config) *int { return &c.RateLimitPerMinute })},
+	{"FINLEDGER_RATE_LIMIT_BURST", "600", "requests a credential may make at once", false, positive(func(c *config) *int { return &c.RateLimitBurst })},
+	{"FINLEDGER_CHANNEL_SECRET", "", "the chat channel's key (64 hex characters); unset: channel off", true, func(c *config, v string) error {
+		if v != "" && !channel.SecretPattern.MatchString(v) {
+			return errors.New("must be 64 hexadecimal characters")
+		}
+		c.ChannelSecret = v
+		return nil
+	}},
+	{"FINLEDGER_CHANNEL_ISSUER", "finledger-channel", "the chat channel provider's iss", false, text(func(c *config) *string { return &c.ChannelIssuer })},
+	{"FINLEDGER_PUBLIC_ORIGIN", "", "the service's public origin", false, text(func(c *config) *string { return &c.PublicOrigin })},
+	{"FINLEDGER_CHANNEL_DEV_AUDIENCE", "", "an extra aud the channel accepts outside production", false, text(func(c *config) *string { return &c.ChannelDevAudience })},
+	{"FINLEDGER_NATS_URL", "", "NATS with JetStream; unset: an in-process server", true, func(c *config, v string) error {
+		for _, server := range strings.Split(v, ",") {
+			server = strings.TrimSpace(server)
+			if !strings.Contains(server, "://") {
+				server = "nats://" + server // as the NATS client reads a bare host:port
+			}
+			if u, err := url.Parse(server); v != "" && (err != nil || u.Host == "") {
+				return errors.New("must be nats://host:port URLs, separated by commas")
+			}
+		}
+		c.NATSURL = v
+		return nil
+	}},
+	{"FINLEDGER_DEPLOYMENT", "", "this deployment's name on NATS; unset: derived from the database", false, func(c *config, v string) error {
 		// It names the deployment's stream, subjects and consumers on NATS.
-		if _, err := bus.NamesOf(c.Deployment); err != nil {
-			return c, fmt.Errorf("FINLEDGER_DEPLOYMENT must be 1 to 32 letters, digits, '-' or '_', not %q", c.Deployment)
+		if v != "" {
+			if _, err := bus.NamesOf(v); err != nil {
+				return errors.New("must be 1 to 32 letters, digits, '-' or '_'")
+			}
+		}
+		c.Deployment = v
+		return nil
+	}},
+	{"FINLEDGER_SECRET_KEY", "", "the key (64 hex characters) that seals secrets at rest", true, func(c *config, v string) error {
+		if v != "" {
+			if _, err := sealbox.ParseKey(v); err != nil {
+				return errors.New("must be 64 hexadecimal characters")
+			}
+		}
+		c.SecretKey = v
+		return nil
+	}},
+	{"FINLEDGER_WEBHOOK_ALLOW_PRIVATE", "false", "let production webhooks reach private addresses", false, func(c *config, v string) error {
+		b, err := strconv.ParseBool(v)
+		if err != nil || (v != "true" && v != "false") {
+			return errors.New("must be true or false")
+		}
+		c.WebhookAllowPriv = b
+		return nil
+	}},
+	{"FINLEDGER_WEBHOOK_RETRY_SCHEDULE", "10s,1m,5m,30m,2h,6h,18h", "the waits before each webhook retry", false, func(c *config, v string) error {
+		var err error
+		c.WebhookSchedule, err = parseSchedule(v)
+		return err
+	}},
+	{"FINLEDGER_VAPID_PUBLIC_KEY", "", "the Web Push identity's public key", false, text(func(c *config) *string { return &c.VAPIDPublicKey })},
+	{"FINLEDGER_VAPID_PRIVATE_KEY", "", "the Web Push identity's private key", true, text(func(c *config) *string { return &c.VAPIDPrivateKey })},
+	{"FINLEDGER_VAPID_SUBJECT", "mailto:admin@localhost", "the contact push services may use", false, func(c *config, v string) error {
+		if !strings.HasPrefix(v, "mailto:") && !strings.HasPrefix(v, "https://") {
+			return errors.New("must be a mailto: or https: URL")
+		}
+		c.VAPIDSubject = v
+		return nil
+	}},
+}
+
+func text(field func(*config) *string) func(*config, string) error {
+	return func(c *config, v string) error { *field(c) = v; return nil }
+}
+
+func positive(field func(*config) *int) func(*config, string) error {
+	return func(c *config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			return errors.New("must be a positive integer")
+		}
+		*field(c) = n
+		return nil
+	}
+}
+
+func address(field func(*config) *string) func(*config, string) error {
+	return func(c *config, v string) error {
+		if v != "" {
+			if _, port, err := net.SplitHostPort(v); err != nil || port == "" {
+				return errors.New("must be host:port, such as 127.0.0.1:8080 or :8080")
+			}
+		}
+		*field(c) = v
+		return nil
+	}
+}
+
+// loadConfig reads every setting from the environment, each unset one at its default,
+// and reports every value it cannot use, each named.
+func loadConfig() (config, error) {
+	var c config
+	var problems []error
+	for _, s := range settings {
+		v, set := os.LookupEnv(s.name)
+		if !set || v == "" {
+			v = s.def
+		}
+		if err := s.read(&c, v); err != nil {
+			shown := fmt.Sprintf("%q", v)
+			if s.secret {
+				shown = "its value"
+			}
+			problems = append(problems, fmt.Errorf("%s: %s %w", s.name, shown, err))
 		}
 	}
-	if c.Env != "development" && c.Env != "production" {
-		return c, fmt.Errorf("FINLEDGER_ENV must be development or production, not %q", c.Env)
+	return c, errors.Join(problems...)
+}
+
+// printConfig writes the effective settings, one a line, with secrets masked and where
+// each value came from.
+func printConfig(w io.Writer) {
+	for _, s := range settings {
+		v, set := os.LookupEnv(s.name)
+		source := "set"
+		if !set || v == "" {
+			v, source = s.def, "default"
+		}
+		if s.secret && v != "" {
+			v = mask(v)
+		}
+		if v == "" {
+			v = "(unset)"
+		}
+		fmt.Fprintf(w, "%-33s %-40s %-8s %s\n", s.name, v, source, s.about)
 	}
-	return c, nil
+}
+
+// mask hides a secret: a URL keeps all but its password; anything else is not shown.
+func mask(v string) string {
+	if u, err := url.Parse(v); err == nil && u.Scheme != "" && u.Host != "" {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+		q := u.Query()
+		if q.Has("password") {
+			q.Set("password", "xxxxx")
+			u.RawQuery = q.Encode()
+		}
+		return u.String()
+	}
+	return "(set, not shown)"
 }
 
 // webhookPolicy says where webhooks may point: anywhere outside production, and in
@@ -142,21 +286,11 @@ func (c config) checkServe() error {
 	if c.SessionJWKSURL == "" && c.SessionHS256Secret == "" {
 		problems = append(problems, errors.New("set FINLEDGER_SESSION_JWKS_URL or FINLEDGER_SESSION_HS256_SECRET to verify session tokens"))
 	}
-	if c.ChannelSecret != "" && !channel.SecretPattern.MatchString(c.ChannelSecret) {
-		problems = append(problems, errors.New("FINLEDGER_CHANNEL_SECRET must be 64 hexadecimal characters"))
-	}
-	if c.SecretKey != "" {
-		if _, err := sealbox.ParseKey(c.SecretKey); err != nil {
-			problems = append(problems, errors.New("FINLEDGER_SECRET_KEY must be 64 hexadecimal characters"))
-		}
-	} else if c.Env == "production" {
+	if c.SecretKey == "" && c.Env == "production" {
 		problems = append(problems, errors.New("FINLEDGER_SECRET_KEY is not set: production needs a key (64 hexadecimal characters) to keep secrets with"))
 	}
 	if (c.VAPIDPublicKey == "") != (c.VAPIDPrivateKey == "") {
 		problems = append(problems, errors.New("set both FINLEDGER_VAPID_PUBLIC_KEY and FINLEDGER_VAPID_PRIVATE_KEY, or neither"))
-	}
-	if !strings.HasPrefix(c.VAPIDSubject, "mailto:") && !strings.HasPrefix(c.VAPIDSubject, "https://") {
-		problems = append(problems, errors.New("FINLEDGER_VAPID_SUBJECT must be a mailto: or https: URL"))
 	}
 	if c.Env == "production" && c.SessionHS256Secret != "" && len(c.SessionHS256Secret) < 32 {
 		problems = append(problems, errors.New("FINLEDGER_SESSION_HS256_SECRET must be at least 32 characters in production"))
@@ -169,34 +303,15 @@ func (c config) checkServe() error {
 func parseSchedule(v string) ([]time.Duration, error) {
 	parts := strings.Split(v, ",")
 	if len(parts) > 30 {
-		return nil, fmt.Errorf("FINLEDGER_WEBHOOK_RETRY_SCHEDULE has %d waits; at most 30", len(parts))
+		return nil, fmt.Errorf("has %d waits; at most 30", len(parts))
 	}
 	out := make([]time.Duration, len(parts))
 	for i, p := range parts {
 		d, err := time.ParseDuration(strings.TrimSpace(p))
 		if err != nil || d <= 0 || d > 7*24*time.Hour {
-			return nil, fmt.Errorf("FINLEDGER_WEBHOOK_RETRY_SCHEDULE: %q is not a wait from 1ns to 168h (write them like 10s,1m,2h)", p)
+			return nil, fmt.Errorf("holds %q, not a wait from 1ns to 168h (write them like 10s,1m,2h)", p)
 		}
 		out[i] = d
 	}
 	return out, nil
-}
-
-func envOr(name, fallback string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return fallback
-}
-
-func envInt(name string, fallback int) (int, error) {
-	v := os.Getenv(name)
-	if v == "" {
-		return fallback, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%s must be a positive integer, not %q", name, v)
-	}
-	return n, nil
 }

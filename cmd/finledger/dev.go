@@ -147,33 +147,32 @@ func keptFile(dataDir, file string, create func() ([]byte, error)) ([]byte, erro
 	return data, nil
 }
 
-// token mints a session token with FINLEDGER_SESSION_HS256_SECRET or, failing that,
-// the secret `finledger dev` keeps in the data folder.
-func token(cfg config, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+// tokenFlags declares the token command's flags: it mints a session token with
+// FINLEDGER_SESSION_HS256_SECRET or, failing that, the secret `finledger dev` keeps in
+// the data folder.
+func tokenFlags(fs *flag.FlagSet) runner {
 	sub := fs.String("sub", "", "subject (user id at the identity provider)")
 	email := fs.String("email", "", "email address")
 	name := fs.String("name", "", "display name")
 	ttl := fs.Duration("ttl", 24*time.Hour, "lifetime")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *sub == "" || *email == "" {
-		return errors.New("token needs --sub and --email")
-	}
-	secret := cfg.SessionHS256Secret
-	if secret == "" {
-		data, err := os.ReadFile(filepath.Join(cfg.DataDir, "dev-session-secret"))
-		if err != nil {
-			return errors.New("set FINLEDGER_SESSION_HS256_SECRET, or run `finledger dev` once to create a development secret")
+	return func(_ context.Context, cfg config, out io.Writer) error {
+		if *sub == "" || *email == "" {
+			return usageError{errors.New("token needs --sub and --email")}
 		}
-		secret = strings.TrimSpace(string(data))
+		secret := cfg.SessionHS256Secret
+		if secret == "" {
+			data, err := os.ReadFile(filepath.Join(cfg.DataDir, "dev-session-secret"))
+			if err != nil {
+				return errors.New("set FINLEDGER_SESSION_HS256_SECRET, or run `finledger dev` once to create a development secret")
+			}
+			secret = strings.TrimSpace(string(data))
+		}
+		tok, err := session.MintHS256(secret, session.Claims{Subject: *sub, Email: *email, Name: *name, Issuer: cfg.SessionIssuer},
+			time.Now(), *ttl, cfg.SessionAudience)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, tok)
+		return nil
 	}
-	tok, err := session.MintHS256(secret, session.Claims{Subject: *sub, Email: *email, Name: *name, Issuer: cfg.SessionIssuer},
-		time.Now(), *ttl, cfg.SessionAudience)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(out, tok)
-	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -25,28 +26,12 @@ import (
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/fx"
+	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/push"
 )
-
-const usage = `finledger: personal and team finances, an event-sourced ledger.
-
-Usage:
-  finledger serve                  serve the API (FINLEDGER_DATABASE_URL, FINLEDGER_HTTP_ADDR, ...)
-  finledger dev                    run everything locally with no configuration
-  finledger migrate                apply database migrations
-  finledger replay                 rebuild every read model from the event log
-  finledger verify                 replay into scratch tables and compare with the live read models,
-                                   and every workspace snapshot with the fold of its stream
-  finledger token --sub ID --email E [--name N] [--ttl 24h]
-                                   mint a development session token
-  finledger rates [--file F | --url U]
-                                   import the ECB's reference exchange rates (default: the ECB's daily feed)
-
-Settings are FINLEDGER_* environment variables; see README.md.
-`
 
 // defaultGCPercent trades memory for CPU: the service's live heap is small (workspace
 // states and buffers), and collecting at 4x it instead of 2x left more of a 2-core
@@ -66,66 +51,141 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, nil)))
-	if len(os.Args) < 2 {
-		fmt.Fprint(os.Stderr, usage)
-		os.Exit(2)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, err := loadConfig()
-	if err == nil {
-		err = run(ctx, cfg, os.Stdout, os.Args[1], os.Args[2:])
+	name, args := "help", []string(nil)
+	if len(os.Args) > 1 {
+		name, args = os.Args[1], os.Args[2:]
 	}
-	if err != nil && !errors.Is(err, context.Canceled) {
+	cfg, err := loadConfig()
+	slog.SetDefault(logger(cfg, os.Stderr))
+	if err != nil && name != "help" && name != "config" {
+		err = usageError{fmt.Errorf("a setting cannot be used (`finledger config` shows them all):\n%w", err)}
+	} else {
+		err = run(ctx, cfg, os.Stdout, name, args)
+	}
+	if code := exitCode(err); code != exitOK {
 		fmt.Fprintln(os.Stderr, "finledger:", err)
-		os.Exit(1)
+		os.Exit(code)
 	}
 }
 
-func run(ctx context.Context, cfg config, out io.Writer, cmd string, args []string) error {
-	switch cmd {
-	case "serve":
-		if err := cfg.checkServe(); err != nil {
-			return err
-		}
-		return serve(ctx, cfg, func(base string) { slog.Info("serving", "url", base) })
-	case "dev":
-		return dev(ctx, cfg, out)
-	case "migrate":
-		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
-			applied, err := database.Migrate(ctx, pool)
-			if err == nil {
-				fmt.Fprintf(out, "applied %d migration(s) %v\n", len(applied), applied)
-			}
-			return err
-		})
-	case "replay":
-		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
-			start := time.Now()
-			n, err := projections.Rebuild(ctx, pool)
-			if err == nil {
-				fmt.Fprintf(out, "replayed %d events into the read models in %s\n", n, time.Since(start).Round(time.Millisecond))
-			}
-			return err
-		})
-	case "verify":
-		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return verify(ctx, pool, out) })
-	case "token":
-		return token(cfg, args, out)
-	case "rates":
-		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return importRates(ctx, pool, args, out) })
-	case "help", "-h", "--help":
-		fmt.Fprint(out, usage)
-		return nil
+// logger writes JSON lines in production, for a log collector, and text otherwise.
+func logger(cfg config, w io.Writer) *slog.Logger {
+	if cfg.Env == "production" {
+		return slog.New(slog.NewJSONHandler(w, nil))
 	}
-	fmt.Fprint(os.Stderr, usage)
-	return fmt.Errorf("unknown command %q", cmd)
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// serveAdmin serves the operators' listener: Go's profiles under /debug/pprof/ and the
+// metrics. It is off unless FINLEDGER_ADMIN_ADDR names an address, which should not be
+// reachable from outside.
+func serveAdmin(addr string, m *metrics.Metrics, errc chan<- error) (*http.Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen on %s (FINLEDGER_ADMIN_ADDR): %w", addr, err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("/metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("admin listener: %w", err)
+		}
+	}()
+	slog.Info("serving profiles and metrics for operators", "url", "http://"+ln.Addr().String()+"/debug/pprof/")
+	return srv, nil
+}
+
+// run runs the named command with its arguments.
+func run(ctx context.Context, cfg config, out io.Writer, name string, args []string) error {
+	switch name {
+	case "help", "-h", "--help":
+		return help(out, args)
+	}
+	c, ok := lookup(name)
+	if !ok {
+		return usageError{fmt.Errorf("no command %q; `finledger help` lists them", name)}
+	}
+	runner, err := c.parse(args, out)
+	if err != nil {
+		return err
+	}
+	return runner(ctx, cfg, out)
+}
+
+// subcommands are the binary's commands, in the order help lists them.
+func subcommands() []command {
+	plain := func(r runner) func(*flag.FlagSet) runner { return func(*flag.FlagSet) runner { return r } }
+	return []command{
+		{name: "serve", about: "serve the API, with the webhook relay, dispatcher and scheduler",
+			details: "It applies the database's migrations first. FINLEDGER_DATABASE_URL and a way to verify session\n" +
+				"tokens (FINLEDGER_SESSION_JWKS_URL or FINLEDGER_SESSION_HS256_SECRET) are required; SIGINT or\nSIGTERM stops it gracefully.",
+			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
+				if err := cfg.checkServe(); err != nil {
+					return usageError{err}
+				}
+				return serve(ctx, cfg, func(base string) { slog.Info("serving", "url", base) })
+			})},
+		{name: "dev", about: "run everything locally with no configuration",
+			details: "It starts a private PostgreSQL in FINLEDGER_DATA_DIR (unless FINLEDGER_DATABASE_URL is set) and an\n" +
+				"in-process NATS, serves the API and prints a development session token.",
+			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error { return dev(ctx, cfg, out) })},
+		{name: "migrate", about: "apply the database migrations not yet applied",
+			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
+				return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
+					start := time.Now()
+					applied, err := database.MigrateTelling(ctx, pool, func(m database.Migration) {
+						fmt.Fprintf(out, "applying %s\n", m.Name)
+					})
+					if err == nil {
+						fmt.Fprintf(out, "applied %d migration(s) %v in %s\n", len(applied), applied, time.Since(start).Round(time.Millisecond))
+					}
+					return err
+				})
+			})},
+		{name: "replay", about: "rebuild every read model from the event log",
+			details: "Instances may keep serving: the rebuild commits at once, at its end.",
+			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
+				return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
+					start := time.Now()
+					n, err := projections.Rebuild(ctx, pool)
+					if err == nil {
+						fmt.Fprintf(out, "replayed %d events into the read models in %s\n", n, time.Since(start).Round(time.Millisecond))
+					}
+					return err
+				})
+			})},
+		{name: "verify", about: "compare every read model with a replay of the log, and every snapshot with its stream's fold",
+			details: "It changes nothing. The exit code is 3 when something differs.",
+			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
+				return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return verify(ctx, pool, out) })
+			})},
+		{name: "token", synopsis: "--sub ID --email E [--name N] [--ttl 24h]", about: "mint a development session token",
+			details: "It signs with FINLEDGER_SESSION_HS256_SECRET or the secret `finledger dev` keeps in the data folder.",
+			setup:   tokenFlags},
+		{name: "rates", synopsis: "[--file F | --url U]", about: "import the ECB's reference exchange rates",
+			setup: ratesFlags},
+		{name: "config", about: "print the effective settings, secrets masked, and what is wrong with any",
+			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
+				printConfig(out)
+				if _, err := loadConfig(); err != nil {
+					return usageError{err}
+				}
+				return nil
+			})},
+	}
 }
 
 func withPool(ctx context.Context, cfg config, f func(*pgxpool.Pool) error) error {
 	if cfg.DatabaseURL == "" {
-		return errors.New("FINLEDGER_DATABASE_URL is not set")
+		return usageError{errors.New("FINLEDGER_DATABASE_URL is not set")}
 	}
 	pool, err := database.Open(ctx, cfg.DatabaseURL, 4)
 	if err != nil {
@@ -153,40 +213,41 @@ func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 		}
 	}
 	if bad > 0 {
-		return fmt.Errorf("%d read model(s) differ from a replay of the log", bad)
+		return fmt.Errorf("%d read model(s): %w", bad, errDiffers)
 	}
 	fmt.Fprintln(out, "every read model equals a replay of the event log, every workspace snapshot the fold of its stream")
 	return nil
 }
 
-// importRates loads the ECB's reference rates from a file or a URL.
-func importRates(ctx context.Context, pool *pgxpool.Pool, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("rates", flag.ContinueOnError)
+// ratesFlags declares the rates command's flags: it loads the ECB's reference rates
+// from a file or a URL.
+func ratesFlags(fs *flag.FlagSet) runner {
 	file := fs.String("file", "", "an eurofxref XML file")
 	url := fs.String("url", fx.ECBDailyURL, "where to fetch the eurofxref XML")
-	if err := fs.Parse(args); err != nil {
-		return err
+	return func(ctx context.Context, cfg config, out io.Writer) error {
+		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
+			var rates []fx.Rate
+			var err error
+			if *file != "" {
+				f, ferr := os.Open(*file)
+				if ferr != nil {
+					return ferr
+				}
+				defer f.Close()
+				rates, err = fx.ParseECB(f)
+			} else {
+				rates, err = fx.ECB{URL: *url}.Latest(ctx)
+			}
+			if err != nil {
+				return err
+			}
+			if err := fx.StoreReference(ctx, pool, rates, "ecb", time.Now()); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "imported %d reference rates\n", len(rates))
+			return nil
+		})
 	}
-	var rates []fx.Rate
-	var err error
-	if *file != "" {
-		f, ferr := os.Open(*file)
-		if ferr != nil {
-			return ferr
-		}
-		defer f.Close()
-		rates, err = fx.ParseECB(f)
-	} else {
-		rates, err = fx.ECB{URL: *url}.Latest(ctx)
-	}
-	if err != nil {
-		return err
-	}
-	if err := fx.StoreReference(ctx, pool, rates, "ecb", time.Now()); err != nil {
-		return err
-	}
-	fmt.Fprintf(out, "imported %d reference rates\n", len(rates))
-	return nil
 }
 
 // purgeHourly forgets old idempotency keys, idle rate-limit buckets, spent channel
@@ -281,8 +342,11 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
+	measured := metrics.New()
+	measured.WatchPool(pool)
 	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
 	ledger.LimitStateBytes(int64(cfg.StateCacheMB) << 20)
+	ledger.Instrument(measured)
 	box, err := secretBox(cfg)
 	if err != nil {
 		return err
@@ -301,14 +365,16 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		pusher = &push.Sender{Pool: pool, Keys: vapid, Client: cfg.webhookPolicy().Client(10 * time.Second)}
 	}
 	hooks, err := webhooks.New(webhooks.Config{Pool: pool, Bus: events, Box: box, Client: cfg.webhookPolicy().Client(10 * time.Second),
-		Schedule: cfg.WebhookSchedule, Push: pusher})
+		Schedule: cfg.WebhookSchedule, Push: pusher, Metrics: measured})
 	if err != nil {
 		return err
 	}
+	measured.WatchLag(hooks.Lag)
 	ledger.OnCommit(hooks.Committed)
 	api := httpapi.NewServer(pool, ledger, verifier, time.Now, httpapi.Options{
 		Box: box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
 		PushPublicKey:      vapid.PublicKey,
+		Metrics:            measured,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
 		// No payment provider is wired yet: cancellations are recorded in memory.
 		Billing: &httpapi.RecordingBilling{},
@@ -325,10 +391,20 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	errc := make(chan error, 1)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if cfg.AdminAddr != "" {
+		admin, err := serveAdmin(cfg.AdminAddr, measured, errc)
+		if err != nil {
+			return err
+		}
+		defer admin.Close()
+	}
 	go purgeHourly(ctx, pool)
-	go hooks.Run(ctx)
+	background := make(chan struct{})
+	go func() { defer close(background); hooks.Run(ctx) }()
+	// The relay and the dispatcher stop before the bus they use closes (deferred above).
+	defer func() { <-background }()
 	go func() {
 		s := &scheduler.Scheduler{Pool: pool, Ledger: ledger, Now: time.Now}
 		_ = s.Run(ctx) // ends with ctx

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -81,7 +83,11 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	if err := os.Chmod(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	cfg := config{HTTPAddr: freeAddr(t), Env: "development", DataDir: dir, StateCacheSize: 100, DBMaxConns: 4}
+	logs := &syncBuffer{}
+	defaultLogger := slog.Default()
+	slog.SetDefault(logger(config{Env: "production"}, logs))
+	defer slog.SetDefault(defaultLogger)
+	cfg := config{HTTPAddr: freeAddr(t), AdminAddr: freeAddr(t), Env: "development", DataDir: dir, StateCacheSize: 100, DBMaxConns: 4}
 	base := "http://" + cfg.HTTPAddr
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -137,6 +143,34 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no webhook within 20 s")
 	}
+	// The metrics, on the API's listener and the operators' one, where the profiles are.
+	// The webhook's attempt is counted once recorded, just after the receiver answered.
+	var metricsText string
+	for wait := time.Now().Add(10 * time.Second); !strings.Contains(metricsText, `finledger_webhook_attempts_total{outcome="succeeded"}`) && time.Now().Before(wait); {
+		time.Sleep(50 * time.Millisecond)
+		_, metricsText = call(t, "GET", base+"/metrics", "", "")
+	}
+	for _, sample := range []string{
+		`finledger_http_request_duration_seconds_count{method="POST",route="/api/transactions",status="201"} 1`,
+		`finledger_webhook_attempts_total{outcome="succeeded"} 1`,
+		`finledger_relay_backlog_events `, `finledger_relay_lag_seconds `, `finledger_dispatcher_backlog_messages `,
+		`finledger_webhook_deliveries_pending `, `finledger_events_appended_total `, `finledger_db_pool_connections{state="idle"} `,
+		`go_goroutines `, `process_resident_memory_bytes `,
+	} {
+		if !strings.Contains(metricsText, "\n"+sample) {
+			t.Errorf("metrics lack %q", sample)
+		}
+	}
+	if status, body := call(t, "GET", "http://"+cfg.AdminAddr+"/metrics", "", ""); status != http.StatusOK || !strings.Contains(body, "finledger_events_appended_total") {
+		t.Errorf("admin metrics: %d", status)
+	}
+	if status, body := call(t, "GET", "http://"+cfg.AdminAddr+"/debug/pprof/", "", ""); status != http.StatusOK || !strings.Contains(body, "goroutine") {
+		t.Errorf("admin profiles: %d", status)
+	}
+	if status, _ := call(t, "GET", base+"/debug/pprof/", "", ""); status != http.StatusNotFound {
+		t.Errorf("the API's listener serves profiles: %d", status)
+	}
+
 	for _, kept := range []string{"nats", "secret-key"} {
 		if _, err := os.Stat(filepath.Join(dir, kept)); err != nil {
 			t.Fatalf("the data folder lacks %s: %v", kept, err)
@@ -165,6 +199,24 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	}
 	if _, err := net.DialTimeout("tcp", cfg.HTTPAddr, time.Second); err == nil {
 		t.Fatal("the API still listens after dev stopped")
+	}
+	// JSON lines, a line per request with its route and caller, no error on a normal
+	// stop, and never the session token.
+	requests := 0
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var entry map[string]any
+		if err := json.Unmarshal([]byte(line), &entry); err != nil {
+			t.Fatalf("log line %q: %v", line, err)
+		}
+		if entry["level"] == "ERROR" {
+			t.Errorf("an error logged: %s", line)
+		}
+		if entry["msg"] == "request" && entry["route"] == "/api/transactions" && entry["credential"] == "session" {
+			requests++
+		}
+	}
+	if requests != 1 || strings.Contains(logs.String(), devToken) {
+		t.Errorf("%d request lines for the transaction; the token logged: %v", requests, strings.Contains(logs.String(), devToken))
 	}
 
 	// A second start finds the same cluster and data.
@@ -207,11 +259,77 @@ func TestMigrateReplayVerifyCommands(t *testing.T) {
 	if err := run(ctx, cfg, out, "verify", nil); err != nil || !strings.Contains(out.String(), "every read model equals a replay") {
 		t.Fatalf("verify: %v %q", err, out)
 	}
-	if err := run(ctx, config{}, io.Discard, "verify", nil); err == nil {
-		t.Fatal("verify without a database succeeded")
+	// A read model that differs from the log: verify says so, with its own exit code.
+	pool, err := database.Open(ctx, cfg.DatabaseURL, 1)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := run(ctx, config{}, io.Discard, "nonsense", nil); err == nil {
-		t.Fatal("unknown command succeeded")
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, `INSERT INTO transaction_counts VALUES (gen_random_uuid(), '2026-01-01', 'expense', gen_random_uuid(), 1)`); err != nil {
+		t.Fatal(err)
+	}
+	out = &syncBuffer{}
+	if err := run(ctx, cfg, out, "verify", nil); exitCode(err) != exitDifferent || !strings.Contains(out.String(), "DIFFERS") {
+		t.Fatalf("verify of a changed read model: %v (exit %d) %q", err, exitCode(err), out)
+	}
+	if err := run(ctx, config{}, io.Discard, "verify", nil); exitCode(err) != exitUsage {
+		t.Fatalf("verify without a database: %v", err)
+	}
+}
+
+// help lists the commands and explains each; a mistake in calling the binary is exit
+// code 2 and says where to look.
+func TestCommandLine(t *testing.T) {
+	ctx := context.Background()
+	out := &syncBuffer{}
+	if err := run(ctx, config{}, out, "help", nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range subcommands() {
+		if !strings.Contains(out.String(), "\n  "+c.name+" ") {
+			t.Errorf("help does not list %s:\n%s", c.name, out)
+		}
+	}
+	for _, args := range [][]string{{"help", "token"}, {"token", "-h"}, {"token", "--help"}} {
+		out := &syncBuffer{}
+		err := run(ctx, config{}, out, args[0], args[1:])
+		if exitCode(err) != exitOK || !strings.Contains(out.String(), "Usage: finledger token --sub ID") || !strings.Contains(out.String(), "-email string") {
+			t.Errorf("%v: %v %q", args, err, out)
+		}
+	}
+	for _, args := range [][]string{{"nonsense"}, {"help", "nonsense"}, {"migrate", "now"}, {"token", "--subject", "x"}, {"token", "--sub", "x"}} {
+		err := run(ctx, config{}, io.Discard, args[0], args[1:])
+		if exitCode(err) != exitUsage || !strings.Contains(err.Error(), "help") && !strings.Contains(err.Error(), "--email") {
+			t.Errorf("%v: %v (exit %d)", args, err, exitCode(err))
+		}
+	}
+
+	// config shows every setting, where it came from, and no secret.
+	t.Setenv("FINLEDGER_DATABASE_URL", "postgres://ledger:hunter2secret@db.internal:5432/finledger?sslmode=require")
+	t.Setenv("FINLEDGER_SECRET_KEY", strings.Repeat("ab", 32))
+	t.Setenv("FINLEDGER_DB_MAX_CONNS", "12")
+	out = &syncBuffer{}
+	if err := run(ctx, config{}, out, "config", nil); err != nil {
+		t.Fatal(err)
+	}
+	shown := out.String()
+	if strings.Contains(shown, "hunter2secret") || strings.Contains(shown, strings.Repeat("ab", 32)) {
+		t.Fatalf("config shows a secret:\n%s", shown)
+	}
+	for _, want := range []string{"postgres://ledger:xxxxx@db.internal:5432/finledger?sslmode=require", "FINLEDGER_DB_MAX_CONNS            12 ",
+		"FINLEDGER_HTTP_ADDR               127.0.0.1:8080", "(set, not shown)"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("config lacks %q:\n%s", want, shown)
+		}
+	}
+	for _, s := range settings {
+		if !strings.Contains(shown, s.name+" ") {
+			t.Errorf("config lacks %s", s.name)
+		}
+	}
+	t.Setenv("FINLEDGER_DB_MAX_CONNS", "many")
+	if err := run(ctx, config{}, io.Discard, "config", nil); exitCode(err) != exitUsage || !strings.Contains(err.Error(), "FINLEDGER_DB_MAX_CONNS") {
+		t.Fatalf("config with a bad setting: %v", err)
 	}
 }
 
@@ -241,13 +359,27 @@ func TestConfigOfEvents(t *testing.T) {
 	if err != nil || fmt.Sprint(c.WebhookSchedule) != "[5s 1m0s 2h0m0s]" || !c.WebhookAllowPriv {
 		t.Fatalf("config %+v, %v", c, err)
 	}
-	for name, bad := range map[string]string{"FINLEDGER_WEBHOOK_RETRY_SCHEDULE": "5s,soon", "FINLEDGER_WEBHOOK_ALLOW_PRIVATE": "yes"} {
+	for name, bad := range map[string]string{"FINLEDGER_WEBHOOK_RETRY_SCHEDULE": "5s,soon", "FINLEDGER_WEBHOOK_ALLOW_PRIVATE": "yes",
+		"FINLEDGER_SECRET_KEY": "abc", "FINLEDGER_ENV": "prod", "FINLEDGER_DB_MAX_CONNS": "0", "FINLEDGER_STATE_CACHE_MB": "lots",
+		"FINLEDGER_HTTP_ADDR": "8080", "FINLEDGER_ADMIN_ADDR": "localhost", "FINLEDGER_DATABASE_URL": "postgres://u:pw@[::1",
+		"FINLEDGER_SESSION_JWKS_URL": "idp.example.com/keys", "FINLEDGER_NATS_URL": "nats://", "FINLEDGER_DEPLOYMENT": "a b",
+		"FINLEDGER_CHANNEL_SECRET": "short", "FINLEDGER_VAPID_SUBJECT": "admin@example.com"} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(name, bad)
-			if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), name) {
+			_, err := loadConfig()
+			if err == nil || !strings.HasPrefix(err.Error(), name+": ") || strings.Count(err.Error(), "\n") != 0 {
 				t.Fatalf("%s=%s: %v", name, bad, err)
 			}
+			if secret := name == "FINLEDGER_SECRET_KEY" || name == "FINLEDGER_DATABASE_URL" || name == "FINLEDGER_CHANNEL_SECRET"; secret == strings.Contains(err.Error(), bad) {
+				t.Fatalf("%s: the value shown (or a secret shown): %v", name, err)
+			}
 		})
+	}
+	// Every bad setting is named at once.
+	t.Setenv("FINLEDGER_ENV", "staging")
+	t.Setenv("FINLEDGER_DB_MAX_CONNS", "-1")
+	if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), "FINLEDGER_ENV") || !strings.Contains(err.Error(), "FINLEDGER_DB_MAX_CONNS") {
+		t.Fatalf("two bad settings: %v", err)
 	}
 	for _, v := range []string{"0s", "-1s", "200h", strings.Repeat("1s,", 30) + "1s"} {
 		if _, err := parseSchedule(v); err == nil {
@@ -259,10 +391,6 @@ func TestConfigOfEvents(t *testing.T) {
 	prod := config{Env: "production", DatabaseURL: "postgres://x", SessionHS256Secret: strings.Repeat("s", 32), VAPIDSubject: "mailto:ops@example.com"}
 	if err := prod.checkServe(); err == nil || !strings.Contains(err.Error(), "FINLEDGER_SECRET_KEY") {
 		t.Fatalf("production without a key: %v", err)
-	}
-	prod.SecretKey = "abc"
-	if err := prod.checkServe(); err == nil || !strings.Contains(err.Error(), "FINLEDGER_SECRET_KEY") {
-		t.Fatalf("a short key: %v", err)
 	}
 	prod.SecretKey = strings.Repeat("ab", 32)
 	if err := prod.checkServe(); err != nil {

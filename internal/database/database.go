@@ -102,6 +102,12 @@ func Migrations() ([]Migration, error) {
 // session advisory lock so that several instances starting together apply them once.
 // It returns the versions it applied.
 func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
+	return MigrateTelling(ctx, pool, nil)
+}
+
+// MigrateTelling migrates as Migrate does and tells applying, if not nil, of each
+// migration before it applies it (some take time in proportion to the data).
+func MigrateTelling(ctx context.Context, pool *pgxpool.Pool, applying func(Migration)) ([]int, error) {
 	migrations, err := Migrations()
 	if err != nil {
 		return nil, err
@@ -143,6 +149,9 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) ([]int, error) {
 	for _, m := range migrations {
 		if applied[m.Version] {
 			continue
+		}
+		if applying != nil {
+			applying(m)
 		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, m.SQL); err != nil {

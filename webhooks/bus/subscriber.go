@@ -250,14 +250,14 @@ func (s *subscriber) pull(ctx context.Context, consumer jetstream.Consumer, out 
 				}
 				moreErr = more.Error()
 			}
-			if moreErr != nil && !errors.Is(moreErr, nats.ErrTimeout) {
+			if moreErr != nil && !errors.Is(moreErr, nats.ErrTimeout) && !s.stopped(ctx) {
 				s.log.Error("bus: pull more", "err", moreErr)
 			}
 		}
 		if len(ready) > 0 {
 			s.deliver(ctx, ready, out)
 		}
-		if err != nil {
+		if err != nil && !s.stopped(ctx) { // closing cuts a pull short: not a failure
 			s.log.Error("bus: pull", "err", err)
 			s.pause(ctx)
 		}

@@ -1,0 +1,93 @@
+package httpapi_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/finledger/finledger/internal/testkit/apitest"
+)
+
+// The root address and the API reference are pages of their own, in the binary: they
+// load nothing from another origin.
+func TestRootAndReferencePages(t *testing.T) {
+	env := apitest.Start(t)
+	browser := env.Anonymous().With("Accept", "text/html,application/xhtml+xml")
+	home := browser.Get("/").Expect(t, http.StatusOK)
+	if !strings.HasPrefix(home.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(home.Raw), `href="/api/docs"`) {
+		t.Fatalf("home page: %s %s", home.Header.Get("Content-Type"), home.Raw)
+	}
+	if r := env.Anonymous().Get("/").Expect(t, http.StatusOK); r.JSON["docs"] != "/api/docs" || r.JSON["openapi"] != "/api/openapi.json" {
+		t.Fatalf("home as JSON: %s", r.Raw)
+	}
+	for path, kind := range map[string]string{"/api/docs": "text/html", "/api/docs/docs.js": "text/javascript", "/api/docs/docs.css": "text/css"} {
+		r := browser.Get(path).Expect(t, http.StatusOK)
+		if !strings.HasPrefix(r.Header.Get("Content-Type"), kind) || !strings.Contains(r.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+			t.Errorf("%s: %s, policy %q", path, r.Header.Get("Content-Type"), r.Header.Get("Content-Security-Policy"))
+		}
+		if regexp.MustCompile(`(src|href|url)\s*[=(]\s*["']?(https?:)?//`).Match(r.Raw) {
+			t.Errorf("%s loads from another origin", path)
+		}
+	}
+	browser.Get("/api/docs/other.js").Expect(t, http.StatusNotFound)
+}
+
+// chromium finds Debian's headless browser; .ci/run installs it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if path, err := exec.LookPath(name); err == nil {
+			return path
+		}
+	}
+	t.Fatal("no chromium on PATH: install Debian's package (apt-get install chromium), as .ci/run does")
+	return ""
+}
+
+// In a real browser, the reference renders every operation of the served document.
+func TestReferenceRendersInABrowser(t *testing.T) {
+	env := apitest.Start(t)
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	if err := json.Unmarshal(env.Anonymous().Get("/api/openapi.json").Expect(t, http.StatusOK).Raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	operations := 0
+	for _, item := range doc.Paths {
+		for method := range item {
+			switch method {
+			case "get", "post", "put", "patch", "delete":
+				operations++
+			}
+		}
+	}
+	profile, err := os.MkdirTemp("", "finledger-browser-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(profile)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, chromium(t), "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+profile,
+		"--virtual-time-budget=10000", "--dump-dom", env.URL+"/api/docs").Output()
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	dom := string(out)
+	if !strings.Contains(dom, `data-operations="`+strconv.Itoa(operations)+`"`) {
+		t.Fatalf("the page did not render %d operations:\n%.2000s", operations, dom)
+	}
+	for _, want := range []string{`id="group-transactions"`, `/api/transactions/{id}`, `Finledger API 1.`} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("the rendered page lacks %q", want)
+		}
+	}
+}
