@@ -12,8 +12,9 @@ import (
 	"github.com/finledger/finledger/eventstore"
 )
 
-// replayBatch is how many events a rebuild reads and projects per round trip.
-const replayBatch = 5000
+// replayBatch is how many events a rebuild reads and projects per round trip (a
+// variable, so that tests can replay a short log in many batches).
+var replayBatch = 5000
 
 // Rebuild clears every read model and replays the whole log into it in one
 // transaction, so readers see the old models until the new ones are complete. It takes
@@ -88,13 +89,15 @@ func readIndexes(ctx context.Context, tx pgx.Tx, schema string) ([]index, error)
 }
 
 // replayAll projects every event in log order; tx holds eventstore.LockAppends. Each
-// batch of the log goes in one round trip, its new transactions and audit entries in a
-// statement per table; the daily totals and the wallets' balances, which only add up,
+// batch of the log goes in a round trip, and its new transactions and audit entries in a
+// COPY per table (more where a correction or a deletion must find the rows before it
+// in the table, each COPY at its place among the statements); the daily totals and the wallets' balances, which only add up,
 // are gathered over the whole log and written once at the end. While PostgreSQL applies
 // one batch and the connection reads the one after the next, the next is decoded and
 // queued: each side takes about as long as the other.
 func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 	history, p := commands.NewUpcaster(), newPending()
+	p.copying()
 	events, err := eventstore.ReadAllLocked(ctx, tx, eventstore.Position{}, replayBatch)
 	if err != nil {
 		return 0, err
@@ -106,9 +109,9 @@ func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 	ahead := make(chan read, 1)
 	// goAhead applies a batch and then reads the events after those given, on the
 	// connection, which nothing else uses until it has answered on ahead.
-	goAhead := func(batch *pgx.Batch, after []eventstore.RecordedEvent) {
+	goAhead := func(batch *pgx.Batch, copies []rowCopy, after []eventstore.RecordedEvent) {
 		go func() {
-			if err := apply(ctx, tx, batch); err != nil || len(after) == 0 {
+			if err := apply(ctx, tx, batch, copies); err != nil || len(after) == 0 {
 				ahead <- read{err: err}
 				return
 			}
@@ -116,11 +119,12 @@ func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 			ahead <- read{next, err}
 		}()
 	}
-	goAhead(&pgx.Batch{}, events)
+	goAhead(&pgx.Batch{}, nil, events)
 	total := 0
 	for len(events) > 0 {
 		batch := &pgx.Batch{}
 		err := queueBatch(batch, p, events, history)
+		copies := p.takeCopies()
 		next := <-ahead
 		if err == nil {
 			err = next.err
@@ -129,7 +133,7 @@ func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 			return total, err
 		}
 		total += len(events)
-		goAhead(batch, next.events)
+		goAhead(batch, copies, next.events)
 		events = next.events
 	}
 	if last := <-ahead; last.err != nil {
@@ -137,7 +141,7 @@ func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 	}
 	batch := &pgx.Batch{}
 	p.flush(batch)
-	return total, apply(ctx, tx, batch)
+	return total, apply(ctx, tx, batch, p.takeCopies())
 }
 
 // queueBatch queues a batch of the log, read after every event history has decoded.
@@ -155,12 +159,31 @@ func queueBatch(batch *pgx.Batch, p *pending, events []eventstore.RecordedEvent,
 	return nil
 }
 
-// apply sends a batch of projections.
-func apply(ctx context.Context, tx pgx.Tx, batch *pgx.Batch) error {
-	if batch.Len() == 0 {
+// apply sends a batch of projections, and COPYs the rows left to copy each at its place
+// among the batch's statements: after those queued before its flush, before the rest,
+// which may read or change its rows. COPY is no statement of a batch, so the batch goes
+// in as many parts as it has copies, plus one.
+func apply(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, copies []rowCopy) error {
+	from := 0
+	for i := range copies {
+		c := &copies[i]
+		if err := send(ctx, tx, batch.QueuedQueries[from:c.at]); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{c.insert.table}, c.insert.names, &copyRows{rowCopy: c}); err != nil {
+			return fmt.Errorf("projections: copy into %s: %w", c.insert.table, err)
+		}
+		from = c.at
+	}
+	return send(ctx, tx, batch.QueuedQueries[from:])
+}
+
+// send sends statements of a batch in one round trip.
+func send(ctx context.Context, tx pgx.Tx, queries []*pgx.QueuedQuery) error {
+	if len(queries) == 0 {
 		return nil
 	}
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+	if err := tx.SendBatch(ctx, &pgx.Batch{QueuedQueries: queries}).Close(); err != nil {
 		return fmt.Errorf("projections: apply: %w", err)
 	}
 	return nil
