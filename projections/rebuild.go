@@ -212,6 +212,9 @@ const SnapshotsTable = "workspace_snapshots"
 // its stream (commands.CheckSnapshots).
 func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 	var out []Difference
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var snapshots <-chan snapshotResult
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if err := eventstore.LockAppends(ctx, tx); err != nil {
 			return err
@@ -242,6 +245,10 @@ func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 		if _, err := replayAll(ctx, tx); err != nil {
 			return err
 		}
+		// The comparisons below keep one core busy in PostgreSQL: the snapshots are
+		// checked meanwhile, on a connection of their own (one freed by this
+		// transaction's end, if the pool has no other).
+		snapshots = checkSnapshots(ctx, pool)
 		for _, t := range Tables {
 			id := pgx.Identifier{t}.Sanitize()
 			live := `(SELECT * FROM public.` + id
@@ -266,18 +273,39 @@ func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 		return errRollback
 	})
 	if err != errRollback {
+		if snapshots != nil {
+			cancel()
+			<-snapshots
+		}
 		return out, err
 	}
-	// Snapshots are checked after appends are let go again: each is compared with the
-	// fold of events that can no longer change.
-	err = pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		snapshots, err := commands.CheckSnapshots(ctx, tx)
-		if err == nil {
-			out = append(out, snapshotDifference(snapshots))
-		}
-		return err
-	})
-	return out, err
+	checked := <-snapshots
+	if checked.err != nil {
+		return out, checked.err
+	}
+	return append(out, snapshotDifference(checked.check)), nil
+}
+
+type snapshotResult struct {
+	check commands.SnapshotCheck
+	err   error
+}
+
+// checkSnapshots compares the snapshots with the folds of their streams in a
+// transaction of its own, and answers once on the channel it returns. Each is compared
+// with the fold of events that can no longer change: it needs no lock on appends.
+func checkSnapshots(ctx context.Context, pool *pgxpool.Pool) <-chan snapshotResult {
+	done := make(chan snapshotResult, 1)
+	go func() {
+		var r snapshotResult
+		r.err = pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+			var err error
+			r.check, err = commands.CheckSnapshots(ctx, tx)
+			return err
+		})
+		done <- r
+	}()
+	return done
 }
 
 // snapshotDifference reports a snapshot check as a table's difference, naming the first
