@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 
 	"github.com/google/uuid"
@@ -38,6 +39,8 @@ type auditEntry struct {
 	// from the transactions read model, before the event's own statements change it.
 	fromRow map[string]string
 	after   any
+	// written, when set, is the changes already written as JSON (createdChanges).
+	written []byte
 }
 
 // transactionColumns maps the fields of a transaction to the columns holding them.
@@ -107,10 +110,8 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 	case *commands.TransactionCreated:
 		fields := *d
 		fields.Postings, fields.Effects = nil, nil
-		changes, err := diff(nil, fields)
-		delete(changes, "transactionId")
-		delete(changes, "postings")
-		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionCreate, changes: changes}, true, err
+		written, err := createdChanges(&fields, "transactionId", "postings")
+		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionCreate, written: written}, true, err
 	case *commands.TransactionUpdated:
 		after, err := json.Marshal(d.Changes)
 		if err != nil {
@@ -270,6 +271,76 @@ func diff(before, after any) (map[string]change, error) {
 		}
 	}
 	return out, nil
+}
+
+// createdChanges writes the changes of a new record straight from the record's JSON:
+// each field that is not null nor named in skip, from null. It writes what
+// marshalChanges writes of diff(nil, record) less the fields skipped, without the maps
+// of both: every new transaction of a replay passes here.
+func createdChanges(record any, skip ...string) ([]byte, error) {
+	data, err := json.Marshal(record)
+	if err != nil {
+		return nil, fmt.Errorf("projections: audit: %w", err)
+	}
+	if len(data) < 2 || data[0] != '{' {
+		return nil, fmt.Errorf("projections: audit: not an object: %.40s", data)
+	}
+	type member struct{ name, value []byte } // name without its quotes
+	members := make([]member, 0, 24)
+	size := 2
+	for i := 1; i < len(data) && data[i] != '}'; {
+		end := skipValue(data, i)
+		if end >= len(data) || data[end] != ':' {
+			return nil, fmt.Errorf("projections: audit: malformed object: %.40s", data)
+		}
+		name := data[i+1 : end-1]
+		if !plainName(name) {
+			// Written again by json.Marshal, as marshalChanges does, it could differ.
+			changes, err := diff(nil, record)
+			if err != nil {
+				return nil, err
+			}
+			for _, k := range skip {
+				delete(changes, k)
+			}
+			return marshalChanges(changes)
+		}
+		start := end + 1
+		end = skipValue(data, start)
+		if value := data[start:end]; string(value) != "null" && !slices.Contains(skip, string(name)) {
+			members = append(members, member{name, value})
+			size += len(name) + len(value) + len(`"":{"before":null,"after":},`)
+		}
+		if end < len(data) && data[end] == ',' {
+			end++
+		}
+		i = end
+	}
+	slices.SortFunc(members, func(a, b member) int { return bytes.Compare(a.name, b.name) })
+	out := make([]byte, 0, size)
+	out = append(out, '{')
+	for i, m := range members {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, '"')
+		out = append(out, m.name...)
+		out = append(out, `":{"before":null,"after":`...)
+		out = append(out, m.value...)
+		out = append(out, '}')
+	}
+	return append(out, '}'), nil
+}
+
+// plainName reports whether json.Marshal writes a member's name as it stands between
+// its quotes: printable ASCII, nothing it escapes.
+func plainName(name []byte) bool {
+	for _, c := range name {
+		if c < 0x20 || c >= 0x7f || c == '\\' || c == '"' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 // rawFields splits a record's JSON into its fields.
@@ -445,12 +516,14 @@ func queueAudit(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta comma
 		b.Queue(auditFromRowSQL, append(args, entry.after, apis, cols)...)
 		return nil
 	}
-	if entry.changes == nil {
-		entry.changes = map[string]change{}
-	}
-	changes, err := marshalChanges(entry.changes)
-	if err != nil {
-		return err
+	changes := entry.written
+	if changes == nil {
+		if entry.changes == nil {
+			entry.changes = map[string]change{}
+		}
+		if changes, err = marshalChanges(entry.changes); err != nil {
+			return err
+		}
 	}
 	p.audit.add(append(args, changes)...)
 	return nil

@@ -53,3 +53,37 @@ func TestAuditJSONAsEncodingJSON(t *testing.T) {
 		t.Errorf("changes:\ngot  %s\nwant %s", got, want)
 	}
 }
+
+// The changes of a new record written straight from its JSON are those of the diff
+// from nothing, written by marshalChanges.
+func TestCreatedChangesAsTheDiffFromNothing(t *testing.T) {
+	concept, empty, category, amount := `say "hi" \ <b> ñ`, "", uuid.New(), decimal.RequireFromString("12.50")
+	records := []any{
+		&commands.TransactionCreated{TransactionID: uuid.New(), Type: commands.TxExpense, Amount: amount, Currency: "MXN",
+			Date: "2026-01-02", Concept: &concept, Description: &empty, CategoryID: &category, DestinationAmount: &amount},
+		&commands.TransactionCreated{TransactionID: uuid.New(), Type: commands.TxIncome, Amount: amount, Currency: "USD", Date: "2026-01-02"},
+		commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN", InitialBalance: amount, IsDefault: true},
+		map[string]any{"b": 1, "a": []any{nil, "x"}, "a!": map[string]any{"z": nil}, "n": nil, "transactionId": "skipped"},
+		map[string]any{`k"ey`: 1, "<b>": 2, "ñ": 3, "plain": nil},
+		struct{}{},
+	}
+	for _, r := range records {
+		got, err := createdChanges(r, "transactionId", "postings")
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes, err := diff(nil, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		delete(changes, "transactionId")
+		delete(changes, "postings")
+		want, err := marshalChanges(changes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("changes of %#v:\ngot  %s\nwant %s", r, got, want)
+		}
+	}
+}

@@ -12,8 +12,9 @@ import (
 	"github.com/finledger/finledger/eventstore"
 )
 
-// replayBatch is how many events a rebuild reads and projects per round trip.
-const replayBatch = 5000
+// replayBatch is how many events a rebuild reads and projects per round trip (a
+// variable, so that tests can replay a short log in many batches).
+var replayBatch = 5000
 
 // Rebuild clears every read model and replays the whole log into it in one
 // transaction, so readers see the old models until the new ones are complete. It takes
@@ -88,13 +89,15 @@ func readIndexes(ctx context.Context, tx pgx.Tx, schema string) ([]index, error)
 }
 
 // replayAll projects every event in log order; tx holds eventstore.LockAppends. Each
-// batch of the log goes in one round trip, its new transactions and audit entries in a
-// statement per table; the daily totals and the wallets' balances, which only add up,
+// batch of the log goes in a round trip, and its new transactions and audit entries in a
+// COPY per table (more where a correction or a deletion must find the rows before it
+// in the table, each COPY at its place among the statements); the daily totals and the wallets' balances, which only add up,
 // are gathered over the whole log and written once at the end. While PostgreSQL applies
 // one batch and the connection reads the one after the next, the next is decoded and
 // queued: each side takes about as long as the other.
 func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 	history, p := commands.NewUpcaster(), newPending()
+	p.copying()
 	events, err := eventstore.ReadAllLocked(ctx, tx, eventstore.Position{}, replayBatch)
 	if err != nil {
 		return 0, err
@@ -106,9 +109,9 @@ func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 	ahead := make(chan read, 1)
 	// goAhead applies a batch and then reads the events after those given, on the
 	// connection, which nothing else uses until it has answered on ahead.
-	goAhead := func(batch *pgx.Batch, after []eventstore.RecordedEvent) {
+	goAhead := func(batch *pgx.Batch, copies []rowCopy, after []eventstore.RecordedEvent) {
 		go func() {
-			if err := apply(ctx, tx, batch); err != nil || len(after) == 0 {
+			if err := apply(ctx, tx, batch, copies); err != nil || len(after) == 0 {
 				ahead <- read{err: err}
 				return
 			}
@@ -116,11 +119,12 @@ func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 			ahead <- read{next, err}
 		}()
 	}
-	goAhead(&pgx.Batch{}, events)
+	goAhead(&pgx.Batch{}, nil, events)
 	total := 0
 	for len(events) > 0 {
 		batch := &pgx.Batch{}
 		err := queueBatch(batch, p, events, history)
+		copies := p.takeCopies()
 		next := <-ahead
 		if err == nil {
 			err = next.err
@@ -129,7 +133,7 @@ func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 			return total, err
 		}
 		total += len(events)
-		goAhead(batch, next.events)
+		goAhead(batch, copies, next.events)
 		events = next.events
 	}
 	if last := <-ahead; last.err != nil {
@@ -137,7 +141,7 @@ func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 	}
 	batch := &pgx.Batch{}
 	p.flush(batch)
-	return total, apply(ctx, tx, batch)
+	return total, apply(ctx, tx, batch, p.takeCopies())
 }
 
 // queueBatch queues a batch of the log, read after every event history has decoded.
@@ -155,12 +159,31 @@ func queueBatch(batch *pgx.Batch, p *pending, events []eventstore.RecordedEvent,
 	return nil
 }
 
-// apply sends a batch of projections.
-func apply(ctx context.Context, tx pgx.Tx, batch *pgx.Batch) error {
-	if batch.Len() == 0 {
+// apply sends a batch of projections, and COPYs the rows left to copy each at its place
+// among the batch's statements: after those queued before its flush, before the rest,
+// which may read or change its rows. COPY is no statement of a batch, so the batch goes
+// in as many parts as it has copies, plus one.
+func apply(ctx context.Context, tx pgx.Tx, batch *pgx.Batch, copies []rowCopy) error {
+	from := 0
+	for i := range copies {
+		c := &copies[i]
+		if err := send(ctx, tx, batch.QueuedQueries[from:c.at]); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{c.insert.table}, c.insert.names, &copyRows{rowCopy: c}); err != nil {
+			return fmt.Errorf("projections: copy into %s: %w", c.insert.table, err)
+		}
+		from = c.at
+	}
+	return send(ctx, tx, batch.QueuedQueries[from:])
+}
+
+// send sends statements of a batch in one round trip.
+func send(ctx context.Context, tx pgx.Tx, queries []*pgx.QueuedQuery) error {
+	if len(queries) == 0 {
 		return nil
 	}
-	if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+	if err := tx.SendBatch(ctx, &pgx.Batch{QueuedQueries: queries}).Close(); err != nil {
 		return fmt.Errorf("projections: apply: %w", err)
 	}
 	return nil
@@ -189,6 +212,9 @@ const SnapshotsTable = "workspace_snapshots"
 // its stream (commands.CheckSnapshots).
 func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 	var out []Difference
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var snapshots <-chan snapshotResult
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if err := eventstore.LockAppends(ctx, tx); err != nil {
 			return err
@@ -219,6 +245,10 @@ func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 		if _, err := replayAll(ctx, tx); err != nil {
 			return err
 		}
+		// The comparisons below keep one core busy in PostgreSQL: the snapshots are
+		// checked meanwhile, on a connection of their own (one freed by this
+		// transaction's end, if the pool has no other).
+		snapshots = checkSnapshots(ctx, pool)
 		for _, t := range Tables {
 			id := pgx.Identifier{t}.Sanitize()
 			live := `(SELECT * FROM public.` + id
@@ -243,18 +273,39 @@ func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 		return errRollback
 	})
 	if err != errRollback {
+		if snapshots != nil {
+			cancel()
+			<-snapshots
+		}
 		return out, err
 	}
-	// Snapshots are checked after appends are let go again: each is compared with the
-	// fold of events that can no longer change.
-	err = pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		snapshots, err := commands.CheckSnapshots(ctx, tx)
-		if err == nil {
-			out = append(out, snapshotDifference(snapshots))
-		}
-		return err
-	})
-	return out, err
+	checked := <-snapshots
+	if checked.err != nil {
+		return out, checked.err
+	}
+	return append(out, snapshotDifference(checked.check)), nil
+}
+
+type snapshotResult struct {
+	check commands.SnapshotCheck
+	err   error
+}
+
+// checkSnapshots compares the snapshots with the folds of their streams in a
+// transaction of its own, and answers once on the channel it returns. Each is compared
+// with the fold of events that can no longer change: it needs no lock on appends.
+func checkSnapshots(ctx context.Context, pool *pgxpool.Pool) <-chan snapshotResult {
+	done := make(chan snapshotResult, 1)
+	go func() {
+		var r snapshotResult
+		r.err = pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+			var err error
+			r.check, err = commands.CheckSnapshots(ctx, tx)
+			return err
+		})
+		done <- r
+	}()
+	return done
 }
 
 // snapshotDifference reports a snapshot check as a table's difference, naming the first

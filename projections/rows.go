@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
@@ -14,11 +15,17 @@ import (
 
 // rowInsert is how a read model takes whole new rows. One description gives both
 // statements: the one that inserts a lone row, as a command's own append usually queues,
-// and the one that inserts many at once from an array per column, as a replay queues for
-// thousands of events, where a statement per row cost more than the rows themselves.
+// and the one that inserts many at once from an array per column, as a command's append
+// of several queues, where a statement per row cost more than the rows themselves. A
+// replay, which gathers thousands, COPYs them instead when the insert has no conflict
+// clause (COPY has none).
 type rowInsert struct {
 	width     int
 	one, many string
+	table     string
+	names     []string
+	dates     []int // the columns of type date, whose values are "YYYY-MM-DD" strings
+	copyable  bool
 }
 
 // newRowInsert describes the insert of rows into table; columns are "name type" in the
@@ -27,22 +34,30 @@ func newRowInsert(table string, columns []string, conflict string) *rowInsert {
 	names := make([]string, len(columns))
 	one := make([]string, len(columns))
 	many := make([]string, len(columns))
+	var dates []int
 	for i, c := range columns {
 		name, typ, _ := strings.Cut(c, " ")
 		names[i] = name
 		one[i] = fmt.Sprintf("$%d::%s", i+1, typ)
 		many[i] = fmt.Sprintf("$%d::%s[]", i+1, typ)
+		if typ == "date" {
+			dates = append(dates, i)
+		}
 	}
 	head := `INSERT INTO ` + table + ` (` + strings.Join(names, ", ") + `) `
 	return &rowInsert{width: len(columns),
-		one:  head + `VALUES (` + strings.Join(one, ", ") + `)` + conflict,
-		many: head + `SELECT * FROM unnest(` + strings.Join(many, ", ") + `)` + conflict}
+		one:   head + `VALUES (` + strings.Join(one, ", ") + `)` + conflict,
+		many:  head + `SELECT * FROM unnest(` + strings.Join(many, ", ") + `)` + conflict,
+		table: table, names: names, dates: dates, copyable: conflict == ""}
 }
 
 // rows gathers the rows of one rowInsert until they are flushed into a batch.
 type rows struct {
 	insert *rowInsert
 	values [][]any // each row's, in the order of the insert's columns
+	// copies, when set, takes several rows of a copyable insert at their flush, to be
+	// COPYed at that place among the batch's statements.
+	copies *[]rowCopy
 }
 
 // add gathers a row, its values in the order of the insert's columns; it keeps values.
@@ -64,6 +79,10 @@ func (r *rows) flush(b *pgx.Batch) {
 	case 1:
 		b.Queue(r.insert.one, r.values[0]...)
 	default:
+		if r.copies != nil && r.insert.copyable {
+			*r.copies = append(*r.copies, rowCopy{at: b.Len(), insert: r.insert, values: r.values})
+			break
+		}
 		columns := make([]any, r.insert.width)
 		for i := range columns {
 			column := make([]any, len(r.values))
@@ -76,6 +95,46 @@ func (r *rows) flush(b *pgx.Batch) {
 	}
 	r.values = nil
 }
+
+// rowCopy is gathered rows left to COPY into their table before the statement at index
+// at of a batch (at its end if at is its length).
+type rowCopy struct {
+	at     int
+	insert *rowInsert
+	values [][]any
+}
+
+// copyRows reads a rowCopy's rows as pgx.CopyFrom does. COPY's binary format takes no
+// text for a date, so a date's string is parsed here.
+type copyRows struct {
+	*rowCopy
+	next int
+	row  []any
+	err  error
+}
+
+func (c *copyRows) Next() bool {
+	if c.err != nil || c.next == len(c.values) {
+		return false
+	}
+	c.row = c.values[c.next]
+	c.next++
+	for _, i := range c.insert.dates {
+		if s, ok := c.row[i].(string); ok {
+			t, err := time.Parse(time.DateOnly, s)
+			if err != nil {
+				c.err = fmt.Errorf("projections: %s.%s: %w", c.insert.table, c.insert.names[i], err)
+				return false
+			}
+			c.row[i] = pgtype.Date{Time: t, Valid: true}
+		}
+	}
+	return true
+}
+
+func (c *copyRows) Values() ([]any, error) { return c.row, nil }
+
+func (c *copyRows) Err() error { return c.err }
 
 // plain is a value as pgx encodes it fastest in an array: a pointer's element, or nil.
 // Given a pointer, pgx asks reflect of every element whether its type is a
@@ -113,10 +172,25 @@ type pending struct {
 	audit        rows
 	totals       dailyTotals
 	postings     walletPostings
+	copies       []rowCopy // with copying, the new rows flushed since takeCopies
 }
 
 func newPending() *pending {
 	return &pending{transactions: rows{insert: transactionInsert}, audit: rows{insert: auditInsert}}
+}
+
+// copying has the new transactions and audit entries, when several are flushed at once,
+// left to COPY (takeCopies) instead of queued: a replay's, thousands at a time.
+func (p *pending) copying() {
+	p.transactions.copies, p.audit.copies = &p.copies, &p.copies
+}
+
+// takeCopies returns the rows left to COPY since it was last called, each at its place
+// in the batch they were flushed into.
+func (p *pending) takeCopies() []rowCopy {
+	c := p.copies
+	p.copies = nil
+	return c
 }
 
 // flushRows queues the gathered transactions and audit entries.

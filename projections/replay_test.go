@@ -1,0 +1,155 @@
+package projections
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/internal/testkit/testdb"
+)
+
+func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
+
+// readModels reads every read-model table as JSON rows in a stable order.
+func readModels(t *testing.T, pool *pgxpool.Pool) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, table := range Tables {
+		rows, err := pool.Query(context.Background(), `SELECT to_jsonb(t)::text FROM `+pgx.Identifier{table}.Sanitize()+` t ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[table], err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// A replay COPYs the new transactions and audit entries of each batch of the log, at
+// their place among the batch's statements, while it decodes the next batch. Replayed
+// in batches of a few events, so that corrections and deletions fall before, after and
+// in the middle of a batch's COPYs, it must give the rows the commands wrote; and
+// verify, which replays the same way, must still see a row that differs.
+func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	ledger := commands.NewLedger(pool, Queue, time.Now, 10)
+	run := func(ws uuid.UUID, decide func(*commands.Workspace) ([]commands.NewEvent, error)) {
+		t.Helper()
+		if _, err := ledger.Execute(ctx, commands.Call{WorkspaceID: ws,
+			Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "test", RequestID: "r-1"}, Decide: decide}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type book struct {
+		ws, wallet, category uuid.UUID
+		created              []uuid.UUID
+	}
+	var books []*book
+	for _, subject := range []string{"alice", "bob"} {
+		user, err := ledger.RegisterUser(ctx, commands.Identity{Subject: subject, Email: subject + "@example.com"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &book{ws: commands.PersonalWorkspaceID(user), wallet: uuid.New(), category: uuid.New()}
+		run(b.ws, commands.CreateWallet{WalletID: b.wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash",
+			Currency: "MXN", CardColor: "#111827", InitialBalance: decimal.New(1000, 0), IsDefault: true}}.Decide)
+		run(b.ws, commands.CreateCategory{CategoryID: b.category, CategoryFields: commands.CategoryFields{Name: "Food",
+			Icon: "tag", Color: "#6366f1"}}.Decide)
+		books = append(books, b)
+	}
+	for i := range 24 {
+		b := books[i%2]
+		id := uuid.New()
+		concept := fmt.Sprintf(`lunch "%d" \ ñ`, i)
+		c := commands.CreateTransaction{TransactionID: id, Type: commands.TxExpense, Amount: decimal.New(int64(101+2*i), -2),
+			Date: fmt.Sprintf("2026-03-%02d", 1+i%3), Concept: &concept, WalletID: &b.wallet}
+		if i%3 != 0 {
+			c.CategoryID = &b.category
+		}
+		run(b.ws, c.Decide)
+		b.created = append(b.created, id)
+		switch i % 5 {
+		case 2:
+			run(b.ws, commands.UpdateTransaction{TransactionID: b.created[len(b.created)/2], Amount: commands.Of(decimal.New(7, 0)),
+				Date: commands.Of("2026-03-09")}.Decide)
+		case 4:
+			run(b.ws, commands.DeleteTransaction{TransactionID: b.created[0]}.Decide)
+			b.created = b.created[1:]
+		}
+	}
+
+	before := readModels(t, pool)
+	if len(before["transactions"]) != 24 || len(before["audit_log"]) < 40 {
+		t.Fatalf("unexpected fixture: %d transactions, %d audit entries", len(before["transactions"]), len(before["audit_log"]))
+	}
+	defer func(n int) { replayBatch = n }(replayBatch)
+	for _, n := range []int{1, 3, 7, 1000} {
+		replayBatch = n
+		if _, err := Rebuild(ctx, pool); err != nil {
+			t.Fatal(err)
+		}
+		after := readModels(t, pool)
+		for _, table := range Tables {
+			if !reflect.DeepEqual(before[table], after[table]) {
+				t.Errorf("batches of %d: %s differs after replay:\nonly before %v\nonly after  %v", n, table,
+					without(before[table], after[table]), without(after[table], before[table]))
+			}
+		}
+		diffs, err := Verify(ctx, pool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range diffs {
+			if d.LiveOnly != 0 || d.ReplayOnly != 0 {
+				t.Errorf("batches of %d: verify %+v", n, d)
+			}
+		}
+	}
+
+	// Verify sees a transaction and an audit entry that drifted from the log.
+	if _, err := pool.Exec(ctx, `UPDATE transactions SET concept = 'tampered' WHERE id = $1`, books[0].created[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM audit_log WHERE entity_id = $1 AND action = 'create'`, books[1].created[0].String()); err != nil {
+		t.Fatal(err)
+	}
+	replayBatch = 3
+	diffs, err := Verify(ctx, pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int64{"transactions": {1, 1}, "audit_log": {0, 1}}
+	for _, d := range diffs {
+		if got := [2]int64{d.LiveOnly, d.ReplayOnly}; got != want[d.Table] {
+			t.Errorf("verify of %s: %d rows only live, %d only replayed, want %v", d.Table, d.LiveOnly, d.ReplayOnly, want[d.Table])
+		}
+	}
+}
+
+// without returns the rows of a that b lacks.
+func without(a, b []string) []string {
+	in := map[string]int{}
+	for _, r := range b {
+		in[r]++
+	}
+	var out []string
+	for _, r := range a {
+		if in[r] > 0 {
+			in[r]--
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
