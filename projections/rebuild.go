@@ -22,6 +22,12 @@ var replayBatch = 5000
 // the workspace snapshots alone: they are folds of the events, which a replay does not
 // change, and Verify checks them.
 func Rebuild(ctx context.Context, pool *pgxpool.Pool) (int, error) {
+	return RebuildTelling(ctx, pool, nil)
+}
+
+// RebuildTelling rebuilds as Rebuild does and tells replayed, if not nil, how many
+// events each batch of the replay brought.
+func RebuildTelling(ctx context.Context, pool *pgxpool.Pool, replayed func(events int)) (int, error) {
 	var n int
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if err := eventstore.LockAppends(ctx, tx); err != nil {
@@ -47,7 +53,7 @@ func Rebuild(ctx context.Context, pool *pgxpool.Pool) (int, error) {
 				return fmt.Errorf("projections: drop index %s: %w", ix.name, err)
 			}
 		}
-		if n, err = replayAll(ctx, tx); err != nil {
+		if n, err = replayAll(ctx, tx, replayed); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `SET LOCAL maintenance_work_mem = '256MB'`); err != nil {
@@ -95,7 +101,7 @@ func readIndexes(ctx context.Context, tx pgx.Tx, schema string) ([]index, error)
 // are gathered over the whole log and written once at the end. While PostgreSQL applies
 // one batch and the connection reads the one after the next, the next is decoded and
 // queued: each side takes about as long as the other.
-func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
+func replayAll(ctx context.Context, tx pgx.Tx, replayed func(events int)) (int, error) {
 	history, p := commands.NewUpcaster(), newPending()
 	p.copying()
 	events, err := eventstore.ReadAllLocked(ctx, tx, eventstore.Position{}, replayBatch)
@@ -133,6 +139,9 @@ func replayAll(ctx context.Context, tx pgx.Tx) (int, error) {
 			return total, err
 		}
 		total += len(events)
+		if replayed != nil {
+			replayed(len(events))
+		}
 		goAhead(batch, copies, next.events)
 		events = next.events
 	}
@@ -211,6 +220,12 @@ const SnapshotsTable = "workspace_snapshots"
 // last one (SnapshotsTable) for the workspace snapshots, each compared with the fold of
 // its stream (commands.CheckSnapshots).
 func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
+	return VerifyTelling(ctx, pool, nil)
+}
+
+// VerifyTelling verifies as Verify does and tells replayed, if not nil, how many events
+// each batch of its replay brought.
+func VerifyTelling(ctx context.Context, pool *pgxpool.Pool, replayed func(events int)) ([]Difference, error) {
 	var out []Difference
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -242,7 +257,7 @@ func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 		if _, err := tx.Exec(ctx, `SET LOCAL search_path = finledger_verify, public`); err != nil {
 			return fmt.Errorf("projections: search path: %w", err)
 		}
-		if _, err := replayAll(ctx, tx); err != nil {
+		if _, err := replayAll(ctx, tx, replayed); err != nil {
 			return err
 		}
 		// The comparisons below keep one core busy in PostgreSQL: the snapshots are

@@ -27,6 +27,7 @@ import (
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/internal/metrics"
+	"github.com/finledger/finledger/internal/progress"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks"
@@ -151,11 +152,17 @@ func subcommands() []command {
 				})
 			})},
 		{name: "replay", about: "rebuild every read model from the event log",
-			details: "Instances may keep serving: the rebuild commits at once, at its end.",
+			details: "Instances may keep serving reads of the old read models; writes wait until the rebuild commits,\n" +
+				"all at once, at its end. It shows its progress.",
 			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
 				return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
 					start := time.Now()
-					n, err := projections.Rebuild(ctx, pool)
+					meter, err := eventMeter(ctx, pool, out, "replay")
+					if err != nil {
+						return err
+					}
+					n, err := projections.RebuildTelling(ctx, pool, func(events int) { meter.Add(events) })
+					meter.Finish()
 					if err == nil {
 						fmt.Fprintf(out, "replayed %d events into the read models in %s\n", n, time.Since(start).Round(time.Millisecond))
 					}
@@ -195,8 +202,27 @@ func withPool(ctx context.Context, cfg config, f func(*pgxpool.Pool) error) erro
 	return f(pool)
 }
 
+// eventMeter starts a meter of a replay of the whole log.
+func eventMeter(ctx context.Context, pool *pgxpool.Pool, out io.Writer, label string) (*progress.Meter, error) {
+	var events int64
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM events`).Scan(&events); err != nil {
+		return nil, fmt.Errorf("count the events: %w", err)
+	}
+	return progress.New(out, label, "events", events), nil
+}
+
 func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
-	diffs, err := projections.Verify(ctx, pool)
+	meter, err := eventMeter(ctx, pool, out, "verify: replay")
+	if err != nil {
+		return err
+	}
+	diffs, err := projections.VerifyTelling(ctx, pool, func(events int) {
+		if meter.Add(events) {
+			meter.Finish()
+			fmt.Fprintln(out, "verify: comparing the read models, and the snapshots with their streams")
+		}
+	})
+	meter.Finish()
 	if err != nil {
 		return err
 	}

@@ -252,7 +252,8 @@ func TestMigrateReplayVerifyCommands(t *testing.T) {
 	}
 	cfg := config{DatabaseURL: testdb.URL(t)}
 	out = &syncBuffer{}
-	if err := run(ctx, cfg, out, "replay", nil); err != nil || !strings.Contains(out.String(), "replayed 0 events") {
+	if err := run(ctx, cfg, out, "replay", nil); err != nil || !strings.Contains(out.String(), "replayed 0 events") ||
+		!strings.Contains(out.String(), "replay: 0 events in ") {
 		t.Fatalf("replay: %v %q", err, out)
 	}
 	out = &syncBuffer{}

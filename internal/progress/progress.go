@@ -23,11 +23,12 @@ type Meter struct {
 	now   func() time.Time
 	every time.Duration
 
-	mu    sync.Mutex
-	start time.Time
-	shown time.Time
-	done  int64
-	drawn bool
+	mu       sync.Mutex
+	start    time.Time
+	shown    time.Time
+	done     int64
+	drawn    bool
+	finished bool
 }
 
 // New starts a meter of label's progress towards total units (0: unknown) written to w,
@@ -53,21 +54,28 @@ func IsTerminal(w io.Writer) bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
-// Add counts n more units done, and shows the progress if it is time to.
-func (m *Meter) Add(n int64) {
+// Add counts n more units done, shows the progress if it is time to, and reports
+// whether the total is reached.
+func (m *Meter) Add(n int) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.done += n
-	if now := m.now(); now.Sub(m.shown) >= m.every {
+	m.done += int64(n)
+	if now := m.now(); now.Sub(m.shown) >= m.every && !m.finished {
 		m.shown = now
 		m.show(now)
 	}
+	return m.total > 0 && m.done >= m.total
 }
 
-// Finish ends the meter's line with a summary of what was done and how fast.
+// Finish ends the meter's line with a summary of what was done and how fast; a second
+// call does nothing.
 func (m *Meter) Finish() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.finished {
+		return
+	}
+	m.finished = true
 	now := m.now()
 	took := now.Sub(m.start)
 	if m.tty && m.drawn {

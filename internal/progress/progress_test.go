@@ -37,7 +37,10 @@ func TestPlainLines(t *testing.T) {
 		t.Fatalf("got %q, want %q", out, want)
 	}
 	*clock = clock.Add(15 * time.Second)
-	m.Add(750_000)
+	if !m.Add(750_000) {
+		t.Fatal("the total reached, Add said not")
+	}
+	m.Finish()
 	m.Finish()
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 3 || lines[2] != "replay: 1,000,000 events in 20s (50,000/s)" || strings.Contains(out.String(), "\r") {
