@@ -73,6 +73,12 @@ type Deployment struct {
 	// stream's first message must come after, so that positions recorded from an
 	// earlier stream of the deployment stay below the new stream's. Nil starts at 1.
 	StartAfter func(context.Context) (uint64, error)
+	// Replicas is how many servers of a NATS cluster keep the stream, and with it the
+	// consumers: 3 on a cluster of three keeps every event and every consumer's progress
+	// through the loss of one server. 0 means 1, the only value a single server takes.
+	// Every instance of a deployment must ask for the same, since each updates the
+	// stream to its own configuration at start.
+	Replicas int
 }
 
 // Owner identifies a database to the stream it owns.
@@ -138,7 +144,7 @@ func (b *Bus) Close() {
 
 // streamConfig is the configuration of a deployment's stream, the same on every
 // instance of the deployment.
-func streamConfig(names Names, owner Owner) jetstream.StreamConfig {
+func streamConfig(names Names, d Deployment) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        names.Stream,
 		Description: "Finledger domain events of deployment " + names.Deployment + ", one subject per workspace",
@@ -148,8 +154,8 @@ func streamConfig(names Names, owner Owner) jetstream.StreamConfig {
 		Discard:     jetstream.DiscardOld,
 		MaxAge:      retention,
 		Duplicates:  duplicateWindow,
-		Replicas:    1,
-		Metadata:    map[string]string{metaOwnerID: owner.ID, metaOwnerDatabase: owner.Database},
+		Replicas:    max(1, d.Replicas),
+		Metadata:    map[string]string{metaOwnerID: d.Owner.ID, metaOwnerDatabase: d.Owner.Database},
 	}
 }
 
@@ -159,7 +165,7 @@ func streamConfig(names Names, owner Owner) jetstream.StreamConfig {
 // all find it missing; the losers' creates fail with "name in use" and they go on as
 // if they had found it.
 func ensureStream(ctx context.Context, js jetstream.JetStream, names Names, d Deployment) error {
-	cfg := streamConfig(names, d.Owner)
+	cfg := streamConfig(names, d)
 	for range connectAttempts {
 		s, err := js.Stream(ctx, names.Stream)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
