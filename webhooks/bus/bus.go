@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -196,6 +197,12 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, names Names, d De
 			return fmt.Errorf("%w: stream %s (deployment %s) carries the events of %s; this instance's database is %s (deployment id %s)",
 				ErrStreamOwned, names.Stream, names.Deployment, describeOwner(found.Metadata), d.Owner.Database, d.Owner.ID)
 		}
+		if !differs(found, cfg) {
+			// Instances starting together all find the stream one of them just made. On a
+			// cluster, updates arriving while it is being created can leave every request
+			// about it unanswered; an update that changes nothing is not sent.
+			return nil
+		}
 		// The first position is the stream's from its creation on.
 		cfg.FirstSeq = found.FirstSeq
 		if _, err := js.UpdateStream(ctx, cfg); err != nil {
@@ -204,6 +211,23 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, names Names, d De
 		return nil
 	}
 	return fmt.Errorf("stream %s: created and removed by others %d times in a row", names.Stream, connectAttempts)
+}
+
+// differs reports whether the stream's configuration found on the server differs from
+// want in a setting streamConfig makes. The server adds metadata of its own, which is
+// not compared.
+func differs(found, want jetstream.StreamConfig) bool {
+	if found.Description != want.Description || !slices.Equal(found.Subjects, want.Subjects) ||
+		found.Retention != want.Retention || found.Storage != want.Storage || found.Discard != want.Discard ||
+		found.MaxAge != want.MaxAge || found.Duplicates != want.Duplicates || found.Replicas != want.Replicas {
+		return true
+	}
+	for k, v := range want.Metadata {
+		if found.Metadata[k] != v {
+			return true
+		}
+	}
+	return false
 }
 
 // describeOwner names the owner a stream's metadata records.

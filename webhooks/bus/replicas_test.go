@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,25 +76,38 @@ func TestReplicatedStreamSurvivesAServer(t *testing.T) {
 	}
 	t.Parallel()
 	servers, urls := startCluster(t)
+	deadline := time.Now().Add(30 * time.Second)
+	for _, srv := range servers {
+		for srv.Healthz(nil).Status != "ok" {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: %+v", srv.Name(), srv.Healthz(nil))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
 	d := deployment("replicated", "db-r")
 	d.Replicas = 3
-	// Until the cluster has elected its JetStream leader, creating a stream fails.
-	var b *bus.Bus
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		var err error
-		b, err = bus.Connect(ctx, urls, d)
-		cancel()
-		if err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("connect to the cluster: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
+	// Instances start together: one makes the stream while the others find it being
+	// made, which on a cluster must not leave any of them waiting for an answer.
+	buses := make([]*bus.Bus, 3)
+	errs := make([]error, 3)
+	var wg sync.WaitGroup
+	for i := range buses {
+		wg.Go(func() {
+			time.Sleep(time.Duration(i) * 40 * time.Millisecond)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			buses[i], errs[i] = bus.Connect(ctx, urls, d)
+		})
 	}
-	t.Cleanup(b.Close)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("instance %d: connect to the cluster: %v", i, err)
+		}
+		t.Cleanup(buses[i].Close)
+	}
+	b := buses[0]
 	js, err := jetstream.New(b.Conn)
 	if err != nil {
 		t.Fatal(err)
