@@ -61,6 +61,9 @@ finledger=${FINLEDGER_BIN:-$(command -v finledger || true)}
 [ -n "$finledger" ] && [ -x "$finledger" ] || die "no finledger binary: put it on PATH or set FINLEDGER_BIN (make build makes bin/finledger)"
 nats=${NATS_SERVER:-$(command -v nats-server || true)}
 [ -n "$nats" ] && [ -x "$nats" ] || die "no nats-server binary: put it on PATH or set NATS_SERVER"
+# The script changes folders; the binaries are named by absolute paths.
+finledger=$(readlink -f "$finledger")
+nats=$(readlink -f "$nats")
 command -v curl >/dev/null || die "curl is needed to wait for the servers"
 command -v setpriv >/dev/null || die "setpriv (util-linux) is needed"
 
