@@ -7,10 +7,12 @@ GO ?= go
 dev:
 	$(GO) run ./cmd/finledger dev
 
-# The whole test suite on real PostgreSQL servers the tests start themselves.
+# The whole test suite on real PostgreSQL servers the tests start themselves, then the
+# checks of deploy/ (a module of its own, so the service does not carry their libraries).
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -race -timeout 20m ./...
+	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 build:
 	$(GO) build -o bin/finledger ./cmd/finledger

@@ -60,16 +60,18 @@ func Deployment(ctx context.Context, pool *pgxpool.Pool, name string) (bus.Deplo
 }
 
 // ConnectBus connects the deployment of the database behind pool (see Deployment) to the
-// NATS server at natsURL or, when natsURL is empty, to a NATS server it starts in this
-// process, keeping its stream under dataDir/nats. stop closes the connection and stops
-// that server.
-func ConnectBus(ctx context.Context, pool *pgxpool.Pool, natsURL, dataDir, name string) (b *bus.Bus, stop func(), err error) {
+// NATS server or cluster at natsURL, its stream kept by replicas servers, or, when
+// natsURL is empty, to a NATS server it starts in this process, keeping its stream under
+// dataDir/nats. stop closes the connection and stops that server.
+func ConnectBus(ctx context.Context, pool *pgxpool.Pool, natsURL, dataDir, name string, replicas int) (b *bus.Bus, stop func(), err error) {
 	deployment, err := Deployment(ctx, pool, name)
 	if err != nil {
 		return nil, nil, err
 	}
+	deployment.Replicas = replicas
 	url, stopServer := natsURL, func() {}
 	if url == "" {
+		deployment.Replicas = 1 // one server
 		dir := filepath.Join(dataDir, "nats")
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, nil, fmt.Errorf("webhooks: create %s: %w", dir, err)

@@ -150,7 +150,7 @@ func benchBus(ctx context.Context, pool *pgxpool.Pool) (*bus.Bus, func(), error)
 	if err != nil {
 		return nil, nil, err
 	}
-	b, stop, err := webhooks.ConnectBus(ctx, pool, "", dir, "")
+	b, stop, err := webhooks.ConnectBus(ctx, pool, "", dir, "", 1)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, nil, err

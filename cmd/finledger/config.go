@@ -40,6 +40,7 @@ type config struct {
 	PublicOrigin       string
 	ChannelDevAudience string
 	NATSURL            string
+	NATSReplicas       int
 	Deployment         string
 	SecretKey          string
 	WebhookAllowPriv   bool
@@ -143,6 +144,15 @@ var settings = []setting{
 			}
 		}
 		c.NATSURL = v
+		return nil
+	}},
+	{"FINLEDGER_NATS_REPLICAS", "1", "how many NATS servers keep the stream (1-5)", false, func(c *config, v string) error {
+		// JetStream replicates a stream on at most five servers.
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 5 {
+			return errors.New("must be a whole number from 1 to 5")
+		}
+		c.NATSReplicas = n
 		return nil
 	}},
 	{"FINLEDGER_DEPLOYMENT", "", "this deployment's name on NATS; unset: derived from the database", false, func(c *config, v string) error {
@@ -291,6 +301,9 @@ func (c config) checkServe() error {
 	}
 	if (c.VAPIDPublicKey == "") != (c.VAPIDPrivateKey == "") {
 		problems = append(problems, errors.New("set both FINLEDGER_VAPID_PUBLIC_KEY and FINLEDGER_VAPID_PRIVATE_KEY, or neither"))
+	}
+	if c.NATSReplicas > 1 && c.NATSURL == "" {
+		problems = append(problems, errors.New("FINLEDGER_NATS_REPLICAS above 1 needs FINLEDGER_NATS_URL naming a NATS cluster: the in-process server is one server"))
 	}
 	if c.Env == "production" && c.SessionHS256Secret != "" && len(c.SessionHS256Secret) < 32 {
 		problems = append(problems, errors.New("FINLEDGER_SESSION_HS256_SECRET must be at least 32 characters in production"))

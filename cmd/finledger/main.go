@@ -377,7 +377,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
-	events, stopEvents, err := webhooks.ConnectBus(ctx, pool, cfg.NATSURL, cfg.DataDir, cfg.Deployment)
+	events, stopEvents, err := webhooks.ConnectBus(ctx, pool, cfg.NATSURL, cfg.DataDir, cfg.Deployment, cfg.NATSReplicas)
 	if err != nil {
 		return err
 	}

@@ -363,7 +363,7 @@ func TestConfigOfEvents(t *testing.T) {
 	for name, bad := range map[string]string{"FINLEDGER_WEBHOOK_RETRY_SCHEDULE": "5s,soon", "FINLEDGER_WEBHOOK_ALLOW_PRIVATE": "yes",
 		"FINLEDGER_SECRET_KEY": "abc", "FINLEDGER_ENV": "prod", "FINLEDGER_DB_MAX_CONNS": "0", "FINLEDGER_STATE_CACHE_MB": "lots",
 		"FINLEDGER_HTTP_ADDR": "8080", "FINLEDGER_ADMIN_ADDR": "localhost", "FINLEDGER_DATABASE_URL": "postgres://u:pw@[::1",
-		"FINLEDGER_SESSION_JWKS_URL": "idp.example.com/keys", "FINLEDGER_NATS_URL": "nats://", "FINLEDGER_DEPLOYMENT": "a b",
+		"FINLEDGER_SESSION_JWKS_URL": "idp.example.com/keys", "FINLEDGER_NATS_URL": "nats://", "FINLEDGER_DEPLOYMENT": "a b", "FINLEDGER_NATS_REPLICAS": "6",
 		"FINLEDGER_CHANNEL_SECRET": "short", "FINLEDGER_VAPID_SUBJECT": "admin@example.com"} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(name, bad)
@@ -394,6 +394,15 @@ func TestConfigOfEvents(t *testing.T) {
 		t.Fatalf("production without a key: %v", err)
 	}
 	prod.SecretKey = strings.Repeat("ab", 32)
+	if err := prod.checkServe(); err != nil {
+		t.Fatal(err)
+	}
+	// Replicas need a NATS cluster; the in-process server is one server.
+	prod.NATSReplicas = 3
+	if err := prod.checkServe(); err == nil || !strings.Contains(err.Error(), "FINLEDGER_NATS_REPLICAS") {
+		t.Fatalf("replicas without FINLEDGER_NATS_URL: %v", err)
+	}
+	prod.NATSURL = "nats://a:4222,nats://b:4222,nats://c:4222"
 	if err := prod.checkServe(); err != nil {
 		t.Fatal(err)
 	}

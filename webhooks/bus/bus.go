@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -73,6 +74,12 @@ type Deployment struct {
 	// stream's first message must come after, so that positions recorded from an
 	// earlier stream of the deployment stay below the new stream's. Nil starts at 1.
 	StartAfter func(context.Context) (uint64, error)
+	// Replicas is how many servers of a NATS cluster keep the stream, and with it the
+	// consumers: 3 on a cluster of three keeps every event and every consumer's progress
+	// through the loss of one server. 0 means 1, the only value a single server takes.
+	// Every instance of a deployment must ask for the same, since each updates the
+	// stream to its own configuration at start.
+	Replicas int
 }
 
 // Owner identifies a database to the stream it owns.
@@ -138,7 +145,7 @@ func (b *Bus) Close() {
 
 // streamConfig is the configuration of a deployment's stream, the same on every
 // instance of the deployment.
-func streamConfig(names Names, owner Owner) jetstream.StreamConfig {
+func streamConfig(names Names, d Deployment) jetstream.StreamConfig {
 	return jetstream.StreamConfig{
 		Name:        names.Stream,
 		Description: "Finledger domain events of deployment " + names.Deployment + ", one subject per workspace",
@@ -148,8 +155,8 @@ func streamConfig(names Names, owner Owner) jetstream.StreamConfig {
 		Discard:     jetstream.DiscardOld,
 		MaxAge:      retention,
 		Duplicates:  duplicateWindow,
-		Replicas:    1,
-		Metadata:    map[string]string{metaOwnerID: owner.ID, metaOwnerDatabase: owner.Database},
+		Replicas:    max(1, d.Replicas),
+		Metadata:    map[string]string{metaOwnerID: d.Owner.ID, metaOwnerDatabase: d.Owner.Database},
 	}
 }
 
@@ -159,7 +166,7 @@ func streamConfig(names Names, owner Owner) jetstream.StreamConfig {
 // all find it missing; the losers' creates fail with "name in use" and they go on as
 // if they had found it.
 func ensureStream(ctx context.Context, js jetstream.JetStream, names Names, d Deployment) error {
-	cfg := streamConfig(names, d.Owner)
+	cfg := streamConfig(names, d)
 	for range connectAttempts {
 		s, err := js.Stream(ctx, names.Stream)
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -190,6 +197,12 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, names Names, d De
 			return fmt.Errorf("%w: stream %s (deployment %s) carries the events of %s; this instance's database is %s (deployment id %s)",
 				ErrStreamOwned, names.Stream, names.Deployment, describeOwner(found.Metadata), d.Owner.Database, d.Owner.ID)
 		}
+		if !differs(found, cfg) {
+			// Instances starting together all find the stream one of them just made. On a
+			// cluster, updates arriving while it is being created can leave every request
+			// about it unanswered; an update that changes nothing is not sent.
+			return nil
+		}
 		// The first position is the stream's from its creation on.
 		cfg.FirstSeq = found.FirstSeq
 		if _, err := js.UpdateStream(ctx, cfg); err != nil {
@@ -198,6 +211,23 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, names Names, d De
 		return nil
 	}
 	return fmt.Errorf("stream %s: created and removed by others %d times in a row", names.Stream, connectAttempts)
+}
+
+// differs reports whether the stream's configuration found on the server differs from
+// want in a setting streamConfig makes. The server adds metadata of its own, which is
+// not compared.
+func differs(found, want jetstream.StreamConfig) bool {
+	if found.Description != want.Description || !slices.Equal(found.Subjects, want.Subjects) ||
+		found.Retention != want.Retention || found.Storage != want.Storage || found.Discard != want.Discard ||
+		found.MaxAge != want.MaxAge || found.Duplicates != want.Duplicates || found.Replicas != want.Replicas {
+		return true
+	}
+	for k, v := range want.Metadata {
+		if found.Metadata[k] != v {
+			return true
+		}
+	}
+	return false
 }
 
 // describeOwner names the owner a stream's metadata records.

@@ -1,0 +1,395 @@
+package main
+
+// TestLocalTopology runs deploy/local/run.sh, the topology of deploy/compose.yaml from
+// installed binaries (a private PostgreSQL, three nats-server processes clustered with
+// JetStream, three `finledger serve` instances), writes through every instance, stops
+// the NATS server leading the events stream and the instance leading the relay while
+// the writes go on through the others, and checks that nothing is lost: every
+// acknowledged write stored once, balances as the writes make them, `finledger verify`
+// passing, and each webhook given every event. It reuses the load, the receiver and the
+// checks of the cluster fault test.
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/database"
+)
+
+// localPorts are the offsets from run.sh's base port of every port it listens on.
+var localPorts = []int{0, 1, 2, 3, 11, 12, 13, 21, 22, 23, 31, 32, 33}
+
+// freeBasePort finds a base port whose every offset run.sh uses is free.
+func freeBasePort(t *testing.T) int {
+	t.Helper()
+	for range 100 {
+		base := 20000 + rand.N(40000)
+		free := true
+		for _, off := range localPorts {
+			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+off))
+			if err != nil {
+				free = false
+				break
+			}
+			ln.Close()
+		}
+		if free {
+			return base
+		}
+	}
+	t.Fatal("no free range of ports for the local topology")
+	return 0
+}
+
+// localTopology is a running deploy/local/run.sh.
+type localTopology struct {
+	dir    string
+	base   int
+	cmd    *exec.Cmd
+	output *lockedBuffer
+	exited chan struct{}
+}
+
+// lockedBuffer keeps what the script prints.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// startLocalTopology runs the script on dir and returns once it says the topology is
+// ready. The script is stopped (SIGTERM, which stops everything it started) in cleanup.
+func startLocalTopology(t *testing.T, dir string, settings map[string]string) *localTopology {
+	t.Helper()
+	lt := &localTopology{dir: dir, base: freeBasePort(t), output: &lockedBuffer{}, exited: make(chan struct{})}
+	script, err := filepath.Abs(filepath.Join("..", "..", "deploy", "local", "run.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lt.cmd = exec.Command("bash", script, "-p", strconv.Itoa(lt.base), dir)
+	lt.cmd.Env = serveEnv(settings)
+	pr, pw := io.Pipe()
+	lt.cmd.Stdout, lt.cmd.Stderr = io.MultiWriter(lt.output, pw), lt.output
+	// Should the test binary die, the script is told to stop what it started.
+	lt.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := lt.cmd.Start(); err != nil {
+		t.Fatalf("start run.sh: %v", err)
+	}
+	go func() {
+		_ = lt.cmd.Wait()
+		pw.Close()
+		close(lt.exited)
+	}()
+	t.Cleanup(func() {
+		_ = lt.cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-lt.exited:
+		case <-time.After(90 * time.Second):
+			t.Errorf("run.sh did not stop within 90 s of SIGTERM; killing it")
+			_ = lt.cmd.Process.Kill()
+			<-lt.exited
+		}
+		if t.Failed() {
+			t.Logf("--- run.sh printed:\n%s", lt.output.String())
+			for _, name := range []string{"postgres", "nats-1", "nats-2", "nats-3", "finledger-1", "finledger-2", "finledger-3"} {
+				t.Logf("--- last lines of %s:\n%s", name, logTail(filepath.Join(dir, "logs", name+".log"), 25))
+			}
+		}
+	})
+	ready := make(chan struct{})
+	go func() {
+		s := bufio.NewScanner(pr)
+		for s.Scan() {
+			if strings.HasPrefix(s.Text(), "finledger local cluster ready") {
+				close(ready)
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, pr)
+	}()
+	select {
+	case <-ready:
+	case <-lt.exited:
+		t.Fatalf("run.sh exited before the topology was ready:\n%s", lt.output.String())
+	case <-time.After(3 * time.Minute):
+		t.Fatalf("the topology was not ready after 3 minutes:\n%s", lt.output.String())
+	}
+	return lt
+}
+
+// instanceURL is the base URL of finledger-n (1-3).
+func (lt *localTopology) instanceURL(n int) string {
+	return fmt.Sprintf("http://127.0.0.1:%d", lt.base+30+n)
+}
+
+// natsURLs lists the three NATS servers' client URLs.
+func (lt *localTopology) natsURLs() string {
+	return fmt.Sprintf("nats://127.0.0.1:%d,nats://127.0.0.1:%d,nats://127.0.0.1:%d", lt.base+1, lt.base+2, lt.base+3)
+}
+
+// stop sends signal to the process run.sh recorded as name and waits for it to be gone.
+func (lt *localTopology) stop(t *testing.T, name string, signal syscall.Signal) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(lt.dir, name+".pid"))
+	if err != nil {
+		t.Fatalf("pid of %s: %v", name, err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatalf("pid of %s: %v", name, err)
+	}
+	if err := syscall.Kill(pid, signal); err != nil {
+		t.Fatalf("signal %s (pid %d): %v", name, pid, err)
+	}
+	// The script reaps its children; until then a stopped one is a zombie.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			return
+		}
+		if fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:])); len(fields) > 0 && fields[0] == "Z" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s (pid %d) still running 30 s after %s", name, pid, signal)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// streamLeader returns the NATS server (n1-n3) leading the deployment's stream and
+// how many servers keep it.
+func streamLeader(urls, stream string) (string, int, error) {
+	conn, err := nats.Connect(urls, nats.Timeout(5*time.Second))
+	if err != nil {
+		return "", 0, err
+	}
+	defer conn.Close()
+	js, err := jetstream.New(conn)
+	if err != nil {
+		return "", 0, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := js.Stream(ctx, stream)
+	if err != nil {
+		return "", 0, err
+	}
+	info := s.CachedInfo()
+	if info.Cluster == nil {
+		return "", info.Config.Replicas, fmt.Errorf("stream %s has no cluster information", stream)
+	}
+	return info.Cluster.Leader, info.Config.Replicas, nil
+}
+
+func TestLocalTopology(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts PostgreSQL, three NATS servers and three instances")
+	}
+	for _, tool := range []string{"bash", "setpriv", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("deploy/local/run.sh needs %s: %v", tool, err)
+		}
+	}
+	began := time.Now()
+	base, err := os.MkdirTemp("", "finledger-local-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(base) })
+	// PostgreSQL runs as an unprivileged user when the tests run as root.
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// The NATS server of the version the service is built against: the service needs
+	// 2.10 or newer, which not every distribution ships.
+	bin, natsBin := buildBinaries(t, base)
+	rec := newReceiver(0.1)
+	hookServer := httptest.NewServer(rec)
+	t.Cleanup(hookServer.Close)
+
+	lt := startLocalTopology(t, filepath.Join(base, "topology"), map[string]string{
+		"FINLEDGER_BIN":                    bin,
+		"NATS_SERVER":                      natsBin,
+		"FINLEDGER_SECRET_KEY":             strings.Repeat("3c", 32),
+		"FINLEDGER_SESSION_HS256_SECRET":   clusterSecret,
+		"FINLEDGER_DEPLOYMENT":             "localtest",
+		"FINLEDGER_WEBHOOK_RETRY_SCHEDULE": "100ms,200ms,300ms,500ms,1s,1s,2s,2s,2s,2s",
+		"FINLEDGER_DB_MAX_CONNS":           "8",
+		"FINLEDGER_RATE_LIMIT_PER_MINUTE":  "10000000",
+		"FINLEDGER_RATE_LIMIT_BURST":       "1000000",
+	})
+	t.Logf("topology ready %s after the test began (base port %d)", time.Since(began).Round(time.Millisecond), lt.base)
+	const stream = "FINLEDGER_EVENTS_localtest"
+
+	token, err := session.MintHS256(clusterSecret, session.Claims{Subject: "owner-local", Email: "owner-local@example.com"}, time.Now(), time.Hour, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	transport := &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: 30 * time.Second}
+	t.Cleanup(transport.CloseIdleConnections)
+	log := &answerLog{}
+	d := &clusterDeployment{name: "local", database: "finledger"}
+	d.api = &retryingClient{token: token, http: &http.Client{Transport: transport}, log: log}
+	for n := 1; n <= 3; n++ {
+		d.api.bases = append(d.api.bases, lt.instanceURL(n))
+		d.api.names = append(d.api.names, fmt.Sprintf("finledger-%d", n))
+	}
+	if err := setupDeployment(d, []string{"shared", "other"}, rec, hookServer.URL); err != nil {
+		t.Fatal(err)
+	}
+	leader, replicas, err := streamLeader(lt.natsURLs(), stream)
+	if err != nil {
+		t.Fatalf("the events stream: %v", err)
+	}
+	if replicas != 3 {
+		t.Fatalf("the events stream has %d replicas, want 3 (FINLEDGER_NATS_REPLICAS)", replicas)
+	}
+
+	// Writers on both workspaces, each request sent first to an instance of its own
+	// choice and retried on the next one with the same Idempotency-Key.
+	load, stopLoad := context.WithCancel(context.Background())
+	abort, abortLoad := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		stopLoad()
+		abortLoad()
+		wg.Wait()
+	})
+	for i := range 4 {
+		w := &loadWriter{name: fmt.Sprintf("w%d", i), api: d.api, ws: d.spaces[i%2], abort: abort,
+			rng: rand.New(rand.NewPCG(uint64(i), uint64(began.UnixNano())))}
+		d.writers = append(d.writers, w)
+		wg.Go(func() { w.run(load) })
+	}
+	letLoadRun(3 * time.Second)
+
+	// The NATS server leading the events stream stops; the relay publishes through the
+	// others once the two left have elected a leader.
+	natsNode := "nats-" + strings.TrimPrefix(leader, "n")
+	t.Logf("stopping %s, the stream's leader", natsNode)
+	lt.stop(t, natsNode, syscall.SIGTERM)
+	letLoadRun(3 * time.Second)
+
+	// The instance leading the relay is killed; another takes the lead.
+	pg := &clusterPostgres{port: lt.base}
+	held, err := leaderHolders(pg.url(d.database, "local-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := strings.TrimPrefix(held["relay"], "finledger-")
+	if victim == "" {
+		victim = "2"
+	}
+	t.Logf("killing finledger-%s (leaders: %v)", victim, held)
+	lt.stop(t, "finledger-"+victim, syscall.SIGKILL)
+	letLoadRun(4 * time.Second)
+	stopLoad()
+	wg.Wait()
+
+	// The checks, through the survivors.
+	survivors := *d.api
+	survivors.bases, survivors.names = nil, nil
+	for i, name := range d.api.names {
+		if name != "finledger-"+victim {
+			survivors.bases = append(survivors.bases, d.api.bases[i])
+			survivors.names = append(survivors.names, name)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	reports, _ := settleWebhooks(t, ctx, pg, rec, d)
+	p := &checkFailures{}
+	pool, err := database.Open(ctx, pg.url(d.database, "local-test"), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = checkWrites(ctx, pool, d.spaces, p)
+	pool.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBalancesByAPI(&survivors, d.spaces, p)
+	if out, err := runVerify(bin, pg.url(d.database, "local-verify")); err != nil {
+		p.add("verify", fmt.Sprintf("%v\n%s", err, out))
+	}
+	var acked writeCounts
+	for _, w := range d.writers {
+		acked.add(w.counts)
+	}
+	received := 0
+	for _, ws := range d.spaces {
+		r := reports[ws.hook]
+		received += r.received
+		if n := len(r.missing); n > 0 {
+			p.addN("webhook missing", n, fmt.Sprintf("%s: %d of %d deliveries missing, first: %s", ws.name, n, r.expected, strings.Join(r.missing[:min(3, n)], "; ")))
+		}
+		if n := len(r.outOfOrder); n > 0 {
+			p.addN("webhook out of order", n, fmt.Sprintf("%s: first: %s", ws.name, strings.Join(r.outOfOrder[:min(3, n)], "; ")))
+		}
+		for _, m := range r.unknown {
+			p.add("webhook foreign", ws.name+": "+m)
+		}
+		rec.mu.Lock()
+		for _, m := range ws.hook.bad {
+			p.add("webhook contract", ws.name+": "+m)
+		}
+		rec.mu.Unlock()
+	}
+	for _, e := range log.serverErrs {
+		p.add("5xx", fmt.Sprintf("%s %d %s %s on %s: %s", e.at.Format("15:04:05.000"), e.status, e.method, e.path, e.instance, e.body))
+	}
+	for _, u := range log.unexpected {
+		p.add("unexpected answer", u)
+	}
+	if acked.acknowledged() == 0 || received == 0 {
+		p.add("nothing checked", fmt.Sprintf("%d writes acknowledged, %d webhook deliveries received", acked.acknowledged(), received))
+	}
+	for _, name := range survivors.names {
+		n, _ := strconv.Atoi(strings.TrimPrefix(name, "finledger-"))
+		res, err := http.Get(lt.instanceURL(n) + "/readyz")
+		if err != nil || res.StatusCode != http.StatusOK {
+			p.add("survivor down", fmt.Sprintf("%s: %v", name, err))
+		}
+		if err == nil {
+			res.Body.Close()
+		}
+	}
+	t.Logf("local topology: writes acknowledged %d (creates %d, updates %d, deletes %d), without a definitive answer %d; lost %d, doubled %d; webhook deliveries %d, missing %d; connection errors %d; whole test %s",
+		acked.acknowledged(), acked.creates, acked.updates, acked.deletes, acked.noAnswer, p.count("lost"), p.count("doubled"),
+		received, p.count("webhook missing"), log.connErrors, time.Since(began).Round(time.Second))
+	for _, check := range p.order {
+		t.Errorf("%s: %d%s", check, p.counts[check], exampleLines(p.items[check], 8))
+	}
+}

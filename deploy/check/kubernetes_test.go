@@ -1,0 +1,212 @@
+package check
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+// decodeManifests decodes every document of the YAML files of dir strictly: an unknown
+// or repeated field is an error, as `kubectl apply --validate=strict` makes it.
+func decodeManifests(t *testing.T, dir string) map[string]runtime.Object {
+	t.Helper()
+	decoder := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
+	files, err := filepath.Glob(filepath.Join(deployFile(t, dir), "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no manifests in %s (%v)", dir, err)
+	}
+	objects := map[string]runtime.Object{}
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := k8syaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(data)))
+		for {
+			doc, err := docs.Read()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+			if len(bytes.TrimSpace(doc)) == 0 {
+				continue
+			}
+			obj, gvk, err := decoder.Decode(doc, nil, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", filepath.Base(file), err)
+			}
+			key := gvk.Kind + "/" + objectName(obj)
+			if _, dup := objects[key]; dup {
+				t.Fatalf("%s defined twice", key)
+			}
+			objects[key] = obj
+		}
+	}
+	return objects
+}
+
+func objectName(obj runtime.Object) string {
+	if o, ok := obj.(interface{ GetName() string }); ok {
+		return o.GetName()
+	}
+	return ""
+}
+
+func TestKubernetesManifests(t *testing.T) {
+	objects := decodeManifests(t, "kubernetes")
+	var keys []string
+	for k := range objects {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := []string{"ConfigMap/finledger", "ConfigMap/nats", "Deployment/finledger", "PodDisruptionBudget/finledger",
+		"Service/finledger", "Service/nats", "StatefulSet/nats"}
+	if !slices.Equal(keys, want) {
+		t.Fatalf("objects %v, want %v", keys, want)
+	}
+
+	cm := objects["ConfigMap/finledger"].(*corev1.ConfigMap)
+	if cm.Data["FINLEDGER_ENV"] != "production" || cm.Data["FINLEDGER_NATS_REPLICAS"] != "3" {
+		t.Errorf("ConfigMap finledger: %v", cm.Data)
+	}
+	if got := strings.Split(cm.Data["FINLEDGER_NATS_URL"], ","); !slices.Equal(got, []string{"nats://nats-0.nats:4222", "nats://nats-1.nats:4222", "nats://nats-2.nats:4222"}) {
+		t.Errorf("FINLEDGER_NATS_URL lists %v, want the three pods of the StatefulSet", got)
+	}
+	for k := range cm.Data {
+		if k == "FINLEDGER_SECRET_KEY" || k == "FINLEDGER_DATABASE_URL" || strings.Contains(k, "SECRET") {
+			t.Errorf("ConfigMap holds %s, which belongs in the Secret", k)
+		}
+	}
+
+	d := objects["Deployment/finledger"].(*appsv1.Deployment)
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 3 {
+		t.Errorf("Deployment replicas %v, want 3", d.Spec.Replicas)
+	}
+	if d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+		t.Errorf("Deployment strategy %s: instances of different builds must not share the database", d.Spec.Strategy.Type)
+	}
+	pod := d.Spec.Template.Spec
+	if len(pod.Containers) != 1 {
+		t.Fatalf("%d containers", len(pod.Containers))
+	}
+	c := pod.Containers[0]
+	checkProbe(t, "readiness", c.ReadinessProbe, "/readyz", "http")
+	checkProbe(t, "liveness", c.LivenessProbe, "/healthz", "http")
+	checkProbe(t, "startup", c.StartupProbe, "/healthz", "http")
+	checkNonRoot(t, "finledger", pod, c)
+	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() || c.Resources.Limits.Memory().IsZero() {
+		t.Errorf("resources %+v, want CPU and memory requests and a memory limit", c.Resources)
+	}
+	var fromConfig, fromSecret bool
+	for _, src := range c.EnvFrom {
+		fromConfig = fromConfig || src.ConfigMapRef != nil && src.ConfigMapRef.Name == cm.Name
+		fromSecret = fromSecret || src.SecretRef != nil && src.SecretRef.Name == "finledger"
+	}
+	if !fromConfig || !fromSecret {
+		t.Errorf("settings from the ConfigMap %t, from the Secret %t", fromConfig, fromSecret)
+	}
+	if len(c.Ports) != 1 || c.Ports[0].ContainerPort != 8080 || !strings.HasSuffix(cm.Data["FINLEDGER_HTTP_ADDR"], ":8080") {
+		t.Errorf("port %+v, listening on %s", c.Ports, cm.Data["FINLEDGER_HTTP_ADDR"])
+	}
+	svc := objects["Service/finledger"].(*corev1.Service)
+	if !selects(svc.Spec.Selector, d.Spec.Template.Labels) || svc.Spec.Ports[0].TargetPort != intstr.FromString("http") {
+		t.Errorf("Service finledger does not reach the Deployment's pods: %+v", svc.Spec)
+	}
+	pdb := objects["PodDisruptionBudget/finledger"].(*policyv1.PodDisruptionBudget)
+	if !selects(pdb.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+		t.Errorf("PodDisruptionBudget selects %v", pdb.Spec.Selector.MatchLabels)
+	}
+
+	// NATS: three pods with JetStream on volumes of their own, routed through the
+	// headless Service (nats_test.go checks the configuration itself).
+	ss := objects["StatefulSet/nats"].(*appsv1.StatefulSet)
+	if ss.Spec.Replicas == nil || *ss.Spec.Replicas != 3 || ss.Spec.ServiceName != "nats" {
+		t.Errorf("StatefulSet nats: replicas %v, service %s", ss.Spec.Replicas, ss.Spec.ServiceName)
+	}
+	if len(ss.Spec.VolumeClaimTemplates) != 1 {
+		t.Errorf("StatefulSet nats: %d volume claim templates, want one for the store", len(ss.Spec.VolumeClaimTemplates))
+	}
+	nats := ss.Spec.Template.Spec.Containers[0]
+	checkProbe(t, "nats readiness", nats.ReadinessProbe, "/healthz", "monitor")
+	checkProbe(t, "nats liveness", nats.LivenessProbe, "/healthz", "monitor")
+	checkNonRoot(t, "nats", ss.Spec.Template.Spec, nats)
+	headless := objects["Service/nats"].(*corev1.Service)
+	if headless.Spec.ClusterIP != corev1.ClusterIPNone || !headless.Spec.PublishNotReadyAddresses || !selects(headless.Spec.Selector, ss.Spec.Template.Labels) {
+		t.Errorf("Service nats: %+v, want headless, publishing pods before they are ready", headless.Spec)
+	}
+}
+
+// The Secret template holds only placeholders, and the names the Deployment reads.
+func TestKubernetesSecretTemplate(t *testing.T) {
+	objects := decodeManifests(t, "kubernetes/templates")
+	s, ok := objects["Secret/finledger"].(*corev1.Secret)
+	if !ok || len(objects) != 1 {
+		t.Fatalf("templates hold %v, want the Secret finledger", objects)
+	}
+	for _, key := range []string{"FINLEDGER_DATABASE_URL", "FINLEDGER_SECRET_KEY", "FINLEDGER_SESSION_JWKS_URL"} {
+		if v, ok := s.StringData[key]; !ok || !strings.Contains(v, "REPLACE_WITH") {
+			t.Errorf("%s: %q, want a REPLACE_WITH placeholder", key, v)
+		}
+	}
+}
+
+func checkProbe(t *testing.T, name string, p *corev1.Probe, path, port string) {
+	t.Helper()
+	if p == nil || p.HTTPGet == nil {
+		t.Errorf("%s probe: none over HTTP", name)
+		return
+	}
+	if got, _, _ := strings.Cut(p.HTTPGet.Path, "?"); got != path || p.HTTPGet.Port != intstr.FromString(port) {
+		t.Errorf("%s probe: GET %s on %s, want %s on %s", name, p.HTTPGet.Path, p.HTTPGet.Port.String(), path, port)
+	}
+}
+
+// checkNonRoot checks that a container runs as a user other than root, cannot gain
+// privileges, keeps no capability and cannot write its root file system.
+func checkNonRoot(t *testing.T, name string, pod corev1.PodSpec, c corev1.Container) {
+	t.Helper()
+	ps, cs := pod.SecurityContext, c.SecurityContext
+	if ps == nil || ps.RunAsNonRoot == nil || !*ps.RunAsNonRoot || ps.RunAsUser == nil || *ps.RunAsUser == 0 {
+		t.Errorf("%s: pod security context %+v, want runAsNonRoot and a user other than 0", name, ps)
+	}
+	if ps != nil && (ps.SeccompProfile == nil || ps.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault) {
+		t.Errorf("%s: no RuntimeDefault seccomp profile", name)
+	}
+	if cs == nil || cs.ReadOnlyRootFilesystem == nil || !*cs.ReadOnlyRootFilesystem ||
+		cs.AllowPrivilegeEscalation == nil || *cs.AllowPrivilegeEscalation ||
+		cs.Capabilities == nil || !slices.Contains(cs.Capabilities.Drop, "ALL") {
+		t.Errorf("%s: container security context %+v, want a read-only root, no privilege escalation, every capability dropped", name, cs)
+	}
+	if pod.AutomountServiceAccountToken == nil || *pod.AutomountServiceAccountToken {
+		t.Errorf("%s: the service account token is mounted; nothing here talks to the API server", name)
+	}
+}
+
+func selects(selector, labels map[string]string) bool {
+	if len(selector) == 0 {
+		return false
+	}
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,285 @@
+#!/usr/bin/env bash
+# Runs the topology of deploy/compose.yaml on one machine from installed binaries:
+# a private PostgreSQL, three nats-server processes clustered with JetStream, and three
+# `finledger serve` instances with production settings, all on 127.0.0.1. It prints the
+# instances' base URLs and keeps running until SIGINT or SIGTERM, when it stops the
+# instances, then NATS, then PostgreSQL. Should it be killed outright, its children get
+# SIGTERM (SIGINT for PostgreSQL) from the kernel.
+#
+# Usage: deploy/local/run.sh [-p BASE_PORT] DIR
+#
+# DIR keeps everything: the PostgreSQL cluster (DIR/pg), each NATS server's store and
+# configuration (DIR/nats-N), each instance's data folder (DIR/finledger-N), the logs
+# (DIR/logs), a pid file per process (DIR/NAME.pid) and the generated secrets
+# (DIR/secrets.env). Run it again on the same DIR and it starts where it stopped.
+#
+# Ports, from BASE_PORT (default 15400):
+#   BASE          PostgreSQL
+#   BASE+1..3     NATS clients          BASE+11..13  NATS cluster routes
+#   BASE+21..23   NATS monitoring       BASE+31..33  the Finledger instances
+#
+# Environment:
+#   FINLEDGER_BIN        the finledger binary (default: finledger on PATH)
+#   NATS_SERVER          the nats-server binary, 2.10 or newer (default: on PATH)
+#   FINLEDGER_PG_BINDIR  where initdb and postgres live (default: found as the service does)
+#   FINLEDGER_SECRET_KEY, FINLEDGER_SESSION_HS256_SECRET
+#                        used when set; otherwise generated once into DIR/secrets.env
+#   FINLEDGER_DEPLOYMENT the deployment's name on NATS (default: local)
+#   Any other FINLEDGER_* setting reaches every instance as it is.
+#
+# As root, PostgreSQL runs as the postgres user (or nobody), who must be able to enter
+# every parent folder of DIR.
+set -euo pipefail
+
+usage() {
+  sed -n '/^# Usage:/,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+
+base_port=15400
+while getopts "p:h" opt; do
+  case "$opt" in
+    p) base_port=$OPTARG ;;
+    *) usage ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 1 ] || usage
+[[ $base_port =~ ^[0-9]+$ ]] && [ "$base_port" -ge 1024 ] && [ "$base_port" -le 65500 ] || {
+  echo "run.sh: BASE_PORT must be a number from 1024 to 65500" >&2
+  exit 2
+}
+mkdir -p "$1"
+dir=$(cd "$1" && pwd)
+
+die() {
+  echo "run.sh: $*" >&2
+  exit 1
+}
+
+finledger=${FINLEDGER_BIN:-$(command -v finledger || true)}
+[ -n "$finledger" ] && [ -x "$finledger" ] || die "no finledger binary: put it on PATH or set FINLEDGER_BIN (make build makes bin/finledger)"
+nats=${NATS_SERVER:-$(command -v nats-server || true)}
+[ -n "$nats" ] && [ -x "$nats" ] || die "no nats-server binary: put it on PATH or set NATS_SERVER"
+# The script changes folders; the binaries are named by absolute paths.
+finledger=$(readlink -f "$finledger")
+nats=$(readlink -f "$nats")
+command -v curl >/dev/null || die "curl is needed to wait for the servers"
+command -v setpriv >/dev/null || die "setpriv (util-linux) is needed"
+
+# The service keeps its stream's owner in stream metadata, which NATS has kept since 2.10.
+nats_version=$("$nats" --version | sed -n 's/.*v\([0-9][0-9]*\)\.\([0-9][0-9]*\).*/\1 \2/p')
+read -r nats_major nats_minor <<<"$nats_version"
+if [ -z "${nats_major:-}" ] || [ "$nats_major" -lt 2 ] || { [ "$nats_major" -eq 2 ] && [ "$nats_minor" -lt 10 ]; }; then
+  die "$nats is $("$nats" --version); the service needs nats-server 2.10 or newer (set NATS_SERVER; \`go build github.com/nats-io/nats-server/v2\` in the repository builds the version the service is built against)"
+fi
+
+pg_bindir() {
+  if [ -n "${FINLEDGER_PG_BINDIR:-}" ]; then
+    echo "$FINLEDGER_PG_BINDIR"
+    return
+  fi
+  if command -v pg_config >/dev/null && [ -x "$(pg_config --bindir)/initdb" ]; then
+    pg_config --bindir
+    return
+  fi
+  local d
+  for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n -r); do
+    [ -x "$d/initdb" ] && [ -x "$d/postgres" ] && { echo "$d"; return; }
+  done
+  if command -v initdb >/dev/null; then
+    dirname "$(readlink -f "$(command -v initdb)")"
+    return
+  fi
+  die "PostgreSQL server binaries (initdb, postgres) not found; set FINLEDGER_PG_BINDIR"
+}
+pgbin=$(pg_bindir)
+for b in initdb postgres pg_isready psql; do
+  [ -x "$pgbin/$b" ] || die "$pgbin has no $b (FINLEDGER_PG_BINDIR)"
+done
+
+# PostgreSQL refuses to run as root: it then runs as postgres, or nobody.
+as_pg=()
+pg_user=$(id -un)
+if [ "$(id -u)" -eq 0 ]; then
+  if id postgres >/dev/null 2>&1; then pg_user=postgres; else pg_user=nobody; fi
+  as_pg=(--reuid="$(id -u "$pg_user")" --regid="$(id -g "$pg_user")" --clear-groups)
+  p=$dir
+  while [ "$p" != / ]; do
+    p=$(dirname "$p")
+    setpriv "${as_pg[@]}" -- test -x "$p" ||
+      die "PostgreSQL runs as $pg_user, who cannot enter $p; choose a DIR elsewhere (under /var/tmp, say) or chmod o+x $p"
+  done
+fi
+
+# Secrets: the caller's, else those kept in DIR/secrets.env, else new ones kept there.
+secrets=$dir/secrets.env
+if [ -f "$secrets" ]; then
+  # shellcheck disable=SC1090
+  kept_key=$(. "$secrets" && echo "$FINLEDGER_SECRET_KEY")
+  kept_session=$(. "$secrets" && echo "$FINLEDGER_SESSION_HS256_SECRET")
+else
+  kept_key=$(od -An -vtx1 -N32 /dev/urandom | tr -d ' \n')
+  kept_session=$(od -An -vtx1 -N24 /dev/urandom | tr -d ' \n')
+  (umask 077 && printf 'FINLEDGER_SECRET_KEY=%s\nFINLEDGER_SESSION_HS256_SECRET=%s\n' "$kept_key" "$kept_session" >"$secrets")
+fi
+export FINLEDGER_SECRET_KEY=${FINLEDGER_SECRET_KEY:-$kept_key}
+export FINLEDGER_SESSION_HS256_SECRET=${FINLEDGER_SESSION_HS256_SECRET:-$kept_session}
+
+mkdir -p "$dir/logs"
+names=() pids=()
+
+# start NAME STOPSIGNAL CMD...: runs CMD in the background with its output in
+# DIR/logs/NAME.log and its pid in DIR/NAME.pid; the kernel sends it STOPSIGNAL should
+# this script die without stopping it.
+start() {
+  local name=$1 sig=$2
+  shift 2
+  setpriv --pdeathsig "$sig" -- "$@" >>"$dir/logs/$name.log" 2>&1 &
+  names+=("$name")
+  pids+=("$!")
+  echo "$!" >"$dir/$name.pid"
+}
+
+alive() {
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+  [ -n "$state" ] && [ "$state" != Z ]
+}
+
+# stop_one I: sends process I its stop signal and waits up to 30 s, then kills it.
+stop_one() {
+  local name=${names[$1]} pid=${pids[$1]} sig=TERM
+  [ "$name" = postgres ] && sig=INT # a fast shutdown
+  if alive "$pid"; then
+    kill -s "$sig" "$pid" 2>/dev/null || true
+    local i
+    for ((i = 0; i < 300; i++)); do
+      alive "$pid" || break
+      sleep 0.1
+    done
+    if alive "$pid"; then
+      echo "run.sh: $name (pid $pid) did not stop in 30 s; killing it" >&2
+      kill -s KILL "$pid" 2>/dev/null || true
+    fi
+  fi
+  wait "$pid" 2>/dev/null || true
+  rm -f "$dir/$name.pid"
+}
+
+stopping=0
+stop_all() {
+  [ "$stopping" -eq 0 ] || return 0
+  stopping=1
+  local i
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    stop_one "$i"
+  done
+}
+trap 'echo "stopping" >&2; stop_all; exit 0' INT TERM
+trap stop_all EXIT
+
+# wait_for NAME CHECK...: waits up to 90 s for CHECK to succeed while NAME runs.
+wait_for() {
+  local name=$1 i pid=
+  shift
+  for i in "${!names[@]}"; do [ "${names[$i]}" = "$name" ] && pid=${pids[$i]}; done
+  for ((i = 0; i < 900; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    alive "$pid" || die "$name exited while starting; the end of $dir/logs/$name.log:
+$(tail -n 30 "$dir/logs/$name.log")"
+    sleep 0.1
+  done
+  die "$name not ready after 90 s; the end of $dir/logs/$name.log:
+$(tail -n 30 "$dir/logs/$name.log")"
+}
+
+# PostgreSQL.
+pg_port=$base_port
+mkdir -p "$dir/pg"
+if [ "$(id -u)" -eq 0 ]; then chown -R "$pg_user" "$dir/pg"; fi
+if [ ! -f "$dir/pg/data/PG_VERSION" ]; then
+  rm -rf "$dir/pg/data.initdb"
+  (cd "$dir/pg" && setpriv "${as_pg[@]}" -- env HOME="$dir/pg" LC_ALL=C "$pgbin/initdb" -D "$dir/pg/data.initdb" \
+    -U finledger --auth=trust --encoding=UTF8 --locale=C --no-sync >"$dir/logs/initdb.log" 2>&1) ||
+    die "initdb failed; see $dir/logs/initdb.log"
+  mv "$dir/pg/data.initdb" "$dir/pg/data"
+fi
+cd "$dir/pg"
+start postgres INT setpriv "${as_pg[@]}" -- env HOME="$dir/pg" LC_ALL=C "$pgbin/postgres" -D "$dir/pg/data" -p "$pg_port" \
+  -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=200
+cd "$dir"
+wait_for postgres "$pgbin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" -U finledger -d postgres
+psql=("$pgbin/psql" -X -q -h 127.0.0.1 -p "$pg_port" -U finledger -d postgres -v ON_ERROR_STOP=1)
+if [ -z "$("${psql[@]}" -tAc "SELECT 1 FROM pg_database WHERE datname = 'finledger'")" ]; then
+  "${psql[@]}" -c "CREATE DATABASE finledger" || die "could not create the database finledger"
+fi
+
+# NATS: three servers, each routed to the other two, JetStream on every one.
+routes=""
+nats_urls=""
+for n in 1 2 3; do
+  routes+="${routes:+, }\"nats-route://127.0.0.1:$((base_port + 10 + n))\""
+  nats_urls+="${nats_urls:+,}nats://127.0.0.1:$((base_port + n))"
+done
+for n in 1 2 3; do
+  mkdir -p "$dir/nats-$n/store"
+  cat >"$dir/nats-$n/nats.conf" <<EOF
+# Written by deploy/local/run.sh: node $n of 3, the shape of deploy/nats/nats.conf.
+server_name: "n$n"
+listen: "127.0.0.1:$((base_port + n))"
+http: "127.0.0.1:$((base_port + 20 + n))"
+jetstream {
+  store_dir: "$dir/nats-$n/store"
+}
+cluster {
+  name: "finledger-local"
+  listen: "127.0.0.1:$((base_port + 10 + n))"
+  routes: [$routes]
+}
+EOF
+  start "nats-$n" TERM "$nats" -c "$dir/nats-$n/nats.conf"
+done
+for n in 1 2 3; do
+  # /healthz is 200 once the server is current with the cluster's JetStream leader.
+  wait_for "nats-$n" curl -sf "http://127.0.0.1:$((base_port + 20 + n))/healthz"
+done
+
+# The instances. Migrations run under an advisory lock, so they start together.
+for n in 1 2 3; do
+  mkdir -p "$dir/finledger-$n"
+  start "finledger-$n" TERM env \
+    FINLEDGER_ENV=production \
+    FINLEDGER_DATABASE_URL="postgres://finledger@127.0.0.1:$pg_port/finledger?sslmode=disable&application_name=finledger-$n" \
+    FINLEDGER_HTTP_ADDR="127.0.0.1:$((base_port + 30 + n))" \
+    FINLEDGER_DATA_DIR="$dir/finledger-$n" \
+    FINLEDGER_NATS_URL="$nats_urls" \
+    FINLEDGER_NATS_REPLICAS=3 \
+    FINLEDGER_DEPLOYMENT="${FINLEDGER_DEPLOYMENT:-local}" \
+    FINLEDGER_WEBHOOK_ALLOW_PRIVATE="${FINLEDGER_WEBHOOK_ALLOW_PRIVATE:-true}" \
+    "$finledger" serve
+done
+for n in 1 2 3; do
+  wait_for "finledger-$n" curl -sf "http://127.0.0.1:$((base_port + 30 + n))/readyz"
+done
+
+cat <<EOF
+finledger local cluster ready in $dir
+  postgres     postgres://finledger@127.0.0.1:$pg_port/finledger?sslmode=disable  (pid $(cat "$dir/postgres.pid"))
+  nats         $nats_urls  (pids $(cat "$dir/nats-1.pid") $(cat "$dir/nats-2.pid") $(cat "$dir/nats-3.pid"))
+  finledger-1  http://127.0.0.1:$((base_port + 31))  (pid $(cat "$dir/finledger-1.pid"))
+  finledger-2  http://127.0.0.1:$((base_port + 32))  (pid $(cat "$dir/finledger-2.pid"))
+  finledger-3  http://127.0.0.1:$((base_port + 33))  (pid $(cat "$dir/finledger-3.pid"))
+A session token: set -a; . $secrets; set +a; $finledger token --sub me --email me@example.com
+Logs are in $dir/logs. Ctrl-C stops everything.
+EOF
+
+# Until a signal: a process stopped on purpose (kill \$(cat DIR/nats-2.pid)) is not
+# restarted, and the rest keep running.
+while :; do
+  wait || true
+  alive_any=0
+  for pid in "${pids[@]}"; do alive "$pid" && alive_any=1; done
+  [ "$alive_any" -eq 1 ] || { echo "run.sh: every process has exited" >&2; exit 1; }
+  sleep 1
+done
