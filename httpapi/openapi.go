@@ -383,7 +383,8 @@ func requestSchemas() obj {
 		"WebhookUpdate": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100}),
 			"url": str(obj{"format": "uri", "maxLength": maxWebhookURL}), "events": eventsSchema(), "active": boolean()}),
 		"IncomingTransaction": input(obj{
-			"amount":      obj{"type": []string{"number", "string"}, "description": "a positive amount, as a number or a string such as \"12.50\""},
+			"amount": obj{"oneOf": []obj{positive(), str(obj{"minLength": 1, "description": "the amount as text, such as \"12.50\""})},
+				"description": "a positive amount, as a number or a string"},
 			"concept":     str(obj{"minLength": 1, "maxLength": 255}),
 			"type":        str(obj{"enum": []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer}, "default": commands.TxExpense}),
 			"description": str(obj{"maxLength": 2000}), "date": str(obj{"format": "date"}),
