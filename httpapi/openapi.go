@@ -300,10 +300,11 @@ func requestSchemas() obj {
 	// The rules that depend on the type (spec 2.3, shape B): a transfer names its
 	// destination, a goal movement its goal.
 	transactionCreate["if"] = obj{"properties": obj{"type": obj{"const": commands.TxTransfer}}, "required": []string{"type"}}
-	transactionCreate["then"] = obj{"anyOf": []obj{{"required": []string{"toWalletId"}}, {"required": []string{"destinationWalletId"}}}}
+	given := func(name string) obj { return obj{"properties": obj{name: uuidRef()}, "required": []string{name}} }
+	transactionCreate["then"] = obj{"anyOf": []obj{given("toWalletId"), given("destinationWalletId")}}
 	transactionCreate["else"] = obj{
 		"if":   obj{"properties": obj{"type": obj{"enum": []string{commands.TxGoalDeposit, commands.TxGoalWithdrawal}}}, "required": []string{"type"}},
-		"then": obj{"required": []string{"goalId"}},
+		"then": given("goalId"),
 	}
 	transactionCreate["description"] = "Both body shapes of spec 2.3 are accepted. Shape B (amount, type income, expense or transfer, " +
 		"walletId, destinationWalletId, categoryId, description, date) is a subset of this one. A transfer needs toWalletId or its " +
