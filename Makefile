@@ -1,18 +1,26 @@
 # Finledger: the two commands a new machine needs are `make dev` and `make test`.
 GO ?= go
 
-.PHONY: dev test build bench fuzz torture
+.PHONY: dev test lint-openapi build bench fuzz torture
 
 # Run the whole service locally: private PostgreSQL, migrations, API, a dev token.
 dev:
 	$(GO) run ./cmd/finledger dev
 
-# The whole test suite on real PostgreSQL servers the tests start themselves, then the
-# checks of deploy/ (a module of its own, so the service does not carry their libraries).
-test:
+# The lint of the served OpenAPI document, the whole test suite on real PostgreSQL
+# servers the tests start themselves, then the checks of deploy/ (a module of its own, so
+# the service does not carry their libraries).
+test: lint-openapi
 	$(GO) vet ./...
 	$(GO) test -count=1 -race -timeout 20m ./...
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
+
+# Lint the OpenAPI document the API serves with vacuum's recommended rules: any error
+# fails, warnings are shown. vacuum is pinned in tools/openapilint, a module of its own.
+lint-openapi:
+	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
+		$(GO) run ./internal/openapidoc -o "$$dir/openapi.json" && \
+		cd tools/openapilint && $(GO) tool vacuum lint --details --errors --no-style --no-banner --remote=false --min-score 0 "$$dir/openapi.json"
 
 build:
 	$(GO) build -o bin/finledger ./cmd/finledger

@@ -141,7 +141,8 @@ func TestDocumentedOperations(t *testing.T) {
 				anonymous = "WHATSAPP_IDENTITY_INVALID"
 			}
 			expectError(t, env.Anonymous().Do(method, concrete, nil), http.StatusUnauthorized, anonymous)
-			for _, p := range op.(map[string]any)["parameters"].([]any) {
+			params, _ := op.(map[string]any)["parameters"].([]any)
+			for _, p := range params {
 				param := p.(map[string]any)
 				if param["name"] == "Idempotency-Key" && param["required"] == true {
 					expectError(t, alice.Do(method, concrete, "{}"), http.StatusBadRequest, "IDEMPOTENCY_KEY_REQUIRED")

@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,15 +20,35 @@ type obj = map[string]any
 
 // operationDoc adds to a route what the OpenAPI document needs beyond the route table.
 type operationDoc struct {
-	Request  string   // component schema of the JSON body; "" for none
-	Response string   // component schema of the success body
-	Query    []string // query parameters, each "name:type"
+	Request  string // request body of the JSON body, in components/requestBodies; "" for none
+	Response string // component schema of the success body
+	Query    []obj  // query parameters
 	// KeyRequired documents a mandatory Idempotency-Key; the HTTP tests check that such
 	// routes refuse requests without one.
 	KeyRequired bool
-	// Media lists other formats of the success answer.
-	Media []string
 }
+
+// Query parameters shared by several operations.
+func queryParam(name string, schema obj, description string) obj {
+	p := obj{"name": name, "in": "query", "schema": schema}
+	if description != "" {
+		p["description"] = description
+	}
+	return p
+}
+
+func integer(minimum, maximum, def int) obj {
+	return obj{"type": "integer", "minimum": minimum, "maximum": maximum, "default": def}
+}
+
+var (
+	pageParam      = queryParam("page", integer(1, 1_000_000, 1), "page number, from 1")
+	pageSizeParam  = queryParam("pageSize", integer(1, maxPageSize, defaultPageSize), "entries per page")
+	fromDateParam  = queryParam("from", str(obj{"format": "date"}), "first day, YYYY-MM-DD")
+	toDateParam    = queryParam("to", str(obj{"format": "date"}), "last day, YYYY-MM-DD; not before from")
+	walletIDParam  = queryParam("walletId", uuidRef(), "only this wallet's")
+	categoryIDParm = queryParam("categoryId", uuidRef(), "only this category's")
+)
 
 // operationDocs is keyed by "METHOD pattern"; a test checks that every route has one.
 var operationDocs = map[string]operationDoc{
@@ -70,8 +92,8 @@ var operationDocs = map[string]operationDoc{
 	"GET /api/goals/{id}":                                   {Response: "GoalResponse"},
 	"PATCH /api/goals/{id}":                                 {Request: "GoalUpdate", Response: "GoalResponse"},
 	"DELETE /api/goals/{id}":                                {Response: "OK"},
-	"POST /api/goals/{id}/deposit":                          {Request: "GoalMovement", Response: "GoalMovementResult"},
-	"POST /api/goals/{id}/withdraw":                         {Request: "GoalMovement", Response: "GoalMovementResult"},
+	"POST /api/goals/{id}/deposit":                          {Request: "GoalDeposit", Response: "GoalMovementResult"},
+	"POST /api/goals/{id}/withdraw":                         {Request: "GoalWithdrawal", Response: "GoalMovementResult"},
 	"GET /api/debts":                                        {Response: "DebtList"},
 	"POST /api/debts":                                       {Request: "DebtCreate", Response: "DebtResponse"},
 	"GET /api/debts/{id}":                                   {Response: "DebtResponse"},
@@ -84,32 +106,57 @@ var operationDocs = map[string]operationDoc{
 	"PATCH /api/recurrent/{id}":                             {Request: "RecurringUpdate", Response: "RecurringResponse"},
 	"DELETE /api/recurrent/{id}":                            {Response: "OK"},
 	"POST /api/recurrent/{id}/pay":                          {Request: "RecurringPay", Response: "RecurringPayResult"},
-	"GET /api/exchange-rates":                               {Response: "ExchangeRates", Query: []string{"date:date"}},
-	"POST /api/me/whatsapp":                                 {Response: "LinkCode"},
-	"GET /api/me/whatsapp":                                  {Response: "LinkStatus"},
-	"DELETE /api/me/whatsapp":                               {Response: "OK"},
-	"POST /api/whatsapp/link":                               {Request: "LinkRequest", Response: "LinkResult"},
-	"POST /api/whatsapp/transactions":                       {Request: "ChannelTransactionCreate", Response: "ChannelTransactionResult"},
-	"POST /api/whatsapp/last-transaction/undo":              {Response: "UndoResult"},
-	"PATCH /api/whatsapp/last-transaction":                  {Request: "ChannelTransactionUpdate", Response: "TransactionResponse"},
-	"GET /api/whatsapp/workspaces":                          {Response: "ChannelWorkspaces"},
-	"PUT /api/whatsapp/workspace":                           {Request: "ChannelWorkspaceSet", Response: "WorkspaceResponse"},
-	"GET /api/agent/context":                                {Response: "AgentContext"},
-	"GET /api/reports":                                      {Response: "Report", Query: []string{"from:date", "to:date", "walletId:uuid", "categoryId:uuid", "format:string"}},
-	"GET /api/reports/monthly-summary":                      {Response: "MonthlySummary", Query: []string{"month:string"}},
-	"GET /api/reports/spending-summary": {Response: "SpendingSummary", Query: []string{"period:string", "from:date", "to:date",
-		"category:string", "type:string"}},
+	"GET /api/exchange-rates": {Response: "ExchangeRates", Query: []obj{
+		queryParam("date", str(obj{"format": "date"}), "the day, YYYY-MM-DD; default: today in America/Mexico_City")}},
+	"POST /api/me/whatsapp":                    {Response: "LinkCode"},
+	"GET /api/me/whatsapp":                     {Response: "LinkStatus"},
+	"DELETE /api/me/whatsapp":                  {Response: "OK"},
+	"POST /api/whatsapp/link":                  {Request: "LinkRequest", Response: "LinkResult"},
+	"POST /api/whatsapp/transactions":          {Request: "ChannelTransactionCreate", Response: "ChannelTransactionResult"},
+	"POST /api/whatsapp/last-transaction/undo": {Response: "UndoResult"},
+	"PATCH /api/whatsapp/last-transaction":     {Request: "ChannelTransactionUpdate", Response: "TransactionResponse"},
+	"GET /api/whatsapp/workspaces":             {Response: "ChannelWorkspaces"},
+	"PUT /api/whatsapp/workspace":              {Request: "ChannelWorkspaceSet", Response: "WorkspaceResponse"},
+	"GET /api/agent/context":                   {Response: "AgentContext"},
+	"GET /api/reports": {Response: "Report", Query: []obj{
+		queryParam("from", str(obj{"format": "date"}), "first day, YYYY-MM-DD; default: the first of the current month"),
+		queryParam("to", str(obj{"format": "date"}), "last day, YYYY-MM-DD; default: today; not before from"),
+		walletIDParam, categoryIDParm,
+		queryParam("format", str(obj{"enum": reportFormats, "default": "json"}), "json, or a csv or pdf file")}},
+	"GET /api/reports/monthly-summary": {Response: "MonthlySummary", Query: []obj{
+		queryParam("month", str(obj{"pattern": "^[0-9]{4}-(0[1-9]|1[0-2])$"}), "YYYY-MM; default: the current month")}},
+	"GET /api/reports/spending-summary": {Response: "SpendingSummary", Query: []obj{
+		queryParam("period", str(obj{"enum": summaryPeriods, "default": "this_week"}), "a named period; not with from and to"),
+		queryParam("from", str(obj{"format": "date"}), "with to, instead of period: first day, YYYY-MM-DD"),
+		queryParam("to", str(obj{"format": "date"}), "with from: last day, at most 366 days after from"),
+		queryParam("category", str(obj{"minLength": 1}), "a category's id, or its name (accents and case ignored)"),
+		queryParam("type", str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}, "default": commands.TxExpense}), "")}},
 	"PUT /api/exchange-rates": {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
-	"GET /api/audit": {Response: "AuditList", Query: []string{"page:integer", "pageSize:integer", "entity:string", "action:string",
-		"from:date-time", "to:date-time"}},
+	"GET /api/audit": {Response: "AuditList", Query: []obj{pageParam, pageSizeParam,
+		queryParam("entity", str(obj{"maxLength": 64}), "only entries of this entity (wallet, transaction, ...)"),
+		queryParam("action", str(obj{"enum": auditActions}), ""),
+		queryParam("from", str(obj{"format": "date-time"}), "entries at or after this instant (RFC 3339)"),
+		queryParam("to", str(obj{"format": "date-time"}), "entries at or before this instant; not before from")}},
 	"POST /api/realtime/token":   {Response: "RealtimeToken"},
 	"POST /api/push/subscribe":   {Request: "PushSubscribe", Response: "PushSubscriptionResponse"},
 	"POST /api/push/unsubscribe": {Request: "PushUnsubscribe", Response: "PushUnsubscribeResult"},
 
 	"GET /api/push/subscriptions": {Response: "PushSubscriptionList"},
-	"GET /api/transactions": {Response: "TransactionList", Query: []string{
-		"page:integer", "pageSize:integer", "type:string", "walletId:uuid", "categoryId:uuid", "goalId:uuid",
-		"from:date", "to:date", "search:string", "q:string"}},
+	"GET /api/transactions": {Response: "TransactionList", Query: []obj{pageParam, pageSizeParam,
+		queryParam("type", str(obj{"enum": commands.TransactionTypes}), ""),
+		walletIDParam, categoryIDParm, queryParam("goalId", uuidRef(), "only this goal's movements"),
+		fromDateParam, toDateParam,
+		queryParam("search", str(obj{"maxLength": maxSearch}), "text searched in concepts and descriptions"),
+		queryParam("q", str(obj{"maxLength": maxQuickSearch}), "quick search: alias of search that returns at most 10 results")}},
+}
+
+// unreplayed are the writes that do not store their answer for an Idempotency-Key:
+// repeating them is harmless or is the point (a test delivery), so they accept the
+// header and never answer Idempotent-Replayed.
+var unreplayed = map[string]bool{
+	"POST /api/me/whatsapp": true, "POST /api/whatsapp/link": true, "POST /api/realtime/token": true,
+	"POST /api/push/subscribe": true, "POST /api/push/unsubscribe": true, "POST /api/webhooks/outbound/{id}/test": true,
+	"POST /api/webhooks/outbound/{id}/deliveries/{deliveryId}/redeliver": true,
 }
 
 func str(extra obj) obj  { return merge(obj{"type": "string"}, extra) }
@@ -129,9 +176,22 @@ func object(props obj, required ...string) obj {
 	return o
 }
 
+// record is an object of an answer: the server always sends every one of its fields,
+// those without a value as null.
+func record(props obj) obj {
+	return object(props, slices.Sorted(maps.Keys(props))...)
+}
+
+// input is a request body object: unknown fields are refused, so it is closed.
+func input(props obj, required ...string) obj {
+	o := object(props, required...)
+	o["additionalProperties"] = false
+	return o
+}
+
 // paginationSchema is the pagination object of listings.
 func paginationSchema() obj {
-	return object(obj{"limit": obj{"type": "integer"}, "offset": obj{"type": "integer"}, "total": obj{"type": "integer"}}, "limit", "offset", "total")
+	return record(obj{"limit": obj{"type": "integer"}, "offset": obj{"type": "integer"}, "total": obj{"type": "integer"}})
 }
 
 func wrap(name, schema string) obj { return object(obj{name: ref(schema)}, name) }
@@ -145,221 +205,348 @@ func merge(a, b obj) obj {
 	return a
 }
 
+// without returns a copy of o less some keys.
+func without(o obj, keys ...string) obj {
+	out := clone(o)
+	for _, k := range keys {
+		delete(out, k)
+	}
+	return out
+}
+
 var (
 	colorRule = obj{"pattern": "^#[0-9a-fA-F]{6}$"}
 	money     = obj{"description": "exact decimal, at most 4 decimal places"}
 )
 
-func schemas() obj {
-	walletFields := obj{
+func positive() obj { return num(merge(obj{"exclusiveMinimum": 0}, money)) }
+func dateTime() obj { return str(obj{"format": "date-time"}) }
+
+// Field sets shared by a record, its create body and its update body.
+func walletFields() obj {
+	return obj{
 		"name": str(obj{"minLength": 1, "maxLength": 50}), "description": nstr(obj{"maxLength": 255}),
 		"type":     str(obj{"enum": []string{"cash", "card", "bank_account", "digital_wallet"}, "default": "cash"}),
 		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}), "cardColor": str(merge(obj{"default": "#111827"}, colorRule)),
 		"balance": num(merge(obj{"minimum": 0, "default": 0, "description": "initial balance; changing it moves the current balance by the difference"}, money)),
-		"clabe":   nstr(obj{"maxLength": 40}), "provider": nstr(obj{"maxLength": 70}), "isDefault": boolean(),
+		"clabe":   nstr(obj{"maxLength": 40}), "provider": nstr(obj{"maxLength": 70}), "isDefault": obj{"type": "boolean", "default": false},
 	}
-	categoryFields := obj{
+}
+
+func categoryFields() obj {
+	return obj{
 		"name": str(obj{"minLength": 1, "maxLength": 100}), "icon": str(obj{"minLength": 1, "maxLength": 50, "default": "tag"}),
 		"description": nstr(obj{"maxLength": 255}), "color": str(merge(obj{"default": "#6366f1"}, colorRule)),
-		"isDefault": boolean(), "tagId": nuuid(),
+		"isDefault": obj{"type": "boolean", "default": false}, "tagId": nuuid(),
 	}
-	transactionFields := obj{
-		"amount": num(merge(obj{"exclusiveMinimum": 0}, money)), "date": str(obj{"format": "date", "description": "default: today in America/Mexico_City"}),
+}
+
+func transactionFields() obj {
+	return obj{
+		"amount": positive(), "date": str(obj{"format": "date", "description": "default: today in America/Mexico_City"}),
 		"concept": nstr(obj{"maxLength": 255}), "description": nstr(obj{"maxLength": 2000}),
 		"categoryId": nuuid(), "walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet"},
 		"toWalletId": nuuid(), "destinationWalletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "alias of toWalletId"},
-		"destinationAmount": obj{"type": []string{"number", "null"}, "exclusiveMinimum": 0, "description": "amount credited to the destination of a transfer between currencies"},
-		"tagId":             nuuid(), "referenceNumber": nstr(obj{"maxLength": 100}), "attachmentUrl": nstr(obj{"format": "uri"}),
+		"destinationAmount": obj{"type": []string{"number", "null"}, "exclusiveMinimum": 0,
+			"description": "amount credited to the destination of a transfer between currencies (required then); within one currency absent or equal to amount"},
+		"tagId": nuuid(), "referenceNumber": nstr(obj{"maxLength": 100}), "attachmentUrl": nstr(obj{"format": "uri", "maxLength": 2048}),
 	}
-	profileFields := obj{
+}
+
+func profileFields() obj {
+	return obj{
 		"firstName": nstr(obj{"maxLength": 100}), "lastName": nstr(obj{"maxLength": 100}), "currency": nstr(nil),
 		"language": nstr(obj{"maxLength": 10}), "theme": str(obj{"enum": commands.Themes}),
 		"notificationsEnabled": boolean(), "hasCompletedOnboarding": boolean(),
 	}
-	createTx := merge(obj{
-		"type":   str(obj{"enum": []string{"income", "expense", "transfer", "goal_deposit", "goal_withdrawal"}}),
-		"goalId": nuuid(), "debtId": nuuid(),
-	}, clone(transactionFields))
-	date := str(obj{"format": "date"})
-	ndate := nstr(obj{"format": "date"})
-	stamps := obj{"createdAt": str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"})}
-	budgetFields := obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
+}
+
+func budgetFields() obj {
+	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
 		"currency": str(obj{"description": "default: the workspace's"}), "period": str(obj{"enum": commands.Periods, "default": "monthly"}),
-		"startDate": date, "endDate": date, "alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80}), "tagId": nuuid()}
-	goalFields := obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "targetAmount": num(merge(obj{"exclusiveMinimum": 0}, money)),
-		"currency": str(nil), "deadline": ndate}
-	debtFields := obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "creditor": nstr(obj{"maxLength": 100}),
-		"totalAmount": num(merge(obj{"exclusiveMinimum": 0}, money)), "pendingBalance": num(merge(obj{"minimum": 0, "description": "default: totalAmount"}, money)),
-		"currency": str(nil), "dueDate": ndate}
-	recurringFields := obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "amount": num(merge(obj{"exclusiveMinimum": 0}, money)),
-		"kind": str(obj{"enum": commands.RecurringKinds}), "periodicity": str(obj{"enum": commands.Periods}), "nextPayment": date,
-		"active": boolean(), "walletId": nuuid(), "categoryId": nuuid()}
-	withTransactions := func(name, schema string) obj {
-		return object(obj{name: ref(schema), "transactions": obj{"type": "array", "items": ref("Transaction")}}, name, "transactions")
+		"startDate": str(obj{"format": "date"}), "endDate": str(obj{"format": "date"}),
+		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80}), "tagId": nuuid()}
+}
+
+func goalFields() obj {
+	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "targetAmount": positive(),
+		"currency": str(obj{"description": "default: the workspace's"}), "deadline": nstr(obj{"format": "date"})}
+}
+
+func debtFields() obj {
+	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "creditor": nstr(obj{"maxLength": 100}),
+		"totalAmount":    positive(),
+		"pendingBalance": num(merge(obj{"minimum": 0, "description": "default: totalAmount"}, money)),
+		"currency":       str(obj{"description": "default: the workspace's"}), "dueDate": nstr(obj{"format": "date"})}
+}
+
+func recurringFields() obj {
+	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "amount": positive(),
+		"kind": str(obj{"enum": commands.RecurringKinds}), "periodicity": str(obj{"enum": commands.Periods}),
+		"nextPayment": str(obj{"format": "date"}), "active": obj{"type": "boolean", "default": true},
+		"walletId": nuuid(), "categoryId": nuuid()}
+}
+
+// requestSchemas are the request bodies. They live in components/requestBodies, not
+// among the schemas: generators such as openapi-typescript make a field with a default
+// required in a shared schema, which is right for answers and wrong for requests.
+func requestSchemas() obj {
+	createTx := merge(transactionFields(), obj{
+		"type":   str(obj{"enum": commands.TransactionTypes}),
+		"goalId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "required for goal_deposit and goal_withdrawal"},
+		"debtId": nuuid(),
+	})
+	transactionCreate := input(createTx, "type", "amount")
+	// The rules that depend on the type (spec 2.3, shape B): a transfer names its
+	// destination, a goal movement its goal.
+	transactionCreate["if"] = obj{"properties": obj{"type": obj{"const": commands.TxTransfer}}, "required": []string{"type"}}
+	given := func(name string) obj { return obj{"properties": obj{name: uuidRef()}, "required": []string{name}} }
+	transactionCreate["then"] = obj{"anyOf": []obj{given("toWalletId"), given("destinationWalletId")}}
+	transactionCreate["else"] = obj{
+		"if":   obj{"properties": obj{"type": obj{"enum": []string{commands.TxGoalDeposit, commands.TxGoalWithdrawal}}}, "required": []string{"type"}},
+		"then": given("goalId"),
 	}
+	transactionCreate["description"] = "Both body shapes of spec 2.3 are accepted. Shape B (amount, type income, expense or transfer, " +
+		"walletId, destinationWalletId, categoryId, description, date) is a subset of this one. A transfer needs toWalletId or its " +
+		"alias destinationWalletId; goal_deposit and goal_withdrawal need goalId (a deposit also a wallet); categoryId is optional."
+	updateTx := merge(transactionFields(), obj{"amount": positive(), "date": str(obj{"format": "date"}), "walletId": uuidRef()})
+	movement := func(walletRequired bool) obj {
+		props := obj{"amount": positive(), "walletId": nuuid(), "note": nstr(obj{"maxLength": 500}),
+			"date": str(obj{"format": "date", "description": "default: today in America/Mexico_City"})}
+		if walletRequired {
+			props["walletId"] = uuidRef()
+			return input(props, "amount", "walletId")
+		}
+		props["walletId"] = obj{"type": []string{"string", "null"}, "format": "uuid",
+			"description": "without it, the amount is split among the wallets that funded the goal"}
+		return input(props, "amount")
+	}
+	webhookEvents := eventsSchema()
+	webhookEvents["default"] = []string{commands.HookAll}
 	return obj{
-		"Budget": object(merge(merge(clone(budgetFields), stamps), obj{"id": uuidRef(), "active": boolean(), "periodStart": date, "periodEnd": date,
-			"spent": num(money), "remaining": num(money), "percentage": num(nil), "alertReached": boolean()})),
-		"BudgetCreate":   object(budgetFields, "name", "categoryId", "amount", "startDate", "endDate"),
-		"BudgetUpdate":   object(budgetFields),
-		"BudgetResponse": wrap("budget", "Budget"),
-		"BudgetList":     list("budgets", "Budget"),
-		"Goal": object(merge(merge(clone(goalFields), stamps), obj{"id": uuidRef(), "savedAmount": num(money),
-			"progress": num(obj{"description": "percent of the target, two decimals"}), "completed": boolean()})),
-		"GoalCreate":   object(goalFields, "name", "targetAmount"),
-		"GoalUpdate":   object(goalFields),
-		"GoalResponse": wrap("goal", "Goal"),
-		"GoalList":     list("goals", "Goal"),
-		"GoalMovement": object(obj{"amount": num(merge(obj{"exclusiveMinimum": 0}, money)), "walletId": nuuid(),
-			"note": nstr(obj{"maxLength": 500}), "date": date}, "amount"),
-		"GoalMovementResult": withTransactions("goal", "Goal"),
-		"Debt":               object(merge(merge(clone(debtFields), stamps), obj{"id": uuidRef(), "paidAmount": num(money)})),
-		"DebtCreate":         object(debtFields, "name", "totalAmount"),
-		"DebtUpdate":         object(debtFields),
-		"DebtResponse":       wrap("debt", "Debt"),
-		"DebtList":           list("debts", "Debt"),
-		"DebtPayment": object(obj{"amount": num(merge(obj{"exclusiveMinimum": 0}, money)), "walletId": nuuid(),
-			"date": date, "note": nstr(obj{"maxLength": 500})}, "amount"),
-		"DebtPaymentResult":  withTransactions("debt", "Debt"),
-		"Recurring":          object(merge(merge(clone(recurringFields), stamps), obj{"id": uuidRef(), "lastPayment": ndate})),
-		"RecurringCreate":    object(recurringFields, "name", "amount", "kind", "periodicity", "nextPayment"),
-		"RecurringUpdate":    object(recurringFields),
-		"RecurringResponse":  wrap("recurring", "Recurring"),
-		"RecurringList":      list("recurrent", "Recurring"),
-		"RecurringPay":       object(obj{"date": date}),
-		"RecurringPayResult": withTransactions("recurring", "Recurring"),
-		"Report": object(obj{"report": object(obj{"workspace": str(nil), "from": date, "to": date,
-			"totals":       obj{"type": "array", "items": object(obj{"currency": str(nil), "income": num(money), "expenses": num(money), "net": num(money)})},
-			"byCategory":   obj{"type": "array", "items": object(obj{"categoryId": nuuid(), "name": str(nil), "currency": str(nil), "income": num(money), "expenses": num(money)})},
-			"transactions": obj{"type": "array", "items": ref("Transaction")}})},
-			"report"),
-		"AgentContext": object(obj{"workspace": ref("Workspace"),
-			"currency": object(obj{"workspace": str(nil), "wallets": obj{"type": "array", "items": str(nil)}}),
-			"wallets":  obj{"type": "array", "items": ref("Wallet")}, "categories": obj{"type": "array", "items": ref("Category")},
-			"goals": obj{"type": "array", "items": ref("Goal")}, "budgets": obj{"type": "array", "items": ref("Budget")},
-			"recentStats": object(obj{"from": date, "to": date, "days": obj{"type": "integer"}, "count": obj{"type": "integer"},
-				"totals": obj{"type": "array", "items": object(obj{"currency": str(nil), "income": num(money), "expenses": num(money), "net": num(money)})}}),
-			"generatedAt": str(obj{"format": "date-time"})}),
-		"LinkCode": object(obj{"code": str(obj{"pattern": "^[A-Z2-9]{8}$"}), "expiresAt": str(obj{"format": "date-time"})}, "code", "expiresAt"),
-		"LinkStatus": object(obj{"linked": boolean(), "phone": str(obj{"description": "masked"}), "status": str(obj{"enum": []string{"active", "suspended"}}),
-			"workspaceId": uuidRef(), "workspaceName": str(nil), "linkedAt": str(obj{"format": "date-time"}), "lastTransactionAt": nstr(obj{"format": "date-time"})}, "linked"),
-		"LinkRequest": object(obj{"code": str(obj{"minLength": 1, "maxLength": 32})}, "code"),
-		"LinkResult":  object(obj{"linked": boolean(), "workspaceName": str(nil), "alreadyLinked": boolean()}, "linked", "workspaceName"),
-		"ChannelTransactionCreate": object(obj{"type": str(obj{"enum": []string{"expense", "income"}}), "amount": num(merge(obj{"exclusiveMinimum": 0}, money)),
-			"currency": str(obj{"description": "must be the wallet's"}), "concept": str(obj{"maxLength": 255}), "walletName": str(nil),
-			"categoryName": str(nil), "date": date}, "type", "amount"),
-		"ChannelTransactionResult": object(obj{"transaction": ref("Transaction"), "resolved": object(obj{"workspaceName": str(nil),
-			"walletName": str(nil), "categoryName": nstr(nil), "budgetWarning": str(obj{"description": "present when the expense leaves a budget of its category exceeded, in the period holding the expense's date"})})},
-			"transaction", "resolved"),
-		"UndoResult": object(obj{"ok": boolean(), "transaction": ref("Transaction"), "wallet": ref("Wallet")}, "ok", "transaction", "wallet"),
-		"ChannelTransactionUpdate": object(obj{"amount": num(merge(obj{"exclusiveMinimum": 0}, money)), "currency": str(obj{"description": "only with amount"}),
-			"concept": str(obj{"maxLength": 255}), "walletName": str(nil), "categoryName": str(nil), "date": date}),
-		"ChannelWorkspaces": object(obj{"workspaces": obj{"type": "array", "items": object(obj{"id": uuidRef(), "name": str(nil),
-			"type": str(nil), "role": str(nil), "currency": str(nil), "active": boolean()})}}, "workspaces"),
-		"ChannelWorkspaceSet": object(obj{"name": str(obj{"minLength": 1, "maxLength": 100})}, "name"),
-		"MonthlySummary": object(obj{"month": str(obj{"pattern": "^[0-9]{4}-[0-9]{2}$"}), "currency": str(nil), "totalIncome": num(money),
-			"totalExpenses": num(money), "topCategories": obj{"type": "array", "maxItems": 3, "items": object(obj{"categoryId": uuidRef(),
-				"name": str(nil), "currency": str(nil), "total": num(money)})},
-			"comparison": object(obj{"previousIncome": num(money), "previousExpenses": num(money),
-				"percentageChange": obj{"type": []string{"number", "null"}, "description": "change of expenses in percent, two decimals; null without expenses the month before"}})}),
-		"SpendingSummary": object(obj{"period": str(nil), "from": date, "to": date, "type": str(obj{"enum": []string{"expense", "income"}}),
-			"totals": obj{"type": "array", "items": object(obj{"currency": str(nil), "total": str(obj{"description": "two decimals"})})}}),
-		"ExchangeRates": object(obj{"date": date, "rates": obj{"type": "array", "items": object(obj{"base": str(nil), "quote": str(nil),
-			"rate": num(obj{"description": "1 base = rate quote"}), "date": date, "source": str(obj{"description": "manual, or the feed (ecb)"})})}}),
-		"ExchangeRatesSet": object(obj{"date": date, "rates": obj{"type": "array", "maxItems": 200, "items": object(obj{
-			"base": str(obj{"pattern": "^[A-Za-z]{3}$"}), "quote": str(obj{"pattern": "^[A-Za-z]{3}$"}), "rate": num(obj{"exclusiveMinimum": 0})},
-			"base", "quote", "rate")}}, "rates"),
-		"PushSubscription": object(obj{"id": uuidRef(), "endpoint": str(obj{"format": "uri"}),
-			"expirationTime": obj{"type": []string{"integer", "null"}, "description": "milliseconds since 1970-01-01 (UTC)"},
-			"userAgent":      nstr(obj{"description": "the User-Agent of the last subscribe, to tell devices apart"}),
-			"createdAt":      str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"})},
-			"id", "endpoint", "expirationTime", "createdAt", "updatedAt"),
-		"PushSubscribe": object(obj{
+		"WalletCreate":      input(walletFields(), "name"),
+		"WalletUpdate":      input(walletFields()),
+		"CategoryCreate":    input(categoryFields(), "name"),
+		"CategoryUpdate":    input(categoryFields()),
+		"TagCreate":         input(obj{"name": str(obj{"minLength": 1, "maxLength": 50}), "color": str(colorRule)}, "name"),
+		"TransactionCreate": transactionCreate,
+		"TransactionUpdate": input(updateTx),
+		"TransactionBulk": input(obj{
+			"ids":        obj{"type": "array", "items": uuidRef(), "minItems": 1, "maxItems": maxBulkIDs},
+			"operation":  str(obj{"enum": []string{commands.BulkDelete, commands.BulkRecategorize}}),
+			"categoryId": obj{"type": "string", "format": "uuid", "description": "required for recategorize"},
+		}, "ids", "operation"),
+		"ProfileUpdate":   input(profileFields()),
+		"WorkspaceCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"})}, "name"),
+		"MemberAdd":       input(obj{"email": str(obj{"format": "email"}), "role": str(obj{"enum": roleNames})}, "email", "role"),
+		"MemberUpdate":    input(obj{"role": str(obj{"enum": roleNames})}, "role"),
+		"APIKeyCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": 80}), "description": nstr(obj{"maxLength": 2000}),
+			"scopes":    obj{"type": "array", "minItems": 1, "items": str(obj{"enum": commands.Scopes})},
+			"expiresAt": nstr(obj{"format": "date-time"})}, "name", "scopes"),
+		"BudgetCreate":   input(budgetFields(), "name", "categoryId", "amount", "startDate", "endDate"),
+		"BudgetUpdate":   input(budgetFields()),
+		"GoalCreate":     input(goalFields(), "name", "targetAmount"),
+		"GoalUpdate":     input(goalFields()),
+		"GoalDeposit":    movement(true),
+		"GoalWithdrawal": movement(false),
+		"DebtCreate":     input(debtFields(), "name", "totalAmount"),
+		"DebtUpdate":     input(debtFields()),
+		"DebtPayment": input(obj{"amount": positive(),
+			"walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet, else the oldest"},
+			"date":     str(obj{"format": "date"}), "note": nstr(obj{"maxLength": 500})}, "amount"),
+		"RecurringCreate": input(recurringFields(), "name", "amount", "kind", "periodicity", "nextPayment"),
+		"RecurringUpdate": input(recurringFields()),
+		"RecurringPay":    input(obj{"date": str(obj{"format": "date", "description": "default: today in America/Mexico_City"})}),
+		"ExchangeRatesSet": input(obj{"date": str(obj{"format": "date", "description": "default: today in America/Mexico_City"}),
+			"rates": obj{"type": "array", "maxItems": 200, "items": input(obj{
+				"base": str(obj{"pattern": "^[A-Za-z]{3}$"}), "quote": str(obj{"pattern": "^[A-Za-z]{3}$"}), "rate": num(obj{"exclusiveMinimum": 0})},
+				"base", "quote", "rate")}}, "rates"),
+		"LinkRequest": input(obj{"code": str(obj{"minLength": 1, "maxLength": 32})}, "code"),
+		"ChannelTransactionCreate": input(obj{"type": str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}}), "amount": positive(),
+			"currency": str(obj{"description": "must be the wallet's"}), "concept": str(obj{"maxLength": 255}),
+			"walletName":   str(obj{"description": "matched ignoring accents and case; default: the first active wallet"}),
+			"categoryName": str(obj{"description": "matched ignoring accents and case; default: the first active category"}),
+			"date":         str(obj{"format": "date", "description": "default: today in America/Mexico_City"})}, "type", "amount"),
+		"ChannelTransactionUpdate": input(obj{"amount": positive(), "currency": str(obj{"description": "only with amount"}),
+			"concept": str(obj{"maxLength": 255}), "walletName": str(nil), "categoryName": str(nil), "date": str(obj{"format": "date"})}),
+		"ChannelWorkspaceSet": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100})}, "name"),
+		"PushSubscribe": input(obj{
 			"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint, "description": "the push service's absolute https URL"}),
-			"keys": object(obj{
+			"keys": input(obj{
 				"p256dh": str(obj{"description": "base64url of the 65-byte uncompressed P-256 public key (first byte 0x04)"}),
 				"auth":   str(obj{"description": "base64url of the 16-byte authentication secret"}),
 			}, "p256dh", "auth"),
 			"expirationTime": obj{"type": []string{"number", "null"}, "minimum": 0, "description": "milliseconds since 1970-01-01 (UTC)"},
 		}, "endpoint", "keys"),
+		"PushUnsubscribe": input(obj{"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint})}, "endpoint"),
+		"WebhookCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100}),
+			"url": str(obj{"format": "uri", "maxLength": maxWebhookURL}), "events": webhookEvents}, "name", "url"),
+		"WebhookUpdate": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100}),
+			"url": str(obj{"format": "uri", "maxLength": maxWebhookURL}), "events": eventsSchema(), "active": boolean()}),
+		"IncomingTransaction": input(obj{
+			"amount": obj{"oneOf": []obj{positive(), str(obj{"minLength": 1, "description": "the amount as text, such as \"12.50\""})},
+				"description": "a positive amount, as a number or a string"},
+			"concept":     str(obj{"minLength": 1, "maxLength": 255}),
+			"type":        str(obj{"enum": []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer}, "default": commands.TxExpense}),
+			"description": str(obj{"maxLength": 2000}), "date": str(obj{"format": "date"}),
+			"walletId": uuidRef(), "walletName": str(nil), "categoryId": uuidRef(), "categoryName": str(nil),
+			"toWalletId": obj{"type": "string", "format": "uuid", "description": "the destination of a transfer"},
+		}, "amount", "concept"),
+	}
+}
+
+func schemas() obj {
+	stamps := obj{"createdAt": dateTime(), "updatedAt": dateTime()}
+	date := str(obj{"format": "date"})
+	ndate := nstr(obj{"format": "date"})
+	withTransactions := func(name, schema string) obj {
+		return object(obj{name: ref(schema), "transactions": obj{"type": "array", "items": ref("Transaction")}}, name, "transactions")
+	}
+	totals := obj{"type": "array", "items": record(obj{"currency": str(nil), "income": num(money), "expenses": num(money), "net": num(money)})}
+	transaction := obj{
+		"id": uuidRef(), "type": str(obj{"enum": commands.TransactionTypes}), "amount": num(money), "currency": str(nil),
+		"destinationAmount": obj{"type": []string{"number", "null"}}, "date": date,
+		"concept": nstr(nil), "description": str(nil), "walletId": uuidRef(), "toWalletId": nuuid(),
+		"destinationWalletId": nuuid(), "categoryId": nuuid(), "goalId": nuuid(), "debtId": nuuid(), "tagId": nuuid(),
+		"referenceNumber": nstr(nil), "attachmentUrl": nstr(nil), "createdAt": dateTime(), "updatedAt": dateTime(),
+	}
+	errorBody := func(details obj) obj {
+		return object(obj{"error": object(obj{
+			"code":      str(obj{"description": "stable, machine-readable"}),
+			"message":   str(obj{"description": "for people; may change"}),
+			"details":   details,
+			"requestId": str(obj{"description": "the X-Request-Id of the answer"}),
+		}, "code", "message", "requestId")}, "error")
+	}
+	return obj{
+		"Budget": record(merge(merge(budgetFields(), stamps), obj{"id": uuidRef(), "active": boolean(), "periodStart": date, "periodEnd": date,
+			"spent": num(money), "remaining": num(money), "percentage": num(nil), "alertReached": boolean(),
+			"period": str(obj{"enum": commands.Periods}), "currency": str(nil), "alertThreshold": num(nil)})),
+		"BudgetResponse": wrap("budget", "Budget"),
+		"BudgetList":     list("budgets", "Budget"),
+		"Goal": record(merge(merge(goalFields(), stamps), obj{"id": uuidRef(), "savedAmount": num(money), "currency": str(nil),
+			"progress": num(obj{"description": "percent of the target, two decimals"}), "completed": boolean()})),
+		"GoalResponse":       wrap("goal", "Goal"),
+		"GoalList":           list("goals", "Goal"),
+		"GoalMovementResult": withTransactions("goal", "Goal"),
+		"Debt": record(merge(merge(debtFields(), stamps), obj{"id": uuidRef(), "paidAmount": num(money), "currency": str(nil),
+			"pendingBalance": num(money)})),
+		"DebtResponse":       wrap("debt", "Debt"),
+		"DebtList":           list("debts", "Debt"),
+		"DebtPaymentResult":  withTransactions("debt", "Debt"),
+		"Recurring":          record(merge(merge(recurringFields(), stamps), obj{"id": uuidRef(), "lastPayment": ndate, "active": boolean()})),
+		"RecurringResponse":  wrap("recurring", "Recurring"),
+		"RecurringList":      list("recurrent", "Recurring"),
+		"RecurringPayResult": withTransactions("recurring", "Recurring"),
+		"ReportLine":         record(merge(clone(transaction), obj{"walletName": str(nil), "categoryName": nstr(nil)})),
+		"Report": object(obj{"report": record(obj{"workspace": str(nil), "from": date, "to": date,
+			"totals":       totals,
+			"byCategory":   obj{"type": "array", "items": record(obj{"categoryId": nuuid(), "name": str(nil), "currency": str(nil), "income": num(money), "expenses": num(money)})},
+			"transactions": obj{"type": "array", "items": ref("ReportLine")}})},
+			"report"),
+		"AgentContext": record(obj{"workspace": ref("Workspace"),
+			"currency": record(obj{"workspace": str(nil), "wallets": obj{"type": "array", "items": str(nil)}}),
+			"wallets":  obj{"type": "array", "items": ref("Wallet")}, "categories": obj{"type": "array", "items": ref("Category")},
+			"goals": obj{"type": "array", "items": ref("Goal")}, "budgets": obj{"type": "array", "items": ref("Budget")},
+			"recentStats": record(obj{"from": date, "to": date, "days": obj{"type": "integer"}, "count": obj{"type": "integer"}, "totals": totals}),
+			"generatedAt": dateTime()}),
+		"LinkCode": record(obj{"code": str(obj{"pattern": "^[A-Z2-9]{8}$"}), "expiresAt": dateTime()}),
+		"LinkStatus": object(obj{"linked": boolean(), "phone": str(obj{"description": "masked; present when linked"}),
+			"status":      str(obj{"enum": []string{"active", "suspended"}, "description": "present when linked"}),
+			"workspaceId": uuidRef(), "workspaceName": str(obj{"description": "present while the link's workspace exists"}),
+			"linkedAt": dateTime(), "lastTransactionAt": nstr(obj{"format": "date-time"})}, "linked"),
+		"LinkResult": object(obj{"linked": boolean(), "workspaceName": str(nil),
+			"alreadyLinked": obj{"type": "boolean", "description": "present, true, when the same code came again from the same number"}},
+			"linked", "workspaceName"),
+		"ChannelTransactionResult": object(obj{"transaction": ref("Transaction"), "resolved": object(obj{"workspaceName": str(nil),
+			"walletName": str(nil), "categoryName": nstr(nil),
+			"budgetWarning": str(obj{"description": "present when the expense leaves a budget of its category exceeded, in the period holding the expense's date"})},
+			"workspaceName", "walletName", "categoryName")},
+			"transaction", "resolved"),
+		"UndoResult": object(obj{"ok": boolean(), "transaction": ref("Transaction"), "wallet": ref("Wallet")}, "ok", "transaction", "wallet"),
+		"ChannelWorkspaces": object(obj{"workspaces": obj{"type": "array", "items": record(obj{"id": uuidRef(), "name": str(nil),
+			"type": str(obj{"enum": []string{"personal", "team"}}), "role": str(obj{"enum": roleNames}), "currency": str(nil),
+			"active": obj{"type": "boolean", "description": "the channel's workspace"}})}}, "workspaces"),
+		"MonthlySummary": record(obj{"month": str(obj{"pattern": "^[0-9]{4}-[0-9]{2}$"}), "currency": str(nil), "totalIncome": num(money),
+			"totalExpenses": num(money), "topCategories": obj{"type": "array", "maxItems": 3, "items": record(obj{"categoryId": uuidRef(),
+				"name": str(nil), "currency": str(nil), "total": num(money)})},
+			"comparison": record(obj{"previousIncome": num(money), "previousExpenses": num(money),
+				"percentageChange": obj{"type": []string{"number", "null"}, "description": "change of expenses in percent, two decimals; null without expenses the month before"}})}),
+		"SpendingSummary": record(obj{"period": str(obj{"enum": append(slices.Clone(summaryPeriods), "custom")}), "from": date, "to": date,
+			"type":   str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}}),
+			"totals": obj{"type": "array", "items": record(obj{"currency": str(nil), "total": str(obj{"description": "two decimals"})})}}),
+		"ExchangeRates": record(obj{"date": date, "rates": obj{"type": "array", "items": record(obj{"base": str(nil), "quote": str(nil),
+			"rate": num(obj{"description": "1 base = rate quote"}), "date": date, "source": str(obj{"description": "manual, or the feed (ecb)"})})}}),
+		"PushSubscription": record(obj{"id": uuidRef(), "endpoint": str(obj{"format": "uri"}),
+			"expirationTime": obj{"type": []string{"integer", "null"}, "description": "milliseconds since 1970-01-01 (UTC)"},
+			"userAgent":      nstr(obj{"description": "the User-Agent of the last subscribe, to tell devices apart"}),
+			"createdAt":      dateTime(), "updatedAt": dateTime()}),
 		"PushSubscriptionResponse": wrap("subscription", "PushSubscription"),
 		"PushSubscriptionList":     list("subscriptions", "PushSubscription"),
-		"PushUnsubscribe":          object(obj{"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint})}, "endpoint"),
 		"PushUnsubscribeResult":    object(obj{"removed": obj{"type": "boolean", "description": "whether the subscription existed"}}, "removed"),
-		"Error": object(obj{"error": object(obj{
-			"code": str(nil), "message": str(nil), "details": obj{}, "requestId": str(nil),
-		}, "code", "message")}, "error"),
-		"FieldError": object(obj{"field": str(nil), "message": str(nil)}, "field", "message"),
-		"Wallet": object(merge(clone(walletFields), obj{
-			"id": uuidRef(), "balance": num(money), "initialBalance": num(money), "archived": boolean(),
-			"createdAt": str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"}),
+		"Error":                    errorBody(ref("ErrorDetails")),
+		"ValidationError": errorBody(obj{"description": "with VALIDATION_ERROR, one entry per bad field; other codes may carry an object",
+			"anyOf": []obj{{"type": "array", "items": ref("FieldError")}, ref("ErrorDetails")}}),
+		"ErrorDetails": object(obj{
+			"reason": str(obj{"description": "why a credential was refused: WHATSAPP_IDENTITY_INVALID's reasons (spec 7); " +
+				"the realtime stream's member_removed, role_changed, account_deleted or workspace_deleted"}),
+			"suggestions":       obj{"type": "array", "items": str(nil), "description": "up to 5 names close to the one not found"},
+			"available":         obj{"type": "array", "items": str(nil), "description": "WORKSPACE_NOT_FOUND: the names there are"},
+			"candidates":        obj{"type": "array", "items": str(nil), "description": "CONFLICT: the names that matched"},
+			"missing":           obj{"type": "array", "items": uuidRef(), "description": "TRANSACTION_NOT_FOUND of a bulk operation: the ids not found"},
+			"retryAfterSeconds": obj{"type": "integer", "description": "as Retry-After"},
+			"limit":             obj{"type": "integer", "description": "TOO_MANY_STREAMS: the streams a token may have open"},
+		}),
+		"FieldError": record(obj{"field": str(obj{"description": "the field's name or path: name, keys.auth, rates[0].rate"}), "message": str(nil)}),
+		"Wallet": record(merge(walletFields(), obj{
+			"id": uuidRef(), "balance": num(money), "initialBalance": num(money), "archived": boolean(), "type": str(obj{"enum": []string{"cash", "card", "bank_account", "digital_wallet"}}),
+			"currency": str(nil), "cardColor": str(colorRule), "isDefault": boolean(), "createdAt": dateTime(), "updatedAt": dateTime(),
 		})),
-		"WalletCreate":   object(walletFields, "name"),
-		"WalletUpdate":   object(walletFields),
 		"WalletResponse": wrap("wallet", "Wallet"),
 		"WalletList":     list("wallets", "Wallet"),
-		"Category": object(merge(clone(categoryFields), obj{
-			"id": uuidRef(), "archived": boolean(), "createdAt": str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"}),
+		"Category": record(merge(categoryFields(), obj{
+			"id": uuidRef(), "archived": boolean(), "icon": str(nil), "color": str(colorRule), "isDefault": boolean(),
+			"createdAt": dateTime(), "updatedAt": dateTime(),
 		})),
-		"CategoryCreate":   object(categoryFields, "name"),
-		"CategoryUpdate":   object(categoryFields),
 		"CategoryResponse": wrap("category", "Category"),
 		"CategoryList":     list("categories", "Category"),
-		"Tag": object(obj{"id": uuidRef(), "name": str(nil), "color": str(colorRule), "active": boolean(),
-			"createdAt": str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"})}),
-		"TagCreate":   object(obj{"name": str(obj{"minLength": 1, "maxLength": 50}), "color": str(colorRule)}, "name"),
-		"TagResponse": wrap("tag", "Tag"),
-		"TagList":     list("tags", "Tag"),
-		"Transaction": object(obj{
-			"id": uuidRef(), "type": str(nil), "amount": num(money), "currency": str(nil),
-			"destinationAmount": obj{"type": []string{"number", "null"}}, "date": str(obj{"format": "date"}),
-			"concept": nstr(nil), "description": str(nil), "walletId": uuidRef(), "toWalletId": nuuid(),
-			"destinationWalletId": nuuid(), "categoryId": nuuid(), "goalId": nuuid(), "debtId": nuuid(), "tagId": nuuid(),
-			"referenceNumber": nstr(nil), "attachmentUrl": nstr(nil),
-			"createdAt": str(obj{"format": "date-time"}), "updatedAt": str(obj{"format": "date-time"}),
-		}),
-		"TransactionCreate":   object(createTx, "type", "amount"),
-		"TransactionUpdate":   object(transactionFields),
+		"Tag": record(obj{"id": uuidRef(), "name": str(nil), "color": str(colorRule), "active": boolean(),
+			"createdAt": dateTime(), "updatedAt": dateTime()}),
+		"TagResponse":         wrap("tag", "Tag"),
+		"TagList":             list("tags", "Tag"),
+		"Transaction":         record(transaction),
 		"TransactionResponse": wrap("transaction", "Transaction"),
 		"TransactionList": object(obj{
 			"transactions": obj{"type": "array", "items": ref("Transaction")},
 			"pagination":   paginationSchema(),
 		}, "transactions", "pagination"),
-		"TransactionBulk": object(obj{
-			"ids":       obj{"type": "array", "items": uuidRef(), "minItems": 1, "maxItems": maxBulkIDs},
-			"operation": str(obj{"enum": []string{"delete", "recategorize"}}), "categoryId": uuidRef(),
-		}, "ids", "operation"),
-		"BulkResult": object(obj{"ok": boolean(), "operation": str(nil), "affected": obj{"type": "integer"}}),
-		"OK":         object(obj{"ok": boolean()}, "ok"),
-		"User": object(merge(clone(profileFields), obj{"id": uuidRef(), "email": str(nil), "name": nstr(nil),
-			"personalWorkspaceId": uuidRef(), "createdAt": str(obj{"format": "date-time"})})),
-		"ProfileUpdate": object(profileFields),
-		"UserResponse":  wrap("user", "User"),
-		"Workspace": object(obj{"id": uuidRef(), "name": str(nil), "type": str(obj{"enum": []string{"personal", "team"}}),
-			"currency": str(nil), "role": str(obj{"enum": roleNames}), "createdAt": str(obj{"format": "date-time"})}),
-		"WorkspaceCreate":   object(obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "currency": str(obj{"default": "MXN"})}, "name"),
+		"BulkResult": record(obj{"ok": boolean(), "operation": str(obj{"enum": []string{commands.BulkDelete, commands.BulkRecategorize}}),
+			"affected": obj{"type": "integer"}}),
+		"OK": object(obj{"ok": obj{"type": "boolean", "const": true}}, "ok"),
+		"User": record(merge(profileFields(), obj{"id": uuidRef(), "email": str(nil), "name": nstr(nil),
+			"personalWorkspaceId": uuidRef(), "createdAt": dateTime()})),
+		"UserResponse": wrap("user", "User"),
+		"Workspace": record(obj{"id": uuidRef(), "name": str(nil), "type": str(obj{"enum": []string{"personal", "team"}}),
+			"currency": str(nil), "role": str(obj{"enum": roleNames}), "createdAt": dateTime()}),
 		"WorkspaceResponse": wrap("workspace", "Workspace"),
 		"WorkspaceList":     list("workspaces", "Workspace"),
 		"MeResponse":        object(obj{"user": ref("User"), "workspace": ref("Workspace")}, "user", "workspace"),
-		"APIKey": object(obj{"id": uuidRef(), "name": str(nil), "description": nstr(nil), "scopes": obj{"type": "array", "items": str(nil)},
+		"APIKey": record(obj{"id": uuidRef(), "name": str(nil), "description": nstr(nil), "scopes": obj{"type": "array", "items": str(nil)},
 			"prefix": str(obj{"description": "the first characters of the key"}), "createdBy": uuidRef(),
-			"createdAt": str(obj{"format": "date-time"}), "lastUsedAt": nstr(obj{"format": "date-time"}),
+			"createdAt": dateTime(), "lastUsedAt": nstr(obj{"format": "date-time"}),
 			"expiresAt": nstr(obj{"format": "date-time"}), "revokedAt": nstr(obj{"format": "date-time"})}),
-		"APIKeyCreate": object(obj{"name": str(obj{"minLength": 1, "maxLength": 80}), "description": nstr(obj{"maxLength": 2000}),
-			"scopes":    obj{"type": "array", "minItems": 1, "items": str(obj{"enum": commands.Scopes})},
-			"expiresAt": nstr(obj{"format": "date-time"})}, "name", "scopes"),
-		"APIKeyCreated":  object(obj{"apiKey": ref("APIKey"), "plaintext": str(obj{"description": "the key itself, shown this once: fl_live_ + 43 base62 characters + 6 characters of checksum"})}, "apiKey", "plaintext"),
+		"APIKeyCreated": object(obj{"apiKey": ref("APIKey"), "plaintext": str(obj{"description": "the key itself, shown this once: " +
+			"fl_live_ + 43 base62 characters + 6 characters of checksum; absent from an answer replayed for an Idempotency-Key"})}, "apiKey"),
 		"APIKeyResponse": wrap("apiKey", "APIKey"),
 		"APIKeyList":     list("apiKeys", "APIKey"),
-		"Member": object(obj{"userId": nuuid(), "email": str(nil), "name": nstr(nil), "role": str(obj{"enum": roleNames}),
-			"status": str(obj{"enum": []string{"active", "invited"}}), "joinedAt": str(obj{"format": "date-time"})}),
-		"MemberAdd":      object(obj{"email": str(obj{"format": "email"}), "role": str(obj{"enum": roleNames})}, "email", "role"),
-		"MemberUpdate":   object(obj{"role": str(obj{"enum": roleNames})}, "role"),
+		"Member": record(obj{"userId": nuuid(), "email": str(nil), "name": nstr(nil), "role": str(obj{"enum": roleNames}),
+			"status": str(obj{"enum": []string{"active", "invited"}}), "joinedAt": dateTime()}),
 		"MemberResponse": wrap("member", "Member"),
 		"MemberList":     list("members", "Member"),
-		"AuditEntry": object(obj{"id": uuidRef(), "entity": str(nil), "entityId": str(nil), "action": str(obj{"enum": auditActions}),
+		"AuditEntry": record(obj{"id": uuidRef(), "entity": str(nil), "entityId": str(nil), "action": str(obj{"enum": auditActions}),
 			"actorType": str(nil), "actorId": str(nil), "userAgent": nstr(nil), "requestId": nstr(nil),
-			"occurredAt": str(obj{"format": "date-time"}), "changes": obj{"type": "object", "description": "field: {before, after}"}}),
+			"occurredAt": dateTime(), "changes": obj{"type": "object", "description": "each changed field's values before and after",
+				"additionalProperties": obj{"type": "object", "properties": obj{"before": obj{}, "after": obj{}}}}}),
 		"AuditList": object(obj{
 			"entries":    obj{"type": "array", "items": ref("AuditEntry")},
 			"pagination": paginationSchema(),
@@ -379,55 +566,152 @@ var pathParam = regexp.MustCompile(`\{([a-zA-Z]+)\}`)
 
 var roleNames = commands.Roles
 
-var errorStatuses = []int{400, 401, 403, 404, 409, 422, 429, 500, 503}
+// Security requirements: each alternative names one credential, so that a generated
+// client never sends two at once (the chat channel's identity must go alone).
+var (
+	bearerOrKey  = []obj{{"bearer": []string{}}, {"apiKey": []string{}}}
+	sessionOnlyS = []obj{{"bearer": []string{}}}
+	channelS     = []obj{{"channelIdentity": []string{}}}
+	incomingS    = []obj{{"bearer": []string{}}, {"apiKey": []string{}}, {"apiKeyQuery": []string{}}}
+)
+
+// errorResponse refers to one of the shared error answers.
+func errorResponse(status int) obj {
+	return obj{"$ref": "#/components/responses/" + errorResponseNames[status]}
+}
+
+var errorResponseNames = map[int]string{
+	400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed", 409: "Conflict",
+	413: "PayloadTooLarge", 422: "Unprocessable", 429: "TooManyRequests", 500: "InternalError", 502: "BadGateway", 503: "ServiceUnavailable",
+}
+
+// errorResponses are the shared error answers: every one carries X-Request-Id, 429
+// and 503 also Retry-After.
+func errorResponses() obj {
+	out := obj{}
+	for status, name := range errorResponseNames {
+		schema := "Error"
+		if status == 400 || status == 422 {
+			schema = "ValidationError"
+		}
+		headers := obj{"X-Request-Id": obj{"$ref": "#/components/headers/X-Request-Id"}}
+		switch status {
+		case 429:
+			headers["Retry-After"] = merge(clone(retryAfterHeader), obj{"required": true})
+		case 503:
+			headers["Retry-After"] = merge(clone(retryAfterHeader), obj{"description": "seconds to wait; sent with SERVICE_UNAVAILABLE " +
+				"(the database cannot be reached, or the workspace takes too many writes at once), not with the *_NOT_CONFIGURED codes"})
+		}
+		out[name] = obj{"description": errorDescriptions[status], "headers": headers,
+			"content": obj{"application/json": obj{"schema": ref(schema)}}}
+	}
+	return out
+}
+
+// requestIDParam is the client's own request id, echoed in X-Request-Id.
+var requestIDParam = obj{"$ref": "#/components/parameters/X-Request-Id"}
+
+var retryAfterHeader = obj{"description": "seconds to wait before retrying", "schema": obj{"type": "integer", "minimum": 1}}
+
+var errorDescriptions = map[int]string{
+	400: "The request is malformed or fails validation (VALIDATION_ERROR lists each bad field in details)",
+	401: "Credentials missing, invalid, revoked or expired",
+	403: "The caller lacks the scope or role, or the credential may not call this operation",
+	404: "No such record in the active workspace",
+	405: "The path exists, but not with the method used",
+	409: "The request conflicts with the records' state",
+	413: "The request body exceeds 1 MiB (PAYLOAD_TOO_LARGE)",
+	422: "Well-formed but cannot be carried out",
+	429: "Too many requests for this credential (RATE_LIMITED)",
+	500: "Internal error; the cause is logged, never shown: quote the request id",
+	502: "A provider the operation needs failed; nothing was done (BILLING_UNAVAILABLE)",
+	503: "The service cannot serve the request now (its database is unreachable or busy, or a feature is not configured)",
+}
 
 func openAPIDocument() obj {
 	paths := obj{}
 	for _, rt := range routes {
-		doc := operationDocs[rt.Method+" "+rt.Pattern]
+		key := rt.Method + " " + rt.Pattern
+		doc := operationDocs[key]
 		op := obj{
 			"summary":     rt.Summary,
 			"operationId": operationID(rt),
-			"security":    []obj{{"bearer": []string{}}},
+			"tags":        []string{tagOf(rt.Pattern)},
+			"security":    bearerOrKey,
 			"x-scope":     rt.Scope,
 		}
-		if scope, ok := channelRoutes[rt.Method+" "+rt.Pattern]; ok {
-			op["x-channel-scope"] = scope
-			op["security"] = []obj{{"bearer": []string{}}, {"channelIdentity": []string{}}}
+		channelScope, channelAllowed := channelRoutes[key]
+		switch {
+		case rt.Scope == channelOnly:
+			op["security"] = channelS
+			op["x-channel-scope"] = channelScope
+			op["description"] = "Called by the chat channel only, with its identity alone (spec 5.4)."
+		case rt.Scope == sessionOnly:
+			op["security"] = sessionOnlyS
+			op["description"] = "Needs a browser session: a session token in Authorization: Bearer. API keys get 403."
+		case key == "POST "+incomingPath:
+			op["security"] = incomingS
 		}
-		if rt.Scope == channelOnly {
-			op["security"] = []obj{{"channelIdentity": []string{}}}
+		if channelAllowed && rt.Scope != channelOnly {
+			op["x-channel-scope"] = channelScope
+			op["description"] = "The chat channel may call this operation too, with its identity (X-Channel-Identity) alone and " +
+				"no other credential; it then needs the scope given in x-channel-scope of the user's role in the link's workspace."
 		}
 		var params []obj
 		for _, m := range pathParam.FindAllStringSubmatch(rt.Pattern, -1) {
-			params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": uuidRef()})
+			params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": uuidRef(), "description": pathParamDescriptions[m[1]]})
 		}
-		for _, q := range doc.Query {
-			name, typ, _ := strings.Cut(q, ":")
-			schema := obj{"type": typ}
-			switch typ {
-			case "uuid", "date", "date-time":
-				schema = obj{"type": "string", "format": typ}
+		params = append(params, doc.Query...)
+		params = append(params, requestIDParam)
+		if rt.Scope != channelOnly {
+			params = append(params, obj{"name": "X-Workspace-Id", "in": "header", "schema": uuidRef(),
+				"description": "workspace to act in; default: the caller's personal workspace (an API key's own)"})
+		}
+		write := rt.Method != http.MethodGet
+		if write {
+			p := obj{"name": "Idempotency-Key", "in": "header", "required": doc.KeyRequired,
+				"schema": obj{"type": "string", "minLength": 1, "maxLength": maxIdempotencyKey, "pattern": "^[ -~]+$"}}
+			if unreplayed[key] {
+				p["description"] = "accepted; this operation does not replay answers"
+			} else {
+				p["description"] = "a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect"
 			}
-			params = append(params, obj{"name": name, "in": "query", "schema": schema})
+			params = append(params, p)
 		}
-		params = append(params, obj{"name": "X-Workspace-Id", "in": "header", "schema": uuidRef(),
-			"description": "workspace to act in; default: the caller's personal workspace"})
-		if rt.Method != http.MethodGet {
-			params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": doc.KeyRequired,
-				"schema": obj{"type": "string", "maxLength": maxIdempotencyKey}})
+		if len(params) > 0 {
+			op["parameters"] = params
 		}
-		op["parameters"] = params
 		if doc.Request != "" {
-			op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": ref(doc.Request)}}}
+			op["requestBody"] = obj{"$ref": "#/components/requestBodies/" + doc.Request}
+		}
+		headers := obj{"X-Request-Id": obj{"$ref": "#/components/headers/X-Request-Id"}}
+		if write && !unreplayed[key] {
+			headers["Idempotent-Replayed"] = obj{"$ref": "#/components/headers/Idempotent-Replayed"}
 		}
 		content := obj{"application/json": obj{"schema": ref(doc.Response)}}
-		for _, media := range doc.Media {
-			content[media] = obj{"schema": obj{"type": "string", "format": "binary"}}
+		switch key {
+		case "GET /api/reports":
+			content["text/csv"] = obj{"schema": str(obj{"description": "with format=csv: one line per transaction"})}
+			content["application/pdf"] = obj{"schema": str(obj{"contentMediaType": "application/pdf", "description": "with format=pdf"})}
+			headers["Content-Disposition"] = obj{"description": "with format csv or pdf: attachment; filename=\"finledger-FROM-TO.csv\" (or .pdf)",
+				"schema": str(nil)}
+		case "GET /api/agent/context":
+			headers["Cache-Control"] = obj{"description": "private, max-age=300: meant to be read once per conversation", "schema": str(nil)}
 		}
-		responses := obj{strconv.Itoa(rt.Success): obj{"description": "success", "content": content}}
-		for _, status := range errorStatuses {
-			responses[strconv.Itoa(status)] = obj{"description": http.StatusText(status), "content": obj{"application/json": obj{"schema": ref("Error")}}}
+		success := obj{"description": "success", "headers": headers, "content": content}
+		if key == "GET /api/reports" {
+			success["description"] = "the report: JSON by default, a CSV or PDF file by format"
+		}
+		responses := obj{strconv.Itoa(rt.Success): success}
+		statuses := []int{400, 401, 403, 404, 405, 409, 422, 429, 500, 503}
+		if write {
+			statuses = append(statuses, 413)
+		}
+		if key == "DELETE /api/me" {
+			statuses = append(statuses, 502)
+		}
+		for _, status := range statuses {
+			responses[strconv.Itoa(status)] = errorResponse(status)
 		}
 		op["responses"] = responses
 		item, _ := paths[rt.Pattern].(obj)
@@ -438,20 +722,92 @@ func openAPIDocument() obj {
 		item[strings.ToLower(rt.Method)] = op
 	}
 	paths[realtimePath] = realtimeStreamDoc()
+	requestBodies := obj{}
+	for name, schema := range requestSchemas() {
+		_, required := schema.(obj)["required"]
+		requestBodies[name] = obj{"required": required, "content": obj{"application/json": obj{"schema": schema}}}
+	}
+	for _, rt := range routes {
+		if name := operationDocs[rt.Method+" "+rt.Pattern].Request; name != "" {
+			requestBodies[name].(obj)["description"] = "The body of: " + rt.Summary
+		}
+	}
 	return obj{
 		"openapi": "3.1.0",
 		"info": obj{"title": "Finledger API", "version": APIVersion,
-			"description": "Personal and team finances: an event-sourced ledger with read models."},
+			"description": "Personal and team finances: an event-sourced ledger with read models.",
+			"license":     obj{"name": "Proprietary", "identifier": "LicenseRef-Proprietary"}},
+		"servers": []obj{{"url": "{baseUrl}", "description": "the service's origin",
+			"variables": obj{"baseUrl": obj{"default": "http://localhost:8080", "description": "scheme, host and port, without a trailing slash"}}}},
 		"paths": paths,
+		"tags":  tags,
 		"components": obj{
-			"schemas": merge(schemas(), eventSchemas()),
+			"schemas":       merge(schemas(), eventSchemas()),
+			"requestBodies": requestBodies,
+			"parameters": obj{"X-Request-Id": obj{"name": "X-Request-Id", "in": "header", "schema": str(obj{"maxLength": 128}),
+				"description": "the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -"}},
+			"responses": errorResponses(),
+			"headers": obj{
+				"X-Request-Id": obj{"required": true, "schema": str(obj{"pattern": "^[A-Za-z0-9._:-]{1,128}$"}),
+					"description": "the request's id: the client's own X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -, else a generated one"},
+				"Idempotent-Replayed": obj{"schema": obj{"type": "string", "enum": []string{"true"}},
+					"description": "true when the answer is the stored one of an earlier request with the same Idempotency-Key"},
+			},
 			"securitySchemes": obj{
-				"bearer": obj{"type": "http", "scheme": "bearer", "description": "session JWT or API key (fl_live_...)"},
+				"bearer": obj{"type": "http", "scheme": "bearer", "description": "a session JWT from the identity provider, or an API key (fl_live_...)"},
+				"apiKey": obj{"type": "apiKey", "in": "header", "name": "x-api-key", "description": "an API key (fl_live_...)"},
+				"apiKeyQuery": obj{"type": "apiKey", "in": "query", "name": "key",
+					"description": "an API key in the URL, for the incoming webhook only (systems that cannot set headers)"},
 				"channelIdentity": obj{"type": "apiKey", "in": "header", "name": channelHeader,
-					"description": "the chat channel's signed identity (spec 5.4)"},
+					"description": "the chat channel's signed identity (spec 5.4); it goes alone: with Authorization or x-api-key " +
+						"the answer is 401 WHATSAPP_IDENTITY_INVALID (mixed_credentials). Besides its own operations, the channel " +
+						"may call those with x-channel-scope."},
+				"realtimeToken": obj{"type": "apiKey", "in": "query", "name": "token",
+					"description": "a 5-minute token from POST /api/realtime/token, for the realtime stream only"},
 			},
 		},
 	}
+}
+
+var pathParamDescriptions = map[string]string{
+	"id": "the record's id", "workspaceId": "the team workspace's id", "userId": "the member's user id",
+	"deliveryId": "the delivery's id",
+}
+
+// tags group the operations by the path's first segment.
+var tags = []obj{
+	{"name": "me", "description": "The caller's profile and account"},
+	{"name": "api-keys", "description": "API keys of the workspace (browser sessions only)"},
+	{"name": "workspaces", "description": "Team workspaces and their members"},
+	{"name": "wallets", "description": "Wallets and their balances"},
+	{"name": "categories", "description": "Categories of income and expenses"},
+	{"name": "tags", "description": "Tags"},
+	{"name": "transactions", "description": "Income, expenses, transfers and goal movements"},
+	{"name": "budgets", "description": "Budgets with the current period's spending"},
+	{"name": "goals", "description": "Savings goals"},
+	{"name": "debts", "description": "Debts and their payments"},
+	{"name": "recurrent", "description": "Recurring payments"},
+	{"name": "reports", "description": "Reports and summaries"},
+	{"name": "agent", "description": "Context for AI agents"},
+	{"name": "exchange-rates", "description": "Exchange rates"},
+	{"name": "audit", "description": "The audit log"},
+	{"name": "webhooks", "description": "Outbound webhooks and the incoming webhook"},
+	{"name": "whatsapp", "description": "The chat channel and its link to an account"},
+	{"name": "realtime", "description": "The realtime event stream"},
+	{"name": "push", "description": "Web Push subscriptions"},
+}
+
+// tagOf is the tag of a path: its first segment after /api/, with /api/me/whatsapp
+// among the chat channel's and /api/workspace among the workspaces'.
+func tagOf(pattern string) string {
+	switch {
+	case pattern == "/api/me/whatsapp":
+		return "whatsapp"
+	case pattern == "/api/workspace":
+		return "workspaces"
+	}
+	first, _, _ := strings.Cut(strings.TrimPrefix(pattern, "/api/"), "/")
+	return first
 }
 
 func operationID(rt route) string {
@@ -471,7 +827,8 @@ var (
 	openAPIJSON []byte
 )
 
-func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+// OpenAPIDocument returns the OpenAPI document GET /api/openapi.json serves.
+func OpenAPIDocument() []byte {
 	openAPIOnce.Do(func() {
 		data, err := json.Marshal(openAPIDocument())
 		if err != nil {
@@ -479,5 +836,9 @@ func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
 		}
 		openAPIJSON = data
 	})
-	writeRaw(w, http.StatusOK, openAPIJSON)
+	return openAPIJSON
+}
+
+func serveOpenAPI(w http.ResponseWriter, _ *http.Request) {
+	writeRaw(w, http.StatusOK, OpenAPIDocument())
 }

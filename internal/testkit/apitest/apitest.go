@@ -142,7 +142,7 @@ func (e *Env) serve() *Env {
 	}
 	e.Ledger = commands.NewLedger(e.Pool, projections.Queue, e.Clock.Now, 1000)
 	e.Ledger.Instrument(e.options.Metrics)
-	srv := httptest.NewServer(httpapi.NewServer(e.Pool, e.Ledger, verifier, e.Clock.Now, e.options).Handler())
+	srv := httptest.NewServer(e.checkContract(httpapi.NewServer(e.Pool, e.Ledger, verifier, e.Clock.Now, e.options).Handler()))
 	e.t.Cleanup(srv.Close)
 	e.URL, e.server = srv.URL, srv
 	return e
