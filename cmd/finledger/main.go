@@ -43,7 +43,7 @@ const defaultGCPercent = 400
 // collects as often as it must to stay below, so a heap of cached states
 // (FINLEDGER_STATE_CACHE_MB) and buffers that grew does not take 5x its size.
 // GOMEMLIMIT overrides it.
-const defaultMemoryLimit = 128 << 20
+const defaultMemoryLimit = 112 << 20
 
 func main() {
 	if os.Getenv("GOGC") == "" {
