@@ -168,4 +168,16 @@ func TestMetricsAndRequestLogs(t *testing.T) {
 			t.Errorf("no request line with credential %s:\n%s", kind, text)
 		}
 	}
+
+	// An instance with a rate limit of one request counts its refusals.
+	limitedMetrics := metrics.New()
+	limited := env.InstanceWith(func(o *httpapi.Options) {
+		o.Metrics, o.RateLimitPerMinute, o.RateLimitBurst = limitedMetrics, 1, 1
+	})
+	bob := env.As("bob").On(limited)
+	bob.Get("/api/wallets")
+	bob.Get("/api/wallets").Expect(t, http.StatusTooManyRequests)
+	if got := scrape(t, limited.Anonymous())[`finledger_http_errors_total{code="RATE_LIMITED"}`]; got < 1 {
+		t.Errorf("rate-limit refusals counted: %v", got)
+	}
 }
