@@ -27,7 +27,7 @@ import (
 // The write side does not go through Store: the Ledger queues its append with
 // QueueAppend on the pipelined batch that also carries the projections, the audit entry
 // and the read of its answer, so that a command costs one round trip and all of it
-// commits or aborts together (ARCHITECTURE.md, decisions 1 and 4). An interface over a
+// commits or aborts together (docs/architecture.md, decisions 1 and 4). An interface over a
 // store held elsewhere could not offer that; Postgres serves the suite and any caller
 // that needs only what Store promises.
 type Store interface {

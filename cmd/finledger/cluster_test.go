@@ -1,7 +1,7 @@
 package main
 
 // TestClusterFaults proves that several instances are exactly as correct as one
-// (ARCHITECTURE.md, decision 12): three `finledger serve` processes share one
+// (docs/architecture.md, decision 12): three `finledger serve` processes share one
 // PostgreSQL and one NATS server while writers hammer them, instances are SIGKILLed and
 // restarted (the relay, dispatcher and scheduler leaders among them) and PostgreSQL is
 // stopped and started; then every acknowledged write must be there exactly once,
