@@ -225,16 +225,22 @@ func address(field func(*config) *string) func(*config, string) error {
 	}
 }
 
+// value is the setting's value in the environment or, unset or empty, its default, and
+// which of the two it is ("set" or "default").
+func (s setting) value() (v, source string) {
+	if v = os.Getenv(s.name); v != "" {
+		return v, "set"
+	}
+	return s.def, "default"
+}
+
 // loadConfig reads every setting from the environment, each unset one at its default,
 // and reports every value it cannot use, each named.
 func loadConfig() (config, error) {
 	var c config
 	var problems []error
 	for _, s := range settings {
-		v, set := os.LookupEnv(s.name)
-		if !set || v == "" {
-			v = s.def
-		}
+		v, _ := s.value()
 		if err := s.read(&c, v); err != nil {
 			shown := fmt.Sprintf("%q", v)
 			if s.secret {
@@ -250,11 +256,7 @@ func loadConfig() (config, error) {
 // each value came from.
 func printConfig(w io.Writer) {
 	for _, s := range settings {
-		v, set := os.LookupEnv(s.name)
-		source := "set"
-		if !set || v == "" {
-			v, source = s.def, "default"
-		}
+		v, source := s.value()
 		if s.secret && v != "" {
 			v = mask(v)
 		}
