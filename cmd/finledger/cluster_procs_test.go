@@ -32,6 +32,22 @@ import (
 // serveStartTimeout bounds how long a process may take to accept requests.
 const serveStartTimeout = 90 * time.Second
 
+// processesDir makes a folder, removed after the test, for the binaries, data and logs
+// of the processes a test starts; others may read it, since PostgreSQL runs as an
+// unprivileged user when the tests run as root.
+func processesDir(t *testing.T, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // buildBinaries builds, in one go, the finledger binary of this tree and the NATS
 // server of the version the service is built against, into dir. No race detector: the
 // servers are under test for behaviour, and they share two cores.

@@ -76,15 +76,7 @@ func TestClusterFaults(t *testing.T) {
 		minLoad    = knobDuration(t, "FINLEDGER_TORTURE_DURATION", 20*time.Second)
 	)
 	began := time.Now()
-	base, err := os.MkdirTemp("", "finledger-cluster-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	// PostgreSQL runs as an unprivileged user when the tests run as root.
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	base := processesDir(t, "finledger-cluster-")
 	bin, natsBin := buildBinaries(t, base)
 	pg := startClusterPostgres(t, filepath.Join(base, "pg"))
 	natsURL, natsLog := startNATS(t, natsBin, filepath.Join(base, "nats"))

@@ -65,33 +65,15 @@ type localTopology struct {
 	dir    string
 	base   int
 	cmd    *exec.Cmd
-	output *lockedBuffer
+	output *syncBuffer
 	exited chan struct{}
-}
-
-// lockedBuffer keeps what the script prints.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf strings.Builder
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // startLocalTopology runs the script on dir and returns once it says the topology is
 // ready. The script is stopped (SIGTERM, which stops everything it started) in cleanup.
 func startLocalTopology(t *testing.T, dir string, settings map[string]string) *localTopology {
 	t.Helper()
-	lt := &localTopology{dir: dir, base: freeBasePort(t), output: &lockedBuffer{}, exited: make(chan struct{})}
+	lt := &localTopology{dir: dir, base: freeBasePort(t), output: &syncBuffer{}, exited: make(chan struct{})}
 	script, err := filepath.Abs(filepath.Join("..", "..", "deploy", "local", "run.sh"))
 	if err != nil {
 		t.Fatal(err)
@@ -223,15 +205,7 @@ func TestLocalTopology(t *testing.T) {
 		}
 	}
 	began := time.Now()
-	base, err := os.MkdirTemp("", "finledger-local-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(base) })
-	// PostgreSQL runs as an unprivileged user when the tests run as root.
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	base := processesDir(t, "finledger-local-")
 	// The NATS server of the version the service is built against: the service needs
 	// 2.10 or newer, which not every distribution ships.
 	bin, natsBin := buildBinaries(t, base)
