@@ -20,6 +20,7 @@ import (
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/queries"
+	"github.com/finledger/finledger/webapp"
 )
 
 // principal is the authenticated caller and the workspace the request acts in.
@@ -86,6 +87,7 @@ var (
 	errBadSession = errorf(http.StatusUnauthorized, "UNAUTHORIZED", "the session token is not valid")
 	errBadKey     = errorf(http.StatusUnauthorized, "UNAUTHORIZED", "the API key is not valid, revoked or expired")
 	errNotMember  = errorf(http.StatusForbidden, "FORBIDDEN", "you are not a member of that workspace")
+	errCSRF       = errorf(http.StatusForbidden, "FORBIDDEN", "a request with the browser session cookie needs its CSRF token in "+webapp.CSRFHeader)
 )
 
 // resolve authenticates a session or an API key and picks the workspace the request
@@ -94,12 +96,22 @@ var (
 // rate-limit bucket, in the same round trip as the lookup.
 func (s *Server) resolve(r *http.Request) (*principal, error) {
 	token, fromHeader := credentialOf(r)
-	if token == "" {
+	var cookie string
+	if token == "" && s.browser != nil {
+		var ok bool
+		if cookie, ok = webapp.FromRequest(r); cookie != "" && !ok {
+			return nil, errCSRF
+		}
+	}
+	if token == "" && cookie == "" {
 		return nil, errUnauthorized
 	}
 	wsID, err := requestedWorkspace(r)
 	if err != nil {
 		return nil, err
+	}
+	if cookie != "" {
+		return s.resolveBrowser(r, cookie, wsID)
 	}
 	switch {
 	case strings.HasPrefix(token, keyPrefix):
@@ -142,14 +154,33 @@ func requestedWorkspace(r *http.Request) (*uuid.UUID, error) {
 }
 
 func (s *Server) resolveSession(r *http.Request, token string, wsID *uuid.UUID) (*principal, error) {
-	ctx := r.Context()
-	claims, err := s.sessions.Verify(ctx, token)
+	claims, err := s.sessions.Verify(r.Context(), token)
 	if err != nil {
 		if errors.Is(err, session.ErrInvalidToken) {
 			return nil, errBadSession
 		}
 		return nil, err
 	}
+	return s.sessionPrincipal(r, claims, wsID)
+}
+
+// resolveBrowser authenticates the web app's session cookie, whose CSRF token the
+// caller checked.
+func (s *Server) resolveBrowser(r *http.Request, cookie string, wsID *uuid.UUID) (*principal, error) {
+	claims, err := s.browser.Sessions().Lookup(r.Context(), cookie)
+	if errors.Is(err, webapp.ErrNoSession) {
+		return nil, errorf(http.StatusUnauthorized, "UNAUTHORIZED", "the browser session has ended; sign in again")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return s.sessionPrincipal(r, claims, wsID)
+}
+
+// sessionPrincipal is the principal of a person whose identity a session vouches for:
+// a user registered on first sight, acting in a workspace they are a member of.
+func (s *Server) sessionPrincipal(r *http.Request, claims session.Claims, wsID *uuid.UUID) (*principal, error) {
+	ctx := r.Context()
 	subject := subjectOf(claims)
 	userID := commands.UserIDFor(subject)
 	sc, err := lookupWithLimit(s, ctx, "user:"+userID.String(), queries.SessionContext(subject, wsID), nil)

@@ -32,15 +32,23 @@ func serveDoc(name, contentType string) http.HandlerFunc {
 	}
 }
 
-// serveHome answers the root address: a page pointing at the reference for a browser,
-// the same links as JSON for anything else.
-func serveHome() http.HandlerFunc {
+// serveHome answers the root address: the web app for a browser (or, without it, a
+// page pointing at the reference), the same links as JSON for anything else.
+func (s *Server) serveHome() http.HandlerFunc {
 	page := serveDoc("home.html", "text/html; charset=utf-8")
 	return func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.Header.Get("Accept"), "text/html") {
+			if s.browser != nil {
+				http.Redirect(w, r, "/app/", http.StatusSeeOther)
+				return
+			}
 			page(w, r)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"name": "Finledger", "docs": "/api/docs", "openapi": "/api/openapi.json"})
+		links := map[string]string{"name": "Finledger", "docs": "/api/docs", "openapi": "/api/openapi.json"}
+		if s.browser != nil {
+			links["app"] = "/app/"
+		}
+		writeJSON(w, http.StatusOK, links)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/webapp"
 )
 
 // APIVersion is the version of the API the OpenAPI document describes.
@@ -569,10 +570,12 @@ var roleNames = commands.Roles
 // Security requirements: each alternative names one credential, so that a generated
 // client never sends two at once (the chat channel's identity must go alone).
 var (
-	bearerOrKey  = []obj{{"bearer": []string{}}, {"apiKey": []string{}}}
-	sessionOnlyS = []obj{{"bearer": []string{}}}
+	// browser is the web app's credential: its session cookie and, with it, the CSRF token.
+	browser      = obj{"browserSession": []string{}, "csrfToken": []string{}}
+	bearerOrKey  = []obj{{"bearer": []string{}}, {"apiKey": []string{}}, browser}
+	sessionOnlyS = []obj{{"bearer": []string{}}, browser}
 	channelS     = []obj{{"channelIdentity": []string{}}}
-	incomingS    = []obj{{"bearer": []string{}}, {"apiKey": []string{}}, {"apiKeyQuery": []string{}}}
+	incomingS    = []obj{{"bearer": []string{}}, {"apiKey": []string{}}, {"apiKeyQuery": []string{}}, browser}
 )
 
 // errorResponse refers to one of the shared error answers.
@@ -648,7 +651,7 @@ func openAPIDocument() obj {
 			op["description"] = "Called by the chat channel only, with its identity alone (spec 5.4)."
 		case rt.Scope == sessionOnly:
 			op["security"] = sessionOnlyS
-			op["description"] = "Needs a browser session: a session token in Authorization: Bearer. API keys get 403."
+			op["description"] = "Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403."
 		case key == "POST "+incomingPath:
 			op["security"] = incomingS
 		}
@@ -762,6 +765,12 @@ func openAPIDocument() obj {
 					"description": "the chat channel's signed identity (spec 5.4); it goes alone: with Authorization or x-api-key " +
 						"the answer is 401 WHATSAPP_IDENTITY_INVALID (mixed_credentials). Besides its own operations, the channel " +
 						"may call those with x-channel-scope."},
+				"browserSession": obj{"type": "apiKey", "in": "cookie", "name": webapp.SessionCookie,
+					"description": "the web app's session, set by its sign-in (/auth/dev in development, /auth/login with OpenID " +
+						"Connect); it counts as a session, and only with csrfToken"},
+				"csrfToken": obj{"type": "apiKey", "in": "header", "name": webapp.CSRFHeader,
+					"description": "the session's CSRF token, which the sign-in puts in the readable cookie " + webapp.CSRFCookie +
+						"; a request with the session cookie and without it, or with another value, gets 403"},
 				"realtimeToken": obj{"type": "apiKey", "in": "query", "name": "token",
 					"description": "a 5-minute token from POST /api/realtime/token, for the realtime stream only"},
 			},

@@ -17,6 +17,7 @@ import (
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks/bus"
 )
 
@@ -35,6 +36,7 @@ type Server struct {
 	realtime *realtimeStreams
 	pushKey  string
 	metrics  *metrics.Metrics
+	browser  *webapp.App
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -63,6 +65,9 @@ type Options struct {
 	PushPublicKey string
 	// Metrics counts the requests answered; nil: not counted.
 	Metrics *metrics.Metrics
+	// Browser is the web app with its sign-in; its session cookie then authenticates API
+	// requests too. nil: no app, and cookies are ignored.
+	Browser *webapp.App
 }
 
 // ChannelOptions are the chat channel's settings (spec 5.4).
@@ -74,7 +79,7 @@ type ChannelOptions struct {
 
 // NewServer wires the API to its database, ledger, session verifier and clock.
 func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time, opts Options) *Server {
-	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey, metrics: opts.Metrics,
+	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey, metrics: opts.Metrics, browser: opts.Browser,
 		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst)}}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	s.realtime = newRealtimeStreams(pool, opts.Realtime)
@@ -103,10 +108,13 @@ func (s *Server) Handler() http.Handler {
 	})
 	r.Get("/readyz", s.ready)
 	r.Get("/api/openapi.json", serveOpenAPI)
-	r.Get("/", serveHome())
+	r.Get("/", s.serveHome())
 	r.Get("/api/docs", serveDoc("index.html", "text/html; charset=utf-8"))
 	r.Get("/api/docs/docs.js", serveDoc("docs.js", "text/javascript; charset=utf-8"))
 	r.Get("/api/docs/docs.css", serveDoc("docs.css", "text/css; charset=utf-8"))
+	if s.browser != nil {
+		s.browser.Routes(r)
+	}
 	if s.metrics != nil {
 		r.Method(http.MethodGet, "/metrics", s.metrics.Handler())
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -14,7 +15,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/httpapi/channel"
+	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks/bus"
 	"github.com/finledger/finledger/webhooks/safehttp"
 )
@@ -48,6 +51,12 @@ type config struct {
 	VAPIDPublicKey     string
 	VAPIDPrivateKey    string
 	VAPIDSubject       string
+	OIDCIssuer         string
+	OIDCClientID       string
+	OIDCClientSecret   string
+	// DevSignIn turns on the web app's one-click sign-in as the development identity;
+	// only `finledger dev` sets it.
+	DevSignIn bool
 }
 
 // localOrigin is the chat channel's audience outside production when no public origin
@@ -131,7 +140,26 @@ var settings = []setting{
 		return nil
 	}},
 	{"FINLEDGER_CHANNEL_ISSUER", "finledger-channel", "the chat channel provider's iss", false, text(func(c *config) *string { return &c.ChannelIssuer })},
-	{"FINLEDGER_PUBLIC_ORIGIN", "", "the service's public origin", false, text(func(c *config) *string { return &c.PublicOrigin })},
+	{"FINLEDGER_PUBLIC_ORIGIN", "", "the service's public origin", false, func(c *config, v string) error {
+		if v != "" {
+			if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+				return errors.New("must be an origin, such as https://money.example.com")
+			}
+		}
+		c.PublicOrigin = strings.TrimSuffix(v, "/")
+		return nil
+	}},
+	{"FINLEDGER_OIDC_ISSUER", "", "the OpenID provider the web app signs people in with; unset: off", false, func(c *config, v string) error {
+		if v != "" {
+			if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return errors.New("must be an http(s) URL")
+			}
+		}
+		c.OIDCIssuer = v
+		return nil
+	}},
+	{"FINLEDGER_OIDC_CLIENT_ID", "", "the web app's client id at the OpenID provider", false, text(func(c *config) *string { return &c.OIDCClientID })},
+	{"FINLEDGER_OIDC_CLIENT_SECRET", "", "the web app's client secret at the OpenID provider", true, text(func(c *config) *string { return &c.OIDCClientSecret })},
 	{"FINLEDGER_CHANNEL_DEV_AUDIENCE", "", "an extra aud the channel accepts outside production", false, text(func(c *config) *string { return &c.ChannelDevAudience })},
 	{"FINLEDGER_NATS_URL", "", "NATS with JetStream; unset: an in-process server", true, func(c *config, v string) error {
 		for _, server := range strings.Split(v, ",") {
@@ -285,6 +313,21 @@ func mask(v string) string {
 
 // webhookPolicy says where webhooks may point: anywhere outside production, and in
 // production not at private addresses unless FINLEDGER_WEBHOOK_ALLOW_PRIVATE says so.
+// browserApp returns the web app: one-click sign-in in development, OpenID Connect when
+// configured. Its cookies are Secure unless the service runs for development on plain HTTP.
+func (c config) browserApp(pool *pgxpool.Pool, box *sealbox.Box) (*webapp.App, error) {
+	cfg := webapp.Config{Sessions: webapp.NewSessions(pool, time.Now), Box: box,
+		Secure: c.Env == "production" || strings.HasPrefix(c.PublicOrigin, "https://")}
+	if c.DevSignIn {
+		cfg.Dev = &session.Claims{Subject: devSubject, Email: devEmail, Name: devName, Issuer: c.SessionIssuer}
+	}
+	if c.OIDCIssuer != "" {
+		cfg.OIDC = &webapp.OIDC{Issuer: c.OIDCIssuer, ClientID: c.OIDCClientID, ClientSecret: c.OIDCClientSecret,
+			RedirectURL: c.PublicOrigin + webapp.CallbackPath, HTTPClient: &http.Client{Timeout: 10 * time.Second}}
+	}
+	return webapp.New(cfg)
+}
+
 func (c config) webhookPolicy() safehttp.Policy {
 	return safehttp.Policy{AllowPrivate: c.Env != "production" || c.WebhookAllowPriv}
 }
@@ -306,6 +349,9 @@ func (c config) checkServe() error {
 	}
 	if c.NATSReplicas > 1 && c.NATSURL == "" {
 		problems = append(problems, errors.New("FINLEDGER_NATS_REPLICAS above 1 needs FINLEDGER_NATS_URL naming a NATS cluster: the in-process server is one server"))
+	}
+	if c.OIDCIssuer != "" && (c.OIDCClientID == "" || c.PublicOrigin == "") {
+		problems = append(problems, errors.New("FINLEDGER_OIDC_ISSUER needs FINLEDGER_OIDC_CLIENT_ID and FINLEDGER_PUBLIC_ORIGIN (the sign-in returns to its /auth/callback)"))
 	}
 	if c.Env == "production" && c.SessionHS256Secret != "" && len(c.SessionHS256Secret) < 32 {
 		problems = append(problems, errors.New("FINLEDGER_SESSION_HS256_SECRET must be at least 32 characters in production"))

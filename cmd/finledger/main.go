@@ -30,6 +30,7 @@ import (
 	"github.com/finledger/finledger/internal/progress"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/projections"
+	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/push"
 )
@@ -277,9 +278,9 @@ func ratesFlags(fs *flag.FlagSet) runner {
 }
 
 // purgeHourly forgets old idempotency keys, idle rate-limit buckets, spent channel
-// token ids and finished webhook deliveries past their retention. Every instance
-// runs it; the deletes are idempotent.
-func purgeHourly(ctx context.Context, pool *pgxpool.Pool) {
+// token ids, finished webhook deliveries past their retention, and ended browser
+// sessions. Every instance runs it; the deletes are idempotent.
+func purgeHourly(ctx context.Context, pool *pgxpool.Pool, browser *webapp.Sessions) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
@@ -294,6 +295,9 @@ func purgeHourly(ctx context.Context, pool *pgxpool.Pool) {
 			slog.Error("purge", "err", err)
 		}
 		if _, err := webhooks.PurgeDeliveries(ctx, pool, now.Add(-webhooks.DeliveryRetention)); err != nil && ctx.Err() == nil {
+			slog.Error("purge", "err", err)
+		}
+		if _, err := browser.Purge(ctx); err != nil && ctx.Err() == nil {
 			slog.Error("purge", "err", err)
 		}
 		select {
@@ -397,8 +401,13 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	}
 	measured.WatchLag(hooks.Lag)
 	ledger.OnCommit(hooks.Committed)
+	app, err := cfg.browserApp(pool, box)
+	if err != nil {
+		return err
+	}
 	api := httpapi.NewServer(pool, ledger, verifier, time.Now, httpapi.Options{
-		Box: box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
+		Browser: app,
+		Box:     box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
 		PushPublicKey:      vapid.PublicKey,
 		Metrics:            measured,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
@@ -426,7 +435,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		}
 		defer admin.Close()
 	}
-	go purgeHourly(ctx, pool)
+	go purgeHourly(ctx, pool, app.Sessions())
 	background := make(chan struct{})
 	go func() { defer close(background); hooks.Run(ctx) }()
 	// The relay and the dispatcher stop before the bus they use closes (deferred above).

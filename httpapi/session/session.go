@@ -159,22 +159,37 @@ func (v *Verifier) Verify(ctx context.Context, token string) (Claims, error) {
 		// The jwt errors describe the failure without quoting the token.
 		return Claims{}, fmt.Errorf("%w: %w", ErrInvalidToken, err)
 	}
-	switch {
-	case tc.Subject == "":
-		return Claims{}, invalid("sub missing")
-	case len(tc.Subject) > maxSubjectBytes:
-		return Claims{}, invalid("sub longer than 255 bytes")
-	case tc.Email == "":
-		return Claims{}, invalid("email missing")
-	case !validEmail(tc.Email):
-		return Claims{}, invalid("email malformed")
-	case tc.EmailVerified.set && !tc.EmailVerified.value:
-		// Invitations are matched by email, so an unverified address must not sign in.
-		return Claims{}, invalid("email not verified")
-	case len(tc.Name) > maxNameBytes:
-		return Claims{}, invalid("name longer than 255 bytes")
+	c := Claims{Subject: tc.Subject, Email: tc.Email, Name: tc.Name, Issuer: tc.Issuer}
+	var verified *bool
+	if tc.EmailVerified.set {
+		verified = &tc.EmailVerified.value
 	}
-	return Claims{Subject: tc.Subject, Email: tc.Email, Name: tc.Name, Issuer: tc.Issuer}, nil
+	if err := Check(c, verified); err != nil {
+		return Claims{}, err
+	}
+	return c, nil
+}
+
+// Check applies the rules every session's identity must meet, however it was verified:
+// a subject, a well-formed email the provider has not marked unverified (nil: it said
+// nothing), and bounded lengths. It wraps ErrInvalidToken.
+func Check(c Claims, emailVerified *bool) error {
+	switch {
+	case c.Subject == "":
+		return invalid("sub missing")
+	case len(c.Subject) > maxSubjectBytes:
+		return invalid("sub longer than 255 bytes")
+	case c.Email == "":
+		return invalid("email missing")
+	case !validEmail(c.Email):
+		return invalid("email malformed")
+	case emailVerified != nil && !*emailVerified:
+		// Invitations are matched by email, so an unverified address must not sign in.
+		return invalid("email not verified")
+	case len(c.Name) > maxNameBytes:
+		return invalid("name longer than 255 bytes")
+	}
+	return nil
 }
 
 // key returns the key for the token's algorithm from the source configured for that
