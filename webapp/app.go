@@ -104,7 +104,7 @@ func (a *App) serveApp(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimPrefix(r.URL.Path, "/app/")
 	f, ok := a.assets[name]
 	if !ok {
-		if strings.Contains(path.Base(name), ".") {
+		if name != "" && strings.Contains(path.Base(name), ".") {
 			http.NotFound(w, r)
 			return
 		}

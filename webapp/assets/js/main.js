@@ -1,0 +1,169 @@
+// The app's frame: sign-in, the workspace switcher, navigation between pages, the
+// theme, and live updates from the workspace's realtime stream.
+import * as api from './api.js';
+import { t, setLanguage } from './i18n.js';
+import { h, toast } from './ui.js';
+import { pages as corePages } from './pages.js';
+import { pages as morePages } from './more.js';
+
+const pages = { ...corePages, ...morePages };
+const nav = [
+  ['/app/', 'Overview'], ['/app/transactions', 'Transactions'], ['/app/wallets', 'Wallets'], ['/app/budgets', 'Budgets'],
+  ['/app/goals', 'Goals'], ['/app/debts', 'Debts'], ['/app/recurring', 'Recurring'], ['/app/reports', 'Reports'],
+  ['/app/categories', 'Categories'], ['/app/team', 'Team'], ['/app/api-keys', 'API keys'], ['/app/webhooks', 'Webhooks'],
+  ['/app/audit', 'Audit log'], ['/app/profile', 'Profile'],
+];
+
+const state = { me: null, workspace: null, workspaces: [], refresh: null, closeLive: null };
+const main = document.getElementById('main');
+
+function applyTheme(theme) {
+  const dark = theme === 'dark' || (theme !== 'light' && matchMedia('(prefers-color-scheme: dark)').matches);
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+}
+
+async function signInPage() {
+  document.querySelector('.top').hidden = true;
+  const params = new URLSearchParams(location.search);
+  let providers = { dev: false, oidc: false };
+  try { providers = await (await fetch('/auth/providers')).json(); } catch { /* shown below */ }
+  const box = h('section', { class: 'signin card' }, h('h1', {}, 'Finledger'));
+  if (params.get('error')) box.append(h('p', { class: 'form-error', role: 'alert' }, t('Sign in') + ': ' + params.get('error')));
+  if (providers.oidc) box.append(h('a', { class: 'button primary', href: '/auth/login' }, t('Sign in with your identity provider')));
+  if (providers.dev) {
+    box.append(h('form', { method: 'post', action: '/auth/dev' },
+      h('button', { type: 'submit', class: providers.oidc ? '' : 'primary' }, t('Sign in as the development user'))));
+  }
+  main.replaceChildren(box);
+  document.title = t('Sign in') + ' · Finledger';
+}
+
+async function loadSession() {
+  state.me = (await api.get('/api/me')).user;
+  setLanguage(state.me.language || navigator.language);
+  applyTheme(state.me.theme);
+  state.workspaces = (await api.get('/api/workspaces')).workspaces;
+  let ws = state.workspaces.find((w) => w.id === api.currentWorkspace());
+  if (!ws) ws = state.workspaces.find((w) => w.id === state.me.personalWorkspaceId) || state.workspaces[0];
+  state.workspace = ws;
+  api.setWorkspace(ws.id);
+}
+
+function drawFrame() {
+  const top = document.querySelector('.top');
+  top.hidden = false;
+  document.querySelector('.skip').textContent = t('Skip to content');
+  const select = document.getElementById('workspace');
+  select.previousElementSibling.textContent = t('Workspace');
+  select.replaceChildren(...state.workspaces.map((w) =>
+    h('option', { value: w.id, selected: w.id === state.workspace.id }, w.type === 'personal' ? t('Personal') : w.name)));
+  select.onchange = () => {
+    state.workspace = state.workspaces.find((w) => w.id === select.value);
+    api.setWorkspace(state.workspace.id);
+    startLive();
+    route();
+  };
+  const menu = document.getElementById('menu');
+  menu.textContent = t('Menu');
+  const list = h('ul', {}, nav.map(([href, label]) => h('li', {}, h('a', { href, 'data-link': true }, t(label)))),
+    h('li', {}, h('button', { type: 'button', class: 'ghost', onclick: signOut }, t('Sign out'))));
+  const status = h('span', { class: 'live', id: 'live', title: t('Offline') }, t('Offline'));
+  document.getElementById('nav').replaceChildren(list, status);
+  menu.onclick = () => {
+    const open = menu.getAttribute('aria-expanded') !== 'true';
+    menu.setAttribute('aria-expanded', String(open));
+    top.classList.toggle('open', open);
+  };
+}
+
+async function signOut() {
+  if (state.closeLive) state.closeLive();
+  await api.signOut();
+  location.href = '/app/signin';
+}
+
+let refreshTimer = 0;
+function startLive() {
+  if (state.closeLive) state.closeLive();
+  state.closeLive = api.live(() => {
+    // A burst of events (a bulk change) redraws once.
+    clearTimeout(refreshTimer);
+    refreshTimer = setTimeout(() => { if (state.refresh) state.refresh(); }, 150);
+  }, (up) => {
+    const el = document.getElementById('live');
+    if (!el) return;
+    el.textContent = up ? t('Live') : t('Offline');
+    el.dataset.up = String(up);
+  });
+}
+
+async function route() {
+  const path = location.pathname.replace(/\/+$/, '') || '/app';
+  if (path === '/app/signin') return signInPage();
+  const key = path === '/app' ? '/app/' : path;
+  const page = pages[key];
+  for (const a of document.querySelectorAll('#nav a')) {
+    if (a.getAttribute('href') === key) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  document.querySelector('.top').classList.remove('open');
+  document.getElementById('menu').setAttribute('aria-expanded', 'false');
+  if (!page) {
+    main.replaceChildren(h('h1', {}, '404'));
+    return;
+  }
+  document.title = t(page.title) + ' · Finledger';
+  const ctx = { ...state, go, reloadSession };
+  state.refresh = null;
+  try {
+    state.refresh = await page.render(main, ctx);
+  } catch (err) {
+    if (err.status !== 401) main.replaceChildren(h('h1', {}, t(page.title)), h('p', { class: 'form-error', role: 'alert' }, err.message));
+  }
+}
+
+// go moves to a page of the app without reloading it.
+function go(href) {
+  history.pushState(null, '', href);
+  route();
+  main.focus();
+}
+
+// reloadSession reads the profile and workspaces again (after a change to either).
+async function reloadSession() {
+  await loadSession();
+  drawFrame();
+  startLive();
+}
+
+document.addEventListener('click', (e) => {
+  const a = e.target.closest('a[data-link]');
+  if (!a || e.ctrlKey || e.metaKey || e.shiftKey || a.target) return;
+  e.preventDefault();
+  go(a.getAttribute('href'));
+});
+window.addEventListener('popstate', route);
+window.addEventListener('finledger:signed-out', () => { if (location.pathname !== '/app/signin') location.href = '/app/signin'; });
+window.addEventListener('unhandledrejection', (e) => {
+  if (e.reason && e.reason.status === 401) return;
+  toast((e.reason && e.reason.message) || t('Something went wrong.'));
+});
+
+async function boot() {
+  if (location.pathname.startsWith('/app/signin') || !api.signedIn()) {
+    if (location.pathname !== '/app/signin') history.replaceState(null, '', '/app/signin');
+    return signInPage();
+  }
+  try {
+    await loadSession();
+  } catch (err) {
+    if (err.status === 401) return;
+    main.replaceChildren(h('p', { class: 'form-error', role: 'alert' }, err.message));
+    return;
+  }
+  drawFrame();
+  startLive();
+  await route();
+}
+
+boot();
