@@ -9,8 +9,10 @@ dev:
 
 # The lint of the served OpenAPI document, the whole test suite on real PostgreSQL
 # servers the tests start themselves, then the checks of deploy/ (a module of its own, so
-# the service does not carry their libraries).
+# the service does not carry their libraries). The browser tests check accessibility with
+# axe-core, pinned by the lockfile of tools/axe.
 test: lint-openapi
+	npm ci --prefix tools/axe --no-audit --no-fund --loglevel=error >/dev/null
 	$(GO) vet ./...
 	$(GO) test -count=1 -race -timeout 20m ./...
 	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...

@@ -1,0 +1,293 @@
+// Package browser owns the browser the web app's tests drive: a headless Debian Chromium
+// of its own for each test, started with the network features that call outside the
+// machine turned off; the tab's viewport as a desktop or a phone; screenshots kept as
+// test artifacts; the errors the page writes to its console; and the accessibility
+// check, axe-core (pinned in tools/axe), run in the page.
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// Timeout bounds a test's browser: when it passes, the browser is stopped and every
+// action on the test's context fails.
+const Timeout = 2 * time.Minute
+
+// The viewports tests draw the app in.
+const (
+	DesktopWidth, DesktopHeight = 1280, 800
+	PhoneWidth, PhoneHeight     = 360, 740
+)
+
+// defaultChromium is where Debian's chromium package installs the browser.
+const defaultChromium = "/usr/bin/chromium"
+
+// Start starts a headless Chromium for the test, with a fresh profile, and returns the
+// context of its one tab, at the desktop viewport. The browser stops when the test ends
+// (after a screenshot, if the test failed) or when Timeout passes. The browser is
+// /usr/bin/chromium, or the one $FINLEDGER_CHROMIUM names; without it the test fails.
+func Start(t testing.TB) context.Context {
+	t.Helper()
+	exe, err := chromium()
+	if err != nil {
+		t.Fatal(err)
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(exe),
+		// The machines the tests run on reach no network beyond the loopback: nothing
+		// may try to call home. The exec allocator adds a fresh --user-data-dir of its
+		// own and removes it when the browser stops.
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+	)
+	timeoutCtx, cancelTimeout := context.WithTimeout(allocCtx, Timeout)
+	tabCtx, cancelTab := chromedp.NewContext(timeoutCtx)
+	c := &console{}
+	ctx := context.WithValue(tabCtx, consoleKey{}, c)
+	t.Cleanup(func() {
+		cancelTab()
+		cancelTimeout()
+		cancelAlloc()
+	})
+	// Listening opens the tab, which starts the browser.
+	if err := chromedp.Listen(ctx, c.record); err != nil {
+		t.Fatalf("browser: starting %s: %v", exe, err)
+	}
+	t.Cleanup(func() {
+		if !t.Failed() || ctx.Err() != nil {
+			return
+		}
+		if path, err := saveScreenshot(ctx, t.Name(), "failed"); err != nil {
+			t.Logf("browser: no screenshot of the failed test: %v", err)
+		} else {
+			t.Logf("browser: the page when the test failed: %s", path)
+		}
+	})
+	if err := chromedp.Do(ctx, Desktop()); err != nil {
+		t.Fatalf("browser: setting the desktop viewport: %v", err)
+	}
+	return ctx
+}
+
+// chromium returns the browser to start, or an error that says how to install it.
+func chromium() (string, error) {
+	exe := os.Getenv("FINLEDGER_CHROMIUM")
+	if exe == "" {
+		exe = defaultChromium
+	}
+	info, err := os.Stat(exe)
+	if err != nil {
+		return "", fmt.Errorf("browser: no Chromium at %s (%v): install Debian's chromium package (apt-get install chromium, as .ci/run does), or set FINLEDGER_CHROMIUM to a Chromium binary", exe, err)
+	}
+	if info.IsDir() || info.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("browser: %s is not an executable: install Debian's chromium package (apt-get install chromium, as .ci/run does), or set FINLEDGER_CHROMIUM to a Chromium binary", exe)
+	}
+	return exe, nil
+}
+
+// Desktop sets the tab's viewport to a desktop browser's window.
+func Desktop() chromedp.Action[chromedp.Void] {
+	return chromedp.EmulateViewport(DesktopWidth, DesktopHeight)
+}
+
+// Phone sets the tab's viewport to a phone held upright, with mobile and touch emulation.
+func Phone() chromedp.Action[chromedp.Void] {
+	return chromedp.EmulateViewport(PhoneWidth, PhoneHeight, chromedp.EmulateMobile, chromedp.EmulateTouch, chromedp.EmulatePortrait)
+}
+
+// Screenshot writes a PNG of the whole page to the artifacts directory, as
+// <test name>-<name>.png, logs its path and returns it.
+func Screenshot(t testing.TB, ctx context.Context, name string) string {
+	t.Helper()
+	path, err := saveScreenshot(ctx, t.Name(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+	return path
+}
+
+// unsafeName matches what a file name of a screenshot leaves out.
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// saveScreenshot writes a PNG of the whole page and returns its path.
+func saveScreenshot(ctx context.Context, test, name string) (string, error) {
+	dir, err := ArtifactsDir()
+	if err != nil {
+		return "", err
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		return "", fmt.Errorf("browser: taking the screenshot %q: %w", name, err)
+	}
+	path := filepath.Join(dir, unsafeName.ReplaceAllString(test+"-"+name, "_")+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		return "", fmt.Errorf("browser: writing the screenshot: %w", err)
+	}
+	return path, nil
+}
+
+// ArtifactsDir returns the directory screenshots go to, creating it: $FINLEDGER_ARTIFACTS,
+// or else bin/artifacts/screenshots in the repository.
+func ArtifactsDir() (string, error) {
+	dir := os.Getenv("FINLEDGER_ARTIFACTS")
+	if dir == "" {
+		root, err := repoRoot()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(root, "bin", "artifacts", "screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("browser: making the artifacts directory: %w", err)
+	}
+	return dir, nil
+}
+
+// repoRoot returns the repository's root: the nearest folder up from the working
+// directory (a test's package) that holds go.mod.
+func repoRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("browser: finding the repository: %w", err)
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("browser: no go.mod in %s or above it", wd)
+		}
+	}
+}
+
+// ConsoleError is an error the page reported: a console.error call, an exception
+// nothing caught, or an error of the browser's log (a failed request, a refusal by the
+// page's Content-Security-Policy).
+type ConsoleError struct {
+	// Kind is "console.error", "exception", or the part of the browser that logged the
+	// error, such as "network" or "security".
+	Kind string
+	Text string
+	// URL and Line tell where the error came from, when the browser says; Line counts
+	// from 0, as the DevTools protocol does.
+	URL  string
+	Line int64
+}
+
+// String returns the error on one line, with the line counted from 1.
+func (e ConsoleError) String() string {
+	s := e.Kind + ": " + e.Text
+	if e.URL != "" {
+		s += fmt.Sprintf(" (%s:%d)", e.URL, e.Line+1)
+	}
+	return s
+}
+
+type consoleKey struct{}
+
+// console collects the errors of a tab.
+type console struct {
+	mu     sync.Mutex
+	errors []ConsoleError
+}
+
+// record keeps the event if it reports an error. The tab's reader calls it, in the
+// order the browser sends events, before the reply to any later command.
+func (c *console) record(ev any) {
+	var e ConsoleError
+	switch ev := ev.(type) {
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type != runtime.ConsoleAPICalledTypeError {
+			return
+		}
+		args := make([]string, len(ev.Args))
+		for i, a := range ev.Args {
+			args[i] = remoteText(a)
+		}
+		e = ConsoleError{Kind: "console.error", Text: strings.Join(args, " ")}
+		if st := ev.StackTrace; st != nil && len(st.CallFrames) > 0 {
+			e.URL, e.Line = st.CallFrames[0].URL, st.CallFrames[0].LineNumber
+		}
+	case *runtime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		e = ConsoleError{Kind: "exception", Text: d.Text, URL: d.URL, Line: d.LineNumber}
+		if d.Exception != nil {
+			first, _, _ := strings.Cut(remoteText(d.Exception), "\n")
+			e.Text += " " + first
+		}
+	case *log.EventEntryAdded:
+		if ev.Entry.Level != log.EntryLevelError {
+			return
+		}
+		e = ConsoleError{Kind: string(ev.Entry.Source), Text: ev.Entry.Text, URL: ev.Entry.URL, Line: ev.Entry.LineNumber}
+	default:
+		return
+	}
+	c.mu.Lock()
+	c.errors = append(c.errors, e)
+	c.mu.Unlock()
+}
+
+// remoteText renders a value of the page as the console shows it.
+func remoteText(o *runtime.RemoteObject) string {
+	switch {
+	case o.Type == runtime.RemoteObjectTypeString:
+		var s string
+		if err := json.Unmarshal(o.Value, &s); err == nil {
+			return s
+		}
+	case o.UnserializableValue != "":
+		return string(o.UnserializableValue)
+	case o.Description != "":
+		return o.Description
+	case len(o.Value) > 0:
+		return string(o.Value)
+	}
+	return string(o.Type)
+}
+
+// ConsoleErrors returns the errors the tab of Start has reported so far, in order.
+func ConsoleErrors(t testing.TB, ctx context.Context) []ConsoleError {
+	t.Helper()
+	c, ok := ctx.Value(consoleKey{}).(*console)
+	if !ok {
+		t.Fatal("browser: the context is not one Start returned")
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]ConsoleError(nil), c.errors...)
+}
+
+// NoConsoleErrors fails the test, listing them, if the tab of Start has reported errors.
+func NoConsoleErrors(t testing.TB, ctx context.Context) {
+	t.Helper()
+	errs := ConsoleErrors(t, ctx)
+	if len(errs) == 0 {
+		return
+	}
+	lines := make([]string, len(errs))
+	for i, e := range errs {
+		lines[i] = "  " + e.String()
+	}
+	t.Fatalf("the page reported %d errors:\n%s", len(errs), strings.Join(lines, "\n"))
+}
