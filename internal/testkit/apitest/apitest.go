@@ -25,6 +25,7 @@ import (
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/projections"
+	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks/push"
 	"github.com/finledger/finledger/webhooks/safehttp"
 )
@@ -100,6 +101,21 @@ func Options() httpapi.Options {
 		Webhooks:      httpapi.WebhookOptions{Policy: safehttp.Policy{AllowPrivate: true}},
 		Realtime:      httpapi.RealtimeOptions{CheckInterval: 100 * time.Millisecond, Lease: 2 * time.Second},
 		PushPublicKey: PushKeys.PublicKey}
+}
+
+// App makes the web app for a server on pool: its browser sessions kept there, on the
+// wall clock (a browser's cookies expire by it), and its sign-ins sealed with Box.
+func App(t testing.TB, pool *pgxpool.Pool, cfg webapp.Config) *webapp.App {
+	t.Helper()
+	cfg.Sessions = webapp.NewSessions(pool, time.Now)
+	if cfg.Box == nil {
+		cfg.Box = Box
+	}
+	app, err := webapp.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app
 }
 
 // Start runs the API on a fresh database with Options. The clock starts at

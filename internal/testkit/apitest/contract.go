@@ -18,6 +18,8 @@ import (
 	valerrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/helpers"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
+
+	"github.com/finledger/finledger/webapp"
 )
 
 // The contract check: every /api request a test sends and every answer it gets is
@@ -50,12 +52,21 @@ const maxCheckedBody = 8 << 20
 var headersIgnored = []string{
 	"content-type", "content-length", "accept", "accept-encoding", "user-agent", "host", "connection",
 	"transfer-encoding", "date", "authorization", "last-event-id", "cache-control",
+	// what a browser adds to every request of the web app
+	"cookie", "origin", "referer", "accept-language", "pragma", "priority", "if-none-match",
+	"sec-ch-ua", "sec-ch-ua-mobile", "sec-ch-ua-platform", "sec-fetch-dest", "sec-fetch-mode", "sec-fetch-site", "sec-fetch-user",
 }
 
 // openMaps are the answers' objects that the document declares as open maps
 // (additionalProperties), which strict mode would otherwise report field by field: an
 // audit entry's changes and a webhook delivery's payload.
 var openMaps = []string{"$.body.entries[*].changes.**", "$.body.delivery.payload.**", "$.body.deliveries[*].payload.**"}
+
+// browserCookies are the web app's cookies, which its browser sends with every request.
+// The session cookie is declared by the browserSession security scheme, which strict
+// mode does not count as declaring it; the CSRF cookie is the readable copy of the token
+// the API reads from its header.
+var browserCookies = []string{"$.cookies." + webapp.SessionCookie, "$.cookies." + webapp.CSRFCookie}
 
 // loadContract reads the document the handler serves and builds its validator.
 func loadContract(h http.Handler) (*contractChecker, error) {
@@ -77,7 +88,7 @@ func loadContract(h http.Handler) (*contractChecker, error) {
 			return
 		}
 		v, errs := validator.NewValidator(doc, config.WithStrictMode(), config.WithStrictIgnoredHeaders(headersIgnored...),
-			config.WithStrictIgnorePaths(openMaps...), config.WithFormatAssertions())
+			config.WithStrictIgnorePaths(append(openMaps, browserCookies...)...), config.WithFormatAssertions())
 		if len(errs) > 0 {
 			contractErr = fmt.Errorf("validator of the served document: %v", errs)
 			return

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/finledger/finledger/internal/testkit/testdb"
+	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/bus"
 	"github.com/finledger/finledger/webhooks/push"
@@ -39,10 +40,27 @@ func StartEvents(t testing.TB, schedule []time.Duration) (*Env, *Events) {
 	return StartEventsOn(t, srv, "", schedule)
 }
 
+// StartAppEvents is StartEvents with the web app: its browser sessions on the test's
+// database, signed in as app says (app.Sessions is set here).
+func StartAppEvents(t testing.TB, app webapp.Config) (*Env, *Events) {
+	t.Helper()
+	srv, err := bus.StartEmbedded(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	return startEvents(t, srv, "", nil, &app)
+}
+
 // StartEventsOn is StartEvents on the NATS server srv, which other deployments may use
 // too, as deployments share a NATS cluster. The new database's deployment is called
 // name, or its default name when name is empty.
 func StartEventsOn(t testing.TB, srv *bus.Embedded, name string, schedule []time.Duration) (*Env, *Events) {
+	t.Helper()
+	return startEvents(t, srv, name, schedule, nil)
+}
+
+func startEvents(t testing.TB, srv *bus.Embedded, name string, schedule []time.Duration, app *webapp.Config) (*Env, *Events) {
 	t.Helper()
 	pool := testdb.Pool(t)
 	deployment, err := webhooks.Deployment(context.Background(), pool, name)
@@ -59,6 +77,9 @@ func StartEventsOn(t testing.TB, srv *bus.Embedded, name string, schedule []time
 	}
 	opts := Options()
 	opts.Events = b
+	if app != nil {
+		opts.Browser = App(t, pool, *app)
+	}
 	env := StartOn(t, pool, opts)
 	ev := &Events{t: t, Server: srv, Bus: b, Config: webhooks.Config{Pool: env.Pool, Bus: b, Box: Box,
 		Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second), Schedule: schedule, Interval: 20 * time.Millisecond, AckWait: 500 * time.Millisecond,

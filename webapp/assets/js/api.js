@@ -34,9 +34,15 @@ function headers(extra) {
   return h;
 }
 
+// writeHeaders are a change's headers: each change carries an idempotency key, so that
+// a retried request is carried out once. A caller that may retry passes its own key.
+function writeHeaders(extra) {
+  return headers({ 'Idempotency-Key': crypto.randomUUID(), ...extra });
+}
+
 // request sends one API call and returns its JSON; a 401 sends the person to sign in.
 export async function request(method, path, body, extra = {}) {
-  const init = { method, credentials: 'same-origin', headers: headers(extra) };
+  const init = { method, credentials: 'same-origin', headers: method === 'GET' ? headers(extra) : writeHeaders(extra) };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -63,7 +69,7 @@ export const del = (path) => request('DELETE', path);
 
 // deleteOnLeave sends a deletion that must outlive the page being closed.
 export function deleteOnLeave(path) {
-  fetch(path, { method: 'DELETE', keepalive: true, credentials: 'same-origin', headers: headers({}) });
+  fetch(path, { method: 'DELETE', keepalive: true, credentials: 'same-origin', headers: writeHeaders({}) });
 }
 
 // download fetches a file of the API (a report) and hands it to the browser.

@@ -143,6 +143,10 @@ document.addEventListener('click', (e) => {
   go(a.getAttribute('href'));
 });
 window.addEventListener('popstate', route);
+// A page left open in the back-forward cache would keep its stream, and a browser opens
+// only six connections to a server over HTTP/1.1: close it on the way out.
+window.addEventListener('pagehide', () => { if (state.closeLive) state.closeLive(); });
+window.addEventListener('pageshow', (e) => { if (e.persisted && state.workspace) startLive(); });
 window.addEventListener('finledger:signed-out', () => { if (location.pathname !== '/app/signin') location.href = '/app/signin'; });
 window.addEventListener('unhandledrejection', (e) => {
   if (e.reason && e.reason.status === 401) return;

@@ -1,0 +1,305 @@
+package webapp_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/internal/testkit/browser"
+	"github.com/finledger/finledger/webapp"
+)
+
+// devPerson is who the one-click development sign-in signs in.
+var devPerson = session.Claims{Subject: "dev-user", Email: "dev@finledger.local", Name: "Dev User"}
+
+// startApp runs the API with the web app and its one-click sign-in on a fresh database,
+// with the realtime stream and the webhooks relay that feeds it, its clock at the
+// present so that the browser's today is the server's.
+func startApp(t *testing.T) *apitest.Env {
+	t.Helper()
+	env, events := apitest.StartAppEvents(t, webapp.Config{Dev: &devPerson})
+	t.Cleanup(events.Run())
+	env.Clock.Set(time.Now())
+	return env
+}
+
+// page drives the app in one browser tab.
+type page struct {
+	t   *testing.T
+	ctx context.Context
+	url string
+}
+
+func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.ctx, actions...); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// eval runs a script in the page and decodes its value into out (nil: ignored).
+func (p *page) eval(script string, out any) {
+	p.t.Helper()
+	raw, err := chromedp.Run(p.ctx, chromedp.Evaluate[json.RawMessage](script, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatalf("%s: %v", script, err)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			p.t.Fatalf("%s: %v", script, err)
+		}
+	}
+}
+
+// waitFor polls a script until it is true, and fails with what describes it.
+func (p *page) waitFor(what, script string) {
+	p.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var ok bool
+		p.eval("!!("+script+")", &ok)
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			var text string
+			p.eval(`document.querySelector('main').innerText`, &text)
+			p.t.Fatalf("waited 15 s for %s; the page shows:\n%s\nits console: %v", what, text, browser.ConsoleErrors(p.t, p.ctx))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// text returns an element's visible text ("" when there is none).
+func (p *page) text(selector string) string {
+	p.t.Helper()
+	var s string
+	p.eval(fmt.Sprintf(`(document.querySelector(%q) || {}).innerText || ''`, selector), &s)
+	return s
+}
+
+// open goes to a page of the app and waits for its heading.
+func (p *page) open(path, heading string) {
+	p.t.Helper()
+	p.do(chromedp.Navigate(p.url + path))
+	p.waitFor("the page "+heading, fmt.Sprintf(`(document.querySelector('main h1') || {}).innerText === %q`, heading))
+}
+
+// fill sets a form's fields by name, as a person's typing would, and submits it.
+func (p *page) fill(form string, fields map[string]string) {
+	p.t.Helper()
+	data, _ := json.Marshal(fields)
+	var missing []string
+	p.eval(fmt.Sprintf(`(() => {
+		const form = document.querySelector(%q);
+		if (!form) return ['the form itself'];
+		const missing = [];
+		for (const [name, value] of Object.entries(%s)) {
+			const el = form.querySelector('[name="' + name + '"]');
+			if (!el) { missing.push(name); continue; }
+			if (el.type === 'checkbox') el.checked = value === 'true'; else el.value = value;
+			el.dispatchEvent(new Event('input', { bubbles: true }));
+			el.dispatchEvent(new Event('change', { bubbles: true }));
+		}
+		if (!missing.length) form.requestSubmit();
+		return missing;
+	})()`, form, data), &missing)
+	if len(missing) > 0 {
+		p.t.Fatalf("form %s has no fields %v", form, missing)
+	}
+}
+
+// check draws the page at both widths, keeps the screenshots and runs axe on each.
+func (p *page) check(name string) {
+	p.t.Helper()
+	browser.Axe(p.t, p.ctx)
+	browser.Screenshot(p.t, p.ctx, name+"-desktop")
+	p.do(browser.Phone())
+	p.waitFor("the phone layout", `innerWidth === 360`)
+	browser.Axe(p.t, p.ctx)
+	browser.Screenshot(p.t, p.ctx, name+"-phone")
+	p.do(browser.Desktop())
+}
+
+// TestAppInABrowser is a person's first visit: sign in with one click, make a wallet,
+// a category and a budget, record an expense and see the balance and the budget bar
+// move, correct it, download the month's CSV, undo and then carry out a deletion,
+// create an API key, and watch a transaction recorded through the API with that key,
+// and one through the chat channel, appear without a reload.
+func TestAppInABrowser(t *testing.T) {
+	env := startApp(t)
+	p := &page{t: t, ctx: browser.Start(t), url: env.URL}
+
+	p.do(chromedp.Navigate(p.url + "/"))
+	p.waitFor("the sign-in page", `document.querySelector('form[action="/auth/dev"] button')`)
+	p.check("signin")
+	p.do(chromedp.Click(`form[action="/auth/dev"] button`))
+	p.waitFor("the overview", `(document.querySelector('main h1') || {}).innerText === 'Overview'`)
+	var cookies struct{ Readable string }
+	p.eval(`({Readable: document.cookie})`, &cookies)
+	if strings.Contains(cookies.Readable, webapp.SessionCookie+"=") || !strings.Contains(cookies.Readable, webapp.CSRFCookie+"=") {
+		t.Fatalf("scripts see the cookies %q: the session cookie must be HttpOnly, the CSRF one readable", cookies.Readable)
+	}
+
+	p.open("/app/wallets", "Wallets")
+	p.fill(`form[aria-label="New wallet"]`, map[string]string{"name": "Cash", "balance": "1000"})
+	p.waitFor("the new wallet", `document.querySelector('[data-wallet="Cash"] [data-testid=balance]')`)
+	if got := p.text(`[data-wallet="Cash"] [data-testid=balance]`); got != "MX$1,000.00" {
+		t.Fatalf("the new wallet's balance reads %q", got)
+	}
+	p.open("/app/categories", "Categories")
+	p.fill(`form[aria-label="New category"]`, map[string]string{"name": "Food"})
+	p.waitFor("the new category", `[...document.querySelectorAll('.chips li')].some(li => li.innerText.startsWith('Food'))`)
+	p.open("/app/budgets", "Budgets")
+	p.fill(`form[aria-label="New budget"]`, map[string]string{"name": "Groceries", "amount": "500"})
+	p.waitFor("the new budget", `document.querySelector('[data-budget="Groceries"] [role=progressbar]')`)
+
+	// An expense typed into the overview's quick form, key by key.
+	p.open("/app/", "Overview")
+	p.do(chromedp.SendKeys(`form.record [name=amount]`, "450.50"),
+		chromedp.SendKeys(`form.record [name=description]`, "Market"),
+		chromedp.Click(`form.record button[type=submit]`))
+	p.waitFor("the balance after the expense", `(document.querySelector('[data-wallet="Cash"] [data-testid=balance]') || {}).innerText === 'MX$549.50'`)
+	bar := `document.querySelector('[data-budget="Groceries"] [role=progressbar]')`
+	p.waitFor("the budget bar past its alert", bar+`.getAttribute('aria-valuenow') === '90' && `+bar+`.dataset.state === 'warn'`)
+	p.check("overview")
+
+	// Corrected in the list: the balance and the bar follow.
+	p.open("/app/transactions", "Transactions")
+	p.waitFor("the expense in the list", `document.querySelector('main tbody tr')`)
+	p.do(chromedp.Click(`main tbody tr button[aria-label^="Edit"]`))
+	p.fill(`form[aria-label="Correct"]`, map[string]string{"amount": "100", "description": "Market, corrected"})
+	p.waitFor("the corrected row", `(document.querySelector('main tbody tr') || {}).innerText.includes('MX$100.00')`)
+	p.check("transactions")
+
+	// The month's CSV, downloaded as a person would.
+	downloads := t.TempDir()
+	if _, err := chromedp.CallBrowser(p.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads}); err != nil {
+		t.Fatal(err)
+	}
+	p.open("/app/reports", "Reports")
+	p.check("reports")
+	p.do(chromedp.Click(`//button[text()="Download CSV"]`))
+	csv := waitForFile(t, downloads, ".csv")
+	if !strings.Contains(csv, "Market, corrected") || !strings.Contains(csv, "100") {
+		t.Fatalf("the CSV does not hold the corrected expense:\n%s", csv)
+	}
+
+	// A deletion can be undone for a few seconds, then it is carried out.
+	p.open("/app/transactions", "Transactions")
+	p.waitFor("the expense in the list", `document.querySelector('main tbody tr')`)
+	p.do(chromedp.Click(`main tbody tr button[aria-label^="Delete"]`))
+	p.waitFor("the row gone and the undo offered", `!document.querySelector('main tbody tr') && document.querySelector('.toast button')`)
+	p.do(chromedp.Click(`.toast button`))
+	p.waitFor("the row back", `document.querySelector('main tbody tr')`)
+	time.Sleep(6 * time.Second) // past the undo time: the undone deletion must not be sent
+	if total := listedTotal(t, env); total != 1 {
+		t.Fatalf("after the undo the API lists %d transactions, want 1", total)
+	}
+	p.do(chromedp.Click(`main tbody tr button[aria-label^="Delete"]`))
+	waitUntil(t, "the deletion to reach the API", func() bool { return listedTotal(t, env) == 0 })
+	p.open("/app/wallets", "Wallets")
+	p.waitFor("the balance restored", `(document.querySelector('[data-wallet="Cash"] [data-testid=balance]') || {}).innerText === 'MX$1,000.00'`)
+
+	// An API key, shown once; a transaction recorded with it appears live.
+	p.open("/app/api-keys", "API keys")
+	p.fill(`main form`, map[string]string{"name": "Sync", "scope:transactions:write": "true"})
+	p.waitFor("the key shown once", `document.querySelector('[data-testid=secret]')`)
+	key := p.text(`[data-testid=secret]`)
+	if !strings.HasPrefix(key, "fl_live_") {
+		t.Fatalf("the key shown is %q", key)
+	}
+	p.check("api-keys")
+	p.open("/app/transactions", "Transactions")
+	p.waitFor("the stream to be open", `document.getElementById('live').dataset.up === 'true'`)
+	var walletID, categoryID string
+	p.eval(`fetch('/api/wallets', {headers: {'X-CSRF-Token': document.cookie.match(/finledger_csrf=([^;]+)/)[1]}}).then(r => r.json()).then(b => b.wallets[0].id)`, &walletID)
+	p.eval(`fetch('/api/categories', {headers: {'X-CSRF-Token': document.cookie.match(/finledger_csrf=([^;]+)/)[1]}}).then(r => r.json()).then(b => b.categories[0].id)`, &categoryID)
+	res := env.Anonymous().With("X-Api-Key", key).Do("POST", "/api/transactions", map[string]any{
+		"type": "expense", "amount": 12.25, "walletId": walletID, "categoryId": categoryID, "description": "Sent by a script"})
+	if res.Status != 201 {
+		t.Fatalf("recording with the key: %d %s", res.Status, res.Raw)
+	}
+	p.waitFor("the API's transaction, live", `(document.querySelector('main tbody') || {innerText: ''}).innerText.includes('Sent by a script')`)
+
+	// The chat channel: the profile's link code links a phone, whose expense appears live.
+	p.open("/app/profile", "Profile")
+	p.do(chromedp.Click(`//button[text()="Get a link code"]`))
+	p.waitFor("the link code", `document.querySelector('[data-testid=link-code]')`)
+	code := p.text(`[data-testid=link-code]`)
+	phone := env.Phone("+5215512345678", nil)
+	if res := phone.Do("POST", "/api/whatsapp/link", map[string]any{"code": code}); res.Status != 200 {
+		t.Fatalf("linking with the code %q: %d %s", code, res.Status, res.Raw)
+	}
+	p.check("profile")
+	p.open("/app/transactions", "Transactions")
+	p.waitFor("the stream to be open", `document.getElementById('live').dataset.up === 'true'`)
+	if res := phone.Do("POST", "/api/whatsapp/transactions", map[string]any{"type": "expense", "amount": 80, "concept": "Tacos by chat"}); res.Status != 201 {
+		t.Fatalf("recording through the channel: %d %s", res.Status, res.Raw)
+	}
+	p.waitFor("the channel's transaction, live", `(document.querySelector('main tbody') || {innerText: ''}).innerText.includes('Tacos by chat')`)
+
+	browser.NoConsoleErrors(t, p.ctx)
+}
+
+// listedTotal is how many transactions the API lists for the development person.
+func listedTotal(t *testing.T, env *apitest.Env) int {
+	t.Helper()
+	res := env.Anonymous().With("Authorization", "Bearer "+devToken(t, env)).Do("GET", "/api/transactions", nil)
+	if res.Status != 200 {
+		t.Fatalf("listing: %d %s", res.Status, res.Raw)
+	}
+	total, err := res.JSON["pagination"].(map[string]any)["total"].(json.Number).Int64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(total)
+}
+
+// devToken is a bearer token for the person the one-click sign-in signs in.
+func devToken(t *testing.T, env *apitest.Env) string {
+	t.Helper()
+	tok, err := session.MintHS256(apitest.Secret, devPerson, env.Clock.Now(), time.Hour, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func waitUntil(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 15 s for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// waitForFile waits for a finished download with the extension and returns its text.
+func waitForFile(t *testing.T, dir, ext string) string {
+	t.Helper()
+	var text string
+	waitUntil(t, "the download", func() bool {
+		matches, _ := filepath.Glob(filepath.Join(dir, "*"+ext))
+		if len(matches) == 0 {
+			return false
+		}
+		data, err := os.ReadFile(matches[0])
+		text = string(data)
+		return err == nil && len(data) > 0
+	})
+	return text
+}
