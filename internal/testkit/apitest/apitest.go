@@ -25,6 +25,7 @@ import (
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/projections"
+	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks/push"
 	"github.com/finledger/finledger/webhooks/safehttp"
 )
@@ -118,13 +119,25 @@ func StartWith(t testing.TB, opts httpapi.Options) *Env {
 // own, such as one on a server the test stops and starts again.
 func StartOn(t testing.TB, pool *pgxpool.Pool, opts httpapi.Options) *Env {
 	t.Helper()
+	return newEnv(t, pool, opts).serve()
+}
+
+// StartWithBrowser runs the API as StartWith does, with the web app that app builds on
+// the env's own database and clock (Pool and Clock are set when it is called; URL is not).
+func StartWithBrowser(t testing.TB, opts httpapi.Options, app func(*Env) *webapp.App) *Env {
+	t.Helper()
+	e := newEnv(t, testdb.Pool(t), opts)
+	e.options.Browser = app(e)
+	return e.serve()
+}
+
+func newEnv(t testing.TB, pool *pgxpool.Pool, opts httpapi.Options) *Env {
 	billing, _ := opts.Billing.(*httpapi.RecordingBilling)
 	if opts.Billing == nil {
 		billing = &httpapi.RecordingBilling{}
 		opts.Billing = billing
 	}
-	e := &Env{t: t, Pool: pool, Clock: &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}, Billing: billing, options: opts}
-	return e.serve()
+	return &Env{t: t, Pool: pool, Clock: &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}, Billing: billing, options: opts}
 }
 
 // Instance starts another API server on the same database, with its own write-side

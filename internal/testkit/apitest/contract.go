@@ -47,9 +47,10 @@ const maxCheckedBody = 8 << 20
 
 // headersIgnored are the request and answer headers of HTTP itself, which an API
 // description does not list. X-Request-Id is not among them: the document declares it.
+// Cookie is, since the check takes the cookies it carries one by one.
 var headersIgnored = []string{
 	"content-type", "content-length", "accept", "accept-encoding", "user-agent", "host", "connection",
-	"transfer-encoding", "date", "authorization", "last-event-id", "cache-control",
+	"transfer-encoding", "date", "authorization", "last-event-id", "cache-control", "cookie",
 }
 
 // openMaps are the answers' objects that the document declares as open maps
@@ -77,7 +78,7 @@ func loadContract(h http.Handler) (*contractChecker, error) {
 			return
 		}
 		v, errs := validator.NewValidator(doc, config.WithStrictMode(), config.WithStrictIgnoredHeaders(headersIgnored...),
-			config.WithStrictIgnorePaths(openMaps...), config.WithFormatAssertions())
+			config.WithStrictIgnorePaths(append(securityCookies(&model.Model), openMaps...)...), config.WithFormatAssertions())
 		if len(errs) > 0 {
 			contractErr = fmt.Errorf("validator of the served document: %v", errs)
 			return
@@ -85,6 +86,22 @@ func loadContract(h http.Handler) (*contractChecker, error) {
 		contract = &contractChecker{validator: v, model: &model.Model}
 	})
 	return contract, contractErr
+}
+
+// securityCookies are the paths of the cookies the document's security schemes name:
+// credentials it declares, though strict mode counts only the headers of security
+// schemes as declared.
+func securityCookies(model *v3.Document) []string {
+	if model.Components == nil || model.Components.SecuritySchemes == nil {
+		return nil
+	}
+	var paths []string
+	for pair := model.Components.SecuritySchemes.First(); pair != nil; pair = pair.Next() {
+		if s := pair.Value(); s.Type == "apiKey" && s.In == "cookie" {
+			paths = append(paths, "$.cookies."+s.Name)
+		}
+	}
+	return paths
 }
 
 // contractLog collects the differences one server's exchanges showed.
