@@ -206,14 +206,19 @@ func identityOf(ctx context.Context, idt *oidc.IDToken, p *oidc.Provider, tok *o
 		if info.Subject != idt.Subject {
 			return session.Claims{}, nil, errors.New("userinfo names another subject")
 		}
-		c.Email = info.Email
-		verified := info.EmailVerified
-		c.EmailVerified = &verified
+		var extra struct {
+			Name          string          `json:"name"`
+			EmailVerified json.RawMessage `json:"email_verified"`
+		}
+		_ = info.Claims(&extra)
+		// UserInfo reads an email_verified the provider left out as false; as in the ID
+		// token, only a stated one counts.
+		c.Email, c.EmailVerified = info.Email, nil
+		if len(extra.EmailVerified) > 0 && string(extra.EmailVerified) != "null" {
+			verified := info.EmailVerified
+			c.EmailVerified = &verified
+		}
 		if c.Name == "" {
-			var extra struct {
-				Name string `json:"name"`
-			}
-			_ = info.Claims(&extra)
 			c.Name = extra.Name
 		}
 	}

@@ -103,17 +103,17 @@ func Options() httpapi.Options {
 		PushPublicKey: PushKeys.PublicKey}
 }
 
-// App makes the web app for a server on pool: its browser sessions kept there, on the
-// wall clock (a browser's cookies expire by it), and its sign-ins sealed with Box.
-func App(t testing.TB, pool *pgxpool.Pool, cfg webapp.Config) *webapp.App {
-	t.Helper()
-	cfg.Sessions = webapp.NewSessions(pool, time.Now)
+// App makes the web app of the env's server: its browser sessions kept in the env's
+// database by the env's clock, its sign-ins sealed with Box unless cfg names a box.
+func (e *Env) App(cfg webapp.Config) *webapp.App {
+	e.t.Helper()
+	cfg.Sessions = webapp.NewSessions(e.Pool, e.Clock.Now)
 	if cfg.Box == nil {
 		cfg.Box = Box
 	}
 	app, err := webapp.New(cfg)
 	if err != nil {
-		t.Fatal(err)
+		e.t.Fatal(err)
 	}
 	return app
 }
@@ -134,13 +134,25 @@ func StartWith(t testing.TB, opts httpapi.Options) *Env {
 // own, such as one on a server the test stops and starts again.
 func StartOn(t testing.TB, pool *pgxpool.Pool, opts httpapi.Options) *Env {
 	t.Helper()
+	return newEnv(t, pool, opts).serve()
+}
+
+// StartWithBrowser runs the API as StartWith does, with the web app that app builds on
+// the env's own database and clock (Pool and Clock are set when it is called; URL is not).
+func StartWithBrowser(t testing.TB, opts httpapi.Options, app func(*Env) *webapp.App) *Env {
+	t.Helper()
+	e := newEnv(t, testdb.Pool(t), opts)
+	e.options.Browser = app(e)
+	return e.serve()
+}
+
+func newEnv(t testing.TB, pool *pgxpool.Pool, opts httpapi.Options) *Env {
 	billing, _ := opts.Billing.(*httpapi.RecordingBilling)
 	if opts.Billing == nil {
 		billing = &httpapi.RecordingBilling{}
 		opts.Billing = billing
 	}
-	e := &Env{t: t, Pool: pool, Clock: &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}, Billing: billing, options: opts}
-	return e.serve()
+	return &Env{t: t, Pool: pool, Clock: &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}, Billing: billing, options: opts}
 }
 
 // Instance starts another API server on the same database, with its own write-side

@@ -49,6 +49,7 @@ const maxCheckedBody = 8 << 20
 
 // headersIgnored are the request and answer headers of HTTP itself, which an API
 // description does not list. X-Request-Id is not among them: the document declares it.
+// Cookie is, since the check takes the cookies it carries one by one.
 var headersIgnored = []string{
 	"content-type", "content-length", "accept", "accept-encoding", "user-agent", "host", "connection",
 	"transfer-encoding", "date", "authorization", "last-event-id", "cache-control",
@@ -62,11 +63,9 @@ var headersIgnored = []string{
 // audit entry's changes and a webhook delivery's payload.
 var openMaps = []string{"$.body.entries[*].changes.**", "$.body.delivery.payload.**", "$.body.deliveries[*].payload.**"}
 
-// browserCookies are the web app's cookies, which its browser sends with every request.
-// The session cookie is declared by the browserSession security scheme, which strict
-// mode does not count as declaring it; the CSRF cookie is the readable copy of the token
-// the API reads from its header.
-var browserCookies = []string{"$.cookies." + webapp.SessionCookie, "$.cookies." + webapp.CSRFCookie}
+// csrfCookie is the web app's readable copy of its CSRF token, which its browser sends
+// with every request; the API reads the token from its header, never from the cookie.
+const csrfCookie = "$.cookies." + webapp.CSRFCookie
 
 // loadContract reads the document the handler serves and builds its validator.
 func loadContract(h http.Handler) (*contractChecker, error) {
@@ -88,7 +87,7 @@ func loadContract(h http.Handler) (*contractChecker, error) {
 			return
 		}
 		v, errs := validator.NewValidator(doc, config.WithStrictMode(), config.WithStrictIgnoredHeaders(headersIgnored...),
-			config.WithStrictIgnorePaths(append(openMaps, browserCookies...)...), config.WithFormatAssertions())
+			config.WithStrictIgnorePaths(append(securityCookies(&model.Model), append(openMaps, csrfCookie)...)...), config.WithFormatAssertions())
 		if len(errs) > 0 {
 			contractErr = fmt.Errorf("validator of the served document: %v", errs)
 			return
@@ -96,6 +95,22 @@ func loadContract(h http.Handler) (*contractChecker, error) {
 		contract = &contractChecker{validator: v, model: &model.Model}
 	})
 	return contract, contractErr
+}
+
+// securityCookies are the paths of the cookies the document's security schemes name:
+// credentials it declares, though strict mode counts only the headers of security
+// schemes as declared.
+func securityCookies(model *v3.Document) []string {
+	if model.Components == nil || model.Components.SecuritySchemes == nil {
+		return nil
+	}
+	var paths []string
+	for pair := model.Components.SecuritySchemes.First(); pair != nil; pair = pair.Next() {
+		if s := pair.Value(); s.Type == "apiKey" && s.In == "cookie" {
+			paths = append(paths, "$.cookies."+s.Name)
+		}
+	}
+	return paths
 }
 
 // contractLog collects the differences one server's exchanges showed.

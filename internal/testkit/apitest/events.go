@@ -40,8 +40,7 @@ func StartEvents(t testing.TB, schedule []time.Duration) (*Env, *Events) {
 	return StartEventsOn(t, srv, "", schedule)
 }
 
-// StartAppEvents is StartEvents with the web app: its browser sessions on the test's
-// database, signed in as app says (app.Sessions is set here).
+// StartAppEvents is StartEvents with the web app, made by Env.App from app.
 func StartAppEvents(t testing.TB, app webapp.Config) (*Env, *Events) {
 	t.Helper()
 	srv, err := bus.StartEmbedded(t.TempDir())
@@ -77,10 +76,11 @@ func startEvents(t testing.TB, srv *bus.Embedded, name string, schedule []time.D
 	}
 	opts := Options()
 	opts.Events = b
+	env := newEnv(t, pool, opts)
 	if app != nil {
-		opts.Browser = App(t, pool, *app)
+		env.options.Browser = env.App(*app)
 	}
-	env := StartOn(t, pool, opts)
+	env.serve()
 	ev := &Events{t: t, Server: srv, Bus: b, Config: webhooks.Config{Pool: env.Pool, Bus: b, Box: Box,
 		Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second), Schedule: schedule, Interval: 20 * time.Millisecond, AckWait: 500 * time.Millisecond,
 		Push: &push.Sender{Pool: env.Pool, Keys: PushKeys, Client: safehttp.Policy{AllowPrivate: true}.Client(10 * time.Second)}}}
