@@ -119,6 +119,15 @@ func (p *page) fill(form string, fields map[string]string) {
 	}
 }
 
+// signIn signs in with one click from the sign-in page and waits for the overview.
+func (p *page) signIn() {
+	p.t.Helper()
+	p.do(chromedp.Navigate(p.url + "/app/"))
+	p.waitFor("the sign-in page", `document.querySelector('form[action="/auth/dev"] button')`)
+	p.do(chromedp.Click(`form[action="/auth/dev"] button`))
+	p.waitFor("the overview", `['Overview', 'Resumen'].includes((document.querySelector('main h1') || {}).innerText)`)
+}
+
 // check draws the page at both widths, keeps the screenshots and runs axe on each.
 func (p *page) check(name string) {
 	p.t.Helper()
@@ -143,8 +152,7 @@ func TestAppInABrowser(t *testing.T) {
 	p.do(chromedp.Navigate(p.url + "/"))
 	p.waitFor("the sign-in page", `document.querySelector('form[action="/auth/dev"] button')`)
 	p.check("signin")
-	p.do(chromedp.Click(`form[action="/auth/dev"] button`))
-	p.waitFor("the overview", `(document.querySelector('main h1') || {}).innerText === 'Overview'`)
+	p.signIn()
 	var cookies struct{ Readable string }
 	p.eval(`({Readable: document.cookie})`, &cookies)
 	if strings.Contains(cookies.Readable, webapp.SessionCookie+"=") || !strings.Contains(cookies.Readable, webapp.CSRFCookie+"=") {
@@ -251,6 +259,71 @@ func TestAppInABrowser(t *testing.T) {
 	p.waitFor("the channel's transaction, live", `(document.querySelector('main tbody') || {innerText: ''}).innerText.includes('Tacos by chat')`)
 
 	browser.NoConsoleErrors(t, p.ctx)
+}
+
+// TestAppInSpanishDarkAndTeams: the profile's language and theme change the whole app
+// (Mexican Spanish amounts, the dark palette, which axe checks for contrast), the
+// wallets' total converts at the workspace's rates exactly, and a team made in the app
+// joins the workspace switcher.
+func TestAppInSpanishDarkAndTeams(t *testing.T) {
+	env := startApp(t)
+	p := &page{t: t, ctx: browser.Start(t), url: env.URL}
+	api := env.Anonymous().With("Authorization", "Bearer "+devToken(t, env))
+	for _, w := range []map[string]any{{"name": "Cash", "balance": 1000.10, "isDefault": true}, {"name": "Dollars", "balance": 10.35, "currency": "USD"}} {
+		if res := api.Do("POST", "/api/wallets", w); res.Status != 200 {
+			t.Fatalf("wallet: %d %s", res.Status, res.Raw)
+		}
+	}
+	today := time.Now().In(mexicoCity).Format(time.DateOnly)
+	if res := api.Do("PUT", "/api/exchange-rates", map[string]any{"date": today, "rates": []map[string]any{{"base": "USD", "quote": "MXN", "rate": 17.2345}}}); res.Status != 200 {
+		t.Fatalf("rates: %d %s", res.Status, res.Raw)
+	}
+
+	p.signIn()
+	p.open("/app/profile", "Profile")
+	p.fill(`main form`, map[string]string{"language": "es-MX", "theme": "dark"})
+	p.waitFor("the app in Spanish", `document.documentElement.lang === 'es' && document.querySelector('#nav a[href="/app/wallets"]').innerText === 'Carteras'`)
+	var theme string
+	p.eval(`document.documentElement.dataset.theme`, &theme)
+	if theme != "dark" {
+		t.Fatalf("theme %q after choosing dark", theme)
+	}
+	p.open("/app/wallets", "Carteras")
+	// 1,000.10 MXN + 10.35 USD at 17.2345 = 1,178.477075: $1,178.48.
+	p.waitFor("the workspace's total", `document.querySelector('[data-testid=workspace-total] strong')`)
+	if got := p.text(`[data-testid=workspace-total] strong`); got != "$1,178.48" {
+		t.Fatalf("the workspace's total reads %q, want $1,178.48", got)
+	}
+	if got := p.text(`[data-wallet="Dollars"] [data-testid=balance]`); got != "USD\u00a010.35" { // es-MX spells other currencies by code, with a no-break space
+		t.Fatalf("the dollar wallet reads %q in Spanish", got)
+	}
+	p.check("wallets-dark-es")
+
+	p.open("/app/team", "Equipo")
+	p.fill(`main form`, map[string]string{"name": "Casa", "currency": "MXN"})
+	p.waitFor("the team in the switcher", `[...document.querySelectorAll('#workspace option')].map(o => o.text).join(',') === 'Personal,Casa'`)
+	p.waitFor("the team's page", `(document.querySelector('main h1') || {}).innerText === 'Equipo: Casa'`)
+	p.check("team-dark-es")
+	p.do(chromedp.SetValue(`#workspace`, mustWorkspace(t, p, "Personal")))
+	p.eval(`document.getElementById('workspace').dispatchEvent(new Event('change'))`, nil)
+	p.waitFor("the personal workspace again", `(document.querySelector('main h1') || {}).innerText === 'Equipo'`)
+	browser.NoConsoleErrors(t, p.ctx)
+}
+
+var mexicoCity = func() *time.Location {
+	loc, err := time.LoadLocation("America/Mexico_City")
+	if err != nil {
+		panic(err)
+	}
+	return loc
+}()
+
+// mustWorkspace is the switcher's value for a workspace's name.
+func mustWorkspace(t *testing.T, p *page, name string) string {
+	t.Helper()
+	var id string
+	p.eval(fmt.Sprintf(`[...document.querySelectorAll('#workspace option')].find(o => o.text === %q).value`, name), &id)
+	return id
 }
 
 // listedTotal is how many transactions the API lists for the development person.
