@@ -5122,14 +5122,14 @@ type ClientInterface interface {
 
 	// GetApiKeys List the workspace's API keys (prefix only)
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Corresponds with GET /api/api-keys (the `GetApiKeys` operationId).
 	GetApiKeys(ctx context.Context, params *GetApiKeysParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostApiKeysWithBody Create an API key; the answer holds its secret once
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5138,7 +5138,7 @@ type ClientInterface interface {
 
 	// PostApiKeys Create an API key; the answer holds its secret once
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5147,7 +5147,7 @@ type ClientInterface interface {
 
 	// DeleteApiKeysById Revoke an API key
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Corresponds with DELETE /api/api-keys/{id} (the `DeleteApiKeysById` operationId).
 	DeleteApiKeysById(ctx context.Context, id openapi_types.UUID, params *DeleteApiKeysByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5416,7 +5416,7 @@ type ClientInterface interface {
 
 	// DeleteMe Delete the account: cancels subscriptions, revokes API keys, deletes the personal workspace
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Corresponds with DELETE /api/me (the `DeleteMe` operationId).
 	DeleteMe(ctx context.Context, params *DeleteMeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5442,28 +5442,28 @@ type ClientInterface interface {
 
 	// DeleteMeWhatsapp Unlink the phone
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Corresponds with DELETE /api/me/whatsapp (the `DeleteMeWhatsapp` operationId).
 	DeleteMeWhatsapp(ctx context.Context, params *DeleteMeWhatsappParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetMeWhatsapp See the chat-channel link (phone masked)
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Corresponds with GET /api/me/whatsapp (the `GetMeWhatsapp` operationId).
 	GetMeWhatsapp(ctx context.Context, params *GetMeWhatsappParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostMeWhatsapp Get a one-time code (10 minutes) to link a phone to the chat channel
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Corresponds with POST /api/me/whatsapp (the `PostMeWhatsapp` operationId).
 	PostMeWhatsapp(ctx context.Context, params *PostMeWhatsappParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostPushSubscribeWithBody Store the browser's Web Push subscription; the same endpoint again replaces its keys
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5472,7 +5472,7 @@ type ClientInterface interface {
 
 	// PostPushSubscribe Store the browser's Web Push subscription; the same endpoint again replaces its keys
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5481,14 +5481,14 @@ type ClientInterface interface {
 
 	// GetPushSubscriptions List the caller's Web Push subscriptions
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Corresponds with GET /api/push/subscriptions (the `GetPushSubscriptions` operationId).
 	GetPushSubscriptions(ctx context.Context, params *GetPushSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostPushUnsubscribeWithBody Remove one of the caller's Web Push subscriptions by endpoint
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5497,7 +5497,7 @@ type ClientInterface interface {
 
 	// PostPushUnsubscribe Remove one of the caller's Web Push subscriptions by endpoint
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5506,7 +5506,7 @@ type ClientInterface interface {
 
 	// GetPushVapidPublicKey The VAPID public key to subscribe browsers with
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Corresponds with GET /api/push/vapid-public-key (the `GetPushVapidPublicKey` operationId).
 	GetPushVapidPublicKey(ctx context.Context, params *GetPushVapidPublicKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5520,7 +5520,7 @@ type ClientInterface interface {
 
 	// PostRealtimeToken Get a 5-minute token to open the workspace's realtime event stream (GET /api/realtime/events?token=)
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Corresponds with POST /api/realtime/token (the `PostRealtimeToken` operationId).
 	PostRealtimeToken(ctx context.Context, params *PostRealtimeTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5907,7 +5907,7 @@ type ClientInterface interface {
 
 	// DeleteWorkspace Delete the active team workspace (owners only)
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Corresponds with DELETE /api/workspace (the `DeleteWorkspace` operationId).
 	DeleteWorkspace(ctx context.Context, params *DeleteWorkspaceParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5919,7 +5919,7 @@ type ClientInterface interface {
 
 	// PostWorkspacesWithBody Create a team workspace
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5928,7 +5928,7 @@ type ClientInterface interface {
 
 	// PostWorkspaces Create a team workspace
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5991,7 +5991,7 @@ func (c *Client) GetAgentContext(ctx context.Context, params *GetAgentContextPar
 
 // GetApiKeys List the workspace's API keys (prefix only)
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Corresponds with GET /api/api-keys (the `GetApiKeys` operationId).
 func (c *Client) GetApiKeys(ctx context.Context, params *GetApiKeysParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6008,7 +6008,7 @@ func (c *Client) GetApiKeys(ctx context.Context, params *GetApiKeysParams, reqEd
 
 // PostApiKeysWithBody Create an API key; the answer holds its secret once
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6027,7 +6027,7 @@ func (c *Client) PostApiKeysWithBody(ctx context.Context, params *PostApiKeysPar
 
 // PostApiKeys Create an API key; the answer holds its secret once
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6046,7 +6046,7 @@ func (c *Client) PostApiKeys(ctx context.Context, params *PostApiKeysParams, bod
 
 // DeleteApiKeysById Revoke an API key
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Corresponds with DELETE /api/api-keys/{id} (the `DeleteApiKeysById` operationId).
 func (c *Client) DeleteApiKeysById(ctx context.Context, id openapi_types.UUID, params *DeleteApiKeysByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6705,7 +6705,7 @@ func (c *Client) PostGoalsByIdWithdraw(ctx context.Context, id openapi_types.UUI
 
 // DeleteMe Delete the account: cancels subscriptions, revokes API keys, deletes the personal workspace
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Corresponds with DELETE /api/me (the `DeleteMe` operationId).
 func (c *Client) DeleteMe(ctx context.Context, params *DeleteMeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6771,7 +6771,7 @@ func (c *Client) PatchMe(ctx context.Context, params *PatchMeParams, body PatchM
 
 // DeleteMeWhatsapp Unlink the phone
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Corresponds with DELETE /api/me/whatsapp (the `DeleteMeWhatsapp` operationId).
 func (c *Client) DeleteMeWhatsapp(ctx context.Context, params *DeleteMeWhatsappParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6788,7 +6788,7 @@ func (c *Client) DeleteMeWhatsapp(ctx context.Context, params *DeleteMeWhatsappP
 
 // GetMeWhatsapp See the chat-channel link (phone masked)
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Corresponds with GET /api/me/whatsapp (the `GetMeWhatsapp` operationId).
 func (c *Client) GetMeWhatsapp(ctx context.Context, params *GetMeWhatsappParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6805,7 +6805,7 @@ func (c *Client) GetMeWhatsapp(ctx context.Context, params *GetMeWhatsappParams,
 
 // PostMeWhatsapp Get a one-time code (10 minutes) to link a phone to the chat channel
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Corresponds with POST /api/me/whatsapp (the `PostMeWhatsapp` operationId).
 func (c *Client) PostMeWhatsapp(ctx context.Context, params *PostMeWhatsappParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6822,7 +6822,7 @@ func (c *Client) PostMeWhatsapp(ctx context.Context, params *PostMeWhatsappParam
 
 // PostPushSubscribeWithBody Store the browser's Web Push subscription; the same endpoint again replaces its keys
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6841,7 +6841,7 @@ func (c *Client) PostPushSubscribeWithBody(ctx context.Context, params *PostPush
 
 // PostPushSubscribe Store the browser's Web Push subscription; the same endpoint again replaces its keys
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6860,7 +6860,7 @@ func (c *Client) PostPushSubscribe(ctx context.Context, params *PostPushSubscrib
 
 // GetPushSubscriptions List the caller's Web Push subscriptions
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Corresponds with GET /api/push/subscriptions (the `GetPushSubscriptions` operationId).
 func (c *Client) GetPushSubscriptions(ctx context.Context, params *GetPushSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6877,7 +6877,7 @@ func (c *Client) GetPushSubscriptions(ctx context.Context, params *GetPushSubscr
 
 // PostPushUnsubscribeWithBody Remove one of the caller's Web Push subscriptions by endpoint
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6896,7 +6896,7 @@ func (c *Client) PostPushUnsubscribeWithBody(ctx context.Context, params *PostPu
 
 // PostPushUnsubscribe Remove one of the caller's Web Push subscriptions by endpoint
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6915,7 +6915,7 @@ func (c *Client) PostPushUnsubscribe(ctx context.Context, params *PostPushUnsubs
 
 // GetPushVapidPublicKey The VAPID public key to subscribe browsers with
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Corresponds with GET /api/push/vapid-public-key (the `GetPushVapidPublicKey` operationId).
 func (c *Client) GetPushVapidPublicKey(ctx context.Context, params *GetPushVapidPublicKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6949,7 +6949,7 @@ func (c *Client) RealtimeEvents(ctx context.Context, params *RealtimeEventsParam
 
 // PostRealtimeToken Get a 5-minute token to open the workspace's realtime event stream (GET /api/realtime/events?token=)
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Corresponds with POST /api/realtime/token (the `PostRealtimeToken` operationId).
 func (c *Client) PostRealtimeToken(ctx context.Context, params *PostRealtimeTokenParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7886,7 +7886,7 @@ func (c *Client) GetWhatsappWorkspaces(ctx context.Context, params *GetWhatsappW
 
 // DeleteWorkspace Delete the active team workspace (owners only)
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Corresponds with DELETE /api/workspace (the `DeleteWorkspace` operationId).
 func (c *Client) DeleteWorkspace(ctx context.Context, params *DeleteWorkspaceParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7918,7 +7918,7 @@ func (c *Client) GetWorkspaces(ctx context.Context, params *GetWorkspacesParams,
 
 // PostWorkspacesWithBody Create a team workspace
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes any type of body and a specified content type.
 //
@@ -7937,7 +7937,7 @@ func (c *Client) PostWorkspacesWithBody(ctx context.Context, params *PostWorkspa
 
 // PostWorkspaces Create a team workspace
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -14479,7 +14479,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetApiKeysWithResponse List the workspace's API keys (prefix only)
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14488,7 +14488,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostApiKeysWithBodyWithResponse Create an API key; the answer holds its secret once
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14497,7 +14497,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostApiKeysWithResponse Create an API key; the answer holds its secret once
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14506,7 +14506,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteApiKeysByIdWithResponse Revoke an API key
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14805,7 +14805,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteMeWithResponse Delete the account: cancels subscriptions, revokes API keys, deletes the personal workspace
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14835,7 +14835,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteMeWhatsappWithResponse Unlink the phone
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14844,7 +14844,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetMeWhatsappWithResponse See the chat-channel link (phone masked)
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14853,7 +14853,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostMeWhatsappWithResponse Get a one-time code (10 minutes) to link a phone to the chat channel
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14862,7 +14862,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostPushSubscribeWithBodyWithResponse Store the browser's Web Push subscription; the same endpoint again replaces its keys
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14871,7 +14871,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostPushSubscribeWithResponse Store the browser's Web Push subscription; the same endpoint again replaces its keys
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14880,7 +14880,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetPushSubscriptionsWithResponse List the caller's Web Push subscriptions
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14889,7 +14889,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostPushUnsubscribeWithBodyWithResponse Remove one of the caller's Web Push subscriptions by endpoint
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14898,7 +14898,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostPushUnsubscribeWithResponse Remove one of the caller's Web Push subscriptions by endpoint
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14907,7 +14907,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetPushVapidPublicKeyWithResponse The VAPID public key to subscribe browsers with
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -14925,7 +14925,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostRealtimeTokenWithResponse Get a 5-minute token to open the workspace's realtime event stream (GET /api/realtime/events?token=)
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15358,7 +15358,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteWorkspaceWithResponse Delete the active team workspace (owners only)
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15374,7 +15374,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostWorkspacesWithBodyWithResponse Create a team workspace
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15383,7 +15383,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostWorkspacesWithResponse Create a team workspace
 	//
-	// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -32750,7 +32750,7 @@ func (c *ClientWithResponses) GetAgentContextWithResponse(ctx context.Context, p
 
 // GetApiKeysWithResponse List the workspace's API keys (prefix only)
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -32765,7 +32765,7 @@ func (c *ClientWithResponses) GetApiKeysWithResponse(ctx context.Context, params
 
 // PostApiKeysWithBodyWithResponse Create an API key; the answer holds its secret once
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32780,7 +32780,7 @@ func (c *ClientWithResponses) PostApiKeysWithBodyWithResponse(ctx context.Contex
 
 // PostApiKeysWithResponse Create an API key; the answer holds its secret once
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32795,7 +32795,7 @@ func (c *ClientWithResponses) PostApiKeysWithResponse(ctx context.Context, param
 
 // DeleteApiKeysByIdWithResponse Revoke an API key
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -33328,7 +33328,7 @@ func (c *ClientWithResponses) PostGoalsByIdWithdrawWithResponse(ctx context.Cont
 
 // DeleteMeWithResponse Delete the account: cancels subscriptions, revokes API keys, deletes the personal workspace
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -33382,7 +33382,7 @@ func (c *ClientWithResponses) PatchMeWithResponse(ctx context.Context, params *P
 
 // DeleteMeWhatsappWithResponse Unlink the phone
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -33397,7 +33397,7 @@ func (c *ClientWithResponses) DeleteMeWhatsappWithResponse(ctx context.Context, 
 
 // GetMeWhatsappWithResponse See the chat-channel link (phone masked)
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -33412,7 +33412,7 @@ func (c *ClientWithResponses) GetMeWhatsappWithResponse(ctx context.Context, par
 
 // PostMeWhatsappWithResponse Get a one-time code (10 minutes) to link a phone to the chat channel
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -33427,7 +33427,7 @@ func (c *ClientWithResponses) PostMeWhatsappWithResponse(ctx context.Context, pa
 
 // PostPushSubscribeWithBodyWithResponse Store the browser's Web Push subscription; the same endpoint again replaces its keys
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33442,7 +33442,7 @@ func (c *ClientWithResponses) PostPushSubscribeWithBodyWithResponse(ctx context.
 
 // PostPushSubscribeWithResponse Store the browser's Web Push subscription; the same endpoint again replaces its keys
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33457,7 +33457,7 @@ func (c *ClientWithResponses) PostPushSubscribeWithResponse(ctx context.Context,
 
 // GetPushSubscriptionsWithResponse List the caller's Web Push subscriptions
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -33472,7 +33472,7 @@ func (c *ClientWithResponses) GetPushSubscriptionsWithResponse(ctx context.Conte
 
 // PostPushUnsubscribeWithBodyWithResponse Remove one of the caller's Web Push subscriptions by endpoint
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33487,7 +33487,7 @@ func (c *ClientWithResponses) PostPushUnsubscribeWithBodyWithResponse(ctx contex
 
 // PostPushUnsubscribeWithResponse Remove one of the caller's Web Push subscriptions by endpoint
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33502,7 +33502,7 @@ func (c *ClientWithResponses) PostPushUnsubscribeWithResponse(ctx context.Contex
 
 // GetPushVapidPublicKeyWithResponse The VAPID public key to subscribe browsers with
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -33532,7 +33532,7 @@ func (c *ClientWithResponses) RealtimeEventsWithResponse(ctx context.Context, pa
 
 // PostRealtimeTokenWithResponse Get a 5-minute token to open the workspace's realtime event stream (GET /api/realtime/events?token=)
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -34295,7 +34295,7 @@ func (c *ClientWithResponses) GetWhatsappWorkspacesWithResponse(ctx context.Cont
 
 // DeleteWorkspaceWithResponse Delete the active team workspace (owners only)
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -34323,7 +34323,7 @@ func (c *ClientWithResponses) GetWorkspacesWithResponse(ctx context.Context, par
 
 // PostWorkspacesWithBodyWithResponse Create a team workspace
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -34338,7 +34338,7 @@ func (c *ClientWithResponses) PostWorkspacesWithBodyWithResponse(ctx context.Con
 
 // PostWorkspacesWithResponse Create a team workspace
 //
-// Needs a browser session: a session token in Authorization: Bearer. API keys get 403.
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
