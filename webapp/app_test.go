@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -307,6 +309,84 @@ func TestAppInSpanishDarkAndTeams(t *testing.T) {
 	p.do(chromedp.SetValue(`#workspace`, mustWorkspace(t, p, "Personal")))
 	p.eval(`document.getElementById('workspace').dispatchEvent(new Event('change'))`, nil)
 	p.waitFor("the personal workspace again", `(document.querySelector('main h1') || {}).innerText === 'Equipo'`)
+	browser.NoConsoleErrors(t, p.ctx)
+}
+
+// TestAppGoalsDebtsRecurringWebhooksAudit works the other pages: a goal's deposit, a
+// debt's payment and a recurring payment paid now each move the wallet; a webhook is
+// created with its secret shown once and its deliveries listed; the audit log lists what
+// happened; signing out ends the session.
+func TestAppGoalsDebtsRecurringWebhooksAudit(t *testing.T) {
+	env := startApp(t)
+	p := &page{t: t, ctx: browser.Start(t), url: env.URL}
+	api := env.Anonymous().With("Authorization", "Bearer "+devToken(t, env))
+	if res := api.Do("POST", "/api/wallets", map[string]any{"name": "Cash", "balance": 1000, "isDefault": true}); res.Status != 200 {
+		t.Fatalf("wallet: %d %s", res.Status, res.Raw)
+	}
+	if res := api.Do("POST", "/api/categories", map[string]any{"name": "Home"}); res.Status != 200 {
+		t.Fatalf("category: %d %s", res.Status, res.Raw)
+	}
+	p.signIn()
+	balance := func(want string) {
+		t.Helper()
+		p.open("/app/wallets", "Wallets")
+		p.waitFor("the balance "+want, fmt.Sprintf(`(document.querySelector('[data-wallet="Cash"] [data-testid=balance]') || {}).innerText === %q`, want))
+	}
+
+	p.open("/app/goals", "Goals")
+	p.fill(`main form`, map[string]string{"name": "Trip", "targetAmount": "400"})
+	p.waitFor("the goal", `document.querySelector('[data-goal="Trip"]')`)
+	p.do(chromedp.Click(`//li[@data-goal="Trip"]//button[text()="Deposit"]`))
+	p.fill(`dialog form`, map[string]string{"amount": "100"})
+	p.waitFor("the goal at a quarter", `document.querySelector('[data-goal="Trip"] [role=progressbar]').getAttribute('aria-valuenow') === '25'`)
+	p.check("goals")
+	balance("MX$900.00")
+
+	p.open("/app/debts", "Debts")
+	p.fill(`main form`, map[string]string{"name": "Loan", "creditor": "Ana", "totalAmount": "300"})
+	p.waitFor("the debt", `document.querySelector('main tbody tr')`)
+	p.do(chromedp.Click(`main tbody tr button[aria-label="Pay Loan"]`))
+	p.fill(`dialog form`, map[string]string{"amount": "50"})
+	p.waitFor("the debt's pending balance", `document.querySelector('main tbody tr').innerText.includes('MX$250.00')`)
+	p.check("debts")
+	balance("MX$850.00")
+
+	p.open("/app/recurring", "Recurring")
+	p.fill(`main form`, map[string]string{"name": "Internet", "amount": "25.50"})
+	p.waitFor("the recurring payment", `document.querySelector('main tbody tr')`)
+	var next string
+	p.eval(`document.querySelector('main tbody tr td:nth-child(4)').innerText`, &next)
+	p.do(chromedp.Click(`main tbody tr button[aria-label="Pay now Internet"]`))
+	p.waitFor("the next payment moved on", fmt.Sprintf(`document.querySelector('main tbody tr td:nth-child(4)').innerText !== %q`, next))
+	p.check("recurring")
+	balance("MX$824.50")
+
+	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	t.Cleanup(receiver.Close)
+	p.open("/app/webhooks", "Webhooks")
+	p.fill(`main form`, map[string]string{"name": "Books", "url": receiver.URL})
+	p.waitFor("the signing secret shown once", `document.querySelector('[data-testid=secret]')`)
+	p.do(chromedp.Click(`//button[text()="Test"]`))
+	waitUntil(t, "the test delivery", func() bool {
+		hooks := api.Do("GET", "/api/webhooks/outbound", nil).JSON["webhooks"].([]any)
+		id := hooks[0].(map[string]any)["id"].(string)
+		return len(api.Do("GET", "/api/webhooks/outbound/"+id+"/deliveries", nil).JSON["deliveries"].([]any)) > 0
+	})
+	p.do(chromedp.Click(`//button[text()="Deliveries"]`))
+	p.waitFor("the delivery log", `document.querySelector('dialog tbody tr') && document.querySelector('dialog').innerText.includes('webhook.test')`)
+	p.check("webhooks")
+	p.do(chromedp.Click(`//dialog//button[text()="Close"]`))
+
+	p.open("/app/audit", "Audit log")
+	p.waitFor("the audit entries", `document.querySelectorAll('main tbody tr').length >= 5`)
+	p.check("audit")
+
+	p.do(chromedp.Click(`//nav//button[text()="Sign out"]`))
+	p.waitFor("the sign-in page", `document.querySelector('form[action="/auth/dev"] button')`)
+	var gone int
+	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM browser_sessions`).Scan(&gone); err != nil || gone != 0 {
+		t.Fatalf("%d browser sessions after signing out (%v), want 0", gone, err)
+	}
 	browser.NoConsoleErrors(t, p.ctx)
 }
 
