@@ -6,11 +6,11 @@ import (
 	"strings"
 )
 
-// docsFiles are the pages for people: the root address's and the API reference, which
-// renders the served OpenAPI document in the browser. They are part of the binary and
+// docsFiles are the API reference, a page that renders the served OpenAPI document in
+// the browser. They are part of the binary and
 // load nothing from elsewhere.
 //
-//go:embed docs/*.html docs/*.js docs/*.css
+//go:embed docs/index.html docs/*.js docs/*.css
 var docsFiles embed.FS
 
 // docsPolicy lets the pages load only their own scripts, styles and the document.
@@ -32,17 +32,12 @@ func serveDoc(name, contentType string) http.HandlerFunc {
 	}
 }
 
-// serveHome answers the root address: the web app for a browser (or, without it, a
-// page pointing at the reference), the same links as JSON for anything else.
+// serveHome answers the root address: a browser goes to the web app, anything else
+// gets the links to the app, the reference and the document as JSON.
 func (s *Server) serveHome() http.HandlerFunc {
-	page := serveDoc("home.html", "text/html; charset=utf-8")
 	return func(w http.ResponseWriter, r *http.Request) {
-		if strings.Contains(r.Header.Get("Accept"), "text/html") {
-			if s.browser != nil {
-				http.Redirect(w, r, "/app/", http.StatusSeeOther)
-				return
-			}
-			page(w, r)
+		if s.browser != nil && strings.Contains(r.Header.Get("Accept"), "text/html") {
+			http.Redirect(w, r, "/app/", http.StatusSeeOther)
 			return
 		}
 		links := map[string]string{"name": "Finledger", "docs": "/api/docs", "openapi": "/api/openapi.json"}

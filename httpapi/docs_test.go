@@ -13,18 +13,20 @@ import (
 	"time"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/webapp"
 )
 
-// The root address and the API reference are pages of their own, in the binary: they
-// load nothing from another origin.
+// The root address sends a browser to the web app and tells anything else where things
+// are; the API reference is a page of its own, in the binary, loading nothing from
+// another origin.
 func TestRootAndReferencePages(t *testing.T) {
-	env := apitest.Start(t)
+	env := apitest.StartWithBrowser(t, apitest.Options(), func(e *apitest.Env) *webapp.App { return e.App(webapp.Config{}) })
 	browser := env.Anonymous().With("Accept", "text/html,application/xhtml+xml")
-	home := browser.Get("/").Expect(t, http.StatusOK)
-	if !strings.HasPrefix(home.Header.Get("Content-Type"), "text/html") || !strings.Contains(string(home.Raw), `href="/api/docs"`) {
-		t.Fatalf("home page: %s %s", home.Header.Get("Content-Type"), home.Raw)
+	// The client follows the redirect, as a browser does.
+	if home := browser.Get("/").Expect(t, http.StatusOK); !strings.Contains(string(home.Raw), `src="/app/js/main.js"`) {
+		t.Fatalf("the root does not lead a browser to the app: %s", home.Raw)
 	}
-	if r := env.Anonymous().Get("/").Expect(t, http.StatusOK); r.JSON["docs"] != "/api/docs" || r.JSON["openapi"] != "/api/openapi.json" {
+	if r := env.Anonymous().Get("/").Expect(t, http.StatusOK); r.JSON["docs"] != "/api/docs" || r.JSON["openapi"] != "/api/openapi.json" || r.JSON["app"] != "/app/" {
 		t.Fatalf("home as JSON: %s", r.Raw)
 	}
 	for path, kind := range map[string]string{"/api/docs": "text/html", "/api/docs/docs.js": "text/javascript", "/api/docs/docs.css": "text/css"} {
