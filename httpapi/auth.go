@@ -90,9 +90,9 @@ var (
 	errCSRF       = errorf(http.StatusForbidden, "FORBIDDEN", "a request with the browser session cookie needs its CSRF token in "+webapp.CSRFHeader)
 )
 
-// resolve authenticates a session or an API key and picks the workspace the request
-// acts in: the route's {workspaceId}, else X-Workspace-Id, else the caller's personal
-// workspace (an API key's own workspace). It also takes a token from the caller's
+// resolve authenticates a session, an API key or the web app's session cookie (with its
+// CSRF token) and picks the workspace the request acts in: the route's {workspaceId},
+// else X-Workspace-Id, else the caller's personal workspace (an API key's own workspace). It also takes a token from the caller's
 // rate-limit bucket, in the same round trip as the lookup.
 func (s *Server) resolve(r *http.Request) (*principal, error) {
 	token, fromHeader := credentialOf(r)

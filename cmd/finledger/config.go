@@ -115,15 +115,7 @@ var settings = []setting{
 	{"FINLEDGER_HTTP_ADDR", "127.0.0.1:8080", "the API's listen address", false, address(func(c *config) *string { return &c.HTTPAddr })},
 	{"FINLEDGER_ADMIN_ADDR", "", "profiles and metrics for operators; unset: off", false, address(func(c *config) *string { return &c.AdminAddr })},
 	{"FINLEDGER_DATA_DIR", ".finledger", "where local state is kept", false, text(func(c *config) *string { return &c.DataDir })},
-	{"FINLEDGER_SESSION_JWKS_URL", "", "the identity provider's keys (JWKS)", false, func(c *config, v string) error {
-		if v != "" {
-			if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-				return errors.New("must be an http(s) URL")
-			}
-		}
-		c.SessionJWKSURL = v
-		return nil
-	}},
+	{"FINLEDGER_SESSION_JWKS_URL", "", "the identity provider's keys (JWKS)", false, httpURL(func(c *config) *string { return &c.SessionJWKSURL })},
 	{"FINLEDGER_SESSION_HS256_SECRET", "", "the development identity provider's key", true, text(func(c *config) *string { return &c.SessionHS256Secret })},
 	{"FINLEDGER_SESSION_ISSUER", "", "the iss session tokens must have", false, text(func(c *config) *string { return &c.SessionIssuer })},
 	{"FINLEDGER_SESSION_AUDIENCE", "", "the aud session tokens must have", false, text(func(c *config) *string { return &c.SessionAudience })},
@@ -149,15 +141,7 @@ var settings = []setting{
 		c.PublicOrigin = strings.TrimSuffix(v, "/")
 		return nil
 	}},
-	{"FINLEDGER_OIDC_ISSUER", "", "the OpenID provider the web app signs people in with; unset: off", false, func(c *config, v string) error {
-		if v != "" {
-			if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-				return errors.New("must be an http(s) URL")
-			}
-		}
-		c.OIDCIssuer = v
-		return nil
-	}},
+	{"FINLEDGER_OIDC_ISSUER", "", "the OpenID provider the web app signs people in with; unset: off", false, httpURL(func(c *config) *string { return &c.OIDCIssuer })},
 	{"FINLEDGER_OIDC_CLIENT_ID", "", "the web app's client id at the OpenID provider", false, text(func(c *config) *string { return &c.OIDCClientID })},
 	{"FINLEDGER_OIDC_CLIENT_SECRET", "", "the web app's client secret at the OpenID provider", true, text(func(c *config) *string { return &c.OIDCClientSecret })},
 	{"FINLEDGER_CHANNEL_DEV_AUDIENCE", "", "an extra aud the channel accepts outside production", false, text(func(c *config) *string { return &c.ChannelDevAudience })},
@@ -237,6 +221,19 @@ func positive(field func(*config) *int) func(*config, string) error {
 			return errors.New("must be a positive integer")
 		}
 		*field(c) = n
+		return nil
+	}
+}
+
+// httpURL takes an absolute http(s) URL, or nothing.
+func httpURL(field func(*config) *string) func(*config, string) error {
+	return func(c *config, v string) error {
+		if v != "" {
+			if u, err := url.Parse(v); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+				return errors.New("must be an http(s) URL")
+			}
+		}
+		*field(c) = v
 		return nil
 	}
 }

@@ -364,7 +364,8 @@ func TestConfigOfEvents(t *testing.T) {
 		"FINLEDGER_SECRET_KEY": "abc", "FINLEDGER_ENV": "prod", "FINLEDGER_DB_MAX_CONNS": "0", "FINLEDGER_STATE_CACHE_MB": "lots",
 		"FINLEDGER_HTTP_ADDR": "8080", "FINLEDGER_ADMIN_ADDR": "localhost", "FINLEDGER_DATABASE_URL": "postgres://u:pw@[::1",
 		"FINLEDGER_SESSION_JWKS_URL": "idp.example.com/keys", "FINLEDGER_NATS_URL": "nats://", "FINLEDGER_DEPLOYMENT": "a b", "FINLEDGER_NATS_REPLICAS": "6",
-		"FINLEDGER_CHANNEL_SECRET": "short", "FINLEDGER_VAPID_SUBJECT": "admin@example.com"} {
+		"FINLEDGER_CHANNEL_SECRET": "short", "FINLEDGER_VAPID_SUBJECT": "admin@example.com",
+		"FINLEDGER_OIDC_ISSUER": "accounts.example.com", "FINLEDGER_PUBLIC_ORIGIN": "https://money.example.com/app"} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(name, bad)
 			_, err := loadConfig()
@@ -403,6 +404,15 @@ func TestConfigOfEvents(t *testing.T) {
 		t.Fatalf("replicas without FINLEDGER_NATS_URL: %v", err)
 	}
 	prod.NATSURL = "nats://a:4222,nats://b:4222,nats://c:4222"
+	if err := prod.checkServe(); err != nil {
+		t.Fatal(err)
+	}
+	// The OpenID sign-in needs its client and the origin the provider returns to.
+	prod.OIDCIssuer = "https://accounts.example.com"
+	if err := prod.checkServe(); err == nil || !strings.Contains(err.Error(), "FINLEDGER_OIDC_CLIENT_ID and FINLEDGER_PUBLIC_ORIGIN") {
+		t.Fatalf("OpenID sign-in without its client: %v", err)
+	}
+	prod.OIDCClientID, prod.PublicOrigin = "finledger", "https://money.example.com"
 	if err := prod.checkServe(); err != nil {
 		t.Fatal(err)
 	}
