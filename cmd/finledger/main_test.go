@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/pgcluster"
 	"github.com/finledger/finledger/internal/testkit/testdb"
+	"github.com/finledger/finledger/webapp"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
@@ -51,6 +53,41 @@ func freeAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// devSignInIsThePrintedUser signs in to the web app with its one click, as a browser
+// would, and finds the user of the printed token.
+func devSignInIsThePrintedUser(t *testing.T, base string) {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Jar: jar}
+	res, err := browser.Post(base+"/auth/dev", "application/x-www-form-urlencoded", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || res.Request.URL.Path != "/app/" || !strings.Contains(string(page), "/app/js/main.js") {
+		t.Fatalf("one-click sign-in ended at %s with %d", res.Request.URL, res.StatusCode)
+	}
+	req, _ := http.NewRequest("GET", base+"/api/me", nil)
+	for _, c := range jar.Cookies(req.URL) {
+		if c.Name == webapp.CSRFCookie {
+			req.Header.Set(webapp.CSRFHeader, c.Value)
+		}
+	}
+	res, err = browser.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	me, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK || !strings.Contains(string(me), devEmail) {
+		t.Fatalf("me in the web app's session: %d %s", res.StatusCode, me)
+	}
 }
 
 func call(t *testing.T, method, url, token, body string) (int, string) {
@@ -123,6 +160,7 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	if status, body := call(t, "POST", base+"/api/wallets", devToken, `{"name":"Cash","balance":10.5,"isDefault":true}`); status != http.StatusOK {
 		t.Fatalf("create wallet: %d %s", status, body)
 	}
+	devSignInIsThePrintedUser(t, base)
 	// Webhooks go out through the in-process NATS server, to a receiver on this machine.
 	received := make(chan string, 10)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
