@@ -165,6 +165,12 @@ func checkWith(c *contractChecker, log *contractLog, h http.Handler) http.Handle
 		checked := r.Clone(r.Context())
 		rw := &capturingWriter{ResponseWriter: w}
 		h.ServeHTTP(rw, r)
+		if r.Context().Err() != nil && rw.status == 499 {
+			// The client went before the answer (a browser leaving a page closes its
+			// stream while it opens): nobody read the 499 the server logs it with, and
+			// the document describes what clients read.
+			return
+		}
 		checked.Body = io.NopCloser(bytes.NewReader(reqBody))
 		c.check(log, checked, reqBody, rw)
 	})
