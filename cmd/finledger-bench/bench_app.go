@@ -52,8 +52,8 @@ new MutationObserver((_, obs) => {
 }).observe(document, { childList: true, subtree: true });`
 
 // interactScript starts an interaction (the JavaScript of %s) and answers, in ms from
-// its start, when the page's first row became another one, and when the next frame
-// after that was drawn.
+// its start, when the page's first row became another one, when the next frame after
+// that was drawn, and how long the API call it made took (from its Resource Timing).
 const interactScript = `(async () => {
 	const first = () => document.querySelector('main tbody tr');
 	const before = first(), beforeText = before ? before.innerText : '';
@@ -67,7 +67,9 @@ const interactScript = `(async () => {
 	(%s)();
 	const dom = await changed;
 	await new Promise((r) => requestAnimationFrame(() => setTimeout(r)));
-	return [dom - t0, performance.now() - t0];
+	const frame = performance.now() - t0;
+	const call = performance.getEntriesByType('resource').filter((e) => e.startTime >= t0 && e.name.includes('/api/')).pop();
+	return [dom - t0, frame, call ? call.duration : 0];
 })()`
 
 const (
@@ -158,7 +160,7 @@ func benchApp(ctx context.Context, benchURL string, o appOptions, out io.Writer)
 	}
 	fmt.Fprintf(out, "the server's relay published the seeded events in %s\n", time.Since(relayStart).Round(time.Second))
 
-	var first, nextDOM, nextFrame, filterDOM, filterFrame []float64
+	var first, nextDOM, nextFrame, nextAPI, filterDOM, filterFrame, filterAPI []float64
 	var weight pageWeight
 	for round := 1; round <= o.rounds; round++ {
 		r, err := appRound(ctx, srv.base, o)
@@ -168,11 +170,12 @@ func benchApp(ctx context.Context, benchURL string, o appOptions, out io.Writer)
 		fmt.Fprintf(out, "round %2d: first row %.0f ms after navigation start; Next %s ms; filter %s ms; slowest API call %s\n",
 			round, r.firstRow, msList(r.next[1]), msList(r.filter[1]), r.slowestAPI)
 		first = append(first, r.firstRow)
-		nextDOM, nextFrame = append(nextDOM, r.next[0]...), append(nextFrame, r.next[1]...)
-		filterDOM, filterFrame = append(filterDOM, r.filter[0]...), append(filterFrame, r.filter[1]...)
+		nextDOM, nextFrame, nextAPI = append(nextDOM, r.next[0]...), append(nextFrame, r.next[1]...), append(nextAPI, r.next[2]...)
+		filterDOM, filterFrame, filterAPI = append(filterDOM, r.filter[0]...), append(filterFrame, r.filter[1]...), append(filterAPI, r.filter[2]...)
 		if round == 1 {
 			weight = r.weight
-			fmt.Fprintf(out, "page: %d of %d transactions\n", r.listed, o.transactions)
+			fmt.Fprintf(out, "          the page lists %d of %d transactions; the cold load's API calls: %s\n",
+				r.listed, o.transactions, strings.Join(r.apiCalls, "; "))
 		}
 	}
 	fmt.Fprintf(out, "\nThe transactions page of a workspace of %d transactions, %d rounds, each a new Chromium profile (cold cache):\n\n", o.transactions, o.rounds)
@@ -185,8 +188,10 @@ func benchApp(ctx context.Context, benchURL string, o appOptions, out io.Writer)
 	row("cold load: navigation start to the first row", first)
 	row("Next: click to the new first row", nextDOM)
 	row("Next: click to the next frame drawn after it", nextFrame)
+	row("Next: its GET /api/transactions (Resource Timing)", nextAPI)
 	row("filter type=expense/all: submit to the new first row", filterDOM)
 	row("filter: submit to the next frame drawn after it", filterFrame)
+	row("filter: its GET /api/transactions (Resource Timing)", filterAPI)
 	fmt.Fprintf(out, "\nThe app's own files (%d: html, css, js, svg): %.1f KB raw, %.1f KB gzipped (%.1f KB transferred with headers); "+
 		"the API's answers of the cold load: %d, %.1f KB raw, %.1f KB transferred\n",
 		weight.files, kb(weight.raw), kb(weight.gzip), kb(weight.transfer), weight.apiCalls, kb(weight.apiRaw), kb(weight.apiTransfer))
@@ -231,7 +236,8 @@ func seedIncomes(ctx context.Context, w *seededWorkspace) error {
 // roundFigures is what one browser measured.
 type roundFigures struct {
 	firstRow     float64
-	next, filter [2][]float64 // to the new first row, to the next frame
+	next, filter [3][]float64 // to the new first row, to the next frame, the API call
+	apiCalls     []string     // of the cold load: path, start and duration
 	weight       pageWeight
 	listed       int
 	slowestAPI   string
@@ -332,6 +338,8 @@ func appRound(ctx context.Context, base string, o appOptions) (roundFigures, err
 		}
 		switch {
 		case strings.HasPrefix(path, "/api/"):
+			p, _ := url.Parse(e.Name)
+			r.apiCalls = append(r.apiCalls, fmt.Sprintf("%s at %.0f ms took %.0f ms", p.RequestURI(), e.Start, e.Duration))
 			r.weight.apiCalls++
 			r.weight.apiRaw += e.Decoded
 			r.weight.apiTransfer += e.Transfer
@@ -357,12 +365,12 @@ func appRound(ctx context.Context, base string, o appOptions) (roundFigures, err
 			r.listed, _ = strconv.Atoi(strings.TrimSpace(total))
 		}
 	}
-	interact := func(action string) ([2]float64, error) {
+	interact := func(action string) ([3]float64, error) {
 		raw, err := eval(fmt.Sprintf(interactScript, action))
 		if err != nil {
-			return [2]float64{}, err
+			return [3]float64{}, err
 		}
-		var ms [2]float64
+		var ms [3]float64
 		return ms, json.Unmarshal(raw, &ms)
 	}
 	for range o.clicks {
@@ -370,7 +378,9 @@ func appRound(ctx context.Context, base string, o appOptions) (roundFigures, err
 		if err != nil {
 			return r, fmt.Errorf("next: %w", err)
 		}
-		r.next[0], r.next[1] = append(r.next[0], ms[0]), append(r.next[1], ms[1])
+		for k := range ms {
+			r.next[k] = append(r.next[k], ms[k])
+		}
 	}
 	for i := range o.clicks {
 		kind := "expense"
@@ -381,7 +391,9 @@ func appRound(ctx context.Context, base string, o appOptions) (roundFigures, err
 		if err != nil {
 			return r, fmt.Errorf("filter %q: %w", kind, err)
 		}
-		r.filter[0], r.filter[1] = append(r.filter[0], ms[0]), append(r.filter[1], ms[1])
+		for k := range ms {
+			r.filter[k] = append(r.filter[k], ms[k])
+		}
 	}
 	return r, nil
 }
