@@ -111,7 +111,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.hookSpaces, "webhook-workspaces", 8, "workspaces, each with a webhook, for the webhook delay test")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run to this file")
 	table := fs.Bool("table", false, "run the table of loads (C=1 and C=16 spread, C=16 keyed, C=16 and C=64 on one workspace) against the -server binary, with pgbench, and print it; the other phases are skipped")
-	serverBin := fs.String("server", "", "with -table or -app: the finledger binary, run as its own process (`finledger serve`, or `finledger dev` for -app)")
+	serverBin := fs.String("server", "", "with -table or -app: the finledger `binary`, run as its own process (finledger serve, or finledger dev for -app)")
 	var app appOptions
 	fs.IntVar(&app.transactions, "app", 0, "measure the web app in Chromium on a workspace of this many transactions, served by the -server binary run as finledger dev; the other phases are skipped")
 	fs.IntVar(&app.rounds, "app-rounds", 10, "with -app: browsers, each with a new profile and a cold cache")
