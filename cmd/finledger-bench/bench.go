@@ -111,7 +111,11 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&o.hookSpaces, "webhook-workspaces", 8, "workspaces, each with a webhook, for the webhook delay test")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run to this file")
 	table := fs.Bool("table", false, "run the table of loads (C=1 and C=16 spread, C=16 keyed, C=16 and C=64 on one workspace) against the -server binary, with pgbench, and print it; the other phases are skipped")
-	serverBin := fs.String("server", "", "with -table: the finledger binary, run as its own process (`finledger serve`)")
+	serverBin := fs.String("server", "", "with -table or -app: the finledger `binary`, run as its own process (finledger serve, or finledger dev for -app)")
+	var app appOptions
+	fs.IntVar(&app.transactions, "app", 0, "measure the web app in Chromium on a workspace of this many transactions, served by the -server binary run as finledger dev; the other phases are skipped")
+	fs.IntVar(&app.rounds, "app-rounds", 10, "with -app: browsers, each with a new profile and a cold cache")
+	fs.IntVar(&app.clicks, "app-clicks", 5, "with -app: Next clicks, and filter applications, timed in each round")
 	statements := fs.Bool("statements", false, "print PostgreSQL's time per statement during the ledger rounds (pg_stat_statements; a private cluster only)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -146,6 +150,16 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	benchURL, err := freshDatabase(ctx, adminURL, "finledger_bench")
 	if err != nil {
 		return err
+	}
+	if app.transactions > 0 {
+		if *serverBin == "" {
+			return errors.New("-app needs -server, the finledger binary to run (make bench builds it)")
+		}
+		if app.chromium, err = appChromium(); err != nil {
+			return err
+		}
+		app.server = *serverBin
+		return benchApp(ctx, benchURL, app, out)
 	}
 	if *table {
 		if *serverBin == "" {

@@ -79,38 +79,41 @@ func coldFirstCommand(ctx context.Context, adminURL string, o benchOptions, out 
 	return nil
 }
 
-func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writer) error {
+// seededWorkspace is a personal workspace whose stream the bench fills in SQL: one
+// wallet, twenty categories and one real expense, which fill copies.
+type seededWorkspace struct {
+	pool       *pgxpool.Pool
+	owner      uuid.UUID
+	id         uuid.UUID
+	stream     string
+	wallet     uuid.UUID
+	category   uuid.UUID // the first of categories
+	categories []string
+	template   int64 // the version of the expense that fill copies
+}
+
+// seedWorkspace registers who (a first sign-in's provisioning) and gives the personal
+// workspace a wallet, twenty categories and one expense, through the ledger.
+func seedWorkspace(ctx context.Context, pool *pgxpool.Pool, who commands.Identity) (*seededWorkspace, error) {
 	setup := commands.NewLedger(pool, projections.Queue, time.Now, 1)
-	owner, err := setup.RegisterUser(ctx, commands.Identity{Subject: coldSubject(depth), Email: "cold@bench.local"})
+	owner, err := setup.RegisterUser(ctx, who)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	workspace := commands.PersonalWorkspaceID(owner)
-	stream := commands.StreamID(workspace)
-	wallet, category := uuid.New(), uuid.New()
-	categories := []string{category.String()} // twenty, as a household's
-	run := func(l *commands.Ledger, decide func(*commands.Workspace) ([]commands.NewEvent, error)) (time.Duration, error) {
-		runtime.GC() // so that no collection of what came before falls in the timing
-		start := time.Now()
-		_, err := l.Execute(ctx, commands.Call{WorkspaceID: workspace,
-			Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"}, Decide: decide})
-		return time.Since(start), err
-	}
-	expense := func(w *commands.Workspace) ([]commands.NewEvent, error) {
-		return commands.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: commands.TxExpense, Amount: decimal.New(1, 0),
-			Date: time.Now().Format(time.DateOnly), CategoryID: &category}.Decide(w)
-	}
+	w := &seededWorkspace{pool: pool, owner: owner, id: commands.PersonalWorkspaceID(owner), wallet: uuid.New(), category: uuid.New()}
+	w.stream = commands.StreamID(w.id)
+	w.categories = []string{w.category.String()} // twenty, as a household's
 	for _, decide := range []func(*commands.Workspace) ([]commands.NewEvent, error){
-		commands.CreateWallet{WalletID: wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
+		commands.CreateWallet{WalletID: w.wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
 			CardColor: "#111827", InitialBalance: decimal.New(1000000, 0), IsDefault: true}}.Decide,
-		commands.CreateCategory{CategoryID: category, CategoryFields: commands.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,
-		func(w *commands.Workspace) ([]commands.NewEvent, error) {
+		commands.CreateCategory{CategoryID: w.category, CategoryFields: commands.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,
+		func(ws *commands.Workspace) ([]commands.NewEvent, error) {
 			var events []commands.NewEvent
 			for i := 1; i < 20; i++ {
 				id := uuid.New()
-				categories = append(categories, id.String())
+				w.categories = append(w.categories, id.String())
 				more, err := commands.CreateCategory{CategoryID: id, CategoryFields: commands.CategoryFields{
-					Name: fmt.Sprintf("Category %d", i), Icon: "tag", Color: "#6366f1"}}.Decide(w)
+					Name: fmt.Sprintf("Category %d", i), Icon: "tag", Color: "#6366f1"}}.Decide(ws)
 				if err != nil {
 					return nil, err
 				}
@@ -118,36 +121,66 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 			}
 			return events, nil
 		},
-		expense,
+		w.expense,
 	} {
-		if _, err := run(setup, decide); err != nil {
-			return err
+		if err := w.execute(ctx, setup, decide); err != nil {
+			return nil, err
 		}
 	}
-	var template int64 // the expense's version
-	if err := pool.QueryRow(ctx, `SELECT version FROM streams WHERE stream_id = $1`, stream).Scan(&template); err != nil {
+	if err := pool.QueryRow(ctx, `SELECT version FROM streams WHERE stream_id = $1`, w.stream).Scan(&w.template); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// execute runs one command on the workspace as the system.
+func (w *seededWorkspace) execute(ctx context.Context, l *commands.Ledger, decide func(*commands.Workspace) ([]commands.NewEvent, error)) error {
+	_, err := l.Execute(ctx, commands.Call{WorkspaceID: w.id,
+		Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"}, Decide: decide})
+	return err
+}
+
+// expense decides one expense of 1 in the first category, today.
+func (w *seededWorkspace) expense(ws *commands.Workspace) ([]commands.NewEvent, error) {
+	return commands.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: commands.TxExpense, Amount: decimal.New(1, 0),
+		Date: time.Now().Format(time.DateOnly), CategoryID: &w.category}.Decide(ws)
+}
+
+// fill copies the expense in SQL until the stream holds until events, then vacuums
+// and checkpoints, as the database would have by then.
+func (w *seededWorkspace) fill(ctx context.Context, until int64) error {
+	var head int64
+	if err := w.pool.QueryRow(ctx, `SELECT version FROM streams WHERE stream_id = $1`, w.stream).Scan(&head); err != nil {
 		return err
 	}
-	fill := func(until int64) error {
-		var head int64
-		if err := pool.QueryRow(ctx, `SELECT version FROM streams WHERE stream_id = $1`, stream).Scan(&head); err != nil {
-			return err
+	for head < until {
+		n := min(100_000, until-head)
+		if _, err := w.pool.Exec(ctx, fillStream, w.stream, w.template, n, w.categories); err != nil {
+			return fmt.Errorf("fill: %w", err)
 		}
-		for head < until {
-			n := min(100_000, until-head)
-			if _, err := pool.Exec(ctx, fillStream, stream, template, n, categories); err != nil {
-				return fmt.Errorf("fill: %w", err)
-			}
-			head += n
-		}
-		if _, err := pool.Exec(ctx, `VACUUM ANALYZE events`); err != nil {
-			return err
-		}
-		_, err = pool.Exec(ctx, `CHECKPOINT`)
+		head += n
+	}
+	if _, err := w.pool.Exec(ctx, `VACUUM ANALYZE events`); err != nil {
 		return err
+	}
+	_, err := w.pool.Exec(ctx, `CHECKPOINT`)
+	return err
+}
+
+func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writer) error {
+	w, err := seedWorkspace(ctx, pool, commands.Identity{Subject: coldSubject(depth), Email: "cold@bench.local"})
+	if err != nil {
+		return err
+	}
+	workspace, stream, expense := w.id, w.stream, w.expense
+	run := func(l *commands.Ledger, decide func(*commands.Workspace) ([]commands.NewEvent, error)) (time.Duration, error) {
+		runtime.GC() // so that no collection of what came before falls in the timing
+		start := time.Now()
+		err := w.execute(ctx, l, decide)
+		return time.Since(start), err
 	}
 	started := time.Now()
-	if err := fill(int64(depth)); err != nil {
+	if err := w.fill(ctx, int64(depth)); err != nil {
 		return err
 	}
 	written := time.Since(started)
@@ -176,7 +209,7 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 	warm := commands.NewLedger(pool, projections.Queue, time.Now, 1)
 	next := snapshotAt + warm.SnapshotInterval() // the version at which the next snapshot is due
 	tail := next - 2 - snapshotAt
-	if err := fill(next - 2); err != nil {
+	if err := w.fill(ctx, next-2); err != nil {
 		return err
 	}
 	behind, err := run(warm, expense)

@@ -49,7 +49,7 @@ func benchTable(ctx context.Context, adminURL, benchURL, serverBin string, o ben
 	}
 	defer os.RemoveAll(dir)
 	secret := randomHex(32)
-	srv, err := startServer(ctx, serverBin, dir, map[string]string{
+	srv, err := startServer(ctx, serverBin, "serve", dir, map[string]string{
 		"FINLEDGER_DATABASE_URL":         benchURL,
 		"FINLEDGER_ENV":                  "production",
 		"FINLEDGER_SESSION_HS256_SECRET": secret,
@@ -145,9 +145,9 @@ type serverProcess struct {
 	stopRSS context.CancelFunc
 }
 
-// startServer starts `bin serve` with settings as its only FINLEDGER_* environment, on
-// a free loopback port, and waits until it is ready.
-func startServer(ctx context.Context, bin, dir string, settings map[string]string) (*serverProcess, error) {
+// startServer starts `bin command` (serve, or dev) with settings as its only FINLEDGER_*
+// environment, on a free loopback port, and waits until it is ready.
+func startServer(ctx context.Context, bin, command, dir string, settings map[string]string) (*serverProcess, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -170,10 +170,10 @@ func startServer(ctx context.Context, bin, dir string, settings map[string]strin
 		return nil, err
 	}
 	defer log.Close()
-	s.cmd = exec.Command(bin, "serve")
+	s.cmd = exec.Command(bin, command)
 	s.cmd.Env, s.cmd.Stdout, s.cmd.Stderr = env, log, log
 	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %s serve: %w", bin, err)
+		return nil, fmt.Errorf("start %s %s: %w", bin, command, err)
 	}
 	go func() {
 		_ = s.cmd.Wait()
@@ -192,7 +192,7 @@ func startServer(ctx context.Context, bin, dir string, settings map[string]strin
 		}
 		select {
 		case <-s.exited:
-			return nil, fmt.Errorf("%s serve exited before it was ready; its log: %s", bin, s.logPath)
+			return nil, fmt.Errorf("%s %s exited before it was ready; its log: %s", bin, command, s.logPath)
 		case <-ctx.Done():
 			s.stop()
 			return nil, ctx.Err()
@@ -200,7 +200,7 @@ func startServer(ctx context.Context, bin, dir string, settings map[string]strin
 		}
 		if time.Now().After(deadline) {
 			s.stop()
-			return nil, fmt.Errorf("%s serve not ready after a minute; its log: %s", bin, s.logPath)
+			return nil, fmt.Errorf("%s %s not ready after a minute; its log: %s", bin, command, s.logPath)
 		}
 	}
 }
