@@ -39,10 +39,11 @@ async function signInPage() {
 }
 
 async function loadSession() {
-  state.me = (await api.get('/api/me')).user;
+  const [me, workspaces] = await Promise.all([api.get('/api/me'), api.get('/api/workspaces')]);
+  state.me = me.user;
   setLanguage(state.me.language || navigator.language);
   applyTheme(state.me.theme);
-  state.workspaces = (await api.get('/api/workspaces')).workspaces;
+  state.workspaces = workspaces.workspaces;
   let ws = state.workspaces.find((w) => w.id === api.currentWorkspace());
   if (!ws) ws = state.workspaces.find((w) => w.id === state.me.personalWorkspaceId) || state.workspaces[0];
   state.workspace = ws;
@@ -166,8 +167,9 @@ async function boot() {
     return;
   }
   drawFrame();
-  startLive();
+  // The page's own reads go first; the stream's token can wait for them.
   await route();
+  startLive();
 }
 
 boot();

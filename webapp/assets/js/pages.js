@@ -150,9 +150,19 @@ window.addEventListener('pagehide', () => {
   for (const [id, run] of pendingDeletes) { pendingDeletes.delete(id); run(true); }
 });
 
+// listingPath is the API's listing for the page's query and a page number.
+function listingPath(page) {
+  const q = new URLSearchParams(location.search);
+  q.set('page', String(page));
+  q.set('pageSize', '25');
+  return '/api/transactions?' + q;
+}
+
 async function transactionsPage(main) {
   const params = new URLSearchParams(location.search);
-  let look = await lookups();
+  let page = Number(params.get('page')) || 1;
+  // The first page is asked for beside the wallets and categories, not after them.
+  let [look, first] = await Promise.all([lookups(), api.get(listingPath(page))]);
   const filters = form([
     field({ name: 'type', label: t('Type'), type: 'select', value: params.get('type') || '',
       options: [['', t('All')], ['expense', t('Expense')], ['income', t('Income')], ['transfer', t('Transfer')]] }),
@@ -169,15 +179,11 @@ async function transactionsPage(main) {
     await drawList(1);
   }, { class: 'form filters', 'aria-label': t('Filters') });
   const list = h('div', { class: 'list' });
-  let page = Number(params.get('page')) || 1;
 
   async function drawList(p = page) {
     page = p;
-    const q = new URLSearchParams(location.search);
-    q.delete('page');
-    q.set('page', String(page));
-    q.set('pageSize', '25');
-    const res = await api.get('/api/transactions?' + q);
+    const res = first || await api.get(listingPath(page));
+    first = null;
     const cats = byId(look.categories);
     const wallets = byId(look.wallets);
     const rows = res.transactions.filter((tx) => !pendingDeletes.has(tx.id));
