@@ -105,7 +105,8 @@ func (a *App) startOIDC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	pending, err := json.Marshal(pendingSignin{Verifier: oauth2.GenerateVerifier(), Nonce: nonce})
+	p := pendingSignin{Verifier: oauth2.GenerateVerifier(), Nonce: nonce}
+	pending, err := json.Marshal(p)
 	if err != nil {
 		a.fail(w, r, err)
 		return
@@ -116,8 +117,6 @@ func (a *App) startOIDC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, fmt.Errorf("record a sign-in: %w", err))
 		return
 	}
-	var p pendingSignin
-	_ = json.Unmarshal(pending, &p)
 	// The state is also kept in this browser, so a callback started in another browser
 	// (someone else's sign-in, pushed on this person) is refused.
 	http.SetCookie(w, &http.Cookie{Name: signinCookie, Value: state, Path: CallbackPath, MaxAge: int(signinLifetime / time.Second),
