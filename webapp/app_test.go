@@ -151,6 +151,9 @@ func TestAppInABrowser(t *testing.T) {
 	env := startApp(t)
 	p := &page{t: t, ctx: browser.Start(t), url: env.URL}
 
+	// A sign-in that came back refused says why, in words.
+	p.do(chromedp.Navigate(p.url + "/app/signin?error=state_mismatch"))
+	p.waitFor("the reason of the refused sign-in", `(document.querySelector('[data-reason]') || {innerText: ''}).innerText.startsWith('The sign-in was started in another browser')`)
 	p.do(chromedp.Navigate(p.url + "/"))
 	p.waitFor("the sign-in page", `document.querySelector('form[action="/auth/dev"] button')`)
 	p.check("signin")
@@ -305,6 +308,7 @@ func TestAppInSpanishDarkAndTeams(t *testing.T) {
 	p.fill(`main form`, map[string]string{"name": "Casa", "currency": "MXN"})
 	p.waitFor("the team in the switcher", `[...document.querySelectorAll('#workspace option')].map(o => o.text).join(',') === 'Personal,Casa'`)
 	p.waitFor("the team's page", `(document.querySelector('main h1') || {}).innerText === 'Equipo: Casa'`)
+	p.waitFor("the owner's role in Spanish", `[...document.querySelectorAll('main tbody select option')].find(o => o.selected).text === 'Propietario'`)
 	p.check("team-dark-es")
 	p.do(chromedp.SetValue(`#workspace`, mustWorkspace(t, p, "Personal")))
 	p.eval(`document.getElementById('workspace').dispatchEvent(new Event('change'))`, nil)

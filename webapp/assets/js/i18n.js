@@ -36,7 +36,35 @@ const es = {
   'Workspace total': 'Total del espacio', 'Close': 'Cerrar', 'Default': 'Predeterminada', 'Report': 'Reporte',
   'Expires': 'Vence', 'Prefix': 'Prefijo', 'Code': 'Código', 'valid for 10 minutes': 'válido por 10 minutos',
   'Correct': 'Corregir', 'Filters': 'Filtros', 'Apply': 'Aplicar',
+  'No way to sign in is configured on this server.': 'Este servidor no tiene configurada ninguna forma de iniciar sesión.',
 };
+
+// terms are the words for the codes the API answers with: roles, periods, kinds.
+const terms = {
+  owner: ['Owner', 'Propietario'], admin: ['Admin', 'Administrador'], collaborator: ['Collaborator', 'Colaborador'],
+  reader: ['Reader', 'Lector'], active: ['Active', 'Activo'], invited: ['Invited', 'Invitado'], pending: ['Pending', 'Pendiente'],
+  succeeded: ['Delivered', 'Entregado'], failed: ['Failed', 'Fallido'],
+  weekly: ['Weekly', 'Semanal'], biweekly: ['Every two weeks', 'Catorcenal'], semi_monthly: ['Twice a month', 'Quincenal'],
+  monthly: ['Monthly', 'Mensual'], quarterly: ['Quarterly', 'Trimestral'], yearly: ['Yearly', 'Anual'],
+  cash: ['Cash', 'Efectivo'], card: ['Card', 'Tarjeta'], bank_account: ['Bank account', 'Cuenta bancaria'],
+  digital_wallet: ['Digital wallet', 'Cartera digital'], income: ['Income', 'Ingreso'], expense: ['Expense', 'Gasto'],
+  transfer: ['Transfer', 'Transferencia'], goal_deposit: ['Goal deposit', 'Depósito a meta'],
+  goal_withdrawal: ['Goal withdrawal', 'Retiro de meta'],
+  // why a sign-in came back (/auth/callback)
+  state_mismatch: ['The sign-in was started in another browser or tab. Start it again here.', 'El inicio de sesión empezó en otro navegador o pestaña. Empiézalo de nuevo aquí.'],
+  expired: ['The sign-in took too long or was already used. Start it again.', 'El inicio de sesión tardó demasiado o ya se usó. Empiézalo de nuevo.'],
+  refused: ['The identity provider did not sign you in.', 'El proveedor de identidad no inició tu sesión.'],
+  provider_unavailable: ['The identity provider cannot be reached. Try again in a moment.', 'No se puede contactar al proveedor de identidad. Intenta de nuevo en un momento.'],
+  exchange_failed: ['The identity provider refused to finish the sign-in. Start it again.', 'El proveedor de identidad no terminó el inicio de sesión. Empiézalo de nuevo.'],
+  bad_token: ['The identity provider\'s answer could not be verified.', 'No se pudo verificar la respuesta del proveedor de identidad.'],
+  bad_identity: ['Your account needs a verified email address to sign in.', 'Tu cuenta necesita un correo verificado para entrar.'],
+};
+
+// term names an API code in the person's language (the code itself when unknown).
+export function term(code) {
+  const words = terms[code];
+  return words ? words[locale === 'es-MX' ? 1 : 0] : code;
+}
 
 let locale = 'en';
 

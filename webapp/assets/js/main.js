@@ -1,7 +1,7 @@
 // The app's frame: sign-in, the workspace switcher, navigation between pages, the
 // theme, and live updates from the workspace's realtime stream.
 import * as api from './api.js';
-import { t, setLanguage } from './i18n.js';
+import { t, term, setLanguage } from './i18n.js';
 import { h, toast } from './ui.js';
 import { pages as corePages } from './pages.js';
 import { pages as morePages } from './more.js';
@@ -28,12 +28,13 @@ async function signInPage() {
   let providers = { dev: false, oidc: false };
   try { providers = await (await fetch('/auth/providers')).json(); } catch { /* shown below */ }
   const box = h('section', { class: 'signin card' }, h('h1', {}, 'Finledger'));
-  if (params.get('error')) box.append(h('p', { class: 'form-error', role: 'alert' }, t('Sign in') + ': ' + params.get('error')));
+  if (params.get('error')) box.append(h('p', { class: 'form-error', role: 'alert', 'data-reason': params.get('error') }, term(params.get('error'))));
   if (providers.oidc) box.append(h('a', { class: 'button primary', href: '/auth/login' }, t('Sign in with your identity provider')));
   if (providers.dev) {
     box.append(h('form', { method: 'post', action: '/auth/dev' },
       h('button', { type: 'submit', class: providers.oidc ? '' : 'primary' }, t('Sign in as the development user'))));
   }
+  if (!providers.dev && !providers.oidc) box.append(h('p', {}, t('No way to sign in is configured on this server.')));
   main.replaceChildren(box);
   document.title = t('Sign in') + ' · Finledger';
 }

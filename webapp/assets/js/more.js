@@ -1,7 +1,7 @@
 // The rest of the app: goals, debts, recurring payments, reports, the team, API keys,
 // webhooks, the audit log and the profile.
 import * as api from './api.js';
-import { t, money, day, moment, today, monthName, setLanguage } from './i18n.js';
+import { t, term, money, day, moment, today, monthName, setLanguage } from './i18n.js';
 import { h, field, amountField, form, decimal, fieldError, toast, progress, table, empty, dialog } from './ui.js';
 
 const walletOptions = (wallets) => wallets.map((w) => [w.id, `${w.name} (${w.currency})`]);
@@ -105,7 +105,7 @@ async function recurringPage(main) {
       recurrent.length ? table([
         [t('Name'), (r) => r.name],
         [t('Amount'), (r) => money(r.amount, (names[r.walletId] || {}).currency || 'MXN')],
-        [t('Frequency'), (r) => r.periodicity],
+        [t('Frequency'), (r) => term(r.periodicity)],
         [t('Next payment'), (r) => day(r.nextPayment)],
         ['', (r) => h('button', { type: 'button', 'aria-label': `${t('Pay now')} ${r.name}`, onclick: async () => {
           await api.post(`/api/recurrent/${r.id}/pay`, { date: today() });
@@ -118,7 +118,7 @@ async function recurringPage(main) {
         amountField('amount', t('Amount')),
         field({ name: 'kind', label: t('Type'), type: 'select', value: 'expense', options: [['expense', t('Expense')], ['income', t('Income')]] }),
         field({ name: 'periodicity', label: t('Frequency'), type: 'select', value: 'monthly',
-          options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, p]) }),
+          options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, term(p)]) }),
         field({ name: 'walletId', label: t('Wallet'), type: 'select', options: walletOptions(wallets) }),
         field({ name: 'categoryId', label: t('Category'), type: 'select', options: categories.map((c) => [c.id, c.name]) }),
         field({ name: 'nextPayment', label: t('Next payment'), type: 'date', value: today() }),
@@ -209,8 +209,8 @@ async function teamPage(main, ctx) {
         [t('Role'), (m) => m.userId ? h('select', { 'aria-label': `${t('Role')} ${m.email}`, onchange: async (e) => {
           await api.patch(`/api/workspaces/${ws.id}/members/${m.userId}`, { role: e.target.value }).catch((err) => toast(err.message));
           await draw();
-        } }, roles.map((r) => h('option', { value: r, selected: r === m.role }, r))) : m.role],
-        [t('Status'), (m) => m.status],
+        } }, roles.map((r) => h('option', { value: r, selected: r === m.role }, term(r)))) : term(m.role)],
+        [t('Status'), (m) => term(m.status)],
         ['', (m) => m.userId ? h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('Remove')} ${m.email}`, onclick: async () => {
           await api.del(`/api/workspaces/${ws.id}/members/${m.userId}`).catch((err) => toast(err.message));
           await draw();
@@ -218,7 +218,7 @@ async function teamPage(main, ctx) {
       ], members, t('Members')),
       section(t('Invite'), form([
         field({ name: 'email', label: t('Email'), type: 'email', required: true }),
-        field({ name: 'role', label: t('Role'), type: 'select', value: 'collaborator', options: roles.map((r) => [r, r]) }),
+        field({ name: 'role', label: t('Role'), type: 'select', value: 'collaborator', options: roles.map((r) => [r, term(r)]) }),
       ], t('Invite'), async (v) => {
         await api.post(`/api/workspaces/${ws.id}/members`, v);
         toast(t('Saved.'));
@@ -284,7 +284,7 @@ async function webhooksPage(main) {
       const close = dialog(`${t('Deliveries')}: ${hook.name}`, list.length ? table([
         [t('When'), (d) => moment(d.createdAt)],
         [t('Events'), (d) => d.event],
-        [t('Status'), (d) => d.status],
+        [t('Status'), (d) => term(d.status)],
         [t('Attempts'), (d) => String(d.attempts)],
         ['', (d) => h('button', { type: 'button', onclick: async () => {
           await api.post(`/api/webhooks/outbound/${hook.id}/deliveries/${d.id}/redeliver`);

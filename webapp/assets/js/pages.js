@@ -2,7 +2,7 @@
 // budgets and categories. Each page's render draws it and returns the function that
 // draws it again when the workspace changes elsewhere.
 import * as api from './api.js';
-import { t, money, day, today, monthName } from './i18n.js';
+import { t, term, money, day, today, monthName } from './i18n.js';
 import { h, field, amountField, form, decimal, fieldError, toast, progress, signed, table, empty, dialog } from './ui.js';
 import { totals } from './sums.js';
 
@@ -111,7 +111,7 @@ async function overview(main, ctx) {
             h('div', { class: 'stat' }, h('span', {}, t('Expenses this month')), h('strong', { class: 'out' }, money(summary.totalExpenses, summary.currency)))),
           h('h3', {}, t('Transactions')),
           recent.transactions.length ? h('ul', { class: 'recent' }, recent.transactions.map((tx) => h('li', {},
-            h('span', {}, tx.description || (cats[tx.categoryId] || {}).name || t(tx.type)),
+            h('span', {}, tx.description || (cats[tx.categoryId] || {}).name || term(tx.type)),
             h('span', { class: 'muted' }, (wallets[tx.walletId] || {}).name || ''), signed(tx)))) : empty())),
       h('section', { 'aria-labelledby': 'h-wallets' }, h('h2', { id: 'h-wallets' }, t('Wallets')), walletCards(look.wallets),
         await walletTotals(look.wallets, ctx.workspace)),
@@ -127,7 +127,7 @@ async function walletsPage(main, ctx) {
     const create = form([
       field({ name: 'name', label: t('Name'), required: true, maxlength: 100 }),
       field({ name: 'type', label: t('Type'), type: 'select', value: 'cash',
-        options: [['cash', 'Cash'], ['card', 'Card'], ['bank_account', 'Bank account'], ['digital_wallet', 'Digital wallet']] }),
+        options: ['cash', 'card', 'bank_account', 'digital_wallet'].map((k) => [k, term(k)]) }),
       field({ name: 'currency', label: t('Currency'), value: ctx.workspace.currency, maxlength: 3 }),
       field({ name: 'balance', label: t('Initial balance'), inputmode: 'decimal', value: '0' }),
     ], t('Create'), async (v) => {
@@ -195,7 +195,7 @@ async function transactionsPage(main) {
     list.replaceChildren(rows.length ? table([
       [t('Date'), (tx) => day(tx.date)],
       [t('Description'), (tx) => tx.description || '—'],
-      [t('Category'), (tx) => (cats[tx.categoryId] || {}).name || t(tx.type)],
+      [t('Category'), (tx) => (cats[tx.categoryId] || {}).name || term(tx.type)],
       [t('Wallet'), (tx) => (wallets[tx.walletId] || {}).name || ''],
       [t('Amount'), (tx) => signed(tx)],
       ['', (tx) => h('div', { class: 'row-actions' },
@@ -261,7 +261,7 @@ async function budgetsPage(main) {
       field({ name: 'categoryId', label: t('Category'), type: 'select', options: look.categories.map((c) => [c.id, c.name]) }),
       amountField('amount', t('Amount')),
       field({ name: 'period', label: t('Period'), type: 'select', value: 'monthly',
-        options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, p]) }),
+        options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, term(p)]) }),
       field({ name: 'startDate', label: t('Start'), type: 'date', value: month + '-01' }),
       field({ name: 'endDate', label: t('End'), type: 'date', value: (Number(month.slice(0, 4)) + 1) + month.slice(4) + '-01' }),
       field({ name: 'alertThreshold', label: t('Alert at') + ' (%)', type: 'number', value: '80', min: 1, max: 100 }),
