@@ -1,0 +1,83 @@
+package eventstore_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+
+	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/eventstore/storetest"
+	"github.com/finledger/finledger/internal/testkit/testdb"
+)
+
+// Appends chain each event to the one before it, across appends of one and of several
+// events, in every stream apart; the export's lines are what the hashes cover; and a
+// stored event changed afterwards breaks the chain at that event.
+func TestEventsFormAHashChain(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	version := eventstore.NoStream
+	for _, n := range []int{1, 3, 1, 5} {
+		if _, err := appendTx(ctx, pool, "w", version, storetest.NewEvents(n, "a.v1")); err != nil {
+			t.Fatal(err)
+		}
+		version += int64(n)
+	}
+	if _, err := appendTx(ctx, pool, "other", eventstore.NoStream, storetest.NewEvents(2, "b.v1")); err != nil {
+		t.Fatal(err)
+	}
+	check, err := eventstore.VerifyChain(ctx, pool, "w")
+	if err != nil || check.BrokenAt != 0 || check.Checked != 10 || check.Head.Version != 10 {
+		t.Fatalf("intact chain: %+v, %v", check, err)
+	}
+
+	// The export, checked the way a third party would: each line's hash is the SHA-256
+	// of the previous hash and the line's event, as bytes.
+	var out bytes.Buffer
+	head, err := eventstore.ExportChain(ctx, pool, "w", &out)
+	if err != nil || head != check.Head {
+		t.Fatalf("export head %+v, %v; verify's %+v", head, err, check.Head)
+	}
+	prev := make([]byte, sha256.Size)
+	lines := 0
+	for sc := bufio.NewScanner(&out); sc.Scan(); lines++ {
+		var line eventstore.ExportLine
+		if err := json.Unmarshal(sc.Bytes(), &line); err != nil {
+			t.Fatal(err)
+		}
+		var event struct {
+			Stream  string `json:"stream"`
+			Version int64  `json:"version"`
+		}
+		if err := json.Unmarshal([]byte(line.Event), &event); err != nil || event.Stream != "w" || event.Version != int64(lines+1) {
+			t.Fatalf("line %d's event %q (%v)", lines+1, line.Event, err)
+		}
+		sum := sha256.Sum256(append(append([]byte{}, prev...), line.Event...))
+		if hex.EncodeToString(sum[:]) != line.Hash {
+			t.Fatalf("line %d: hash %s, recomputed %x", lines+1, line.Hash, sum)
+		}
+		prev = sum[:]
+	}
+	if lines != 10 || !bytes.Equal(prev, head.Hash[:]) {
+		t.Fatalf("%d lines ending at %x, head %x", lines, prev, head.Hash)
+	}
+
+	// Changing what an event says breaks the chain there.
+	if _, err := pool.Exec(ctx, `UPDATE events SET data = jsonb_set(data, '{n}', '99') WHERE stream_id = 'w' AND version = 6`); err != nil {
+		t.Fatal(err)
+	}
+	if check, err := eventstore.VerifyChain(ctx, pool, "w"); err != nil || check.BrokenAt != 6 || check.Head.Version != 5 {
+		t.Fatalf("after changing event 6: %+v, %v", check, err)
+	}
+	// So does removing one.
+	if _, err := pool.Exec(ctx, `DELETE FROM events WHERE stream_id = 'other' AND version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if check, err := eventstore.VerifyChain(ctx, pool, "other"); err != nil || check.BrokenAt != 2 {
+		t.Fatalf("after removing event 1: %+v, %v", check, err)
+	}
+}
