@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // A stream's events form a hash chain (migration 0018): each event's hash is the
@@ -69,6 +71,19 @@ func eachLink(ctx context.Context, db Reader, streamID string, fn func(version i
 			return nil
 		}
 	}
+}
+
+// StreamIDs returns every stream's id, in order.
+func StreamIDs(ctx context.Context, db Reader) ([]string, error) {
+	rows, err := db.Query(ctx, `SELECT stream_id FROM streams ORDER BY stream_id`)
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: list the streams: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, fmt.Errorf("eventstore: list the streams: %w", err)
+	}
+	return ids, nil
 }
 
 // Link returns an event's hash given its predecessor's and its canonical text.

@@ -133,6 +133,8 @@ var operationDocs = map[string]operationDoc{
 		queryParam("category", str(obj{"minLength": 1}), "a category's id, or its name (accents and case ignored)"),
 		queryParam("type", str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}, "default": commands.TxExpense}), "")}},
 	"PUT /api/exchange-rates": {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
+	"GET /api/audit/verify":   {Response: "ChainVerification"},
+	"GET /api/audit/export":   {}, // JSON lines, described where the answers are built
 	"GET /api/audit": {Response: "AuditList", Query: []obj{pageParam, pageSizeParam,
 		queryParam("entity", str(obj{"maxLength": 64}), "only entries of this entity (wallet, transaction, ...)"),
 		queryParam("action", str(obj{"enum": auditActions}), ""),
@@ -548,6 +550,15 @@ func schemas() obj {
 			"actorType": str(nil), "actorId": str(nil), "userAgent": nstr(nil), "requestId": nstr(nil),
 			"occurredAt": dateTime(), "changes": obj{"type": "object", "description": "each changed field's values before and after",
 				"additionalProperties": obj{"type": "object", "properties": obj{"before": obj{}, "after": obj{}}}}}),
+		"ChainVerification": object(obj{
+			"intact":   obj{"type": "boolean", "description": "every stored event's hash is the one recomputed from its predecessor's and its canonical text"},
+			"checked":  obj{"type": "integer", "description": "events checked"},
+			"brokenAt": obj{"type": []string{"integer", "null"}, "description": "the first version where the chain breaks; null when intact"},
+			"head": object(obj{
+				"version": obj{"type": "integer", "description": "the last event whose hash holds; 0 for a workspace without events"},
+				"hash":    str(obj{"pattern": "^[0-9a-f]{64}$", "description": "its SHA-256, hexadecimal"}),
+			}, "version", "hash"),
+		}, "intact", "checked", "brokenAt", "head"),
 		"AuditList": object(obj{
 			"entries":    obj{"type": "array", "items": ref("AuditEntry")},
 			"pagination": paginationSchema(),
@@ -698,6 +709,11 @@ func openAPIDocument() obj {
 			content["application/pdf"] = obj{"schema": str(obj{"contentMediaType": "application/pdf", "description": "with format=pdf"})}
 			headers["Content-Disposition"] = obj{"description": "with format csv or pdf: attachment; filename=\"finledger-FROM-TO.csv\" (or .pdf)",
 				"schema": str(nil)}
+		case "GET /api/audit/export":
+			content = obj{"application/x-ndjson": obj{"schema": str(obj{"description": "one JSON object a line, in version order: " +
+				"{\"event\": the event's canonical text, \"hash\": its SHA-256 over the previous line's hash (32 zero bytes before the first) " +
+				"and the event's UTF-8 bytes, hexadecimal}"})}}
+			headers["Content-Disposition"] = obj{"description": "attachment; filename=\"finledger-WORKSPACE.jsonl\"", "schema": str(nil)}
 		case "GET /api/agent/context":
 			headers["Cache-Control"] = obj{"description": "private, max-age=300: meant to be read once per conversation", "schema": str(nil)}
 		}

@@ -78,6 +78,8 @@ var routes = []route{
 	{"PUT", "/api/exchange-rates", "wallets:write", "Set the workspace's own exchange rates for a day", http.StatusOK, setExchangeRates},
 
 	{"GET", "/api/audit", scopeTeamManage, "List audit entries, newest first", http.StatusOK, listAudit},
+	{"GET", "/api/audit/verify", scopeTeamManage, "Recompute the workspace's hash chain of events and return its head", http.StatusOK, verifyAudit},
+	{"GET", "/api/audit/export", scopeTeamManage, "The workspace's history as JSON lines, each event with its chain hash", http.StatusOK, exportAudit},
 
 	{"GET", "/api/webhooks/outbound", "webhooks:read", "List outbound webhooks (never their secrets)", http.StatusOK, listRecords("webhooks", queries.Webhooks)},
 	{"POST", "/api/webhooks/outbound", "webhooks:write", "Subscribe a URL to workspace events; the answer holds the signing secret once", http.StatusOK, createWebhook},

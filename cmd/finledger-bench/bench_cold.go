@@ -36,7 +36,8 @@ SELECT $1, head.base + g, gen_random_uuid(), t.type,
 		'{date}', to_jsonb(to_char(date '2021-01-01' + (g % 1826)::int, 'YYYY-MM-DD'))),
 	t.metadata, now(), head.tx_id
 FROM head, (SELECT type, data, metadata FROM events WHERE stream_id = $1 AND version = $2) t,
-	generate_series(1, $3) g, LATERAL (SELECT ((1 + g % 50000)::numeric / 100)::numeric(12, 2) AS amount) a`
+	generate_series(1, $3) g, LATERAL (SELECT ((1 + g % 50000)::numeric / 100)::numeric(12, 2) AS amount) a
+ORDER BY g` // in version order: each event's hash chains to the one inserted before it
 
 // coldFirstCommand measures the first command of a new instance (a Ledger with an empty
 // cache) on a workspace whose stream holds depth events: folding the whole stream

@@ -19,9 +19,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/pgcluster"
 	"github.com/finledger/finledger/internal/testkit/testdb"
+	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webapp"
 )
 
@@ -273,6 +276,48 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	}
 	cancel2()
 	<-done
+}
+
+// export writes a workspace's history with its chain hashes; verify recomputes every
+// chain and, when a stored event was changed, names the stream and version and exits 3.
+func TestExportAndVerifyChains(t *testing.T) {
+	ctx := context.Background()
+	cfg := config{DatabaseURL: testdb.URL(t)}
+	pool, err := database.Open(ctx, cfg.DatabaseURL, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	ledger := commands.NewLedger(pool, projections.Queue, time.Now, 10)
+	user, err := ledger.RegisterUser(ctx, commands.Identity{Subject: "auditor", Email: "auditor@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	workspace := commands.PersonalWorkspaceID(user)
+	out := &syncBuffer{}
+	if err := run(ctx, cfg, out, "export", []string{"--workspace", workspace.String()}); err != nil {
+		t.Fatalf("export: %v %s", err, out)
+	}
+	var line eventstore.ExportLine
+	if err := json.Unmarshal([]byte(strings.SplitN(out.String(), "\n", 2)[0]), &line); err != nil || !strings.Contains(line.Event, `"version":1,`) || len(line.Hash) != 64 {
+		t.Fatalf("export's first line: %+v, %v", line, err)
+	}
+	if err := run(ctx, cfg, io.Discard, "export", []string{"--workspace", "nope"}); exitCode(err) != exitUsage {
+		t.Fatalf("export of a bad id: %v", err)
+	}
+	out = &syncBuffer{}
+	if err := run(ctx, cfg, out, "verify", nil); err != nil || !strings.Contains(out.String(), "0 broken") {
+		t.Fatalf("verify: %v %s", err, out)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE events SET recorded_at = recorded_at - interval '1 day' WHERE stream_id = $1 AND version = 1`,
+		commands.StreamID(workspace)); err != nil {
+		t.Fatal(err)
+	}
+	out = &syncBuffer{}
+	if err := run(ctx, cfg, out, "verify", nil); exitCode(err) != exitDifferent ||
+		!strings.Contains(out.String(), "chain of "+commands.StreamID(workspace)+" BREAKS at version 1") {
+		t.Fatalf("verify of a changed event: %v (exit %d) %s", err, exitCode(err), out)
+	}
 }
 
 func TestMigrateReplayVerifyCommands(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 )
@@ -124,5 +125,11 @@ func TestStreamOrderMigrationRaisesOutOfOrderHistory(t *testing.T) {
 	}
 	if err != nil || !slices.Equal(heads, []string{"s=1100", "t=950"}) {
 		t.Fatalf("stream heads %v, %v", heads, err)
+	}
+	// Migration 18 chained the history stored before it, as appends chain new events.
+	for stream, n := range map[string]int64{"s": 3, "t": 1} {
+		if check, err := eventstore.VerifyChain(ctx, pool, stream); err != nil || check.BrokenAt != 0 || check.Checked != n {
+			t.Fatalf("chain of %s after the migration: %+v, %v", stream, check, err)
+		}
 	}
 }

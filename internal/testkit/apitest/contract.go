@@ -15,6 +15,7 @@ import (
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 	"github.com/pb33f/libopenapi-validator/config"
+	"github.com/pb33f/libopenapi-validator/content"
 	valerrors "github.com/pb33f/libopenapi-validator/errors"
 	"github.com/pb33f/libopenapi-validator/helpers"
 	v3 "github.com/pb33f/libopenapi/datamodel/high/v3"
@@ -63,6 +64,22 @@ var headersIgnored = []string{
 // audit entry's changes and a webhook delivery's payload.
 var openMaps = []string{"$.body.entries[*].changes.**", "$.body.delivery.payload.**", "$.body.deliveries[*].payload.**"}
 
+// jsonLines decodes a body of JSON lines (the audit export): every line must be one
+// JSON object, and the body as a whole is the string the document describes.
+var jsonLines = content.DecoderFunc(func(in *content.DecodeInput) (any, error) {
+	body, err := io.ReadAll(in.Body)
+	if err != nil {
+		return nil, err
+	}
+	for i, line := range bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n")) {
+		var object map[string]any
+		if len(body) > 0 && json.Unmarshal(line, &object) != nil {
+			return nil, fmt.Errorf("line %d is not a JSON object", i+1)
+		}
+	}
+	return string(body), nil
+})
+
 // csrfCookie is the web app's readable copy of its CSRF token, which its browser sends
 // with every request; the API reads the token from its header, never from the cookie.
 const csrfCookie = "$.cookies." + webapp.CSRFCookie
@@ -87,7 +104,8 @@ func loadContract(h http.Handler) (*contractChecker, error) {
 			return
 		}
 		v, errs := validator.NewValidator(doc, config.WithStrictMode(), config.WithStrictIgnoredHeaders(headersIgnored...),
-			config.WithStrictIgnorePaths(append(securityCookies(&model.Model), append(openMaps, csrfCookie)...)...), config.WithFormatAssertions())
+			config.WithStrictIgnorePaths(append(securityCookies(&model.Model), append(openMaps, csrfCookie)...)...), config.WithFormatAssertions(),
+			config.WithBodyDecoder("application/x-ndjson", jsonLines))
 		if len(errs) > 0 {
 			contractErr = fmt.Errorf("validator of the served document: %v", errs)
 			return
