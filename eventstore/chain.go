@@ -73,17 +73,25 @@ func eachLink(ctx context.Context, db Reader, streamID string, fn func(version i
 	}
 }
 
-// StreamIDs returns every stream's id, in order.
-func StreamIDs(ctx context.Context, db Reader) ([]string, error) {
+// VerifyChains recomputes every stream's chain, one stream after another, and tells
+// found what each check found.
+func VerifyChains(ctx context.Context, db Reader, found func(stream string, check ChainCheck)) error {
 	rows, err := db.Query(ctx, `SELECT stream_id FROM streams ORDER BY stream_id`)
 	if err != nil {
-		return nil, fmt.Errorf("eventstore: list the streams: %w", err)
+		return fmt.Errorf("eventstore: list the streams: %w", err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	streams, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("eventstore: list the streams: %w", err)
+		return fmt.Errorf("eventstore: list the streams: %w", err)
 	}
-	return ids, nil
+	for _, stream := range streams {
+		check, err := VerifyChain(ctx, db, stream)
+		if err != nil {
+			return err
+		}
+		found(stream, check)
+	}
+	return nil
 }
 
 // Link returns an event's hash given its predecessor's and its canonical text.

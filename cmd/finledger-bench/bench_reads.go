@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/sealbox"
@@ -48,6 +49,18 @@ func readsAtDepth(ctx context.Context, pool *pgxpool.Pool, subject string, depth
 			}
 		}
 		fmt.Fprintf(out, "; verify %s (%d read models differ)", time.Since(start).Round(time.Millisecond), differing)
+		start = time.Now()
+		checked, broken := int64(0), 0
+		err = eventstore.VerifyChains(ctx, pool, func(_ string, check eventstore.ChainCheck) {
+			checked += check.Checked
+			if check.BrokenAt != 0 {
+				broken++
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("verify the chains: %w", err)
+		}
+		fmt.Fprintf(out, "; the chains of %d events %s (%d broken)", checked, time.Since(start).Round(time.Millisecond), broken)
 	}
 	fmt.Fprintln(out)
 	// As autovacuum would have by then on a database that grew this large.

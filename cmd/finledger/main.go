@@ -262,25 +262,20 @@ func verifyChains(ctx context.Context, pool *pgxpool.Pool, out io.Writer) (int, 
 	if err != nil {
 		return 0, err
 	}
-	streams, err := eventstore.StreamIDs(ctx, pool)
-	if err != nil {
-		return 0, err
-	}
-	broken, events := 0, int64(0)
-	for _, stream := range streams {
-		check, err := eventstore.VerifyChain(ctx, pool, stream)
-		if err != nil {
-			return 0, err
-		}
+	streams, broken, events := 0, 0, int64(0)
+	err = eventstore.VerifyChains(ctx, pool, func(stream string, check eventstore.ChainCheck) {
 		meter.Add(int(check.Checked))
-		events += check.Checked
+		streams, events = streams+1, events+check.Checked
 		if check.BrokenAt != 0 {
 			broken++
 			fmt.Fprintf(out, "chain of %s BREAKS at version %d (holds up to %d)\n", stream, check.BrokenAt, check.Head.Version)
 		}
+	})
+	if err != nil {
+		return 0, err
 	}
 	meter.Finish()
-	fmt.Fprintf(out, "chains: %d streams, %d events, %d broken\n", len(streams), events, broken)
+	fmt.Fprintf(out, "chains: %d streams, %d events, %d broken\n", streams, events, broken)
 	return broken, nil
 }
 
