@@ -46,6 +46,7 @@ import (
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/pgcluster"
 	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/internal/testkit/browser"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/safehttp"
@@ -155,7 +156,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 		if *serverBin == "" {
 			return errors.New("-app needs -server, the finledger binary to run (make bench builds it)")
 		}
-		if app.chromium, err = appChromium(); err != nil {
+		if app.chromium, err = browser.Chromium(); err != nil {
 			return err
 		}
 		app.server = *serverBin

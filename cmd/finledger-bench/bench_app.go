@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/internal/testkit/browser"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks"
 )
@@ -258,19 +258,9 @@ func appRound(ctx context.Context, base string, o appOptions) (roundFigures, err
 	if err != nil {
 		return r, err
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(o.chromium),
-		// As the browser tests start it (internal/testkit/browser): nothing calls out of
-		// the machine. The allocator makes a fresh --user-data-dir for each browser.
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	)
+	// As the browser tests start it: nothing calls out of the machine, and each browser
+	// has a fresh profile.
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, browser.Options(o.chromium)...)
 	defer cancelAlloc()
 	timeoutCtx, cancelTimeout := context.WithTimeout(allocCtx, 2*time.Minute)
 	defer cancelTimeout()
@@ -442,15 +432,3 @@ func msList(xs []float64) string {
 }
 
 func kb(n int64) float64 { return float64(n) / 1024 }
-
-// appChromium returns the browser the phase starts: $FINLEDGER_CHROMIUM, or Debian's.
-func appChromium() (string, error) {
-	exe := os.Getenv("FINLEDGER_CHROMIUM")
-	if exe == "" {
-		exe = "/usr/bin/chromium"
-	}
-	if _, err := os.Stat(exe); err != nil {
-		return "", errors.New("-app needs Chromium: install Debian's chromium package, or set FINLEDGER_CHROMIUM")
-	}
-	return exe, nil
-}

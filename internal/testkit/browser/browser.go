@@ -41,24 +41,11 @@ const defaultChromium = "/usr/bin/chromium"
 // /usr/bin/chromium, or the one $FINLEDGER_CHROMIUM names; without it the test fails.
 func Start(t testing.TB) context.Context {
 	t.Helper()
-	exe, err := chromium()
+	exe, err := Chromium()
 	if err != nil {
 		t.Fatal(err)
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(exe),
-		// The machines the tests run on reach no network beyond the loopback: nothing
-		// may try to call home. The exec allocator adds a fresh --user-data-dir of its
-		// own and removes it when the browser stops.
-		chromedp.Flag("headless", true),
-		chromedp.Flag("no-sandbox", true),
-		chromedp.Flag("disable-gpu", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("no-first-run", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), Options(exe)...)
 	timeoutCtx, cancelTimeout := context.WithTimeout(allocCtx, Timeout)
 	tabCtx, cancelTab := chromedp.NewContext(timeoutCtx)
 	c := &console{}
@@ -88,8 +75,26 @@ func Start(t testing.TB) context.Context {
 	return ctx
 }
 
-// chromium returns the browser to start, or an error that says how to install it.
-func chromium() (string, error) {
+// Options are how a browser of the tests (and of the app's bench) is started: headless,
+// and with nothing that calls out of the machine, whose network reaches no further than
+// the loopback. The exec allocator adds a fresh --user-data-dir of its own and removes
+// it when the browser stops.
+func Options(exe string) []chromedp.ExecAllocatorOption {
+	return []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(exe),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+	}
+}
+
+// Chromium returns the browser to start, or an error that says how to install it.
+func Chromium() (string, error) {
 	exe := os.Getenv("FINLEDGER_CHROMIUM")
 	if exe == "" {
 		exe = defaultChromium
