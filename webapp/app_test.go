@@ -381,6 +381,22 @@ func TestAppGoalsDebtsRecurringWebhooksAudit(t *testing.T) {
 	p.check("webhooks")
 	p.do(chromedp.Click(`//dialog//button[text()="Close"]`))
 
+	// Pages, search and filters of a longer list: 30 expenses recorded through the API.
+	wallets := api.Get("/api/wallets").List("wallets")
+	categories := api.Get("/api/categories").List("categories")
+	for i := range 30 {
+		api.Do("POST", "/api/transactions", map[string]any{"type": "expense", "amount": 1, "walletId": wallets[0]["id"],
+			"categoryId": categories[0]["id"], "description": fmt.Sprintf("snack %02d", i)}).Expect(t, http.StatusCreated)
+	}
+	p.open("/app/transactions", "Transactions")
+	p.waitFor("the first page", `document.querySelectorAll('main tbody tr').length === 25 && document.querySelector('.pager span').innerText.startsWith('Page 1 of 2')`)
+	p.do(chromedp.Click(`//nav[@class="pager"]//button[text()="Next"]`))
+	p.waitFor("the second page", `document.querySelector('.pager span').innerText.startsWith('Page 2 of 2') && document.querySelectorAll('main tbody tr').length === 8`)
+	p.fill(`form.filters`, map[string]string{"search": "snack 07"})
+	p.waitFor("the search's one row", `document.querySelectorAll('main tbody tr').length === 1 && document.querySelector('main tbody tr').innerText.includes('snack 07')`)
+	p.fill(`form.filters`, map[string]string{"search": "", "type": "income"})
+	p.waitFor("no income", `!document.querySelector('main tbody tr') && document.querySelector('main .empty')`)
+
 	p.open("/app/audit", "Audit log")
 	p.waitFor("the audit entries", `document.querySelectorAll('main tbody tr').length >= 5`)
 	p.check("audit")
