@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,13 +140,7 @@ func benchApp(ctx context.Context, benchURL string, o appOptions, out io.Writer)
 		return err
 	}
 	defer os.RemoveAll(dir)
-	srv, err := startServer(ctx, o.server, "dev", dir, map[string]string{
-		"FINLEDGER_DATABASE_URL": benchURL,
-		"FINLEDGER_DATA_DIR":     filepath.Join(dir, "data"),
-		// The limiter runs on every request, with a limit no round here reaches.
-		"FINLEDGER_RATE_LIMIT_PER_MINUTE": strconv.Itoa(1 << 30),
-		"FINLEDGER_RATE_LIMIT_BURST":      strconv.Itoa(1 << 30),
-	})
+	srv, err := startServer(ctx, o.server, "dev", dir, map[string]string{"FINLEDGER_DATABASE_URL": benchURL})
 	if err != nil {
 		return err
 	}

@@ -54,10 +54,6 @@ func benchTable(ctx context.Context, adminURL, benchURL, serverBin string, o ben
 		"FINLEDGER_ENV":                  "production",
 		"FINLEDGER_SESSION_HS256_SECRET": secret,
 		"FINLEDGER_SECRET_KEY":           randomHex(32),
-		"FINLEDGER_DATA_DIR":             filepath.Join(dir, "data"),
-		// The limiter runs on every request, with a limit no load here reaches.
-		"FINLEDGER_RATE_LIMIT_PER_MINUTE": strconv.Itoa(1 << 30),
-		"FINLEDGER_RATE_LIMIT_BURST":      strconv.Itoa(1 << 30),
 	})
 	if err != nil {
 		return err
@@ -146,7 +142,8 @@ type serverProcess struct {
 }
 
 // startServer starts `bin command` (serve, or dev) with settings as its only FINLEDGER_*
-// environment, on a free loopback port, and waits until it is ready.
+// environment, on a free loopback port, with a data folder under dir and no rate limit
+// it would reach, and waits until it is ready.
 func startServer(ctx context.Context, bin, command, dir string, settings map[string]string) (*serverProcess, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -155,6 +152,10 @@ func startServer(ctx context.Context, bin, command, dir string, settings map[str
 	addr := ln.Addr().String()
 	ln.Close()
 	settings["FINLEDGER_HTTP_ADDR"] = addr
+	settings["FINLEDGER_DATA_DIR"] = filepath.Join(dir, "data")
+	// The limiter runs on every request, with a limit no load of the bench reaches.
+	settings["FINLEDGER_RATE_LIMIT_PER_MINUTE"] = strconv.Itoa(1 << 30)
+	settings["FINLEDGER_RATE_LIMIT_BURST"] = strconv.Itoa(1 << 30)
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "FINLEDGER_") {
