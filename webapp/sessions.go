@@ -92,6 +92,36 @@ func (s *Sessions) End(ctx context.Context, token string) error {
 	return nil
 }
 
+// errNoSignin is returned for a state that names no sign-in under way.
+var errNoSignin = errors.New("no sign-in under way with that state")
+
+// holdSignin keeps a sign-in under way, sealed, under its state's hash for
+// signinLifetime.
+func (s *Sessions) holdSignin(ctx context.Context, stateHash, sealed []byte) error {
+	if _, err := s.pool.Exec(ctx, `INSERT INTO browser_signins (state_hash, sealed, expires_at) VALUES ($1, $2, $3)`,
+		stateHash, sealed, s.now().Add(signinLifetime)); err != nil {
+		return fmt.Errorf("record a sign-in: %w", err)
+	}
+	return nil
+}
+
+// takeSignin deletes the sign-in a state's hash names and returns what it kept: two
+// callbacks with one state, on any instances, find it once, and none finds it after
+// its lifetime.
+func (s *Sessions) takeSignin(ctx context.Context, stateHash []byte) ([]byte, error) {
+	var sealed []byte
+	var expires time.Time
+	err := s.pool.QueryRow(ctx, `DELETE FROM browser_signins WHERE state_hash = $1 RETURNING sealed, expires_at`,
+		stateHash).Scan(&sealed, &expires)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !expires.After(s.now())) {
+		return nil, errNoSignin
+	}
+	if err != nil {
+		return nil, fmt.Errorf("spend a sign-in: %w", err)
+	}
+	return sealed, nil
+}
+
 // Purge forgets the sessions and sign-ins that ended before now, and returns how many.
 func (s *Sessions) Purge(ctx context.Context) (int64, error) {
 	now := s.now()

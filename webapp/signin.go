@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/coreos/go-oidc/v3/oidc"
-	"github.com/jackc/pgx/v5"
 	"golang.org/x/oauth2"
 
 	"github.com/finledger/finledger/httpapi/session"
@@ -112,9 +111,8 @@ func (a *App) startOIDC(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hash := sha256.Sum256([]byte(state))
-	if _, err := a.sessions.pool.Exec(ctx, `INSERT INTO browser_signins (state_hash, sealed, expires_at) VALUES ($1, $2, $3)`,
-		hash[:], a.box.Seal(pending, hash[:]), a.sessions.now().Add(signinLifetime)); err != nil {
-		a.fail(w, r, fmt.Errorf("record a sign-in: %w", err))
+	if err := a.sessions.holdSignin(ctx, hash[:], a.box.Seal(pending, hash[:])); err != nil {
+		a.fail(w, r, err)
 		return
 	}
 	// The state is also kept in this browser, so a callback started in another browser
@@ -224,21 +222,12 @@ func identityOf(ctx context.Context, idt *oidc.IDToken, p *oidc.Provider, tok *o
 	return session.Claims{Subject: idt.Subject, Issuer: idt.Issuer, Email: c.Email, Name: c.Name}, c.EmailVerified, nil
 }
 
-var errNoSignin = errors.New("no sign-in under way with that state")
-
-// spendSignin deletes the sign-in its state names and returns what it kept: two
-// callbacks with one state, on any instances, find it once.
+// spendSignin takes the sign-in its state names and opens what it kept.
 func (a *App) spendSignin(ctx context.Context, state string) (pendingSignin, error) {
 	hash := sha256.Sum256([]byte(state))
-	var sealed []byte
-	var expires time.Time
-	err := a.sessions.pool.QueryRow(ctx, `DELETE FROM browser_signins WHERE state_hash = $1 RETURNING sealed, expires_at`,
-		hash[:]).Scan(&sealed, &expires)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && !expires.After(a.sessions.now())) {
-		return pendingSignin{}, errNoSignin
-	}
+	sealed, err := a.sessions.takeSignin(ctx, hash[:])
 	if err != nil {
-		return pendingSignin{}, fmt.Errorf("spend a sign-in: %w", err)
+		return pendingSignin{}, err
 	}
 	plain, err := a.box.Open(sealed, hash[:])
 	if err != nil {
