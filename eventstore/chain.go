@@ -94,8 +94,8 @@ func VerifyChains(ctx context.Context, db Reader, found func(stream string, chec
 	return nil
 }
 
-// Link returns an event's hash given its predecessor's and its canonical text.
-func Link(prev [sha256.Size]byte, canonical []byte) [sha256.Size]byte {
+// link returns an event's hash given its predecessor's and its canonical text.
+func link(prev [sha256.Size]byte, canonical []byte) [sha256.Size]byte {
 	h := sha256.New()
 	h.Write(prev[:])
 	h.Write(canonical)
@@ -112,7 +112,7 @@ func VerifyChain(ctx context.Context, db Reader, streamID string) (ChainCheck, e
 		if c.BrokenAt != 0 {
 			return nil
 		}
-		want := Link(prev, []byte(canonical))
+		want := link(prev, []byte(canonical))
 		c.Checked++
 		if version != c.Head.Version+1 || !bytes.Equal(hash, want[:]) {
 			c.BrokenAt = version
