@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
@@ -502,5 +504,37 @@ func TestConfigOfEvents(t *testing.T) {
 	if prod.webhookPolicy().AllowPrivate || !(config{Env: "development"}).webhookPolicy().AllowPrivate ||
 		!(config{Env: "production", WebhookAllowPriv: true}).webhookPolicy().AllowPrivate {
 		t.Fatal("webhook policy does not follow FINLEDGER_ENV and FINLEDGER_WEBHOOK_ALLOW_PRIVATE")
+	}
+}
+
+// The web app's cookies are Secure in production and behind an https public origin,
+// and only a development server on plain HTTP sets them without it.
+func TestBrowserCookiesAreSecureUnlessPlainDevelopment(t *testing.T) {
+	pool := testdb.Pool(t)
+	for _, c := range []struct {
+		cfg    config
+		secure bool
+	}{
+		{config{Env: "development", DevSignIn: true}, false},
+		{config{Env: "development", DevSignIn: true, PublicOrigin: "https://money.example.com"}, true},
+		{config{Env: "production", DevSignIn: true}, true},
+	} {
+		app, err := c.cfg.browserApp(pool, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		routes := chi.NewRouter()
+		app.Routes(routes)
+		answer := httptest.NewRecorder()
+		routes.ServeHTTP(answer, httptest.NewRequest(http.MethodPost, "/auth/dev", nil))
+		cookies := answer.Result().Cookies()
+		if answer.Code != http.StatusSeeOther || len(cookies) != 2 {
+			t.Fatalf("%s %q: sign-in answered %d with %d cookies", c.cfg.Env, c.cfg.PublicOrigin, answer.Code, len(cookies))
+		}
+		for _, cookie := range cookies {
+			if cookie.Secure != c.secure {
+				t.Errorf("%s %q: cookie %s Secure=%t, want %t", c.cfg.Env, c.cfg.PublicOrigin, cookie.Name, cookie.Secure, c.secure)
+			}
+		}
 	}
 }
