@@ -2,8 +2,12 @@ package webapp
 
 import (
 	"io/fs"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/finledger/finledger/commands"
 )
 
 // The page names every module it imports in a modulepreload, so that a cold load
@@ -26,5 +30,33 @@ func TestThePagePreloadsEveryModule(t *testing.T) {
 		if !strings.Contains(string(page), tag) {
 			t.Errorf("index.html lacks %s", tag)
 		}
+	}
+}
+
+// The app listens to exactly the public events the realtime stream carries, and its
+// reset: a name the server never sends would be a listener that never fires.
+func TestTheAppListensToTheStreamsEvents(t *testing.T) {
+	script, err := fs.ReadFile(assetFiles, "assets/js/api.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := regexp.MustCompile(`(?s)const liveEvents = \[(.*?)\];`).FindSubmatch(script)
+	if list == nil {
+		t.Fatal("api.js has no liveEvents")
+	}
+	var got []string
+	for _, m := range regexp.MustCompile(`'([^']+)'`).FindAllSubmatch(list[1], -1) {
+		got = append(got, string(m[1]))
+	}
+	want := []string{"reset"}
+	for _, name := range commands.HookEvents {
+		if name != commands.HookTest { // sent to webhooks only, never in a stream
+			want = append(want, name)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("the app listens to %v; the stream carries %v", got, want)
 	}
 }

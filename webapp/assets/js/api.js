@@ -96,15 +96,15 @@ export async function signOut() {
   await fetch('/auth/logout', { method: 'POST', credentials: 'same-origin', headers: { 'X-CSRF-Token': csrf() } });
 }
 
+// liveEvents are the public events the stream carries (commands.HookEvents, but for
+// webhook.test, which goes to webhooks only), and its reset.
+const liveEvents = ['transaction.created', 'transaction.updated', 'transaction.deleted', 'wallet.created', 'wallet.updated',
+  'category.created', 'budget.created', 'budget.threshold_reached', 'goal.deposit', 'goal.withdrawal', 'debt.payment',
+  'recurring.paid', 'reset'];
+
 // live opens the workspace's realtime stream and calls onEvent(name, data) for each
 // event; it reconnects with a fresh token when the stream ends. It returns a function
 // that closes it.
-const liveEvents = ['transaction.created', 'transaction.updated', 'transaction.deleted', 'wallet.created', 'wallet.updated',
-  'wallet.archived', 'budget.created', 'budget.updated', 'budget.deleted', 'budget.threshold_reached', 'goal.created',
-  'goal.updated', 'goal.deleted', 'goal.deposit', 'goal.withdrawal', 'debt.created', 'debt.updated', 'debt.deleted',
-  'debt.payment', 'recurring.created', 'recurring.updated', 'recurring.deleted', 'recurring.paid', 'category.created',
-  'category.updated', 'category.archived', 'tag.created', 'member.added', 'member.updated', 'member.removed', 'reset'];
-
 export function live(onEvent, onState) {
   let source = null;
   let closed = false;
