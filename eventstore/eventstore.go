@@ -337,3 +337,17 @@ func readAll(ctx context.Context, db DB, from Position, limit int, horizon strin
 	}
 	return events, nil
 }
+
+// VersionAt returns the version a stream stood at, at moment t: that of the event
+// recorded last at or before t (of those recorded at the same moment, the latest), 0
+// when none was. Events carry the time of the instance that appended them; while the
+// instances' clocks agree, a stream's times rise with its versions.
+func VersionAt(ctx context.Context, db Reader, streamID string, t time.Time) (int64, error) {
+	var v int64
+	err := db.QueryRow(ctx, `SELECT version FROM events WHERE stream_id = $1 AND recorded_at <= $2
+		ORDER BY recorded_at DESC, version DESC LIMIT 1`, streamID, t).Scan(&v)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("eventstore: version of %s at %s: %w", streamID, t.Format(time.RFC3339Nano), err)
+	}
+	return v, nil
+}

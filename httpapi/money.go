@@ -75,7 +75,17 @@ func (s *Server) budgetAnswer(r *http.Request, id uuid.UUID) commands.Answer {
 }
 
 func listBudgets(s *Server, w http.ResponseWriter, r *http.Request) {
-	list, err := queries.Budgets(r.Context(), s.pool, activeWorkspace(r), s.today())
+	q := &query{values: r.URL.Query()}
+	at := s.asOf(q)
+	if err := q.err(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	var list []queries.Budget
+	err := s.readAt(r.Context(), activeWorkspace(r), at, func(db queries.DB, today commands.Date) (err error) {
+		list, err = queries.Budgets(r.Context(), db, activeWorkspace(r), today)
+		return err
+	})
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -77,8 +78,30 @@ func getRecord[T any](name, notFoundCode string, lookup func(workspaceID, id uui
 
 // listRecords answers GET of every active record of a kind under its plural name.
 func listRecords[T any](plural string, list func(context.Context, queries.DB, uuid.UUID) ([]T, error)) handler {
+	return listing(plural, list, false)
+}
+
+// listRecordsAsOf answers as listRecords does, or, given asOf=, with the records as
+// they stood then: for kinds whose history the read models keep.
+func listRecordsAsOf[T any](plural string, list func(context.Context, queries.DB, uuid.UUID) ([]T, error)) handler {
+	return listing(plural, list, true)
+}
+
+func listing[T any](plural string, list func(context.Context, queries.DB, uuid.UUID) ([]T, error), past bool) handler {
 	return func(s *Server, w http.ResponseWriter, r *http.Request) {
-		v, err := list(r.Context(), s.pool, activeWorkspace(r))
+		var at *time.Time
+		if past {
+			q := &query{values: r.URL.Query()}
+			if at = s.asOf(q); q.err() != nil {
+				writeError(w, r, q.err())
+				return
+			}
+		}
+		var v []T
+		err := s.readAt(r.Context(), activeWorkspace(r), at, func(db queries.DB, _ commands.Date) (err error) {
+			v, err = list(r.Context(), db, activeWorkspace(r))
+			return err
+		})
 		if err != nil {
 			writeError(w, r, err)
 			return

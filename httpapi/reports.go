@@ -69,6 +69,7 @@ func spendingSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	case period != "" && !slices.Contains(summaryPeriods, period):
 		q.fail("period", "must be one of today, yesterday, this_week, last_week, this_month, last_month, last_7_days, last_30_days")
 	}
+	at := s.asOf(q)
 	if err := q.err(); err != nil {
 		writeError(w, r, err)
 		return
@@ -80,16 +81,20 @@ func spendingSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	var start, end commands.Date
-	if custom {
-		period, start, end = "custom", *from, *to
-	} else {
-		if period == "" {
-			period = "this_week"
+	var summary queries.SpendingSummary
+	err = s.readAt(ctx, ws, at, func(db queries.DB, today commands.Date) (err error) {
+		var start, end commands.Date
+		if custom {
+			period, start, end = "custom", *from, *to
+		} else {
+			if period == "" {
+				period = "this_week"
+			}
+			start, end = periodBounds(period, today)
 		}
-		start, end = periodBounds(period, s.today())
-	}
-	summary, err := queries.SpendingSummaryOf(ctx, s.pool, ws, period, start, end, kind, category)
+		summary, err = queries.SpendingSummaryOf(ctx, db, ws, period, start, end, kind, category)
+		return err
+	})
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -123,28 +128,35 @@ func (s *Server) categoryParam(r *http.Request, value string) (*uuid.UUID, error
 
 func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
-	month := s.today()
+	var month *time.Time
 	if m := q.values.Get("month"); m != "" {
 		parsed, err := time.Parse("2006-01", m)
 		if err != nil || parsed.Year() < 1 {
 			q.fail("month", "must be a month written YYYY-MM, from 0001-01 to 9999-12")
 		}
-		month = parsed
+		month = &parsed
 	}
+	at := s.asOf(q)
 	if err := q.err(); err != nil {
 		writeError(w, r, err)
 		return
 	}
 	ctx := r.Context()
 	p := principalFrom(ctx)
-	rates, err := fx.Load(ctx, s.pool, p.Workspace.ID, s.today())
+	var summary queries.MonthlySummary
+	err := s.readAt(ctx, p.Workspace.ID, at, func(db queries.DB, today commands.Date) error {
+		if month == nil {
+			month = &today
+		}
+		rates, err := fx.Load(ctx, db, p.Workspace.ID, today)
+		if err != nil {
+			return err
+		}
+		summary, err = queries.MonthlySummaryOf(ctx, db, p.Workspace.ID, p.Workspace.Currency, *month, rates)
+		return rateError(err)
+	})
 	if err != nil {
 		writeError(w, r, err)
-		return
-	}
-	summary, err := queries.MonthlySummaryOf(ctx, s.pool, p.Workspace.ID, p.Workspace.Currency, month, rates)
-	if err != nil {
-		writeError(w, r, rateError(err))
 		return
 	}
 	writeJSON(w, http.StatusOK, summary)
@@ -155,7 +167,11 @@ var reportFormats = []string{"json", "csv", "pdf"}
 
 func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
+	at := s.asOf(q)
 	today := s.today()
+	if at != nil {
+		today = commands.BusinessDay(*at)
+	}
 	f := queries.ReportFilter{From: time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC), To: today,
 		WalletID: q.id("walletId"), CategoryID: q.id("categoryId")}
 	if d := q.date("from"); d != nil {
@@ -179,7 +195,11 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
-	rep, err := queries.BuildReport(r.Context(), s.pool, p.Workspace.ID, p.Workspace.Name, f)
+	var rep queries.Report
+	err := s.readAt(r.Context(), p.Workspace.ID, at, func(db queries.DB, _ commands.Date) (err error) {
+		rep, err = queries.BuildReport(r.Context(), db, p.Workspace.ID, p.Workspace.Name, f)
+		return err
+	})
 	if errors.Is(err, queries.ErrReportTooLarge) {
 		err = &apiError{Status: http.StatusUnprocessableEntity, Code: "REPORT_TOO_LARGE", Message: err.Error()}
 	}

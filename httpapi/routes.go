@@ -46,7 +46,7 @@ var routes = []route{
 	{"PATCH", "/api/budgets/{id}", "budgets:write", "Update a budget", http.StatusOK, updateBudget},
 	{"DELETE", "/api/budgets/{id}", "budgets:write", "Delete a budget", http.StatusOK, deleteBudget},
 
-	{"GET", "/api/goals", "goals:read", "List savings goals with their progress", http.StatusOK, listRecords("goals", queries.Goals)},
+	{"GET", "/api/goals", "goals:read", "List savings goals with their progress", http.StatusOK, listRecordsAsOf("goals", queries.Goals)},
 	{"POST", "/api/goals", "goals:write", "Create a savings goal", http.StatusOK, createGoal},
 	{"GET", "/api/goals/{id}", "goals:read", "Get a savings goal", http.StatusOK, getRecord("goal", "GOAL_NOT_FOUND", queries.GoalByID)},
 	{"PATCH", "/api/goals/{id}", "goals:write", "Update a savings goal", http.StatusOK, updateGoal},
@@ -54,7 +54,7 @@ var routes = []route{
 	{"POST", "/api/goals/{id}/deposit", "goals:write", "Move money from a wallet into a goal", http.StatusOK, goalMovement(commands.TxGoalDeposit)},
 	{"POST", "/api/goals/{id}/withdraw", "goals:write", "Move money from a goal back to wallets", http.StatusOK, goalMovement(commands.TxGoalWithdrawal)},
 
-	{"GET", "/api/debts", "debts:read", "List debts with pending balances", http.StatusOK, listRecords("debts", queries.Debts)},
+	{"GET", "/api/debts", "debts:read", "List debts with pending balances", http.StatusOK, listRecordsAsOf("debts", queries.Debts)},
 	{"POST", "/api/debts", "debts:write", "Register a debt", http.StatusOK, createDebt},
 	{"GET", "/api/debts/{id}", "debts:read", "Get a debt", http.StatusOK, getRecord("debt", "DEBT_NOT_FOUND", queries.DebtByID)},
 	{"PATCH", "/api/debts/{id}", "debts:write", "Update a debt", http.StatusOK, updateDebt},
@@ -109,7 +109,7 @@ var routes = []route{
 	{"GET", "/api/push/subscriptions", sessionOnly, "List the caller's Web Push subscriptions", http.StatusOK, listPushSubscriptions},
 	{"GET", "/api/push/vapid-public-key", sessionOnly, "The VAPID public key to subscribe browsers with", http.StatusOK, pushPublicKey},
 
-	{"GET", "/api/wallets", scopeWalletsRead, "List active wallets with balances", http.StatusOK, listRecords("wallets", queries.Wallets)},
+	{"GET", "/api/wallets", scopeWalletsRead, "List active wallets with balances", http.StatusOK, listRecordsAsOf("wallets", queries.Wallets)},
 	{"POST", "/api/wallets", scopeWalletsWrite, "Create a wallet", http.StatusOK, createWallet},
 	{"GET", "/api/wallets/{id}", scopeWalletsRead, "Get a wallet", http.StatusOK, getRecord("wallet", "WALLET_NOT_FOUND", queries.WalletByID)},
 	{"PATCH", "/api/wallets/{id}", scopeWalletsWrite, "Update a wallet", http.StatusOK, updateWallet},

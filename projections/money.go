@@ -74,15 +74,20 @@ func queueEffects(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, effect
 		return fmt.Errorf("projections: %s@%d (%s) carries no goal and debt effects", e.StreamID, e.Version, e.Type)
 	}
 	for _, p := range effects.Goals {
-		b.Queue(`UPDATE goals SET saved_amount = saved_amount + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`,
-			ws, p.GoalID, p.Amount, e.RecordedAt)
 		b.Queue(`INSERT INTO goal_funding (workspace_id, goal_id, wallet_id, amount) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (workspace_id, goal_id, wallet_id) DO UPDATE SET amount = goal_funding.amount + excluded.amount`,
 			ws, p.GoalID, p.WalletID, p.Amount)
 	}
-	for _, p := range effects.Debts {
+	goals, debts := effectsByRecord(effects)
+	for _, g := range goals {
+		b.Queue(`UPDATE goals SET saved_amount = saved_amount + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`,
+			ws, g.id, g.amount, e.RecordedAt)
+		queueVersion(b, "goals", ws, g.id, e.Version)
+	}
+	for _, d := range debts {
 		b.Queue(`UPDATE debts SET pending_balance = pending_balance + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`,
-			ws, p.DebtID, p.Amount, e.RecordedAt)
+			ws, d.id, d.amount, e.RecordedAt)
+		queueVersion(b, "debts", ws, d.id, e.Version)
 	}
 	return nil
 }
@@ -97,14 +102,17 @@ func queueMoney(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, data any
 				alert_threshold, tag_id, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)`,
 			ws, d.BudgetID, f.Name, f.CategoryID, f.Amount, f.Currency, f.Period, f.StartDate, f.EndDate, f.AlertThreshold, f.TagID, at, e.Version)
+		queueVersion(b, "budgets", ws, d.BudgetID, e.Version)
 	case *commands.BudgetUpdated:
 		f := d.After
 		b.Queue(`UPDATE budgets SET name = $3, category_id = $4, amount = $5, currency = $6, period = $7, start_date = $8,
 				end_date = $9, alert_threshold = $10, tag_id = $11, updated_at = $12
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.BudgetID, f.Name, f.CategoryID, f.Amount, f.Currency, f.Period, f.StartDate, f.EndDate, f.AlertThreshold, f.TagID, at)
+		queueVersion(b, "budgets", ws, d.BudgetID, e.Version)
 	case *commands.BudgetDeleted:
 		b.Queue(`UPDATE budgets SET deleted = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.BudgetID, at)
+		queueVersion(b, "budgets", ws, d.BudgetID, e.Version)
 	case *commands.BudgetThresholdReached:
 		// The audit log is its only read model: a budget's spending and alertReached are
 		// read from the daily totals, and webhooks and notifications read the log.
@@ -112,26 +120,32 @@ func queueMoney(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, data any
 		f := d.GoalFields
 		b.Queue(`INSERT INTO goals (workspace_id, id, name, target_amount, currency, deadline, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`, ws, d.GoalID, f.Name, f.TargetAmount, f.Currency, f.Deadline, at, e.Version)
+		queueVersion(b, "goals", ws, d.GoalID, e.Version)
 	case *commands.GoalUpdated:
 		f := d.After
 		b.Queue(`UPDATE goals SET name = $3, target_amount = $4, currency = $5, deadline = $6, updated_at = $7
 			WHERE workspace_id = $1 AND id = $2`, ws, d.GoalID, f.Name, f.TargetAmount, f.Currency, f.Deadline, at)
+		queueVersion(b, "goals", ws, d.GoalID, e.Version)
 	case *commands.GoalDeleted:
 		b.Queue(`UPDATE goals SET deleted = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.GoalID, at)
+		queueVersion(b, "goals", ws, d.GoalID, e.Version)
 	case *commands.DebtCreated:
 		f := d.DebtFields
 		b.Queue(`INSERT INTO debts (workspace_id, id, name, creditor, total_amount, pending_balance, currency, due_date,
 				created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
 			ws, d.DebtID, f.Name, f.Creditor, f.TotalAmount, f.PendingBalance, f.Currency, f.DueDate, at, e.Version)
+		queueVersion(b, "debts", ws, d.DebtID, e.Version)
 	case *commands.DebtUpdated:
 		f := d.After
 		b.Queue(`UPDATE debts SET name = $3, creditor = $4, total_amount = $5, pending_balance = $6, currency = $7,
 				due_date = $8, updated_at = $9
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.DebtID, f.Name, f.Creditor, f.TotalAmount, f.PendingBalance, f.Currency, f.DueDate, at)
+		queueVersion(b, "debts", ws, d.DebtID, e.Version)
 	case *commands.DebtDeleted:
 		b.Queue(`UPDATE debts SET deleted = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.DebtID, at)
+		queueVersion(b, "debts", ws, d.DebtID, e.Version)
 	case *commands.RecurringCreated:
 		f := d.RecurringFields
 		b.Queue(`INSERT INTO recurring_payments (workspace_id, id, name, amount, kind, periodicity, next_payment, anchor, active,

@@ -18,12 +18,23 @@ import (
 )
 
 // Tables are the read-model tables, in the order they are cleared and compared.
-var Tables = []string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
-	"transactions", "api_keys", "audit_log", "daily_totals", "transaction_counts", "transaction_month_counts", "budgets", "goals", "goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks"}
+var Tables = append([]string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
+	"transactions", "api_keys", "audit_log", "daily_totals", "transaction_counts", "transaction_month_counts", "budgets", "goals",
+	"goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks"}, historyTables...)
 
-// projected narrows tables that also hold rows no event made: the reference exchange
-// rates come from a feed, and replay leaves them alone.
-var projected = map[string]string{"exchange_rates": "workspace_id <> '00000000-0000-0000-0000-000000000000'"}
+// projected narrows tables that also hold rows no event made, on both sides of a
+// verification: the reference exchange rates come from a feed, and replay leaves them
+// alone; the histories of workspaces written before they were kept start later than a
+// replay's (startedHistory).
+var projected = map[string]string{
+	"exchange_rates":       "workspace_id <> '00000000-0000-0000-0000-000000000000'",
+	"wallet_versions":      startedHistory,
+	"category_versions":    startedHistory,
+	"budget_versions":      startedHistory,
+	"goal_versions":        startedHistory,
+	"debt_versions":        startedHistory,
+	"transaction_versions": startedHistory,
+}
 
 // Queue adds to b the statements that apply events to the read models. They use the
 // events' stream versions, never their global positions, so that they can travel in the
@@ -196,6 +207,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, $11, $12, $12, $13)`,
 			ws, d.WalletID, f.Name, f.Description, f.Type, f.Currency, f.CardColor, f.InitialBalance,
 			f.Clabe, f.Provider, f.IsDefault, at, e.Version)
+		queueVersion(b, "wallets", ws, d.WalletID, e.Version)
 	case *commands.WalletUpdated:
 		f := d.After
 		b.Queue(`UPDATE wallets SET name = $3, description = $4, type = $5, currency = $6, card_color = $7,
@@ -204,24 +216,29 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.WalletID, f.Name, f.Description, f.Type, f.Currency, f.CardColor, f.InitialBalance,
 			f.Clabe, f.Provider, f.IsDefault, at)
+		queueVersion(b, "wallets", ws, d.WalletID, e.Version)
 	case *commands.WalletArchived:
 		b.Queue(`UPDATE wallets SET archived = true, is_default = false, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.WalletID, at)
+		queueVersion(b, "wallets", ws, d.WalletID, e.Version)
 	case *commands.CategoryCreated:
 		f := d.CategoryFields
 		b.Queue(`INSERT INTO categories (workspace_id, id, name, icon, description, color, is_default, tag_id,
 				created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
 			ws, d.CategoryID, f.Name, f.Icon, f.Description, f.Color, f.IsDefault, f.TagID, at, e.Version)
+		queueVersion(b, "categories", ws, d.CategoryID, e.Version)
 	case *commands.CategoryUpdated:
 		f := d.After
 		b.Queue(`UPDATE categories SET name = $3, icon = $4, description = $5, color = $6, is_default = $7, tag_id = $8,
 				updated_at = $9
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.CategoryID, f.Name, f.Icon, f.Description, f.Color, f.IsDefault, f.TagID, at)
+		queueVersion(b, "categories", ws, d.CategoryID, e.Version)
 	case *commands.CategoryArchived:
 		b.Queue(`UPDATE categories SET archived = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.CategoryID, at)
+		queueVersion(b, "categories", ws, d.CategoryID, e.Version)
 	case *commands.TagCreated:
 		b.Queue(`INSERT INTO tags (workspace_id, id, name, color, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $5, $6)`, ws, d.TagID, d.Name, d.Color, at, e.Version)
@@ -229,7 +246,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		p.transactions.add(ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
 			d.AttachmentURL, at, at, e.Version)
-		p.postings.add(ws, d.Postings, at)
+		p.postings.add(ws, d.Postings, at, e.Version)
 		p.totals.add(ws, d)
 		if err := queueEffects(b, ws, e, d.Effects); err != nil {
 			return err
@@ -238,6 +255,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	case *commands.TransactionUpdated:
 		c := d.Changes
 		queueTotalsRemoved(b, ws, d.TransactionID)
+		queueReplaced(b, ws, d.TransactionID, e.Version)
 		b.Queue(`UPDATE transactions SET
 				amount = CASE WHEN $3 THEN $4 ELSE amount END,
 				currency = CASE WHEN $5 THEN $6 ELSE currency END,
@@ -251,7 +269,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 				tag_id = CASE WHEN $21 THEN $22 ELSE tag_id END,
 				reference_number = CASE WHEN $23 THEN $24 ELSE reference_number END,
 				attachment_url = CASE WHEN $25 THEN $26 ELSE attachment_url END,
-				updated_at = $27
+				updated_at = $27, changed_version = $28
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID,
 			c.Amount.Set, c.Amount.Ptr(), c.Currency.Set, c.Currency.Ptr(),
@@ -259,15 +277,16 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 			c.Concept.Set, c.Concept.Ptr(), c.Description.Set, c.Description.Ptr(),
 			c.WalletID.Set, c.WalletID.Ptr(), c.ToWalletID.Set, c.ToWalletID.Ptr(),
 			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
-			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at)
-		p.postings.add(ws, d.Postings, at)
+			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at, e.Version)
+		p.postings.add(ws, d.Postings, at, e.Version)
 		queueTotalsAdded(b, ws, d.TransactionID)
 		return queueEffects(b, ws, e, d.Effects)
 	case *commands.TransactionDeleted:
 		queueTotalsRemoved(b, ws, d.TransactionID)
-		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
-			ws, d.TransactionID, at)
-		p.postings.add(ws, d.Postings, at)
+		queueReplaced(b, ws, d.TransactionID, e.Version)
+		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3, changed_version = $4 WHERE workspace_id = $1 AND id = $2`,
+			ws, d.TransactionID, at, e.Version)
+		p.postings.add(ws, d.Postings, at, e.Version)
 		return queueEffects(b, ws, e, d.Effects)
 	default:
 		return queueMoney(b, ws, e, data)
@@ -280,7 +299,8 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 // rather than once per transaction. PostgreSQL keeps every version of a
 // row that its own running transaction updated, and walks them all on each further
 // update, so a replay of a wallet's hundred thousand transactions in one transaction took
-// time in the square of their number.
+// time in the square of their number. The same statement keeps, in the wallet's history,
+// the balance each of those events left.
 type walletPostings struct {
 	order    []walletKey
 	byWallet map[walletKey]*walletPosting
@@ -288,13 +308,16 @@ type walletPostings struct {
 
 type walletKey struct{ workspaceID, walletID uuid.UUID }
 
-// walletPosting is what a wallet's balance moves by, and the time of the last move.
+// walletPosting is what a wallet's balance moves by, and each move by event: its
+// version, its time, and what the wallet's balance had moved by once it was applied.
 type walletPosting struct {
-	amount decimal.Decimal
-	at     time.Time
+	amount   decimal.Decimal
+	versions []int64
+	times    []time.Time
+	moved    []decimal.Decimal
 }
 
-func (p *walletPostings) add(ws uuid.UUID, postings []commands.Posting, at time.Time) {
+func (p *walletPostings) add(ws uuid.UUID, postings []commands.Posting, at time.Time, version int64) {
 	for _, posting := range postings {
 		k := walletKey{ws, posting.WalletID}
 		if p.byWallet == nil {
@@ -306,16 +329,29 @@ func (p *walletPostings) add(ws uuid.UUID, postings []commands.Posting, at time.
 			p.byWallet[k] = w
 			p.order = append(p.order, k)
 		}
-		w.amount, w.at = w.amount.Add(posting.Amount), at
+		w.amount = w.amount.Add(posting.Amount)
+		if n := len(w.versions); n > 0 && w.versions[n-1] == version {
+			w.moved[n-1] = w.amount
+			continue
+		}
+		w.versions, w.times, w.moved = append(w.versions, version), append(w.times, at), append(w.moved, w.amount)
 	}
 }
 
-// flush queues the gathered moves, a wallet's in one update, and forgets them.
+// postingsSQL moves a wallet's balance and keeps the state each event left in its
+// history: the balance then is the new balance less what the events after it moved.
+const postingsSQL = `WITH w AS (
+		UPDATE wallets SET balance = balance + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2 RETURNING *)
+	INSERT INTO wallet_versions SELECT m.version, w.workspace_id, w.id, w.name, w.description, w.type, w.currency,
+		w.card_color, w.initial_balance, w.balance - ($3 - m.moved), w.clabe, w.provider, w.is_default, w.archived,
+		w.created_at, m.at, w.created_version
+	FROM w, unnest($5::bigint[], $6::timestamptz[], $7::numeric[]) AS m(version, at, moved)`
+
+// flush queues the gathered moves, a wallet's in one statement, and forgets them.
 func (p *walletPostings) flush(b *pgx.Batch) {
 	for _, k := range p.order {
 		w := p.byWallet[k]
-		b.Queue(`UPDATE wallets SET balance = balance + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`,
-			k.workspaceID, k.walletID, w.amount, w.at)
+		b.Queue(postingsSQL, k.workspaceID, k.walletID, w.amount, w.times[len(w.times)-1], w.versions, w.times, w.moved)
 	}
 	p.order, p.byWallet = p.order[:0], nil
 }

@@ -33,6 +33,10 @@ func RebuildTelling(ctx context.Context, pool *pgxpool.Pool, replayed func(event
 		if err := eventstore.LockAppends(ctx, tx); err != nil {
 			return err
 		}
+		// The replay writes every workspace's history from its first event.
+		if _, err := tx.Exec(ctx, `DELETE FROM history_starts`); err != nil {
+			return fmt.Errorf("projections: clear history starts: %w", err)
+		}
 		for _, t := range Tables {
 			clear := `TRUNCATE ` + pgx.Identifier{t}.Sanitize()
 			if where, ok := projected[t]; ok {
@@ -266,16 +270,16 @@ func VerifyTelling(ctx context.Context, pool *pgxpool.Pool, replayed func(events
 		snapshots = checkSnapshots(ctx, pool)
 		for _, t := range Tables {
 			id := pgx.Identifier{t}.Sanitize()
-			live := `(SELECT * FROM public.` + id
+			live, replayed := `(SELECT * FROM public.`+id, `(SELECT * FROM finledger_verify.`+id
 			if where, ok := projected[t]; ok {
-				live += ` WHERE ` + where
+				live, replayed = live+` WHERE `+where, replayed+` WHERE `+where
 			}
-			live += `)`
+			live, replayed = live+`)`, replayed+`)`
 			d := Difference{Table: t}
 			err := tx.QueryRow(ctx, `SELECT
-				(SELECT count(*) FROM (`+live+` EXCEPT ALL SELECT * FROM finledger_verify.`+id+`) a),
+				(SELECT count(*) FROM (`+live+` EXCEPT ALL `+replayed+`) a),
 				(SELECT count(*) FROM `+live+` l),
-				(SELECT count(*) FROM finledger_verify.`+id+`)`).Scan(&d.LiveOnly, &d.LiveRows, &d.ReplayRows)
+				(SELECT count(*) FROM `+replayed+` r)`).Scan(&d.LiveOnly, &d.LiveRows, &d.ReplayRows)
 			if err != nil {
 				return fmt.Errorf("projections: compare %s: %w", t, err)
 			}

@@ -112,11 +112,14 @@ func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []B
 		b.PeriodStart, b.PeriodEnd = Date(from), Date(to)
 		ids[i], categories[i], currencies[i], froms[i], tos[i] = b.ID, b.CategoryID, b.Currency, from, to
 	}
-	rows, err := db.Query(ctx, `SELECT b.id, coalesce(sum(t.amount), 0)
+	// Each budget's sum is its own subquery, so that its conditions reach the rows even
+	// where daily_totals is a view that sums transactions (AsOf).
+	rows, err := db.Query(ctx, `SELECT b.id, s.spent
 		FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::date[], $6::date[]) AS b(id, category_id, currency, from_day, to_day)
-		LEFT JOIN daily_totals t ON t.workspace_id = $1 AND t.category_id = b.category_id AND t.type = 'expense'
-			AND t.currency = b.currency AND t.day BETWEEN b.from_day AND b.to_day
-		GROUP BY b.id`, ownPlan, workspaceID, ids, categories, currencies, froms, tos)
+		CROSS JOIN LATERAL (SELECT coalesce(sum(t.amount), 0) AS spent FROM daily_totals t
+			WHERE t.workspace_id = $1 AND t.category_id = b.category_id AND t.type = 'expense'
+				AND t.currency = b.currency AND t.day BETWEEN b.from_day AND b.to_day) s`,
+		ownPlan, workspaceID, ids, categories, currencies, froms, tos)
 	if err != nil {
 		return nil, fmt.Errorf("queries: budget spending: %w", err)
 	}

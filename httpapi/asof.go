@@ -1,0 +1,41 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/queries"
+)
+
+// asOf reads the asOf parameter: the moment in the past a read answers for, nil for
+// now.
+func (s *Server) asOf(q *query) *time.Time {
+	at := q.dateTime("asOf")
+	if at != nil && at.After(s.now()) {
+		q.fail("asOf", "must not be in the future")
+		return nil
+	}
+	return at
+}
+
+// readAt runs read on the read models as they stand, with today's business day, or,
+// when at is given, as they stood at that moment, with its business day.
+func (s *Server) readAt(ctx context.Context, workspaceID uuid.UUID, at *time.Time, read func(db queries.DB, today commands.Date) error) error {
+	if at == nil {
+		return read(s.pool, s.today())
+	}
+	cut, err := queries.CutAt(ctx, s.pool, workspaceID, *at)
+	if errors.Is(err, queries.ErrHistoryNotKept) {
+		return errorf(http.StatusUnprocessableEntity, "HISTORY_NOT_KEPT",
+			"this workspace's history starts later than asOf: its data predates the histories, and no replay has rebuilt them since")
+	}
+	if err != nil {
+		return err
+	}
+	return queries.AsOf(ctx, s.pool, cut.Version, func(db queries.DB) error { return read(db, commands.BusinessDay(*at)) })
+}
