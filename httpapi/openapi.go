@@ -49,12 +49,15 @@ var (
 	toDateParam    = queryParam("to", str(obj{"format": "date"}), "last day, YYYY-MM-DD; not before from")
 	walletIDParam  = queryParam("walletId", uuidRef(), "only this wallet's")
 	categoryIDParm = queryParam("categoryId", uuidRef(), "only this category's")
+	asOfParam      = queryParam("asOf", str(obj{"format": "date-time"}),
+		"answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the "+
+			"event recorded last at or before it; business days are those of that instant")
 )
 
 // operationDocs is keyed by "METHOD pattern"; a test checks that every route has one.
 var operationDocs = map[string]operationDoc{
 	"GET /api/me":                                           {Response: "MeResponse"},
-	"GET /api/wallets":                                      {Response: "WalletList"},
+	"GET /api/wallets":                                      {Response: "WalletList", Query: []obj{asOfParam}},
 	"POST /api/wallets":                                     {Request: "WalletCreate", Response: "WalletResponse"},
 	"GET /api/wallets/{id}":                                 {Response: "WalletResponse"},
 	"PATCH /api/wallets/{id}":                               {Request: "WalletUpdate", Response: "WalletResponse"},
@@ -83,19 +86,19 @@ var operationDocs = map[string]operationDoc{
 	"POST /api/workspaces/{workspaceId}/members":            {Request: "MemberAdd", Response: "MemberResponse"},
 	"PATCH /api/workspaces/{workspaceId}/members/{userId}":  {Request: "MemberUpdate", Response: "MemberResponse"},
 	"DELETE /api/workspaces/{workspaceId}/members/{userId}": {Response: "OK"},
-	"GET /api/budgets":                                      {Response: "BudgetList"},
+	"GET /api/budgets":                                      {Response: "BudgetList", Query: []obj{asOfParam}},
 	"POST /api/budgets":                                     {Request: "BudgetCreate", Response: "BudgetResponse"},
 	"GET /api/budgets/{id}":                                 {Response: "BudgetResponse"},
 	"PATCH /api/budgets/{id}":                               {Request: "BudgetUpdate", Response: "BudgetResponse"},
 	"DELETE /api/budgets/{id}":                              {Response: "OK"},
-	"GET /api/goals":                                        {Response: "GoalList"},
+	"GET /api/goals":                                        {Response: "GoalList", Query: []obj{asOfParam}},
 	"POST /api/goals":                                       {Request: "GoalCreate", Response: "GoalResponse"},
 	"GET /api/goals/{id}":                                   {Response: "GoalResponse"},
 	"PATCH /api/goals/{id}":                                 {Request: "GoalUpdate", Response: "GoalResponse"},
 	"DELETE /api/goals/{id}":                                {Response: "OK"},
 	"POST /api/goals/{id}/deposit":                          {Request: "GoalDeposit", Response: "GoalMovementResult"},
 	"POST /api/goals/{id}/withdraw":                         {Request: "GoalWithdrawal", Response: "GoalMovementResult"},
-	"GET /api/debts":                                        {Response: "DebtList"},
+	"GET /api/debts":                                        {Response: "DebtList", Query: []obj{asOfParam}},
 	"POST /api/debts":                                       {Request: "DebtCreate", Response: "DebtResponse"},
 	"GET /api/debts/{id}":                                   {Response: "DebtResponse"},
 	"PATCH /api/debts/{id}":                                 {Request: "DebtUpdate", Response: "DebtResponse"},
@@ -123,15 +126,15 @@ var operationDocs = map[string]operationDoc{
 		queryParam("from", str(obj{"format": "date"}), "first day, YYYY-MM-DD; default: the first of the current month"),
 		queryParam("to", str(obj{"format": "date"}), "last day, YYYY-MM-DD; default: today; not before from"),
 		walletIDParam, categoryIDParm,
-		queryParam("format", str(obj{"enum": reportFormats, "default": "json"}), "json, or a csv or pdf file")}},
+		queryParam("format", str(obj{"enum": reportFormats, "default": "json"}), "json, or a csv or pdf file"), asOfParam}},
 	"GET /api/reports/monthly-summary": {Response: "MonthlySummary", Query: []obj{
-		queryParam("month", str(obj{"pattern": "^[0-9]{4}-(0[1-9]|1[0-2])$"}), "YYYY-MM; default: the current month")}},
+		queryParam("month", str(obj{"pattern": "^[0-9]{4}-(0[1-9]|1[0-2])$"}), "YYYY-MM; default: the current month"), asOfParam}},
 	"GET /api/reports/spending-summary": {Response: "SpendingSummary", Query: []obj{
 		queryParam("period", str(obj{"enum": summaryPeriods, "default": "this_week"}), "a named period; not with from and to"),
 		queryParam("from", str(obj{"format": "date"}), "with to, instead of period: first day, YYYY-MM-DD"),
 		queryParam("to", str(obj{"format": "date"}), "with from: last day, at most 366 days after from"),
 		queryParam("category", str(obj{"minLength": 1}), "a category's id, or its name (accents and case ignored)"),
-		queryParam("type", str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}, "default": commands.TxExpense}), "")}},
+		queryParam("type", str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}, "default": commands.TxExpense}), ""), asOfParam}},
 	"PUT /api/exchange-rates": {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
 	"GET /api/audit/verify":   {Response: "ChainVerification"},
 	"GET /api/audit/export":   {}, // JSON lines, described where the answers are built

@@ -339,11 +339,13 @@ func (p *walletPostings) add(ws uuid.UUID, postings []commands.Posting, at time.
 }
 
 // postingsSQL moves a wallet's balance and keeps the state each event left in its
-// history: the balance then is the new balance less what the events after it moved.
+// history: the balance then is the new balance less what the events after it moved,
+// written with no trailing zeros, so that a replay, which moves a wallet by the sum of
+// many more events at once, writes the same.
 const postingsSQL = `WITH w AS (
 		UPDATE wallets SET balance = balance + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2 RETURNING *)
 	INSERT INTO wallet_versions SELECT m.version, w.workspace_id, w.id, w.name, w.description, w.type, w.currency,
-		w.card_color, w.initial_balance, w.balance - ($3 - m.moved), w.clabe, w.provider, w.is_default, w.archived,
+		w.card_color, w.initial_balance, trim_scale(w.balance - ($3 - m.moved)), w.clabe, w.provider, w.is_default, w.archived,
 		w.created_at, m.at, w.created_version
 	FROM w, unnest($5::bigint[], $6::timestamptz[], $7::numeric[]) AS m(version, at, moved)`
 
