@@ -30,12 +30,17 @@ func (s *Server) readAt(ctx context.Context, workspaceID uuid.UUID, at *time.Tim
 		return read(s.pool, s.today())
 	}
 	cut, err := queries.CutAt(ctx, s.pool, workspaceID, *at)
-	if errors.Is(err, queries.ErrHistoryNotKept) {
-		return errorf(http.StatusUnprocessableEntity, "HISTORY_NOT_KEPT",
-			"this workspace's history starts later than asOf: its data predates the histories, and no replay has rebuilt them since")
-	}
 	if err != nil {
-		return err
+		return historyError(err)
 	}
 	return queries.AsOf(ctx, s.pool, cut.Version, func(db queries.DB) error { return read(db, commands.BusinessDay(*at)) })
+}
+
+// historyError answers a moment before the workspace's history starts.
+func historyError(err error) error {
+	if errors.Is(err, queries.ErrHistoryNotKept) {
+		return errorf(http.StatusUnprocessableEntity, "HISTORY_NOT_KEPT",
+			"this workspace's history starts later than the moment asked for: its data predates the histories, and no replay has rebuilt them since")
+	}
+	return err
 }

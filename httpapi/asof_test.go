@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -168,10 +169,13 @@ func TestAsOfAnswersAsTheLogCutThenAndReplayed(t *testing.T) {
 	}
 	last := moments[len(moments)-1]
 	picked = append(picked, moment{moments[6].at.Add(30 * time.Second), moments[6].version}, last)
+	slices.SortFunc(picked, func(a, b moment) int { return a.at.Compare(b.at) })
 
 	differed := 0
-	for _, m := range picked {
+	cuts := make([]*apitest.Env, len(picked))
+	for i, m := range picked {
 		cut := replayCut(t, env, ws, m.version, m.at)
+		cuts[i] = cut
 		for _, path := range asOfReads {
 			got := f.c.Get(withAsOf(path, m.at)).Expect(t, http.StatusOK)
 			want := f.c.On(cut).Get(path).Expect(t, http.StatusOK)
@@ -192,6 +196,105 @@ func TestAsOfAnswersAsTheLogCutThenAndReplayed(t *testing.T) {
 	if differed < len(picked)*3 {
 		t.Fatalf("only %d answers as of the past differ from now's: the moments show too little history", differed)
 	}
+
+	// The differences between two moments are the records whose state differs between
+	// the two replayed cuts, each with its states there.
+	refs := everyRecord(t, f.c)
+	pairs := [][2]int{{0, len(picked) - 1}}
+	for i := 1; i < len(picked); i++ {
+		pairs = append(pairs, [2]int{i - 1, i})
+	}
+	for _, pair := range pairs {
+		a, b := picked[pair[0]], picked[pair[1]]
+		want := map[string][2]any{}
+		for _, ref := range refs {
+			before, after := stateAt(t, f.c.On(cuts[pair[0]]), ref), stateAt(t, f.c.On(cuts[pair[1]]), ref)
+			if !reflect.DeepEqual(before, after) {
+				want[ref[0]+":"+ref[1]] = [2]any{before, after}
+			}
+		}
+		got := map[string][2]any{}
+		cursor := ""
+		for {
+			path := "/api/changes/diff?limit=4&from=" + url.QueryEscape(a.at.Format(time.RFC3339Nano)) + "&to=" + url.QueryEscape(b.at.Format(time.RFC3339Nano))
+			if cursor != "" {
+				path += "&cursor=" + url.QueryEscape(cursor)
+			}
+			page := f.c.Get(path).Expect(t, http.StatusOK)
+			if v := num(page.Object("from")["version"]); v != strconv.FormatInt(a.version, 10) {
+				t.Fatalf("diff from version %s, want %d", v, a.version)
+			}
+			for _, d := range page.List("differences") {
+				got[d["kind"].(string)+":"+d["id"].(string)] = [2]any{withoutSpending(d["kind"], d["before"]), withoutSpending(d["kind"], d["after"])}
+			}
+			if page.JSON["more"] != true {
+				break
+			}
+			cursor = page.JSON["cursor"].(string)
+		}
+		if len(want) == 0 && pair[0] != pair[1] && a.version != b.version {
+			t.Fatalf("versions %d and %d show no difference: the check would pass empty", a.version, b.version)
+		}
+		if !reflect.DeepEqual(got, want) {
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(want)
+			t.Errorf("differences from version %d to %d:\n got %s\nwant %s", a.version, b.version, g, w)
+		}
+	}
+}
+
+// everyRecord names every record the change feed has ever carried, as (kind, id).
+func everyRecord(t *testing.T, c *apitest.Client) [][2]string {
+	t.Helper()
+	seen := map[[2]string]bool{}
+	var out [][2]string
+	cursor := ""
+	for {
+		path := "/api/changes?limit=1000"
+		if cursor != "" {
+			path += "&cursor=" + cursor
+		}
+		page := c.Get(path).Expect(t, http.StatusOK)
+		for _, ch := range page.List("changes") {
+			ref := [2]string{ch["kind"].(string), ch["id"].(string)}
+			if !seen[ref] {
+				seen[ref] = true
+				out = append(out, ref)
+			}
+		}
+		cursor = page.JSON["cursor"].(string)
+		if page.JSON["more"] != true {
+			return out
+		}
+	}
+}
+
+// plurals are the paths of the kinds of record the change feed carries.
+var plurals = map[string]string{"wallet": "wallets", "category": "categories", "transaction": "transactions", "budget": "budgets",
+	"goal": "goals", "debt": "debts"}
+
+// stateAt reads a record from a server by its own operation: nil when it is not there
+// or deleted, and a budget without its spending, as the change feed shows it.
+func stateAt(t *testing.T, c *apitest.Client, ref [2]string) any {
+	t.Helper()
+	r := c.Get("/api/" + plurals[ref[0]] + "/" + ref[1])
+	if r.Status == http.StatusNotFound {
+		return nil
+	}
+	return withoutSpending(ref[0], r.Expect(t, http.StatusOK).Object(ref[0]))
+}
+
+// withoutSpending drops a budget's spending, which the change feed leaves to GET
+// /api/budgets.
+func withoutSpending(kind, record any) any {
+	m, ok := record.(map[string]any)
+	if !ok || kind != "budget" {
+		return record
+	}
+	for _, k := range []string{"active", "periodStart", "periodEnd", "spent", "remaining", "percentage", "alertReached"} {
+		delete(m, k)
+	}
+	return m
 }
 
 // list returns the ids of a listing.

@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/queries"
 	"github.com/finledger/finledger/webapp"
 )
 
@@ -138,6 +139,14 @@ var operationDocs = map[string]operationDoc{
 	"PUT /api/exchange-rates": {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
 	"GET /api/audit/verify":   {Response: "ChainVerification"},
 	"GET /api/audit/export":   {}, // JSON lines, described where the answers are built
+	"GET /api/changes": {Response: "ChangePage", Query: []obj{
+		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave; left out, the feed starts at the workspace's beginning"),
+		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes per page; a page ends at a version of the history, so it may hold more")}},
+	"GET /api/changes/diff": {Response: "ChangeDiff", Query: []obj{
+		queryParam("from", str(obj{"format": "date-time"}), "the earlier moment (RFC 3339); required"),
+		queryParam("to", str(obj{"format": "date-time"}), "the later moment; default: now; not before from"),
+		queryParam("cursor", str(obj{"minLength": 1}), "the cursor the previous page gave"),
+		queryParam("limit", integer(1, maxChanges, defaultChanges), "records looked at per page")}},
 	"GET /api/audit": {Response: "AuditList", Query: []obj{pageParam, pageSizeParam,
 		queryParam("entity", str(obj{"maxLength": 64}), "only entries of this entity (wallet, transaction, ...)"),
 		queryParam("action", str(obj{"enum": auditActions}), ""),
@@ -227,6 +236,18 @@ var (
 
 func positive() obj { return num(merge(obj{"exclusiveMinimum": 0}, money)) }
 func dateTime() obj { return str(obj{"format": "date-time"}) }
+
+// recordKindSchema names the kinds of record the change feed carries.
+func recordKindSchema() obj { return str(obj{"enum": queries.RecordKinds()}) }
+
+// anyRecord is a record of any kind the change feed carries, or null.
+func anyRecord(description string) obj {
+	kinds := []obj{}
+	for _, k := range []string{"Wallet", "Category", "Transaction", "BudgetRecord", "Goal", "Debt"} {
+		kinds = append(kinds, ref(k))
+	}
+	return obj{"anyOf": append(kinds, obj{"type": "null"}), "description": description}
+}
 
 // Field sets shared by a record, its create body and its update body.
 func walletFields() obj {
@@ -428,6 +449,8 @@ func schemas() obj {
 		"Budget": record(merge(merge(budgetFields(), stamps), obj{"id": uuidRef(), "active": boolean(), "periodStart": date, "periodEnd": date,
 			"spent": num(money), "remaining": num(money), "percentage": num(nil), "alertReached": boolean(),
 			"period": str(obj{"enum": commands.Periods}), "currency": str(nil), "alertThreshold": num(nil)})),
+		"BudgetRecord": record(merge(merge(budgetFields(), stamps), obj{"id": uuidRef(),
+			"period": str(obj{"enum": commands.Periods}), "currency": str(nil), "alertThreshold": num(nil)})),
 		"BudgetResponse": wrap("budget", "Budget"),
 		"BudgetList":     list("budgets", "Budget"),
 		"Goal": record(merge(merge(goalFields(), stamps), obj{"id": uuidRef(), "savedAmount": num(money), "currency": str(nil),
@@ -562,6 +585,35 @@ func schemas() obj {
 				"hash":    str(obj{"pattern": "^[0-9a-f]{64}$", "description": "its SHA-256, hexadecimal"}),
 			}, "version", "hash"),
 		}, "intact", "checked", "brokenAt", "head"),
+		"ChangePage": record(obj{
+			"changes": obj{"type": "array", "items": ref("Change")},
+			"cursor":  str(obj{"pattern": "^[0-9]+$", "description": "where the next page starts; the version of the history the page brings a copy to"}),
+			"more":    obj{"type": "boolean", "description": "the history goes on past cursor: ask again with it"},
+		}),
+		"Change": record(obj{
+			"kind":    recordKindSchema(),
+			"id":      uuidRef(),
+			"version": obj{"type": "integer", "description": "the version of the history that last changed the record, up to the page's cursor"},
+			"deleted": obj{"type": "boolean", "description": "the record is deleted; record is null"},
+			"record":  anyRecord("the record as its own operations show it, at the page's cursor"),
+		}),
+		"ChangeDiff": record(obj{
+			"from":        ref("HistoryCut"),
+			"to":          ref("HistoryCut"),
+			"differences": obj{"type": "array", "items": ref("RecordDifference")},
+			"cursor":      nstr(obj{"description": "where the next page starts; null on the last"}),
+			"more":        obj{"type": "boolean"},
+		}),
+		"HistoryCut": record(obj{
+			"at":      dateTime(),
+			"version": obj{"type": "integer", "description": "the version of the workspace's history that stood then: its event recorded last at or before at"},
+		}),
+		"RecordDifference": record(obj{
+			"kind":   recordKindSchema(),
+			"id":     uuidRef(),
+			"before": anyRecord("the record at from; null where it did not exist or was deleted"),
+			"after":  anyRecord("the record at to; null where it did not exist or was deleted"),
+		}),
 		"AuditList": object(obj{
 			"entries":    obj{"type": "array", "items": ref("AuditEntry")},
 			"pagination": paginationSchema(),

@@ -79,6 +79,8 @@ var routes = []route{
 
 	{"GET", "/api/audit", scopeTeamManage, "List audit entries, newest first", http.StatusOK, listAudit},
 	{"GET", "/api/audit/verify", scopeTeamManage, "Recompute the workspace's hash chain of events and return its head", http.StatusOK, verifyAudit},
+	{"GET", "/api/changes", scopeTransactionsRead, "The records the workspace's history touched after a cursor, each with its state or its deletion", http.StatusOK, listChanges},
+	{"GET", "/api/changes/diff", scopeTransactionsRead, "The records whose state differs between two moments, with their states then", http.StatusOK, diffChanges},
 	{"GET", "/api/audit/export", scopeTeamManage, "The workspace's history as JSON lines, each event with its chain hash", http.StatusOK, exportAudit},
 
 	{"GET", "/api/webhooks/outbound", "webhooks:read", "List outbound webhooks (never their secrets)", http.StatusOK, listRecords("webhooks", queries.Webhooks)},

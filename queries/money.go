@@ -17,8 +17,8 @@ var hundred = decimal.NewFromInt(100)
 // percentOf is part of whole in percent with two decimals (commands.Percent).
 func percentOf(part, whole decimal.Decimal) Amount { return Amount(commands.Percent(part, whole)) }
 
-// Budget is a budget with its current period's spending.
-type Budget struct {
+// BudgetRecord is a budget's own fields: what only its own changes change.
+type BudgetRecord struct {
 	ID             uuid.UUID  `json:"id"`
 	Name           string     `json:"name"`
 	CategoryID     uuid.UUID  `json:"categoryId"`
@@ -29,29 +29,39 @@ type Budget struct {
 	EndDate        Date       `json:"endDate"`
 	AlertThreshold Amount     `json:"alertThreshold"`
 	TagID          *uuid.UUID `json:"tagId"`
-	Active         bool       `json:"active"`
-	PeriodStart    Date       `json:"periodStart"`
-	PeriodEnd      Date       `json:"periodEnd"`
-	Spent          Amount     `json:"spent"`
-	Remaining      Amount     `json:"remaining"`
-	Percentage     Amount     `json:"percentage"`
-	AlertReached   bool       `json:"alertReached"`
 	CreatedAt      time.Time  `json:"createdAt"`
 	UpdatedAt      time.Time  `json:"updatedAt"`
 
 	amount, threshold decimal.Decimal
 }
 
+// Budget is a budget with its current period's spending.
+type Budget struct {
+	BudgetRecord
+	Active       bool   `json:"active"`
+	PeriodStart  Date   `json:"periodStart"`
+	PeriodEnd    Date   `json:"periodEnd"`
+	Spent        Amount `json:"spent"`
+	Remaining    Amount `json:"remaining"`
+	Percentage   Amount `json:"percentage"`
+	AlertReached bool   `json:"alertReached"`
+}
+
 const budgetColumns = `id, name, category_id, amount, currency, period, start_date, end_date, alert_threshold, tag_id,
 	created_at, updated_at`
 
-func scanBudget(row pgx.CollectableRow) (Budget, error) {
-	var b Budget
+func scanBudgetRecord(row pgx.CollectableRow) (BudgetRecord, error) {
+	var b BudgetRecord
 	var start, end time.Time
 	err := row.Scan(&b.ID, &b.Name, &b.CategoryID, &b.amount, &b.Currency, &b.Period, &start, &end, &b.threshold, &b.TagID,
 		&b.CreatedAt, &b.UpdatedAt)
 	b.Amount, b.AlertThreshold, b.StartDate, b.EndDate = Amount(b.amount), Amount(b.threshold), Date(start), Date(end)
 	return b, err
+}
+
+func scanBudget(row pgx.CollectableRow) (Budget, error) {
+	r, err := scanBudgetRecord(row)
+	return Budget{BudgetRecord: r}, err
 }
 
 // Budgets lists a workspace's budgets with the spending of the period containing today
