@@ -24,7 +24,8 @@ const coldDatabase = "finledger_bench_cold"
 // amounts (and the wallet's posting moved with the amount), spread over the categories
 // $4 and the five years from 2021 (so that the state's spending per category and day is
 // as large as a real workspace's), as one append would: the head moves and the events
-// carry its transaction key.
+// carry its transaction key. Each is recorded a microsecond after the one before, so
+// that every version of the history has a moment of its own for as-of reads.
 const fillStream = `WITH head AS (
 	UPDATE streams SET version = version + $3, tx_id = greatest(tx_id, pg_current_xact_id())
 	WHERE stream_id = $1 RETURNING version - $3 AS base, tx_id)
@@ -34,7 +35,7 @@ SELECT $1, head.base + g, gen_random_uuid(), t.type,
 		'{amount}', to_jsonb(a.amount::text)), '{postings,0,amount}', to_jsonb((-a.amount)::text)),
 		'{categoryId}', to_jsonb(($4::text[])[1 + g % cardinality($4::text[])])),
 		'{date}', to_jsonb(to_char(date '2021-01-01' + (g % 1826)::int, 'YYYY-MM-DD'))),
-	t.metadata, now(), head.tx_id
+	t.metadata, now() + g * interval '1 microsecond', head.tx_id
 FROM head, (SELECT type, data, metadata FROM events WHERE stream_id = $1 AND version = $2) t,
 	generate_series(1, $3) g, LATERAL (SELECT ((1 + g % 50000)::numeric / 100)::numeric(12, 2) AS amount) a
 ORDER BY g` // in version order: each event's hash chains to the one inserted before it

@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
+	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/commands"
@@ -115,21 +119,90 @@ func readsAtDepth(ctx context.Context, pool *pgxpool.Pool, subject string, depth
 	}
 	fmt.Fprintf(out, "%-38s %10s %10s\n", "read", "p50", "p99")
 	for _, r := range reads {
-		if _, err := b.getRaw(tok, r.path); err != nil {
+		if err := b.timeReads(tok, r.name, func(int) string { return r.path }); err != nil {
 			return err
 		}
-		times := make([]time.Duration, readSamples)
-		for i := range times {
-			t0 := time.Now()
-			if _, err := b.getRaw(tok, r.path); err != nil {
-				return err
-			}
-			times[i] = time.Since(t0)
-		}
-		slices.Sort(times)
-		fmt.Fprintf(out, "%-38s %10s %10s\n", r.name, times[len(times)/2].Round(10*time.Microsecond),
-			times[len(times)*99/100].Round(10*time.Microsecond))
 	}
+	return historyReads(ctx, pool, b, tok, subject)
+}
+
+// historyReads times the reads of the past on the workspace: as-of reads, each sample
+// at the moment of another event of the stream picked at random, and pages of the
+// change feed and of the differences between two moments from random places.
+func historyReads(ctx context.Context, pool *pgxpool.Pool, b *benchRun, tok, subject string) error {
+	var stream string
+	var head int64
+	err := pool.QueryRow(ctx, `SELECT s.stream_id, s.version FROM streams s JOIN users u ON s.stream_id = 'workspace-' || u.personal_workspace_id
+		WHERE u.subject = $1`, subject).Scan(&stream, &head)
+	if err != nil {
+		return fmt.Errorf("the workspace's stream: %w", err)
+	}
+	// Each sample's moment is a random event's, and its later moment that of the event
+	// a thousand versions on (or the head's).
+	versions, later := make([]int64, readSamples), make([]int64, readSamples)
+	for i := range versions {
+		versions[i] = 1 + rand.Int64N(head)
+		later[i] = min(versions[i]+1000, head)
+	}
+	momentsOf := func(versions []int64) ([]time.Time, error) {
+		rows, err := pool.Query(ctx, `SELECT e.recorded_at FROM unnest($2::bigint[]) WITH ORDINALITY v(version, n)
+			JOIN events e ON e.stream_id = $1 AND e.version = v.version ORDER BY v.n`, stream, versions)
+		if err != nil {
+			return nil, fmt.Errorf("moments of the history: %w", err)
+		}
+		return pgx.CollectRows(rows, pgx.RowTo[time.Time])
+	}
+	moments, err := momentsOf(versions)
+	if err != nil {
+		return err
+	}
+	laterMoments, err := momentsOf(later)
+	if err != nil {
+		return err
+	}
+	at := func(i int) string { return url.QueryEscape(moments[i].Format(time.RFC3339Nano)) }
+	asOf := []struct{ name, path string }{
+		{"wallets as of a moment", "/api/wallets?asOf="},
+		{"budgets as of a moment", "/api/budgets?asOf="},
+		{"goals as of a moment", "/api/goals?asOf="},
+		{"debts as of a moment", "/api/debts?asOf="},
+		{"monthly summary as of a moment", "/api/reports/monthly-summary?month=2023-06&asOf="},
+		{"spending summary, a month, as of", "/api/reports/spending-summary?from=2023-06-01&to=2023-06-30&asOf="},
+		{"spending summary, a year, as of", "/api/reports/spending-summary?from=2023-01-01&to=2023-12-31&asOf="},
+		{"CSV report, a month, as of", "/api/reports?from=2023-06-01&to=2023-06-30&format=csv&asOf="},
+	}
+	for _, r := range asOf {
+		if err := b.timeReads(tok, r.name, func(i int) string { return r.path + at(i) }); err != nil {
+			return err
+		}
+	}
+	feed := func(i int) string { return "/api/changes?limit=100&cursor=" + strconv.FormatInt(versions[i]-1, 10) }
+	if err := b.timeReads(tok, "change feed, a page of 100", feed); err != nil {
+		return err
+	}
+	diff := func(i int) string {
+		return "/api/changes/diff?limit=100&from=" + at(i) + "&to=" + url.QueryEscape(laterMoments[i].Format(time.RFC3339Nano))
+	}
+	return b.timeReads(tok, "differences over 1,000 events, 100", diff)
+}
+
+// timeReads times readSamples GETs, the ith of path(i), after one untimed, and prints
+// their p50 and p99.
+func (b *benchRun) timeReads(tok, name string, path func(i int) string) error {
+	if _, err := b.getRaw(tok, path(0)); err != nil {
+		return err
+	}
+	times := make([]time.Duration, readSamples)
+	for i := range times {
+		t0 := time.Now()
+		if _, err := b.getRaw(tok, path(i)); err != nil {
+			return err
+		}
+		times[i] = time.Since(t0)
+	}
+	slices.Sort(times)
+	fmt.Fprintf(b.out, "%-38s %10s %10s\n", name, times[len(times)/2].Round(10*time.Microsecond),
+		times[len(times)*99/100].Round(10*time.Microsecond))
 	return nil
 }
 
