@@ -18,7 +18,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/commands"
@@ -180,6 +179,15 @@ func subcommands() []command {
 		{name: "export", synopsis: "--workspace ID", about: "write a workspace's history as JSON lines, each event with its chain hash",
 			details: "README, \"Verifying an export\", says how anyone can check it.",
 			setup:   exportFlags},
+		{name: "asof", synopsis: "--workspace ID [--at T]", about: "print a workspace's wallets, budgets, goals and debts as they stood at a moment",
+			details: "One JSON object, as GET /api/wallets?asOf=T and its neighbours answer, with the version of the history that stood then.",
+			setup:   asofFlags},
+		{name: "changes", synopsis: "--workspace ID [--cursor N] [--limit N]", about: "write a workspace's change feed after a cursor, to its end",
+			details: "One JSON line per page, as GET /api/changes answers; the last line's cursor is where to resume.",
+			setup:   changesFlags},
+		{name: "diff", synopsis: "--workspace ID --from T [--to T]", about: "write the records whose state differs between two moments",
+			details: "One JSON line per record with its states before and after, as GET /api/changes/diff answers.",
+			setup:   diffFlags},
 		{name: "token", synopsis: "--sub ID --email E [--name N] [--ttl 24h]", about: "mint a development session token",
 			details: "It signs with FINLEDGER_SESSION_HS256_SECRET or the secret `finledger dev` keeps in the data folder.",
 			setup:   tokenFlags},
@@ -282,11 +290,11 @@ func verifyChains(ctx context.Context, pool *pgxpool.Pool, out io.Writer) (int, 
 // exportFlags declares the export command's flags: the workspace whose history it
 // writes, as JSON lines, to standard output.
 func exportFlags(fs *flag.FlagSet) runner {
-	workspace := fs.String("workspace", "", "the workspace's id")
+	workspace := workspaceFlag(fs)
 	return func(ctx context.Context, cfg config, out io.Writer) error {
-		id, err := uuid.Parse(*workspace)
+		id, err := workspace()
 		if err != nil {
-			return usageError{errors.New("--workspace must be a workspace's id")}
+			return err
 		}
 		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
 			head, err := eventstore.ExportChain(ctx, pool, commands.StreamID(id), out)
