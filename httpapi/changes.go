@@ -3,11 +3,9 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
+	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -40,21 +38,18 @@ func readableKinds(p *principal) []string {
 // touched after the cursor, each with its state at the page's cursor or its deletion.
 func listChanges(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
-	var after int64
-	if c := q.values.Get("cursor"); c != "" {
-		v, err := strconv.ParseInt(c, 10, 64)
-		if err != nil || v < 0 {
-			q.fail("cursor", "must be a cursor an earlier page gave, or left out to start")
-		}
-		after = v
-	}
+	after := q.cursor()
 	limit := q.integer("limit", 1, maxChanges, defaultChanges)
 	if err := q.err(); err != nil {
 		writeError(w, r, err)
 		return
 	}
 	p := principalFrom(r.Context())
-	page, err := queries.Changes(r.Context(), s.pool, p.Workspace.ID, readableKinds(p), after, limit)
+	var start int64
+	if after != nil {
+		start = *after
+	}
+	page, err := queries.Changes(r.Context(), s.pool, p.Workspace.ID, readableKinds(p), start, limit)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -82,15 +77,7 @@ func diffChanges(s *Server, w http.ResponseWriter, r *http.Request) {
 	case from != nil && to.Before(*from):
 		q.fail("to", "must not be before from")
 	}
-	var after queries.RecordRef
-	if c := q.values.Get("cursor"); c != "" {
-		kind, id, _ := strings.Cut(c, ":")
-		parsed, err := uuid.Parse(id)
-		if _, known := kindScopes[kind]; !known || err != nil {
-			q.fail("cursor", "must be a cursor an earlier page gave, or left out to start")
-		}
-		after = queries.RecordRef{Kind: kind, ID: parsed}
-	}
+	after := q.cursor()
 	limit := q.integer("limit", 1, maxChanges, defaultChanges)
 	if err := q.err(); err != nil {
 		writeError(w, r, err)
@@ -106,15 +93,37 @@ func diffChanges(s *Server, w http.ResponseWriter, r *http.Request) {
 		}
 		cuts[i] = c
 	}
-	diffs, next, err := queries.Differences(ctx, s.pool, p.Workspace.ID, readableKinds(p), cuts[0].Version, cuts[1].Version, after, limit)
+	if after == nil {
+		after = &cuts[0].Version
+	}
+	if *after < cuts[0].Version || *after > cuts[1].Version {
+		writeError(w, r, commands.Invalid(commands.FieldError{Field: "cursor", Message: "must be a cursor a page of these moments gave"}))
+		return
+	}
+	page, err := queries.Differences(ctx, s.pool, p.Workspace.ID, readableKinds(p), cuts[0].Version, cuts[1].Version, *after, limit)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	var cursor *string
-	if next != nil {
-		c := next.Kind + ":" + next.ID.String()
+	if page.Next != 0 {
+		c := strconv.FormatInt(page.Next, 10)
 		cursor = &c
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"from": cuts[0], "to": cuts[1], "differences": diffs, "cursor": cursor, "more": next != nil})
+	writeJSON(w, http.StatusOK, map[string]any{"from": cuts[0], "to": cuts[1], "differences": page.Differences, "cursor": cursor, "more": cursor != nil})
+}
+
+// cursor reads the cursor parameter: a version of the history an earlier page gave;
+// nil when left out.
+func (q *query) cursor() *int64 {
+	c := q.values.Get("cursor")
+	if c == "" {
+		return nil
+	}
+	v, err := strconv.ParseInt(c, 10, 64)
+	if err != nil || v < 0 {
+		q.fail("cursor", "must be a cursor an earlier page gave, or left out to start")
+		return nil
+	}
+	return &v
 }

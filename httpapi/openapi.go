@@ -145,8 +145,8 @@ var operationDocs = map[string]operationDoc{
 	"GET /api/changes/diff": {Response: "ChangeDiff", Query: []obj{
 		queryParam("from", str(obj{"format": "date-time"}), "the earlier moment (RFC 3339); required"),
 		queryParam("to", str(obj{"format": "date-time"}), "the later moment; default: now; not before from"),
-		queryParam("cursor", str(obj{"minLength": 1}), "the cursor the previous page gave"),
-		queryParam("limit", integer(1, maxChanges, defaultChanges), "records looked at per page")}},
+		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave"),
+		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes looked at per page; a page may show fewer differences, or none, and still have more after it")}},
 	"GET /api/audit": {Response: "AuditList", Query: []obj{pageParam, pageSizeParam,
 		queryParam("entity", str(obj{"maxLength": 64}), "only entries of this entity (wallet, transaction, ...)"),
 		queryParam("action", str(obj{"enum": auditActions}), ""),
@@ -601,7 +601,7 @@ func schemas() obj {
 			"from":        ref("HistoryCut"),
 			"to":          ref("HistoryCut"),
 			"differences": obj{"type": "array", "items": ref("RecordDifference")},
-			"cursor":      nstr(obj{"description": "where the next page starts; null on the last"}),
+			"cursor":      nstr(obj{"pattern": "^[0-9]+$", "description": "where the next page starts; null on the last"}),
 			"more":        obj{"type": "boolean"},
 		}),
 		"HistoryCut": record(obj{

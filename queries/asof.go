@@ -56,8 +56,11 @@ func CutAt(ctx context.Context, db DB, workspaceID uuid.UUID, at time.Time) (Cut
 // tables.
 func AsOf(ctx context.Context, pool *pgxpool.Pool, version int64, read func(DB) error) error {
 	return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		// A plan kept for other values, or for the tables, could suit the views badly:
+		// each statement is planned for its own.
 		if _, err := tx.Exec(ctx, `SELECT set_config('search_path', 'finledger_asof, public', true),
-			set_config('finledger.as_of', $1, true)`, strconv.FormatInt(version, 10)); err != nil {
+			set_config('finledger.as_of', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`,
+			strconv.FormatInt(version, 10)); err != nil {
 			return fmt.Errorf("queries: read as of version %d: %w", version, err)
 		}
 		return read(tx)

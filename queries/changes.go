@@ -3,7 +3,6 @@ package queries
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,40 +28,42 @@ const (
 
 // recordKind is a kind of record whose states the read models keep.
 type recordKind struct {
-	// touched selects (version, id) of the states of workspace $1's records that stood
-	// from a version in ($2, $3].
-	touched string
+	// touched are selections of (version, id): the states of workspace $1's records
+	// that stood from a version in ($2, $3], one table each, so that each can be read
+	// in version order from its index.
+	touched []string
 	// read returns the records among ids that exist and are not deleted, as the read
 	// models hold them (at a cut, within AsOf), keyed by id.
 	read func(ctx context.Context, db DB, ws uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]any, error)
 }
 
+// statesOf selects the states a table keeps that stood from a version in ($2, $3],
+// the version being the column or expression version.
+func statesOf(table, version string) string {
+	return `SELECT ` + version + ` AS version, id FROM ` + table + ` WHERE workspace_id = $1 AND ` + version + ` > $2 AND ` + version + ` <= $3`
+}
+
+// keptVersion is a history's version as its index for the feed has it (migration 0019).
+const keptVersion = `version + 0`
+
 // stateVersion is the version from which a transaction's row stood.
 const stateVersion = `coalesce(changed_version, created_version)`
 
-func keptStates(history string) string {
-	return `SELECT version, id FROM ` + history + ` WHERE workspace_id = $1 AND version > $2 AND version <= $3`
-}
-
 var recordKinds = map[string]recordKind{
-	KindWallet: {keptStates("wallet_versions"), readRecords(`SELECT `+walletColumns+` FROM wallets WHERE workspace_id = $1 AND id = ANY($2)`,
+	KindWallet: {[]string{statesOf("wallet_versions", keptVersion)}, readRecords(`SELECT `+walletColumns+` FROM wallets WHERE workspace_id = $1 AND id = ANY($2)`,
 		scanWallet, func(w Wallet) uuid.UUID { return w.ID })},
-	KindCategory: {keptStates("category_versions"), readRecords(`SELECT `+categoryColumns+` FROM categories WHERE workspace_id = $1 AND id = ANY($2)`,
+	KindCategory: {[]string{statesOf("category_versions", keptVersion)}, readRecords(`SELECT `+categoryColumns+` FROM categories WHERE workspace_id = $1 AND id = ANY($2)`,
 		scanCategory, func(c Category) uuid.UUID { return c.ID })},
-	KindTransaction: {`SELECT ` + stateVersion + `, id FROM transactions
-			WHERE workspace_id = $1 AND ` + stateVersion + ` > $2 AND ` + stateVersion + ` <= $3
-		UNION ALL
-		SELECT ` + stateVersion + `, id FROM transaction_versions
-			WHERE workspace_id = $1 AND ` + stateVersion + ` > $2 AND ` + stateVersion + ` <= $3`,
+	KindTransaction: {[]string{statesOf("transactions", stateVersion), statesOf("transaction_versions", stateVersion)},
 		readRecords(`SELECT `+transactionColumns+` FROM transactions WHERE workspace_id = $1 AND id = ANY($2) AND deleted_at IS NULL`,
 			func(row pgx.CollectableRow) (Transaction, error) { return scanTransaction(row) }, func(t Transaction) uuid.UUID { return t.ID })},
 	// A budget's spending moves with expenses that do not change the budget: the feed
 	// carries its own fields, and GET /api/budgets its spending.
-	KindBudget: {keptStates("budget_versions"), readRecords(`SELECT `+budgetColumns+` FROM budgets WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
+	KindBudget: {[]string{statesOf("budget_versions", keptVersion)}, readRecords(`SELECT `+budgetColumns+` FROM budgets WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
 		scanBudgetRecord, func(b BudgetRecord) uuid.UUID { return b.ID })},
-	KindGoal: {keptStates("goal_versions"), readRecords(goalSelect+` WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
+	KindGoal: {[]string{statesOf("goal_versions", keptVersion)}, readRecords(goalSelect+` WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
 		scanGoal, func(g Goal) uuid.UUID { return g.ID })},
-	KindDebt: {keptStates("debt_versions"), readRecords(debtSelect+` WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
+	KindDebt: {[]string{statesOf("debt_versions", keptVersion)}, readRecords(debtSelect+` WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
 		scanDebt, func(d Debt) uuid.UUID { return d.ID })},
 }
 
@@ -108,11 +109,39 @@ type touch struct {
 
 // touchedSQL unites the touched selections of kinds, each row (version, kind, id).
 func touchedSQL(kinds []string) string {
-	parts := make([]string, len(kinds))
-	for i, k := range kinds {
-		parts[i] = `SELECT t.version, '` + k + `' AS kind, t.id FROM (` + recordKinds[k].touched + `) AS t(version, id)`
+	var parts []string
+	for _, k := range kinds {
+		for _, sel := range recordKinds[k].touched {
+			parts = append(parts, `SELECT t.version, '`+k+`' AS kind, t.id FROM (`+sel+`) t`)
+		}
 	}
 	return strings.Join(parts, "\nUNION ALL\n")
+}
+
+// pageEnd returns the version at which a page of limit changes after version after
+// ends: the limit-th smallest version of a state of kinds in (after, upTo], or upTo when
+// fewer. Each table gives its first limit in one statement, read in version order from
+// its index, and all of them go in one round trip.
+func pageEnd(ctx context.Context, db DB, ws uuid.UUID, kinds []string, after, upTo int64, limit int) (int64, error) {
+	var versions []int64
+	for _, k := range kinds {
+		for _, sel := range recordKinds[k].touched {
+			rows, err := db.Query(ctx, `SELECT version FROM (`+sel+`) t ORDER BY version LIMIT $4`, ws, after, upTo, limit)
+			if err != nil {
+				return 0, fmt.Errorf("queries: page of changes: %w", err)
+			}
+			got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+			if err != nil {
+				return 0, fmt.Errorf("queries: page of changes: %w", err)
+			}
+			versions = append(versions, got...)
+		}
+	}
+	if len(versions) < limit {
+		return upTo, nil
+	}
+	slices.Sort(versions)
+	return versions[limit-1], nil
 }
 
 // Change is a record a page of the feed touched: its state at the page's version, or
@@ -150,16 +179,11 @@ func Changes(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, kinds []stri
 		page.Cursor = after
 		return page, nil
 	}
-	union := touchedSQL(kinds)
-	err = pool.QueryRow(ctx, `SELECT version FROM (`+union+`) u ORDER BY version OFFSET $4 LIMIT 1`, ws, after, head, limit-1).Scan(&page.Cursor)
-	switch {
-	case errors.Is(err, pgx.ErrNoRows):
-		page.Cursor = head
-	case err != nil:
-		return page, fmt.Errorf("queries: change feed: %w", err)
+	if page.Cursor, err = pageEnd(ctx, pool, ws, kinds, after, head, limit); err != nil {
+		return page, err
 	}
 	page.More = page.Cursor < head
-	touched, err := touchedBetween(ctx, pool, union, ws, after, page.Cursor)
+	touched, err := touchedBetween(ctx, pool, touchedSQL(kinds), ws, after, page.Cursor)
 	if err != nil {
 		return page, err
 	}
@@ -217,54 +241,89 @@ type Difference struct {
 	After  any `json:"after"`
 }
 
+// DifferencePage is a page of the differences between two cuts.
+type DifferencePage struct {
+	Differences []Difference
+	// Next is where the next page starts, 0 after the last.
+	Next int64
+}
+
 // Differences returns the records of the given kinds whose state at version to differs
-// from that at version from, in (kind, id) order: of the first limit records after the
-// record after (the zero RecordRef to start) that the versions between touched, those
-// that differ. next is the last record looked at when more follow, nil at the end.
-func Differences(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, kinds []string, from, to int64, after RecordRef, limit int) (diffs []Difference, next *RecordRef, err error) {
-	out := []Difference{}
-	for {
-		rows, err := pool.Query(ctx, `SELECT DISTINCT kind, id FROM (`+touchedSQL(kinds)+`) u
-			WHERE (kind, id) > ($4, $5) ORDER BY 1, 2 LIMIT $6`, ws, from, to, after.Kind, after.ID, limit+1)
+// from that at version from, a page at a time: of the records whose first change after
+// from falls in the first limit changes after version after (from, to start), those
+// that differ.
+func Differences(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, kinds []string, from, to, after int64, limit int) (DifferencePage, error) {
+	page := DifferencePage{Differences: []Difference{}}
+	upTo, err := pageEnd(ctx, pool, ws, kinds, after, to, limit)
+	if err != nil {
+		return page, err
+	}
+	if upTo < to {
+		page.Next = upTo
+	}
+	touched, err := touchedBetween(ctx, pool, touchedSQL(kinds), ws, after, upTo)
+	if err != nil {
+		return page, err
+	}
+	// A record an earlier page named is left out.
+	earlier, err := touchedAmong(ctx, pool, kinds, ws, from, after, touched)
+	if err != nil {
+		return page, err
+	}
+	touched = slices.DeleteFunc(touched, func(t touch) bool { return earlier[t.RecordRef] })
+	states := [2]map[RecordRef]any{}
+	for i, v := range []int64{from, to} {
+		err := AsOf(ctx, pool, v, func(db DB) (err error) {
+			states[i], err = readStates(ctx, db, ws, touched)
+			return err
+		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("queries: differences: %w", err)
-		}
-		refs, err := all(rows, func(row pgx.CollectableRow) (t touch, err error) { return t, row.Scan(&t.Kind, &t.ID) }, "differences")
-		if err != nil {
-			return nil, nil, err
-		}
-		more := len(refs) > limit
-		if more {
-			refs = refs[:limit]
-		}
-		states := [2]map[RecordRef]any{}
-		for i, v := range []int64{from, to} {
-			err := AsOf(ctx, pool, v, func(db DB) (err error) {
-				states[i], err = readStates(ctx, db, ws, refs)
-				return err
-			})
-			if err != nil {
-				return nil, nil, err
-			}
-		}
-		for _, r := range refs {
-			before, after := states[0][r.RecordRef], states[1][r.RecordRef]
-			if same, err := sameJSON(before, after); err != nil {
-				return nil, nil, err
-			} else if !same {
-				out = append(out, Difference{r.RecordRef, before, after})
-			}
-		}
-		if !more {
-			return out, nil, nil
-		}
-		after = refs[len(refs)-1].RecordRef
-		// A page of records that changed and came back holds no differences: go on to
-		// the next, so that a page is empty only at the end.
-		if len(out) > 0 {
-			return out, &after, nil
+			return page, err
 		}
 	}
+	for _, t := range touched {
+		before, after := states[0][t.RecordRef], states[1][t.RecordRef]
+		same, err := sameJSON(before, after)
+		if err != nil {
+			return page, err
+		}
+		if !same {
+			page.Differences = append(page.Differences, Difference{t.RecordRef, before, after})
+		}
+	}
+	slices.SortFunc(page.Differences, func(a, b Difference) int {
+		return strings.Compare(a.Kind+a.ID.String(), b.Kind+b.ID.String())
+	})
+	return page, nil
+}
+
+// touchedAmong returns which of the records named had a state that stood from a
+// version in (from, upTo].
+func touchedAmong(ctx context.Context, db DB, kinds []string, ws uuid.UUID, from, upTo int64, refs []touch) (map[RecordRef]bool, error) {
+	out := map[RecordRef]bool{}
+	if from >= upTo || len(refs) == 0 {
+		return out, nil
+	}
+	ids := map[string][]uuid.UUID{}
+	for _, r := range refs {
+		ids[r.Kind] = append(ids[r.Kind], r.ID)
+	}
+	for _, k := range kinds {
+		for _, sel := range recordKinds[k].touched {
+			rows, err := db.Query(ctx, `SELECT DISTINCT id FROM (`+sel+` AND id = ANY($4)) t`, ws, from, upTo, ids[k])
+			if err != nil {
+				return nil, fmt.Errorf("queries: records changed before: %w", err)
+			}
+			found, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+			if err != nil {
+				return nil, fmt.Errorf("queries: records changed before: %w", err)
+			}
+			for _, id := range found {
+				out[RecordRef{k, id}] = true
+			}
+		}
+	}
+	return out, nil
 }
 
 // sameJSON reports whether two records show the same.

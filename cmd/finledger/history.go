@@ -148,21 +148,21 @@ func diffFlags(fs *flag.FlagSet) runner {
 					return err
 				}
 			}
-			enc, after := json.NewEncoder(out), queries.RecordRef{}
+			enc, after := json.NewEncoder(out), cuts[0].Version
 			for {
-				diffs, next, err := queries.Differences(ctx, pool, id, queries.RecordKinds(), cuts[0].Version, cuts[1].Version, after, 1000)
+				page, err := queries.Differences(ctx, pool, id, queries.RecordKinds(), cuts[0].Version, cuts[1].Version, after, 1000)
 				if err != nil {
 					return err
 				}
-				for _, d := range diffs {
+				for _, d := range page.Differences {
 					if err := enc.Encode(d); err != nil {
 						return err
 					}
 				}
-				if next == nil {
+				if page.Next == 0 {
 					return nil
 				}
-				after = *next
+				after = page.Next
 			}
 		})
 	}
