@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/finledger/finledger/commands"
 )
 
 // The change feed and the differences between two moments: the records a range of a
@@ -28,42 +30,47 @@ const (
 
 // recordKind is a kind of record whose states the read models keep.
 type recordKind struct {
-	// touched are selections of (version, id): the states of workspace $1's records
-	// that stood from a version in ($2, $3], one table each, so that each can be read
-	// in version order from its index.
-	touched []string
+	// touched are where the record's changes are found, one table each, so that each
+	// can be read in version order from an index.
+	touched []stateSource
 	// read returns the records among ids that exist and are not deleted, as the read
 	// models hold them (at a cut, within AsOf), keyed by id.
 	read func(ctx context.Context, db DB, ws uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]any, error)
 }
 
-// statesOf selects the states a table keeps that stood from a version in ($2, $3],
-// the version being the column or expression version.
-func statesOf(table, version string) string {
-	return `SELECT ` + version + ` AS version, id FROM ` + table + ` WHERE workspace_id = $1 AND ` + version + ` > $2 AND ` + version + ` <= $3`
+// stateSource selects (version, id) of the changes to workspace $1's records at
+// versions in ($2, $3]; among is the condition that narrows them to the ids $4.
+type stateSource struct{ sql, among string }
+
+// keptStates are the states a history table keeps. Its version is read as version + 0,
+// the expression its index for the feed has (migration 0019).
+func keptStates(history string) []stateSource {
+	return []stateSource{{`SELECT version + 0 AS version, id FROM ` + history + `
+		WHERE workspace_id = $1 AND version + 0 > $2 AND version + 0 <= $3`, `id = ANY($4)`}}
 }
 
-// keptVersion is a history's version as its index for the feed has it (migration 0019).
-const keptVersion = `version + 0`
-
-// stateVersion is the version from which a transaction's row stood.
-const stateVersion = `coalesce(changed_version, created_version)`
+// transactionChanges are the events that create, correct or delete a transaction: each
+// names it, and the stream's key reads them in version order.
+var transactionChanges = []stateSource{{`SELECT version, (data->>'transactionId')::uuid AS id FROM events
+		WHERE stream_id = 'workspace-' || $1::uuid::text AND version > $2 AND version <= $3
+			AND type IN ('` + commands.TypeTransactionCreated + `', '` + commands.TypeTransactionUpdated + `', '` + commands.TypeTransactionDeleted + `')`,
+	`data ? 'transactionId' AND data->>'transactionId' = ANY($4::uuid[]::text[])`}}
 
 var recordKinds = map[string]recordKind{
-	KindWallet: {[]string{statesOf("wallet_versions", keptVersion)}, readRecords(`SELECT `+walletColumns+` FROM wallets WHERE workspace_id = $1 AND id = ANY($2)`,
+	KindWallet: {keptStates("wallet_versions"), readRecords(`SELECT `+walletColumns+` FROM wallets WHERE workspace_id = $1 AND id = ANY($2)`,
 		scanWallet, func(w Wallet) uuid.UUID { return w.ID })},
-	KindCategory: {[]string{statesOf("category_versions", keptVersion)}, readRecords(`SELECT `+categoryColumns+` FROM categories WHERE workspace_id = $1 AND id = ANY($2)`,
+	KindCategory: {keptStates("category_versions"), readRecords(`SELECT `+categoryColumns+` FROM categories WHERE workspace_id = $1 AND id = ANY($2)`,
 		scanCategory, func(c Category) uuid.UUID { return c.ID })},
-	KindTransaction: {[]string{statesOf("transactions", stateVersion), statesOf("transaction_versions", stateVersion)},
+	KindTransaction: {transactionChanges,
 		readRecords(`SELECT `+transactionColumns+` FROM transactions WHERE workspace_id = $1 AND id = ANY($2) AND deleted_at IS NULL`,
 			func(row pgx.CollectableRow) (Transaction, error) { return scanTransaction(row) }, func(t Transaction) uuid.UUID { return t.ID })},
 	// A budget's spending moves with expenses that do not change the budget: the feed
 	// carries its own fields, and GET /api/budgets its spending.
-	KindBudget: {[]string{statesOf("budget_versions", keptVersion)}, readRecords(`SELECT `+budgetColumns+` FROM budgets WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
+	KindBudget: {keptStates("budget_versions"), readRecords(`SELECT `+budgetColumns+` FROM budgets WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
 		scanBudgetRecord, func(b BudgetRecord) uuid.UUID { return b.ID })},
-	KindGoal: {[]string{statesOf("goal_versions", keptVersion)}, readRecords(goalSelect+` WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
+	KindGoal: {keptStates("goal_versions"), readRecords(goalSelect+` WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
 		scanGoal, func(g Goal) uuid.UUID { return g.ID })},
-	KindDebt: {[]string{statesOf("debt_versions", keptVersion)}, readRecords(debtSelect+` WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
+	KindDebt: {keptStates("debt_versions"), readRecords(debtSelect+` WHERE workspace_id = $1 AND id = ANY($2) AND NOT deleted`,
 		scanDebt, func(d Debt) uuid.UUID { return d.ID })},
 }
 
@@ -111,8 +118,8 @@ type touch struct {
 func touchedSQL(kinds []string) string {
 	var parts []string
 	for _, k := range kinds {
-		for _, sel := range recordKinds[k].touched {
-			parts = append(parts, `SELECT t.version, '`+k+`' AS kind, t.id FROM (`+sel+`) t`)
+		for _, src := range recordKinds[k].touched {
+			parts = append(parts, `SELECT t.version, '`+k+`' AS kind, t.id FROM (`+src.sql+`) t`)
 		}
 	}
 	return strings.Join(parts, "\nUNION ALL\n")
@@ -125,8 +132,8 @@ func touchedSQL(kinds []string) string {
 func pageEnd(ctx context.Context, db DB, ws uuid.UUID, kinds []string, after, upTo int64, limit int) (int64, error) {
 	var versions []int64
 	for _, k := range kinds {
-		for _, sel := range recordKinds[k].touched {
-			rows, err := db.Query(ctx, `SELECT version FROM (`+sel+`) t ORDER BY version LIMIT $4`, ws, after, upTo, limit)
+		for _, src := range recordKinds[k].touched {
+			rows, err := db.Query(ctx, `SELECT version FROM (`+src.sql+`) t ORDER BY version LIMIT $4`, ws, after, upTo, limit)
 			if err != nil {
 				return 0, fmt.Errorf("queries: page of changes: %w", err)
 			}
@@ -309,8 +316,8 @@ func touchedAmong(ctx context.Context, db DB, kinds []string, ws uuid.UUID, from
 		ids[r.Kind] = append(ids[r.Kind], r.ID)
 	}
 	for _, k := range kinds {
-		for _, sel := range recordKinds[k].touched {
-			rows, err := db.Query(ctx, `SELECT DISTINCT id FROM (`+sel+` AND id = ANY($4)) t`, ws, from, upTo, ids[k])
+		for _, src := range recordKinds[k].touched {
+			rows, err := db.Query(ctx, `SELECT DISTINCT id FROM (`+src.sql+` AND `+src.among+`) t`, ws, from, upTo, ids[k])
 			if err != nil {
 				return nil, fmt.Errorf("queries: records changed before: %w", err)
 			}

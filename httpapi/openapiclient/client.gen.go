@@ -69,6 +69,36 @@ func (e BudgetPeriod) Valid() bool {
 	}
 }
 
+// Defines values for BudgetRecordPeriod.
+const (
+	BudgetRecordPeriodBiweekly    BudgetRecordPeriod = "biweekly"
+	BudgetRecordPeriodMonthly     BudgetRecordPeriod = "monthly"
+	BudgetRecordPeriodQuarterly   BudgetRecordPeriod = "quarterly"
+	BudgetRecordPeriodSemiMonthly BudgetRecordPeriod = "semi_monthly"
+	BudgetRecordPeriodWeekly      BudgetRecordPeriod = "weekly"
+	BudgetRecordPeriodYearly      BudgetRecordPeriod = "yearly"
+)
+
+// Valid indicates whether the value is a known member of the BudgetRecordPeriod enum.
+func (e BudgetRecordPeriod) Valid() bool {
+	switch e {
+	case BudgetRecordPeriodBiweekly:
+		return true
+	case BudgetRecordPeriodMonthly:
+		return true
+	case BudgetRecordPeriodQuarterly:
+		return true
+	case BudgetRecordPeriodSemiMonthly:
+		return true
+	case BudgetRecordPeriodWeekly:
+		return true
+	case BudgetRecordPeriodYearly:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BulkResultOperation.
 const (
 	BulkResultOperationDelete       BulkResultOperation = "delete"
@@ -81,6 +111,36 @@ func (e BulkResultOperation) Valid() bool {
 	case BulkResultOperationDelete:
 		return true
 	case BulkResultOperationRecategorize:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ChangeKind.
+const (
+	ChangeKindBudget      ChangeKind = "budget"
+	ChangeKindCategory    ChangeKind = "category"
+	ChangeKindDebt        ChangeKind = "debt"
+	ChangeKindGoal        ChangeKind = "goal"
+	ChangeKindTransaction ChangeKind = "transaction"
+	ChangeKindWallet      ChangeKind = "wallet"
+)
+
+// Valid indicates whether the value is a known member of the ChangeKind enum.
+func (e ChangeKind) Valid() bool {
+	switch e {
+	case ChangeKindBudget:
+		return true
+	case ChangeKindCategory:
+		return true
+	case ChangeKindDebt:
+		return true
+	case ChangeKindGoal:
+		return true
+	case ChangeKindTransaction:
+		return true
+	case ChangeKindWallet:
 		return true
 	default:
 		return false
@@ -219,6 +279,36 @@ const (
 func (e OKOk) Valid() bool {
 	switch e {
 	case True:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RecordDifferenceKind.
+const (
+	RecordDifferenceKindBudget      RecordDifferenceKind = "budget"
+	RecordDifferenceKindCategory    RecordDifferenceKind = "category"
+	RecordDifferenceKindDebt        RecordDifferenceKind = "debt"
+	RecordDifferenceKindGoal        RecordDifferenceKind = "goal"
+	RecordDifferenceKindTransaction RecordDifferenceKind = "transaction"
+	RecordDifferenceKindWallet      RecordDifferenceKind = "wallet"
+)
+
+// Valid indicates whether the value is a known member of the RecordDifferenceKind enum.
+func (e RecordDifferenceKind) Valid() bool {
+	switch e {
+	case RecordDifferenceKindBudget:
+		return true
+	case RecordDifferenceKindCategory:
+		return true
+	case RecordDifferenceKindDebt:
+		return true
+	case RecordDifferenceKindGoal:
+		return true
+	case RecordDifferenceKindTransaction:
+		return true
+	case RecordDifferenceKindWallet:
 		return true
 	default:
 		return false
@@ -1983,6 +2073,27 @@ type BudgetList struct {
 	Budgets []Budget `json:"budgets"`
 }
 
+// BudgetRecord defines model for BudgetRecord.
+type BudgetRecord struct {
+	AlertThreshold float32 `json:"alertThreshold"`
+
+	// Amount exact decimal, at most 4 decimal places
+	Amount     float32             `json:"amount"`
+	CategoryId openapi_types.UUID  `json:"categoryId"`
+	CreatedAt  time.Time           `json:"createdAt"`
+	Currency   string              `json:"currency"`
+	EndDate    openapi_types.Date  `json:"endDate"`
+	Id         openapi_types.UUID  `json:"id"`
+	Name       string              `json:"name"`
+	Period     BudgetRecordPeriod  `json:"period"`
+	StartDate  openapi_types.Date  `json:"startDate"`
+	TagId      *openapi_types.UUID `json:"tagId"`
+	UpdatedAt  time.Time           `json:"updatedAt"`
+}
+
+// BudgetRecordPeriod defines model for BudgetRecord.Period.
+type BudgetRecordPeriod string
+
 // BudgetResponse defines model for BudgetResponse.
 type BudgetResponse struct {
 	Budget Budget `json:"budget"`
@@ -2039,6 +2150,49 @@ type ChainVerification struct {
 
 	// Intact every stored event's hash is the one recomputed from its predecessor's and its canonical text
 	Intact bool `json:"intact"`
+}
+
+// Change defines model for Change.
+type Change struct {
+	// Deleted the record is deleted; record is null
+	Deleted bool               `json:"deleted"`
+	Id      openapi_types.UUID `json:"id"`
+	Kind    ChangeKind         `json:"kind"`
+
+	// Record the record as its own operations show it, at the page's cursor
+	Record *Change_Record `json:"record"`
+
+	// Version the version of the history that last changed the record, up to the page's cursor
+	Version int `json:"version"`
+}
+
+// ChangeKind defines model for Change.Kind.
+type ChangeKind string
+
+// Change_Record the record as its own operations show it, at the page's cursor
+type Change_Record struct {
+	union json.RawMessage
+}
+
+// ChangeDiff defines model for ChangeDiff.
+type ChangeDiff struct {
+	// Cursor where the next page starts; null on the last
+	Cursor      *string            `json:"cursor"`
+	Differences []RecordDifference `json:"differences"`
+	From        HistoryCut         `json:"from"`
+	More        bool               `json:"more"`
+	To          HistoryCut         `json:"to"`
+}
+
+// ChangePage defines model for ChangePage.
+type ChangePage struct {
+	Changes []Change `json:"changes"`
+
+	// Cursor where the next page starts; the version of the history the page brings a copy to
+	Cursor string `json:"cursor"`
+
+	// More the history goes on past cursor: ask again with it
+	More bool `json:"more"`
 }
 
 // ChannelTransactionResult defines model for ChannelTransactionResult.
@@ -2251,6 +2405,14 @@ type GoalResponse struct {
 	Goal Goal `json:"goal"`
 }
 
+// HistoryCut defines model for HistoryCut.
+type HistoryCut struct {
+	At time.Time `json:"at"`
+
+	// Version the version of the workspace's history that stood then: its event recorded last at or before at
+	Version int `json:"version"`
+}
+
 // LinkCode defines model for LinkCode.
 type LinkCode struct {
 	Code      string    `json:"code"`
@@ -2399,6 +2561,30 @@ type RealtimeToken struct {
 	// Url where to open the stream with this token
 	Url string `json:"url"`
 }
+
+// RecordDifference defines model for RecordDifference.
+type RecordDifference struct {
+	// After the record at to; null where it did not exist or was deleted
+	After *RecordDifference_After `json:"after"`
+
+	// Before the record at from; null where it did not exist or was deleted
+	Before *RecordDifference_Before `json:"before"`
+	Id     openapi_types.UUID       `json:"id"`
+	Kind   RecordDifferenceKind     `json:"kind"`
+}
+
+// RecordDifference_After the record at to; null where it did not exist or was deleted
+type RecordDifference_After struct {
+	union json.RawMessage
+}
+
+// RecordDifference_Before the record at from; null where it did not exist or was deleted
+type RecordDifference_Before struct {
+	union json.RawMessage
+}
+
+// RecordDifferenceKind defines model for RecordDifference.Kind.
+type RecordDifferenceKind string
 
 // Recurring defines model for Recurring.
 type Recurring struct {
@@ -3356,6 +3542,9 @@ type GetAuditVerifyParams struct {
 
 // GetBudgetsParams defines parameters for GetBudgets.
 type GetBudgetsParams struct {
+	// AsOf answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the event recorded last at or before it; business days are those of that instant
+	AsOf *time.Time `form:"asOf,omitempty" json:"asOf,omitempty"`
+
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
@@ -3522,8 +3711,47 @@ type PatchCategoriesByIdParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// GetChangesParams defines parameters for GetChanges.
+type GetChangesParams struct {
+	// Cursor the cursor the previous page gave; left out, the feed starts at the workspace's beginning
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit changes per page; a page ends at a version of the history, so it may hold more
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// GetChangesDiffParams defines parameters for GetChangesDiff.
+type GetChangesDiffParams struct {
+	// From the earlier moment (RFC 3339); required
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// To the later moment; default: now; not before from
+	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+
+	// Cursor the cursor the previous page gave
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit changes looked at per page; a page may show fewer differences, or none, and still have more after it
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
 // GetDebtsParams defines parameters for GetDebts.
 type GetDebtsParams struct {
+	// AsOf answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the event recorded last at or before it; business days are those of that instant
+	AsOf *time.Time `form:"asOf,omitempty" json:"asOf,omitempty"`
+
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
@@ -3668,6 +3896,9 @@ type PutExchangeRatesParams struct {
 
 // GetGoalsParams defines parameters for GetGoals.
 type GetGoalsParams struct {
+	// AsOf answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the event recorded last at or before it; business days are those of that instant
+	AsOf *time.Time `form:"asOf,omitempty" json:"asOf,omitempty"`
+
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
@@ -4086,6 +4317,9 @@ type GetReportsParams struct {
 	// Format json, or a csv or pdf file
 	Format *GetReportsParamsFormat `form:"format,omitempty" json:"format,omitempty"`
 
+	// AsOf answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the event recorded last at or before it; business days are those of that instant
+	AsOf *time.Time `form:"asOf,omitempty" json:"asOf,omitempty"`
+
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
@@ -4100,6 +4334,9 @@ type GetReportsParamsFormat string
 type GetReportsMonthlySummaryParams struct {
 	// Month YYYY-MM; default: the current month
 	Month *string `form:"month,omitempty" json:"month,omitempty"`
+
+	// AsOf answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the event recorded last at or before it; business days are those of that instant
+	AsOf *time.Time `form:"asOf,omitempty" json:"asOf,omitempty"`
 
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
@@ -4122,6 +4359,9 @@ type GetReportsSpendingSummaryParams struct {
 	// Category a category's id, or its name (accents and case ignored)
 	Category *string                              `form:"category,omitempty" json:"category,omitempty"`
 	Type     *GetReportsSpendingSummaryParamsType `form:"type,omitempty" json:"type,omitempty"`
+
+	// AsOf answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the event recorded last at or before it; business days are those of that instant
+	AsOf *time.Time `form:"asOf,omitempty" json:"asOf,omitempty"`
 
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
@@ -4327,6 +4567,9 @@ type PatchTransactionsByIdParams struct {
 
 // GetWalletsParams defines parameters for GetWallets.
 type GetWalletsParams struct {
+	// AsOf answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the event recorded last at or before it; business days are those of that instant
+	AsOf *time.Time `form:"asOf,omitempty" json:"asOf,omitempty"`
+
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
@@ -4892,6 +5135,504 @@ type PostWorkspacesByWorkspaceIdMembersJSONRequestBody PostWorkspacesByWorkspace
 // PatchWorkspacesByWorkspaceIdMembersByUserIdJSONRequestBody defines body for PatchWorkspacesByWorkspaceIdMembersByUserId for application/json ContentType.
 type PatchWorkspacesByWorkspaceIdMembersByUserIdJSONRequestBody PatchWorkspacesByWorkspaceIdMembersByUserIdJSONBody
 
+// AsWallet returns the union data inside the Change_Record as a Wallet
+func (t Change_Record) AsWallet() (Wallet, error) {
+	var body Wallet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWallet overwrites any union data inside the Change_Record as the provided Wallet
+func (t *Change_Record) FromWallet(v Wallet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWallet performs a merge with any union data inside the Change_Record, using the provided Wallet
+func (t *Change_Record) MergeWallet(v Wallet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCategory returns the union data inside the Change_Record as a Category
+func (t Change_Record) AsCategory() (Category, error) {
+	var body Category
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCategory overwrites any union data inside the Change_Record as the provided Category
+func (t *Change_Record) FromCategory(v Category) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCategory performs a merge with any union data inside the Change_Record, using the provided Category
+func (t *Change_Record) MergeCategory(v Category) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTransaction returns the union data inside the Change_Record as a Transaction
+func (t Change_Record) AsTransaction() (Transaction, error) {
+	var body Transaction
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransaction overwrites any union data inside the Change_Record as the provided Transaction
+func (t *Change_Record) FromTransaction(v Transaction) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTransaction performs a merge with any union data inside the Change_Record, using the provided Transaction
+func (t *Change_Record) MergeTransaction(v Transaction) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBudgetRecord returns the union data inside the Change_Record as a BudgetRecord
+func (t Change_Record) AsBudgetRecord() (BudgetRecord, error) {
+	var body BudgetRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBudgetRecord overwrites any union data inside the Change_Record as the provided BudgetRecord
+func (t *Change_Record) FromBudgetRecord(v BudgetRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBudgetRecord performs a merge with any union data inside the Change_Record, using the provided BudgetRecord
+func (t *Change_Record) MergeBudgetRecord(v BudgetRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGoal returns the union data inside the Change_Record as a Goal
+func (t Change_Record) AsGoal() (Goal, error) {
+	var body Goal
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGoal overwrites any union data inside the Change_Record as the provided Goal
+func (t *Change_Record) FromGoal(v Goal) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeGoal performs a merge with any union data inside the Change_Record, using the provided Goal
+func (t *Change_Record) MergeGoal(v Goal) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDebt returns the union data inside the Change_Record as a Debt
+func (t Change_Record) AsDebt() (Debt, error) {
+	var body Debt
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDebt overwrites any union data inside the Change_Record as the provided Debt
+func (t *Change_Record) FromDebt(v Debt) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDebt performs a merge with any union data inside the Change_Record, using the provided Debt
+func (t *Change_Record) MergeDebt(v Debt) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t Change_Record) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *Change_Record) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsWallet returns the union data inside the RecordDifference_After as a Wallet
+func (t RecordDifference_After) AsWallet() (Wallet, error) {
+	var body Wallet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWallet overwrites any union data inside the RecordDifference_After as the provided Wallet
+func (t *RecordDifference_After) FromWallet(v Wallet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWallet performs a merge with any union data inside the RecordDifference_After, using the provided Wallet
+func (t *RecordDifference_After) MergeWallet(v Wallet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCategory returns the union data inside the RecordDifference_After as a Category
+func (t RecordDifference_After) AsCategory() (Category, error) {
+	var body Category
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCategory overwrites any union data inside the RecordDifference_After as the provided Category
+func (t *RecordDifference_After) FromCategory(v Category) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCategory performs a merge with any union data inside the RecordDifference_After, using the provided Category
+func (t *RecordDifference_After) MergeCategory(v Category) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTransaction returns the union data inside the RecordDifference_After as a Transaction
+func (t RecordDifference_After) AsTransaction() (Transaction, error) {
+	var body Transaction
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransaction overwrites any union data inside the RecordDifference_After as the provided Transaction
+func (t *RecordDifference_After) FromTransaction(v Transaction) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTransaction performs a merge with any union data inside the RecordDifference_After, using the provided Transaction
+func (t *RecordDifference_After) MergeTransaction(v Transaction) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBudgetRecord returns the union data inside the RecordDifference_After as a BudgetRecord
+func (t RecordDifference_After) AsBudgetRecord() (BudgetRecord, error) {
+	var body BudgetRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBudgetRecord overwrites any union data inside the RecordDifference_After as the provided BudgetRecord
+func (t *RecordDifference_After) FromBudgetRecord(v BudgetRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBudgetRecord performs a merge with any union data inside the RecordDifference_After, using the provided BudgetRecord
+func (t *RecordDifference_After) MergeBudgetRecord(v BudgetRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGoal returns the union data inside the RecordDifference_After as a Goal
+func (t RecordDifference_After) AsGoal() (Goal, error) {
+	var body Goal
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGoal overwrites any union data inside the RecordDifference_After as the provided Goal
+func (t *RecordDifference_After) FromGoal(v Goal) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeGoal performs a merge with any union data inside the RecordDifference_After, using the provided Goal
+func (t *RecordDifference_After) MergeGoal(v Goal) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDebt returns the union data inside the RecordDifference_After as a Debt
+func (t RecordDifference_After) AsDebt() (Debt, error) {
+	var body Debt
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDebt overwrites any union data inside the RecordDifference_After as the provided Debt
+func (t *RecordDifference_After) FromDebt(v Debt) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDebt performs a merge with any union data inside the RecordDifference_After, using the provided Debt
+func (t *RecordDifference_After) MergeDebt(v Debt) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t RecordDifference_After) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *RecordDifference_After) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsWallet returns the union data inside the RecordDifference_Before as a Wallet
+func (t RecordDifference_Before) AsWallet() (Wallet, error) {
+	var body Wallet
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWallet overwrites any union data inside the RecordDifference_Before as the provided Wallet
+func (t *RecordDifference_Before) FromWallet(v Wallet) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWallet performs a merge with any union data inside the RecordDifference_Before, using the provided Wallet
+func (t *RecordDifference_Before) MergeWallet(v Wallet) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCategory returns the union data inside the RecordDifference_Before as a Category
+func (t RecordDifference_Before) AsCategory() (Category, error) {
+	var body Category
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCategory overwrites any union data inside the RecordDifference_Before as the provided Category
+func (t *RecordDifference_Before) FromCategory(v Category) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCategory performs a merge with any union data inside the RecordDifference_Before, using the provided Category
+func (t *RecordDifference_Before) MergeCategory(v Category) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTransaction returns the union data inside the RecordDifference_Before as a Transaction
+func (t RecordDifference_Before) AsTransaction() (Transaction, error) {
+	var body Transaction
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransaction overwrites any union data inside the RecordDifference_Before as the provided Transaction
+func (t *RecordDifference_Before) FromTransaction(v Transaction) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTransaction performs a merge with any union data inside the RecordDifference_Before, using the provided Transaction
+func (t *RecordDifference_Before) MergeTransaction(v Transaction) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBudgetRecord returns the union data inside the RecordDifference_Before as a BudgetRecord
+func (t RecordDifference_Before) AsBudgetRecord() (BudgetRecord, error) {
+	var body BudgetRecord
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBudgetRecord overwrites any union data inside the RecordDifference_Before as the provided BudgetRecord
+func (t *RecordDifference_Before) FromBudgetRecord(v BudgetRecord) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBudgetRecord performs a merge with any union data inside the RecordDifference_Before, using the provided BudgetRecord
+func (t *RecordDifference_Before) MergeBudgetRecord(v BudgetRecord) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGoal returns the union data inside the RecordDifference_Before as a Goal
+func (t RecordDifference_Before) AsGoal() (Goal, error) {
+	var body Goal
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGoal overwrites any union data inside the RecordDifference_Before as the provided Goal
+func (t *RecordDifference_Before) FromGoal(v Goal) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeGoal performs a merge with any union data inside the RecordDifference_Before, using the provided Goal
+func (t *RecordDifference_Before) MergeGoal(v Goal) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDebt returns the union data inside the RecordDifference_Before as a Debt
+func (t RecordDifference_Before) AsDebt() (Debt, error) {
+	var body Debt
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDebt overwrites any union data inside the RecordDifference_Before as the provided Debt
+func (t *RecordDifference_Before) FromDebt(v Debt) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDebt performs a merge with any union data inside the RecordDifference_Before, using the provided Debt
+func (t *RecordDifference_Before) MergeDebt(v Debt) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t RecordDifference_Before) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *RecordDifference_Before) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsValidationErrorErrorDetails0 returns the union data inside the ValidationError_Error_Details as a ValidationErrorErrorDetails0
 func (t ValidationError_Error_Details) AsValidationErrorErrorDetails0() (ValidationErrorErrorDetails0, error) {
 	var body ValidationErrorErrorDetails0
@@ -5297,6 +6038,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/categories/{id} (the `PatchCategoriesById` operationId).
 	PatchCategoriesById(ctx context.Context, id openapi_types.UUID, params *PatchCategoriesByIdParams, body PatchCategoriesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetChanges The records the workspace's history touched after a cursor, each with its state or its deletion
+	//
+	// Corresponds with GET /api/changes (the `GetChanges` operationId).
+	GetChanges(ctx context.Context, params *GetChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetChangesDiff The records whose state differs between two moments, with their states then
+	//
+	// Corresponds with GET /api/changes/diff (the `GetChangesDiff` operationId).
+	GetChangesDiff(ctx context.Context, params *GetChangesDiffParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetDebts List debts with pending balances
 	//
@@ -6377,6 +7128,36 @@ func (c *Client) PatchCategoriesByIdWithBody(ctx context.Context, id openapi_typ
 // Corresponds with PATCH /api/categories/{id} (the `PatchCategoriesById` operationId).
 func (c *Client) PatchCategoriesById(ctx context.Context, id openapi_types.UUID, params *PatchCategoriesByIdParams, body PatchCategoriesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchCategoriesByIdRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetChanges The records the workspace's history touched after a cursor, each with its state or its deletion
+//
+// Corresponds with GET /api/changes (the `GetChanges` operationId).
+func (c *Client) GetChanges(ctx context.Context, params *GetChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetChangesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetChangesDiff The records whose state differs between two moments, with their states then
+//
+// Corresponds with GET /api/changes/diff (the `GetChangesDiff` operationId).
+func (c *Client) GetChangesDiff(ctx context.Context, params *GetChangesDiffParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetChangesDiffRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8648,6 +9429,33 @@ func NewGetBudgetsRequest(server string, params *GetBudgetsParams) (*http.Reques
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -9319,6 +10127,214 @@ func NewPatchCategoriesByIdRequestWithBody(server string, id openapi_types.UUID,
 	return req, nil
 }
 
+// NewGetChangesRequest constructs an http.Request for the GetChanges method
+func NewGetChangesRequest(server string, params *GetChangesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/changes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetChangesDiffRequest constructs an http.Request for the GetChangesDiff method
+func NewGetChangesDiffRequest(server string, params *GetChangesDiffParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/changes/diff")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetDebtsRequest constructs an http.Request for the GetDebts method
 func NewGetDebtsRequest(server string, params *GetDebtsParams) (*http.Request, error) {
 	var err error
@@ -9336,6 +10352,33 @@ func NewGetDebtsRequest(server string, params *GetDebtsParams) (*http.Request, e
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -9922,6 +10965,33 @@ func NewGetGoalsRequest(server string, params *GetGoalsParams) (*http.Request, e
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -11714,6 +12784,18 @@ func NewGetReportsRequest(server string, params *GetReportsParams) (*http.Reques
 
 		}
 
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -11785,6 +12867,18 @@ func NewGetReportsMonthlySummaryRequest(server string, params *GetReportsMonthly
 		if params.Month != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "month", *params.Month, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -11913,6 +13007,18 @@ func NewGetReportsSpendingSummaryRequest(server string, params *GetReportsSpendi
 		if params.Type != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -12662,6 +13768,33 @@ func NewGetWalletsRequest(server string, params *GetWalletsParams) (*http.Reques
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -14822,6 +15955,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/categories/{id} (the `PatchCategoriesById` operationId).
 	PatchCategoriesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchCategoriesByIdParams, body PatchCategoriesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchCategoriesByIdResponse, error)
+
+	// GetChangesWithResponse The records the workspace's history touched after a cursor, each with its state or its deletion
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/changes (the `GetChanges` operationId).
+	GetChangesWithResponse(ctx context.Context, params *GetChangesParams, reqEditors ...RequestEditorFn) (*GetChangesResponse, error)
+
+	// GetChangesDiffWithResponse The records whose state differs between two moments, with their states then
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/changes/diff (the `GetChangesDiff` operationId).
+	GetChangesDiffWithResponse(ctx context.Context, params *GetChangesDiffParams, reqEditors ...RequestEditorFn) (*GetChangesDiffResponse, error)
 
 	// GetDebtsWithResponse List debts with pending balances
 	//
@@ -18969,6 +20116,386 @@ func (r PatchCategoriesByIdResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PatchCategoriesByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetChangesResponse200Headers the declared response headers of an HTTP 200 response for GetChanges
+type GetChangesResponse200Headers struct {
+	XRequestId string
+}
+
+// GetChangesResponse400Headers the declared response headers of an HTTP 400 response for GetChanges
+type GetChangesResponse400Headers struct {
+	XRequestId string
+}
+
+// GetChangesResponse401Headers the declared response headers of an HTTP 401 response for GetChanges
+type GetChangesResponse401Headers struct {
+	XRequestId string
+}
+
+// GetChangesResponse403Headers the declared response headers of an HTTP 403 response for GetChanges
+type GetChangesResponse403Headers struct {
+	XRequestId string
+}
+
+// GetChangesResponse404Headers the declared response headers of an HTTP 404 response for GetChanges
+type GetChangesResponse404Headers struct {
+	XRequestId string
+}
+
+// GetChangesResponse405Headers the declared response headers of an HTTP 405 response for GetChanges
+type GetChangesResponse405Headers struct {
+	XRequestId string
+}
+
+// GetChangesResponse409Headers the declared response headers of an HTTP 409 response for GetChanges
+type GetChangesResponse409Headers struct {
+	XRequestId string
+}
+
+// GetChangesResponse422Headers the declared response headers of an HTTP 422 response for GetChanges
+type GetChangesResponse422Headers struct {
+	XRequestId string
+}
+
+// GetChangesResponse429Headers the declared response headers of an HTTP 429 response for GetChanges
+type GetChangesResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetChangesResponse500Headers the declared response headers of an HTTP 500 response for GetChanges
+type GetChangesResponse500Headers struct {
+	XRequestId string
+}
+
+// GetChangesResponse503Headers the declared response headers of an HTTP 503 response for GetChanges
+type GetChangesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetChangesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ChangePage
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetChangesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetChangesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetChangesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetChangesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetChangesResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetChangesResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetChangesResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetChangesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetChangesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetChangesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetChangesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetChangesResponse) GetJSON200() *ChangePage {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetChangesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetChangesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetChangesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetChangesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetChangesResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetChangesResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetChangesResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetChangesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetChangesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetChangesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetChangesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetChangesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetChangesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetChangesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetChangesDiffResponse200Headers the declared response headers of an HTTP 200 response for GetChangesDiff
+type GetChangesDiffResponse200Headers struct {
+	XRequestId string
+}
+
+// GetChangesDiffResponse400Headers the declared response headers of an HTTP 400 response for GetChangesDiff
+type GetChangesDiffResponse400Headers struct {
+	XRequestId string
+}
+
+// GetChangesDiffResponse401Headers the declared response headers of an HTTP 401 response for GetChangesDiff
+type GetChangesDiffResponse401Headers struct {
+	XRequestId string
+}
+
+// GetChangesDiffResponse403Headers the declared response headers of an HTTP 403 response for GetChangesDiff
+type GetChangesDiffResponse403Headers struct {
+	XRequestId string
+}
+
+// GetChangesDiffResponse404Headers the declared response headers of an HTTP 404 response for GetChangesDiff
+type GetChangesDiffResponse404Headers struct {
+	XRequestId string
+}
+
+// GetChangesDiffResponse405Headers the declared response headers of an HTTP 405 response for GetChangesDiff
+type GetChangesDiffResponse405Headers struct {
+	XRequestId string
+}
+
+// GetChangesDiffResponse409Headers the declared response headers of an HTTP 409 response for GetChangesDiff
+type GetChangesDiffResponse409Headers struct {
+	XRequestId string
+}
+
+// GetChangesDiffResponse422Headers the declared response headers of an HTTP 422 response for GetChangesDiff
+type GetChangesDiffResponse422Headers struct {
+	XRequestId string
+}
+
+// GetChangesDiffResponse429Headers the declared response headers of an HTTP 429 response for GetChangesDiff
+type GetChangesDiffResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetChangesDiffResponse500Headers the declared response headers of an HTTP 500 response for GetChangesDiff
+type GetChangesDiffResponse500Headers struct {
+	XRequestId string
+}
+
+// GetChangesDiffResponse503Headers the declared response headers of an HTTP 503 response for GetChangesDiff
+type GetChangesDiffResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetChangesDiffResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ChangeDiff
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetChangesDiffResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetChangesDiffResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetChangesDiffResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetChangesDiffResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetChangesDiffResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetChangesDiffResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetChangesDiffResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetChangesDiffResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetChangesDiffResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetChangesDiffResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetChangesDiffResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetChangesDiffResponse) GetJSON200() *ChangeDiff {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetChangesDiffResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetChangesDiffResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetChangesDiffResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetChangesDiffResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetChangesDiffResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetChangesDiffResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetChangesDiffResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetChangesDiffResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetChangesDiffResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetChangesDiffResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetChangesDiffResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetChangesDiffResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetChangesDiffResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetChangesDiffResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -33608,6 +35135,32 @@ func (c *ClientWithResponses) PatchCategoriesByIdWithResponse(ctx context.Contex
 	return ParsePatchCategoriesByIdResponse(rsp)
 }
 
+// GetChangesWithResponse The records the workspace's history touched after a cursor, each with its state or its deletion
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/changes (the `GetChanges` operationId).
+func (c *ClientWithResponses) GetChangesWithResponse(ctx context.Context, params *GetChangesParams, reqEditors ...RequestEditorFn) (*GetChangesResponse, error) {
+	rsp, err := c.GetChanges(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetChangesResponse(rsp)
+}
+
+// GetChangesDiffWithResponse The records whose state differs between two moments, with their states then
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/changes/diff (the `GetChangesDiff` operationId).
+func (c *ClientWithResponses) GetChangesDiffWithResponse(ctx context.Context, params *GetChangesDiffParams, reqEditors ...RequestEditorFn) (*GetChangesDiffResponse, error) {
+	rsp, err := c.GetChangesDiff(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetChangesDiffResponse(rsp)
+}
+
 // GetDebtsWithResponse List debts with pending balances
 //
 // The chat channel may call this operation too, with its identity (X-Channel-Identity) alone and no other credential; it then needs the scope given in x-channel-scope of the user's role in the link's workspace.
@@ -38996,6 +40549,452 @@ func ParsePatchCategoriesByIdResponse(rsp *http.Response) (*PatchCategoriesByIdR
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PatchCategoriesByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetChangesResponse parses an HTTP response from a GetChangesWithResponse call
+func ParseGetChangesResponse(rsp *http.Response) (*GetChangesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetChangesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ChangePage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetChangesResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetChangesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetChangesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetChangesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetChangesResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetChangesResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetChangesResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetChangesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetChangesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetChangesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetChangesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetChangesDiffResponse parses an HTTP response from a GetChangesDiffWithResponse call
+func ParseGetChangesDiffResponse(rsp *http.Response) (*GetChangesDiffResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetChangesDiffResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ChangeDiff
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetChangesDiffResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetChangesDiffResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetChangesDiffResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetChangesDiffResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetChangesDiffResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetChangesDiffResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetChangesDiffResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetChangesDiffResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetChangesDiffResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetChangesDiffResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetChangesDiffResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

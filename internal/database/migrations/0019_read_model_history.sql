@@ -16,7 +16,8 @@
 -- The change feed reads a history in version order across its records, by an index on
 -- the expression version + 0: the views, which look up one record's latest state at a
 -- version, cannot use that index and are planned on the primary key, whose cost does
--- not grow with the other records' changes.
+-- not grow with the other records' changes. It finds the transactions a range of
+-- versions changed from the events that change them, by the events' own key.
 
 CREATE TABLE wallet_versions (version bigint NOT NULL, LIKE wallets);
 ALTER TABLE wallet_versions ADD PRIMARY KEY (workspace_id, id, version);
@@ -47,16 +48,12 @@ UPDATE transactions t SET changed_version = (
         AND e.data->>'transactionId' = t.id::text
         AND e.type IN ('transaction.updated.v1', 'transaction.deleted.v1'))
 WHERE t.updated_at <> t.created_at;
--- The change feed finds the transactions a range of versions touched.
-CREATE INDEX transactions_by_change ON transactions (workspace_id, (coalesce(changed_version, created_version)));
 
 -- A row a correction or a deletion replaced: it stood from its own
 -- coalesce(changed_version, created_version) until replaced_version.
 CREATE TABLE transaction_versions (replaced_version bigint NOT NULL, LIKE transactions);
 ALTER TABLE transaction_versions ADD PRIMARY KEY (workspace_id, id, replaced_version);
 CREATE INDEX transaction_versions_by_date ON transaction_versions (workspace_id, date);
-CREATE INDEX transaction_versions_replaced ON transaction_versions (workspace_id, replaced_version);
-CREATE INDEX transaction_versions_stood ON transaction_versions (workspace_id, (coalesce(changed_version, created_version)));
 
 -- An as-of read finds the version its moment names.
 CREATE INDEX events_by_time ON events (stream_id, recorded_at, version);
