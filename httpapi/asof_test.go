@@ -109,17 +109,7 @@ func TestAsOfAnswersAsTheLogCutThenAndReplayed(t *testing.T) {
 	env := apitest.Start(t)
 	f := newLedger(t, env, "alice")
 	ws := f.c.Get("/api/me").Expect(t, http.StatusOK).Object("workspace")["id"].(string)
-	done := func(r *apitest.Response, status int) *apitest.Response {
-		t.Helper()
-		r.Expect(t, status)
-		env.Clock.Set(env.Clock.Now().Add(time.Minute))
-		return r
-	}
-	keys := 0
-	keyed := func() *apitest.Client {
-		keys++
-		return f.c.With("Idempotency-Key", "asof-"+strconv.Itoa(keys))
-	}
+	done, keyed := steps(t, env, f, "asof-")
 	done(f.c.Post("/api/budgets", map[string]any{"name": "Food", "categoryId": f.food, "amount": 300, "startDate": "2026-01-01", "endDate": "2026-12-31"}), http.StatusOK)
 	var spent []string
 	for i, amount := range []float64{12.5, 80, 0.1, 45.25} {

@@ -18,21 +18,26 @@ import (
 // only in their concept and category, a deleted payment, a payment of a deleted debt
 // corrected and deleted. The clock moves between them, so that each record's
 // updated_at tells which event touched it last. It returns the goal and the debt left
+// steps returns done, which expects a response's status and moves the clock on a
+// minute, so that each step of a history has its own moment, and keyed, which gives
+// the fixture's client an Idempotency-Key of its own, named after prefix.
+func steps(t *testing.T, env *apitest.Env, f ledgerFixture, prefix string) (done func(*apitest.Response, int) *apitest.Response, keyed func() *apitest.Client) {
+	keys := 0
+	return func(r *apitest.Response, status int) *apitest.Response {
+			t.Helper()
+			r.Expect(t, status)
+			env.Clock.Set(env.Clock.Now().Add(time.Minute))
+			return r
+		}, func() *apitest.Client {
+			keys++
+			return f.c.With("Idempotency-Key", prefix+strconv.Itoa(keys))
+		}
+}
+
 // open, and when the debt's last payment was recategorized.
 func goalAndDebtHistory(t *testing.T, f ledgerFixture, env *apitest.Env) (goal, debt string, recategorized time.Time) {
 	t.Helper()
-	// done expects a status and moves the clock on a minute.
-	done := func(r *apitest.Response, status int) *apitest.Response {
-		t.Helper()
-		r.Expect(t, status)
-		env.Clock.Set(env.Clock.Now().Add(time.Minute))
-		return r
-	}
-	keys := 0
-	keyed := func() *apitest.Client {
-		keys++
-		return f.c.With("Idempotency-Key", "history-"+strconv.Itoa(keys))
-	}
+	done, keyed := steps(t, env, f, "history-")
 	id := func(r *apitest.Response, object string) string { return r.Object(object)["id"].(string) }
 	first := func(r *apitest.Response) string { return r.List("transactions")[0]["id"].(string) }
 

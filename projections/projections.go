@@ -295,8 +295,8 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 }
 
 // walletPostings gathers the balance changes of the events one Queue call projects, so
-// that each wallet's row is updated once per call, and a replay updates a wallet once
-// rather than once per transaction. PostgreSQL keeps every version of a
+// that each wallet's row is updated once per call, and a replay updates a wallet once a
+// batch of the log rather than once per transaction. PostgreSQL keeps every version of a
 // row that its own running transaction updated, and walks them all on each further
 // update, so a replay of a wallet's hundred thousand transactions in one transaction took
 // time in the square of their number. The same statement keeps, in the wallet's history,

@@ -101,8 +101,9 @@ func readIndexes(ctx context.Context, tx pgx.Tx, schema string) ([]index, error)
 // replayAll projects every event in log order; tx holds eventstore.LockAppends. Each
 // batch of the log goes in a round trip, and its new transactions and audit entries in a
 // COPY per table (more where a correction or a deletion must find the rows before it
-// in the table, each COPY at its place among the statements); the daily totals and the wallets' balances, which only add up,
-// are gathered over the whole log and written once at the end. While PostgreSQL applies
+// in the table, each COPY at its place among the statements); the wallets' balances
+// move once a batch, and the daily totals, which only add up, are gathered over the
+// whole log and written once at the end. While PostgreSQL applies
 // one batch and the connection reads the one after the next, the next is decoded and
 // queued: each side takes about as long as the other.
 func replayAll(ctx context.Context, tx pgx.Tx, replayed func(events int)) (int, error) {
@@ -169,6 +170,10 @@ func queueBatch(batch *pgx.Batch, p *pending, events []eventstore.RecordedEvent,
 		}
 	}
 	p.flushRows(batch)
+	// A wallet's row is updated once a batch: a few hundred times over a million
+	// events, not a million, and the states each event left, which its history keeps,
+	// are held in memory for one batch only.
+	p.postings.flush(batch)
 	return nil
 }
 

@@ -164,7 +164,7 @@ func plain(v any) any {
 // before the batch ends: new transactions and audit entries, the daily totals and the
 // wallets' balances. A command's append gathers its events' rows and queues each table's
 // in one statement after them; a replay does so per batch of the log, and keeps adding to
-// the totals and balances until its end, so that each row of those is written once.
+// the totals until its end, so that each row of those is written once.
 // Whatever reads a gathered row must flush it first (queue does, before the events that
 // need it).
 type pending struct {
