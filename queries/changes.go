@@ -129,20 +129,20 @@ func touchedSQL(kinds []string) string {
 // ends: the limit-th smallest version of a state of kinds in (after, upTo], or upTo when
 // fewer. Each table gives its first limit in one statement, read in version order from
 // its index, and all of them go in one round trip.
-func pageEnd(ctx context.Context, db DB, ws uuid.UUID, kinds []string, after, upTo int64, limit int) (int64, error) {
+func pageEnd(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, kinds []string, after, upTo int64, limit int) (int64, error) {
 	var versions []int64
+	b := &pgx.Batch{}
 	for _, k := range kinds {
 		for _, src := range recordKinds[k].touched {
-			rows, err := db.Query(ctx, `SELECT version FROM (`+src.sql+`) t ORDER BY version LIMIT $4`, ws, after, upTo, limit)
-			if err != nil {
-				return 0, fmt.Errorf("queries: page of changes: %w", err)
-			}
-			got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-			if err != nil {
-				return 0, fmt.Errorf("queries: page of changes: %w", err)
-			}
-			versions = append(versions, got...)
+			b.Queue(`SELECT version FROM (`+src.sql+`) t ORDER BY version LIMIT $4`, ws, after, upTo, limit).Query(func(rows pgx.Rows) error {
+				got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+				versions = append(versions, got...)
+				return err
+			})
 		}
+	}
+	if err := db.SendBatch(ctx, b).Close(); err != nil {
+		return 0, fmt.Errorf("queries: page of changes: %w", err)
 	}
 	if len(versions) < limit {
 		return upTo, nil
