@@ -1,10 +1,13 @@
 package queries
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -33,9 +36,10 @@ type recordKind struct {
 	// touched are where the record's changes are found, one table each, so that each
 	// can be read in version order from an index.
 	touched []stateSource
-	// read returns the records among ids that exist and are not deleted, as the read
-	// models hold them (at a cut, within AsOf), keyed by id.
-	read func(ctx context.Context, db DB, ws uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]any, error)
+	// queue queues on b the read of the records among ids that exist and are not
+	// deleted, as the read models hold them (at a cut, after the views are set), and
+	// hands each to found.
+	queue func(b *pgx.Batch, ws uuid.UUID, ids []uuid.UUID, found func(uuid.UUID, any))
 }
 
 // stateSource selects (version, id) of the changes to workspace $1's records at
@@ -84,21 +88,18 @@ func RecordKinds() []string {
 	return kinds
 }
 
-func readRecords[T any](sql string, scan func(pgx.CollectableRow) (T, error), id func(T) uuid.UUID) func(context.Context, DB, uuid.UUID, []uuid.UUID) (map[uuid.UUID]any, error) {
-	return func(ctx context.Context, db DB, ws uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]any, error) {
-		rows, err := db.Query(ctx, sql, ws, ids)
-		if err != nil {
-			return nil, fmt.Errorf("queries: records by id: %w", err)
-		}
-		list, err := all(rows, scan, "records by id")
-		if err != nil {
-			return nil, err
-		}
-		out := make(map[uuid.UUID]any, len(list))
-		for _, r := range list {
-			out[id(r)] = r
-		}
-		return out, nil
+func readRecords[T any](sql string, scan func(pgx.CollectableRow) (T, error), id func(T) uuid.UUID) func(*pgx.Batch, uuid.UUID, []uuid.UUID, func(uuid.UUID, any)) {
+	return func(b *pgx.Batch, ws uuid.UUID, ids []uuid.UUID, found func(uuid.UUID, any)) {
+		b.Queue(sql, ws, ids).Query(func(rows pgx.Rows) error {
+			list, err := pgx.CollectRows(rows, scan)
+			if err != nil {
+				return fmt.Errorf("queries: records by id: %w", err)
+			}
+			for _, r := range list {
+				found(id(r), r)
+			}
+			return nil
+		})
 	}
 }
 
@@ -125,30 +126,79 @@ func touchedSQL(kinds []string) string {
 	return strings.Join(parts, "\nUNION ALL\n")
 }
 
-// pageEnd returns the version at which a page of limit changes after version after
-// ends: the limit-th smallest version of a state of kinds in (after, upTo], or upTo when
-// fewer. Each table gives its first limit in one statement, read in version order from
-// its index, and all of them go in one round trip.
-func pageEnd(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, kinds []string, after, upTo int64, limit int) (int64, error) {
-	var versions []int64
+// pageOf finds the page of limit changes after version after, up to upTo (the head
+// when upTo is 0, read in the same round trip): it returns the version where the page
+// ends, the limit-th smallest version of a change of kinds in (after, upTo] or upTo when
+// fewer, and the records changed up to there, each once with its last version, unless
+// the tables' first limit rows did not hold them all (touched is then nil). Each table
+// gives its first limit in version order from its index, all in one round trip.
+func pageOf(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, kinds []string, after, upTo int64, limit int) (end int64, touched []touch, err error) {
 	b := &pgx.Batch{}
+	if upTo == 0 {
+		b.Queue(`SELECT coalesce((SELECT version FROM streams WHERE stream_id = $1), 0)`, commands.StreamID(ws)).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&upTo)
+		})
+	}
+	bound := upTo
+	if bound == 0 {
+		bound = math.MaxInt64 // the head, once read: versions above it are cut below
+	}
+	var lists [][]touch
 	for _, k := range kinds {
 		for _, src := range recordKinds[k].touched {
-			b.Queue(`SELECT version FROM (`+src.sql+`) t ORDER BY version LIMIT $4`, ws, after, upTo, limit).Query(func(rows pgx.Rows) error {
-				got, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-				versions = append(versions, got...)
+			b.Queue(`SELECT version, id FROM (`+src.sql+`) t ORDER BY version LIMIT $4`, ws, after, bound, limit).Query(func(rows pgx.Rows) error {
+				list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (t touch, err error) {
+					t.Kind = k
+					return t, row.Scan(&t.version, &t.ID)
+				})
+				lists = append(lists, list)
 				return err
 			})
 		}
 	}
 	if err := db.SendBatch(ctx, b).Close(); err != nil {
-		return 0, fmt.Errorf("queries: page of changes: %w", err)
+		return 0, nil, fmt.Errorf("queries: page of changes: %w", err)
 	}
-	if len(versions) < limit {
-		return upTo, nil
+	var versions []int64
+	for _, l := range lists {
+		for _, t := range l {
+			if t.version <= upTo {
+				versions = append(versions, t.version)
+			}
+		}
 	}
-	slices.Sort(versions)
-	return versions[limit-1], nil
+	end = upTo
+	if len(versions) >= limit {
+		slices.Sort(versions)
+		end = versions[limit-1]
+	}
+	last := map[RecordRef]int64{}
+	var order []RecordRef
+	for _, l := range lists {
+		if len(l) == limit && l[len(l)-1].version <= end {
+			return end, nil, nil // this table may hold more changes up to end
+		}
+		for _, t := range l {
+			if t.version > end {
+				break
+			}
+			if _, seen := last[t.RecordRef]; !seen {
+				order = append(order, t.RecordRef)
+			}
+			last[t.RecordRef] = max(last[t.RecordRef], t.version)
+		}
+	}
+	touched = make([]touch, len(order))
+	for i, r := range order {
+		touched[i] = touch{r, last[r]}
+	}
+	slices.SortFunc(touched, func(a, b touch) int {
+		if a.version != b.version {
+			return cmp.Compare(a.version, b.version)
+		}
+		return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.ID.String(), b.ID.String()))
+	})
+	return end, touched, nil
 }
 
 // Change is a record a page of the feed touched: its state at the page's version, or
@@ -177,35 +227,35 @@ type ChangePage struct {
 // of the last one's version, so that the page ends at a version, each record with its
 // state there.
 func Changes(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, kinds []string, after int64, limit int) (ChangePage, error) {
-	head, err := StreamHead(ctx, pool, ws)
+	page := ChangePage{Changes: []Change{}}
+	end, touched, err := pageOf(ctx, pool, ws, kinds, after, 0, limit)
 	if err != nil {
-		return ChangePage{}, err
+		return page, err
 	}
-	page := ChangePage{Changes: []Change{}, Cursor: head}
-	if after >= head {
+	if end <= after {
 		page.Cursor = after
 		return page, nil
 	}
-	if page.Cursor, err = pageEnd(ctx, pool, ws, kinds, after, head, limit); err != nil {
-		return page, err
+	page.Cursor = end
+	if touched == nil {
+		if touched, err = touchedBetween(ctx, pool, touchedSQL(kinds), ws, after, end); err != nil {
+			return page, err
+		}
 	}
-	page.More = page.Cursor < head
-	touched, err := touchedBetween(ctx, pool, touchedSQL(kinds), ws, after, page.Cursor)
+	head, err := StreamHead(ctx, pool, ws)
 	if err != nil {
 		return page, err
 	}
-	err = AsOf(ctx, pool, page.Cursor, func(db DB) error {
-		states, err := readStates(ctx, db, ws, touched)
-		if err != nil {
-			return err
-		}
-		for _, t := range touched {
-			r, ok := states[t.RecordRef]
-			page.Changes = append(page.Changes, Change{RecordRef: t.RecordRef, Version: t.version, Deleted: !ok, Record: r})
-		}
-		return nil
-	})
-	return page, err
+	page.More = end < head
+	states, err := statesAt(ctx, pool, end, ws, touched)
+	if err != nil {
+		return page, err
+	}
+	for _, t := range touched {
+		r, ok := states[t.RecordRef]
+		page.Changes = append(page.Changes, Change{RecordRef: t.RecordRef, Version: t.version, Deleted: !ok, Record: r})
+	}
+	return page, nil
 }
 
 // touchedBetween lists the records union touched in (after, upTo], each once, in the
@@ -220,22 +270,29 @@ func touchedBetween(ctx context.Context, db DB, union string, ws uuid.UUID, afte
 	}, "touched records")
 }
 
-// readStates reads the records named, kind by kind, as db shows them; a record
-// missing from the answer is deleted.
-func readStates(ctx context.Context, db DB, ws uuid.UUID, refs []touch) (map[RecordRef]any, error) {
+// statesAt reads the records named as they stood at version of the stream, in one
+// round trip: a read-only transaction that sets the views of finledger_asof first in
+// its search path (as AsOf does), reads each kind's records and ends. A record missing
+// from the answer did not exist then or was deleted.
+func statesAt(ctx context.Context, pool *pgxpool.Pool, version int64, ws uuid.UUID, refs []touch) (map[RecordRef]any, error) {
+	out := map[RecordRef]any{}
+	if len(refs) == 0 {
+		return out, nil
+	}
 	byKind := map[string][]uuid.UUID{}
 	for _, r := range refs {
 		byKind[r.Kind] = append(byKind[r.Kind], r.ID)
 	}
-	out := map[RecordRef]any{}
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
+	b.Queue(`SELECT set_config('search_path', 'finledger_asof, public', true), set_config('finledger.as_of', $1, true)`,
+		strconv.FormatInt(version, 10))
 	for kind, ids := range byKind {
-		records, err := recordKinds[kind].read(ctx, db, ws, ids)
-		if err != nil {
-			return nil, err
-		}
-		for id, r := range records {
-			out[RecordRef{kind, id}] = r
-		}
+		recordKinds[kind].queue(b, ws, ids, func(id uuid.UUID, r any) { out[RecordRef{kind, id}] = r })
+	}
+	b.Queue(`COMMIT`)
+	if err := pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, fmt.Errorf("queries: records as of version %d: %w", version, err)
 	}
 	return out, nil
 }
@@ -261,16 +318,20 @@ type DifferencePage struct {
 // that differ.
 func Differences(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, kinds []string, from, to, after int64, limit int) (DifferencePage, error) {
 	page := DifferencePage{Differences: []Difference{}}
-	upTo, err := pageEnd(ctx, pool, ws, kinds, after, to, limit)
+	if to <= after {
+		return page, nil
+	}
+	upTo, touched, err := pageOf(ctx, pool, ws, kinds, after, to, limit)
 	if err != nil {
 		return page, err
 	}
 	if upTo < to {
 		page.Next = upTo
 	}
-	touched, err := touchedBetween(ctx, pool, touchedSQL(kinds), ws, after, upTo)
-	if err != nil {
-		return page, err
+	if touched == nil {
+		if touched, err = touchedBetween(ctx, pool, touchedSQL(kinds), ws, after, upTo); err != nil {
+			return page, err
+		}
 	}
 	// A record an earlier page named is left out.
 	earlier, err := touchedAmong(ctx, pool, kinds, ws, from, after, touched)
@@ -280,11 +341,7 @@ func Differences(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, kinds []
 	touched = slices.DeleteFunc(touched, func(t touch) bool { return earlier[t.RecordRef] })
 	states := [2]map[RecordRef]any{}
 	for i, v := range []int64{from, to} {
-		err := AsOf(ctx, pool, v, func(db DB) (err error) {
-			states[i], err = readStates(ctx, db, ws, touched)
-			return err
-		})
-		if err != nil {
+		if states[i], err = statesAt(ctx, pool, v, ws, touched); err != nil {
 			return page, err
 		}
 	}
