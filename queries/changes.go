@@ -127,12 +127,13 @@ func touchedSQL(kinds []string) string {
 }
 
 // pageOf finds the page of limit changes after version after, up to upTo (the head
-// when upTo is 0, read in the same round trip): it returns the version where the page
-// ends, the limit-th smallest version of a change of kinds in (after, upTo] or upTo when
-// fewer, and the records changed up to there, each once with its last version, unless
-// the tables' first limit rows did not hold them all (touched is then nil). Each table
-// gives its first limit in version order from its index, all in one round trip.
-func pageOf(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, kinds []string, after, upTo int64, limit int) (end int64, touched []touch, err error) {
+// when upTo is 0, read in the same round trip, and returned): it returns the version
+// where the page ends, the limit-th smallest version of a change of kinds in (after,
+// upTo] or upTo when fewer, and the records changed up to there, each once with its
+// last version, unless the tables' first limit rows did not hold them all (touched is
+// then nil). Each table gives its first limit in version order from its index, all in
+// one round trip.
+func pageOf(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, kinds []string, after, upTo int64, limit int) (end, head int64, touched []touch, err error) {
 	b := &pgx.Batch{}
 	if upTo == 0 {
 		b.Queue(`SELECT coalesce((SELECT version FROM streams WHERE stream_id = $1), 0)`, commands.StreamID(ws)).QueryRow(func(row pgx.Row) error {
@@ -157,7 +158,7 @@ func pageOf(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, kinds []string,
 		}
 	}
 	if err := db.SendBatch(ctx, b).Close(); err != nil {
-		return 0, nil, fmt.Errorf("queries: page of changes: %w", err)
+		return 0, 0, nil, fmt.Errorf("queries: page of changes: %w", err)
 	}
 	var versions []int64
 	for _, l := range lists {
@@ -176,7 +177,7 @@ func pageOf(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, kinds []string,
 	var order []RecordRef
 	for _, l := range lists {
 		if len(l) == limit && l[len(l)-1].version <= end {
-			return end, nil, nil // this table may hold more changes up to end
+			return end, upTo, nil, nil // this table may hold more changes up to end
 		}
 		for _, t := range l {
 			if t.version > end {
@@ -198,7 +199,7 @@ func pageOf(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, kinds []string,
 		}
 		return cmp.Or(strings.Compare(a.Kind, b.Kind), strings.Compare(a.ID.String(), b.ID.String()))
 	})
-	return end, touched, nil
+	return end, upTo, touched, nil
 }
 
 // Change is a record a page of the feed touched: its state at the page's version, or
@@ -228,7 +229,7 @@ type ChangePage struct {
 // state there.
 func Changes(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, kinds []string, after int64, limit int) (ChangePage, error) {
 	page := ChangePage{Changes: []Change{}}
-	end, touched, err := pageOf(ctx, pool, ws, kinds, after, 0, limit)
+	end, head, touched, err := pageOf(ctx, pool, ws, kinds, after, 0, limit)
 	if err != nil {
 		return page, err
 	}
@@ -241,10 +242,6 @@ func Changes(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, kinds []stri
 		if touched, err = touchedBetween(ctx, pool, touchedSQL(kinds), ws, after, end); err != nil {
 			return page, err
 		}
-	}
-	head, err := StreamHead(ctx, pool, ws)
-	if err != nil {
-		return page, err
 	}
 	page.More = end < head
 	states, err := statesAt(ctx, pool, end, ws, touched)
@@ -321,7 +318,7 @@ func Differences(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, kinds []
 	if to <= after {
 		return page, nil
 	}
-	upTo, touched, err := pageOf(ctx, pool, ws, kinds, after, to, limit)
+	upTo, _, touched, err := pageOf(ctx, pool, ws, kinds, after, to, limit)
 	if err != nil {
 		return page, err
 	}
