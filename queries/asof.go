@@ -51,16 +51,20 @@ func CutAt(ctx context.Context, db DB, workspaceID uuid.UUID, at time.Time) (Cut
 	return Cut{At: at, Version: v}, nil
 }
 
+// enterCut shows, for the rest of a read-only transaction, the read models as they
+// stood at version $1: the views of finledger_asof go before the tables in the search
+// path, and statements are planned as $2 says (plan_cache_mode).
+const enterCut = `SELECT set_config('search_path', 'finledger_asof, public', true), set_config('finledger.as_of', $1, true),
+	set_config('plan_cache_mode', $2, true)`
+
 // AsOf runs read on the read models as they stood at version of the stream: in a
 // read-only transaction whose search path puts the views of finledger_asof before the
 // tables.
 func AsOf(ctx context.Context, pool *pgxpool.Pool, version int64, read func(DB) error) error {
 	return pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
-		// A plan kept for other values, or for the tables, could suit the views badly:
-		// each statement is planned for its own.
-		if _, err := tx.Exec(ctx, `SELECT set_config('search_path', 'finledger_asof, public', true),
-			set_config('finledger.as_of', $1, true), set_config('plan_cache_mode', 'force_custom_plan', true)`,
-			strconv.FormatInt(version, 10)); err != nil {
+		// A plan kept for other values, or for the tables, could suit the views badly
+		// where a read sums many rows: each statement is planned for its own.
+		if _, err := tx.Exec(ctx, enterCut, strconv.FormatInt(version, 10), "force_custom_plan"); err != nil {
 			return fmt.Errorf("queries: read as of version %d: %w", version, err)
 		}
 		return read(tx)

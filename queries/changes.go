@@ -268,8 +268,8 @@ func touchedBetween(ctx context.Context, db DB, union string, ws uuid.UUID, afte
 }
 
 // statesAt reads the records named as they stood at version of the stream, in one
-// round trip: a read-only transaction that sets the views of finledger_asof first in
-// its search path (as AsOf does), reads each kind's records and ends. A record missing
+// round trip: a read-only transaction that enters the cut (enterCut, as AsOf does),
+// reads each kind's records and ends. A record missing
 // from the answer did not exist then or was deleted.
 func statesAt(ctx context.Context, pool *pgxpool.Pool, version int64, ws uuid.UUID, refs []touch) (map[RecordRef]any, error) {
 	out := map[RecordRef]any{}
@@ -282,8 +282,8 @@ func statesAt(ctx context.Context, pool *pgxpool.Pool, version int64, ws uuid.UU
 	}
 	b := &pgx.Batch{}
 	b.Queue(`BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY`)
-	b.Queue(`SELECT set_config('search_path', 'finledger_asof, public', true), set_config('finledger.as_of', $1, true)`,
-		strconv.FormatInt(version, 10))
+	// Reads by id: the plans kept for them suit the views as well.
+	b.Queue(enterCut, strconv.FormatInt(version, 10), "auto")
 	for kind, ids := range byKind {
 		recordKinds[kind].queue(b, ws, ids, func(id uuid.UUID, r any) { out[RecordRef{kind, id}] = r })
 	}
