@@ -26,15 +26,13 @@ var Tables = append([]string{"users", "workspaces", "workspace_members", "worksp
 // verification: the reference exchange rates come from a feed, and replay leaves them
 // alone; the histories of workspaces written before they were kept start later than a
 // replay's (startedHistory).
-var projected = map[string]string{
-	"exchange_rates":       "workspace_id <> '00000000-0000-0000-0000-000000000000'",
-	"wallet_versions":      startedHistory,
-	"category_versions":    startedHistory,
-	"budget_versions":      startedHistory,
-	"goal_versions":        startedHistory,
-	"debt_versions":        startedHistory,
-	"transaction_versions": startedHistory,
-}
+var projected = func() map[string]string {
+	narrowed := map[string]string{"exchange_rates": "workspace_id <> '00000000-0000-0000-0000-000000000000'"}
+	for _, t := range historyTables {
+		narrowed[t] = startedHistory
+	}
+	return narrowed
+}()
 
 // Queue adds to b the statements that apply events to the read models. They use the
 // events' stream versions, never their global positions, so that they can travel in the
