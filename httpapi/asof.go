@@ -27,13 +27,21 @@ func (s *Server) asOf(q *query) *time.Time {
 // when at is given, as they stood at that moment, with its business day.
 func (s *Server) readAt(ctx context.Context, workspaceID uuid.UUID, at *time.Time, read func(db queries.DB, today commands.Date) error) error {
 	if at == nil {
-		return read(s.pool, s.today())
+		return read(s.pool, s.dayOf(at))
 	}
 	cut, err := queries.CutAt(ctx, s.pool, workspaceID, *at)
 	if err != nil {
 		return historyError(err)
 	}
-	return queries.AsOf(ctx, s.pool, cut.Version, func(db queries.DB) error { return read(db, commands.BusinessDay(*at)) })
+	return queries.AsOf(ctx, s.pool, cut.Version, func(db queries.DB) error { return read(db, s.dayOf(at)) })
+}
+
+// dayOf is the business day of the moment a read answers for: at's, or today's.
+func (s *Server) dayOf(at *time.Time) commands.Date {
+	if at == nil {
+		return s.today()
+	}
+	return commands.BusinessDay(*at)
 }
 
 // historyError answers a moment before the workspace's history starts.

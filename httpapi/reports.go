@@ -168,10 +168,7 @@ var reportFormats = []string{"json", "csv", "pdf"}
 func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
 	at := s.asOf(q)
-	today := s.today()
-	if at != nil {
-		today = commands.BusinessDay(*at)
-	}
+	today := s.dayOf(at)
 	f := queries.ReportFilter{From: time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC), To: today,
 		WalletID: q.id("walletId"), CategoryID: q.id("categoryId")}
 	if d := q.date("from"); d != nil {
