@@ -31,11 +31,14 @@ func workspaceFlag(fs *flag.FlagSet) func() (uuid.UUID, error) {
 	}
 }
 
-// momentFlag declares a date-time flag; an empty one is now.
-func momentFlag(fs *flag.FlagSet, name, usage string) func() (time.Time, error) {
+// momentFlag declares a date-time flag; left out, it is now, or an error when required.
+func momentFlag(fs *flag.FlagSet, name, usage string, required bool) func() (time.Time, error) {
 	value := fs.String(name, "", usage)
 	return func() (time.Time, error) {
-		if *value == "" {
+		switch {
+		case *value == "" && required:
+			return time.Time{}, usageError{fmt.Errorf("--%s is required", name)}
+		case *value == "":
 			return time.Now(), nil
 		}
 		t, err := time.Parse(time.RFC3339Nano, *value)
@@ -50,7 +53,7 @@ func momentFlag(fs *flag.FlagSet, name, usage string) func() (time.Time, error) 
 // as they stood at a moment, as one JSON object.
 func asofFlags(fs *flag.FlagSet) runner {
 	workspace := workspaceFlag(fs)
-	at := momentFlag(fs, "at", "the moment (RFC 3339); default: now")
+	at := momentFlag(fs, "at", "the moment (RFC 3339); default: now", false)
 	return func(ctx context.Context, cfg config, out io.Writer) error {
 		id, err := workspace()
 		if err != nil {
@@ -125,8 +128,8 @@ func changesFlags(fs *flag.FlagSet) runner {
 // moments, one JSON line each.
 func diffFlags(fs *flag.FlagSet) runner {
 	workspace := workspaceFlag(fs)
-	from := momentFlag(fs, "from", "the earlier moment (RFC 3339)")
-	to := momentFlag(fs, "to", "the later moment; default: now")
+	from := momentFlag(fs, "from", "the earlier moment (RFC 3339)", true)
+	to := momentFlag(fs, "to", "the later moment; default: now", false)
 	return func(ctx context.Context, cfg config, out io.Writer) error {
 		id, err := workspace()
 		if err != nil {
@@ -138,8 +141,8 @@ func diffFlags(fs *flag.FlagSet) runner {
 				return err
 			}
 		}
-		if fs.Lookup("from").Value.String() == "" || moments[1].Before(moments[0]) {
-			return usageError{errors.New("--from is required, and --to must not be before it")}
+		if moments[1].Before(moments[0]) {
+			return usageError{errors.New("--to must not be before --from")}
 		}
 		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
 			var cuts [2]queries.Cut
