@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
@@ -23,19 +24,8 @@ import (
 // the expense as what changed between the two moments.
 func TestHistoryCommands(t *testing.T) {
 	ctx := context.Background()
-	cfg := config{DatabaseURL: testdb.URL(t)}
-	pool, err := database.Open(ctx, cfg.DatabaseURL, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
 	now := time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)
-	ledger := commands.NewLedger(pool, projections.Queue, func() time.Time { return now }, 10)
-	user, err := ledger.RegisterUser(ctx, commands.Identity{Subject: "historian", Email: "historian@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ws := commands.PersonalWorkspaceID(user)
+	cfg, _, ledger, ws := personalWorkspace(t, func() time.Time { return now }, "historian")
 	execute := func(decide func(*commands.Workspace) ([]commands.NewEvent, error)) {
 		t.Helper()
 		now = now.Add(time.Minute)
@@ -102,4 +92,23 @@ func TestHistoryCommands(t *testing.T) {
 	if err := run(ctx, cfg, io.Discard, "diff", []string{"--workspace", ws.String()}); exitCode(err) != exitUsage {
 		t.Fatalf("diff without --from: %v", err)
 	}
+}
+
+// personalWorkspace registers a user on a test database of its own and returns the
+// configuration that reaches it, its pool, a ledger on the given clock and the user's
+// personal workspace.
+func personalWorkspace(t *testing.T, now func() time.Time, subject string) (config, *pgxpool.Pool, *commands.Ledger, uuid.UUID) {
+	t.Helper()
+	cfg := config{DatabaseURL: testdb.URL(t)}
+	pool, err := database.Open(context.Background(), cfg.DatabaseURL, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	ledger := commands.NewLedger(pool, projections.Queue, now, 10)
+	user, err := ledger.RegisterUser(context.Background(), commands.Identity{Subject: subject, Email: subject + "@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg, pool, ledger, commands.PersonalWorkspaceID(user)
 }

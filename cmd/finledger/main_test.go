@@ -26,7 +26,6 @@ import (
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/pgcluster"
 	"github.com/finledger/finledger/internal/testkit/testdb"
-	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webapp"
 )
 
@@ -284,18 +283,7 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 // chain and, when a stored event was changed, names the stream and version and exits 3.
 func TestExportAndVerifyChains(t *testing.T) {
 	ctx := context.Background()
-	cfg := config{DatabaseURL: testdb.URL(t)}
-	pool, err := database.Open(ctx, cfg.DatabaseURL, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	ledger := commands.NewLedger(pool, projections.Queue, time.Now, 10)
-	user, err := ledger.RegisterUser(ctx, commands.Identity{Subject: "auditor", Email: "auditor@example.com"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	workspace := commands.PersonalWorkspaceID(user)
+	cfg, pool, _, workspace := personalWorkspace(t, time.Now, "auditor")
 	out := &syncBuffer{}
 	if err := run(ctx, cfg, out, "export", []string{"--workspace", workspace.String()}); err != nil {
 		t.Fatalf("export: %v %s", err, out)
