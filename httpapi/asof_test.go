@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -15,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/projections"
@@ -70,6 +72,58 @@ func copyHistory(t *testing.T, from, to *pgxpool.Pool, cut string, upTo int64) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// totalsHistoryDerivesAsWritten checks that the daily totals' history migration 0020
+// derives from the transactions' history, for databases written before it, is the one
+// the projections wrote: it derives it again in their place and compares.
+func totalsHistoryDerivesAsWritten(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	ctx := context.Background()
+	migrations, err := database.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var derive string
+	for _, m := range migrations {
+		for _, statement := range strings.Split(m.SQL, ";\n") {
+			if i := strings.Index(statement, "INSERT INTO daily_total_versions"); m.Version == 20 && i >= 0 {
+				derive = statement[i:]
+			}
+		}
+	}
+	if derive == "" {
+		t.Fatal("migration 0020 derives no history of the daily totals")
+	}
+	const read = `SELECT version, workspace_id, day, type, currency, category_id, amount::text, count FROM daily_total_versions
+		ORDER BY workspace_id, category_id, type, currency, day, version`
+	history := func() []string {
+		rows, err := pool.Query(ctx, read)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (string, error) {
+			v, err := row.Values()
+			return fmt.Sprint(v), err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	written := history()
+	if len(written) < 10 {
+		t.Fatalf("the history holds %d totals' states: too few to tell", len(written))
+	}
+	if _, err := pool.Exec(ctx, `DELETE FROM daily_total_versions`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, derive); err != nil {
+		t.Fatal(err)
+	}
+	if derived := history(); !slices.Equal(derived, written) {
+		t.Fatalf("the totals' history derived:\n%s\nwritten:\n%s", strings.Join(derived, "\n"), strings.Join(written, "\n"))
 	}
 }
 
@@ -129,6 +183,7 @@ func TestAsOfAnswersAsTheLogCutThenAndReplayed(t *testing.T) {
 	goalAndDebtHistory(t, f, env)
 	done(f.c.Delete("/api/wallets/"+f.dollar), http.StatusOK)
 	done(keyed().Post("/api/transactions/bulk", map[string]any{"ids": []string{spent[2]}, "operation": "delete"}), http.StatusOK)
+	totalsHistoryDerivesAsWritten(t, env.Pool)
 
 	// The moments: events' moments across the history, one between two, and now.
 	rows, err := env.Pool.Query(ctx, `SELECT recorded_at, version FROM events WHERE stream_id = $1 ORDER BY version`, "workspace-"+ws)

@@ -19,10 +19,11 @@ var historyOf = map[string]string{
 	"debts":      "debt_versions",
 }
 
-// historyTables are the read models' past: the record histories and the rows that
-// transactions' corrections and deletions replaced.
+// historyTables are the read models' past: the record histories, the rows that
+// transactions' corrections and deletions replaced, and the daily totals each event
+// left (migration 0020).
 var historyTables = []string{"wallet_versions", "category_versions", "budget_versions", "goal_versions", "debt_versions",
-	"transaction_versions"}
+	"transaction_versions", "daily_total_versions"}
 
 // startedHistory narrows a history table to the workspaces whose history is whole: a
 // workspace written before the histories were kept has them from a later version

@@ -102,8 +102,8 @@ func readIndexes(ctx context.Context, tx pgx.Tx, schema string) ([]index, error)
 // batch of the log goes in a round trip, and its new transactions and audit entries in a
 // COPY per table (more where a correction or a deletion must find the rows before it
 // in the table, each COPY at its place among the statements); the wallets' balances
-// move once a batch, and the daily totals, which only add up, are gathered over the
-// whole log and written once at the end. While PostgreSQL applies
+// move once a batch, and so do the histories of the daily totals, which only add up and
+// are written when a correction reads them or at the end. While PostgreSQL applies
 // one batch and the connection reads the one after the next, the next is decoded and
 // queued: each side takes about as long as the other.
 func replayAll(ctx context.Context, tx pgx.Tx, replayed func(events int)) (int, error) {
@@ -169,11 +169,10 @@ func queueBatch(batch *pgx.Batch, p *pending, events []eventstore.RecordedEvent,
 			return err
 		}
 	}
-	p.flushRows(batch)
 	// A wallet's row is updated once a batch: a few hundred times over a million
-	// events, not a million, and the states each event left, which its history keeps,
+	// events, not a million, and the states each event left, which the histories keep,
 	// are held in memory for one batch only.
-	p.postings.flush(batch)
+	p.flushBatch(batch)
 	return nil
 }
 

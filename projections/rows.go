@@ -163,8 +163,10 @@ func plain(v any) any {
 // pending holds what events do to the read models that nothing projected reads back
 // before the batch ends: new transactions and audit entries, the daily totals and the
 // wallets' balances. A command's append gathers its events' rows and queues each table's
-// in one statement after them; a replay does so per batch of the log, and keeps adding to
-// the totals until its end, so that each row of those is written once.
+// in one statement after them. A replay does so per batch of the log, but keeps adding
+// to the totals until a correction or its end needs them, so that each total's row is
+// written once, not once a batch; the states each event left, which the histories keep,
+// it writes per batch.
 // Whatever reads a gathered row must flush it first (queue does, before the events that
 // need it).
 type pending struct {
@@ -193,17 +195,19 @@ func (p *pending) takeCopies() []rowCopy {
 	return c
 }
 
-// flushRows queues the gathered transactions and audit entries.
-func (p *pending) flushRows(b *pgx.Batch) {
+// flushBatch queues what a replay writes once per batch of the log: the new rows, the
+// totals' history and the wallets' moves.
+func (p *pending) flushBatch(b *pgx.Batch) {
 	p.transactions.flush(b)
 	p.audit.flush(b)
+	p.totals.flushHistory(b)
+	p.postings.flush(b)
 }
 
 // flush queues everything gathered.
 func (p *pending) flush(b *pgx.Batch) {
-	p.flushRows(b)
+	p.flushBatch(b)
 	p.totals.flush(b)
-	p.postings.flush(b)
 }
 
 var transactionInsert = newRowInsert("transactions", []string{"workspace_id uuid", "id uuid", "type text", "amount numeric",
@@ -217,6 +221,19 @@ var dailyTotalsInsert = newRowInsert("daily_totals", []string{"workspace_id uuid
 	"category_id uuid", "amount numeric", "count bigint"},
 	` ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
 		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + excluded.count`)
+
+// totalsHistorySQL keeps the total each event left in the daily totals' history: the
+// total as the table holds it, plus what the event and those before it added since the
+// table was last written, with no trailing zeros, as totalsEffectSQL writes a single
+// event's. It reads the table and leaves it alone, so that a replay writes each total's
+// row once however many batches its history spans.
+const totalsHistorySQL = `INSERT INTO daily_total_versions (version, workspace_id, day, type, currency, category_id, amount, count)
+	SELECT e.version, e.workspace_id, e.day, e.type, e.currency, e.category_id, trim_scale(coalesce(t.amount, 0) + e.added),
+		coalesce(t.count, 0) + e.counted
+	FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::uuid[], $6::bigint[], $7::numeric[], $8::bigint[])
+		AS e(workspace_id, day, type, currency, category_id, version, added, counted)
+	LEFT JOIN daily_totals t ON (t.workspace_id, t.category_id, t.type, t.currency, t.day)
+		= (e.workspace_id, e.category_id, e.type, e.currency, e.day)`
 
 // transactionCountsInsert adds to the transaction counts: the rows it is given are
 // counts of new transactions, one per key.
@@ -251,13 +268,20 @@ type totalsKey struct {
 	typ, currency, day      string
 }
 
+// dailyTotal is what new transactions add to a total until the table is written, and
+// the events whose state of it the history does not hold yet: their versions, and what
+// the total had been added to once each was applied.
 type dailyTotal struct {
-	amount decimal.Decimal
-	count  int64
+	amount   decimal.Decimal
+	count    int64
+	versions []int64
+	added    []decimal.Decimal
+	counted  []int64
 }
 
-// add counts a new transaction, and sums it if it is an income or an expense.
-func (t *dailyTotals) add(ws uuid.UUID, d *commands.TransactionCreated) {
+// add counts a new transaction, created by the event of the given version, and sums it
+// if it is an income or an expense.
+func (t *dailyTotals) add(ws uuid.UUID, d *commands.TransactionCreated, version int64) {
 	k := totalsKey{workspaceID: ws, typ: d.Type, day: d.Date}
 	if d.CategoryID != nil {
 		k.categoryID = *d.CategoryID
@@ -286,10 +310,39 @@ func (t *dailyTotals) add(ws uuid.UUID, d *commands.TransactionCreated) {
 		t.order = append(t.order, k)
 	}
 	s.amount, s.count = s.amount.Add(d.Amount), s.count+1
+	if n := len(s.versions); n > 0 && s.versions[n-1] == version {
+		s.added[n-1], s.counted[n-1] = s.amount, s.count
+		return
+	}
+	s.versions, s.added, s.counted = append(s.versions, version), append(s.added, s.amount), append(s.counted, s.count)
 }
 
-// flush queues the sums and the counts, each row's in one upsert, and forgets them.
+// flushHistory queues the states of the totals the events gathered since it was last
+// called left, and forgets them; the sums stay gathered.
+func (t *dailyTotals) flushHistory(b *pgx.Batch) {
+	var ws, categories []uuid.UUID
+	var days []any
+	var types, currencies []string
+	var versions, counted []int64
+	var added []decimal.Decimal
+	for _, k := range t.order {
+		s := t.sums[k]
+		for i, v := range s.versions {
+			ws, days, types, currencies, categories = append(ws, k.workspaceID), append(days, k.day), append(types, k.typ),
+				append(currencies, k.currency), append(categories, k.categoryID)
+			versions, added, counted = append(versions, v), append(added, s.added[i]), append(counted, s.counted[i])
+		}
+		s.versions, s.added, s.counted = s.versions[:0], s.added[:0], s.counted[:0]
+	}
+	if len(versions) > 0 {
+		b.Queue(totalsHistorySQL, ws, days, types, currencies, categories, versions, added, counted)
+	}
+}
+
+// flush queues the totals' history, then the sums and the counts, each row's in one
+// upsert, and forgets them.
 func (t *dailyTotals) flush(b *pgx.Batch) {
+	t.flushHistory(b)
 	totals := rows{insert: dailyTotalsInsert}
 	for _, k := range t.order {
 		s := t.sums[k]

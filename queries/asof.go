@@ -15,8 +15,8 @@ import (
 	"github.com/finledger/finledger/eventstore"
 )
 
-// The read models as of a past moment: the views of schema finledger_asof (migration
-// 0019) show wallets, categories, budgets, goals, debts, transactions and the daily
+// The read models as of a past moment: the views of schema finledger_asof (migrations
+// 0019 and 0020) show wallets, categories, budgets, goals, debts, transactions and the daily
 // totals as they stood at a version of their workspace's stream, built from the
 // histories the projections keep. The queries of this package read them unchanged:
 // AsOf runs them with those views first in the search path.

@@ -122,8 +122,8 @@ func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []B
 		b.PeriodStart, b.PeriodEnd = Date(from), Date(to)
 		ids[i], categories[i], currencies[i], froms[i], tos[i] = b.ID, b.CategoryID, b.Currency, from, to
 	}
-	// Each budget's sum is its own subquery, so that its conditions reach the rows even
-	// where daily_totals is a view that sums transactions (AsOf).
+	// Each budget's sum is its own subquery, so that its conditions reach the totals' key
+	// even where daily_totals is a view that looks up each total's history (AsOf).
 	rows, err := db.Query(ctx, `SELECT b.id, s.spent
 		FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::date[], $6::date[]) AS b(id, category_id, currency, from_day, to_day)
 		CROSS JOIN LATERAL (SELECT coalesce(sum(t.amount), 0) AS spent FROM daily_totals t

@@ -1,0 +1,45 @@
+-- The daily totals as of any version: every total an event leaves is kept in
+-- daily_total_versions, stamped with the event's version, as the record histories of
+-- migration 0019 are. An as-of sum over a year then reads one kept total per day and
+-- category instead of adding up the year's transactions as they stood.
+--
+-- A total's row is never deleted (a total that falls to nothing keeps its row, counting
+-- zero), so the as-of view finds every total through its live row.
+
+CREATE TABLE daily_total_versions (version bigint NOT NULL, LIKE daily_totals);
+ALTER TABLE daily_total_versions ADD PRIMARY KEY (workspace_id, category_id, type, currency, day, version);
+
+-- The history already stored says it: each state of a transaction (its live row, or a
+-- row a correction or deletion replaced) adds to its total from the version it was
+-- written at, and a replaced one takes itself away at the version that replaced it. The
+-- running sum per total gives what each event left. For a workspace whose history starts
+-- late (history_starts), the sums are right from its start, the first version an as-of
+-- read may ask for.
+INSERT INTO daily_total_versions (version, workspace_id, day, type, currency, category_id, amount, count)
+SELECT version, workspace_id, day, type, currency, category_id,
+    trim_scale(sum(sum(amount)) OVER total), sum(sum(count)) OVER total
+FROM (
+    SELECT coalesce(changed_version, created_version) AS version, workspace_id, date AS day, type, currency,
+        coalesce(category_id, '00000000-0000-0000-0000-000000000000') AS category_id, amount, 1 AS count
+    FROM transactions WHERE deleted_at IS NULL AND type IN ('income', 'expense')
+    UNION ALL
+    SELECT coalesce(changed_version, created_version), workspace_id, date, type, currency,
+        coalesce(category_id, '00000000-0000-0000-0000-000000000000'), amount, 1
+    FROM transaction_versions WHERE deleted_at IS NULL AND type IN ('income', 'expense')
+    UNION ALL
+    SELECT replaced_version, workspace_id, date, type, currency,
+        coalesce(category_id, '00000000-0000-0000-0000-000000000000'), -amount, -1
+    FROM transaction_versions WHERE deleted_at IS NULL AND type IN ('income', 'expense')
+) AS moves
+GROUP BY version, workspace_id, day, type, currency, category_id
+WINDOW total AS (PARTITION BY workspace_id, category_id, type, currency, day ORDER BY version);
+
+-- The daily totals at the cut: each live total's latest kept state at or before it.
+DROP VIEW finledger_asof.daily_totals;
+CREATE VIEW finledger_asof.daily_totals AS
+SELECT r.workspace_id, r.day, r.type, r.currency, r.category_id, v.amount, v.count
+FROM public.daily_totals r CROSS JOIN LATERAL (
+    SELECT h.amount, h.count FROM public.daily_total_versions h
+    WHERE h.workspace_id = r.workspace_id AND h.category_id = r.category_id AND h.type = r.type
+        AND h.currency = r.currency AND h.day = r.day AND h.version <= finledger_asof.cut()
+    ORDER BY h.version DESC LIMIT 1) v;
