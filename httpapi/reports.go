@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"time"
@@ -192,8 +191,14 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
+	// The CSV lists the transactions alone, written as they are read, and is held until
+	// its last line, so that a report found too large is an error and not a cut file.
 	var rep queries.Report
+	var lines bytes.Buffer
 	err := s.readAt(r.Context(), p.Workspace.ID, at, func(db queries.DB, _ commands.Date) (err error) {
+		if format == "csv" {
+			return queries.WriteReportCSV(r.Context(), db, p.Workspace.ID, f, &lines)
+		}
 		rep, err = queries.BuildReport(r.Context(), db, p.Workspace.ID, p.Workspace.Name, f)
 		return err
 	})
@@ -204,14 +209,12 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	name := fmt.Sprintf("finledger-%s-%s", rep.From, rep.To)
+	name := fmt.Sprintf("finledger-%s-%s", f.From.Format(time.DateOnly), f.To.Format(time.DateOnly))
 	switch format {
 	case "csv":
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.csv"`)
-		if err := rep.WriteCSV(w); err != nil {
-			slog.ErrorContext(r.Context(), "report", "err", err)
-		}
+		_, _ = w.Write(lines.Bytes())
 	case "pdf":
 		var buf bytes.Buffer
 		if err := rep.WritePDF(&buf); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +73,35 @@ func TestReportJSONAndCSV(t *testing.T) {
 	}
 	if records[2][5] != `Café, "the good one"` || records[2][2] != "120.5" || records[2][8] != "Food" {
 		t.Fatalf("quoted row %v", records[2])
+	}
+	// Each line says what the JSON report says of its transaction.
+	f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 10.5, "date": "2026-03-06", "walletId": f.cash,
+		"description": "Snacks", "referenceNumber": "R-7"}).Expect(t, http.StatusCreated)
+	lines := f.c.Get("/api/reports?from=2026-03-01&to=2026-03-31").Expect(t, http.StatusOK).Object("report")["transactions"].([]any)
+	records, err = csv.NewReader(bytes.NewReader(f.c.Get("/api/reports?from=2026-03-01&to=2026-03-31&format=csv").Expect(t, http.StatusOK).Raw)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := func(v any) string {
+		switch v := v.(type) {
+		case nil:
+			return ""
+		case string:
+			return v
+		}
+		return num(v)
+	}
+	for i, line := range lines {
+		l := line.(map[string]any)
+		want := []string{field(l["date"]), field(l["type"]), field(l["amount"]), field(l["currency"]), field(l["destinationAmount"]),
+			field(l["concept"]), field(l["description"]), field(l["walletName"]), field(l["categoryName"]), field(l["toWalletId"]),
+			field(l["referenceNumber"]), field(l["id"])}
+		if !slices.Equal(records[i+1], want) {
+			t.Errorf("line %d: %q, the JSON report says %q", i+1, records[i+1], want)
+		}
+	}
+	if len(records) != len(lines)+1 || records[len(lines)][6] != "Snacks" || records[len(lines)][2] != "10.5" {
+		t.Fatalf("csv %q", records)
 	}
 	fieldErrors(t, f.c.Get("/api/reports?format=xlsx&from=2026-02-01&to=2026-01-01&walletId=x"))
 }

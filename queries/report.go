@@ -1,11 +1,14 @@
 package queries
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -64,29 +67,71 @@ type Report struct {
 	Transactions []ReportLine     `json:"transactions"`
 }
 
+// reportLines selects a report's transactions: what follows the columns of
+// BuildReport's query and WriteReportCSV's. Their wallets' and categories' names are
+// looked up apart (reportNames): the workspace has few, and a join planned for the
+// as-of views' row estimates could compare each line with every category.
+const reportLines = `FROM transactions t
+	WHERE t.workspace_id = $1 AND t.deleted_at IS NULL AND t.date BETWEEN $2 AND $3
+		AND ($4::uuid IS NULL OR t.wallet_id = $4 OR t.to_wallet_id = $4)
+		AND ($5::uuid IS NULL OR t.category_id = $5)`
+
+// reportOrder is the order of a report's lines: oldest first, and those of a day in the
+// order they were recorded.
+const reportOrder = `t.date, t.created_version`
+
+// reportNames are the names of a workspace's wallets and categories, by id.
+type reportNames map[uuid.UUID]string
+
+func readReportNames(ctx context.Context, db DB, workspaceID uuid.UUID) (reportNames, error) {
+	rows, err := db.Query(ctx, `SELECT id, name FROM wallets WHERE workspace_id = $1
+		UNION ALL SELECT id, name FROM categories WHERE workspace_id = $1`, workspaceID)
+	if err != nil {
+		return nil, fmt.Errorf("queries: report names: %w", err)
+	}
+	names := reportNames{}
+	var id uuid.UUID
+	var name string
+	_, err = pgx.ForEachRow(rows, []any{&id, &name}, func() error {
+		names[id] = name
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("queries: report names: %w", err)
+	}
+	return names, nil
+}
+
+// of is the name of the record id names, nil for none.
+func (n reportNames) of(id *uuid.UUID) *string {
+	if id == nil {
+		return nil
+	}
+	name, ok := n[*id]
+	if !ok {
+		return nil
+	}
+	return &name
+}
+
 // BuildReport lists the live transactions of a range, oldest first, with totals per
 // currency and per category. Transfers and goal movements are listed but are neither
 // income nor expenses.
 func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceName string, f ReportFilter) (Report, error) {
 	r := Report{Workspace: workspaceName, From: f.From.Format(time.DateOnly), To: f.To.Format(time.DateOnly),
 		Totals: []ReportTotal{}, ByCategory: []ReportCategory{}}
-	rows, err := db.Query(ctx, `SELECT `+qualified("t", transactionColumns)+`, w.name, c.name
-		FROM transactions t
-		JOIN wallets w ON w.workspace_id = t.workspace_id AND w.id = t.wallet_id
-		LEFT JOIN categories c ON c.workspace_id = t.workspace_id AND c.id = t.category_id
-		WHERE t.workspace_id = $1 AND t.deleted_at IS NULL AND t.date BETWEEN $2 AND $3
-			AND ($4::uuid IS NULL OR t.wallet_id = $4 OR t.to_wallet_id = $4)
-			AND ($5::uuid IS NULL OR t.category_id = $5)
-		ORDER BY t.date, t.created_version
-		LIMIT $6`, workspaceID, f.From, f.To, f.WalletID, f.CategoryID, MaxReportLines+1)
+	names, err := readReportNames(ctx, db, workspaceID)
+	if err != nil {
+		return r, err
+	}
+	rows, err := db.Query(ctx, `SELECT `+qualified("t", transactionColumns)+` `+reportLines+` ORDER BY `+reportOrder+` LIMIT $6`,
+		workspaceID, f.From, f.To, f.WalletID, f.CategoryID, MaxReportLines+1)
 	if err != nil {
 		return r, fmt.Errorf("queries: report: %w", err)
 	}
 	r.Transactions, err = all(rows, func(row pgx.CollectableRow) (ReportLine, error) {
-		var l ReportLine
-		t, err := scanTransaction(row, &l.WalletName, &l.CategoryName)
-		l.Transaction = t
-		return l, err
+		t, err := scanTransaction(row)
+		return ReportLine{Transaction: t, WalletName: names[t.WalletID], CategoryName: names.of(t.CategoryID)}, err
 	}, "report")
 	if err != nil {
 		return r, err
@@ -149,27 +194,103 @@ func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceNam
 	return r, nil
 }
 
-// WriteCSV writes the report's transactions as RFC 4180 CSV (UTF-8, CRLF, a header
-// row). Amounts keep their exact digits.
-func (r Report) WriteCSV(w io.Writer) error {
+// reportCSVColumns are a report's CSV columns: the header, then each line's field as
+// the query gives it, written by PostgreSQL as the CSV shows it (a date as YYYY-MM-DD,
+// an amount with its exact digits and no trailing zeros, an id in its canonical form,
+// the fields a transaction shows as the API shows them), or, for a name, the id it is
+// looked up by.
+var reportCSVColumns = []struct{ header, field string }{
+	{"date", "to_char(t.date, 'YYYY-MM-DD')"},
+	{"type", "t.type"},
+	{"amount", "trim_scale(t.amount)::text"},
+	{"currency", "t.currency"},
+	{"destination_amount", "trim_scale(t.destination_amount)::text"},
+	{"concept", "t.concept"},
+	{"description", "coalesce(t.description, t.concept)"}, // as scanTransaction shows it
+	{"wallet", "t.wallet_id::text"},
+	{"category", "t.category_id::text"},
+	{"destination_wallet_id", "t.to_wallet_id::text"},
+	{"reference_number", "t.reference_number"},
+	{"id", "t.id::text"},
+}
+
+// The CSV columns whose field is looked up in the report's names.
+const csvWallet, csvCategory = 7, 8
+
+// reportCSVQuery is the query of WriteReportCSV: the fields, then the version that
+// orders the lines of a day (reportOrder).
+var reportCSVQuery = func() string {
+	fields := make([]string, len(reportCSVColumns))
+	for i, c := range reportCSVColumns {
+		fields[i] = c.field
+	}
+	return `SELECT ` + strings.Join(fields, ", ") + `, t.created_version::text ` + reportLines + ` LIMIT $6`
+}()
+
+// csvLine is a report's line: its CSV fields, the first its date (YYYY-MM-DD, which
+// sorts as its text), and the version that orders the lines of a day.
+type csvLine struct {
+	fields  []string
+	version int64
+}
+
+// WriteReportCSV writes the transactions a report lists as RFC 4180 CSV (UTF-8, CRLF, a
+// header row); an empty field stands for a value the transaction has not. The fields
+// go from the rows to the CSV as PostgreSQL wrote them. The lines are put in order
+// (reportOrder) here: the as-of view of transactions joins two tables, so no index
+// hands its rows over in order, and PostgreSQL took longer to sort a month's lines than
+// to read them. It returns ErrReportTooLarge for a report over MaxReportLines
+// transactions.
+func WriteReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter, w io.Writer) error {
+	ids, err := readReportNames(ctx, db, workspaceID)
+	if err != nil {
+		return err
+	}
+	names := make(map[string]string, len(ids))
+	for id, name := range ids {
+		names[id.String()] = name
+	}
+	rows, err := db.Query(ctx, reportCSVQuery, workspaceID, f.From, f.To, f.WalletID, f.CategoryID, MaxReportLines+1)
+	if err != nil {
+		return fmt.Errorf("queries: csv: %w", err)
+	}
+	defer rows.Close()
+	var lines []csvLine
+	for rows.Next() {
+		if len(lines) == MaxReportLines {
+			return ErrReportTooLarge
+		}
+		raw := rows.RawValues() // each a text's bytes, nil for NULL
+		l := csvLine{fields: make([]string, len(reportCSVColumns))}
+		for i := range l.fields {
+			l.fields[i] = string(raw[i])
+		}
+		l.fields[csvWallet], l.fields[csvCategory] = names[l.fields[csvWallet]], names[l.fields[csvCategory]]
+		if l.version, err = strconv.ParseInt(string(raw[len(l.fields)]), 10, 64); err != nil {
+			return fmt.Errorf("queries: csv: a line's version: %w", err)
+		}
+		lines = append(lines, l)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("queries: csv: %w", err)
+	}
+	slices.SortFunc(lines, func(a, b csvLine) int {
+		if c := strings.Compare(a.fields[0], b.fields[0]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.version, b.version)
+	})
 	out := csv.NewWriter(w)
 	out.UseCRLF = true
-	header := []string{"date", "type", "amount", "currency", "destination_amount", "concept", "description", "wallet",
-		"category", "destination_wallet_id", "reference_number", "id"}
+	header := make([]string, len(reportCSVColumns))
+	for i, c := range reportCSVColumns {
+		header[i] = c.header
+	}
 	if err := out.Write(header); err != nil {
 		return fmt.Errorf("queries: csv: %w", err)
 	}
-	for _, l := range r.Transactions {
-		dest, toWallet := "", ""
-		if l.DestinationAmount != nil {
-			dest = decimal.Decimal(*l.DestinationAmount).String()
-		}
-		if l.ToWalletID != nil {
-			toWallet = l.ToWalletID.String()
-		}
-		record := []string{time.Time(l.Date).Format(time.DateOnly), l.Type, decimal.Decimal(l.Amount).String(), l.Currency, dest,
-			deref(l.Concept), l.Description, l.WalletName, deref(l.CategoryName), toWallet, deref(l.ReferenceNumber), l.ID.String()}
-		if err := out.Write(record); err != nil {
+	for _, l := range lines {
+		if err := out.Write(l.fields); err != nil {
 			return fmt.Errorf("queries: csv: %w", err)
 		}
 	}
