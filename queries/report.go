@@ -1,6 +1,7 @@
 package queries
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/csv"
@@ -227,20 +228,22 @@ var reportCSVQuery = func() string {
 	return `SELECT ` + strings.Join(fields, ", ") + `, t.created_version::text ` + reportLines + ` LIMIT $6`
 }()
 
-// csvLine is a report's line: its CSV fields, the first its date (YYYY-MM-DD, which
-// sorts as its text), and the version that orders the lines of a day.
+// csvLine is where a report's line stands among the lines written in the order read,
+// and where reportOrder puts it: by its date (YYYY-MM-DD, which sorts as its text),
+// then by version.
 type csvLine struct {
-	fields  []string
-	version int64
+	date       string
+	version    int64
+	start, end int
 }
 
 // WriteReportCSV writes the transactions a report lists as RFC 4180 CSV (UTF-8, CRLF, a
 // header row); an empty field stands for a value the transaction has not. The fields
-// go from the rows to the CSV as PostgreSQL wrote them. The lines are put in order
-// (reportOrder) here: the as-of view of transactions joins two tables, so no index
-// hands its rows over in order, and PostgreSQL took longer to sort a month's lines than
-// to read them. It returns ErrReportTooLarge for a report over MaxReportLines
-// transactions.
+// go from the rows to the CSV as PostgreSQL wrote them, each line written as it is
+// read. The lines are then put in order (reportOrder): the as-of view of transactions
+// joins two tables, so no index hands its rows over in order, and PostgreSQL took
+// longer to sort a month's lines than to read them. It returns ErrReportTooLarge for a
+// report over MaxReportLines transactions, having written nothing.
 func WriteReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter, w io.Writer) error {
 	ids, err := readReportNames(ctx, db, workspaceID)
 	if err != nil {
@@ -255,48 +258,66 @@ func WriteReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportF
 		return fmt.Errorf("queries: csv: %w", err)
 	}
 	defer rows.Close()
+	var read bytes.Buffer // the lines, in the order read
 	var lines []csvLine
+	out := csv.NewWriter(&read)
+	out.UseCRLF = true
+	record := make([]string, len(reportCSVColumns))
+	var text []byte
 	for rows.Next() {
 		if len(lines) == MaxReportLines {
 			return ErrReportTooLarge
 		}
 		raw := rows.RawValues() // each a text's bytes, nil for NULL
-		l := csvLine{fields: make([]string, len(reportCSVColumns))}
-		for i := range l.fields {
-			l.fields[i] = string(raw[i])
+		// One string holds the row's fields, each a part of it.
+		text = text[:0]
+		for _, v := range raw[:len(record)] {
+			text = append(text, v...)
 		}
-		l.fields[csvWallet], l.fields[csvCategory] = names[l.fields[csvWallet]], names[l.fields[csvCategory]]
-		if l.version, err = strconv.ParseInt(string(raw[len(l.fields)]), 10, 64); err != nil {
+		row, at := string(text), 0
+		for i, v := range raw[:len(record)] {
+			record[i], at = row[at:at+len(v)], at+len(v)
+		}
+		record[csvWallet], record[csvCategory] = names[record[csvWallet]], names[record[csvCategory]]
+		l := csvLine{date: record[0], start: read.Len()}
+		if l.version, err = strconv.ParseInt(string(raw[len(record)]), 10, 64); err != nil {
 			return fmt.Errorf("queries: csv: a line's version: %w", err)
 		}
+		if err := out.Write(record); err != nil {
+			return fmt.Errorf("queries: csv: %w", err)
+		}
+		out.Flush()
+		l.end = read.Len()
 		lines = append(lines, l)
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("queries: csv: %w", err)
 	}
+	if err := out.Error(); err != nil {
+		return fmt.Errorf("queries: csv: %w", err)
+	}
 	slices.SortFunc(lines, func(a, b csvLine) int {
-		if c := strings.Compare(a.fields[0], b.fields[0]); c != 0 {
+		if c := strings.Compare(a.date, b.date); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.version, b.version)
 	})
-	out := csv.NewWriter(w)
-	out.UseCRLF = true
-	header := make([]string, len(reportCSVColumns))
+	header := csv.NewWriter(w)
+	header.UseCRLF = true
 	for i, c := range reportCSVColumns {
-		header[i] = c.header
+		record[i] = c.header
 	}
-	if err := out.Write(header); err != nil {
+	if err := header.Write(record); err != nil {
 		return fmt.Errorf("queries: csv: %w", err)
 	}
+	if header.Flush(); header.Error() != nil {
+		return fmt.Errorf("queries: csv: %w", header.Error())
+	}
+	all := read.Bytes()
 	for _, l := range lines {
-		if err := out.Write(l.fields); err != nil {
+		if _, err := w.Write(all[l.start:l.end]); err != nil {
 			return fmt.Errorf("queries: csv: %w", err)
 		}
-	}
-	out.Flush()
-	if err := out.Error(); err != nil {
-		return fmt.Errorf("queries: csv: %w", err)
 	}
 	return nil
 }
