@@ -191,13 +191,14 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
-	// The CSV lists the transactions alone, written as they are read, and is held until
-	// its last line, so that a report found too large is an error and not a cut file.
+	// The CSV lists the transactions alone, and is made whole before it is sent, so that
+	// a report found too large is an error and not a cut file.
 	var rep queries.Report
-	var lines bytes.Buffer
+	var lines []byte
 	err := s.readAt(r.Context(), p.Workspace.ID, at, func(db queries.DB, _ commands.Date) (err error) {
 		if format == "csv" {
-			return queries.WriteReportCSV(r.Context(), db, p.Workspace.ID, f, &lines)
+			lines, err = queries.ReportCSV(r.Context(), db, p.Workspace.ID, f)
+			return err
 		}
 		rep, err = queries.BuildReport(r.Context(), db, p.Workspace.ID, p.Workspace.Name, f)
 		return err
@@ -214,7 +215,7 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	case "csv":
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.csv"`)
-		_, _ = w.Write(lines.Bytes())
+		_, _ = w.Write(lines)
 	case "pdf":
 		var buf bytes.Buffer
 		if err := rep.WritePDF(&buf); err != nil {

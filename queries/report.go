@@ -69,7 +69,7 @@ type Report struct {
 }
 
 // reportLines selects a report's transactions: what follows the columns of
-// BuildReport's query and WriteReportCSV's. Their wallets' and categories' names are
+// BuildReport's query and ReportCSV's. Their wallets' and categories' names are
 // looked up apart (reportNames): the workspace has few, and a join planned for the
 // as-of views' row estimates could compare each line with every category.
 const reportLines = `FROM transactions t
@@ -218,7 +218,7 @@ var reportCSVColumns = []struct{ header, field string }{
 // The CSV columns whose field is looked up in the report's names.
 const csvWallet, csvCategory = 7, 8
 
-// reportCSVQuery is the query of WriteReportCSV: the fields, then the version that
+// reportCSVQuery is the query of ReportCSV: the fields, then the version that
 // orders the lines of a day (reportOrder).
 var reportCSVQuery = func() string {
 	fields := make([]string, len(reportCSVColumns))
@@ -237,17 +237,17 @@ type csvLine struct {
 	start, end int
 }
 
-// WriteReportCSV writes the transactions a report lists as RFC 4180 CSV (UTF-8, CRLF, a
-// header row); an empty field stands for a value the transaction has not. The fields
-// go from the rows to the CSV as PostgreSQL wrote them, each line written as it is
-// read. The lines are then put in order (reportOrder): the as-of view of transactions
-// joins two tables, so no index hands its rows over in order, and PostgreSQL took
-// longer to sort a month's lines than to read them. It returns ErrReportTooLarge for a
-// report over MaxReportLines transactions, having written nothing.
-func WriteReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter, w io.Writer) error {
+// ReportCSV is the transactions a report lists as RFC 4180 CSV (UTF-8, CRLF, a header
+// row); an empty field stands for a value the transaction has not. The fields go from
+// the rows to the CSV as PostgreSQL wrote them, each line encoded as it is read. The
+// lines are then put in order (reportOrder): the as-of view of transactions joins two
+// tables, so no index hands its rows over in order, and PostgreSQL took longer to sort
+// a month's lines than to read them. It returns ErrReportTooLarge for a report over
+// MaxReportLines transactions.
+func ReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter) ([]byte, error) {
 	ids, err := readReportNames(ctx, db, workspaceID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	names := make(map[string]string, len(ids))
 	for id, name := range ids {
@@ -255,7 +255,7 @@ func WriteReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportF
 	}
 	rows, err := db.Query(ctx, reportCSVQuery, workspaceID, f.From, f.To, f.WalletID, f.CategoryID, MaxReportLines+1)
 	if err != nil {
-		return fmt.Errorf("queries: csv: %w", err)
+		return nil, fmt.Errorf("queries: csv: %w", err)
 	}
 	defer rows.Close()
 	var read bytes.Buffer // the lines, in the order read
@@ -266,7 +266,7 @@ func WriteReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportF
 	var text []byte
 	for rows.Next() {
 		if len(lines) == MaxReportLines {
-			return ErrReportTooLarge
+			return nil, ErrReportTooLarge
 		}
 		raw := rows.RawValues() // each a text's bytes, nil for NULL
 		// One string holds the row's fields, each a part of it.
@@ -281,20 +281,20 @@ func WriteReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportF
 		record[csvWallet], record[csvCategory] = names[record[csvWallet]], names[record[csvCategory]]
 		l := csvLine{date: record[0], start: read.Len()}
 		if l.version, err = strconv.ParseInt(string(raw[len(record)]), 10, 64); err != nil {
-			return fmt.Errorf("queries: csv: a line's version: %w", err)
+			return nil, fmt.Errorf("queries: csv: a line's version: %w", err)
 		}
 		if err := out.Write(record); err != nil {
-			return fmt.Errorf("queries: csv: %w", err)
+			return nil, fmt.Errorf("queries: csv: %w", err)
 		}
 		out.Flush()
 		l.end = read.Len()
 		lines = append(lines, l)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("queries: csv: %w", err)
+		return nil, fmt.Errorf("queries: csv: %w", err)
 	}
 	if err := out.Error(); err != nil {
-		return fmt.Errorf("queries: csv: %w", err)
+		return nil, fmt.Errorf("queries: csv: %w", err)
 	}
 	slices.SortFunc(lines, func(a, b csvLine) int {
 		if c := strings.Compare(a.date, b.date); c != 0 {
@@ -302,24 +302,23 @@ func WriteReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportF
 		}
 		return cmp.Compare(a.version, b.version)
 	})
-	header := csv.NewWriter(w)
-	header.UseCRLF = true
 	for i, c := range reportCSVColumns {
 		record[i] = c.header
 	}
-	if err := header.Write(record); err != nil {
-		return fmt.Errorf("queries: csv: %w", err)
+	start := read.Len()
+	if err := out.Write(record); err != nil {
+		return nil, fmt.Errorf("queries: csv: %w", err)
 	}
-	if header.Flush(); header.Error() != nil {
-		return fmt.Errorf("queries: csv: %w", header.Error())
+	if out.Flush(); out.Error() != nil {
+		return nil, fmt.Errorf("queries: csv: %w", out.Error())
 	}
 	all := read.Bytes()
+	body := make([]byte, 0, len(all))
+	body = append(body, all[start:]...)
 	for _, l := range lines {
-		if _, err := w.Write(all[l.start:l.end]); err != nil {
-			return fmt.Errorf("queries: csv: %w", err)
-		}
+		body = append(body, all[l.start:l.end]...)
 	}
-	return nil
+	return body, nil
 }
 
 // qualified prefixes each column of a list with a table alias.

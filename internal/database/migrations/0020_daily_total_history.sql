@@ -43,3 +43,19 @@ FROM public.daily_totals r CROSS JOIN LATERAL (
     WHERE h.workspace_id = r.workspace_id AND h.category_id = r.category_id AND h.type = r.type
         AND h.currency = r.currency AND h.day = r.day AND h.version <= finledger_asof.cut()
     ORDER BY h.version DESC LIMIT 1) v;
+
+-- The transactions at the cut, as in 0019, with the cut read once per statement (an
+-- InitPlan) rather than once per row: a month's report reads 16,500 rows through it.
+CREATE OR REPLACE VIEW finledger_asof.transactions AS
+SELECT workspace_id, id, type, amount, currency, destination_amount, date, concept, description, wallet_id,
+    to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, deleted_at, created_at,
+    updated_at, created_version, recurring_id, changed_version
+FROM public.transactions
+WHERE coalesce(changed_version, created_version) <= (SELECT finledger_asof.cut())
+UNION ALL
+SELECT workspace_id, id, type, amount, currency, destination_amount, date, concept, description, wallet_id,
+    to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, deleted_at, created_at,
+    updated_at, created_version, recurring_id, changed_version
+FROM public.transaction_versions
+WHERE coalesce(changed_version, created_version) <= (SELECT finledger_asof.cut())
+    AND replaced_version > (SELECT finledger_asof.cut());
