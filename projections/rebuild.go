@@ -228,16 +228,20 @@ const SnapshotsTable = "workspace_snapshots"
 // last one (SnapshotsTable) for the workspace snapshots, each compared with the fold of
 // its stream (commands.CheckSnapshots).
 func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
-	return VerifyTelling(ctx, pool, nil)
+	return VerifyTelling(ctx, pool, nil, nil)
 }
 
 // VerifyTelling verifies as Verify does and tells replayed, if not nil, how many events
-// each batch of its replay brought.
-func VerifyTelling(ctx context.Context, pool *pgxpool.Pool, replayed func(events int)) ([]Difference, error) {
+// each batch of its replay brought. With chain not nil, it also recomputes every
+// stream's hash chain while it compares the read models, and tells chain each stream's
+// check, one stream after another (eventstore.VerifyChains).
+func VerifyTelling(ctx context.Context, pool *pgxpool.Pool, replayed func(events int),
+	chain func(stream string, check eventstore.ChainCheck)) ([]Difference, error) {
 	var out []Difference
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var snapshots <-chan snapshotResult
+	var chains <-chan error
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		if err := eventstore.LockAppends(ctx, tx); err != nil {
 			return err
@@ -268,10 +272,13 @@ func VerifyTelling(ctx context.Context, pool *pgxpool.Pool, replayed func(events
 		if _, err := replayAll(ctx, tx, replayed); err != nil {
 			return err
 		}
-		// The comparisons below keep one core busy in PostgreSQL: the snapshots are
-		// checked meanwhile, on a connection of their own (one freed by this
-		// transaction's end, if the pool has no other).
+		// The comparisons below keep one core busy in PostgreSQL: the snapshots, and the
+		// chains when asked, are checked meanwhile, each on a connection of its own (one
+		// freed by this transaction's end, if the pool has no other).
 		snapshots = checkSnapshots(ctx, pool)
+		if chain != nil {
+			chains = checkChains(ctx, pool, chain)
+		}
 		// A comparison hashes the live rows where they fit in this memory, instead of
 		// sorting both sides: a million transactions compare in 1.7 s, not 4.0 s. The
 		// planner sorts, as before, what it expects not to fit.
@@ -302,9 +309,12 @@ func VerifyTelling(ctx context.Context, pool *pgxpool.Pool, replayed func(events
 		return errRollback
 	})
 	if err != errRollback {
+		cancel()
 		if snapshots != nil {
-			cancel()
 			<-snapshots
+		}
+		if chains != nil {
+			<-chains
 		}
 		return out, err
 	}
@@ -312,7 +322,20 @@ func VerifyTelling(ctx context.Context, pool *pgxpool.Pool, replayed func(events
 	if checked.err != nil {
 		return out, checked.err
 	}
+	if chains != nil {
+		if err := <-chains; err != nil {
+			return out, err
+		}
+	}
 	return append(out, snapshotDifference(checked.check)), nil
+}
+
+// checkChains recomputes every stream's chain, telling chain of each, and answers once
+// on the channel it returns.
+func checkChains(ctx context.Context, pool *pgxpool.Pool, chain func(stream string, check eventstore.ChainCheck)) <-chan error {
+	done := make(chan error, 1)
+	go func() { done <- eventstore.VerifyChains(ctx, pool, chain) }()
+	return done
 }
 
 type snapshotResult struct {

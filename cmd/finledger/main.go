@@ -230,10 +230,20 @@ func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The chains are recomputed while the read models are compared; their checks come
+	// one stream after another, and are read once VerifyTelling has returned.
+	var chains []string
+	streams, broken, events := 0, 0, int64(0)
 	diffs, err := projections.VerifyTelling(ctx, pool, func(events int) {
 		if meter.Add(events) {
 			meter.Finish()
-			fmt.Fprintln(out, "verify: comparing the read models, and the snapshots with their streams")
+			fmt.Fprintln(out, "verify: comparing the read models, the snapshots with their streams, and recomputing every stream's chain")
+		}
+	}, func(stream string, check eventstore.ChainCheck) {
+		streams, events = streams+1, events+check.Checked
+		if check.BrokenAt != 0 {
+			broken++
+			chains = append(chains, fmt.Sprintf("chain of %s BREAKS at version %d (holds up to %d)", stream, check.BrokenAt, check.Head.Version))
 		}
 	})
 	meter.Finish()
@@ -252,39 +262,15 @@ func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 			fmt.Fprintf(out, "%18s %s\n", "", d.Detail)
 		}
 	}
-	broken, err := verifyChains(ctx, pool, out)
-	if err != nil {
-		return err
+	for _, c := range chains {
+		fmt.Fprintln(out, c)
 	}
+	fmt.Fprintf(out, "chains: %d streams, %d events, %d broken\n", streams, events, broken)
 	if bad > 0 || broken > 0 {
 		return fmt.Errorf("%d read model(s), %d chain(s): %w", bad, broken, errDiffers)
 	}
 	fmt.Fprintln(out, "every read model equals a replay of the event log, every workspace snapshot the fold of its stream, every stream's hash chain holds")
 	return nil
-}
-
-// verifyChains recomputes every stream's hash chain, names each that breaks and where,
-// and returns how many do.
-func verifyChains(ctx context.Context, pool *pgxpool.Pool, out io.Writer) (int, error) {
-	meter, err := eventMeter(ctx, pool, out, "verify: chains")
-	if err != nil {
-		return 0, err
-	}
-	streams, broken, events := 0, 0, int64(0)
-	err = eventstore.VerifyChains(ctx, pool, func(stream string, check eventstore.ChainCheck) {
-		meter.Add(int(check.Checked))
-		streams, events = streams+1, events+check.Checked
-		if check.BrokenAt != 0 {
-			broken++
-			fmt.Fprintf(out, "chain of %s BREAKS at version %d (holds up to %d)\n", stream, check.BrokenAt, check.Head.Version)
-		}
-	})
-	if err != nil {
-		return 0, err
-	}
-	meter.Finish()
-	fmt.Fprintf(out, "chains: %d streams, %d events, %d broken\n", streams, events, broken)
-	return broken, nil
 }
 
 // exportFlags declares the export command's flags: the workspace whose history it
