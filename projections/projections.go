@@ -252,7 +252,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		queueChannelTransaction(b, ws, e, meta, d)
 	case *commands.TransactionUpdated:
 		c := d.Changes
-		queueTotalsRemoved(b, ws, d.TransactionID, e.Version)
+		queueTotalsRemoved(b, ws, d.TransactionID)
 		queueReplaced(b, ws, d.TransactionID, e.Version)
 		b.Queue(`UPDATE transactions SET
 				amount = CASE WHEN $3 THEN $4 ELSE amount END,
@@ -277,13 +277,15 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
 			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at, e.Version)
 		p.postings.add(ws, d.Postings, at, e.Version)
-		queueTotalsAdded(b, ws, d.TransactionID, e.Version)
+		queueTotalsAdded(b, ws, d.TransactionID)
+		queueTotalsKept(b, ws, d.TransactionID, e.Version)
 		return queueEffects(b, ws, e, d.Effects)
 	case *commands.TransactionDeleted:
-		queueTotalsRemoved(b, ws, d.TransactionID, e.Version)
+		queueTotalsRemoved(b, ws, d.TransactionID)
 		queueReplaced(b, ws, d.TransactionID, e.Version)
 		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3, changed_version = $4 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID, at, e.Version)
+		queueTotalsKept(b, ws, d.TransactionID, e.Version)
 		p.postings.add(ws, d.Postings, at, e.Version)
 		return queueEffects(b, ws, e, d.Effects)
 	default:
