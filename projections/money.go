@@ -26,7 +26,7 @@ const totalsEffectSQL = `INSERT INTO daily_totals (workspace_id, day, type, curr
 // totalsKeptSQL keeps, in the daily totals' history, the totals a transaction's
 // correction or deletion of version $3 left: the one it was taken out of (its row that
 // event replaced) and the one it went into (its live row), once each, with no trailing
-// zeros, as totalsHistorySQL writes a new transaction's.
+// zeros, as totalsSQL writes a new transaction's.
 const totalsKeptSQL = `INSERT INTO daily_total_versions (version, workspace_id, day, type, currency, category_id, amount, count)
 	SELECT $3, d.workspace_id, d.day, d.type, d.currency, d.category_id, trim_scale(d.amount), d.count
 	FROM daily_totals d

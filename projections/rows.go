@@ -215,18 +215,30 @@ var transactionInsert = newRowInsert("transactions", []string{"workspace_id uuid
 	"to_wallet_id uuid", "category_id uuid", "goal_id uuid", "debt_id uuid", "recurring_id uuid", "tag_id uuid",
 	"reference_number text", "attachment_url text", "created_at timestamptz", "updated_at timestamptz", "created_version bigint"}, "")
 
-// dailyTotalsInsert adds to the daily totals: the rows it is given are sums over
-// transactions, one per key.
-var dailyTotalsInsert = newRowInsert("daily_totals", []string{"workspace_id uuid", "day date", "type text", "currency text",
-	"category_id uuid", "amount numeric", "count bigint"},
-	` ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
-		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + excluded.count`)
+// totalsSQL adds new transactions' sums to the daily totals, one row per total, and
+// keeps in their history the totals the events not yet kept left: each is the total
+// after the sums less what the events after it added ($10, $11), with no trailing
+// zeros, as totalsEffectSQL's and totalsKeptSQL's are. The history's rows name their
+// total by its place in the sums' arrays ($8). One statement reads each total's row
+// once: a workspace's writes all move the same few totals.
+const totalsSQL = `WITH total AS (
+		INSERT INTO daily_totals (workspace_id, day, type, currency, category_id, amount, count)
+		SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::uuid[], $6::numeric[], $7::bigint[])
+		ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
+			SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + excluded.count
+		RETURNING *)
+	INSERT INTO daily_total_versions (version, workspace_id, day, type, currency, category_id, amount, count)
+	SELECT e.version, t.workspace_id, t.day, t.type, t.currency, t.category_id, trim_scale(t.amount - e.later_amount),
+		t.count - e.later_count
+	FROM unnest($8::int[], $9::bigint[], $10::numeric[], $11::bigint[]) AS e(total, version, later_amount, later_count)
+	JOIN total t ON (t.workspace_id, t.category_id, t.type, t.currency, t.day)
+		= (($1::uuid[])[e.total], ($5::uuid[])[e.total], ($3::text[])[e.total], ($4::text[])[e.total], ($2::date[])[e.total])`
 
-// totalsHistorySQL keeps the total each event left in the daily totals' history: the
-// total as the table holds it, plus what the event and those before it added since the
-// table was last written, with no trailing zeros, as totalsEffectSQL writes a single
-// event's. It reads the table and leaves it alone, so that a replay writes each total's
-// row once however many batches its history spans.
+// totalsHistorySQL keeps the total each event left in the daily totals' history, as
+// totalsSQL does, but leaves the table alone: the total as the table holds it, plus
+// what the event and those before it added since the table was last written. A replay
+// keeps a batch's states with it, so that it writes each total's row once however
+// many batches its history spans.
 const totalsHistorySQL = `INSERT INTO daily_total_versions (version, workspace_id, day, type, currency, category_id, amount, count)
 	SELECT e.version, e.workspace_id, e.day, e.type, e.currency, e.category_id, trim_scale(coalesce(t.amount, 0) + e.added),
 		coalesce(t.count, 0) + e.counted
@@ -339,16 +351,27 @@ func (t *dailyTotals) flushHistory(b *pgx.Batch) {
 	}
 }
 
-// flush queues the totals' history, then the sums and the counts, each row's in one
-// upsert, and forgets them.
+// flush queues the sums, with the totals' history not yet kept, and the counts, each
+// row's in one upsert, and forgets them.
 func (t *dailyTotals) flush(b *pgx.Batch) {
-	t.flushHistory(b)
-	totals := rows{insert: dailyTotalsInsert}
-	for _, k := range t.order {
-		s := t.sums[k]
-		totals.add(k.workspaceID, k.day, k.typ, k.currency, k.categoryID, s.amount, s.count)
+	if n := len(t.order); n > 0 {
+		ws, categories := make([]uuid.UUID, n), make([]uuid.UUID, n)
+		days, types, currencies := make([]any, n), make([]string, n), make([]string, n)
+		amounts, counts := make([]decimal.Decimal, n), make([]int64, n)
+		var totals []int32
+		var versions, laterCounts []int64
+		var laterAmounts []decimal.Decimal
+		for i, k := range t.order {
+			s := t.sums[k]
+			ws[i], days[i], types[i], currencies[i], categories[i] = k.workspaceID, k.day, k.typ, k.currency, k.categoryID
+			amounts[i], counts[i] = s.amount, s.count
+			for j, v := range s.versions {
+				totals, versions = append(totals, int32(i+1)), append(versions, v)
+				laterAmounts, laterCounts = append(laterAmounts, s.amount.Sub(s.added[j])), append(laterCounts, s.count-s.counted[j])
+			}
+		}
+		b.Queue(totalsSQL, ws, days, types, currencies, categories, amounts, counts, totals, versions, laterAmounts, laterCounts)
 	}
-	totals.flush(b)
 	counts := rows{insert: transactionCountsInsert}
 	for _, k := range t.listed {
 		counts.add(k.workspaceID, k.day, k.typ, k.categoryID, t.counts[k])
