@@ -196,7 +196,7 @@ func (p *pending) takeCopies() []rowCopy {
 }
 
 // flushBatch queues what a replay writes once per batch of the log: the new rows, the
-// totals' history and the wallets' moves.
+// totals' history (the totals stay gathered) and the wallets' moves.
 func (p *pending) flushBatch(b *pgx.Batch) {
 	p.transactions.flush(b)
 	p.audit.flush(b)
@@ -204,10 +204,12 @@ func (p *pending) flushBatch(b *pgx.Batch) {
 	p.postings.flush(b)
 }
 
-// flush queues everything gathered.
+// flush queues everything gathered: the totals with their history in one statement.
 func (p *pending) flush(b *pgx.Batch) {
-	p.flushBatch(b)
+	p.transactions.flush(b)
+	p.audit.flush(b)
 	p.totals.flush(b)
+	p.postings.flush(b)
 }
 
 var transactionInsert = newRowInsert("transactions", []string{"workspace_id uuid", "id uuid", "type text", "amount numeric",
