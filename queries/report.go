@@ -201,7 +201,7 @@ func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceNam
 // the fields a transaction shows as the API shows them), or, for a name, the id it is
 // looked up by.
 var reportCSVColumns = []struct{ header, field string }{
-	{"date", "to_char(t.date, 'YYYY-MM-DD')"},
+	{"date", "t.date::text"}, // DateStyle ISO (database.Open)
 	{"type", "t.type"},
 	{"amount", "trim_scale(t.amount)::text"},
 	{"currency", "t.currency"},

@@ -43,6 +43,9 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 		// bounded, the request fails fast and is answered 503.
 		cfg.ConnConfig.ConnectTimeout = defaultConnectTimeout
 	}
+	// Dates written as text by the server are YYYY-MM-DD whatever the server's own
+	// setting (a report's CSV takes them as they come).
+	cfg.ConnConfig.RuntimeParams["DateStyle"] = "ISO, YMD"
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		pgxdecimal.Register(conn.TypeMap())
 		registerUUID(conn.TypeMap())

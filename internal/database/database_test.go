@@ -133,3 +133,35 @@ func TestStreamOrderMigrationRaisesOutOfOrderHistory(t *testing.T) {
 		}
 	}
 }
+
+// The pool reads dates as YYYY-MM-DD text even where the database's own setting writes
+// them otherwise: a report's CSV takes the server's text as it comes.
+func TestDatesComeAsISOText(t *testing.T) {
+	ctx := context.Background()
+	url := testdb.EmptyURL(t)
+	setup, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer setup.Close(ctx)
+	if _, err := setup.Exec(ctx, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET DateStyle = ''SQL, DMY''', current_database()); END $$`); err != nil {
+		t.Fatal(err)
+	}
+	other, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	var text string
+	if err := other.QueryRow(ctx, `SELECT DATE '2026-03-01'::text`).Scan(&text); err != nil || text != "01/03/2026" {
+		t.Fatalf("a plain connection reads %q (%v): the database's setting did not take", text, err)
+	}
+	pool, err := database.Open(ctx, url, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := pool.QueryRow(ctx, `SELECT DATE '2026-03-01'::text`).Scan(&text); err != nil || text != "2026-03-01" {
+		t.Fatalf("the pool reads %q (%v)", text, err)
+	}
+}
