@@ -389,6 +389,46 @@ func TestWebhookReceiverDownThenUp(t *testing.T) {
 	}
 }
 
+// A redelivery asked for while an attempt is on its way is not undone when that
+// attempt's success is recorded: the delivery goes out again.
+func TestWebhookRedeliveredDuringAnAttempt(t *testing.T) {
+	env, ev := apitest.StartEvents(t, nil)
+	ev.Run()
+	alice := env.As("alice")
+	rc := newReceiver(t)
+	arrived, answer := make(chan struct{}), make(chan struct{})
+	var release sync.Once
+	t.Cleanup(func() { release.Do(func() { close(answer) }) })
+	rc.setStatus(func(n int) int {
+		if n == 1 { // held until the redelivery is stored
+			close(arrived)
+			<-answer
+		}
+		return http.StatusOK
+	})
+	hookID := rc.subscribe(alice)
+	id := alice.Post("/api/webhooks/outbound/"+hookID+"/test", nil).Expect(t, http.StatusOK).Object("delivery")["id"].(string)
+	select {
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the test delivery never arrived")
+	}
+	alice.Post("/api/webhooks/outbound/"+hookID+"/deliveries/"+id+"/redeliver", nil).Expect(t, http.StatusOK)
+	release.Do(func() { close(answer) })
+
+	var d map[string]any
+	waitFor(t, "the redelivery to succeed", 10*time.Second, func() bool {
+		d = alice.Get("/api/webhooks/outbound/" + hookID + "/deliveries").List("deliveries")[0]
+		return d["status"] == "succeeded" && fmt.Sprint(d["attempts"]) == "2"
+	})
+	if got := rc.receipts(); len(got) != 2 || got[0].Delivery != id || got[1].Delivery != id {
+		t.Fatalf("receipts %v, want delivery %s twice", got, id)
+	}
+	if history := d["history"].([]any); len(history) != 2 {
+		t.Fatalf("attempts recorded %v", history)
+	}
+}
+
 // A delivery whose schedule runs out is failed; a redelivery sends it again, same id.
 func TestWebhookFailsThenRedelivered(t *testing.T) {
 	env, ev := apitest.StartEvents(t, []time.Duration{20 * time.Millisecond, 20 * time.Millisecond})

@@ -134,9 +134,11 @@ func EnqueueTest(ctx context.Context, db eventstore.DB, workspaceID, webhookID u
 }
 
 // Redeliver makes a delivery due again at once, whatever its state, keeping its id and
-// body; its attempts go on being counted, and a failed one gets a fresh schedule.
+// body; its attempts go on being counted, and it gets a fresh schedule. An attempt on its
+// way meanwhile is recorded without undoing this (see Sender.attempt).
 func Redeliver(ctx context.Context, db eventstore.DB, workspaceID, webhookID, deliveryID uuid.UUID, now time.Time) error {
-	tag, err := db.Exec(ctx, `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $4, completed_at = NULL, schedule_from = d.attempts
+	tag, err := db.Exec(ctx, `UPDATE webhook_deliveries d SET status = 'pending', next_attempt_at = $4, completed_at = NULL,
+			schedule_from = d.attempts, redeliveries = d.redeliveries + 1
 		FROM webhooks h
 		WHERE d.workspace_id = $1 AND d.webhook_id = $2 AND d.id = $3
 			AND h.workspace_id = d.workspace_id AND h.id = d.webhook_id AND h.deleted_at IS NULL`,

@@ -159,6 +159,7 @@ type pending struct {
 	body                       []byte
 	sealed                     []byte
 	attempts, scheduleFrom     int
+	redeliveries               int // as read before the attempt
 	due                        time.Time
 }
 
@@ -169,11 +170,11 @@ func (s *Sender) drain(ctx context.Context, webhookID uuid.UUID) error {
 		var body string
 		var streamSeq int64
 		err := s.Pool.QueryRow(ctx, `SELECT d.workspace_id, d.id, d.webhook_id, d.event, d.body::text, d.attempts, d.schedule_from,
-				d.next_attempt_at, d.stream_seq, h.url, h.sealed_secret
+				d.redeliveries, d.next_attempt_at, d.stream_seq, h.url, h.sealed_secret
 			FROM webhook_deliveries d JOIN webhooks h ON h.workspace_id = d.workspace_id AND h.id = d.webhook_id
 			WHERE d.webhook_id = $1 AND d.status = 'pending' AND h.deleted_at IS NULL AND h.active
 			ORDER BY d.stream_seq, d.seq LIMIT 1`, webhookID).Scan(&p.workspaceID, &p.id, &p.webhookID, &p.event, &body, &p.attempts,
-			&p.scheduleFrom, &p.due, &streamSeq, &p.url, &p.sealed)
+			&p.scheduleFrom, &p.redeliveries, &p.due, &streamSeq, &p.url, &p.sealed)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil
 		}
@@ -227,8 +228,7 @@ func (s *Sender) attempt(ctx context.Context, p pending) (bool, error) {
 	b.Queue(`INSERT INTO webhook_attempts (workspace_id, delivery_id, attempt, started_at, duration_ms, status_code, error, response_body, succeeded)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		p.workspaceID, p.id, n, started, elapsed.Milliseconds(), status, errText, answer, ok)
-	b.Queue(`UPDATE webhook_deliveries SET attempts = $3, status = $4, next_attempt_at = coalesce($5, next_attempt_at), completed_at = $6
-		WHERE workspace_id = $1 AND id = $2`, p.workspaceID, p.id, n, state, next, completed)
+	b.Queue(recordAttemptSQL, p.workspaceID, p.id, n, state, next, completed, p.redeliveries)
 	// One batch is one implicit transaction: the attempt and the delivery's new state
 	// are written together, even when ctx ends now, since the attempt was made.
 	if err := s.Pool.SendBatch(context.WithoutCancel(ctx), b).Close(); err != nil {
@@ -241,6 +241,17 @@ func (s *Sender) attempt(ctx context.Context, p pending) (bool, error) {
 	s.Metrics.Attempted(outcome)
 	return ok, nil
 }
+
+// recordAttemptSQL counts attempt $3 of delivery $2 and gives the delivery the state the
+// attempt left ($4-$6). If the delivery was redelivered while the attempt was on its way
+// (its redeliveries are no longer $7), the redelivery's state stands, and its fresh
+// schedule counts from this attempt.
+const recordAttemptSQL = `UPDATE webhook_deliveries SET attempts = $3,
+		status = CASE WHEN redeliveries = $7 THEN $4 ELSE status END,
+		next_attempt_at = CASE WHEN redeliveries = $7 THEN coalesce($5, next_attempt_at) ELSE next_attempt_at END,
+		completed_at = CASE WHEN redeliveries = $7 THEN $6 ELSE completed_at END,
+		schedule_from = CASE WHEN redeliveries = $7 THEN schedule_from ELSE $3 END
+	WHERE workspace_id = $1 AND id = $2`
 
 // send POSTs a delivery and returns the status code and the start of the answer.
 func (s *Sender) send(ctx context.Context, p pending, at time.Time) (int, string, error) {
