@@ -75,56 +75,64 @@ func copyHistory(t *testing.T, from, to *pgxpool.Pool, cut string, upTo int64) {
 	}
 }
 
-// totalsHistoryDerivesAsWritten checks that the daily totals' history migration 0020
-// derives from the transactions' history, for databases written before it, is the one
-// the projections wrote: it derives it again in their place and compares.
+// totalsHistoryDerivesAsWritten checks that the totals' histories migrations 0020 (the
+// days') and 0022 (the months') derive from the transactions' history, for databases
+// written before them, are the ones the projections wrote: it derives each again in
+// their place and compares.
 func totalsHistoryDerivesAsWritten(t *testing.T, pool *pgxpool.Pool) {
 	t.Helper()
-	ctx := context.Background()
 	migrations, err := database.Migrations()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var derive string
-	for _, m := range migrations {
-		for _, statement := range strings.Split(m.SQL, ";\n") {
-			if i := strings.Index(statement, "INSERT INTO daily_total_versions"); m.Version == 20 && i >= 0 {
-				derive = statement[i:]
+	for _, h := range []struct {
+		migration     int
+		table, period string
+	}{{20, "daily_total_versions", "day"}, {22, "monthly_total_versions", "month"}} {
+		var derive string
+		for _, m := range migrations {
+			for _, statement := range strings.Split(m.SQL, ";\n") {
+				if i := strings.Index(statement, "INSERT INTO "+h.table); m.Version == h.migration && i >= 0 {
+					derive = statement[i:]
+				}
 			}
 		}
-	}
-	if derive == "" {
-		t.Fatal("migration 0020 derives no history of the daily totals")
-	}
-	const read = `SELECT version, workspace_id, day, type, currency, category_id, amount::text, count FROM daily_total_versions
-		ORDER BY workspace_id, category_id, type, currency, day, version`
-	history := func() []string {
-		rows, err := pool.Query(ctx, read)
-		if err != nil {
+		if derive == "" {
+			t.Fatalf("migration %04d derives no %s", h.migration, h.table)
+		}
+		read := `SELECT version, workspace_id, ` + h.period + `, type, currency, category_id, amount::text, count FROM ` + h.table + `
+			ORDER BY workspace_id, category_id, type, currency, ` + h.period + `, version`
+		written := rowsOf(t, pool, read)
+		if len(written) < 5 {
+			t.Fatalf("%s holds %d totals' states: too few to tell", h.table, len(written))
+		}
+		if _, err := pool.Exec(context.Background(), `DELETE FROM `+h.table); err != nil {
 			t.Fatal(err)
 		}
-		out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (string, error) {
-			v, err := row.Values()
-			return fmt.Sprint(v), err
-		})
-		if err != nil {
+		if _, err := pool.Exec(context.Background(), derive); err != nil {
 			t.Fatal(err)
 		}
-		return out
+		if derived := rowsOf(t, pool, read); !slices.Equal(derived, written) {
+			t.Fatalf("%s derived:\n%s\nwritten:\n%s", h.table, strings.Join(derived, "\n"), strings.Join(written, "\n"))
+		}
 	}
-	written := history()
-	if len(written) < 10 {
-		t.Fatalf("the history holds %d totals' states: too few to tell", len(written))
-	}
-	if _, err := pool.Exec(ctx, `DELETE FROM daily_total_versions`); err != nil {
+}
+
+// rowsOf reads the rows of a query, each printed.
+func rowsOf(t *testing.T, pool *pgxpool.Pool, query string) []string {
+	t.Helper()
+	rows, err := pool.Query(context.Background(), query)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, derive); err != nil {
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (string, error) {
+		v, err := row.Values()
+		return fmt.Sprint(v), err
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if derived := history(); !slices.Equal(derived, written) {
-		t.Fatalf("the totals' history derived:\n%s\nwritten:\n%s", strings.Join(derived, "\n"), strings.Join(written, "\n"))
-	}
+	return out
 }
 
 // withAsOf adds asOf=at to a path.
@@ -153,7 +161,8 @@ func sameJSON(t *testing.T, a, b []byte) bool {
 var asOfReads = []string{"/api/wallets", "/api/budgets", "/api/goals", "/api/debts",
 	"/api/reports?from=2026-01-01&to=2026-12-31", "/api/reports?from=2026-03-01&to=2026-03-31&format=csv",
 	"/api/reports/monthly-summary", "/api/reports/monthly-summary?month=2026-02",
-	"/api/reports/spending-summary?period=this_month", "/api/reports/spending-summary?from=2026-01-01&to=2026-12-31&type=income"}
+	"/api/reports/spending-summary?period=this_month", "/api/reports/spending-summary?from=2026-01-01&to=2026-12-31&type=income",
+	"/api/reports/spending-summary?from=2026-02-05&to=2026-04-30", "/api/reports/spending-summary?from=2026-01-15&to=2026-03-01"}
 
 // Every read that takes asOf answers, for moments across a history of corrections,
 // deletions, bulk operations, renamed and archived records, goal and debt movements,

@@ -143,3 +143,44 @@ func TestSpendingSummary(t *testing.T) {
 		t.Fatalf("suggestions %v", s)
 	}
 }
+
+// A range is summed from the months wholly within it and the days at its ends, each
+// transaction once, wherever in its month it falls and wherever a correction moved it.
+func TestSpendingSummaryOverMonthsAndDays(t *testing.T) {
+	env := apitest.Start(t)
+	env.Clock.Set(time.Date(2026, 3, 26, 18, 0, 0, 0, time.UTC))
+	f := newLedger(t, env, "alice")
+	expense := func(amount float64, date string) string {
+		return f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": amount, "date": date, "walletId": f.cash,
+			"categoryId": f.food}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	}
+	for date, amount := range map[string]float64{"2025-12-31": 0.01, "2026-01-01": 0.1, "2026-01-15": 1, "2026-01-31": 10,
+		"2026-02-01": 100, "2026-02-28": 1000, "2026-03-01": 10000} {
+		expense(amount, date)
+	}
+	gone := expense(5, "2026-02-10")
+	f.c.With("Idempotency-Key", "gone").Delete("/api/transactions/"+gone).Expect(t, http.StatusOK)
+	moved := expense(200, "2026-01-20")
+	f.c.With("Idempotency-Key", "moved").Patch("/api/transactions/"+moved, map[string]any{"date": "2026-03-01"}).Expect(t, http.StatusOK)
+
+	for query, want := range map[string]string{
+		"?from=2026-01-01&to=2026-12-31": "11311.10", // whole months
+		"?from=2026-01-15&to=2026-03-01": "11311.00", // days, a month, a day
+		"?from=2026-01-02&to=2026-02-28": "1111.00",  // days, then a month
+		"?from=2026-02-01&to=2026-02-28": "1100.00",  // a month
+		"?from=2026-01-31&to=2026-02-01": "110.00",   // a day of each
+		"?from=2025-12-31&to=2026-01-01": "0.11",     // across the year
+		"?from=2025-12-01&to=2026-01-31": "11.11",    // two months
+		"?from=2026-01-20&to=2026-01-20": "",         // the day a correction moved away from
+		"?from=2026-02-02&to=2026-02-27": "",         // the days around a deletion
+	} {
+		r := f.c.Get("/api/reports/spending-summary"+query).Expect(t, http.StatusOK)
+		var got []string
+		for _, tt := range r.JSON["totals"].([]any) {
+			got = append(got, tt.(map[string]any)["total"].(string))
+		}
+		if strings.Join(got, ", ") != want {
+			t.Errorf("%s: %v, want %s", query, got, want)
+		}
+	}
+}

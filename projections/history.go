@@ -20,10 +20,10 @@ var historyOf = map[string]string{
 }
 
 // historyTables are the read models' past: the record histories, the rows that
-// transactions' corrections and deletions replaced, and the daily totals each event
-// left (migration 0020).
+// transactions' corrections and deletions replaced, and the daily and monthly totals
+// each event left (migrations 0020 and 0022).
 var historyTables = []string{"wallet_versions", "category_versions", "budget_versions", "goal_versions", "debt_versions",
-	"transaction_versions", "daily_total_versions"}
+	"transaction_versions", "daily_total_versions", "monthly_total_versions"}
 
 // startedHistory narrows a history table to the workspaces whose history is whole: a
 // workspace written before the histories were kept has them from a later version

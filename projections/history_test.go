@@ -29,7 +29,7 @@ func TestHistoryTablesFollowTheirTables(t *testing.T) {
 		return names
 	}
 	histories := map[string][2]string{"transactions": {"transaction_versions", "replaced_version"},
-		"daily_totals": {"daily_total_versions", "version"}}
+		"daily_totals": {"daily_total_versions", "version"}, "monthly_totals": {"monthly_total_versions", "version"}}
 	for table, history := range historyOf {
 		histories[table] = [2]string{history, "version"}
 	}

@@ -11,35 +11,6 @@ import (
 	"github.com/finledger/finledger/internal/fx"
 )
 
-// totalsEffectSQL adds (sign 1) or takes away (sign -1) a transaction's contribution to
-// the daily totals. It reads the transaction's live row, so that the same statement adds
-// a transaction (after its update) and takes it away (before its update or deletion)
-// whatever changed: replay runs them in the same order and gets the same sums.
-const totalsEffectSQL = `INSERT INTO daily_totals (workspace_id, day, type, currency, category_id, amount, count)
-	SELECT t.workspace_id, t.date, t.type, t.currency, coalesce(t.category_id, '00000000-0000-0000-0000-000000000000'),
-		$3::int * t.amount, $3::int
-	FROM transactions t
-	WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type IN ('income', 'expense')
-	ON CONFLICT (workspace_id, category_id, type, currency, day) DO UPDATE
-		SET amount = daily_totals.amount + excluded.amount, count = daily_totals.count + excluded.count`
-
-// totalsKeptSQL keeps, in the daily totals' history, the totals a transaction's
-// correction or deletion of version $3 left: the one it was taken out of (its row that
-// event replaced) and the one it went into (its live row), once each, with no trailing
-// zeros, as totalsSQL writes a new transaction's.
-const totalsKeptSQL = `INSERT INTO daily_total_versions (version, workspace_id, day, type, currency, category_id, amount, count)
-	SELECT $3, d.workspace_id, d.day, d.type, d.currency, d.category_id, trim_scale(d.amount), d.count
-	FROM daily_totals d
-	WHERE (d.workspace_id, d.category_id, d.type, d.currency, d.day) IN (
-		SELECT workspace_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), type, currency, date
-		FROM transactions
-		WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND type IN ('income', 'expense')
-		UNION
-		SELECT workspace_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), type, currency, date
-		FROM transaction_versions
-		WHERE workspace_id = $1 AND id = $2 AND replaced_version = $3 AND deleted_at IS NULL
-			AND type IN ('income', 'expense'))`
-
 // countAddSQL counts a transaction's live row in the transaction counts, of its day and
 // of its month.
 const countAddSQL = `WITH t AS (
@@ -70,24 +41,18 @@ const countRemoveSQL = `WITH t AS (
 	UPDATE transaction_month_counts c SET count = c.count - 1 FROM t
 	WHERE (c.workspace_id, c.month, c.type, c.category_id) = (t.workspace_id, t.month, t.type, t.category_id) AND c.count > 1`
 
-// queueTotalsRemoved takes a live transaction, as its row stands, out of the daily
+// queueTotalsRemoved takes a live transaction, as its row stands, out of the tables of
 // totals and the transaction counts, before its row is changed or deleted.
 func queueTotalsRemoved(b *pgx.Batch, ws, transactionID uuid.UUID) {
-	b.Queue(totalsEffectSQL, ws, transactionID, -1)
+	queueTotalsEffect(b, ws, transactionID, -1)
 	b.Queue(countRemoveSQL, ws, transactionID)
 }
 
-// queueTotalsAdded adds a live transaction, as its row stands, to the daily totals and
-// the transaction counts, after its row changed.
+// queueTotalsAdded adds a live transaction, as its row stands, to the tables of totals
+// and the transaction counts, after its row changed.
 func queueTotalsAdded(b *pgx.Batch, ws, transactionID uuid.UUID) {
-	b.Queue(totalsEffectSQL, ws, transactionID, 1)
+	queueTotalsEffect(b, ws, transactionID, 1)
 	b.Queue(countAddSQL, ws, transactionID)
-}
-
-// queueTotalsKept keeps the totals a transaction's correction or deletion of the given
-// version left, once its row is changed and the totals moved.
-func queueTotalsKept(b *pgx.Batch, ws, transactionID uuid.UUID, version int64) {
-	b.Queue(totalsKeptSQL, ws, transactionID, version)
 }
 
 // queueEffects applies the goal and debt effects a transaction event carries. An event

@@ -19,7 +19,7 @@ import (
 
 // Tables are the read-model tables, in the order they are cleared and compared.
 var Tables = append([]string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
-	"transactions", "api_keys", "audit_log", "daily_totals", "transaction_counts", "transaction_month_counts", "budgets", "goals",
+	"transactions", "api_keys", "audit_log", "daily_totals", "monthly_totals", "transaction_counts", "transaction_month_counts", "budgets", "goals",
 	"goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks"}, historyTables...)
 
 // projected narrows tables that also hold rows no event made, on both sides of a

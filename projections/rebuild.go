@@ -102,10 +102,10 @@ func readIndexes(ctx context.Context, tx pgx.Tx, schema string) ([]index, error)
 // batch of the log goes in a round trip, and its new transactions and audit entries in a
 // COPY per table (more where a correction or a deletion must find the rows before it
 // in the table, each COPY at its place among the statements); the wallets' balances
-// move once a batch, and so do the histories of the daily totals, which only add up and
-// are written when a correction reads them or at the end. While PostgreSQL applies
-// one batch and the connection reads the one after the next, the next is decoded and
-// queued: each side takes about as long as the other.
+// move once a batch, and so do the histories of the daily and monthly totals; the
+// totals themselves only add up and are written when a correction reads them or at the
+// end. While PostgreSQL applies one batch and the connection reads the one after the
+// next, the next is decoded and queued: each side takes about as long as the other.
 func replayAll(ctx context.Context, tx pgx.Tx, replayed func(events int)) (int, error) {
 	history, p := commands.NewUpcaster(), newPending()
 	p.copying()

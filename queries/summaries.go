@@ -22,14 +22,22 @@ type Total struct {
 	Count      int64
 }
 
-// Totals sums the daily totals of a workspace over [from, to], optionally for one
-// category, by type, currency and category.
+// Totals sums the totals of a workspace over [from, to], optionally for one category,
+// by type, currency and category: the monthly totals of the months wholly within the
+// range and the daily totals of the days outside them.
 func Totals(ctx context.Context, db DB, workspaceID uuid.UUID, from, to commands.Date, category *uuid.UUID) ([]Total, error) {
-	rows, err := db.Query(ctx, `SELECT type, currency, category_id, sum(amount), sum(count) FROM daily_totals
-		WHERE workspace_id = $1 AND day BETWEEN $2 AND $3 AND ($4::uuid IS NULL OR category_id = $4)
+	s := splitByMonths(from, to)
+	rows, err := db.Query(ctx, `SELECT type, currency, category_id, sum(amount), sum(count) FROM (
+			SELECT type, currency, category_id, amount, count FROM monthly_totals
+			WHERE workspace_id = $1 AND month BETWEEN $2 AND $3 AND ($8::uuid IS NULL OR category_id = $8)
+			UNION ALL
+			SELECT type, currency, category_id, amount, count FROM daily_totals
+			WHERE workspace_id = $1 AND (day BETWEEN $4 AND $5 OR day BETWEEN $6 AND $7) AND ($8::uuid IS NULL OR category_id = $8)
+		) AS t
 		GROUP BY type, currency, category_id
 		HAVING sum(count) > 0
-		ORDER BY type, currency, category_id`, ownPlan, workspaceID, from, to, category)
+		ORDER BY type, currency, category_id`, ownPlan, workspaceID, s.firstMonth, s.lastMonth, s.headFrom, s.headTo, s.tailFrom,
+		s.tailTo, category)
 	if err != nil {
 		return nil, fmt.Errorf("queries: totals: %w", err)
 	}
@@ -38,6 +46,34 @@ func Totals(ctx context.Context, db DB, workspaceID uuid.UUID, from, to commands
 		err := row.Scan(&t.Type, &t.Currency, &t.CategoryID, &t.Amount, &t.Count)
 		return t, err
 	}, "totals")
+}
+
+// monthSplit is a range of days as the whole months within it (named by their first
+// days, firstMonth to lastMonth) and the days before and after them ([headFrom,
+// headTo] and [tailFrom, tailTo]). A part that is empty has its start after its end.
+type monthSplit struct {
+	firstMonth, lastMonth commands.Date
+	headFrom, headTo      commands.Date
+	tailFrom, tailTo      commands.Date
+}
+
+// splitByMonths splits [from, to] into the whole months within it and the days outside
+// them.
+func splitByMonths(from, to commands.Date) monthSplit {
+	first := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if !first.Equal(from) {
+		first = first.AddDate(0, 1, 0)
+	}
+	end := time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 0) // the day after to's month
+	if !end.AddDate(0, 0, -1).Equal(to) {
+		end = end.AddDate(0, -1, 0)
+	}
+	if !first.Before(end) { // no month lies wholly within: the days are all the head
+		after := to.AddDate(0, 0, 1)
+		return monthSplit{firstMonth: after, lastMonth: from, headFrom: from, headTo: to, tailFrom: after, tailTo: to}
+	}
+	return monthSplit{firstMonth: first, lastMonth: end.AddDate(0, -1, 0), headFrom: from, headTo: first.AddDate(0, 0, -1),
+		tailFrom: end, tailTo: to}
 }
 
 // Converter converts an amount between currencies.

@@ -1,0 +1,292 @@
+package projections
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+)
+
+// totalsTable is a read model of sums of incomes and expenses, one row per workspace,
+// category, type, currency and period, with its history: each state an event leaves
+// a row in, stamped with the event's version (migrations 0020 and 0022). The daily
+// totals and the monthly totals are written by the same statements, each with its
+// table's names.
+type totalsTable struct {
+	table, history string
+	period         string // the column that names a row's day or month
+	periodOf       string // SQL: the period of the date in column %s
+}
+
+var (
+	dailyTotals   = totalsTable{table: "daily_totals", history: "daily_total_versions", period: "day", periodOf: "%s"}
+	monthlyTotals = totalsTable{table: "monthly_totals", history: "monthly_total_versions", period: "month",
+		periodOf: "date_trunc('month', %s)::date"}
+	totalsTables = []totalsTable{dailyTotals, monthlyTotals}
+)
+
+// sql fills a statement's template: {table}, {history} and {period} by the table's
+// names, and {periodOf date} by the period of the column date.
+func (tt totalsTable) sql(template string) string {
+	return strings.NewReplacer("{table}", tt.table, "{history}", tt.history, "{period}", tt.period,
+		"{periodOf t.date}", fmt.Sprintf(tt.periodOf, "t.date"), "{periodOf date}", fmt.Sprintf(tt.periodOf, "date")).
+		Replace(template)
+}
+
+// effectSQL adds (sign $3 = 1) or takes away (-1) a transaction's contribution to a
+// table of totals. It reads the transaction's live row, so that the same statement adds
+// a transaction (after its update) and takes it away (before its update or deletion)
+// whatever changed: replay runs them in the same order and gets the same sums.
+const effectSQL = `INSERT INTO {table} (workspace_id, {period}, type, currency, category_id, amount, count)
+	SELECT t.workspace_id, {periodOf t.date}, t.type, t.currency, coalesce(t.category_id, '00000000-0000-0000-0000-000000000000'),
+		$3::int * t.amount, $3::int
+	FROM transactions t
+	WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type IN ('income', 'expense')
+	ON CONFLICT (workspace_id, category_id, type, currency, {period}) DO UPDATE
+		SET amount = {table}.amount + excluded.amount, count = {table}.count + excluded.count`
+
+// keptSQL keeps, in a table of totals' history, the totals a transaction's correction
+// or deletion of version $3 left: the one it was taken out of (its row that event
+// replaced) and the one it went into (its live row), once each, with no trailing zeros,
+// as sumsSQL writes a new transaction's.
+const keptSQL = `INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
+	SELECT $3, d.workspace_id, d.{period}, d.type, d.currency, d.category_id, trim_scale(d.amount), d.count
+	FROM {table} d
+	WHERE (d.workspace_id, d.category_id, d.type, d.currency, d.{period}) IN (
+		SELECT workspace_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), type, currency, {periodOf date}
+		FROM transactions
+		WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND type IN ('income', 'expense')
+		UNION
+		SELECT workspace_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), type, currency, {periodOf date}
+		FROM transaction_versions
+		WHERE workspace_id = $1 AND id = $2 AND replaced_version = $3 AND deleted_at IS NULL
+			AND type IN ('income', 'expense'))`
+
+// sumsSQL adds new transactions' sums to a table of totals, one row per total, and
+// keeps in its history the totals the events not yet kept left: each is the total
+// after the sums less what the events after it added ($10, $11), with no trailing
+// zeros, as effectSQL's and keptSQL's are. The history's rows name their total by its
+// place in the sums' arrays ($8). One statement reads each total's row once: a
+// workspace's writes all move the same few totals.
+const sumsSQL = `WITH total AS (
+		INSERT INTO {table} (workspace_id, {period}, type, currency, category_id, amount, count)
+		SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::uuid[], $6::numeric[], $7::bigint[])
+		ON CONFLICT (workspace_id, category_id, type, currency, {period}) DO UPDATE
+			SET amount = {table}.amount + excluded.amount, count = {table}.count + excluded.count
+		RETURNING *)
+	INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
+	SELECT e.version, t.workspace_id, t.{period}, t.type, t.currency, t.category_id, trim_scale(t.amount - e.later_amount),
+		t.count - e.later_count
+	FROM unnest($8::int[], $9::bigint[], $10::numeric[], $11::bigint[]) AS e(total, version, later_amount, later_count)
+	JOIN total t ON (t.workspace_id, t.category_id, t.type, t.currency, t.{period})
+		= (($1::uuid[])[e.total], ($5::uuid[])[e.total], ($3::text[])[e.total], ($4::text[])[e.total], ($2::date[])[e.total])`
+
+// historySQL keeps the total each event left in a table of totals' history, as
+// sumsSQL does, but leaves the table alone: the total as the table holds it, plus what
+// the event and those before it added since the table was last written. A replay keeps
+// a batch's states with it, so that it writes each total's row once however many
+// batches its history spans.
+const historySQL = `INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
+	SELECT e.version, e.workspace_id, e.period, e.type, e.currency, e.category_id, trim_scale(coalesce(t.amount, 0) + e.added),
+		coalesce(t.count, 0) + e.counted
+	FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::uuid[], $6::bigint[], $7::numeric[], $8::bigint[])
+		AS e(workspace_id, period, type, currency, category_id, version, added, counted)
+	LEFT JOIN {table} t ON (t.workspace_id, t.category_id, t.type, t.currency, t.{period})
+		= (e.workspace_id, e.category_id, e.type, e.currency, e.period)`
+
+// The statements of each table of totals, filled once.
+type totalsStatements struct{ effect, kept, sums, history string }
+
+var totalsSQL = func() map[string]totalsStatements {
+	out := map[string]totalsStatements{}
+	for _, tt := range totalsTables {
+		out[tt.table] = totalsStatements{tt.sql(effectSQL), tt.sql(keptSQL), tt.sql(sumsSQL), tt.sql(historySQL)}
+	}
+	return out
+}()
+
+// queueTotalsEffect adds (sign 1) or takes away (-1) a live transaction, as its row
+// stands, in every table of totals.
+func queueTotalsEffect(b *pgx.Batch, ws, transactionID uuid.UUID, sign int) {
+	for _, tt := range totalsTables {
+		b.Queue(totalsSQL[tt.table].effect, ws, transactionID, sign)
+	}
+}
+
+// queueTotalsKept keeps the totals a transaction's correction or deletion of the given
+// version left, once its row is changed and the totals moved.
+func queueTotalsKept(b *pgx.Batch, ws, transactionID uuid.UUID, version int64) {
+	for _, tt := range totalsTables {
+		b.Queue(totalsSQL[tt.table].kept, ws, transactionID, version)
+	}
+}
+
+// gatheredTotals sums new transactions per row of the tables of totals (incomes and
+// expenses) and of the transaction counts per day and per month (every type), which
+// only add up, so that each row is written once however many transactions it counts.
+// A correction or a deletion takes a transaction out of rows that must hold it already:
+// queue flushes the sums first.
+type gatheredTotals struct {
+	days, months periodSums
+	counts       map[totalsKey]int64 // keyed without currency
+	listed       []totalsKey         // the counts' keys in order
+	monthCounts  map[totalsKey]int64 // keyed by the month's first day, without currency
+	monthly      []totalsKey         // the months' keys in order
+}
+
+// totalsKey is a row of a table of totals, its period a day or a month's first day,
+// YYYY-MM-DD; a transaction without a category counts under the nil category.
+type totalsKey struct {
+	workspaceID, categoryID uuid.UUID
+	typ, currency, period   string
+}
+
+// periodSums is what new transactions add to the rows of one table of totals, in the
+// order the rows were first added to.
+type periodSums struct {
+	order []totalsKey
+	sums  map[totalsKey]*gatheredTotal
+}
+
+// gatheredTotal is what new transactions add to a total until the table is written, and
+// the events whose state of it the history does not hold yet: their versions, and what
+// the total had been added to once each was applied.
+type gatheredTotal struct {
+	amount   decimal.Decimal
+	count    int64
+	versions []int64
+	added    []decimal.Decimal
+	counted  []int64
+}
+
+// add counts a new transaction, created by the event of the given version, and sums it
+// if it is an income or an expense.
+func (t *gatheredTotals) add(ws uuid.UUID, d *commands.TransactionCreated, version int64) {
+	k := totalsKey{workspaceID: ws, typ: d.Type, period: d.Date}
+	if d.CategoryID != nil {
+		k.categoryID = *d.CategoryID
+	}
+	if t.counts == nil {
+		t.counts, t.monthCounts = map[totalsKey]int64{}, map[totalsKey]int64{}
+	}
+	if _, ok := t.counts[k]; !ok {
+		t.listed = append(t.listed, k)
+	}
+	t.counts[k]++
+	m := k
+	m.period = monthOf(d.Date)
+	if _, ok := t.monthCounts[m]; !ok {
+		t.monthly = append(t.monthly, m)
+	}
+	t.monthCounts[m]++
+	if d.Type != commands.TxIncome && d.Type != commands.TxExpense {
+		return
+	}
+	k.currency, m.currency = d.Currency, d.Currency
+	t.days.add(k, d.Amount, version)
+	t.months.add(m, d.Amount, version)
+}
+
+// add sums amount into row k for the event of the given version.
+func (p *periodSums) add(k totalsKey, amount decimal.Decimal, version int64) {
+	if p.sums == nil {
+		p.sums = map[totalsKey]*gatheredTotal{}
+	}
+	s, ok := p.sums[k]
+	if !ok {
+		s = &gatheredTotal{}
+		p.sums[k] = s
+		p.order = append(p.order, k)
+	}
+	s.amount, s.count = s.amount.Add(amount), s.count+1
+	if n := len(s.versions); n > 0 && s.versions[n-1] == version {
+		s.added[n-1], s.counted[n-1] = s.amount, s.count
+		return
+	}
+	s.versions, s.added, s.counted = append(s.versions, version), append(s.added, s.amount), append(s.counted, s.count)
+}
+
+// flushHistory queues the states of the totals the events gathered since it was last
+// called left, and forgets them; the sums stay gathered.
+func (t *gatheredTotals) flushHistory(b *pgx.Batch) {
+	t.days.flushHistory(b, dailyTotals)
+	t.months.flushHistory(b, monthlyTotals)
+}
+
+func (p *periodSums) flushHistory(b *pgx.Batch, tt totalsTable) {
+	var ws, categories []uuid.UUID
+	var periods []any
+	var types, currencies []string
+	var versions, counted []int64
+	var added []decimal.Decimal
+	for _, k := range p.order {
+		s := p.sums[k]
+		for i, v := range s.versions {
+			ws, periods, types, currencies, categories = append(ws, k.workspaceID), append(periods, k.period), append(types, k.typ),
+				append(currencies, k.currency), append(categories, k.categoryID)
+			versions, added, counted = append(versions, v), append(added, s.added[i]), append(counted, s.counted[i])
+		}
+		s.versions, s.added, s.counted = s.versions[:0], s.added[:0], s.counted[:0]
+	}
+	if len(versions) > 0 {
+		b.Queue(totalsSQL[tt.table].history, ws, periods, types, currencies, categories, versions, added, counted)
+	}
+}
+
+// flush queues the sums, with the totals' history not yet kept, and the counts, each
+// row's in one upsert, and forgets them.
+func (t *gatheredTotals) flush(b *pgx.Batch) {
+	t.days.flush(b, dailyTotals)
+	t.months.flush(b, monthlyTotals)
+	counts := rows{insert: transactionCountsInsert}
+	for _, k := range t.listed {
+		counts.add(k.workspaceID, k.period, k.typ, k.categoryID, t.counts[k])
+	}
+	counts.flush(b)
+	months := rows{insert: transactionMonthCountsInsert}
+	for _, k := range t.monthly {
+		months.add(k.workspaceID, k.period, k.typ, k.categoryID, t.monthCounts[k])
+	}
+	months.flush(b)
+	t.listed, t.monthly, t.counts, t.monthCounts = t.listed[:0], t.monthly[:0], nil, nil
+}
+
+func (p *periodSums) flush(b *pgx.Batch, tt totalsTable) {
+	n := len(p.order)
+	if n == 0 {
+		return
+	}
+	ws, categories := make([]uuid.UUID, n), make([]uuid.UUID, n)
+	periods, types, currencies := make([]any, n), make([]string, n), make([]string, n)
+	amounts, counts := make([]decimal.Decimal, n), make([]int64, n)
+	var totals []int32
+	var versions, laterCounts []int64
+	var laterAmounts []decimal.Decimal
+	for i, k := range p.order {
+		s := p.sums[k]
+		ws[i], periods[i], types[i], currencies[i], categories[i] = k.workspaceID, k.period, k.typ, k.currency, k.categoryID
+		amounts[i], counts[i] = s.amount, s.count
+		for j, v := range s.versions {
+			totals, versions = append(totals, int32(i+1)), append(versions, v)
+			laterAmounts, laterCounts = append(laterAmounts, s.amount.Sub(s.added[j])), append(laterCounts, s.count-s.counted[j])
+		}
+	}
+	b.Queue(totalsSQL[tt.table].sums, ws, periods, types, currencies, categories, amounts, counts, totals, versions, laterAmounts,
+		laterCounts)
+	p.order, p.sums = p.order[:0], nil
+}
+
+// monthOf is the first day of a date's month, both YYYY-MM-DD. A date it cannot read it
+// leaves as it is, for the insert of the transaction to refuse.
+func monthOf(day string) string {
+	d, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return day
+	}
+	return d.AddDate(0, 0, 1-d.Day()).Format(time.DateOnly)
+}
