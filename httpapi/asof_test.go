@@ -77,8 +77,8 @@ func copyHistory(t *testing.T, from, to *pgxpool.Pool, cut string, upTo int64) {
 
 // totalsHistoryDerivesAsWritten checks that the totals' histories migrations 0020 (the
 // days') and 0022 (the months') derive from the transactions' history, for databases
-// written before them, are the ones the projections wrote: it derives each again in
-// their place and compares.
+// written before them, are the ones the projections wrote, and so are the monthly totals
+// 0022 sums from the daily ones: it derives each again in their place and compares.
 func totalsHistoryDerivesAsWritten(t *testing.T, pool *pgxpool.Pool) {
 	t.Helper()
 	migrations, err := database.Migrations()
@@ -86,13 +86,18 @@ func totalsHistoryDerivesAsWritten(t *testing.T, pool *pgxpool.Pool) {
 		t.Fatal(err)
 	}
 	for _, h := range []struct {
-		migration     int
-		table, period string
-	}{{20, "daily_total_versions", "day"}, {22, "monthly_total_versions", "month"}} {
+		migration int
+		table     string
+		key       string // the columns that order the rows, before the version if any
+	}{
+		{20, "daily_total_versions", "workspace_id, category_id, type, currency, day, version"},
+		{22, "monthly_total_versions", "workspace_id, category_id, type, currency, month, version"},
+		{22, "monthly_totals", "workspace_id, category_id, type, currency, month"},
+	} {
 		var derive string
 		for _, m := range migrations {
 			for _, statement := range strings.Split(m.SQL, ";\n") {
-				if i := strings.Index(statement, "INSERT INTO "+h.table); m.Version == h.migration && i >= 0 {
+				if i := strings.Index(statement, "INSERT INTO "+h.table+" "); m.Version == h.migration && i >= 0 {
 					derive = statement[i:]
 				}
 			}
@@ -100,8 +105,7 @@ func totalsHistoryDerivesAsWritten(t *testing.T, pool *pgxpool.Pool) {
 		if derive == "" {
 			t.Fatalf("migration %04d derives no %s", h.migration, h.table)
 		}
-		read := `SELECT version, workspace_id, ` + h.period + `, type, currency, category_id, amount::text, count FROM ` + h.table + `
-			ORDER BY workspace_id, category_id, type, currency, ` + h.period + `, version`
+		read := `SELECT ` + h.key + `, trim_scale(amount)::text, count FROM ` + h.table + ` ORDER BY ` + h.key
 		written := rowsOf(t, pool, read)
 		if len(written) < 5 {
 			t.Fatalf("%s holds %d totals' states: too few to tell", h.table, len(written))
@@ -181,6 +185,10 @@ func TestAsOfAnswersAsTheLogCutThenAndReplayed(t *testing.T) {
 		spent = append(spent, tx["id"].(string))
 	}
 	done(f.c.Post("/api/transactions", map[string]any{"type": "income", "amount": 1500, "walletId": f.bank, "date": "2026-02-27"}), http.StatusCreated)
+	for i, amount := range []float64{7.5, 2.25} { // a month of several days' totals
+		done(f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": amount, "categoryId": f.food,
+			"date": fmt.Sprintf("2026-03-2%d", i)}), http.StatusCreated)
+	}
 	done(keyed().Patch("/api/transactions/"+spent[0], map[string]any{"amount": 20.75, "date": "2026-02-05", "categoryId": f.rent}), http.StatusOK)
 	done(keyed().Delete("/api/transactions/"+spent[1]), http.StatusOK)
 	done(keyed().Post("/api/transactions/bulk", map[string]any{"ids": []string{spent[2], spent[3]}, "operation": "recategorize", "categoryId": f.rent}),
