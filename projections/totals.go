@@ -99,9 +99,11 @@ const historySQL = `INSERT INTO {history} (version, workspace_id, {period}, type
 	LEFT JOIN {table} t ON (t.workspace_id, t.category_id, t.type, t.currency, t.{period})
 		= (e.workspace_id, e.category_id, e.type, e.currency, e.period)`
 
-// The statements of each table of totals, filled once.
+// totalsStatements are the statements of one table of totals, filled from the templates
+// above.
 type totalsStatements struct{ effect, kept, sums, history string }
 
+// totalsSQL holds each table of totals' statements, by table name, filled once.
 var totalsSQL = func() map[string]totalsStatements {
 	out := map[string]totalsStatements{}
 	for _, tt := range totalsTables {
