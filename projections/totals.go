@@ -1,7 +1,6 @@
 package projections
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -20,22 +19,21 @@ import (
 type totalsTable struct {
 	table, history string
 	period         string // the column that names a row's day or month
-	periodOf       string // SQL: the period of the date in column %s
+	periodOf       string // SQL: the period of the date of transaction row t
 }
 
 var (
-	dailyTotals   = totalsTable{table: "daily_totals", history: "daily_total_versions", period: "day", periodOf: "%s"}
+	dailyTotals   = totalsTable{table: "daily_totals", history: "daily_total_versions", period: "day", periodOf: "t.date"}
 	monthlyTotals = totalsTable{table: "monthly_totals", history: "monthly_total_versions", period: "month",
-		periodOf: "date_trunc('month', %s)::date"}
+		periodOf: "date_trunc('month', t.date)::date"}
 	totalsTables = []totalsTable{dailyTotals, monthlyTotals}
 )
 
 // sql fills a statement's template: {table}, {history} and {period} by the table's
-// names, and {periodOf date} by the period of the column date.
+// names, and {periodOf t} by the period of transaction row t's date.
 func (tt totalsTable) sql(template string) string {
 	return strings.NewReplacer("{table}", tt.table, "{history}", tt.history, "{period}", tt.period,
-		"{periodOf t.date}", fmt.Sprintf(tt.periodOf, "t.date"), "{periodOf date}", fmt.Sprintf(tt.periodOf, "date")).
-		Replace(template)
+		"{periodOf t}", tt.periodOf).Replace(template)
 }
 
 // effectSQL adds (sign $3 = 1) or takes away (-1) a transaction's contribution to a
@@ -43,7 +41,7 @@ func (tt totalsTable) sql(template string) string {
 // a transaction (after its update) and takes it away (before its update or deletion)
 // whatever changed: replay runs them in the same order and gets the same sums.
 const effectSQL = `INSERT INTO {table} (workspace_id, {period}, type, currency, category_id, amount, count)
-	SELECT t.workspace_id, {periodOf t.date}, t.type, t.currency, coalesce(t.category_id, '00000000-0000-0000-0000-000000000000'),
+	SELECT t.workspace_id, {periodOf t}, t.type, t.currency, coalesce(t.category_id, '00000000-0000-0000-0000-000000000000'),
 		$3::int * t.amount, $3::int
 	FROM transactions t
 	WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type IN ('income', 'expense')
@@ -58,12 +56,12 @@ const keptSQL = `INSERT INTO {history} (version, workspace_id, {period}, type, c
 	SELECT $3, d.workspace_id, d.{period}, d.type, d.currency, d.category_id, trim_scale(d.amount), d.count
 	FROM {table} d
 	WHERE (d.workspace_id, d.category_id, d.type, d.currency, d.{period}) IN (
-		SELECT workspace_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), type, currency, {periodOf date}
-		FROM transactions
+		SELECT workspace_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), type, currency, {periodOf t}
+		FROM transactions t
 		WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND type IN ('income', 'expense')
 		UNION
-		SELECT workspace_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), type, currency, {periodOf date}
-		FROM transaction_versions
+		SELECT workspace_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), type, currency, {periodOf t}
+		FROM transaction_versions t
 		WHERE workspace_id = $1 AND id = $2 AND replaced_version = $3 AND deleted_at IS NULL
 			AND type IN ('income', 'expense'))`
 

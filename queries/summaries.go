@@ -60,11 +60,11 @@ type monthSplit struct {
 // splitByMonths splits [from, to] into the whole months within it and the days outside
 // them.
 func splitByMonths(from, to commands.Date) monthSplit {
-	first := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC)
+	first := firstOfMonth(from)
 	if !first.Equal(from) {
 		first = first.AddDate(0, 1, 0)
 	}
-	end := time.Date(to.Year(), to.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, 1, 0) // the day after to's month
+	end := firstOfMonth(to).AddDate(0, 1, 0) // the day after to's month
 	if !end.AddDate(0, 0, -1).Equal(to) {
 		end = end.AddDate(0, -1, 0)
 	}
@@ -111,7 +111,7 @@ type MonthlySummary struct {
 // each in its own currency: the workspace's first, then the others alphabetically,
 // biggest first within each), and the change of expenses against the month before.
 func MonthlySummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceCurrency string, month commands.Date, rates Converter) (MonthlySummary, error) {
-	first := time.Date(month.Year(), month.Month(), 1, 0, 0, 0, 0, time.UTC)
+	first := firstOfMonth(month)
 	last := first.AddDate(0, 1, -1)
 	s := MonthlySummary{Month: first.Format("2006-01"), Currency: workspaceCurrency, TopCategories: []CategoryTotal{}}
 	current, err := Totals(ctx, db, workspaceID, first, last, nil)
