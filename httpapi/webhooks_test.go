@@ -300,8 +300,13 @@ func TestWebhookDelivery(t *testing.T) {
 		t.Fatalf("events from before the webhook was created were sent: %d wallet.created", n)
 	}
 
-	// The deliveries, with their attempts, newest first.
-	list := alice.Get("/api/webhooks/outbound/"+hookID+"/deliveries?pageSize=5").Expect(t, http.StatusOK)
+	// The deliveries, with their attempts, newest first. The receiver has the last one;
+	// the sender records its attempt once the receiver has answered.
+	var list *apitest.Response
+	waitFor(t, "the last attempt recorded", 10*time.Second, func() bool {
+		list = alice.Get("/api/webhooks/outbound/"+hookID+"/deliveries?pageSize=5").Expect(t, http.StatusOK)
+		return len(list.List("deliveries")) > 0 && list.List("deliveries")[0]["status"] != "pending"
+	})
 	if total := fmt.Sprint(list.Object("pagination")["total"]); total != "14" || len(list.List("deliveries")) != 5 {
 		t.Fatalf("deliveries %s", list.Raw)
 	}
