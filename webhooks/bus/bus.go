@@ -64,6 +64,14 @@ const (
 // instance created or removed it in between.
 const connectAttempts = 3
 
+// clusterAnswerWait is how long Connect waits for an answer to one request about the
+// stream before asking again (see askCluster).
+const clusterAnswerWait = 3 * time.Second
+
+// errCodeClusterNotAvailable is JetStream's error code for a request that reached a
+// cluster with no meta leader, as while the cluster elects one.
+const errCodeClusterNotAvailable jetstream.ErrorCode = 10008
+
 // Deployment is whose events a Bus carries, and under which names.
 type Deployment struct {
 	// Name derives every name the Bus uses on NATS (see NamesOf).
@@ -168,7 +176,9 @@ func streamConfig(names Names, d Deployment) jetstream.StreamConfig {
 func ensureStream(ctx context.Context, js jetstream.JetStream, names Names, d Deployment) error {
 	cfg := streamConfig(names, d)
 	for range connectAttempts {
-		s, err := js.Stream(ctx, names.Stream)
+		s, err := askCluster(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+			return js.Stream(ctx, names.Stream)
+		})
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
 			if d.StartAfter != nil {
 				after, err := d.StartAfter(ctx)
@@ -177,7 +187,9 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, names Names, d De
 				}
 				cfg.FirstSeq = after + 1
 			}
-			created, err := js.CreateStream(ctx, cfg)
+			created, err := askCluster(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+				return js.CreateStream(ctx, cfg)
+			})
 			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 				continue
 			}
@@ -205,12 +217,36 @@ func ensureStream(ctx context.Context, js jetstream.JetStream, names Names, d De
 		}
 		// The first position is the stream's from its creation on.
 		cfg.FirstSeq = found.FirstSeq
-		if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		_, err = askCluster(ctx, func(ctx context.Context) (jetstream.Stream, error) {
+			return js.UpdateStream(ctx, cfg)
+		})
+		if err != nil {
 			return fmt.Errorf("update stream %s: %w", names.Stream, err)
 		}
 		return nil
 	}
 	return fmt.Errorf("stream %s: created and removed by others %d times in a row", names.Stream, connectAttempts)
+}
+
+// askCluster sends a request about the stream, asking again while the answer does not
+// come within clusterAnswerWait or says the cluster is not available, until ctx ends.
+// A cluster leaves a request unanswered when no server considers itself the one to
+// answer: while the stream is being created, or while its group or the cluster elects
+// a leader. Asking again is safe, since every request Connect sends asks for a state,
+// not a change of it: looking up, creating with a configuration, updating to one.
+func askCluster(ctx context.Context, request func(context.Context) (jetstream.Stream, error)) (jetstream.Stream, error) {
+	for {
+		attempt, cancel := context.WithTimeout(ctx, clusterAnswerWait)
+		s, err := request(attempt)
+		cancel()
+		var apiErr *jetstream.APIError
+		unanswered := errors.Is(err, context.DeadlineExceeded) ||
+			errors.As(err, &apiErr) && apiErr.ErrorCode == errCodeClusterNotAvailable
+		if !unanswered || ctx.Err() != nil {
+			return s, err
+		}
+		slog.Warn("bus: the NATS cluster did not answer about the stream; asking again", "err", err)
+	}
 }
 
 // differs reports whether the stream's configuration found on the server differs from
