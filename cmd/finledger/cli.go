@@ -17,6 +17,9 @@ type command struct {
 	about    string
 	details  string // the help's further paragraph; "" for none
 	setup    func(fs *flag.FlagSet) runner
+	// instance marks the commands that run an instance of the service, which holds
+	// memory for as long as it runs (see defaultMemoryLimit).
+	instance bool
 }
 
 // runner runs a command whose flags are parsed.

@@ -41,24 +41,26 @@ import (
 // machine to PostgreSQL in the benchmark (BENCHMARKS.md). GOGC overrides it.
 const defaultGCPercent = 400
 
-// defaultMemoryLimit is where the collector stops trading memory for CPU: past it, it
-// collects as often as it must to stay below, so a heap of cached states
-// (FINLEDGER_STATE_CACHE_MB) and buffers that grew does not take 5x its size.
-// GOMEMLIMIT overrides it.
+// defaultMemoryLimit is where the collector of an instance (serve, dev) stops trading
+// memory for CPU: past it, it collects as often as it must to stay below, so a heap of
+// cached states (FINLEDGER_STATE_CACHE_MB) and buffers that grew does not take 5x its
+// size. The other commands run once and hold what their work needs until they exit:
+// verify holds a whole stream's fold, and under this limit it spent as long collecting
+// as checking. GOMEMLIMIT overrides it.
 const defaultMemoryLimit = 112 << 20
 
 func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
 	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(defaultMemoryLimit)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	name, args := "help", []string(nil)
 	if len(os.Args) > 1 {
 		name, args = os.Args[1], os.Args[2:]
+	}
+	if c, ok := lookup(name); ok && c.instance && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(defaultMemoryLimit)
 	}
 	cfg, err := loadConfig()
 	slog.SetDefault(logger(cfg, os.Stderr))
@@ -135,11 +137,13 @@ func subcommands() []command {
 					return usageError{err}
 				}
 				return serve(ctx, cfg, func(base string) { slog.Info("serving", "url", base) })
-			})},
+			}),
+			instance: true},
 		{name: "dev", about: "run everything locally with no configuration",
 			details: "It starts a private PostgreSQL in FINLEDGER_DATA_DIR (unless FINLEDGER_DATABASE_URL is set) and an\n" +
 				"in-process NATS, serves the API and prints a development session token.",
-			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error { return dev(ctx, cfg, out) })},
+			setup:    plain(func(ctx context.Context, cfg config, out io.Writer) error { return dev(ctx, cfg, out) }),
+			instance: true},
 		{name: "migrate", about: "apply the database migrations not yet applied",
 			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
 				return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
