@@ -18,7 +18,7 @@ type command struct {
 	details  string // the help's further paragraph; "" for none
 	setup    func(fs *flag.FlagSet) runner
 	// instance marks the commands that run an instance of the service, which holds
-	// memory for as long as it runs (see defaultMemoryLimit).
+	// memory for as long as it runs (see instanceMemoryLimit).
 	instance bool
 }
 

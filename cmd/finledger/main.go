@@ -41,13 +41,19 @@ import (
 // machine to PostgreSQL in the benchmark (BENCHMARKS.md). GOGC overrides it.
 const defaultGCPercent = 400
 
-// defaultMemoryLimit is where the collector of an instance (serve, dev) stops trading
-// memory for CPU: past it, it collects as often as it must to stay below, so a heap of
-// cached states (FINLEDGER_STATE_CACHE_MB) and buffers that grew does not take 5x its
-// size. The other commands run once and hold what their work needs until they exit:
-// verify holds a whole stream's fold, and under this limit it spent as long collecting
-// as checking. GOMEMLIMIT overrides it.
-const defaultMemoryLimit = 112 << 20
+// Soft limits on the memory the Go runtime holds: near its limit, the collector runs as
+// often as it must instead of letting the heap grow. GOMEMLIMIT overrides both.
+const (
+	// instanceMemoryLimit is an instance's (serve, dev), so that a heap of cached states
+	// (FINLEDGER_STATE_CACHE_MB) and buffers that grew does not take 5x its size.
+	instanceMemoryLimit = 112 << 20
+	// commandMemoryLimit is the other commands', which run once and hold what their work
+	// needs until they exit: verify holds the fold of a whole stream, up to 320 MB live at a
+	// million events, and under an instance's limit it spent as long collecting as
+	// checking. A larger history still runs, collecting more often, instead of growing to
+	// 5x its fold.
+	commandMemoryLimit = 768 << 20
+)
 
 func main() {
 	if os.Getenv("GOGC") == "" {
@@ -59,8 +65,12 @@ func main() {
 	if len(os.Args) > 1 {
 		name, args = os.Args[1], os.Args[2:]
 	}
-	if c, ok := lookup(name); ok && c.instance && os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(defaultMemoryLimit)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		limit := int64(commandMemoryLimit)
+		if c, ok := lookup(name); ok && c.instance {
+			limit = instanceMemoryLimit
+		}
+		debug.SetMemoryLimit(limit)
 	}
 	cfg, err := loadConfig()
 	slog.SetDefault(logger(cfg, os.Stderr))
