@@ -55,6 +55,14 @@ const (
 	commandMemoryLimit = 768 << 20
 )
 
+// memoryLimit is the named command's soft limit on the Go runtime's memory.
+func memoryLimit(name string) int64 {
+	if c, ok := lookup(name); ok && c.instance {
+		return instanceMemoryLimit
+	}
+	return commandMemoryLimit
+}
+
 func main() {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(defaultGCPercent)
@@ -66,11 +74,7 @@ func main() {
 		name, args = os.Args[1], os.Args[2:]
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		limit := int64(commandMemoryLimit)
-		if c, ok := lookup(name); ok && c.instance {
-			limit = instanceMemoryLimit
-		}
-		debug.SetMemoryLimit(limit)
+		debug.SetMemoryLimit(memoryLimit(name))
 	}
 	cfg, err := loadConfig()
 	slog.SetDefault(logger(cfg, os.Stderr))

@@ -526,3 +526,18 @@ func TestBrowserCookiesAreSecureUnlessPlainDevelopment(t *testing.T) {
 		}
 	}
 }
+
+// An instance keeps its heap small; a command that runs once may hold a stream's fold.
+func TestMemoryLimits(t *testing.T) {
+	for name, want := range map[string]int64{
+		"serve": instanceMemoryLimit, "dev": instanceMemoryLimit,
+		"verify": commandMemoryLimit, "replay": commandMemoryLimit, "export": commandMemoryLimit, "help": commandMemoryLimit,
+	} {
+		if got := memoryLimit(name); got != want {
+			t.Errorf("%s: memory limit %d, want %d", name, got, want)
+		}
+	}
+	if instanceMemoryLimit >= commandMemoryLimit {
+		t.Errorf("an instance's limit %d is not below a one-off command's %d", instanceMemoryLimit, commandMemoryLimit)
+	}
+}
