@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -73,9 +74,122 @@ func eachLink(ctx context.Context, db Reader, streamID string, fn func(version i
 	}
 }
 
-// VerifyChains recomputes every stream's chain, one stream after another, and tells
-// found what each check found.
-func VerifyChains(ctx context.Context, db Reader, found func(stream string, check ChainCheck)) error {
+// ChainLinker recomputes chains from events a reader of the whole log brings, in log
+// order, without reading them again: each stream's events come in version order there
+// (see ReadAll). It builds each event's canonical text in Go from the columns read
+// (appendCanonical), where VerifyChain has PostgreSQL build it; a stream whose chain
+// seems to break here is recomputed by VerifyChain before it is reported, so the SQL
+// definition stays the one that decides.
+type ChainLinker struct {
+	streams map[string]*linkedStream
+	buf     []byte
+}
+
+type linkedStream struct {
+	check ChainCheck
+	prev  [sha256.Size]byte
+}
+
+// NewChainLinker returns a ChainLinker that has seen no event yet.
+func NewChainLinker() *ChainLinker {
+	return &ChainLinker{streams: map[string]*linkedStream{}}
+}
+
+// Link recomputes an event's link from its stored columns and compares it with its
+// stored hash.
+func (l *ChainLinker) Link(e RecordedEvent) {
+	s := l.streams[e.StreamID]
+	if s == nil {
+		s = &linkedStream{}
+		l.streams[e.StreamID] = s
+	}
+	if s.check.BrokenAt != 0 {
+		return
+	}
+	l.buf = appendCanonical(l.buf[:0], e)
+	want := link(s.prev, l.buf)
+	s.check.Checked++
+	if e.Version != s.check.Head.Version+1 || !bytes.Equal(e.Hash, want[:]) {
+		s.check.BrokenAt = e.Version
+		return
+	}
+	s.check.Head, s.prev = ChainHead{Version: e.Version, Hash: want}, want
+}
+
+// Report tells found, one stream after another, what the chain of every stream in db
+// holds once the whole log has been linked. db must see the log the linker saw.
+func (l *ChainLinker) Report(ctx context.Context, db Reader, found func(stream string, check ChainCheck)) error {
+	return eachStream(ctx, db, func(stream string) error {
+		var check ChainCheck
+		if s := l.streams[stream]; s != nil {
+			check = s.check
+		}
+		if check.BrokenAt != 0 {
+			var err error
+			if check, err = VerifyChain(ctx, db, stream); err != nil {
+				return err
+			}
+		}
+		found(stream, check)
+		return nil
+	})
+}
+
+// appendCanonical appends an event's canonical text, as eventstore_canonical (migration
+// 0018) builds it from the same columns, to b: data and metadata as PostgreSQL prints
+// jsonb, which is how they are read, and the strings escaped as its to_json escapes them.
+func appendCanonical(b []byte, e RecordedEvent) []byte {
+	b = append(b, `{"stream":`...)
+	b = appendJSONString(b, e.StreamID)
+	b = append(b, `,"version":`...)
+	b = strconv.AppendInt(b, e.Version, 10)
+	b = append(b, `,"id":"`...)
+	b = append(b, e.ID.String()...)
+	b = append(b, `","type":`...)
+	b = appendJSONString(b, e.Type)
+	b = append(b, `,"recordedAt":"`...)
+	b = e.RecordedAt.UTC().AppendFormat(b, "2006-01-02T15:04:05.000000Z")
+	b = append(b, `","data":`...)
+	b = append(b, e.Data...)
+	b = append(b, `,"metadata":`...)
+	b = append(b, e.Metadata...)
+	return append(b, '}')
+}
+
+// appendJSONString appends s as PostgreSQL's to_json quotes a text: the quote, the
+// backslash and the control characters escaped, as short escapes where JSON has them
+// and as \u00xx (lowercase) otherwise, and every other byte as it is.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '"':
+			b = append(b, `\"`...)
+		case '\\':
+			b = append(b, `\\`...)
+		case '\b':
+			b = append(b, `\b`...)
+		case '\f':
+			b = append(b, `\f`...)
+		case '\n':
+			b = append(b, `\n`...)
+		case '\r':
+			b = append(b, `\r`...)
+		case '\t':
+			b = append(b, `\t`...)
+		default:
+			if c < ' ' {
+				b = fmt.Appendf(b, `\u%04x`, c)
+			} else {
+				b = append(b, c)
+			}
+		}
+	}
+	return append(b, '"')
+}
+
+// eachStream calls fn with every stream's id, in order.
+func eachStream(ctx context.Context, db Reader, fn func(stream string) error) error {
 	rows, err := db.Query(ctx, `SELECT stream_id FROM streams ORDER BY stream_id`)
 	if err != nil {
 		return fmt.Errorf("eventstore: list the streams: %w", err)
@@ -85,13 +199,24 @@ func VerifyChains(ctx context.Context, db Reader, found func(stream string, chec
 		return fmt.Errorf("eventstore: list the streams: %w", err)
 	}
 	for _, stream := range streams {
+		if err := fn(stream); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// VerifyChains recomputes every stream's chain, one stream after another, and tells
+// found what each check found.
+func VerifyChains(ctx context.Context, db Reader, found func(stream string, check ChainCheck)) error {
+	return eachStream(ctx, db, func(stream string) error {
 		check, err := VerifyChain(ctx, db, stream)
 		if err != nil {
 			return err
 		}
 		found(stream, check)
-	}
-	return nil
+		return nil
+	})
 }
 
 // link returns an event's hash given its predecessor's and its canonical text.

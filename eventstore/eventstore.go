@@ -31,6 +31,9 @@ type RecordedEvent struct {
 	Version    int64
 	Position   Position
 	RecordedAt time.Time
+	// Hash is the event's link in its stream's chain as stored (see chain.go); nil on
+	// an event not read back from the store.
+	Hash []byte
 }
 
 // Position is a place in the global log. Events are ordered by their transaction key
@@ -246,7 +249,7 @@ func (p *PendingAppend) Events() []RecordedEvent {
 
 // selectEvents reads events as scanEvents takes them. The key is named apart from the
 // column tx_id, so that an ORDER BY tx_id means the indexed column.
-const selectEvents = `SELECT stream_id, version, position, tx_id::text::bigint AS tx_key, event_id, type, data, metadata, recorded_at FROM events`
+const selectEvents = `SELECT stream_id, version, position, tx_id::text::bigint AS tx_key, event_id, type, data, metadata, recorded_at, hash FROM events`
 
 func scanEvents(rows pgx.Rows) ([]RecordedEvent, error) {
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (RecordedEvent, error) {
@@ -255,7 +258,7 @@ func scanEvents(rows pgx.Rows) ([]RecordedEvent, error) {
 		// As plain bytes: scanned as json.RawMessage, pgx would run them through
 		// json.Unmarshal, which checks what PostgreSQL checked when it stored them.
 		err := row.Scan(&e.StreamID, &e.Version, &e.Position.Sequence, &txID, &e.ID, &e.Type,
-			(*[]byte)(&e.Data), (*[]byte)(&e.Metadata), &e.RecordedAt)
+			(*[]byte)(&e.Data), (*[]byte)(&e.Metadata), &e.RecordedAt, &e.Hash)
 		e.Position.TxID = uint64(txID)
 		return e, err
 	})

@@ -1,0 +1,109 @@
+package eventstore
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/finledger/finledger/internal/testkit/testdb"
+)
+
+// The canonical text built in Go is byte for byte the one eventstore_canonical builds in
+// PostgreSQL, for streams, types and payloads with every character the quoting treats
+// apart; a ChainLinker fed the log finds every chain intact without asking PostgreSQL,
+// and finds a changed event where VerifyChain does.
+func TestCanonicalTextInGoIsPostgreSQLs(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	awkward := "q\"b\\s/\b\f\n\r\t\x01\x1f\x7f é € 😀 <&>"
+	streams := []string{"plain", "with " + awkward, strings.Repeat("long", 100)}
+	payloads := []string{
+		`{"n": 1}`,
+		`{"text": "` + strings.NewReplacer("\\", `\\`, `"`, `\"`, "\b", `\b`, "\f", `\f`, "\n", `\n`, "\r", `\r`, "\t", `\t`, "\x01", `\u0001`, "\x1f", `\u001F`).Replace(awkward) + `", "esc": "\u00e9\ud83d\ude00"}`,
+		`{"z": [1, 2.50, -0.000, 1e3, true, null], "a": {"b": {}}, "": "", "aa": []}`,
+	}
+	moments := []time.Time{
+		time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2026, 11, 24, 23, 59, 59, 999999000, time.FixedZone("CST", -6*3600)),
+		time.Date(999, 1, 2, 3, 4, 5, 6000, time.UTC),
+	}
+	for i, stream := range streams {
+		for j, payload := range payloads {
+			err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+				_, err := Append(ctx, tx, stream, int64(j), []Event{{ID: uuid.New(), Type: "type." + awkward[:i*3],
+					Data: json.RawMessage(payload), Metadata: json.RawMessage(`{"actor": "` + stream[:5] + `"}`)}}, moments[(i+j)%len(moments)])
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+
+	events, err := ReadAll(ctx, pool, Position{}, 100)
+	if err != nil || len(events) != len(streams)*len(payloads) {
+		t.Fatalf("%d events, %v", len(events), err)
+	}
+	linker := NewChainLinker()
+	for _, e := range events {
+		var want string
+		if err := pool.QueryRow(ctx, `SELECT eventstore_canonical(stream_id, version, event_id, type, recorded_at, data, metadata)
+			FROM events WHERE stream_id = $1 AND version = $2`, e.StreamID, e.Version).Scan(&want); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(appendCanonical(nil, e)); got != want {
+			t.Fatalf("%s@%d:\n Go  %q\n SQL %q", e.StreamID, e.Version, got, want)
+		}
+		linker.Link(e)
+	}
+	for _, stream := range streams {
+		if s := linker.streams[stream]; s == nil || s.check.BrokenAt != 0 || s.check.Checked != int64(len(payloads)) {
+			t.Fatalf("linked %s: %+v", stream, s)
+		}
+	}
+
+	// An event changed in place: the linker sees the break, and its report is
+	// VerifyChain's. Where the linker's text is wrong (here an event of the second
+	// stream is read wrong), PostgreSQL's canonical text decides: that chain holds.
+	if _, err := pool.Exec(ctx, `UPDATE events SET data = jsonb_set(data, '{n}', '2') WHERE stream_id = 'plain' AND version = 1`); err != nil {
+		t.Fatal(err)
+	}
+	if events, err = ReadAll(ctx, pool, Position{}, 100); err != nil {
+		t.Fatal(err)
+	}
+	linker = NewChainLinker()
+	for _, e := range events {
+		if e.StreamID == streams[1] && e.Version == 2 {
+			e.Data = json.RawMessage(`{"n":1}`)
+		}
+		linker.Link(e)
+	}
+	if s := linker.streams["plain"]; s.check.BrokenAt != 1 {
+		t.Fatalf("linked after the change: %+v", s.check)
+	}
+	if s := linker.streams[streams[1]]; s.check.BrokenAt != 2 {
+		t.Fatalf("linked with an event read wrong: %+v", s.check)
+	}
+	reported := map[string]ChainCheck{}
+	if err := linker.Report(ctx, pool, func(stream string, check ChainCheck) { reported[stream] = check }); err != nil {
+		t.Fatal(err)
+	}
+	for _, stream := range streams {
+		want, err := VerifyChain(ctx, pool, stream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reported[stream] != want {
+			t.Fatalf("%s: reported %+v, VerifyChain %+v", stream, reported[stream], want)
+		}
+	}
+	if reported["plain"].BrokenAt != 1 || reported[streams[1]].BrokenAt != 0 || reported[streams[1]].Checked != int64(len(payloads)) ||
+		len(reported) != len(streams) {
+		t.Fatalf("reported %+v", reported)
+	}
+}
