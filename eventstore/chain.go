@@ -119,20 +119,27 @@ func (l *ChainLinker) Link(e RecordedEvent) {
 // Report tells found, one stream after another, what the chain of every stream in db
 // holds once the whole log has been linked. db must see the log the linker saw.
 func (l *ChainLinker) Report(ctx context.Context, db Reader, found func(stream string, check ChainCheck)) error {
-	return eachStream(ctx, db, func(stream string) error {
+	rows, err := db.Query(ctx, `SELECT stream_id FROM streams ORDER BY stream_id`)
+	if err != nil {
+		return fmt.Errorf("eventstore: list the streams: %w", err)
+	}
+	streams, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("eventstore: list the streams: %w", err)
+	}
+	for _, stream := range streams {
 		var check ChainCheck
 		if s := l.streams[stream]; s != nil {
 			check = s.check
 		}
 		if check.BrokenAt != 0 {
-			var err error
 			if check, err = VerifyChain(ctx, db, stream); err != nil {
 				return err
 			}
 		}
 		found(stream, check)
-		return nil
-	})
+	}
+	return nil
 }
 
 // appendCanonical appends an event's canonical text, as eventstore_canonical (migration
@@ -186,37 +193,6 @@ func appendJSONString(b []byte, s string) []byte {
 		}
 	}
 	return append(b, '"')
-}
-
-// eachStream calls fn with every stream's id, in order.
-func eachStream(ctx context.Context, db Reader, fn func(stream string) error) error {
-	rows, err := db.Query(ctx, `SELECT stream_id FROM streams ORDER BY stream_id`)
-	if err != nil {
-		return fmt.Errorf("eventstore: list the streams: %w", err)
-	}
-	streams, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return fmt.Errorf("eventstore: list the streams: %w", err)
-	}
-	for _, stream := range streams {
-		if err := fn(stream); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// VerifyChains recomputes every stream's chain, one stream after another, and tells
-// found what each check found.
-func VerifyChains(ctx context.Context, db Reader, found func(stream string, check ChainCheck)) error {
-	return eachStream(ctx, db, func(stream string) error {
-		check, err := VerifyChain(ctx, db, stream)
-		if err != nil {
-			return err
-		}
-		found(stream, check)
-		return nil
-	})
 }
 
 // link returns an event's hash given its predecessor's and its canonical text.
