@@ -85,6 +85,8 @@ type ChainLinker struct {
 	buf     []byte
 }
 
+// linkedStream is what a ChainLinker knows of a stream: its check so far, and the hash
+// the next event must chain to.
 type linkedStream struct {
 	check ChainCheck
 	prev  [sha256.Size]byte
