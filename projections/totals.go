@@ -132,11 +132,8 @@ func queueTotalsKept(b *pgx.Batch, ws, transactionID uuid.UUID, version int64) {
 // A correction or a deletion takes a transaction out of rows that must hold it already:
 // queue flushes the sums first.
 type gatheredTotals struct {
-	days, months periodSums
-	counts       map[totalsKey]int64 // keyed without currency
-	listed       []totalsKey         // the counts' keys in order
-	monthCounts  map[totalsKey]int64 // keyed by the month's first day, without currency
-	monthly      []totalsKey         // the months' keys in order
+	days, months           periodSums
+	dayCounts, monthCounts periodCounts // keyed without currency, a month by its first day
 }
 
 // totalsKey is a row of a table of totals, its period a day or a month's first day,
@@ -144,6 +141,34 @@ type gatheredTotals struct {
 type totalsKey struct {
 	workspaceID, categoryID uuid.UUID
 	typ, currency, period   string
+}
+
+// periodCounts is how many new transactions each row of one table of transaction
+// counts gains, in the order the rows were first counted in.
+type periodCounts struct {
+	order  []totalsKey
+	counts map[totalsKey]int64
+}
+
+// add counts a new transaction in row k.
+func (p *periodCounts) add(k totalsKey) {
+	if p.counts == nil {
+		p.counts = map[totalsKey]int64{}
+	}
+	if _, ok := p.counts[k]; !ok {
+		p.order = append(p.order, k)
+	}
+	p.counts[k]++
+}
+
+// flush queues the counts, each row's in one upsert of insert, and forgets them.
+func (p *periodCounts) flush(b *pgx.Batch, insert *rowInsert) {
+	counts := rows{insert: insert}
+	for _, k := range p.order {
+		counts.add(k.workspaceID, k.period, k.typ, k.categoryID, p.counts[k])
+	}
+	counts.flush(b)
+	p.order, p.counts = p.order[:0], nil
 }
 
 // periodSums is what new transactions add to the rows of one table of totals, in the
@@ -171,19 +196,10 @@ func (t *gatheredTotals) add(ws uuid.UUID, d *commands.TransactionCreated, versi
 	if d.CategoryID != nil {
 		k.categoryID = *d.CategoryID
 	}
-	if t.counts == nil {
-		t.counts, t.monthCounts = map[totalsKey]int64{}, map[totalsKey]int64{}
-	}
-	if _, ok := t.counts[k]; !ok {
-		t.listed = append(t.listed, k)
-	}
-	t.counts[k]++
 	m := k
 	m.period = monthOf(d.Date)
-	if _, ok := t.monthCounts[m]; !ok {
-		t.monthly = append(t.monthly, m)
-	}
-	t.monthCounts[m]++
+	t.dayCounts.add(k)
+	t.monthCounts.add(m)
 	if d.Type != commands.TxIncome && d.Type != commands.TxExpense {
 		return
 	}
@@ -243,17 +259,8 @@ func (p *periodSums) flushHistory(b *pgx.Batch, tt totalsTable) {
 func (t *gatheredTotals) flush(b *pgx.Batch) {
 	t.days.flush(b, dailyTotals)
 	t.months.flush(b, monthlyTotals)
-	counts := rows{insert: transactionCountsInsert}
-	for _, k := range t.listed {
-		counts.add(k.workspaceID, k.period, k.typ, k.categoryID, t.counts[k])
-	}
-	counts.flush(b)
-	months := rows{insert: transactionMonthCountsInsert}
-	for _, k := range t.monthly {
-		months.add(k.workspaceID, k.period, k.typ, k.categoryID, t.monthCounts[k])
-	}
-	months.flush(b)
-	t.listed, t.monthly, t.counts, t.monthCounts = t.listed[:0], t.monthly[:0], nil, nil
+	t.dayCounts.flush(b, transactionCountsInsert)
+	t.monthCounts.flush(b, transactionMonthCountsInsert)
 }
 
 func (p *periodSums) flush(b *pgx.Batch, tt totalsTable) {
