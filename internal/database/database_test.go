@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
@@ -163,5 +164,46 @@ func TestDatesComeAsISOText(t *testing.T) {
 	defer pool.Close()
 	if err := pool.QueryRow(ctx, `SELECT DATE '2026-03-01'::text`).Scan(&text); err != nil || text != "2026-03-01" {
 		t.Fatalf("the pool reads %q (%v)", text, err)
+	}
+}
+
+// A decimal goes to PostgreSQL with its scale, given as a value or a pointer, in a
+// statement or a batch: 2.20 stays 2.20, and a nil pointer is NULL.
+func TestDecimalsKeepTheirScale(t *testing.T) {
+	ctx := context.Background()
+	pool, err := database.Open(ctx, testdb.EmptyURL(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	d := decimal.RequireFromString("2.20")
+	var none *decimal.Decimal
+	shown := func(s *string) string {
+		if s == nil {
+			return "NULL"
+		}
+		return *s
+	}
+	for _, v := range []any{d, &d, none} {
+		var text *string
+		if err := pool.QueryRow(ctx, `SELECT (CASE WHEN $1 THEN $2 ELSE 1.0 END)::text`, true, v).Scan(&text); err != nil {
+			t.Fatal(err)
+		}
+		b := &pgx.Batch{}
+		var batched *string
+		b.Queue(`SELECT $1::numeric::text`, v).QueryRow(func(r pgx.Row) error { return r.Scan(&batched) })
+		if err := pool.SendBatch(ctx, b).Close(); err != nil {
+			t.Fatal(err)
+		}
+		want := "2.20"
+		if v == any(none) {
+			if text != nil || batched != nil {
+				t.Errorf("a nil pointer was sent as %s, %s", shown(text), shown(batched))
+			}
+			continue
+		}
+		if text == nil || *text != want || batched == nil || *batched != want {
+			t.Errorf("%T sent as %s and %s, want %s", v, shown(text), shown(batched), want)
+		}
 	}
 }
