@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/eventstore"
@@ -69,6 +70,33 @@ func TestMigrateConcurrentlyAndTwice(t *testing.T) {
 	}
 }
 
+// migrateUntil applies the migrations to an empty database, as Migrate would, up to the
+// first that stop names: a database as a build of before that migration left it.
+func migrateUntil(t *testing.T, pool *pgxpool.Pool, stop func(database.Migration) bool) {
+	t.Helper()
+	ctx := context.Background()
+	all, err := database.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
+		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range all {
+		if stop(m) {
+			return
+		}
+		if _, err := pool.Exec(ctx, m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+		if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Fatal("no migration to stop at")
+}
+
 // A database written before stream heads carried an order key: migration 7 raises the
 // keys of history so that each stream reads in version order, and new appends go on
 // from the head's key.
@@ -79,25 +107,7 @@ func TestStreamOrderMigrationRaisesOutOfOrderHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	all, err := database.Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
-		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range all {
-		if m.Version >= 7 {
-			break
-		}
-		if _, err := pool.Exec(ctx, m.SQL); err != nil {
-			t.Fatalf("%s: %v", m.Name, err)
-		}
-		if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	migrateUntil(t, pool, func(m database.Migration) bool { return m.Version >= 7 })
 	// Stream s: version 2 was written by an older transaction than version 1, and
 	// version 3 by a younger one again; stream t is in order.
 	_, err = pool.Exec(ctx, `
@@ -226,25 +236,7 @@ func TestChainWithoutSecretsMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pool.Close()
-	all, err := database.Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := pool.Exec(ctx, `CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL,
-		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range all {
-		if strings.HasSuffix(m.Name, "_chain_without_secrets.sql") {
-			break
-		}
-		if _, err := pool.Exec(ctx, m.SQL); err != nil {
-			t.Fatalf("%s: %v", m.Name, err)
-		}
-		if _, err := pool.Exec(ctx, `INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name); err != nil {
-			t.Fatal(err)
-		}
-	}
+	migrateUntil(t, pool, func(m database.Migration) bool { return strings.HasSuffix(m.Name, "_chain_without_secrets.sql") })
 	event := func(typ, data string) eventstore.Event {
 		return eventstore.Event{ID: uuid.New(), Type: typ, Data: json.RawMessage(data), Metadata: json.RawMessage(`{}`)}
 	}
