@@ -3,6 +3,7 @@ package commands
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"strings"
@@ -369,6 +370,29 @@ func TestEveryEventTypeFolds(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "cannot apply") {
 			t.Errorf("%s: %v", name, err)
 		}
+	}
+}
+
+// The fields tagged secret are those the history's canonical text, and so its export,
+// leaves out (eventstore.SecretFields): a secret added to an event without its
+// commitment in the chain fails here. Only top-level fields can be left out.
+func TestSecretFieldsAreLeftOutOfTheChain(t *testing.T) {
+	tagged := map[string]string{}
+	for name, factory := range eventTypes {
+		typ := reflect.TypeOf(factory()).Elem()
+		for _, f := range reflect.VisibleFields(typ) {
+			if f.Tag.Get("secret") == "" {
+				continue
+			}
+			if len(f.Index) != 1 {
+				t.Errorf("%s.%s: a secret must be a field of the payload itself", typ, f.Name)
+			}
+			jsonName, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			tagged[name] = jsonName
+		}
+	}
+	if want := eventstore.SecretFields(); !maps.Equal(tagged, want) {
+		t.Fatalf("fields tagged secret %v; the chain leaves out %v", tagged, want)
 	}
 }
 

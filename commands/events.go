@@ -248,14 +248,15 @@ type MemberRemoved struct {
 }
 
 // APIKeyCreated records a key by the SHA-256 hash of its secret; the secret itself is
-// never stored.
+// never stored. A field tagged secret is left out of the history's export: the chain
+// hashes a commitment to it (eventstore.SecretFields).
 type APIKeyCreated struct {
 	KeyID       uuid.UUID  `json:"keyId"`
 	Name        string     `json:"name"`
 	Description *string    `json:"description"`
 	Scopes      []string   `json:"scopes"`
 	Prefix      string     `json:"prefix"`
-	Hash        []byte     `json:"hash"`
+	Hash        []byte     `json:"hash" secret:"true"`
 	ExpiresAt   *time.Time `json:"expiresAt"`
 	CreatedBy   uuid.UUID  `json:"createdBy"`
 }

@@ -651,7 +651,7 @@ func (l *Ledger) encode(decided []NewEvent, meta Metadata) ([]eventstore.Event, 
 	}
 	out := make([]eventstore.Event, len(decided))
 	for i, e := range decided {
-		data, err := json.Marshal(e.Data)
+		data, err := EncodePayload(e.Data)
 		if err != nil {
 			return nil, fmt.Errorf("commands: encode %s: %w", e.Type, err)
 		}

@@ -33,11 +33,10 @@ import (
 //     currencies, and amounts repeat;
 //   - map entries in the order of their keys' bytes, so that a state has one encoding
 //     and two states are equal when their encodings are (verify compares them so);
-//   - decimals exactly, as a coefficient and an exponent, in their shortest form
-//     (trailing zeros dropped, as decimal.String does): the encoding is of the number,
-//     not of its scale. Nothing may depend on a state decimal's scale, because a cached
-//     state already differs from a fresh fold there: it folds a decided amount of 1.50
-//     as given, and the fold of the stored event reads 1.5;
+//   - decimals exactly, as a coefficient and an exponent, scale included (1.50 is not
+//     1.5): events keep the scale of every decimal (EncodePayload), so a cached state,
+//     which folds a decided 1.50 as given, and the fold of the stored event agree to the
+//     digit, and so must a snapshot of either;
 //   - nil and empty maps and slices, and nil pointers and pointers to zero values, kept
 //     apart.
 
@@ -317,55 +316,38 @@ func decodeByteArray(r *snapshotReader, v reflect.Value) {
 	copy(v.Bytes(), s)
 }
 
-var ten = big.NewInt(10)
-
 // encodeDecimal writes a decimal as a reference to an equal one written before, or as
-// its exponent and its coefficient's sign and magnitude, the coefficient without
-// trailing zeros. Amounts repeat, and the decoded decimals share their coefficient, as
-// decimals copied from one another do: shopspring/decimal never changes one in place.
+// its exponent and its coefficient's sign and magnitude: exactly as folded, scale
+// included, so that two decimals encode alike when ExactString writes them alike (a
+// positive exponent is written as 0, the number as an integer). Amounts repeat, and the
+// decoded decimals share their coefficient, as decimals copied from one another do:
+// shopspring/decimal never changes one in place.
 func encodeDecimal(w *snapshotWriter, v reflect.Value) {
-	d := v.Addr().Interface().(*decimal.Decimal)
-	exp := d.Exponent()
-	var form []byte
+	d := *v.Addr().Interface().(*decimal.Decimal)
+	if d.Exponent() > 0 {
+		d = d.Round(0)
+	}
+	var digits []byte
+	sign := uint64(0)
 	if d.NumDigits() <= 18 { // an int64, without copying the coefficient
 		x := d.CoefficientInt64()
-		if x == 0 {
-			exp = 0
-		}
-		for x != 0 && x%10 == 0 {
-			x /= 10
-			exp++
-		}
-		sign, magnitude := uint64(0), uint64(x)
+		magnitude := uint64(x)
 		if x < 0 {
 			sign, magnitude = 1, uint64(-x)
 		}
 		var be [8]byte
 		binary.BigEndian.PutUint64(be[:], magnitude)
-		digits := be[bits.LeadingZeros64(magnitude)/8:]
-		form = binary.AppendVarint(w.scratch[:0], int64(exp))
-		form = binary.AppendUvarint(form, uint64(len(digits))<<1|sign)
-		form = append(form, digits...)
+		digits = be[bits.LeadingZeros64(magnitude)/8:]
 	} else {
 		c := d.Coefficient()
-		var q, m big.Int
-		for {
-			q.QuoRem(c, ten, &m)
-			if m.Sign() != 0 {
-				break
-			}
-			c.Set(&q)
-			exp++
-		}
-		sign := uint64(0)
 		if c.Sign() < 0 {
 			sign = 1
 		}
-		digits := c.Bytes()
-		form = binary.AppendVarint(w.scratch[:0], int64(exp))
-		form = binary.AppendUvarint(form, uint64(len(digits))<<1|sign)
-		form = append(form, digits...)
+		digits = c.Bytes()
 	}
+	form := binary.AppendVarint(w.scratch[:0], int64(d.Exponent()))
+	form = binary.AppendUvarint(form, uint64(len(digits))<<1|sign)
+	form = append(form, digits...)
 	w.scratch = form
 	if i, ok := w.decimals[string(form)]; ok {
 		w.buf = binary.AppendUvarint(w.buf, i+1)

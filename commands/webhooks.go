@@ -61,7 +61,7 @@ func (f WebhookFields) Wants(name string) bool {
 // service's key: deliveries need it back, so it cannot be hashed like an API key.
 type WebhookCreated struct {
 	WebhookID    uuid.UUID `json:"webhookId"`
-	SealedSecret []byte    `json:"sealedSecret"`
+	SealedSecret []byte    `json:"sealedSecret" secret:"true"`
 	CreatedBy    uuid.UUID `json:"createdBy"`
 	WebhookFields
 }
@@ -81,7 +81,7 @@ type WebhookDeleted struct {
 // WebhookSecretRotated gives a subscription a new signing secret, sealed like the first.
 type WebhookSecretRotated struct {
 	WebhookID    uuid.UUID `json:"webhookId"`
-	SealedSecret []byte    `json:"sealedSecret"`
+	SealedSecret []byte    `json:"sealedSecret" secret:"true"`
 }
 
 // Webhook is a subscription as the write side sees it.

@@ -25,7 +25,7 @@ const (
 // user had, and takes the phone from any other user.
 type WhatsAppLinked struct {
 	LinkID      uuid.UUID `json:"linkId"`
-	PhoneKey    []byte    `json:"phoneKey"`
+	PhoneKey    []byte    `json:"phoneKey" secret:"true"`
 	PhoneMasked string    `json:"phoneMasked"`
 	WorkspaceID uuid.UUID `json:"workspaceId"`
 	Fingerprint string    `json:"fingerprint,omitempty"`

@@ -2,7 +2,10 @@ package eventstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -105,5 +108,78 @@ func TestCanonicalTextInGoIsPostgreSQLs(t *testing.T) {
 	if reported["plain"].BrokenAt != 1 || reported[streams[1]].BrokenAt != 0 || reported[streams[1]].Checked != int64(len(payloads)) ||
 		len(reported) != len(streams) {
 		t.Fatalf("reported %+v", reported)
+	}
+}
+
+// The canonical text holds a commitment to each secret field instead of its value, in
+// Go as in PostgreSQL, byte for byte: for every type that carries one, with the value a
+// string (escapes included), another JSON value, null or absent, and beside awkward
+// neighbours; events of other types keep a field of the same name.
+func TestCanonicalTextCommitsToSecrets(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	commitment := func(text string) string {
+		sum := sha256.Sum256([]byte(text))
+		return "sha256:" + hex.EncodeToString(sum[:])
+	}
+	type secretCase struct {
+		typ, payload string
+		// secret is what the text must not hold, committed the commitment it must hold
+		// instead; "" where the data must stay as it is.
+		secret, committed string
+	}
+	var cases []secretCase
+	for typ, field := range SecretFields() {
+		member := `"` + field + `": `
+		cases = append(cases,
+			secretCase{typ, `{` + member + `"c2VjcmV0IGJ5dGVz", "name": "k", "a": [1, 2.50], "zz": {"x": "\u00e9"}}`, "c2VjcmV0IGJ5dGVz", commitment("c2VjcmV0IGJ5dGVz")},
+			secretCase{typ, `{` + member + `"q\"b\\s\n\u00e9", "id": 1}`, `q\"b\\s`, commitment("q\"b\\s\n\u00e9")},
+			secretCase{typ, `{` + member + `{"k": [1, "two"]}, "b": true}`, `"two"`, commitment(`{"k": [1, "two"]}`)},
+			secretCase{typ, `{` + member + `12.50}`, "12.50", commitment("12.50")},
+			secretCase{typ, `{` + member + `null, "n": 1}`, "", ""},
+			secretCase{typ, `{"other": "c2VjcmV0"}`, "", ""},
+			secretCase{"a.v1", `{` + member + `"c2VjcmV0"}`, "", ""},
+		)
+	}
+	for i, c := range cases {
+		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+			_, err := Append(ctx, tx, fmt.Sprintf("s-%d", i), NoStream, []Event{{ID: uuid.New(), Type: c.typ,
+				Data: json.RawMessage(c.payload), Metadata: json.RawMessage(`{}`)}}, time.Now())
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	events, err := ReadAll(ctx, pool, Position{}, 1000)
+	if err != nil || len(events) != len(cases) {
+		t.Fatalf("%d events, %v", len(events), err)
+	}
+	linker := NewChainLinker()
+	for _, e := range events {
+		var want, data string
+		if err := pool.QueryRow(ctx, `SELECT eventstore_canonical(stream_id, version, event_id, type, recorded_at, data, metadata), data::text
+			FROM events WHERE stream_id = $1 AND version = $2`, e.StreamID, e.Version).Scan(&want, &data); err != nil {
+			t.Fatal(err)
+		}
+		got := string(appendCanonical(nil, e))
+		if got != want {
+			t.Fatalf("%s %s:\n Go  %s\n SQL %s", e.Type, e.Data, got, want)
+		}
+		var i int
+		fmt.Sscanf(e.StreamID, "s-%d", &i)
+		c := cases[i]
+		switch {
+		case c.committed == "" && !strings.Contains(got, `"data":`+data+`,`):
+			t.Errorf("%s %s: the data changed: %s", e.Type, data, got)
+		case c.committed != "" && (strings.Contains(got, c.secret) || !strings.Contains(got, `"`+c.committed+`"`)):
+			t.Errorf("%s %s: want the commitment %s and no %s: %s", e.Type, data, c.committed, c.secret, got)
+		}
+		linker.Link(e)
+	}
+	for stream, s := range linker.streams {
+		if s.check.BrokenAt != 0 {
+			t.Errorf("the chain of %s, hashed by PostgreSQL, breaks in Go", stream)
+		}
 	}
 }

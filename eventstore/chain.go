@@ -6,8 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -144,9 +146,27 @@ func (l *ChainLinker) Report(ctx context.Context, db Reader, found func(stream s
 	return nil
 }
 
-// appendCanonical appends an event's canonical text, as eventstore_canonical (migration
-// 0018) builds it from the same columns, to b: data and metadata as PostgreSQL prints
-// jsonb, which is how they are read, and the strings escaped as its to_json escapes them.
+// secretFields names, per event type, the field of its data that holds a secret: the
+// canonical text holds a commitment to it instead ("sha256:" and the hexadecimal SHA-256
+// of the value), so that the export, which carries the canonical text, shows no secret
+// and the chain still binds it. Migration 0023 (eventstore_redacted) is the definition;
+// this is its twin, held equal by a test, and a test of package commands holds it equal
+// to the payload fields tagged secret.
+var secretFields = map[string]string{
+	"api_key.created.v1":        "hash",
+	"webhook.created.v1":        "sealedSecret",
+	"webhook.secret_rotated.v1": "sealedSecret",
+	"whatsapp.linked.v1":        "phoneKey",
+}
+
+// SecretFields returns, per event type, the field of its data that the canonical text
+// and so the export leave out (secretFields).
+func SecretFields() map[string]string { return maps.Clone(secretFields) }
+
+// appendCanonical appends an event's canonical text, as eventstore_canonical (migrations
+// 0018 and 0023) builds it from the same columns, to b: data and metadata as PostgreSQL
+// prints jsonb, which is how they are read, the data's secret redacted, and the strings
+// escaped as its to_json escapes them.
 func appendCanonical(b []byte, e RecordedEvent) []byte {
 	b = append(b, `{"stream":`...)
 	b = appendJSONString(b, e.StreamID)
@@ -159,10 +179,62 @@ func appendCanonical(b []byte, e RecordedEvent) []byte {
 	b = append(b, `,"recordedAt":"`...)
 	b = e.RecordedAt.UTC().AppendFormat(b, "2006-01-02T15:04:05.000000Z")
 	b = append(b, `","data":`...)
-	b = append(b, e.Data...)
+	b = appendRedacted(b, e.Type, e.Data)
 	b = append(b, `,"metadata":`...)
 	b = append(b, e.Metadata...)
 	return append(b, '}')
+}
+
+// appendRedacted appends an event's data as its canonical text holds it: with the value
+// of its type's secret field, when present and not null, replaced by the commitment
+// eventstore_commitment writes. The value is committed as ->> reads it: a string's
+// characters, anything else as printed. Replacing a value keeps jsonb's order of keys,
+// which goes by the keys alone, so the text is what PostgreSQL prints of the redacted
+// data.
+func appendRedacted(b []byte, eventType string, data []byte) []byte {
+	field, ok := secretFields[eventType]
+	if !ok {
+		return append(b, data...)
+	}
+	start, end, found := memberValue(data, field)
+	if !found || string(data[start:end]) == "null" {
+		return append(b, data...)
+	}
+	value := data[start:end]
+	var s string
+	if value[0] == '"' && json.Unmarshal(value, &s) == nil {
+		value = []byte(s)
+	}
+	sum := sha256.Sum256(value)
+	b = append(b, data[:start]...)
+	b = append(b, `"sha256:`...)
+	b = hex.AppendEncode(b, sum[:])
+	b = append(b, '"')
+	return append(b, data[end:]...)
+}
+
+// memberValue finds where the value of an object's member lies in its JSON; found is
+// false when data is no object or lacks the member.
+func memberValue(data []byte, name string) (start, end int, found bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return 0, 0, false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return 0, 0, false
+		}
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return 0, 0, false
+		}
+		if key == name {
+			end := int(dec.InputOffset())
+			return end - len(value), end, true
+		}
+	}
+	return 0, 0, false
 }
 
 // appendJSONString appends s as PostgreSQL's to_json quotes a text: the quote, the
@@ -225,6 +297,26 @@ func VerifyChain(ctx context.Context, db Reader, streamID string) (ChainCheck, e
 		return nil
 	})
 	return c, err
+}
+
+// FormerHash returns the hash a stream's event at a version has under the canonical
+// text of before migration 0023, which held the secrets that text now leaves out,
+// recomputed from the events stored now (eventstore_former_hash). A head kept before
+// then, a version and a hash, still holds when FormerHash gives that hash at that
+// version: the history up to there is the one that was hashed. found is false when the
+// stream has no event at that version.
+func FormerHash(ctx context.Context, db Reader, streamID string, version int64) (hash [sha256.Size]byte, found bool, err error) {
+	var h []byte
+	err = db.QueryRow(ctx, `SELECT eventstore_former_hash($1, $2)
+		WHERE EXISTS (SELECT FROM events WHERE stream_id = $1 AND version = $2)`, streamID, version).Scan(&h)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return hash, false, nil
+	case err != nil:
+		return hash, false, fmt.Errorf("eventstore: former hash of %s@%d: %w", streamID, version, err)
+	}
+	copy(hash[:], h)
+	return hash, true, nil
 }
 
 // ExportLine is one line of a stream's export: the event's canonical text, exactly the

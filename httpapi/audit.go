@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/finledger/finledger/commands"
@@ -42,9 +43,18 @@ func listAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 
 // verifyAudit recomputes the active workspace's chain of events from what is stored and
 // answers whether it holds, with its head: the version and hash an auditor keeps, to
-// find later that the history up to there is the same.
+// find later that the history up to there is the same. With formerAt, it also answers
+// the hash the chain had at that version before the canonical text left secrets out
+// (eventstore.FormerHash), for a head kept from before then.
 func verifyAudit(s *Server, w http.ResponseWriter, r *http.Request) {
-	check, err := eventstore.VerifyChain(r.Context(), s.pool, commands.StreamID(activeWorkspace(r)))
+	q := &query{values: r.URL.Query()}
+	formerAt := q.version("formerAt")
+	if err := q.err(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	stream := commands.StreamID(activeWorkspace(r))
+	check, err := eventstore.VerifyChain(r.Context(), s.pool, stream)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -53,12 +63,38 @@ func verifyAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 	if check.BrokenAt != 0 {
 		brokenAt = &check.BrokenAt
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	answer := map[string]any{
 		"intact":   check.BrokenAt == 0,
 		"checked":  check.Checked,
 		"brokenAt": brokenAt,
 		"head":     map[string]any{"version": check.Head.Version, "hash": hex.EncodeToString(check.Head.Hash[:])},
-	})
+	}
+	if formerAt != nil {
+		hash, found, err := eventstore.FormerHash(r.Context(), s.pool, stream, *formerAt)
+		if err == nil && !found {
+			err = commands.InvalidField("formerAt", "must be the version of an event of the workspace's history")
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+		answer["former"] = map[string]any{"version": *formerAt, "hash": hex.EncodeToString(hash[:])}
+	}
+	writeJSON(w, http.StatusOK, answer)
+}
+
+// version reads a parameter naming a version of a stream, from 1; nil when left out.
+func (q *query) version(name string) *int64 {
+	s := q.values.Get(name)
+	if s == "" {
+		return nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || v < 1 {
+		q.fail(name, "must be a version of the history, an integer from 1")
+		return nil
+	}
+	return &v
 }
 
 // exportAudit writes the active workspace's events as JSON lines, each the event's

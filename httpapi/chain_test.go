@@ -3,6 +3,9 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -13,7 +16,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/projections"
 )
 
 // A workspace's history is a hash chain: intact after writes from two instances at once,
@@ -116,4 +123,91 @@ func verifyExport(t *testing.T, export []byte) (string, error) {
 	cmd.Stdin = bytes.NewReader(export)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// The export leaves out every secret its events hold, an API key's hash and a webhook's
+// sealed signing secret, and carries instead a commitment to each, which is what the
+// chain hashes: the README's check passes on it and ends at the head verify gives, which
+// finledger verify's own text agrees with. The audit log shows none of them either.
+// verify's formerAt gives the hash a head kept before secrets were left out holds.
+func TestExportLeavesSecretsOut(t *testing.T) {
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK)
+	key := alice.Post("/api/api-keys", map[string]any{"name": "ci", "scopes": []string{"*"}}).Expect(t, http.StatusOK).JSON["plaintext"].(string)
+	hook := alice.Post("/api/webhooks/outbound", map[string]any{"name": "a", "url": "https://a.example.com/h"}).Expect(t, http.StatusOK)
+	rotated := alice.Post("/api/webhooks/outbound/"+hook.Object("webhook")["id"].(string)+"/rotate-secret", nil).Expect(t, http.StatusOK)
+	alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 12}).Expect(t, http.StatusCreated)
+	stream := "workspace-" + fmt.Sprint(alice.Get("/api/me").Object("workspace")["id"])
+
+	// What is secret: the plaintexts shown once, and what the events store of them.
+	secrets := []string{key, fmt.Sprint(hook.JSON["secret"]), fmt.Sprint(rotated.JSON["secret"])}
+	rows, err := env.Pool.Query(context.Background(), `SELECT coalesce(data->>'hash', data->>'sealedSecret') FROM events
+		WHERE stream_id = $1 AND type IN ('api_key.created.v1', 'webhook.created.v1', 'webhook.secret_rotated.v1') ORDER BY version`, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(stored) != 3 {
+		t.Fatalf("stored secrets %v, %v", stored, err)
+	}
+	for _, s := range stored {
+		raw, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, s, hex.EncodeToString(raw))
+	}
+
+	export := alice.Get("/api/audit/export").Expect(t, http.StatusOK)
+	audit := alice.Get("/api/audit?pageSize=100").Expect(t, http.StatusOK)
+	for _, s := range secrets {
+		if len(s) < 8 || bytes.Contains(export.Raw, []byte(s)) || bytes.Contains(audit.Raw, []byte(s)) {
+			t.Errorf("the export or the audit log holds the secret %q", s)
+		}
+	}
+	former := make([]string, 0, 8)
+	for _, s := range stored {
+		sum := sha256.Sum256([]byte(s))
+		commitment := "sha256:" + hex.EncodeToString(sum[:])
+		if !bytes.Contains(export.Raw, []byte(`\"`+commitment+`\"`)) {
+			t.Errorf("the export holds no commitment %s", commitment)
+		}
+		former = append(former, `"`+commitment+`"`, `"`+s+`"`)
+	}
+	check := alice.Get("/api/audit/verify").Expect(t, http.StatusOK)
+	head := check.JSON["head"].(map[string]any)
+	out, err := verifyExport(t, export.Raw)
+	if err != nil || check.JSON["intact"] != true || !strings.Contains(out, fmt.Sprintf("%v events, head %s", head["version"], head["hash"])) {
+		t.Fatalf("the README's check of the export: %v\n%s\nverify: %s", err, out, check.Raw)
+	}
+	if _, err := projections.VerifyTelling(context.Background(), env.Pool, nil, func(s string, c eventstore.ChainCheck) {
+		if s == stream && (c.BrokenAt != 0 || fmt.Sprint(c.Head.Version) != fmt.Sprint(head["version"]) ||
+			hex.EncodeToString(c.Head.Hash[:]) != head["hash"]) {
+			t.Errorf("finledger verify's chain of the workspace: %+v, against %v", c, head)
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The chain as it was hashed before secrets were left out: the exported text with
+	// each commitment replaced by the value it stands for.
+	prev, n := make([]byte, sha256.Size), 0
+	for line := range bytes.Lines(export.Raw) {
+		var l eventstore.ExportLine
+		if err := json.Unmarshal(line, &l); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(append(prev, strings.NewReplacer(former...).Replace(l.Event)...))
+		prev, n = sum[:], n+1
+		at := alice.Get(fmt.Sprintf("/api/audit/verify?formerAt=%d", n)).Expect(t, http.StatusOK).Object("former")
+		if fmt.Sprint(at["version"]) != fmt.Sprint(n) || at["hash"] != hex.EncodeToString(prev) {
+			t.Fatalf("former hash at %d: %v, want %x", n, at, prev)
+		}
+	}
+	for _, bad := range []string{"0", "-1", "x", fmt.Sprint(n + 1)} {
+		if r := alice.Get("/api/audit/verify?formerAt="+bad).Expect(t, http.StatusBadRequest); r.ErrorCode() != "VALIDATION_ERROR" {
+			t.Errorf("formerAt=%s: %s", bad, r.Raw)
+		}
+	}
 }

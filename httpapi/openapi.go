@@ -137,8 +137,10 @@ var operationDocs = map[string]operationDoc{
 		queryParam("category", str(obj{"minLength": 1}), "a category's id, or its name (accents and case ignored)"),
 		queryParam("type", str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}, "default": commands.TxExpense}), ""), asOfParam}},
 	"PUT /api/exchange-rates": {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
-	"GET /api/audit/verify":   {Response: "ChainVerification"},
-	"GET /api/audit/export":   {}, // JSON lines, described where the answers are built
+	"GET /api/audit/verify": {Response: "ChainVerification", Query: []obj{
+		queryParam("formerAt", obj{"type": "integer", "minimum": 1}, "a version of the history: the answer's former gives the hash the chain had there "+
+			"before its canonical text left secrets out, to compare with a head kept from before then")}},
+	"GET /api/audit/export": {}, // JSON lines, described where the answers are built
 	"GET /api/changes": {Response: "ChangePage", Query: []obj{
 		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave; left out, the feed starts at the workspace's beginning"),
 		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes per page; a page ends at a version of the history, so it may hold more")}},
@@ -583,6 +585,11 @@ func schemas() obj {
 			"head": object(obj{
 				"version": obj{"type": "integer", "description": "the last event whose hash holds; 0 for a workspace without events"},
 				"hash":    str(obj{"pattern": "^[0-9a-f]{64}$", "description": "its SHA-256, hexadecimal"}),
+			}, "version", "hash"),
+			"former": object(obj{
+				"version": obj{"type": "integer", "description": "the version asked for with formerAt"},
+				"hash": str(obj{"pattern": "^[0-9a-f]{64}$", "description": "the chain's hash there under the canonical text that held secrets, " +
+					"recomputed from the events stored now; a head kept from before secrets were left out holds when it is this"}),
 			}, "version", "hash"),
 		}, "intact", "checked", "brokenAt", "head"),
 		"ChangePage": record(obj{

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
@@ -307,6 +309,51 @@ func TestExportAndVerifyChains(t *testing.T) {
 	if err := run(ctx, cfg, out, "verify", nil); exitCode(err) != exitDifferent ||
 		!strings.Contains(out.String(), "chain of "+commands.StreamID(workspace)+" BREAKS at version 1") {
 		t.Fatalf("verify of a changed event: %v (exit %d) %s", err, exitCode(err), out)
+	}
+}
+
+// verify compares the read models with their replay as written, so a number held with
+// another scale than its event's differs: here a transaction recorded with 1.1 whose read
+// model says 1.10, as a history recorded before events kept their decimals' scale left
+// it. verify says so, with its exit code, and `finledger replay` is the way out: the
+// read models then say what the history says.
+func TestVerifyTellsAScaleApart(t *testing.T) {
+	ctx := context.Background()
+	cfg, pool, ledger, ws := personalWorkspace(t, time.Now, "scale")
+	wallet, tx := uuid.New(), uuid.New()
+	for _, decide := range []func(*commands.Workspace) ([]commands.NewEvent, error){
+		commands.CreateWallet{WalletID: wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
+			CardColor: "#111827", InitialBalance: decimal.RequireFromString("100.00"), IsDefault: true}}.Decide,
+		commands.CreateTransaction{TransactionID: tx, Type: commands.TxExpense, Amount: decimal.RequireFromString("1.1"),
+			Date: "2026-03-10", WalletID: &wallet}.Decide,
+	} {
+		if _, err := ledger.Execute(ctx, commands.Call{WorkspaceID: ws, Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "test"},
+			Decide: decide}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := &syncBuffer{}
+	if err := run(ctx, cfg, out, "verify", nil); err != nil {
+		t.Fatalf("verify: %v %s", err, out)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE transactions SET amount = amount::numeric(20, 2) WHERE id = $1`, tx); err != nil {
+		t.Fatal(err)
+	}
+	out = &syncBuffer{}
+	if err := run(ctx, cfg, out, "verify", nil); exitCode(err) != exitDifferent || !strings.Contains(out.String(), "DIFFERS") ||
+		!strings.Contains(out.String(), "1 row(s) differ only in how a value is written") {
+		t.Fatalf("verify of a read model holding 1.10 for 1.1: %v (exit %d) %s", err, exitCode(err), out)
+	}
+	if err := run(ctx, cfg, io.Discard, "replay", nil); err != nil {
+		t.Fatal(err)
+	}
+	var amount string
+	if err := pool.QueryRow(ctx, `SELECT amount::text FROM transactions WHERE id = $1`, tx).Scan(&amount); err != nil || amount != "1.1" {
+		t.Fatalf("after replay the transaction holds %s (%v)", amount, err)
+	}
+	out = &syncBuffer{}
+	if err := run(ctx, cfg, out, "verify", nil); err != nil {
+		t.Fatalf("verify after replay: %v %s", err, out)
 	}
 }
 

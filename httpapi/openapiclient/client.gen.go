@@ -2140,7 +2140,14 @@ type ChainVerification struct {
 
 	// Checked events checked
 	Checked int `json:"checked"`
-	Head    struct {
+	Former  *struct {
+		// Hash the chain's hash there under the canonical text that held secrets, recomputed from the events stored now; a head kept from before secrets were left out holds when it is this
+		Hash string `json:"hash"`
+
+		// Version the version asked for with formerAt
+		Version int `json:"version"`
+	} `json:"former,omitempty"`
+	Head struct {
 		// Hash its SHA-256, hexadecimal
 		Hash string `json:"hash"`
 
@@ -3533,6 +3540,9 @@ type GetAuditExportParams struct {
 
 // GetAuditVerifyParams defines parameters for GetAuditVerify.
 type GetAuditVerifyParams struct {
+	// FormerAt a version of the history: the answer's former gives the hash the chain had there before its canonical text left secrets out, to compare with a head kept from before then
+	FormerAt *int `form:"formerAt,omitempty" json:"formerAt,omitempty"`
+
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
@@ -9374,6 +9384,33 @@ func NewGetAuditVerifyRequest(server string, params *GetAuditVerifyParams) (*htt
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.FormerAt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "formerAt", *params.FormerAt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)

@@ -48,6 +48,7 @@ func Open(ctx context.Context, url string, maxConns int32) (*pgxpool.Pool, error
 	cfg.ConnConfig.RuntimeParams["DateStyle"] = "ISO, YMD"
 	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
 		pgxdecimal.Register(conn.TypeMap())
+		registerDecimalPointer(conn.TypeMap())
 		registerUUID(conn.TypeMap())
 		return nil
 	}
