@@ -39,7 +39,7 @@ var errNoBox = errorf(http.StatusServiceUnavailable, "SECRET_KEY_NOT_CONFIGURED"
 // webhookURL reads and checks a webhook URL: scheme, form, and, unless private
 // destinations are allowed, where it resolves.
 func (s *Server) webhookURL(r *http.Request, b *body, name string) commands.Nullable[string] {
-	v := b.str(name, 1, maxWebhookURL)
+	v := b.text(name, commands.Text{Min: 1, Max: maxWebhookURL})
 	if v.Valid && !b.failed(name) {
 		if err := s.webhooks.Policy.CheckURL(r.Context(), v.Value); err != nil {
 			b.fail(name, "%s", err.Error())

@@ -123,9 +123,9 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 	typ := b.enum("type", []string{commands.TxExpense, commands.TxIncome})
 	amount := b.amount("amount", true)
 	money := currency(b, "currency")
-	concept := b.str("concept", 0, 255)
-	walletName := b.str("walletName", 1, 50)
-	categoryName := b.str("categoryName", 1, 100)
+	concept := b.text("concept", conceptText)
+	walletName := b.name("walletName", 50)
+	categoryName := b.name("categoryName", 100)
 	date := b.date("date")
 	b.required("type", typ.Valid)
 	b.required("amount", amount.Valid)
@@ -236,9 +236,9 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	amount := b.amount("amount", true)
 	money := currency(b, "currency")
-	concept := b.str("concept", 0, 255)
-	walletName := b.str("walletName", 1, 50)
-	categoryName := b.str("categoryName", 1, 100)
+	concept := b.text("concept", conceptText)
+	walletName := b.name("walletName", 50)
+	categoryName := b.name("categoryName", 100)
 	date := b.date("date")
 	b.notNull("amount", "currency", "walletName", "categoryName", "date")
 	if money.Set && !amount.Set {
@@ -284,7 +284,7 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.str("name", 1, 100)
+	name := b.name("name", 100)
 	b.required("name", name.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
