@@ -140,7 +140,7 @@ var operationDocs = map[string]operationDoc{
 	"GET /api/audit/verify":   {Response: "ChainVerification"},
 	"GET /api/audit/export":   {}, // JSON lines, described where the answers are built
 	"GET /api/changes": {Response: "ChangePage", Query: []obj{
-		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave; left out, the feed starts at the workspace's beginning"),
+		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave; left out, the feed starts at the workspace's beginning; beyond the end of the history, 400"),
 		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes per page; a page ends at a version of the history, so it may hold more")}},
 	"GET /api/changes/diff": {Response: "ChangeDiff", Query: []obj{
 		queryParam("from", str(obj{"format": "date-time"}), "the earlier moment (RFC 3339); required"),
