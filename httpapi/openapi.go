@@ -292,7 +292,8 @@ func budgetFields() obj {
 	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
 		"currency": str(obj{"description": "default: the workspace's"}), "period": str(obj{"enum": commands.Periods, "default": "monthly"}),
 		"startDate": str(obj{"format": "date"}), "endDate": str(obj{"format": "date"}),
-		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80}), "tagId": nuuid()}
+		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80, "description": "percent of the amount spent at which the budget alerts, at most 2 decimal places"}),
+		"tagId":          nuuid()}
 }
 
 func goalFields() obj {
