@@ -50,6 +50,29 @@ func (t Text) Check(s string) (string, string) {
 	return s, ""
 }
 
+// Clean returns s as the rule keeps a text that is not refused but made fit (a header,
+// a name the identity provider gives): what Check refuses is dropped (bidirectional
+// controls, control characters, tag characters), a line break or tab of a single line
+// becomes a space, and the rest is trimmed and cut to Max characters.
+func (t Text) Clean(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case strings.ContainsRune(lineBreaks, r) && !t.Multiline:
+			return ' '
+		case strings.ContainsRune(lineBreaks, r):
+			return r
+		case unicode.Is(unicode.Bidi_Control, r), unicode.IsControl(r), r >= tagFirst && r <= tagCancel:
+			return -1
+		}
+		return r
+	}, s)
+	s = strings.TrimFunc(s, blank)
+	if runes := []rune(s); len(runes) > t.Max {
+		s = strings.TrimFunc(string(runes[:t.Max]), blank)
+	}
+	return s
+}
+
 // refusal says which character of s the rule refuses, "" when none.
 func refusal(s string) string {
 	// Where s stands in emoji tag sequences: tags may start after a black flag, and

@@ -65,3 +65,24 @@ func TestTextRule(t *testing.T) {
 		}
 	}
 }
+
+// Text that is made fit rather than refused loses what the rule refuses, and no more.
+func TestTextClean(t *testing.T) {
+	label := Text{Max: 20}
+	for in, want := range map[string]string{
+		"\u202eAlice\u200b ":                 "Alice",
+		"books\x00-sync/2\t(linux)":          "books-sync/2 (linux)",
+		"a\u2066b\u2069c\u200ed":             "abcd",
+		"Hidden\U000E0041\U000E0042":         "Hidden",
+		"👨\u200d👩\u200d👧 Family":             "👨\u200d👩\u200d👧 Family",
+		"مصاريف":                             "مصاريف",
+		strings.Repeat("x", 19) + " \u200by": strings.Repeat("x", 19),
+	} {
+		if got := label.Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
+		if _, problem := label.Check(label.Clean(in)); problem != "" {
+			t.Errorf("Clean(%q) still breaks the rule: %s", in, problem)
+		}
+	}
+}

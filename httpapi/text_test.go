@@ -5,7 +5,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
@@ -120,4 +122,25 @@ func TestInvisibleAndBidiTextIsRefused(t *testing.T) {
 	}
 	// A name that looks like another, bar an invisible character, is that name.
 	expectError(t, alice.Post("/api/wallets", map[string]any{"name": "Ca\u200bsh"}), http.StatusConflict, "CONFLICT")
+}
+
+// What the service cannot refuse it makes fit by the same rule: the name the identity
+// provider gives and the User-Agent kept in the audit log lose bidirectional controls,
+// control characters and invisible edges.
+func TestIdentityNameAndUserAgentAreMadeFit(t *testing.T) {
+	env := apitest.Start(t)
+	token, err := session.MintHS256(apitest.Secret, session.Claims{Subject: "alice", Email: "alice@example.com", Name: "\u200b\u202eecilA\u202c "},
+		env.Clock.Now(), time.Hour, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := env.Anonymous().With("Authorization", "Bearer "+token).With("User-Agent", "books\u202e-sync/2\u2066")
+	if name := alice.Get("/api/me").Expect(t, http.StatusOK).Object("user")["name"]; name != "ecilA" {
+		t.Fatalf("name %q", name)
+	}
+	alice.Post("/api/categories", map[string]any{"name": "Food"}).Expect(t, http.StatusOK)
+	entries := alice.Get("/api/audit?entity=category").Expect(t, http.StatusOK).List("entries")
+	if len(entries) != 1 || entries[0]["userAgent"] != "books-sync/2" {
+		t.Fatalf("audit entries %v", entries)
+	}
 }
