@@ -2,8 +2,6 @@ package httpapi_test
 
 import (
 	"net/http"
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
@@ -20,9 +18,7 @@ func TestAlertThresholdHasAtMostTwoDecimals(t *testing.T) {
 	}
 	refused := func(r *apitest.Response) {
 		t.Helper()
-		if fields := fieldErrors(t, r); !slices.Equal(fields, []string{"alertThreshold"}) || !strings.Contains(fieldMessage(r, "alertThreshold"), "2 decimal places") {
-			t.Fatalf("fields %q: %s", fields, r.Raw)
-		}
+		expectFieldError(t, r, "alertThreshold", "2 decimal places")
 	}
 	before := writes(t, env)
 	refused(f.c.Do("POST", "/api/budgets", `{"name":"Food","categoryId":"`+f.food+`","amount":100,"startDate":"2026-03-01","endDate":"2026-12-31","alertThreshold":80.125}`))
