@@ -9,6 +9,11 @@ import (
 // its creator names none.
 var DefaultAlertThreshold = decimal.NewFromInt(80)
 
+// MaxAlertThresholdScale is the decimal places an alert threshold, a percentage from 1
+// to 100, may have: the spending it is compared with is a percentage of two decimals
+// (Percent), so a third would never change when a budget alerts.
+const MaxAlertThresholdScale = 2
+
 // CreateBudget adds a budget.
 //
 // Defaults: Currency nil is the workspace's currency; Period nil is monthly;
@@ -33,19 +38,24 @@ func (c CreateBudget) Decide(w *Workspace) ([]NewEvent, error) {
 	fields := BudgetFields{Name: c.Name, CategoryID: c.CategoryID, Amount: c.Amount, Currency: valueOr(c.Currency, w.Currency),
 		Period: valueOr(c.Period, PeriodMonthly), StartDate: c.StartDate, EndDate: c.EndDate,
 		AlertThreshold: valueOr(c.AlertThreshold, DefaultAlertThreshold), TagID: c.TagID}
-	if err := checkBudget(w, fields); err != nil {
+	if err := checkBudget(w, fields, true); err != nil {
 		return nil, err
 	}
 	return []NewEvent{{TypeBudgetCreated, &BudgetCreated{BudgetID: c.BudgetID, BudgetFields: fields}}}, nil
 }
 
-// checkBudget checks a budget's fields against the workspace.
-func checkBudget(w *Workspace, c BudgetFields) error {
+// checkBudget checks a budget's fields against the workspace. newThreshold says the
+// alert threshold is the command's own: one stored before its decimal places were
+// bounded stands as it is.
+func checkBudget(w *Workspace, c BudgetFields, newThreshold bool) error {
 	if problem := CheckAmount(c.Amount, false); problem != "" {
 		return InvalidField("amount", "%s", problem)
 	}
-	if c.AlertThreshold.LessThan(decimal.NewFromInt(1)) || c.AlertThreshold.GreaterThan(decimal.NewFromInt(100)) {
+	if c.AlertThreshold.LessThan(decimal.NewFromInt(1)) || c.AlertThreshold.GreaterThan(hundred) {
 		return InvalidField("alertThreshold", "must be from 1 to 100")
+	}
+	if newThreshold && !c.AlertThreshold.Equal(c.AlertThreshold.Truncate(MaxAlertThresholdScale)) {
+		return InvalidField("alertThreshold", "must have at most %d decimal places", MaxAlertThresholdScale)
 	}
 	if c.EndDate < c.StartDate {
 		return InvalidField("endDate", "must not be before startDate")
@@ -93,7 +103,7 @@ func (c UpdateBudget) Decide(w *Workspace) ([]NewEvent, error) {
 	setValue(&after.EndDate, c.EndDate)
 	setValue(&after.AlertThreshold, c.AlertThreshold)
 	setPtr(&after.TagID, c.TagID)
-	if err := checkBudget(w, after); err != nil {
+	if err := checkBudget(w, after, c.AlertThreshold.Set); err != nil {
 		return nil, err
 	}
 	return []NewEvent{{TypeBudgetUpdated, &BudgetUpdated{BudgetID: c.BudgetID, Before: b.BudgetFields, After: after}}}, nil

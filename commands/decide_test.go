@@ -315,7 +315,8 @@ func TestWalletRules(t *testing.T) {
 }
 
 func TestFoldName(t *testing.T) {
-	for in, want := range map[string]string{"Café  Norte": "cafe norte", " AHORRO ": "ahorro", "Niño": "nino", "": ""} {
+	for in, want := range map[string]string{"Café  Norte": "cafe norte", " AHORRO ": "ahorro", "Niño": "nino", "": "",
+		"Ca\u200Bsh\uFEFF": "cash", "\u2060 Bank": "bank"} {
 		if got := FoldName(in); got != want {
 			t.Errorf("FoldName(%q) = %q, want %q", in, got, want)
 		}

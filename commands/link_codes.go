@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/finledger/finledger/eventstore"
 )
@@ -19,6 +20,8 @@ const (
 	LinkCodeLifetime       = 10 * time.Minute
 	linkFailuresBeforeLock = 5
 	linkLockDuration       = 15 * time.Minute
+	// linkCodeDraws bounds the codes one issue draws while each drawn is taken.
+	linkCodeDraws = 5
 )
 
 // The refusals of a link code. They are validation errors (400), never a 404, so that
@@ -32,25 +35,44 @@ var (
 		Message: "too many wrong codes from this number: try again in 15 minutes"}
 )
 
-// IssueLinkCode stores a one-time link code for a user, under key (the code's hash:
-// the code itself is never stored), and returns when it expires: LinkCodeLifetime
-// after now.
+// ErrNoFreeLinkCode is returned when every link code an issue drew was taken already:
+// with codes drawn at random from a large space, only a broken source of randomness
+// does that.
+var ErrNoFreeLinkCode = errors.New("commands: every link code drawn is taken")
+
+// IssueLinkCode stores a one-time link code for a user and returns it with when it
+// expires: LinkCodeLifetime after now. draw gives a fresh code and its key (the code's
+// hash, what is stored: the code itself never is).
 //
 // Rules: a user has at most one unused code, and each call replaces it, so a retry is
 // harmless. The replacement is one upsert on the user's live code, so calls at once, on
 // any instances, leave one live code: the one of the call that committed last, as if
-// they had come one after the other.
-func IssueLinkCode(ctx context.Context, db eventstore.DB, key string, userID, workspaceID uuid.UUID, now time.Time) (time.Time, error) {
+// they had come one after the other. Every code ever issued keeps its key, spent or
+// expired, so a drawn code whose key is stored already (another user's, at once on
+// another instance or long ago) is drawn again, up to linkCodeDraws codes; then
+// ErrNoFreeLinkCode.
+func IssueLinkCode(ctx context.Context, db eventstore.DB, draw func() (code, key string, err error), userID, workspaceID uuid.UUID, now time.Time) (string, time.Time, error) {
 	expires := now.Add(LinkCodeLifetime)
-	_, err := db.Exec(ctx, `INSERT INTO whatsapp_link_codes (code_hash, user_id, workspace_id, created_at, expires_at)
-		VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (user_id) WHERE used_at IS NULL DO UPDATE SET code_hash = excluded.code_hash,
-			workspace_id = excluded.workspace_id, created_at = excluded.created_at, expires_at = excluded.expires_at`,
-		key, userID, workspaceID, now, expires)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("commands: issue link code: %w", err)
+	for range linkCodeDraws {
+		code, key, err := draw()
+		if err != nil {
+			return "", time.Time{}, fmt.Errorf("commands: draw link code: %w", err)
+		}
+		_, err = db.Exec(ctx, `INSERT INTO whatsapp_link_codes (code_hash, user_id, workspace_id, created_at, expires_at)
+			VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (user_id) WHERE used_at IS NULL DO UPDATE SET code_hash = excluded.code_hash,
+				workspace_id = excluded.workspace_id, created_at = excluded.created_at, expires_at = excluded.expires_at`,
+			key, userID, workspaceID, now, expires)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == uniqueViolation && pgErr.ConstraintName == "whatsapp_link_codes_pkey" {
+			continue
+		}
+		if err != nil {
+			return "", time.Time{}, fmt.Errorf("commands: issue link code: %w", err)
+		}
+		return code, expires, nil
 	}
-	return expires, nil
+	return "", time.Time{}, ErrNoFreeLinkCode
 }
 
 // LinkPhoneByCode links the phone of a chat-channel request to the user who was given

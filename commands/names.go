@@ -10,14 +10,15 @@ import (
 )
 
 // FoldName reduces a name to the form used to compare names: accents removed, letter
-// case folded, surrounding and repeated spaces dropped. "Café  Norte" and "cafe norte"
-// name the same wallet.
+// case folded, surrounding and repeated spaces dropped, invisible format characters
+// (category Cf) dropped. "Café  Norte" and "cafe norte" name the same wallet, and so
+// do "Cash" and "Ca\u200Bsh", which look alike.
 func FoldName(name string) string {
 	var b strings.Builder
 	space := false
 	for _, r := range norm.NFD.String(strings.TrimSpace(name)) {
 		switch {
-		case unicode.Is(unicode.Mn, r):
+		case unicode.Is(unicode.Mn, r), unicode.Is(unicode.Cf, r):
 			continue
 		case unicode.IsSpace(r):
 			space = true

@@ -14,7 +14,7 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := b.name("name", 80)
-	description := b.str("description", 0, 2000)
+	description := b.text("description", descriptionText)
 	scopes := b.stringList("scopes", 1, len(commands.Scopes))
 	expiresAt := b.timestamp("expiresAt")
 	b.required("name", name.Valid)

@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -177,10 +176,16 @@ func (s *Server) resolveBrowser(r *http.Request, cookie string, wsID *uuid.UUID)
 	return s.sessionPrincipal(r, claims, wsID)
 }
 
+// maxIdentityName bounds the name kept of what the identity provider calls a person.
+const maxIdentityName = 200
+
 // sessionPrincipal is the principal of a person whose identity a session vouches for:
-// a user registered on first sight, acting in a workspace they are a member of.
+// a user registered on first sight, acting in a workspace they are a member of. The
+// name the identity provider gives is shown to other members, so it is kept as the
+// text rule makes it fit (commands.Text.Clean): a sign-in is not refused for it.
 func (s *Server) sessionPrincipal(r *http.Request, claims session.Claims, wsID *uuid.UUID) (*principal, error) {
 	ctx := r.Context()
+	claims.Name = commands.Text{Max: maxIdentityName}.Clean(claims.Name)
 	subject := subjectOf(claims)
 	userID := commands.UserIDFor(subject)
 	sc, err := lookupWithLimit(s, ctx, "user:"+userID.String(), queries.SessionContext(subject, wsID), nil)
@@ -324,20 +329,12 @@ func lookupWithLimiter[T any](s *Server, ctx context.Context, limiter rateLimite
 const maxUserAgent = 512
 
 // userAgent is the request's User-Agent as it is stored: a header is not refused for it,
-// since a client's label is no reason to fail a write, but it is made storable: bytes
-// that are not UTF-8 and control characters (NUL among them) are dropped,
-// surrounding spaces trimmed and the rest cut to maxUserAgent characters.
+// since a client's label is no reason to fail a write, but it is made storable and
+// fit to show (commands.Text.Clean): bytes that are not UTF-8, control characters (NUL
+// among them) and bidirectional controls are dropped, surrounding spaces trimmed and
+// the rest cut to maxUserAgent characters.
 func userAgent(r *http.Request) string {
-	ua := strings.Map(func(c rune) rune {
-		if unicode.IsControl(c) {
-			return -1
-		}
-		return c
-	}, strings.ToValidUTF8(r.UserAgent(), ""))
-	if runes := []rune(ua); len(runes) > maxUserAgent {
-		ua = string(runes[:maxUserAgent])
-	}
-	return strings.TrimSpace(ua)
+	return commands.Text{Max: maxUserAgent}.Clean(strings.ToValidUTF8(r.UserAgent(), ""))
 }
 
 func derefOr(s *string, fallback string) string {

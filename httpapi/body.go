@@ -217,23 +217,34 @@ func (b *body) str(name string, min, max int) commands.Nullable[string] {
 	return commands.Of(s)
 }
 
-// name reads a record's name: surrounding spaces are dropped, and what is left must be
-// 1 to max characters long, so that a name of spaces alone is refused.
+// name reads a record's name: a required single line of 1 to max characters
+// (commands.Text: trimmed of spaces and invisible characters, so that a name of them
+// alone is refused).
 func (b *body) name(field string, max int) commands.Nullable[string] {
+	return b.text(field, commands.Text{Min: 1, Max: max})
+}
+
+// text reads a text field a person writes under the rule of every such field
+// (commands.Text), and keeps it trimmed.
+func (b *body) text(field string, rule commands.Text) commands.Nullable[string] {
 	var s string
 	set, valid := b.value(field, &s, "a string")
 	if !valid {
 		return commands.Nullable[string]{Set: set && !b.failed(field)}
 	}
-	s = strings.TrimSpace(s)
-	switch n := utf8.RuneCountInString(s); {
-	case n == 0:
-		b.fail(field, "must hold a character other than spaces")
-	case n > max:
-		b.fail(field, "must be 1 to %d characters long", max)
+	s, problem := rule.Check(s)
+	if problem != "" {
+		b.fail(field, "%s", problem)
 	}
 	return commands.Of(s)
 }
+
+// The text rules of fields that several bodies share.
+var (
+	conceptText     = commands.Text{Max: 255}
+	descriptionText = commands.Text{Max: 2000, Multiline: true}
+	noteText        = commands.Text{Max: 500, Multiline: true}
+)
 
 // pattern checks a present string field against re.
 func (b *body) pattern(name string, v commands.Nullable[string], re *regexp.Regexp, rule string) {
@@ -403,9 +414,10 @@ func (b *body) timestamp(name string) commands.Nullable[time.Time] {
 	return commands.Of(t)
 }
 
-// link reads an absolute http(s) URL of at most max characters.
+// link reads an absolute http(s) URL of at most max characters, shown to people like
+// any text they write (commands.Text).
 func (b *body) link(name string, max int) commands.Nullable[string] {
-	v := b.str(name, 1, max)
+	v := b.text(name, commands.Text{Min: 1, Max: max})
 	if v.Valid && !b.failed(name) {
 		u, err := url.Parse(v.Value)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

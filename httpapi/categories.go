@@ -16,8 +16,8 @@ const (
 func categoryInput(b *body, create bool) commands.UpdateCategory {
 	in := commands.UpdateCategory{
 		Name:        b.name("name", 100),
-		Icon:        b.str("icon", 1, 50),
-		Description: b.str("description", 0, 255),
+		Icon:        b.text("icon", commands.Text{Min: 1, Max: 50}),
+		Description: b.text("description", commands.Text{Max: 255, Multiline: true}),
 		Color:       b.str("color", 0, 7),
 		IsDefault:   b.boolean("isDefault"),
 		TagID:       b.id("tagId"),

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
@@ -50,6 +51,9 @@ func listChanges(s *Server, w http.ResponseWriter, r *http.Request) {
 		start = *after
 	}
 	page, err := queries.Changes(r.Context(), s.pool, p.Workspace.ID, readableKinds(p), start, limit)
+	if errors.Is(err, queries.ErrCursorAhead) {
+		err = commands.InvalidField("cursor", "lies beyond the end of the workspace's history: give a cursor an earlier page gave")
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -2,9 +2,11 @@ package httpapi
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
@@ -64,18 +66,24 @@ type channelCaller struct {
 	Link     *queries.LinkContext // nil before the phone is linked
 }
 
-// channelSettings holds the verifier; nil means the channel is not configured.
+// channelSettings holds the verifier; nil means the channel is not configured. Link
+// codes are drawn from codes either way: a code can be issued before the channel is.
 type channelSettings struct {
 	verifier *channel.Verifier
 	secret   string
+	codes    io.Reader
 }
 
 func newChannelSettings(opts ChannelOptions, pool *pgxpool.Pool, now func() time.Time) channelSettings {
+	codes := opts.CodeRandom
+	if codes == nil {
+		codes = rand.Reader
+	}
 	v, err := channel.NewVerifier(opts.Secret, opts.Issuer, opts.Audiences, now, pgJTIs{pool})
 	if err != nil {
-		return channelSettings{}
+		return channelSettings{codes: codes}
 	}
-	return channelSettings{verifier: v, secret: opts.Secret}
+	return channelSettings{verifier: v, secret: opts.Secret, codes: codes}
 }
 
 // pgJTIs keeps used token ids in PostgreSQL, shared by every instance.

@@ -41,6 +41,18 @@ func fieldMessage(r *apitest.Response, field string) string {
 	return ""
 }
 
+// expectFieldError checks that an answer is a validation error naming field with a
+// message that says says.
+func expectFieldError(t *testing.T, r *apitest.Response, field, says string) {
+	t.Helper()
+	if fields := fieldErrors(t, r); !slices.Contains(fields, field) {
+		t.Fatalf("fields %q, want %q: %s", fields, field, r.Raw)
+	}
+	if msg := fieldMessage(r, field); !strings.Contains(msg, says) {
+		t.Fatalf("%s: %q, want it to say %q", field, msg, says)
+	}
+}
+
 // Whatever cannot be stored (U+0000, a date PostgreSQL or Go cannot keep), and whatever
 // breaks the contract (a key given twice, a currency that is not one, a name of spaces,
 // a rate out of range, a chat token's claims of the wrong type), is refused with the
@@ -175,12 +187,7 @@ func TestBadInputsAreRefusedAndWriteNothing(t *testing.T) {
 					t.Fatalf("reason %q, want %q", got, c.reason)
 				}
 			default:
-				if fields := fieldErrors(t, r); !slices.Contains(fields, c.field) {
-					t.Fatalf("fields %q, want %q: %s", fields, c.field, r.Raw)
-				}
-				if msg := fieldMessage(r, c.field); !strings.Contains(msg, c.says) {
-					t.Fatalf("%s: %q, want it to say %q", c.field, msg, c.says)
-				}
+				expectFieldError(t, r, c.field, c.says)
 			}
 			if after := writes(t, env); after != before {
 				t.Fatalf("%d rows written by a refused request", after-before)

@@ -46,12 +46,12 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	amount := b.amountOrText("amount")
-	concept := b.str("concept", 1, 255)
+	concept := b.text("concept", commands.Text{Min: 1, Max: conceptText.Max})
 	typ := b.enum("type", []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer})
-	description := b.str("description", 0, 2000)
+	description := b.text("description", descriptionText)
 	date := b.date("date")
-	walletID, walletName := b.id("walletId"), b.str("walletName", 1, 50)
-	categoryID, categoryName := b.id("categoryId"), b.str("categoryName", 1, 100)
+	walletID, walletName := b.id("walletId"), b.name("walletName", 50)
+	categoryID, categoryName := b.id("categoryId"), b.name("categoryName", 100)
 	toWalletID := b.id("toWalletId")
 	b.required("amount", amount.Valid)
 	b.required("concept", concept.Valid)

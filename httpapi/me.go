@@ -19,8 +19,8 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.UpdateProfile{
-		FirstName: b.str("firstName", 0, 100), LastName: b.str("lastName", 0, 100), Currency: currency(b, "currency"),
-		Language: b.str("language", 0, 10), Theme: b.enum("theme", commands.Themes),
+		FirstName: b.text("firstName", commands.Text{Max: 100}), LastName: b.text("lastName", commands.Text{Max: 100}), Currency: currency(b, "currency"),
+		Language: b.text("language", commands.Text{Max: 10}), Theme: b.enum("theme", commands.Themes),
 		NotificationsEnabled: b.boolean("notificationsEnabled"), HasCompletedOnboarding: b.boolean("hasCompletedOnboarding"),
 	}
 	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")

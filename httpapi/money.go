@@ -160,7 +160,7 @@ func goalMovement(kind string) handler {
 		}
 		amount := b.amount("amount", true)
 		wallet := b.id("walletId")
-		note := b.str("note", 0, 500)
+		note := b.text("note", noteText)
 		date := b.date("date")
 		b.required("amount", amount.Valid)
 		if kind == commands.TxGoalDeposit {
@@ -175,7 +175,7 @@ func goalMovement(kind string) handler {
 // --- debts ---
 
 func debtInput(b *body, create bool) commands.UpdateDebt {
-	in := commands.UpdateDebt{Name: b.name("name", 100), Creditor: b.str("creditor", 0, 100), TotalAmount: b.amount("totalAmount", true),
+	in := commands.UpdateDebt{Name: b.name("name", 100), Creditor: b.text("creditor", commands.Text{Max: 100}), TotalAmount: b.amount("totalAmount", true),
 		PendingBalance: b.amount("pendingBalance", false), Currency: currency(b, "currency"), DueDate: b.date("dueDate")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -224,7 +224,7 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	amount := b.amount("amount", true)
 	wallet := b.id("walletId")
 	date := b.date("date")
-	note := b.str("note", 0, 500)
+	note := b.text("note", noteText)
 	b.required("amount", amount.Valid)
 	cmd := commands.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
 		Date: date.Value, Today: s.today(), Note: note.Ptr()}

@@ -142,7 +142,7 @@ var operationDocs = map[string]operationDoc{
 			"before its canonical text left secrets out, to compare with a head kept from before then")}},
 	"GET /api/audit/export": {}, // JSON lines, described where the answers are built
 	"GET /api/changes": {Response: "ChangePage", Query: []obj{
-		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave; left out, the feed starts at the workspace's beginning"),
+		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave; left out, the feed starts at the workspace's beginning; beyond the end of the history, 400"),
 		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes per page; a page ends at a version of the history, so it may hold more")}},
 	"GET /api/changes/diff": {Response: "ChangeDiff", Query: []obj{
 		queryParam("from", str(obj{"format": "date-time"}), "the earlier moment (RFC 3339); required"),
@@ -294,7 +294,8 @@ func budgetFields() obj {
 	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
 		"currency": str(obj{"description": "default: the workspace's"}), "period": str(obj{"enum": commands.Periods, "default": "monthly"}),
 		"startDate": str(obj{"format": "date"}), "endDate": str(obj{"format": "date"}),
-		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80}), "tagId": nuuid()}
+		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80, "description": "percent of the amount spent at which the budget alerts, at most 2 decimal places"}),
+		"tagId":          nuuid()}
 }
 
 func goalFields() obj {

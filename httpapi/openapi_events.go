@@ -36,7 +36,8 @@ func eventsSchema() obj {
 func eventSchemas() obj {
 	timestamp := str(obj{"format": "date-time"})
 	return obj{
-		"Webhook": record(obj{"id": uuidRef(), "name": str(nil), "url": str(obj{"format": "uri"}), "events": eventsSchema(),
+		"Webhook": record(obj{"id": uuidRef(), "name": str(nil), "events": eventsSchema(),
+			"url":    str(obj{"format": "uri", "description": "whole for callers who may change webhooks; for others masked: the scheme and host, *** for the rest"}),
 			"active": boolean(), "createdBy": uuidRef(), "createdAt": timestamp, "updatedAt": timestamp}),
 		"WebhookCreated": object(obj{"webhook": ref("Webhook"),
 			"secret": str(obj{"description": "the signing secret, shown this once: whsec_ + 64 hexadecimal characters; " +

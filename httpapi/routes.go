@@ -83,9 +83,9 @@ var routes = []route{
 	{"GET", "/api/changes/diff", scopeTransactionsRead, "The records whose state differs between two moments, with their states then", http.StatusOK, diffChanges},
 	{"GET", "/api/audit/export", scopeTeamManage, "The workspace's history as JSON lines, each event with its chain hash", http.StatusOK, exportAudit},
 
-	{"GET", "/api/webhooks/outbound", "webhooks:read", "List outbound webhooks (never their secrets)", http.StatusOK, listRecords("webhooks", queries.Webhooks)},
+	{"GET", "/api/webhooks/outbound", "webhooks:read", "List outbound webhooks (never their secrets; URLs masked unless the caller may change webhooks)", http.StatusOK, listWebhooks},
 	{"POST", "/api/webhooks/outbound", "webhooks:write", "Subscribe a URL to workspace events; the answer holds the signing secret once", http.StatusOK, createWebhook},
-	{"GET", "/api/webhooks/outbound/{id}", "webhooks:read", "Get an outbound webhook", http.StatusOK, getRecord("webhook", "WEBHOOK_NOT_FOUND", queries.WebhookByID)},
+	{"GET", "/api/webhooks/outbound/{id}", "webhooks:read", "Get an outbound webhook", http.StatusOK, getWebhook},
 	{"PATCH", "/api/webhooks/outbound/{id}", "webhooks:write", "Change an outbound webhook's name, URL, events or active flag", http.StatusOK, updateWebhook},
 	{"DELETE", "/api/webhooks/outbound/{id}", "webhooks:write", "Delete an outbound webhook", http.StatusOK, deleteWebhook},
 	{"POST", "/api/webhooks/outbound/{id}/rotate-secret", "webhooks:write", "Replace the signing secret; the answer holds the new one once", http.StatusOK, rotateWebhookSecret},

@@ -4,6 +4,7 @@ package httpapi
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
@@ -75,6 +76,8 @@ type ChannelOptions struct {
 	Secret    string   // 64 hex characters shared with the channel provider
 	Issuer    string   // the provider's fixed issuer name
 	Audiences []string // accepted aud values; none means not configured
+	// CodeRandom is the randomness link codes are drawn from; nil: crypto/rand.
+	CodeRandom io.Reader
 }
 
 // NewServer wires the API to its database, ledger, session verifier and clock.

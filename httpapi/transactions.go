@@ -32,12 +32,12 @@ func transactionInput(b *body) commands.UpdateTransaction {
 		Amount:            b.amount("amount", true),
 		DestinationAmount: b.amount("destinationAmount", true),
 		Date:              b.date("date"),
-		Concept:           b.str("concept", 0, 255),
-		Description:       b.str("description", 0, 2000),
+		Concept:           b.text("concept", conceptText),
+		Description:       b.text("description", descriptionText),
 		WalletID:          b.id("walletId"),
 		CategoryID:        b.id("categoryId"),
 		TagID:             b.id("tagId"),
-		ReferenceNumber:   b.str("referenceNumber", 0, 100),
+		ReferenceNumber:   b.text("referenceNumber", commands.Text{Max: 100}),
 		AttachmentURL:     b.link("attachmentUrl", 2048),
 	}
 	in.ToWalletID = aliasOf(b, "toWalletId", b.id("toWalletId"), "destinationWalletId", b.id("destinationWalletId"))

@@ -25,13 +25,13 @@ const (
 func walletInput(b *body, create bool) commands.UpdateWallet {
 	in := commands.UpdateWallet{
 		Name:           b.name("name", 50),
-		Description:    b.str("description", 0, 255),
+		Description:    b.text("description", commands.Text{Max: 255, Multiline: true}),
 		Type:           b.enum("type", commands.WalletTypes),
 		Currency:       currency(b, "currency"),
 		CardColor:      b.str("cardColor", 0, 7),
 		InitialBalance: b.amount("balance", false),
-		Clabe:          b.str("clabe", 0, 40),
-		Provider:       b.str("provider", 0, 70),
+		Clabe:          b.text("clabe", commands.Text{Max: 40}),
+		Provider:       b.text("provider", commands.Text{Max: 70}),
 		IsDefault:      b.boolean("isDefault"),
 	}
 	b.pattern("cardColor", in.CardColor, hexColor, "#RRGGBB")

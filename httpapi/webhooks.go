@@ -39,7 +39,7 @@ var errNoBox = errorf(http.StatusServiceUnavailable, "SECRET_KEY_NOT_CONFIGURED"
 // webhookURL reads and checks a webhook URL: scheme, form, and, unless private
 // destinations are allowed, where it resolves.
 func (s *Server) webhookURL(r *http.Request, b *body, name string) commands.Nullable[string] {
-	v := b.str(name, 1, maxWebhookURL)
+	v := b.text(name, commands.Text{Min: 1, Max: maxWebhookURL})
 	if v.Valid && !b.failed(name) {
 		if err := s.webhooks.Policy.CheckURL(r.Context(), v.Value); err != nil {
 			b.fail(name, "%s", err.Error())
@@ -57,6 +57,52 @@ func hookEvents(b *body) []string {
 		}
 	}
 	return events
+}
+
+// seesWebhookURLs reports a caller shown webhook URLs in full: one who may change
+// webhooks (owners and admins, through a key only if it holds webhooks:write). Anyone
+// else sees them masked (queries.MaskURL), in listings and in deliveries' attempts,
+// since such URLs often carry credentials.
+func (p *principal) seesWebhookURLs() bool { return p.allows("webhooks:write") }
+
+func listWebhooks(s *Server, w http.ResponseWriter, r *http.Request) {
+	list, err := queries.Webhooks(r.Context(), s.pool, activeWorkspace(r))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if !principalFrom(r.Context()).seesWebhookURLs() {
+		for i, h := range list {
+			list[i] = h.Masked()
+		}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"webhooks": list})
+}
+
+func getWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	h, ok := s.webhook(w, r, id)
+	if !ok {
+		return
+	}
+	if !principalFrom(r.Context()).seesWebhookURLs() {
+		h = h.Masked()
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"webhook": h})
+}
+
+// webhook reads a webhook of the active workspace, or answers that there is none.
+func (s *Server) webhook(w http.ResponseWriter, r *http.Request, id uuid.UUID) (queries.Webhook, bool) {
+	h, err := queries.WebhookByID(activeWorkspace(r), id).Get(r.Context(), s.pool)
+	if err != nil {
+		writeError(w, r, notFoundAs(err, "WEBHOOK_NOT_FOUND", "webhook not found"))
+		return queries.Webhook{}, false
+	}
+	return h, true
 }
 
 func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -207,15 +253,19 @@ func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	ws := activeWorkspace(r)
-	if _, err := queries.WebhookByID(ws, id).Get(r.Context(), s.pool); err != nil {
-		writeError(w, r, notFoundAs(err, "WEBHOOK_NOT_FOUND", "webhook not found"))
+	hook, ok := s.webhook(w, r, id)
+	if !ok {
 		return
 	}
-	list, total, err := queries.Deliveries(r.Context(), s.pool, ws, id, status, size, (page-1)*size)
+	list, total, err := queries.Deliveries(r.Context(), s.pool, activeWorkspace(r), id, status, size, (page-1)*size)
 	if err != nil {
 		writeError(w, r, err)
 		return
+	}
+	if !principalFrom(r.Context()).seesWebhookURLs() {
+		for i, d := range list {
+			list[i] = d.Masked(hook.URL)
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"deliveries": list,

@@ -2,10 +2,10 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -25,18 +25,26 @@ import (
 // idempotent replays.
 func issueLinkCode(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
-	random := make([]byte, 8)
-	if _, err := rand.Read(random); err != nil {
-		writeError(w, r, err)
-		return
+	code, expires, err := commands.IssueLinkCode(r.Context(), s.pool, s.drawLinkCode, p.User.ID, p.Workspace.ID, s.now())
+	if errors.Is(err, commands.ErrNoFreeLinkCode) {
+		err = &apiError{Status: http.StatusServiceUnavailable, Code: "SERVICE_UNAVAILABLE",
+			Message: "no unused link code could be drawn; retry after Retry-After seconds", RetryAfter: 1}
 	}
-	code := channel.NewCode(random)
-	expires, err := commands.IssueLinkCode(r.Context(), s.pool, channel.CodeKey(code), p.User.ID, p.Workspace.ID, s.now())
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"code": code, "expiresAt": expires.UTC()})
+}
+
+// drawLinkCode draws a fresh link code from the server's randomness, with its key.
+func (s *Server) drawLinkCode() (code, key string, err error) {
+	random := make([]byte, 8)
+	if _, err := io.ReadFull(s.channel.codes, random); err != nil {
+		return "", "", fmt.Errorf("httpapi: link code: %w", err)
+	}
+	code = channel.NewCode(random)
+	return code, channel.CodeKey(code), nil
 }
 
 func getLink(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -123,9 +131,9 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 	typ := b.enum("type", []string{commands.TxExpense, commands.TxIncome})
 	amount := b.amount("amount", true)
 	money := currency(b, "currency")
-	concept := b.str("concept", 0, 255)
-	walletName := b.str("walletName", 1, 50)
-	categoryName := b.str("categoryName", 1, 100)
+	concept := b.text("concept", conceptText)
+	walletName := b.name("walletName", 50)
+	categoryName := b.name("categoryName", 100)
 	date := b.date("date")
 	b.required("type", typ.Valid)
 	b.required("amount", amount.Valid)
@@ -236,9 +244,9 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	amount := b.amount("amount", true)
 	money := currency(b, "currency")
-	concept := b.str("concept", 0, 255)
-	walletName := b.str("walletName", 1, 50)
-	categoryName := b.str("categoryName", 1, 100)
+	concept := b.text("concept", conceptText)
+	walletName := b.name("walletName", 50)
+	categoryName := b.name("categoryName", 100)
 	date := b.date("date")
 	b.notNull("amount", "currency", "walletName", "categoryName", "date")
 	if money.Set && !amount.Set {
@@ -284,7 +292,7 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.str("name", 1, 100)
+	name := b.name("name", 100)
 	b.required("name", name.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)

@@ -54,7 +54,7 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	email := b.str("email", 3, 320)
+	email := b.text("email", commands.Text{Min: 3, Max: 320})
 	role := b.enum("role", commands.Roles)
 	if email.Valid && !strings.Contains(email.Value, "@") {
 		b.fail("email", "must be an email address")

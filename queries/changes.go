@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -223,15 +224,22 @@ type ChangePage struct {
 	More bool `json:"more"`
 }
 
+// ErrCursorAhead is returned for a cursor beyond the end of the workspace's history:
+// no page gave it, and answering it would skip what comes next.
+var ErrCursorAhead = errors.New("queries: the cursor lies beyond the end of the history")
+
 // Changes returns the records of the given kinds that the workspace's stream touched
 // after version after: the first limit changes in stream order, and every other change
 // of the last one's version, so that the page ends at a version, each record with its
-// state there.
+// state there. It returns ErrCursorAhead for an after beyond the stream's head.
 func Changes(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, kinds []string, after int64, limit int) (ChangePage, error) {
 	page := ChangePage{Changes: []Change{}}
 	end, head, touched, err := pageOf(ctx, pool, ws, kinds, after, 0, limit)
 	if err != nil {
 		return page, err
+	}
+	if after > head {
+		return page, ErrCursorAhead
 	}
 	if end <= after {
 		page.Cursor = after

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"slices"
@@ -238,7 +237,8 @@ type csvLine struct {
 }
 
 // ReportCSV is the transactions a report lists as RFC 4180 CSV (UTF-8, CRLF, a header
-// row); an empty field stands for a value the transaction has not. The fields go from
+// row, text that could run as a formula neutralised: writeCSVRecord); an empty field
+// stands for a value the transaction has not. The fields go from
 // the rows to the CSV as PostgreSQL wrote them, each line encoded as it is read. The
 // lines are then put in order (reportOrder): the as-of view of transactions joins two
 // tables, so no index hands its rows over in order, and PostgreSQL took longer to sort
@@ -260,8 +260,6 @@ func ReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter
 	defer rows.Close()
 	var read bytes.Buffer // the lines, in the order read
 	var lines []csvLine
-	out := csv.NewWriter(&read)
-	out.UseCRLF = true
 	record := make([]string, len(reportCSVColumns))
 	var text []byte
 	for rows.Next() {
@@ -283,17 +281,11 @@ func ReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter
 		if l.version, err = strconv.ParseInt(string(raw[len(record)]), 10, 64); err != nil {
 			return nil, fmt.Errorf("queries: csv: a line's version: %w", err)
 		}
-		if err := out.Write(record); err != nil {
-			return nil, fmt.Errorf("queries: csv: %w", err)
-		}
-		out.Flush()
+		writeCSVRecord(&read, record)
 		l.end = read.Len()
 		lines = append(lines, l)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("queries: csv: %w", err)
-	}
-	if err := out.Error(); err != nil {
 		return nil, fmt.Errorf("queries: csv: %w", err)
 	}
 	slices.SortFunc(lines, func(a, b csvLine) int {
@@ -306,12 +298,7 @@ func ReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter
 		record[i] = c.header
 	}
 	start := read.Len()
-	if err := out.Write(record); err != nil {
-		return nil, fmt.Errorf("queries: csv: %w", err)
-	}
-	if out.Flush(); out.Error() != nil {
-		return nil, fmt.Errorf("queries: csv: %w", out.Error())
-	}
+	writeCSVRecord(&read, record)
 	all := read.Bytes()
 	body := make([]byte, 0, len(all))
 	body = append(body, all[start:]...)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -43,6 +46,71 @@ func Webhooks(ctx context.Context, db DB, workspaceID uuid.UUID) ([]Webhook, err
 func WebhookByID(workspaceID, id uuid.UUID) Lookup[Webhook] {
 	return Lookup[Webhook]{"webhook", webhookSelect + ` WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL`,
 		[]any{workspaceID, id}, scanWebhook}
+}
+
+// Webhook URLs often carry credentials: a token in the query, a user and password, or
+// a secret path (Slack's and Discord's incoming webhooks). Callers who may not change
+// webhooks see them masked: the scheme and host, "***" for the rest.
+
+// masked stands for the hidden parts of a URL.
+const masked = "***"
+
+// MaskURL returns a URL with its user-info and everything after its host masked:
+// "https://***@hooks.example.com/***". A URL it cannot read is masked whole.
+func MaskURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return masked
+	}
+	out := u.Scheme + "://"
+	if u.User != nil {
+		out += masked + "@"
+	}
+	out += u.Host
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		out += "/" + masked
+	}
+	return out
+}
+
+// Masked is the webhook as a caller who may not change webhooks sees it: its URL masked.
+func (h Webhook) Masked() Webhook {
+	h.URL = MaskURL(h.URL)
+	return h
+}
+
+// urlInText finds the URLs a text names, such as the one an attempt's error quotes.
+var urlInText = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+
+// Masked is the delivery as a caller who may not change webhooks sees it: in its
+// attempts' errors and answers, every URL is masked, and so is every part of its
+// webhook's URL that MaskURL hides (a receiver's answer may echo the path it was sent
+// to).
+func (d Delivery) Masked(webhookURL string) Delivery {
+	var secrets []string
+	if u, err := url.Parse(webhookURL); err == nil {
+		secrets = append(secrets, u.User.String(), u.RawQuery, u.Fragment, u.EscapedPath(), u.Path)
+	}
+	hide := func(text string) string {
+		text = urlInText.ReplaceAllStringFunc(text, MaskURL)
+		for _, s := range secrets {
+			if len(s) > 1 {
+				text = strings.ReplaceAll(text, s, masked)
+			}
+		}
+		return text
+	}
+	history := make([]Attempt, len(d.History))
+	for i, a := range d.History {
+		if a.Error != nil {
+			e := hide(*a.Error)
+			a.Error = &e
+		}
+		a.ResponseBody = hide(a.ResponseBody)
+		history[i] = a
+	}
+	d.History = history
+	return d
 }
 
 // Delivery is one event sent, or to be sent, to one webhook, with its attempts.

@@ -2879,7 +2879,9 @@ type Webhook struct {
 	Id        openapi_types.UUID `json:"id"`
 	Name      string             `json:"name"`
 	UpdatedAt time.Time          `json:"updatedAt"`
-	Url       string             `json:"url"`
+
+	// Url whole for callers who may change webhooks; for others masked: the scheme and host, *** for the rest
+	Url string `json:"url"`
 }
 
 // WebhookEvents defines model for Webhook.Events.
@@ -2980,6 +2982,7 @@ type APIKeyCreateScopes string
 
 // BudgetCreate defines model for BudgetCreate.
 type BudgetCreate struct {
+	// AlertThreshold percent of the amount spent at which the budget alerts, at most 2 decimal places
 	AlertThreshold *float32 `json:"alertThreshold,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
@@ -3000,6 +3003,7 @@ type BudgetCreatePeriod string
 
 // BudgetUpdate defines model for BudgetUpdate.
 type BudgetUpdate struct {
+	// AlertThreshold percent of the amount spent at which the budget alerts, at most 2 decimal places
 	AlertThreshold *float32 `json:"alertThreshold,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
@@ -3564,6 +3568,7 @@ type GetBudgetsParams struct {
 
 // PostBudgetsJSONBody defines parameters for PostBudgets.
 type PostBudgetsJSONBody struct {
+	// AlertThreshold percent of the amount spent at which the budget alerts, at most 2 decimal places
 	AlertThreshold *float32 `json:"alertThreshold,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
@@ -3617,6 +3622,7 @@ type GetBudgetsByIdParams struct {
 
 // PatchBudgetsByIdJSONBody defines parameters for PatchBudgetsById.
 type PatchBudgetsByIdJSONBody struct {
+	// AlertThreshold percent of the amount spent at which the budget alerts, at most 2 decimal places
 	AlertThreshold *float32 `json:"alertThreshold,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
@@ -3723,7 +3729,7 @@ type PatchCategoriesByIdParams struct {
 
 // GetChangesParams defines parameters for GetChanges.
 type GetChangesParams struct {
-	// Cursor the cursor the previous page gave; left out, the feed starts at the workspace's beginning
+	// Cursor the cursor the previous page gave; left out, the feed starts at the workspace's beginning; beyond the end of the history, 400
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// Limit changes per page; a page ends at a version of the history, so it may hold more
@@ -6564,7 +6570,7 @@ type ClientInterface interface {
 	// Corresponds with POST /api/webhooks/incoming (the `PostWebhooksIncoming` operationId).
 	PostWebhooksIncoming(ctx context.Context, params *PostWebhooksIncomingParams, body PostWebhooksIncomingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetWebhooksOutbound List outbound webhooks (never their secrets)
+	// GetWebhooksOutbound List outbound webhooks (never their secrets; URLs masked unless the caller may change webhooks)
 	//
 	// Corresponds with GET /api/webhooks/outbound (the `GetWebhooksOutbound` operationId).
 	GetWebhooksOutbound(ctx context.Context, params *GetWebhooksOutboundParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -8393,7 +8399,7 @@ func (c *Client) PostWebhooksIncoming(ctx context.Context, params *PostWebhooksI
 	return c.Client.Do(req)
 }
 
-// GetWebhooksOutbound List outbound webhooks (never their secrets)
+// GetWebhooksOutbound List outbound webhooks (never their secrets; URLs masked unless the caller may change webhooks)
 //
 // Corresponds with GET /api/webhooks/outbound (the `GetWebhooksOutbound` operationId).
 func (c *Client) GetWebhooksOutbound(ctx context.Context, params *GetWebhooksOutboundParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -16570,7 +16576,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/webhooks/incoming (the `PostWebhooksIncoming` operationId).
 	PostWebhooksIncomingWithResponse(ctx context.Context, params *PostWebhooksIncomingParams, body PostWebhooksIncomingJSONRequestBody, reqEditors ...RequestEditorFn) (*PostWebhooksIncomingResponse, error)
 
-	// GetWebhooksOutboundWithResponse List outbound webhooks (never their secrets)
+	// GetWebhooksOutboundWithResponse List outbound webhooks (never their secrets; URLs masked unless the caller may change webhooks)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -36187,7 +36193,7 @@ func (c *ClientWithResponses) PostWebhooksIncomingWithResponse(ctx context.Conte
 	return ParsePostWebhooksIncomingResponse(rsp)
 }
 
-// GetWebhooksOutboundWithResponse List outbound webhooks (never their secrets)
+// GetWebhooksOutboundWithResponse List outbound webhooks (never their secrets; URLs masked unless the caller may change webhooks)
 //
 // Returns a wrapper object for the known response body format(s).
 //
