@@ -36,7 +36,9 @@ type Server struct {
 	realtime *realtimeStreams
 	pushKey  string
 	metrics  *metrics.Metrics
-	browser  *webapp.App
+	// publicMetrics serves the metrics on the API's own routes (Options.PublicMetrics).
+	publicMetrics bool
+	browser       *webapp.App
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -65,6 +67,10 @@ type Options struct {
 	PushPublicKey string
 	// Metrics counts the requests answered; nil: not counted.
 	Metrics *metrics.Metrics
+	// PublicMetrics serves Metrics at GET /metrics beside the API, for development
+	// only: in production the metrics are the operators' and are served on their own
+	// listener (FINLEDGER_ADMIN_ADDR), never where clients reach.
+	PublicMetrics bool
 	// Browser is the web app with its sign-in; its session cookie then authenticates API
 	// requests too. nil: no app, and cookies are ignored.
 	Browser *webapp.App
@@ -79,7 +85,7 @@ type ChannelOptions struct {
 
 // NewServer wires the API to its database, ledger, session verifier and clock.
 func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time, opts Options) *Server {
-	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey, metrics: opts.Metrics, browser: opts.Browser,
+	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey, metrics: opts.Metrics, publicMetrics: opts.PublicMetrics, browser: opts.Browser,
 		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst)}}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	s.realtime = newRealtimeStreams(pool, opts.Realtime)
@@ -115,7 +121,7 @@ func (s *Server) Handler() http.Handler {
 	if s.browser != nil {
 		s.browser.Routes(r)
 	}
-	if s.metrics != nil {
+	if s.metrics != nil && s.publicMetrics {
 		r.Method(http.MethodGet, "/metrics", s.metrics.Handler())
 	}
 	// The realtime stream authenticates by its token, not by the route table's credentials.

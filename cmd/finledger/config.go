@@ -57,6 +57,9 @@ type config struct {
 	// DevSignIn turns on the web app's one-click sign-in as the development identity;
 	// only `finledger dev` sets it.
 	DevSignIn bool
+	// PublicMetrics serves the metrics on the API's listener too, for a developer's
+	// curl; only `finledger dev` sets it. `serve` keeps them on FINLEDGER_ADMIN_ADDR.
+	PublicMetrics bool
 }
 
 // localOrigin is the chat channel's audience outside production when no public origin
@@ -113,7 +116,7 @@ var settings = []setting{
 		return nil
 	}},
 	{"FINLEDGER_HTTP_ADDR", "127.0.0.1:8080", "the API's listen address", false, address(func(c *config) *string { return &c.HTTPAddr })},
-	{"FINLEDGER_ADMIN_ADDR", "", "profiles and metrics for operators; unset: off", false, address(func(c *config) *string { return &c.AdminAddr })},
+	{"FINLEDGER_ADMIN_ADDR", "", "profiles and metrics for operators (serve's only metrics); unset: off", false, address(func(c *config) *string { return &c.AdminAddr })},
 	{"FINLEDGER_DATA_DIR", ".finledger", "where local state is kept", false, text(func(c *config) *string { return &c.DataDir })},
 	{"FINLEDGER_SESSION_JWKS_URL", "", "the identity provider's keys (JWKS)", false, httpURL(func(c *config) *string { return &c.SessionJWKSURL })},
 	{"FINLEDGER_SESSION_HS256_SECRET", "", "the development identity provider's key", true, text(func(c *config) *string { return &c.SessionHS256Secret })},

@@ -104,6 +104,11 @@ func TestComposeTopology(t *testing.T) {
 				t.Errorf("%s: %s differs from finledger-1's", name, key)
 			}
 		}
+		// The metrics are on the operators' address, never the API's, which the load
+		// balancer serves (and no port of an instance is published: below).
+		if admin := env(s, "FINLEDGER_ADMIN_ADDR"); !strings.HasSuffix(admin, ":9090") || admin == env(s, "FINLEDGER_HTTP_ADDR") {
+			t.Errorf("%s: FINLEDGER_ADMIN_ADDR %q, want the operators' port 9090, apart from the API's", name, admin)
+		}
 		if env(s, "FINLEDGER_ENV") != "production" || env(s, "FINLEDGER_SECRET_KEY") != composeEnv["FINLEDGER_SECRET_KEY"] ||
 			env(s, "FINLEDGER_DEPLOYMENT") == "" || env(s, "FINLEDGER_NATS_REPLICAS") != "3" {
 			t.Errorf("%s: production settings %v", name, s.Environment)
