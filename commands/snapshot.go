@@ -27,7 +27,7 @@ import (
 // ignored, and the next command that loads such a workspace folds its whole stream. A
 // change of the types changes the format by itself (snapshotShape).
 // TestSnapshotOfTheFixture fails when the fixture's snapshot changes, as a reminder.
-const snapshotRevision = 1
+const snapshotRevision = 2
 
 // snapshotFormat names the snapshots this build reads and writes.
 var snapshotFormat = sync.OnceValues(func() (string, error) {

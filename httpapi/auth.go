@@ -27,17 +27,17 @@ import (
 type principal struct {
 	User      queries.User
 	Workspace queries.Workspace // with the caller's role in it
-	// Credential names who made the request for idempotency keys and rate limits.
+	// Credential names who made the request for idempotency keys.
 	Credential string
 	Metadata   commands.Metadata
-	// KeyScopes are an API key's own scopes; nil for a session.
+	// KeyScopes are the scopes an API key holds (commands.KeyScopes); nil for a session.
 	KeyScopes []string
 	// Channel is set for requests of the chat channel.
 	Channel *channelCaller
 }
 
 // isKey reports a request made with an API key.
-func (p *principal) isKey() bool { return p.KeyScopes != nil }
+func (p *principal) isKey() bool { return p.Metadata.ActorType == commands.ActorAPIKey }
 
 // allows reports whether the caller holds a scope: their role must grant it, and so
 // must their API key, if they use one.
@@ -277,7 +277,7 @@ func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*pr
 		User:       kc.User,
 		Workspace:  *kc.Workspace,
 		Credential: "key:" + kc.KeyID.String(),
-		KeyScopes:  kc.Scopes,
+		KeyScopes:  commands.KeyScopes(kc.Scopes, derefOr(kc.RoleWhenMade, "")),
 		Metadata: commands.Metadata{
 			ActorType: commands.ActorAPIKey, ActorID: kc.KeyID.String(), UserID: kc.User.ID,
 			UserAgent: userAgent(r), RequestID: requestID(ctx),

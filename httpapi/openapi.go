@@ -368,7 +368,9 @@ func requestSchemas() obj {
 		"MemberAdd":       input(obj{"email": str(obj{"format": "email"}), "role": str(obj{"enum": roleNames})}, "email", "role"),
 		"MemberUpdate":    input(obj{"role": str(obj{"enum": roleNames})}, "role"),
 		"APIKeyCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": 80}), "description": nstr(obj{"maxLength": 2000}),
-			"scopes":    obj{"type": "array", "minItems": 1, "items": str(obj{"enum": commands.Scopes})},
+			"scopes": obj{"type": "array", "minItems": 1, "items": str(obj{"enum": commands.Scopes}),
+				"description": "the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: " +
+					"every scope), and of them, at each request, what that role grants then: a later promotion never widens it"},
 			"expiresAt": nstr(obj{"format": "date-time"})}, "name", "scopes"),
 		"BudgetCreate":   input(budgetFields(), "name", "categoryId", "amount", "startDate", "endDate"),
 		"BudgetUpdate":   input(budgetFields()),
