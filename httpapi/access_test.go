@@ -365,7 +365,7 @@ func TestAKeyEndsWithItsMembership(t *testing.T) {
 	bobKey, bobKeyID := newKey(t, in["bob"], "*")
 	bobKey.Post("/api/wallets", map[string]any{"name": "Ops"}).Expect(t, http.StatusOK)
 
-	alice.On(second).Delete(members + ids["bob"]).Expect(t, http.StatusOK)
+	alice.On(second).Delete(members+ids["bob"]).Expect(t, http.StatusOK)
 	expectError(t, bobKey.Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
 	if why := keyAudit(t, env, ws); why[bobKeyID] != "member_removed" {
 		t.Fatalf("the removal's audit tells of the key %q", why[bobKeyID])
@@ -518,7 +518,7 @@ func TestLiveKeysPerPersonAreCapped(t *testing.T) {
 	// A replay of a creation at the cap is the creation's answer, not a refusal.
 	keyed.Post("/api/api-keys", map[string]any{"name": "x", "scopes": []string{"*"}}).Expect(t, http.StatusOK)
 
-	inTeam.Delete("/api/api-keys/" + revocable).Expect(t, http.StatusOK)
+	inTeam.Delete("/api/api-keys/"+revocable).Expect(t, http.StatusOK)
 	newKey(t, inTeam, "wallets:read")
 	expectError(t, alice.Post("/api/api-keys", map[string]any{"name": "more", "scopes": []string{"*"}}), http.StatusConflict, "API_KEY_LIMIT_REACHED")
 	env.Clock.Set(env.Clock.Now().Add(2 * time.Hour))

@@ -74,11 +74,11 @@ type APIKeyContext struct {
 	// RoleWhenMade is the creator's role when the key was made; nil if unknown.
 	RoleWhenMade *string
 	Hash         []byte
-	ExpiresAt   *time.Time
-	RevokedAt   *time.Time
-	User        User
-	UserDeleted bool
-	Workspace   *Workspace // nil when the creator left it or it is deleted
+	ExpiresAt    *time.Time
+	RevokedAt    *time.Time
+	User         User
+	UserDeleted  bool
+	Workspace    *Workspace // nil when the creator left it or it is deleted
 }
 
 // KeyContext looks up an API key by the hash of its secret.
