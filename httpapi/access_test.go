@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"sort"
 	"strings"
@@ -524,4 +526,83 @@ func TestLiveKeysPerPersonAreCapped(t *testing.T) {
 	env.Clock.Set(env.Clock.Now().Add(2 * time.Hour))
 	expectError(t, env.Anonymous().With("x-api-key", expiring).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
 	newKey(t, env.As("alice"), "wallets:read")
+}
+
+// A person has one request budget, whatever the credentials they use: their API keys
+// and sessions draw from it together, on every instance.
+func TestRequestLimitIsPerPerson(t *testing.T) {
+	opts := apitest.Options()
+	opts.RateLimitPerMinute, opts.RateLimitBurst = 60, 4
+	env := apitest.StartWith(t, opts)
+	second := env.Instance()
+	alice, bob := env.As("alice"), env.As("bob")
+	first, _ := newKey(t, alice, "wallets:read")
+	other, _ := newKey(t, alice, "wallets:read")
+	bobKey, _ := newKey(t, bob, "wallets:read")
+	env.Clock.Set(env.Clock.Now().Add(time.Minute)) // every bucket full again
+
+	first.Get("/api/wallets").Expect(t, http.StatusOK)
+	first.On(second).Get("/api/wallets").Expect(t, http.StatusOK)
+	other.Get("/api/wallets").Expect(t, http.StatusOK)
+	alice.On(second).Get("/api/wallets").Expect(t, http.StatusOK)
+	for _, c := range []*apitest.Client{other.On(second), first, alice} {
+		expectError(t, c.Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+	}
+	bobKey.Get("/api/wallets").Expect(t, http.StatusOK)
+}
+
+// Failed authentications are limited per client address and per key prefix, on every
+// instance: past the budget, an address is refused with 429 before its credential
+// counts, right or wrong, until the budget refills. The client address is the
+// connection's, or what X-Forwarded-For says when a trusted proxy sends it.
+func TestFailedAuthenticationsAreLimited(t *testing.T) {
+	opts := apitest.Options()
+	opts.AuthFailuresPerMinute, opts.AuthFailureBurst = 60, 3
+	opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	env := apitest.StartWith(t, opts)
+	second := env.Instance()
+	alice := env.As("alice")
+	from := func(c *apitest.Client, addr string) *apitest.Client { return c.With("X-Forwarded-For", addr) }
+	badKey := env.Anonymous().With("x-api-key", "fl_live_not-a-key")
+	badSession := env.Anonymous().With("Authorization", "Bearer not.a.jwt")
+
+	// Asking without a credential is no failure.
+	for range 5 {
+		expectError(t, from(env.Anonymous(), "203.0.113.7").Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	for i, c := range []*apitest.Client{badKey, badSession.On(second), badKey.On(second)} {
+		if r := from(c, "198.51.100.1, 203.0.113.7").Get("/api/wallets"); r.Status != http.StatusUnauthorized {
+			t.Fatalf("failure %d: %d %s", i+1, r.Status, r.Raw)
+		}
+	}
+	r := from(badKey, "203.0.113.7").Get("/api/wallets")
+	expectError(t, r, http.StatusTooManyRequests, "RATE_LIMITED")
+	if r.Header.Get("Retry-After") != "1" {
+		t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
+	}
+	// The address is refused even with a good credential; another address is not.
+	expectError(t, from(alice.On(second), "203.0.113.7").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+	from(alice, "203.0.113.8").Get("/api/wallets").Expect(t, http.StatusOK)
+	// A second later one failure more is let through, and counted.
+	env.Clock.Set(env.Clock.Now().Add(1100 * time.Millisecond))
+	expectError(t, from(badSession, "203.0.113.7").Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	expectError(t, from(alice, "203.0.113.7").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+
+	// One key guessed from many addresses: its prefix runs out, not the addresses.
+	revoked, id := newKey(t, alice, "wallets:read")
+	alice.Delete("/api/api-keys/"+id).Expect(t, http.StatusOK)
+	live, _ := newKey(t, alice, "wallets:read")
+	for i := range 3 {
+		expectError(t, from(revoked, fmt.Sprintf("192.0.2.%d", i+1)).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	expectError(t, from(revoked.On(second), "192.0.2.9").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+	from(live, "192.0.2.9").Get("/api/wallets").Expect(t, http.StatusOK)
+
+	// From a connection that is no trusted proxy, X-Forwarded-For is not believed: every
+	// address it names is the connection's.
+	direct := env.InstanceWith(func(o *httpapi.Options) { o.TrustedProxies = nil })
+	for i := range 3 {
+		expectError(t, from(badKey.On(direct), fmt.Sprintf("198.51.100.%d", i+10)).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	expectError(t, from(alice.On(direct), "198.51.100.99").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
 }

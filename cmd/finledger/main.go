@@ -476,6 +476,8 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		Metrics:            measured,
 		PublicMetrics:      cfg.PublicMetrics,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
+		AuthFailuresPerMinute: cfg.AuthFailuresPerMinute, AuthFailureBurst: cfg.AuthFailureBurst,
+		TrustedProxies: cfg.TrustedProxies,
 		// No payment provider is wired yet: cancellations are recorded in memory.
 		Billing: &httpapi.RecordingBilling{},
 		Channel: httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},

@@ -469,7 +469,8 @@ func TestConfigOfEvents(t *testing.T) {
 		"FINLEDGER_HTTP_ADDR": "8080", "FINLEDGER_ADMIN_ADDR": "localhost", "FINLEDGER_DATABASE_URL": "postgres://u:pw@[::1",
 		"FINLEDGER_SESSION_JWKS_URL": "idp.example.com/keys", "FINLEDGER_NATS_URL": "nats://", "FINLEDGER_DEPLOYMENT": "a b", "FINLEDGER_NATS_REPLICAS": "6",
 		"FINLEDGER_CHANNEL_SECRET": "short", "FINLEDGER_VAPID_SUBJECT": "admin@example.com",
-		"FINLEDGER_OIDC_ISSUER": "accounts.example.com", "FINLEDGER_PUBLIC_ORIGIN": "https://money.example.com/app"} {
+		"FINLEDGER_OIDC_ISSUER": "accounts.example.com", "FINLEDGER_PUBLIC_ORIGIN": "https://money.example.com/app",
+		"FINLEDGER_TRUSTED_PROXIES": "10.0.0.0/8,lb.internal", "FINLEDGER_AUTH_FAILURE_BURST": "0"} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(name, bad)
 			_, err := loadConfig()
@@ -523,6 +524,19 @@ func TestConfigOfEvents(t *testing.T) {
 	if prod.webhookPolicy().AllowPrivate || !(config{Env: "development"}).webhookPolicy().AllowPrivate ||
 		!(config{Env: "production", WebhookAllowPriv: true}).webhookPolicy().AllowPrivate {
 		t.Fatal("webhook policy does not follow FINLEDGER_ENV and FINLEDGER_WEBHOOK_ALLOW_PRIVATE")
+	}
+}
+
+// Failed authentications are limited by default; the proxies whose X-Forwarded-For is
+// believed are none unless named.
+func TestConfigOfAuthenticationFailures(t *testing.T) {
+	c, err := loadConfig()
+	if err != nil || c.AuthFailuresPerMinute != 10 || c.AuthFailureBurst != 20 || len(c.TrustedProxies) != 0 {
+		t.Fatalf("defaults %d a minute, %d at once, proxies %v (%v)", c.AuthFailuresPerMinute, c.AuthFailureBurst, c.TrustedProxies, err)
+	}
+	t.Setenv("FINLEDGER_TRUSTED_PROXIES", " 10.0.0.0/8, 192.0.2.7,2001:db8::/32,::ffff:198.51.100.1")
+	if c, err = loadConfig(); err != nil || fmt.Sprint(c.TrustedProxies) != "[10.0.0.0/8 192.0.2.7/32 2001:db8::/32 198.51.100.1/32]" {
+		t.Fatalf("proxies %v (%v)", c.TrustedProxies, err)
 	}
 }
 
