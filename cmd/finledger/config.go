@@ -132,7 +132,7 @@ var settings = []setting{
 	{"FINLEDGER_DB_MAX_CONNS", "32", "database connection pool size", false, positive(func(c *config) *int { return &c.DBMaxConns })},
 	{"FINLEDGER_RATE_LIMIT_PER_MINUTE", "1200", "requests a minute per person (sessions and keys), sustained", false, positive(func(c *config) *int { return &c.RateLimitPerMinute })},
 	{"FINLEDGER_RATE_LIMIT_BURST", "600", "requests a person may make at once", false, positive(func(c *config) *int { return &c.RateLimitBurst })},
-	{"FINLEDGER_AUTH_FAILURES_PER_MINUTE", "10", "failed authentications a minute per client address and per key prefix, sustained", false, positive(func(c *config) *int { return &c.AuthFailuresPerMinute })},
+	{"FINLEDGER_AUTH_FAILURE_RATE", "10", "failed authentications a minute per client address and per key prefix, sustained", false, positive(func(c *config) *int { return &c.AuthFailuresPerMinute })},
 	{"FINLEDGER_AUTH_FAILURE_BURST", "20", "failed authentications an address or key prefix may make at once", false, positive(func(c *config) *int { return &c.AuthFailureBurst })},
 	{"FINLEDGER_TRUSTED_PROXIES", "", "proxies (addresses, CIDR prefixes) whose X-Forwarded-For gives the client address; unset: none", false, func(c *config, v string) error {
 		var err error
