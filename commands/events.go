@@ -273,7 +273,7 @@ type APIKeyRevoked struct {
 	Reason string `json:"reason,omitempty"`
 }
 
-// Why a key was revoked with something else (APIKeyRevoked.Reason).
+// The reasons of a revocation that ends a key with what it stood on (APIKeyRevoked.Reason).
 const (
 	KeyRevokedMemberRemoved    = "member_removed"
 	KeyRevokedWorkspaceDeleted = "workspace_deleted"
