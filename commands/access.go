@@ -64,6 +64,25 @@ func KnownScope(s string) bool {
 	return false
 }
 
+// KeyScopes returns the scopes an API key holds for good: those of its own list that
+// its creator's role granted when it was made, so that no later change of role widens
+// it. An owner's or admin's `*` stays `*`, every scope to come included; another role's
+// stands for that role's scopes. A key whose list its role granted nothing of holds an
+// empty list, never nil.
+func KeyScopes(scopes []string, roleWhenMade string) []string {
+	granted := RoleScopes(roleWhenMade)
+	if Grants(granted, ScopeAll) {
+		return scopes
+	}
+	held := []string{}
+	for _, s := range granted {
+		if Grants(scopes, s) {
+			held = append(held, s)
+		}
+	}
+	return held
+}
+
 // Grants reports whether the granted scopes allow the needed one.
 func Grants(granted []string, needed string) bool {
 	for _, g := range granted {

@@ -1,12 +1,23 @@
 package commands
 
 import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 )
 
-// CreateAPIKey records a key for the workspace; the caller keeps the secret.
+// MaxLiveAPIKeys is how many live keys (neither revoked nor expired, in workspaces not
+// deleted) a person may hold across all their workspaces: enough for every integration
+// of a household or a team, and a bound on what one account can mint.
+const MaxLiveAPIKeys = 50
+
+// CreateAPIKey records a key for the workspace; the caller keeps the secret. It runs
+// through Bind, which counts the creator's live keys first.
 type CreateAPIKey struct {
 	KeyID       uuid.UUID
 	Name        string
@@ -17,11 +28,19 @@ type CreateAPIKey struct {
 	ExpiresAt   *time.Time
 	CreatedBy   uuid.UUID
 	Now         time.Time
+	// LiveKeys is how many live keys the creator holds in every workspace, counted by
+	// the call Bind makes, in its transaction, before each decision.
+	LiveKeys int
 }
 
-// Decide checks the scopes and the expiry.
-func (c CreateAPIKey) Decide(w *Workspace) ([]NewEvent, error) {
-	if _, err := w.member(c.CreatedBy); err != nil {
+// Decide checks the scopes, the expiry and the creator's count of keys, and records the
+// creator's role with the key, which bounds its scopes for good.
+//
+// Errors: MEMBER_NOT_FOUND, VALIDATION_ERROR (scopes, expiresAt), API_KEY_LIMIT_REACHED
+// (409: the creator holds MaxLiveAPIKeys live keys already).
+func (c *CreateAPIKey) Decide(w *Workspace) ([]NewEvent, error) {
+	role, err := w.member(c.CreatedBy)
+	if err != nil {
 		return nil, err
 	}
 	for _, s := range c.Scopes {
@@ -32,10 +51,40 @@ func (c CreateAPIKey) Decide(w *Workspace) ([]NewEvent, error) {
 	if c.ExpiresAt != nil && !c.ExpiresAt.After(c.Now) {
 		return nil, InvalidField("expiresAt", "must be in the future")
 	}
+	if c.LiveKeys >= MaxLiveAPIKeys {
+		err := Conflict("API_KEY_LIMIT_REACHED", "you hold %d live API keys, the most a person may; revoke one you no longer use", c.LiveKeys)
+		err.Details = map[string]int{"limit": MaxLiveAPIKeys}
+		return nil, err
+	}
 	return []NewEvent{{TypeAPIKeyCreated, &APIKeyCreated{
 		KeyID: c.KeyID, Name: c.Name, Description: c.Description, Scopes: c.Scopes, Prefix: c.Prefix,
-		Hash: c.Hash, ExpiresAt: c.ExpiresAt, CreatedBy: c.CreatedBy,
+		Hash: c.Hash, ExpiresAt: c.ExpiresAt, CreatedBy: c.CreatedBy, Role: role,
 	}}}, nil
+}
+
+// apiKeyLockClass is the first key of the transaction advisory locks that serialise the
+// creations of one person's keys; two-key advisory locks never meet the one-key locks
+// of leaders and migrations.
+const apiKeyLockClass int32 = 0x616b6579 // "akey"
+
+// Bind makes call create the key: it decides with c, and first, in the call's
+// transaction, locks the creator's keys and counts the live ones, so that creations on
+// any instances, in any workspaces, cannot pass MaxLiveAPIKeys together. A replay by
+// Idempotency-Key counts too but does not decide again.
+func (c *CreateAPIKey) Bind(call Call) Call {
+	call.Decide = c.Decide
+	call.claim = func(ctx context.Context, tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(`SELECT pg_advisory_xact_lock($1, $2)`, apiKeyLockClass, int32(binary.BigEndian.Uint32(c.CreatedBy[:4])))
+		b.Queue(`SELECT count(*) FROM api_keys k JOIN workspaces w ON w.id = k.workspace_id AND w.deleted_at IS NULL
+			WHERE k.created_by = $1 AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)`,
+			c.CreatedBy, c.Now).QueryRow(func(row pgx.Row) error { return row.Scan(&c.LiveKeys) })
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return fmt.Errorf("commands: count the creator's API keys: %w", err)
+		}
+		return nil
+	}
+	return call
 }
 
 // RevokeAPIKey revokes a key: its creator, or an owner or admin, may.
@@ -55,4 +104,23 @@ func (c RevokeAPIKey) Decide(w *Workspace) ([]NewEvent, error) {
 		return nil, Forbidden("only the key's creator, an owner or an admin can revoke it")
 	}
 	return []NewEvent{{TypeAPIKeyRevoked, &APIKeyRevoked{KeyID: c.KeyID}}}, nil
+}
+
+// keyRevocations revokes, for reason, the live keys of the workspace that creator made,
+// or every live key when creator is nil, in the order of their ids. A command that ends
+// what a key stands on (a membership, the workspace, an account) appends them with its
+// own events, so that the audit log tells of each key and why it went.
+func (w *Workspace) keyRevocations(reason string, creator *uuid.UUID) []NewEvent {
+	var ids []uuid.UUID
+	for id, key := range w.APIKeys {
+		if !key.Revoked && (creator == nil || key.CreatedBy == *creator) {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortFunc(ids, func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) })
+	out := make([]NewEvent, len(ids))
+	for i, id := range ids {
+		out[i] = NewEvent{TypeAPIKeyRevoked, &APIKeyRevoked{KeyID: id, Reason: reason}}
+	}
+	return out
 }

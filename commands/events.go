@@ -259,12 +259,27 @@ type APIKeyCreated struct {
 	Hash        []byte     `json:"hash" secret:"true"`
 	ExpiresAt   *time.Time `json:"expiresAt"`
 	CreatedBy   uuid.UUID  `json:"createdBy"`
+	// Role is the creator's role when the key was made: the key never holds a scope that
+	// role did not grant (KeyScopes), whatever the creator's role becomes. Events stored
+	// before it was recorded lack it; Upcaster gives them the role the creator held then.
+	Role string `json:"role,omitempty"`
 }
 
 // APIKeyRevoked makes a key unusable.
 type APIKeyRevoked struct {
 	KeyID uuid.UUID `json:"keyId"`
+	// Reason says why a key was revoked by no request to revoke it: its creator left the
+	// workspace, the workspace or the creator's account was deleted. Empty for a key
+	// revoked by name.
+	Reason string `json:"reason,omitempty"`
 }
+
+// The reasons of a revocation that ends a key with what it stood on (APIKeyRevoked.Reason).
+const (
+	KeyRevokedMemberRemoved    = "member_removed"
+	KeyRevokedWorkspaceDeleted = "workspace_deleted"
+	KeyRevokedAccountDeleted   = "account_deleted"
+)
 
 // NewEvent is an event decided by a command, before it is stored.
 type NewEvent struct {

@@ -119,7 +119,8 @@ type Call struct {
 	// exists; DecideUser is then not called.
 	OpenUser *UserRegistered
 	// claim, when set, takes what the command may use only once (a one-time code), or
-	// fails the command with its error: it locks and marks the thing in the command's
+	// counts what a person may have only so many of (live API keys), or fails the
+	// command with its error: it locks and marks (or counts) the thing in the command's
 	// transaction, so the taking commits with the events or not at all, and a racing
 	// claim waits for this one and finds the thing taken. It runs first in every
 	// attempt, before any database lock of the Ledger's, so locks are always taken in

@@ -86,7 +86,8 @@ func (c ChangeMemberRole) Decide(w *Workspace) ([]NewEvent, error) {
 	return []NewEvent{{TypeMemberRoleChanged, &MemberRoleChanged{UserID: c.UserID, Before: current, After: c.Role}}}, nil
 }
 
-// RemoveMember takes a member out of a workspace.
+// RemoveMember takes a member out of a workspace, and revokes the API keys they made
+// in it: a key lasts no longer than the membership it was made in.
 type RemoveMember struct {
 	UserID    uuid.UUID
 	ActorRole string
@@ -101,7 +102,8 @@ func (c RemoveMember) Decide(w *Workspace) ([]NewEvent, error) {
 	if err := w.checkOwnerLeaves(c.ActorRole, current); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeMemberRemoved, &MemberRemoved{UserID: c.UserID, Role: current}}}, nil
+	removed := []NewEvent{{TypeMemberRemoved, &MemberRemoved{UserID: c.UserID, Role: current}}}
+	return append(removed, w.keyRevocations(KeyRevokedMemberRemoved, &c.UserID)...), nil
 }
 
 // checkGrant checks that the workspace takes members and the actor may give the role.

@@ -122,12 +122,14 @@ func (e *TransactionDeleted) effects(before *Transaction) *Effects {
 }
 
 // Upcaster decodes the log for readers that keep no workspace state (replay and
-// verify), giving every transaction event the effects it carries today. For that it
-// follows the transactions that name a goal or a debt (a correction changes neither
-// the type, nor the goal, nor the debt), so it must see every event of the log, each
+// verify), giving every transaction event the effects it carries today, and every API
+// key's creation the role its creator held then. For that it follows the transactions
+// that name a goal or a debt (a correction changes neither the type, nor the goal, nor
+// the debt) and every workspace's members, so it must see every event of the log, each
 // stream in version order.
 type Upcaster struct {
 	transactions map[streamTransaction]*Transaction
+	roles        map[streamMember]string
 }
 
 type streamTransaction struct {
@@ -135,9 +137,14 @@ type streamTransaction struct {
 	id     uuid.UUID
 }
 
+type streamMember struct {
+	stream string
+	user   uuid.UUID
+}
+
 // NewUpcaster returns an Upcaster that has seen no event yet.
 func NewUpcaster() *Upcaster {
-	return &Upcaster{transactions: map[streamTransaction]*Transaction{}}
+	return &Upcaster{transactions: map[streamTransaction]*Transaction{}, roles: map[streamMember]string{}}
 }
 
 // Decode parses a stored event into its typed struct (a pointer), like DecodeEvent, in
@@ -163,6 +170,18 @@ func (u *Upcaster) Decode(e eventstore.RecordedEvent) (any, error) {
 		key := streamTransaction{e.StreamID, d.TransactionID}
 		d.Effects = d.effects(u.transactions[key])
 		delete(u.transactions, key)
+	case *WorkspaceCreated:
+		u.roles[streamMember{e.StreamID, d.OwnerID}] = RoleOwner
+	case *MemberAdded:
+		u.roles[streamMember{e.StreamID, d.UserID}] = d.Role
+	case *MemberRoleChanged:
+		u.roles[streamMember{e.StreamID, d.UserID}] = d.After
+	case *MemberRemoved:
+		delete(u.roles, streamMember{e.StreamID, d.UserID})
+	case *APIKeyCreated:
+		if d.Role == "" {
+			d.Role = u.roles[streamMember{e.StreamID, d.CreatedBy}]
+		}
 	}
 	return data, nil
 }

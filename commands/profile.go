@@ -36,7 +36,8 @@ func (c UpdateProfile) Decide(u *User) ([]NewEvent, error) {
 }
 
 // DeleteUser closes the caller's account and, in the same transaction, their personal
-// workspace. The projection revokes every API key they created.
+// workspace with its API keys. The projection of the account's deletion revokes the
+// keys they made in other workspaces too.
 type DeleteUser struct{}
 
 // DecideUser closes the account.
@@ -44,15 +45,15 @@ func (DeleteUser) DecideUser(u *User) ([]NewEvent, error) {
 	return []NewEvent{{TypeUserDeleted, &UserDeleted{UserID: u.ID}}}, nil
 }
 
-// Decide closes the personal workspace the command runs in.
+// Decide closes the personal workspace the command runs in, revoking its keys.
 func (DeleteUser) Decide(w *Workspace) ([]NewEvent, error) {
 	if w.Kind != WorkspacePersonal {
 		return nil, InvalidField("X-Workspace-Id", "the account is deleted from its personal workspace")
 	}
-	return []NewEvent{{TypeWorkspaceDeleted, &WorkspaceDeleted{WorkspaceID: w.ID}}}, nil
+	return w.deleted(KeyRevokedAccountDeleted), nil
 }
 
-// DeleteWorkspace closes a team workspace; only an owner may.
+// DeleteWorkspace closes a team workspace, revoking its keys; only an owner may.
 type DeleteWorkspace struct {
 	ActorID uuid.UUID
 }
@@ -65,5 +66,11 @@ func (c DeleteWorkspace) Decide(w *Workspace) ([]NewEvent, error) {
 	if w.Members[c.ActorID] != RoleOwner {
 		return nil, Forbidden("only an owner can delete the workspace")
 	}
-	return []NewEvent{{TypeWorkspaceDeleted, &WorkspaceDeleted{WorkspaceID: w.ID}}}, nil
+	return w.deleted(KeyRevokedWorkspaceDeleted), nil
+}
+
+// deleted closes the workspace and revokes every key still live in it, for reason.
+func (w *Workspace) deleted(reason string) []NewEvent {
+	closed := []NewEvent{{TypeWorkspaceDeleted, &WorkspaceDeleted{WorkspaceID: w.ID}}}
+	return append(closed, w.keyRevocations(reason, nil)...)
 }

@@ -232,6 +232,13 @@ func (w *Workspace) Apply(event any) error {
 		w.Members[e.UserID] = e.After
 	case *MemberRemoved:
 		delete(w.Members, e.UserID)
+		// A key ends with the membership it was made in. Removals recorded before their
+		// revocations were appended with them end the member's keys here alone.
+		for _, key := range w.APIKeys {
+			if key.CreatedBy == e.UserID {
+				key.Revoked = true
+			}
+		}
 	case *APIKeyCreated:
 		w.APIKeys[e.KeyID] = &APIKey{CreatedBy: e.CreatedBy}
 	case *APIKeyRevoked:

@@ -2,14 +2,20 @@ package httpapi_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
+	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
@@ -307,4 +313,287 @@ func TestRateLimitsHoldAcrossInstances(t *testing.T) {
 	env.Clock.Set(env.Clock.Now().Add(1100 * time.Millisecond))
 	alice.On(second).Get("/api/wallets").Expect(t, http.StatusOK)
 	expectError(t, alice.Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+}
+
+// team makes a team workspace owned by alice with members of the given roles, each
+// signed in first, and returns alice, the workspace's id and a client per member acting
+// in it.
+func team(t *testing.T, env *apitest.Env, roles map[string]string) (alice *apitest.Client, id string, in map[string]*apitest.Client, ids map[string]string) {
+	t.Helper()
+	alice = env.As("alice")
+	id = alice.Post("/api/workspaces", map[string]any{"name": "Acme", "currency": "MXN"}).Expect(t, http.StatusOK).Object("workspace")["id"].(string)
+	in, ids = map[string]*apitest.Client{"alice": alice.With("X-Workspace-Id", id)}, map[string]string{}
+	for name, role := range roles {
+		member := env.As(name)
+		member.Get("/api/me").Expect(t, http.StatusOK)
+		ids[name] = alice.Post("/api/workspaces/"+id+"/members", map[string]any{"email": name + "@example.com", "role": role}).
+			Expect(t, http.StatusOK).Object("member")["userId"].(string)
+		in[name] = member.With("X-Workspace-Id", id)
+	}
+	return alice, id, in, ids
+}
+
+// keyAudit returns why each key of a workspace was revoked, by key id, as its audit
+// entries tell ("" for a key revoked by name), read from the database: the workspace
+// may be deleted.
+func keyAudit(t *testing.T, env *apitest.Env, workspaceID string) map[string]string {
+	t.Helper()
+	rows, err := env.Pool.Query(context.Background(), `SELECT entity_id, coalesce(changes->'reason'->>'after', '') FROM audit_log
+		WHERE workspace_id = $1 AND entity = 'api_key' AND action = 'delete'`, workspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var id, reason string
+		if err := rows.Scan(&id, &reason); err != nil {
+			t.Fatal(err)
+		}
+		out[id] = reason
+	}
+	return out
+}
+
+// A key lasts as long as the membership it was made in: removing its creator revokes it
+// in the same command, audited with the reason, and adding them back (with more power)
+// does not bring it back. Deleting the workspace or the account revokes theirs alike.
+func TestAKeyEndsWithItsMembership(t *testing.T) {
+	env := apitest.Start(t)
+	second := env.Instance()
+	alice, ws, in, ids := team(t, env, map[string]string{"bob": "collaborator"})
+	members := "/api/workspaces/" + ws + "/members/"
+	bobKey, bobKeyID := newKey(t, in["bob"], "*")
+	bobKey.Post("/api/wallets", map[string]any{"name": "Ops"}).Expect(t, http.StatusOK)
+
+	alice.On(second).Delete(members+ids["bob"]).Expect(t, http.StatusOK)
+	expectError(t, bobKey.Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	if why := keyAudit(t, env, ws); why[bobKeyID] != "member_removed" {
+		t.Fatalf("the removal's audit tells of the key %q", why[bobKeyID])
+	}
+	entries := in["alice"].Get("/api/audit?entity=api_key").Expect(t, http.StatusOK).List("entries")
+	if len(entries) != 2 || entries[0]["action"] != "delete" || entries[0]["actorId"] != alice.Get("/api/me").Object("user")["id"] {
+		t.Fatalf("audit of the key %v", entries)
+	}
+
+	// Back as an admin: the old key stays revoked, on every instance; a new one works.
+	alice.Post("/api/workspaces/"+ws+"/members", map[string]any{"email": "bob@example.com", "role": "admin"}).Expect(t, http.StatusOK)
+	for _, c := range []*apitest.Client{bobKey, bobKey.On(second)} {
+		expectError(t, c.Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+		expectError(t, c.Post("/api/webhooks/outbound", map[string]any{"name": "x", "url": "https://hooks.example.com/x"}),
+			http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	listed := in["alice"].Get("/api/api-keys").Expect(t, http.StatusOK).List("apiKeys")
+	if len(listed) != 1 || listed[0]["id"] != bobKeyID || listed[0]["revokedAt"] == nil {
+		t.Fatalf("keys %v", listed)
+	}
+	expectError(t, in["alice"].Delete("/api/api-keys/"+bobKeyID), http.StatusNotFound, "API_KEY_NOT_FOUND")
+	newBobKey, newBobKeyID := newKey(t, in["bob"], "*")
+	aliceKey, aliceKeyID := newKey(t, in["alice"], "wallets:read")
+	newBobKey.Get("/api/wallets").Expect(t, http.StatusOK)
+
+	// The workspace's deletion revokes every key made in it.
+	in["alice"].Delete("/api/workspace").Expect(t, http.StatusOK)
+	for _, c := range []*apitest.Client{newBobKey, aliceKey} {
+		expectError(t, c.Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	why := keyAudit(t, env, ws)
+	if why[newBobKeyID] != "workspace_deleted" || why[aliceKeyID] != "workspace_deleted" || len(why) != 3 {
+		t.Fatalf("revocations audited %v", why)
+	}
+
+	// The account's deletion revokes the keys of the personal workspace, audited there.
+	personal := env.As("bob").Get("/api/me").Object("workspace")["id"].(string)
+	_, personalKeyID := newKey(t, env.As("bob"), "*")
+	env.As("bob").Delete("/api/me").Expect(t, http.StatusOK)
+	if why := keyAudit(t, env, personal); len(why) != 1 || why[personalKeyID] != "account_deleted" {
+		t.Fatalf("the account's deletion audited %v", why)
+	}
+}
+
+// A key never holds more than its creator's role granted when it was made: raising the
+// role does not widen it, lowering the role narrows it, and raising it back restores at
+// most what it had.
+func TestAKeyNeverOutgrowsTheRoleItWasMadeWith(t *testing.T) {
+	env := apitest.Start(t)
+	alice, ws, in, ids := team(t, env, map[string]string{"carol": "collaborator", "dave": "admin"})
+	members := "/api/workspaces/" + ws + "/members/"
+	hook := map[string]any{"name": "x", "url": "https://hooks.example.com/x"}
+	carolKey, _ := newKey(t, in["carol"], "*")
+	carolWriter, _ := newKey(t, in["carol"], "wallets:write", "webhooks:write")
+	carolNothing, _ := newKey(t, in["carol"], "team:manage")
+	daveKey, _ := newKey(t, in["dave"], "*")
+
+	alice.Patch(members+ids["carol"], map[string]any{"role": "admin"}).Expect(t, http.StatusOK)
+	in["carol"].Post("/api/webhooks/outbound", hook).Expect(t, http.StatusOK)
+	for _, c := range []*apitest.Client{carolKey, carolWriter} {
+		expectError(t, c.Post("/api/webhooks/outbound", hook), http.StatusForbidden, "FORBIDDEN")
+		expectError(t, c.Get("/api/workspaces/"+ws+"/members"), http.StatusForbidden, "FORBIDDEN")
+	}
+	carolKey.Post("/api/wallets", map[string]any{"name": "Ops"}).Expect(t, http.StatusOK)
+	carolWriter.Post("/api/wallets", map[string]any{"name": "Ops 2"}).Expect(t, http.StatusOK)
+	// A key its role granted nothing of holds nothing, and is still a key, not a session.
+	expectError(t, carolNothing.Get("/api/workspaces/"+ws+"/members"), http.StatusForbidden, "FORBIDDEN")
+	expectError(t, carolNothing.Get("/api/api-keys"), http.StatusForbidden, "FORBIDDEN")
+
+	alice.Patch(members+ids["dave"], map[string]any{"role": "reader"}).Expect(t, http.StatusOK)
+	expectError(t, daveKey.Post("/api/webhooks/outbound", hook), http.StatusForbidden, "FORBIDDEN")
+	daveKey.Get("/api/wallets").Expect(t, http.StatusOK)
+	alice.Patch(members+ids["dave"], map[string]any{"role": "admin"}).Expect(t, http.StatusOK)
+	daveKey.Post("/api/webhooks/outbound", hook).Expect(t, http.StatusOK)
+}
+
+// Removals recorded before they revoked the member's keys end them too: the read
+// models and the workspace's state count a key live only while the membership it was
+// made in lasts, and a replay rebuilds them alike.
+func TestKeysOfRemovalsRecordedBeforeStayEnded(t *testing.T) {
+	env := apitest.Start(t)
+	alice, ws, in, ids := team(t, env, map[string]string{"bob": "collaborator"})
+	bobKey, bobKeyID := newKey(t, in["bob"], "*")
+	bobID, wsID := uuid.MustParse(ids["bob"]), uuid.MustParse(ws)
+	// The removal as it was recorded before: the membership's end alone.
+	_, err := env.Ledger.Execute(context.Background(), commands.Call{WorkspaceID: wsID,
+		Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "test"},
+		Decide: func(*commands.Workspace) ([]commands.NewEvent, error) {
+			return []commands.NewEvent{{Type: commands.TypeMemberRemoved, Data: &commands.MemberRemoved{UserID: bobID, Role: "collaborator"}}}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice.Post("/api/workspaces/"+ws+"/members", map[string]any{"email": "bob@example.com", "role": "admin"}).Expect(t, http.StatusOK)
+	expectError(t, bobKey.Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	// Another instance folds the stream afresh and finds the key ended.
+	expectError(t, in["alice"].On(env.Instance()).Delete("/api/api-keys/"+bobKeyID), http.StatusNotFound, "API_KEY_NOT_FOUND")
+	replayReproduces(t, env)
+}
+
+// A person holds at most commands.MaxLiveAPIKeys live keys across their workspaces:
+// creations racing on two instances in two workspaces never pass it together, and a
+// key revoked or expired makes room again.
+func TestLiveKeysPerPersonAreCapped(t *testing.T) {
+	env := apitest.Start(t)
+	second := env.Instance()
+	alice := env.As("alice")
+	ws := alice.Post("/api/workspaces", map[string]any{"name": "Acme", "currency": "MXN"}).Expect(t, http.StatusOK).Object("workspace")["id"].(string)
+	inTeam := alice.With("X-Workspace-Id", ws)
+	expiring := alice.Post("/api/api-keys", map[string]any{"name": "short", "scopes": []string{"*"},
+		"expiresAt": env.Clock.Now().Add(time.Hour).Format(time.RFC3339)}).Expect(t, http.StatusOK).JSON["plaintext"].(string)
+	_, revocable := newKey(t, inTeam, "wallets:read")
+	for range commands.MaxLiveAPIKeys - 4 {
+		newKey(t, alice, "wallets:read")
+	}
+	keyed := alice.With("Idempotency-Key", "the-last-but-one")
+	keyed.Post("/api/api-keys", map[string]any{"name": "x", "scopes": []string{"*"}}).Expect(t, http.StatusOK)
+
+	// One key left: six creations at once, through both instances, in both workspaces.
+	statuses := make(chan *apitest.Response, 6)
+	for i := range 6 {
+		c := []*apitest.Client{alice, inTeam.On(second), alice.On(second), inTeam}[i%4]
+		go func() { statuses <- c.Post("/api/api-keys", map[string]any{"name": "race", "scopes": []string{"*"}}) }()
+	}
+	created := 0
+	for range 6 {
+		r := <-statuses
+		switch r.Status {
+		case http.StatusOK:
+			created++
+		default:
+			e := expectError(t, r, http.StatusConflict, "API_KEY_LIMIT_REACHED")
+			if limit, _ := e["details"].(map[string]any)["limit"].(json.Number).Int64(); limit != commands.MaxLiveAPIKeys {
+				t.Fatalf("refusal %v", e)
+			}
+		}
+	}
+	if created != 1 {
+		t.Fatalf("%d keys made past the last one left", created)
+	}
+	expectError(t, inTeam.Post("/api/api-keys", map[string]any{"name": "more", "scopes": []string{"*"}}), http.StatusConflict, "API_KEY_LIMIT_REACHED")
+	// A replay of a creation at the cap is the creation's answer, not a refusal.
+	keyed.Post("/api/api-keys", map[string]any{"name": "x", "scopes": []string{"*"}}).Expect(t, http.StatusOK)
+
+	inTeam.Delete("/api/api-keys/"+revocable).Expect(t, http.StatusOK)
+	newKey(t, inTeam, "wallets:read")
+	expectError(t, alice.Post("/api/api-keys", map[string]any{"name": "more", "scopes": []string{"*"}}), http.StatusConflict, "API_KEY_LIMIT_REACHED")
+	env.Clock.Set(env.Clock.Now().Add(2 * time.Hour))
+	expectError(t, env.Anonymous().With("x-api-key", expiring).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	newKey(t, env.As("alice"), "wallets:read")
+}
+
+// A person has one request budget, whatever the credentials they use: their API keys
+// and sessions draw from it together, on every instance.
+func TestRequestLimitIsPerPerson(t *testing.T) {
+	opts := apitest.Options()
+	opts.RateLimitPerMinute, opts.RateLimitBurst = 60, 4
+	env := apitest.StartWith(t, opts)
+	second := env.Instance()
+	alice, bob := env.As("alice"), env.As("bob")
+	first, _ := newKey(t, alice, "wallets:read")
+	other, _ := newKey(t, alice, "wallets:read")
+	bobKey, _ := newKey(t, bob, "wallets:read")
+	env.Clock.Set(env.Clock.Now().Add(time.Minute)) // every bucket full again
+
+	first.Get("/api/wallets").Expect(t, http.StatusOK)
+	first.On(second).Get("/api/wallets").Expect(t, http.StatusOK)
+	other.Get("/api/wallets").Expect(t, http.StatusOK)
+	alice.On(second).Get("/api/wallets").Expect(t, http.StatusOK)
+	for _, c := range []*apitest.Client{other.On(second), first, alice} {
+		expectError(t, c.Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+	}
+	bobKey.Get("/api/wallets").Expect(t, http.StatusOK)
+}
+
+// Failed authentications are limited per client address and per key prefix, on every
+// instance: past the budget, an address is refused with 429 before its credential
+// counts, right or wrong, until the budget refills. The client address is the
+// connection's, or what X-Forwarded-For says when a trusted proxy sends it.
+func TestFailedAuthenticationsAreLimited(t *testing.T) {
+	opts := apitest.Options()
+	opts.AuthFailuresPerMinute, opts.AuthFailureBurst = 60, 3
+	opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	env := apitest.StartWith(t, opts)
+	second := env.Instance()
+	alice := env.As("alice")
+	from := func(c *apitest.Client, addr string) *apitest.Client { return c.With("X-Forwarded-For", addr) }
+	badKey := env.Anonymous().With("x-api-key", "fl_live_not-a-key")
+	badSession := env.Anonymous().With("Authorization", "Bearer not.a.jwt")
+
+	// Asking without a credential is no failure.
+	for range 5 {
+		expectError(t, from(env.Anonymous(), "203.0.113.7").Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	for i, c := range []*apitest.Client{badKey, badSession.On(second), badKey.On(second)} {
+		if r := from(c, "198.51.100.1, 203.0.113.7").Get("/api/wallets"); r.Status != http.StatusUnauthorized {
+			t.Fatalf("failure %d: %d %s", i+1, r.Status, r.Raw)
+		}
+	}
+	r := from(badKey, "203.0.113.7").Get("/api/wallets")
+	expectError(t, r, http.StatusTooManyRequests, "RATE_LIMITED")
+	if r.Header.Get("Retry-After") != "1" {
+		t.Fatalf("Retry-After %q", r.Header.Get("Retry-After"))
+	}
+	// The address is refused even with a good credential; another address is not.
+	expectError(t, from(alice.On(second), "203.0.113.7").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+	from(alice, "203.0.113.8").Get("/api/wallets").Expect(t, http.StatusOK)
+	// A second later one failure more is let through, and counted.
+	env.Clock.Set(env.Clock.Now().Add(1100 * time.Millisecond))
+	expectError(t, from(badSession, "203.0.113.7").Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	expectError(t, from(alice, "203.0.113.7").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+
+	// One key guessed from many addresses: its prefix runs out, not the addresses.
+	revoked, id := newKey(t, alice, "wallets:read")
+	alice.Delete("/api/api-keys/"+id).Expect(t, http.StatusOK)
+	live, _ := newKey(t, alice, "wallets:read")
+	for i := range 3 {
+		expectError(t, from(revoked, fmt.Sprintf("192.0.2.%d", i+1)).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	expectError(t, from(revoked.On(second), "192.0.2.9").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+	from(live, "192.0.2.9").Get("/api/wallets").Expect(t, http.StatusOK)
+
+	// From a connection that is no trusted proxy, X-Forwarded-For is not believed: every
+	// address it names is the connection's.
+	direct := env.InstanceWith(func(o *httpapi.Options) { o.TrustedProxies = nil })
+	for i := range 3 {
+		expectError(t, from(badKey.On(direct), fmt.Sprintf("198.51.100.%d", i+10)).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	expectError(t, from(alice.On(direct), "198.51.100.99").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
 }

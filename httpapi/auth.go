@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -26,17 +25,17 @@ import (
 type principal struct {
 	User      queries.User
 	Workspace queries.Workspace // with the caller's role in it
-	// Credential names who made the request for idempotency keys and rate limits.
+	// Credential names who made the request for idempotency keys.
 	Credential string
 	Metadata   commands.Metadata
-	// KeyScopes are an API key's own scopes; nil for a session.
+	// KeyScopes are the scopes an API key holds (commands.KeyScopes); nil for a session.
 	KeyScopes []string
 	// Channel is set for requests of the chat channel.
 	Channel *channelCaller
 }
 
 // isKey reports a request made with an API key.
-func (p *principal) isKey() bool { return p.KeyScopes != nil }
+func (p *principal) isKey() bool { return p.Metadata.ActorType == commands.ActorAPIKey }
 
 // allows reports whether the caller holds a scope: their role must grant it, and so
 // must their API key, if they use one.
@@ -91,8 +90,11 @@ var (
 
 // resolve authenticates a session, an API key or the web app's session cookie (with its
 // CSRF token) and picks the workspace the request acts in: the route's {workspaceId},
-// else X-Workspace-Id, else the caller's personal workspace (an API key's own workspace). It also takes a token from the caller's
-// rate-limit bucket, in the same round trip as the lookup.
+// else X-Workspace-Id, else the caller's personal workspace (an API key's own workspace).
+// It also takes a token from the person's rate-limit bucket, in the same round trip as
+// the lookup. A credential presented and refused (401) counts against the failure
+// budgets of the request's client address and key prefix; a request from an address
+// (or with a key prefix) over its budget is refused with 429 whatever its credential.
 func (s *Server) resolve(r *http.Request) (*principal, error) {
 	token, fromHeader := credentialOf(r)
 	var cookie string
@@ -105,6 +107,16 @@ func (s *Server) resolve(r *http.Request) (*principal, error) {
 	if token == "" && cookie == "" {
 		return nil, errUnauthorized
 	}
+	p, err := s.resolvePresented(r, token, fromHeader, cookie)
+	if ae := (*apiError)(nil); errors.As(err, &ae) && ae.Status == http.StatusUnauthorized {
+		return nil, s.authFailed(r, err)
+	}
+	return p, err
+}
+
+// resolvePresented authenticates the credential a request presents: a token from a
+// header (or an API key from the query), or else the web app's session cookie.
+func (s *Server) resolvePresented(r *http.Request, token, fromHeader, cookie string) (*principal, error) {
 	wsID, err := requestedWorkspace(r)
 	if err != nil {
 		return nil, err
@@ -188,7 +200,7 @@ func (s *Server) sessionPrincipal(r *http.Request, claims session.Claims, wsID *
 	claims.Name = commands.Text{Max: maxIdentityName}.Clean(claims.Name)
 	subject := subjectOf(claims)
 	userID := commands.UserIDFor(subject)
-	sc, err := lookupWithLimit(s, ctx, "user:"+userID.String(), queries.SessionContext(subject, wsID), nil)
+	sc, err := lookupWithLimit(s, r, namedBucket(personBucket(userID)), queries.SessionContext(subject, wsID), nil)
 	if errors.Is(err, queries.ErrNotFound) {
 		if sc, err = s.provision(ctx, claims, subject, wsID); err != nil {
 			return nil, err
@@ -261,7 +273,7 @@ func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*pr
 		return nil, errBadKey
 	}
 	now := s.now()
-	kc, err := lookupWithLimit(s, ctx, "key:"+hex.EncodeToString(hash[:16]), queries.KeyContext(hash[:]), func(b *pgx.Batch) {
+	kc, err := lookupWithLimit(s, r, keyOwnerBucket(hash[:]), queries.KeyContext(hash[:]), func(b *pgx.Batch) {
 		queries.QueueKeyUse(b, hash[:], now)
 	})
 	if errors.Is(err, queries.ErrNotFound) {
@@ -282,7 +294,7 @@ func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*pr
 		User:       kc.User,
 		Workspace:  *kc.Workspace,
 		Credential: "key:" + kc.KeyID.String(),
-		KeyScopes:  kc.Scopes,
+		KeyScopes:  commands.KeyScopes(kc.Scopes, derefOr(kc.RoleWhenMade, "")),
 		Metadata: commands.Metadata{
 			ActorType: commands.ActorAPIKey, ActorID: kc.KeyID.String(), UserID: kc.User.ID,
 			UserAgent: userAgent(r), RequestID: requestID(ctx),
@@ -290,26 +302,32 @@ func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*pr
 	}, nil
 }
 
-// lookupWithLimit takes a token from the credential's bucket and runs the lookup in
-// the same round trip; extra may queue more statements on the batch.
-func lookupWithLimit[T any](s *Server, ctx context.Context, bucket string, lookup queries.Lookup[T], extra func(*pgx.Batch)) (T, error) {
-	return lookupWithLimiter(s, ctx, s.limiter, bucket, lookup, extra)
+// lookupWithLimit authenticates a request: in one round trip it takes a token from the
+// request limit's bucket, reads whether the request's failure budgets have a token
+// left, and runs the lookup; extra may queue more statements on the batch. A budget
+// spent refuses the request before its credential counts.
+func lookupWithLimit[T any](s *Server, r *http.Request, from bucket, lookup queries.Lookup[T], extra func(*pgx.Batch)) (T, error) {
+	return lookupWithLimiter(s, r.Context(), s.limiter, from, s.failureBuckets(r), lookup, extra)
 }
 
 // take takes a token from a bucket, alone.
-func (s *Server) take(ctx context.Context, limiter rateLimiter, bucket string) error {
+func (s *Server) take(ctx context.Context, limiter rateLimiter, name string) error {
 	b := &pgx.Batch{}
-	decision := limiter.queue(b, bucket, s.now())
+	decision := limiter.queue(b, namedBucket(name), s.now())
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return fmt.Errorf("httpapi: rate limit: %w", err)
 	}
 	return decision()
 }
 
-// lookupWithLimiter is lookupWithLimit with a given limiter.
-func lookupWithLimiter[T any](s *Server, ctx context.Context, limiter rateLimiter, bucket string, lookup queries.Lookup[T], extra func(*pgx.Batch)) (T, error) {
+// lookupWithLimiter is lookupWithLimit with a given limiter, and the failure budgets
+// named (none for the chat channel, which its limiter counts per phone).
+func lookupWithLimiter[T any](s *Server, ctx context.Context, limiter rateLimiter, from bucket, failures []string,
+	lookup queries.Lookup[T], extra func(*pgx.Batch)) (T, error) {
 	b := &pgx.Batch{}
-	decision := limiter.queue(b, bucket, s.now())
+	now := s.now()
+	decision := limiter.queue(b, from, now)
+	budget := s.failures.queueLeft(b, failures, now)
 	result := lookup.Queue(b)
 	if extra != nil {
 		extra(b)
@@ -317,6 +335,9 @@ func lookupWithLimiter[T any](s *Server, ctx context.Context, limiter rateLimite
 	var zero T
 	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
 		return zero, fmt.Errorf("httpapi: authenticate: %w", err)
+	}
+	if err := budget(); err != nil {
+		return zero, err
 	}
 	if err := decision(); err != nil {
 		return zero, err
@@ -351,34 +372,63 @@ func nilIfEmpty(s string) *string {
 	return &s
 }
 
-// rateLimitSQL refills a bucket for the time elapsed ($2 tokens at most, $3 a second)
-// and takes a token if there is one, in one statement.
-const rateLimitSQL = `INSERT INTO rate_limits AS r (key, tokens, updated_at, allowed) VALUES ($1, $2::float8 - 1, $4::timestamptz, true)
+// refilledSQL is the tokens of bucket r refilled for the time elapsed until $4: $2 at
+// most, $3 a second.
+const refilledSQL = `least($2::float8, r.tokens + greatest(0, extract(epoch FROM $4::timestamptz - r.updated_at)) * $3::float8)`
+
+// takeSQL refills a bucket and takes a token if there is one, in one statement; rows
+// gives the bucket's name and its tokens if it is new (none: nothing is taken).
+func takeSQL(rows string) string {
+	return `INSERT INTO rate_limits AS r (key, tokens, updated_at, allowed) ` + rows + `
 	ON CONFLICT (key) DO UPDATE SET
-		allowed = least($2::float8, r.tokens + greatest(0, extract(epoch FROM $4::timestamptz - r.updated_at)) * $3::float8) >= 1,
-		tokens = least($2::float8, r.tokens + greatest(0, extract(epoch FROM $4::timestamptz - r.updated_at)) * $3::float8)
-			- CASE WHEN least($2::float8, r.tokens + greatest(0, extract(epoch FROM $4::timestamptz - r.updated_at)) * $3::float8) >= 1
-				THEN 1 ELSE 0 END,
+		allowed = ` + refilledSQL + ` >= 1,
+		tokens = ` + refilledSQL + ` - CASE WHEN ` + refilledSQL + ` >= 1 THEN 1 ELSE 0 END,
 		updated_at = greatest(r.updated_at, $4::timestamptz)
 	RETURNING allowed, tokens`
+}
 
-// rateLimiter is a token bucket per credential, kept in PostgreSQL so that every
-// instance draws from the same buckets.
+// A bucket names the budget a request draws from: a bucket's name, or the person who
+// made the API key whose hash it holds, found by the statement that takes the token.
+type bucket struct {
+	take string
+	arg  any
+}
+
+var (
+	takeNamed = takeSQL(`VALUES ($1::text, $2::float8 - 1, $4::timestamptz, true)`)
+	// A key no one made takes nothing: its request fails, and counts as a failure.
+	takeKeyOwner = takeSQL(`SELECT 'user:' || k.created_by, $2::float8 - 1, $4::timestamptz, true FROM api_keys k WHERE k.hash = $1`)
+)
+
+func namedBucket(name string) bucket { return bucket{takeNamed, name} }
+
+// keyOwnerBucket is the bucket of the person who made the API key of a hash: one
+// budget for all their keys and sessions, however many keys they make.
+func keyOwnerBucket(hash []byte) bucket { return bucket{takeKeyOwner, hash} }
+
+// personBucket names the request limit's bucket of a person.
+func personBucket(userID uuid.UUID) string { return "user:" + userID.String() }
+
+// rateLimiter is a token bucket per name, kept in PostgreSQL so that every instance
+// draws from the same buckets.
 type rateLimiter struct {
 	perMinute float64
 	burst     float64
+	// counts says what the buckets count, in a refusal: "requests for this person".
+	counts string
 }
 
 // queue takes a token in the batch; the returned function reports a refusal.
-func (l rateLimiter) queue(b *pgx.Batch, bucket string, now time.Time) func() error {
+func (l rateLimiter) queue(b *pgx.Batch, from bucket, now time.Time) func() error {
 	if l.perMinute <= 0 {
 		return func() error { return nil }
 	}
-	var allowed bool
-	var tokens float64
+	allowed, tokens := true, 0.0
 	err := errors.New("httpapi: rate limit not checked")
-	b.Queue(rateLimitSQL, bucket, l.burst, l.perMinute/60, now).QueryRow(func(row pgx.Row) error {
-		err = row.Scan(&allowed, &tokens)
+	b.Queue(from.take, from.arg, l.burst, l.perMinute/60, now).QueryRow(func(row pgx.Row) error {
+		if err = row.Scan(&allowed, &tokens); errors.Is(err, pgx.ErrNoRows) {
+			allowed, err = true, nil
+		}
 		return err
 	})
 	return func() error {
@@ -388,12 +438,41 @@ func (l rateLimiter) queue(b *pgx.Batch, bucket string, now time.Time) func() er
 		if allowed {
 			return nil
 		}
-		seconds := max(1, int(math.Ceil((1-tokens)/(l.perMinute/60))))
-		return &apiError{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED",
-			Message:    fmt.Sprintf("too many requests: at most %g a minute for this credential; retry in %d s", l.perMinute, seconds),
-			Details:    map[string]int{"retryAfterSeconds": seconds},
-			RetryAfter: seconds}
+		return l.refusal(tokens)
 	}
+}
+
+// queueLeft reads in the batch whether each named bucket has a token left, taking none;
+// the returned function refuses when one has not.
+func (l rateLimiter) queueLeft(b *pgx.Batch, names []string, now time.Time) func() error {
+	if l.perMinute <= 0 || len(names) == 0 {
+		return func() error { return nil }
+	}
+	var least *float64
+	err := errors.New("httpapi: rate limit not checked")
+	b.Queue(`SELECT min(`+refilledSQL+`) FROM rate_limits r WHERE r.key = ANY($1)`, names, l.burst, l.perMinute/60, now).
+		QueryRow(func(row pgx.Row) error {
+			err = row.Scan(&least)
+			return err
+		})
+	return func() error {
+		if err != nil {
+			return fmt.Errorf("httpapi: rate limit: %w", err)
+		}
+		if least == nil || *least >= 1 {
+			return nil
+		}
+		return l.refusal(*least)
+	}
+}
+
+// refusal is the answer to a request over the limit, when its bucket holds tokens.
+func (l rateLimiter) refusal(tokens float64) error {
+	seconds := max(1, int(math.Ceil((1-tokens)/(l.perMinute/60))))
+	return &apiError{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED",
+		Message:    fmt.Sprintf("too many %s: at most %g a minute; retry in %d s", l.counts, l.perMinute, seconds),
+		Details:    map[string]int{"retryAfterSeconds": seconds},
+		RetryAfter: seconds}
 }
 
 // hashKey returns the stored form of an API key.

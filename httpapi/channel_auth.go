@@ -26,8 +26,8 @@ const channelOnly = "channel"
 
 // Chat-channel rate limits (spec 8): requests per phone, and link attempts per phone.
 var (
-	channelLimiter = rateLimiter{perMinute: 30, burst: 30}
-	linkLimiter    = rateLimiter{perMinute: 5, burst: 5}
+	channelLimiter = rateLimiter{perMinute: 30, burst: 30, counts: "requests from this phone"}
+	linkLimiter    = rateLimiter{perMinute: 5, burst: 5, counts: "link attempts from this phone"}
 )
 
 // channelRoutes is the chat channel's allow-list (spec 4.B), with the scope each
@@ -153,7 +153,7 @@ func (s *Server) resolveChannel(r *http.Request, key string, allowed bool) (*pri
 	phoneKey := channel.PhoneKey(s.channel.secret, id.Phone)
 	caller := &channelCaller{Identity: id, PhoneKey: phoneKey}
 	meta := commands.Metadata{ActorType: commands.ActorChannel, UserAgent: id.UserAgent(), RequestID: requestID(ctx)}
-	link, err := lookupWithLimiter(s, ctx, channelLimiter, "phone:"+hex.EncodeToString(phoneKey[:16]), queries.LinkByPhone(phoneKey), nil)
+	link, err := lookupWithLimiter(s, ctx, channelLimiter, namedBucket("phone:"+hex.EncodeToString(phoneKey[:16])), nil, queries.LinkByPhone(phoneKey), nil)
 	switch {
 	case key == "POST /api/whatsapp/link" && (errors.Is(err, queries.ErrNotFound) || err == nil):
 		// Linking needs no link; a linked number may link again.

@@ -35,6 +35,9 @@ type command struct {
 	// Secret holds fields added to the answer for this caller only, never stored for
 	// idempotent replays: a key shown once.
 	Secret map[string]any
+	// Bind, when set, completes the call instead of Decide: a command that also takes
+	// or counts something in the call's transaction (commands.CreateAPIKey.Bind).
+	Bind func(commands.Call) commands.Call
 }
 
 // handler is the shape of every operation in the route table.
@@ -133,7 +136,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 	if c.WorkspaceID != uuid.Nil {
 		workspaceID = c.WorkspaceID
 	}
-	res, err := s.ledger.Execute(r.Context(), commands.Call{
+	call := commands.Call{
 		WorkspaceID:   workspaceID,
 		Metadata:      p.Metadata,
 		Idempotency:   idem,
@@ -142,7 +145,11 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 		DecideUser:    c.DecideUser,
 		OpenWorkspace: c.Open,
 		Answer:        c.Answer,
-	})
+	}
+	if c.Bind != nil {
+		call = c.Bind(call)
+	}
+	res, err := s.ledger.Execute(r.Context(), call)
 	if err != nil {
 		writeError(w, r, err)
 		return

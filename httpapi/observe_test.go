@@ -57,6 +57,22 @@ func scrape(t *testing.T, c *apitest.Client) map[string]float64 {
 	return samples
 }
 
+// Metrics are the operators': an instance serves them beside the API only when told to
+// (`finledger dev` does); otherwise /metrics is no route of the API's listener, for
+// anyone, signed in or not.
+func TestMetricsStayOffTheAPIListener(t *testing.T) {
+	opts := apitest.Options()
+	opts.Metrics = metrics.New()
+	env := apitest.StartWith(t, opts)
+	for _, c := range []*apitest.Client{env.Anonymous(), env.As("alice")} {
+		expectError(t, c.Get("/metrics"), http.StatusNotFound, "NOT_FOUND")
+	}
+	dev := env.InstanceWith(func(o *httpapi.Options) { o.PublicMetrics = true })
+	if samples := scrape(t, dev.Anonymous()); samples["go_goroutines"] < 1 {
+		t.Fatalf("the development instance's metrics: %v", samples)
+	}
+}
+
 // An instance counts what it serves by route pattern, its appends, the conflicts another
 // instance's writes cause it, idempotent replays and error codes, and reports its pool
 // and runtime; it logs a line per request with its id, route, credential kind and
@@ -69,7 +85,7 @@ func TestMetricsAndRequestLogs(t *testing.T) {
 
 	m := metrics.New()
 	opts := apitest.Options()
-	opts.Metrics = m
+	opts.Metrics, opts.PublicMetrics = m, true
 	env := apitest.StartWith(t, opts)
 	m.WatchPool(env.Pool)
 	other := env.InstanceWith(func(o *httpapi.Options) { o.Metrics = nil }) // counts nothing here

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -29,23 +30,37 @@ type Server struct {
 	sessions *session.Verifier
 	now      func() time.Time
 	limiter  rateLimiter
-	billing  Billing
-	channel  channelSettings
-	webhooks WebhookOptions
-	box      *sealbox.Box
-	events   *bus.Bus
-	realtime *realtimeStreams
-	pushKey  string
-	metrics  *metrics.Metrics
-	browser  *webapp.App
+	// failures limits failed authentications per client address and key prefix.
+	failures       rateLimiter
+	trustedProxies []netip.Prefix
+	billing        Billing
+	channel        channelSettings
+	webhooks       WebhookOptions
+	box            *sealbox.Box
+	events         *bus.Bus
+	realtime       *realtimeStreams
+	pushKey        string
+	metrics        *metrics.Metrics
+	// publicMetrics serves the metrics on the API's own routes (Options.PublicMetrics).
+	publicMetrics bool
+	browser       *webapp.App
 }
 
 // Options are the API's settings beyond its collaborators.
 type Options struct {
-	// RateLimitPerMinute is each credential's sustained request rate; 0 turns the
-	// limiter off. RateLimitBurst is how many requests may come at once.
+	// RateLimitPerMinute is each person's sustained request rate, their sessions and
+	// API keys together; 0 turns the limiter off. RateLimitBurst is how many requests
+	// may come at once.
 	RateLimitPerMinute int
 	RateLimitBurst     int
+	// AuthFailuresPerMinute is how fast the failed authentications a client address or
+	// an API key prefix may make refill; 0 turns their limit off. AuthFailureBurst is
+	// how many may come at once.
+	AuthFailuresPerMinute int
+	AuthFailureBurst      int
+	// TrustedProxies are the proxies whose X-Forwarded-For names the client address of
+	// a request they pass on; from anyone else, the connection's address is the client's.
+	TrustedProxies []netip.Prefix
 	// Billing cancels a user's subscriptions when they delete their account.
 	Billing Billing
 	// Channel configures the chat channel; without a secret every channel request is
@@ -66,6 +81,10 @@ type Options struct {
 	PushPublicKey string
 	// Metrics counts the requests answered; nil: not counted.
 	Metrics *metrics.Metrics
+	// PublicMetrics serves Metrics at GET /metrics beside the API, for development
+	// only: in production the metrics are the operators' and are served on their own
+	// listener (FINLEDGER_ADMIN_ADDR), never where clients reach.
+	PublicMetrics bool
 	// Browser is the web app with its sign-in; its session cookie then authenticates API
 	// requests too. nil: no app, and cookies are ignored.
 	Browser *webapp.App
@@ -82,8 +101,11 @@ type ChannelOptions struct {
 
 // NewServer wires the API to its database, ledger, session verifier and clock.
 func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time, opts Options) *Server {
-	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey, metrics: opts.Metrics, browser: opts.Browser,
-		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst)}}
+	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey, metrics: opts.Metrics, publicMetrics: opts.PublicMetrics, browser: opts.Browser,
+		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst), counts: "requests for this person"},
+		failures: rateLimiter{perMinute: float64(opts.AuthFailuresPerMinute), burst: float64(opts.AuthFailureBurst),
+			counts: "failed authentications from this address or with this key prefix"},
+		trustedProxies: opts.TrustedProxies}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	s.realtime = newRealtimeStreams(pool, opts.Realtime)
 	return s
@@ -118,7 +140,7 @@ func (s *Server) Handler() http.Handler {
 	if s.browser != nil {
 		s.browser.Routes(r)
 	}
-	if s.metrics != nil {
+	if s.metrics != nil && s.publicMetrics {
 		r.Method(http.MethodGet, "/metrics", s.metrics.Handler())
 	}
 	// The realtime stream authenticates by its token, not by the route table's credentials.

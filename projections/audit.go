@@ -147,7 +147,11 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 		return auditEntry{workspace: ws, entity: "api_key", entityID: d.KeyID, action: actionCreate,
 			changes: created(map[string]any{"name": d.Name, "scopes": d.Scopes, "prefix": d.Prefix, "expiresAt": d.ExpiresAt})}, true, nil
 	case *commands.APIKeyRevoked:
-		return auditEntry{workspace: ws, entity: "api_key", entityID: d.KeyID, action: actionDelete}, true, nil
+		entry := auditEntry{workspace: ws, entity: "api_key", entityID: d.KeyID, action: actionDelete}
+		if d.Reason != "" {
+			entry.changes = map[string]change{"reason": {nil, d.Reason}}
+		}
+		return entry, true, nil
 	case *commands.WhatsAppLinked:
 		// Neither the phone number nor fingerprints go to the log.
 		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID,

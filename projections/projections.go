@@ -178,10 +178,13 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		b.Queue(`UPDATE workspace_members SET role = $3 WHERE workspace_id = $1 AND user_id = $2`, ws, d.UserID, d.After)
 	case *commands.MemberRemoved:
 		b.Queue(`DELETE FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, ws, d.UserID)
+		// A key ends with the membership it was made in; removals recorded before their
+		// revocations were appended with them end the keys here alone (migration 0024).
+		b.Queue(`UPDATE api_keys SET revoked_at = $3 WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL`, ws, d.UserID, at)
 	case *commands.APIKeyCreated:
-		b.Queue(`INSERT INTO api_keys (workspace_id, id, name, description, scopes, prefix, hash, created_by, created_at, expires_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			ws, d.KeyID, d.Name, d.Description, d.Scopes, d.Prefix, d.Hash, d.CreatedBy, at, d.ExpiresAt)
+		b.Queue(`INSERT INTO api_keys (workspace_id, id, name, description, scopes, prefix, hash, created_by, created_at, expires_at, role)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, nullif($11, ''))`,
+			ws, d.KeyID, d.Name, d.Description, d.Scopes, d.Prefix, d.Hash, d.CreatedBy, at, d.ExpiresAt, d.Role)
 	case *commands.APIKeyRevoked:
 		b.Queue(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, $3) WHERE workspace_id = $1 AND id = $2`, ws, d.KeyID, at)
 	case *commands.WebhookCreated:

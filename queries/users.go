@@ -69,19 +69,21 @@ func SessionContext(subject string, workspaceID *uuid.UUID) Lookup[Session] {
 
 // APIKeyContext is an API key with its creator and workspace.
 type APIKeyContext struct {
-	KeyID       uuid.UUID
-	Scopes      []string
-	Hash        []byte
-	ExpiresAt   *time.Time
-	RevokedAt   *time.Time
-	User        User
-	UserDeleted bool
-	Workspace   *Workspace // nil when the creator left it or it is deleted
+	KeyID  uuid.UUID
+	Scopes []string
+	// RoleWhenMade is the creator's role when the key was made; nil if unknown.
+	RoleWhenMade *string
+	Hash         []byte
+	ExpiresAt    *time.Time
+	RevokedAt    *time.Time
+	User         User
+	UserDeleted  bool
+	Workspace    *Workspace // nil when the creator left it or it is deleted
 }
 
 // KeyContext looks up an API key by the hash of its secret.
 func KeyContext(hash []byte) Lookup[APIKeyContext] {
-	return Lookup[APIKeyContext]{"api key", `SELECT k.id, k.scopes, k.hash, k.expires_at, k.revoked_at,
+	return Lookup[APIKeyContext]{"api key", `SELECT k.id, k.scopes, k.role, k.hash, k.expires_at, k.revoked_at,
 			u.id, u.email, u.name, u.personal_workspace_id, u.created_at,
 			u.first_name, u.last_name, u.currency, u.language, u.theme, u.notifications_enabled, u.has_completed_onboarding,
 			u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, m.role, w.created_at
@@ -93,7 +95,7 @@ func KeyContext(hash []byte) Lookup[APIKeyContext] {
 		func(row pgx.CollectableRow) (APIKeyContext, error) {
 			var k APIKeyContext
 			var ws nullableWorkspace
-			err := row.Scan(append(append([]any{&k.KeyID, &k.Scopes, &k.Hash, &k.ExpiresAt, &k.RevokedAt}, userFields(&k.User)...),
+			err := row.Scan(append(append([]any{&k.KeyID, &k.Scopes, &k.RoleWhenMade, &k.Hash, &k.ExpiresAt, &k.RevokedAt}, userFields(&k.User)...),
 				&k.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.role, &ws.created)...)
 			k.Workspace = ws.value()
 			return k, err

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/sealbox"
@@ -24,39 +26,45 @@ import (
 
 // config is every setting of the binary, read once from FINLEDGER_* variables.
 type config struct {
-	DatabaseURL        string
-	HTTPAddr           string
-	AdminAddr          string // pprof and metrics for operators; "" (the default): not served
-	Env                string
-	DataDir            string
-	SessionJWKSURL     string
-	SessionHS256Secret string
-	SessionIssuer      string
-	SessionAudience    string
-	StateCacheSize     int
-	StateCacheMB       int
-	DBMaxConns         int
-	RateLimitPerMinute int
-	RateLimitBurst     int
-	ChannelSecret      string
-	ChannelIssuer      string
-	PublicOrigin       string
-	ChannelDevAudience string
-	NATSURL            string
-	NATSReplicas       int
-	Deployment         string
-	SecretKey          string
-	WebhookAllowPriv   bool
-	WebhookSchedule    []time.Duration
-	VAPIDPublicKey     string
-	VAPIDPrivateKey    string
-	VAPIDSubject       string
-	OIDCIssuer         string
-	OIDCClientID       string
-	OIDCClientSecret   string
+	DatabaseURL           string
+	HTTPAddr              string
+	AdminAddr             string // pprof and metrics for operators; "" (the default): not served
+	Env                   string
+	DataDir               string
+	SessionJWKSURL        string
+	SessionHS256Secret    string
+	SessionIssuer         string
+	SessionAudience       string
+	StateCacheSize        int
+	StateCacheMB          int
+	DBMaxConns            int
+	RateLimitPerMinute    int
+	RateLimitBurst        int
+	AuthFailuresPerMinute int
+	AuthFailureBurst      int
+	TrustedProxies        []netip.Prefix
+	ChannelSecret         string
+	ChannelIssuer         string
+	PublicOrigin          string
+	ChannelDevAudience    string
+	NATSURL               string
+	NATSReplicas          int
+	Deployment            string
+	SecretKey             string
+	WebhookAllowPriv      bool
+	WebhookSchedule       []time.Duration
+	VAPIDPublicKey        string
+	VAPIDPrivateKey       string
+	VAPIDSubject          string
+	OIDCIssuer            string
+	OIDCClientID          string
+	OIDCClientSecret      string
 	// DevSignIn turns on the web app's one-click sign-in as the development identity;
 	// only `finledger dev` sets it.
 	DevSignIn bool
+	// PublicMetrics serves the metrics on the API's listener too, for a developer's
+	// curl; only `finledger dev` sets it. `serve` keeps them on FINLEDGER_ADMIN_ADDR.
+	PublicMetrics bool
 }
 
 // localOrigin is the chat channel's audience outside production when no public origin
@@ -113,7 +121,7 @@ var settings = []setting{
 		return nil
 	}},
 	{"FINLEDGER_HTTP_ADDR", "127.0.0.1:8080", "the API's listen address", false, address(func(c *config) *string { return &c.HTTPAddr })},
-	{"FINLEDGER_ADMIN_ADDR", "", "profiles and metrics for operators; unset: off", false, address(func(c *config) *string { return &c.AdminAddr })},
+	{"FINLEDGER_ADMIN_ADDR", "", "profiles and metrics for operators (serve's only metrics); unset: off", false, address(func(c *config) *string { return &c.AdminAddr })},
 	{"FINLEDGER_DATA_DIR", ".finledger", "where local state is kept", false, text(func(c *config) *string { return &c.DataDir })},
 	{"FINLEDGER_SESSION_JWKS_URL", "", "the identity provider's keys (JWKS)", false, httpURL(func(c *config) *string { return &c.SessionJWKSURL })},
 	{"FINLEDGER_SESSION_HS256_SECRET", "", "the development identity provider's key", true, text(func(c *config) *string { return &c.SessionHS256Secret })},
@@ -122,8 +130,15 @@ var settings = []setting{
 	{"FINLEDGER_STATE_CACHE_SIZE", "10000", "workspace states kept in memory", false, positive(func(c *config) *int { return &c.StateCacheSize })},
 	{"FINLEDGER_STATE_CACHE_MB", "32", "the most memory those states may hold", false, positive(func(c *config) *int { return &c.StateCacheMB })},
 	{"FINLEDGER_DB_MAX_CONNS", "32", "database connection pool size", false, positive(func(c *config) *int { return &c.DBMaxConns })},
-	{"FINLEDGER_RATE_LIMIT_PER_MINUTE", "1200", "requests a minute per credential, sustained", false, positive(func(c *config) *int { return &c.RateLimitPerMinute })},
-	{"FINLEDGER_RATE_LIMIT_BURST", "600", "requests a credential may make at once", false, positive(func(c *config) *int { return &c.RateLimitBurst })},
+	{"FINLEDGER_RATE_LIMIT_PER_MINUTE", "1200", "requests a minute per person (sessions and keys), sustained", false, positive(func(c *config) *int { return &c.RateLimitPerMinute })},
+	{"FINLEDGER_RATE_LIMIT_BURST", "600", "requests a person may make at once", false, positive(func(c *config) *int { return &c.RateLimitBurst })},
+	{"FINLEDGER_AUTH_FAILURE_RATE", "10", "failed authentications a minute per client address and per key prefix, sustained", false, positive(func(c *config) *int { return &c.AuthFailuresPerMinute })},
+	{"FINLEDGER_AUTH_FAILURE_BURST", "20", "failed authentications an address or key prefix may make at once", false, positive(func(c *config) *int { return &c.AuthFailureBurst })},
+	{"FINLEDGER_TRUSTED_PROXIES", "", "proxies (addresses, CIDR prefixes) whose X-Forwarded-For gives the client address; unset: none", false, func(c *config, v string) error {
+		var err error
+		c.TrustedProxies, err = httpapi.ParseTrustedProxies(v)
+		return err
+	}},
 	{"FINLEDGER_CHANNEL_SECRET", "", "the chat channel's key (64 hex characters); unset: channel off", true, func(c *config, v string) error {
 		if v != "" && !channel.SecretPattern.MatchString(v) {
 			return errors.New("must be 64 hexadecimal characters")

@@ -225,6 +225,15 @@ func TestLocalTopology(t *testing.T) {
 		"FINLEDGER_RATE_LIMIT_BURST":       "1000000",
 	})
 	t.Logf("topology ready %s after the test began (base port %d)", time.Since(began).Round(time.Millisecond), lt.base)
+	// Each instance's metrics are on its operators' address, not beside its API.
+	for n := 1; n <= 3; n++ {
+		if status, _ := call(t, "GET", lt.instanceURL(n)+"/metrics", "", ""); status != http.StatusNotFound {
+			t.Errorf("finledger-%d serves /metrics beside its API: %d", n, status)
+		}
+		if status, _ := call(t, "GET", fmt.Sprintf("http://127.0.0.1:%d/metrics", lt.base+40+n), "", ""); status != http.StatusOK {
+			t.Errorf("finledger-%d's operators' address answers /metrics with %d", n, status)
+		}
+	}
 	const stream = "FINLEDGER_EVENTS_localtest"
 
 	token, err := session.MintHS256(clusterSecret, session.Claims{Subject: "owner-local", Email: "owner-local@example.com"}, time.Now(), time.Hour, "")

@@ -30,7 +30,8 @@ const (
 
 // dev runs the whole service with no configuration: a private PostgreSQL cluster in the
 // data folder (unless FINLEDGER_DATABASE_URL names one) and a development identity
-// provider whose secret is kept in the data folder.
+// provider whose secret is kept in the data folder. Unlike serve, it also serves the
+// metrics on the API's listener.
 func dev(ctx context.Context, cfg config, out io.Writer) error {
 	dataDir, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
@@ -62,7 +63,7 @@ func dev(ctx context.Context, cfg config, out io.Writer) error {
 			return err
 		}
 	}
-	cfg.DevSignIn = true
+	cfg.DevSignIn, cfg.PublicMetrics = true, true
 	return serve(ctx, cfg, func(base string) {
 		fmt.Fprintf(out, "\nFinledger is running at %s\nOpen %s/app/ in a browser and sign in with one click.\n", base, base)
 		if cfg.SessionHS256Secret == "" {

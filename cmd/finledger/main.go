@@ -98,8 +98,8 @@ func logger(cfg config, w io.Writer) *slog.Logger {
 }
 
 // serveAdmin serves the operators' listener: Go's profiles under /debug/pprof/ and the
-// metrics. It is off unless FINLEDGER_ADMIN_ADDR names an address, which should not be
-// reachable from outside.
+// metrics, which `serve` shows nowhere else. It is off unless FINLEDGER_ADMIN_ADDR names
+// an address, which should not be reachable from outside.
 func serveAdmin(addr string, m *metrics.Metrics, errc chan<- error) (*http.Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -474,7 +474,10 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		Box:     box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
 		PushPublicKey:      vapid.PublicKey,
 		Metrics:            measured,
+		PublicMetrics:      cfg.PublicMetrics,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
+		AuthFailuresPerMinute: cfg.AuthFailuresPerMinute, AuthFailureBurst: cfg.AuthFailureBurst,
+		TrustedProxies: cfg.TrustedProxies,
 		// No payment provider is wired yet: cancellations are recorded in memory.
 		Billing: &httpapi.RecordingBilling{},
 		Channel: httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},

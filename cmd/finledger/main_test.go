@@ -114,6 +114,36 @@ func call(t *testing.T, method, url, token, body string) (int, string) {
 	return res.StatusCode, string(data)
 }
 
+// `finledger serve` keeps the metrics on the operators' listener: the API's listener,
+// which clients reach, has no /metrics.
+func TestServeKeepsMetricsOnTheAdminListener(t *testing.T) {
+	cfg := config{DatabaseURL: testdb.URL(t), HTTPAddr: freeAddr(t), AdminAddr: freeAddr(t), Env: "production",
+		DataDir: t.TempDir(), SessionHS256Secret: "a-session-secret-for-the-metrics-test", StateCacheSize: 100, DBMaxConns: 4,
+		SecretKey: "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", NATSReplicas: 1}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ready, done := make(chan string, 1), make(chan error, 1)
+	go func() { done <- serve(ctx, cfg, func(base string) { ready <- base }) }()
+	var base string
+	select {
+	case base = <-ready:
+	case err := <-done:
+		t.Fatalf("serve stopped: %v", err)
+	case <-time.After(serveStartTimeout):
+		t.Fatal("serve did not start")
+	}
+	if status, body := call(t, "GET", base+"/metrics", "", ""); status != http.StatusNotFound || strings.Contains(body, "go_goroutines") {
+		t.Errorf("the API's listener answers /metrics with %d:\n%.200s", status, body)
+	}
+	if status, body := call(t, "GET", "http://"+cfg.AdminAddr+"/metrics", "", ""); status != http.StatusOK || !strings.Contains(body, "finledger_db_pool_max_connections") {
+		t.Errorf("the operators' listener answers /metrics with %d", status)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("serve stopped with %v", err)
+	}
+}
+
 // `finledger dev` on an empty data folder: a private PostgreSQL, migrations, the API,
 // a printed token that works, a `token` command that mints more, and a clean stop.
 func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
@@ -187,7 +217,8 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("no webhook within 20 s")
 	}
-	// The metrics, on the API's listener and the operators' one, where the profiles are.
+	// The metrics, on the operators' listener, where the profiles are, and in development
+	// on the API's listener too.
 	// The webhook's attempt is counted once recorded, just after the receiver answered.
 	var metricsText string
 	for wait := time.Now().Add(10 * time.Second); !strings.Contains(metricsText, `finledger_webhook_attempts_total{outcome="succeeded"}`) && time.Now().Before(wait); {
@@ -485,7 +516,8 @@ func TestConfigOfEvents(t *testing.T) {
 		"FINLEDGER_HTTP_ADDR": "8080", "FINLEDGER_ADMIN_ADDR": "localhost", "FINLEDGER_DATABASE_URL": "postgres://u:pw@[::1",
 		"FINLEDGER_SESSION_JWKS_URL": "idp.example.com/keys", "FINLEDGER_NATS_URL": "nats://", "FINLEDGER_DEPLOYMENT": "a b", "FINLEDGER_NATS_REPLICAS": "6",
 		"FINLEDGER_CHANNEL_SECRET": "short", "FINLEDGER_VAPID_SUBJECT": "admin@example.com",
-		"FINLEDGER_OIDC_ISSUER": "accounts.example.com", "FINLEDGER_PUBLIC_ORIGIN": "https://money.example.com/app"} {
+		"FINLEDGER_OIDC_ISSUER": "accounts.example.com", "FINLEDGER_PUBLIC_ORIGIN": "https://money.example.com/app",
+		"FINLEDGER_TRUSTED_PROXIES": "10.0.0.0/8,lb.internal", "FINLEDGER_AUTH_FAILURE_BURST": "0"} {
 		t.Run(name, func(t *testing.T) {
 			t.Setenv(name, bad)
 			_, err := loadConfig()
@@ -539,6 +571,19 @@ func TestConfigOfEvents(t *testing.T) {
 	if prod.webhookPolicy().AllowPrivate || !(config{Env: "development"}).webhookPolicy().AllowPrivate ||
 		!(config{Env: "production", WebhookAllowPriv: true}).webhookPolicy().AllowPrivate {
 		t.Fatal("webhook policy does not follow FINLEDGER_ENV and FINLEDGER_WEBHOOK_ALLOW_PRIVATE")
+	}
+}
+
+// Failed authentications are limited by default; the proxies whose X-Forwarded-For is
+// believed are none unless named.
+func TestConfigOfAuthenticationFailures(t *testing.T) {
+	c, err := loadConfig()
+	if err != nil || c.AuthFailuresPerMinute != 10 || c.AuthFailureBurst != 20 || len(c.TrustedProxies) != 0 {
+		t.Fatalf("defaults %d a minute, %d at once, proxies %v (%v)", c.AuthFailuresPerMinute, c.AuthFailureBurst, c.TrustedProxies, err)
+	}
+	t.Setenv("FINLEDGER_TRUSTED_PROXIES", " 10.0.0.0/8, 192.0.2.7,2001:db8::/32,::ffff:198.51.100.1")
+	if c, err = loadConfig(); err != nil || fmt.Sprint(c.TrustedProxies) != "[10.0.0.0/8 192.0.2.7/32 2001:db8::/32 198.51.100.1/32]" {
+		t.Fatalf("proxies %v (%v)", c.TrustedProxies, err)
 	}
 }
 

@@ -99,10 +99,15 @@ func TestComposeTopology(t *testing.T) {
 			t.Errorf("%s: build %+v", name, s.Build)
 		}
 		for _, key := range []string{"FINLEDGER_ENV", "FINLEDGER_SECRET_KEY", "FINLEDGER_DEPLOYMENT", "FINLEDGER_NATS_URL", "FINLEDGER_NATS_REPLICAS",
-			"FINLEDGER_SESSION_HS256_SECRET", "FINLEDGER_SESSION_JWKS_URL", "FINLEDGER_PUBLIC_ORIGIN"} {
+			"FINLEDGER_SESSION_HS256_SECRET", "FINLEDGER_SESSION_JWKS_URL", "FINLEDGER_PUBLIC_ORIGIN", "FINLEDGER_TRUSTED_PROXIES"} {
 			if env(s, key) != env(first, key) {
 				t.Errorf("%s: %s differs from finledger-1's", name, key)
 			}
+		}
+		// The metrics are on the operators' address, never the API's, which the load
+		// balancer serves (and no port of an instance is published: below).
+		if admin := env(s, "FINLEDGER_ADMIN_ADDR"); !strings.HasSuffix(admin, ":9090") || admin == env(s, "FINLEDGER_HTTP_ADDR") {
+			t.Errorf("%s: FINLEDGER_ADMIN_ADDR %q, want the operators' port 9090, apart from the API's", name, admin)
 		}
 		if env(s, "FINLEDGER_ENV") != "production" || env(s, "FINLEDGER_SECRET_KEY") != composeEnv["FINLEDGER_SECRET_KEY"] ||
 			env(s, "FINLEDGER_DEPLOYMENT") == "" || env(s, "FINLEDGER_NATS_REPLICAS") != "3" {
@@ -130,6 +135,11 @@ func TestComposeTopology(t *testing.T) {
 	}
 
 	lb := p.Services["lb"]
+	// The instances believe X-Forwarded-For of the load balancer, and of it alone.
+	lbNet := lb.Networks["default"]
+	if lbNet == nil || lbNet.Ipv4Address == "" || env(first, "FINLEDGER_TRUSTED_PROXIES") != lbNet.Ipv4Address {
+		t.Errorf("FINLEDGER_TRUSTED_PROXIES %q, lb on %+v: want the load balancer's fixed address", env(first, "FINLEDGER_TRUSTED_PROXIES"), lbNet)
+	}
 	for i := 1; i <= 3; i++ {
 		if _, ok := lb.DependsOn[fmt.Sprintf("finledger-%d", i)]; !ok {
 			t.Errorf("lb does not depend on finledger-%d", i)

@@ -122,12 +122,18 @@ func TestKubernetesManifests(t *testing.T) {
 	if !fromConfig || !fromSecret {
 		t.Errorf("settings from the ConfigMap %t, from the Secret %t", fromConfig, fromSecret)
 	}
-	if len(c.Ports) != 1 || c.Ports[0].ContainerPort != 8080 || !strings.HasSuffix(cm.Data["FINLEDGER_HTTP_ADDR"], ":8080") {
-		t.Errorf("port %+v, listening on %s", c.Ports, cm.Data["FINLEDGER_HTTP_ADDR"])
+	// The API on http; the metrics and profiles on admin, which Prometheus scrapes on
+	// each pod and no Service exposes.
+	if len(c.Ports) != 2 || c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 8080 || !strings.HasSuffix(cm.Data["FINLEDGER_HTTP_ADDR"], ":8080") ||
+		c.Ports[1].Name != "admin" || c.Ports[1].ContainerPort != 9090 || !strings.HasSuffix(cm.Data["FINLEDGER_ADMIN_ADDR"], ":9090") {
+		t.Errorf("ports %+v, listening on %s and %s", c.Ports, cm.Data["FINLEDGER_HTTP_ADDR"], cm.Data["FINLEDGER_ADMIN_ADDR"])
+	}
+	if a := d.Spec.Template.Annotations; a["prometheus.io/scrape"] != "true" || a["prometheus.io/port"] != "9090" || a["prometheus.io/path"] != "/metrics" {
+		t.Errorf("pod annotations %v, want Prometheus to scrape /metrics on 9090", a)
 	}
 	svc := objects["Service/finledger"].(*corev1.Service)
-	if !selects(svc.Spec.Selector, d.Spec.Template.Labels) || svc.Spec.Ports[0].TargetPort != intstr.FromString("http") {
-		t.Errorf("Service finledger does not reach the Deployment's pods: %+v", svc.Spec)
+	if !selects(svc.Spec.Selector, d.Spec.Template.Labels) || len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort != intstr.FromString("http") {
+		t.Errorf("Service finledger does not reach the Deployment's pods' API, or reaches more: %+v", svc.Spec)
 	}
 	pdb := objects["PodDisruptionBudget/finledger"].(*policyv1.PodDisruptionBudget)
 	if !selects(pdb.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {

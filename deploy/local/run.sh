@@ -17,6 +17,7 @@
 #   BASE          PostgreSQL
 #   BASE+1..3     NATS clients          BASE+11..13  NATS cluster routes
 #   BASE+21..23   NATS monitoring       BASE+31..33  the Finledger instances
+#   BASE+41..43   the instances' metrics and profiles (FINLEDGER_ADMIN_ADDR)
 #
 # Environment:
 #   FINLEDGER_BIN        the finledger binary (default: finledger on PATH)
@@ -252,6 +253,7 @@ for n in 1 2 3; do
     FINLEDGER_ENV=production \
     FINLEDGER_DATABASE_URL="postgres://finledger@127.0.0.1:$pg_port/finledger?sslmode=disable&application_name=finledger-$n" \
     FINLEDGER_HTTP_ADDR="127.0.0.1:$((base_port + 30 + n))" \
+    FINLEDGER_ADMIN_ADDR="127.0.0.1:$((base_port + 40 + n))" \
     FINLEDGER_DATA_DIR="$dir/finledger-$n" \
     FINLEDGER_NATS_URL="$nats_urls" \
     FINLEDGER_NATS_REPLICAS=3 \
@@ -270,6 +272,7 @@ finledger local cluster ready in $dir
   finledger-1  http://127.0.0.1:$((base_port + 31))  (pid $(cat "$dir/finledger-1.pid"))
   finledger-2  http://127.0.0.1:$((base_port + 32))  (pid $(cat "$dir/finledger-2.pid"))
   finledger-3  http://127.0.0.1:$((base_port + 33))  (pid $(cat "$dir/finledger-3.pid"))
+  metrics      http://127.0.0.1:$((base_port + 41))/metrics .. $((base_port + 43))
 A session token: set -a; . $secrets; set +a; $finledger token --sub me --email me@example.com
 Logs are in $dir/logs. Ctrl-C stops everything.
 EOF

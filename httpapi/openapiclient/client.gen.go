@@ -2971,10 +2971,12 @@ type Unprocessable = ValidationError
 
 // APIKeyCreate defines model for APIKeyCreate.
 type APIKeyCreate struct {
-	Description *string              `json:"description,omitempty"`
-	ExpiresAt   *time.Time           `json:"expiresAt,omitempty"`
-	Name        string               `json:"name"`
-	Scopes      []APIKeyCreateScopes `json:"scopes"`
+	Description *string    `json:"description,omitempty"`
+	ExpiresAt   *time.Time `json:"expiresAt,omitempty"`
+	Name        string     `json:"name"`
+
+	// Scopes the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: every scope), and of them, at each request, what that role grants then: a later promotion never widens it
+	Scopes []APIKeyCreateScopes `json:"scopes"`
 }
 
 // APIKeyCreateScopes defines model for APIKeyCreate.Scopes.
@@ -3472,10 +3474,12 @@ type GetApiKeysParams struct {
 
 // PostApiKeysJSONBody defines parameters for PostApiKeys.
 type PostApiKeysJSONBody struct {
-	Description *string                     `json:"description,omitempty"`
-	ExpiresAt   *time.Time                  `json:"expiresAt,omitempty"`
-	Name        string                      `json:"name"`
-	Scopes      []PostApiKeysJSONBodyScopes `json:"scopes"`
+	Description *string    `json:"description,omitempty"`
+	ExpiresAt   *time.Time `json:"expiresAt,omitempty"`
+	Name        string     `json:"name"`
+
+	// Scopes the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: every scope), and of them, at each request, what that role grants then: a later promotion never widens it
+	Scopes []PostApiKeysJSONBodyScopes `json:"scopes"`
 }
 
 // PostApiKeysParams defines parameters for PostApiKeys.

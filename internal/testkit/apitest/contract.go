@@ -54,6 +54,8 @@ const maxCheckedBody = 8 << 20
 var headersIgnored = []string{
 	"content-type", "content-length", "accept", "accept-encoding", "user-agent", "host", "connection",
 	"transfer-encoding", "date", "authorization", "last-event-id", "cache-control",
+	// what a proxy in front adds: the client's address, believed of trusted proxies only
+	"x-forwarded-for",
 	// what a browser adds to every request of the web app
 	"cookie", "origin", "referer", "accept-language", "pragma", "priority", "if-none-match",
 	"sec-ch-ua", "sec-ch-ua-mobile", "sec-ch-ua-platform", "sec-fetch-dest", "sec-fetch-mode", "sec-fetch-site", "sec-fetch-user",
