@@ -24,6 +24,15 @@ var Periods = []string{PeriodWeekly, PeriodBiweekly, PeriodSemiMonthly, PeriodMo
 // Business days are decided in America/Mexico_City and then handled as Dates.
 type Date = time.Time
 
+// The ledger's calendar: every date and date-time the API takes in lies from FirstDay to
+// LastDay. A century of old records can be imported and a plan can run to the end of
+// this one; a year such as 1 or 9999 is a slip or a probe, and a recurring payment
+// dated in it would owe a hundred thousand cycles.
+var (
+	FirstDay = time.Date(1900, time.January, 1, 0, 0, 0, 0, time.UTC)
+	LastDay  = time.Date(2099, time.December, 31, 0, 0, 0, 0, time.UTC)
+)
+
 // ParseDate reads YYYY-MM-DD.
 func ParseDate(s string) (Date, error) {
 	d, err := time.Parse(time.DateOnly, s)

@@ -185,10 +185,9 @@ func (c PayRecurring) Decide(w *Workspace) ([]NewEvent, error) {
 		return nil, err
 	}
 	next := NextPeriodStart(r.Periodicity, anchor, due)
-	if next.Year() > 9999 {
-		// A date is kept as YYYY-MM-DD: a fifth digit of year could be written but never
-		// read back.
-		return nil, Conflict("CONFLICT", "paying would move the next payment past 9999-12-31, the last date kept")
+	if next.After(LastDay) {
+		return nil, Conflict("CONFLICT", "paying would move the next payment past %s, the last day of the ledger's calendar",
+			LastDay.Format(time.DateOnly))
 	}
 	return append(events, NewEvent{TypeRecurringPaid, &RecurringPaid{
 		RecurringID: c.RecurringID, DueDate: r.NextPayment, PaidOn: paidOn, TransactionID: c.TransactionID,
