@@ -83,7 +83,9 @@ func PeriodAt(kind string, anchor, day Date) (from, to Date, ok bool) {
 		if kind == PeriodBiweekly {
 			length = 14
 		}
-		n := int(day.Sub(anchor).Hours()/24) / length
+		// Days from the anchor, counted in seconds: a time.Duration holds 292 years at
+		// most, and an item recorded before dates were bounded may span more.
+		n := int((day.Unix()-anchor.Unix())/(24*60*60)) / length
 		from = anchor.AddDate(0, 0, n*length)
 		return from, from.AddDate(0, 0, length-1), true
 	case PeriodSemiMonthly:

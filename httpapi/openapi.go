@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"regexp"
@@ -477,10 +478,13 @@ func schemas() obj {
 		"GoalMovementResult": withTransactions("goal", "Goal"),
 		"Debt": record(merge(merge(debtFields(), stamps), obj{"id": uuidRef(), "paidAmount": num(money), "currency": str(nil),
 			"pendingBalance": num(money)})),
-		"DebtResponse":       wrap("debt", "Debt"),
-		"DebtList":           list("debts", "Debt"),
-		"DebtPaymentResult":  withTransactions("debt", "Debt"),
-		"Recurring":          record(merge(merge(recurringFields(), stamps), obj{"id": uuidRef(), "lastPayment": ndate, "active": boolean()})),
+		"DebtResponse":      wrap("debt", "Debt"),
+		"DebtList":          list("debts", "Debt"),
+		"DebtPaymentResult": withTransactions("debt", "Debt"),
+		"Recurring": record(merge(merge(recurringFields(), stamps), obj{"id": uuidRef(), "lastPayment": ndate, "active": boolean(),
+			"lastSkip": obj{"anyOf": []obj{record(obj{"cycles": obj{"type": "integer", "minimum": 1}, "firstDue": date, "lastDue": date}),
+				{"type": "null"}}, "description": fmt.Sprintf("the latest run of cycles left unpaid, from firstDue to lastDue: an item owing "+
+				"more than %d due cycles skips the oldest and pays the latest %[1]d; null when it never skipped any", commands.MaxOwedCycles)}})),
 		"RecurringResponse":  wrap("recurring", "Recurring"),
 		"RecurringList":      list("recurrent", "Recurring"),
 		"RecurringPayResult": withTransactions("recurring", "Recurring"),

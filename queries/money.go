@@ -254,24 +254,39 @@ type Recurring struct {
 	Active      bool       `json:"active"`
 	WalletID    *uuid.UUID `json:"walletId"`
 	CategoryID  *uuid.UUID `json:"categoryId"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	UpdatedAt   time.Time  `json:"updatedAt"`
+	// LastSkip is the latest skip of cycles owed beyond commands.MaxOwedCycles; nil
+	// when the item never skipped any.
+	LastSkip  *RecurringSkip `json:"lastSkip"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+}
+
+// RecurringSkip is a run of a recurring payment's cycles left unpaid: Cycles cycles due
+// from FirstDue to LastDue.
+type RecurringSkip struct {
+	Cycles   int  `json:"cycles"`
+	FirstDue Date `json:"firstDue"`
+	LastDue  Date `json:"lastDue"`
 }
 
 const recurringSelect = `SELECT id, name, amount, kind, periodicity, next_payment, last_payment, active, wallet_id, category_id,
-	created_at, updated_at FROM recurring_payments`
+	last_skip_cycles, last_skip_first_due, last_skip_last_due, created_at, updated_at FROM recurring_payments`
 
 func scanRecurring(row pgx.CollectableRow) (Recurring, error) {
 	var r Recurring
 	var amount decimal.Decimal
 	var next time.Time
-	var last *time.Time
+	var last, skipFirst, skipLast *time.Time
+	var skipped *int
 	err := row.Scan(&r.ID, &r.Name, &amount, &r.Kind, &r.Periodicity, &next, &last, &r.Active, &r.WalletID, &r.CategoryID,
-		&r.CreatedAt, &r.UpdatedAt)
+		&skipped, &skipFirst, &skipLast, &r.CreatedAt, &r.UpdatedAt)
 	r.Amount, r.NextPayment = Amount(amount), Date(next)
 	if last != nil {
 		l := Date(*last)
 		r.LastPayment = &l
+	}
+	if skipped != nil && skipFirst != nil && skipLast != nil {
+		r.LastSkip = &RecurringSkip{Cycles: *skipped, FirstDue: Date(*skipFirst), LastDue: Date(*skipLast)}
 	}
 	return r, err
 }

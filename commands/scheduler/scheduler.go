@@ -76,7 +76,7 @@ func (s *Scheduler) RunOnce(ctx context.Context) (int, error) {
 			cmd := commands.PayRecurring{
 				RecurringID:   d.ID,
 				TransactionID: uuid.NewSHA1(paymentIDs, []byte(d.ID.String()+dueDate.Format(time.DateOnly))),
-				PaidOn:        dueDate, Today: today, DueDate: &dueDate,
+				Today:         today, DueDate: &dueDate,
 			}
 			res, err := s.Ledger.Execute(ctx, commands.Call{
 				WorkspaceID: d.WorkspaceID,

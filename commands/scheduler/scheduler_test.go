@@ -125,3 +125,97 @@ func TestOnlyTheLeaderRuns(t *testing.T) {
 	stop()
 	<-done
 }
+
+// paymentsOf counts the payments recorded for a recurring payment.
+func paymentsOf(t *testing.T, env *apitest.Env, item string) int {
+	t.Helper()
+	var n int
+	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM transactions WHERE recurring_id = $1`, item).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// An item that fell two years behind (the instances were down, say) is paid for its
+// latest twelve cycles; the 93 before are skipped, which the item's record, the audit
+// log and the history say, by the scheduler.
+func TestSchedulerCatchesUpBoundedly(t *testing.T) {
+	env := apitest.Start(t)
+	env.Clock.Set(time.Date(2024, 3, 12, 18, 0, 0, 0, time.UTC))
+	c := env.As("alice")
+	wallet := c.Post("/api/wallets", map[string]any{"name": "Bank", "balance": 100000}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	item := c.Post("/api/recurrent", map[string]any{"name": "Gym", "amount": 25, "kind": "expense", "periodicity": "weekly",
+		"nextPayment": "2024-03-12", "walletId": wallet}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
+	env.Clock.Set(time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)) // 105 weekly cycles due
+	c = env.As("alice")                                          // a session of the new day
+
+	paid, err := newScheduler(env).RunOnce(context.Background())
+	if err != nil || paid != 12 || paymentsOf(t, env, item) != 12 {
+		t.Fatalf("paid %d (%d recorded), %v; want the latest 12 cycles", paid, paymentsOf(t, env, item), err)
+	}
+	r := c.Get("/api/recurrent/"+item).Expect(t, http.StatusOK).Object("recurring")
+	skip, _ := r["lastSkip"].(map[string]any)
+	if r["nextPayment"] != "2026-03-17" || r["lastPayment"] != "2026-03-10" || skip == nil ||
+		num(skip["cycles"]) != "93" || skip["firstDue"] != "2024-03-12" || skip["lastDue"] != "2025-12-16" {
+		t.Fatalf("item after the run: %v", r)
+	}
+	list := c.Get("/api/transactions?walletId=" + wallet).List("transactions")
+	if len(list) != 12 || list[11]["date"] != "2025-12-23" || list[0]["date"] != "2026-03-10" {
+		t.Fatalf("payments %v", list)
+	}
+	entries := c.Get("/api/audit?entity=recurring&action=update").List("entries")
+	var skips []map[string]any
+	for _, e := range entries {
+		if changes, _ := e["changes"].(map[string]any); changes["lastSkip"] != nil {
+			skips = append(skips, e)
+		}
+	}
+	if len(skips) != 1 || skips[0]["actorType"] != "system" || skips[0]["actorId"] != "scheduler" {
+		t.Fatalf("audit of the skip: %v", skips)
+	}
+	var events int
+	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events WHERE type = 'recurring.skipped.v1'`).Scan(&events); err != nil || events != 1 {
+		t.Fatalf("%d skip events, %v", events, err)
+	}
+	if again, err := newScheduler(env).RunOnce(context.Background()); err != nil || again != 0 {
+		t.Fatalf("second run paid %d, %v", again, err)
+	}
+}
+
+// num renders a JSON number as its decimal text.
+func num(v any) string { return v.(interface{ String() string }).String() }
+
+// Schedulers on two instances, racing over an item that owes more than it pays late,
+// skip its old cycles once and pay each of the latest once.
+func TestTwoSchedulersSkipAndPayOnce(t *testing.T) {
+	env := apitest.Start(t)
+	env.Clock.Set(time.Date(2025, 3, 10, 18, 0, 0, 0, time.UTC))
+	c := env.As("alice")
+	c.Post("/api/wallets", map[string]any{"name": "Bank", "balance": 100000, "isDefault": true}).Expect(t, http.StatusOK)
+	item := c.Post("/api/recurrent", map[string]any{"name": "Gym", "amount": 25, "kind": "expense", "periodicity": "weekly",
+		"nextPayment": "2025-03-10"}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
+	env.Clock.Set(time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)) // 53 cycles due
+	second := env.Instance()
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := env
+			if i%2 == 1 {
+				e = second
+			}
+			if _, err := newScheduler(e).RunOnce(context.Background()); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	var skips int
+	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events WHERE type = 'recurring.skipped.v1'`).Scan(&skips); err != nil {
+		t.Fatal(err)
+	}
+	if n := paymentsOf(t, env, item); n != 12 || skips != 1 {
+		t.Fatalf("%d payments and %d skips; want 12 and 1", n, skips)
+	}
+}

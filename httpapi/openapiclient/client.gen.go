@@ -532,6 +532,7 @@ const (
 	WebhookEventsGoalDeposit            WebhookEvents = "goal.deposit"
 	WebhookEventsGoalWithdrawal         WebhookEvents = "goal.withdrawal"
 	WebhookEventsRecurringPaid          WebhookEvents = "recurring.paid"
+	WebhookEventsRecurringSkipped       WebhookEvents = "recurring.skipped"
 	WebhookEventsTransactionCreated     WebhookEvents = "transaction.created"
 	WebhookEventsTransactionDeleted     WebhookEvents = "transaction.deleted"
 	WebhookEventsTransactionUpdated     WebhookEvents = "transaction.updated"
@@ -558,6 +559,8 @@ func (e WebhookEvents) Valid() bool {
 	case WebhookEventsGoalWithdrawal:
 		return true
 	case WebhookEventsRecurringPaid:
+		return true
+	case WebhookEventsRecurringSkipped:
 		return true
 	case WebhookEventsTransactionCreated:
 		return true
@@ -1108,6 +1111,7 @@ const (
 	WebhookCreateEventsGoalDeposit            WebhookCreateEvents = "goal.deposit"
 	WebhookCreateEventsGoalWithdrawal         WebhookCreateEvents = "goal.withdrawal"
 	WebhookCreateEventsRecurringPaid          WebhookCreateEvents = "recurring.paid"
+	WebhookCreateEventsRecurringSkipped       WebhookCreateEvents = "recurring.skipped"
 	WebhookCreateEventsTransactionCreated     WebhookCreateEvents = "transaction.created"
 	WebhookCreateEventsTransactionDeleted     WebhookCreateEvents = "transaction.deleted"
 	WebhookCreateEventsTransactionUpdated     WebhookCreateEvents = "transaction.updated"
@@ -1134,6 +1138,8 @@ func (e WebhookCreateEvents) Valid() bool {
 	case WebhookCreateEventsGoalWithdrawal:
 		return true
 	case WebhookCreateEventsRecurringPaid:
+		return true
+	case WebhookCreateEventsRecurringSkipped:
 		return true
 	case WebhookCreateEventsTransactionCreated:
 		return true
@@ -1162,6 +1168,7 @@ const (
 	WebhookUpdateEventsGoalDeposit            WebhookUpdateEvents = "goal.deposit"
 	WebhookUpdateEventsGoalWithdrawal         WebhookUpdateEvents = "goal.withdrawal"
 	WebhookUpdateEventsRecurringPaid          WebhookUpdateEvents = "recurring.paid"
+	WebhookUpdateEventsRecurringSkipped       WebhookUpdateEvents = "recurring.skipped"
 	WebhookUpdateEventsTransactionCreated     WebhookUpdateEvents = "transaction.created"
 	WebhookUpdateEventsTransactionDeleted     WebhookUpdateEvents = "transaction.deleted"
 	WebhookUpdateEventsTransactionUpdated     WebhookUpdateEvents = "transaction.updated"
@@ -1188,6 +1195,8 @@ func (e WebhookUpdateEvents) Valid() bool {
 	case WebhookUpdateEventsGoalWithdrawal:
 		return true
 	case WebhookUpdateEventsRecurringPaid:
+		return true
+	case WebhookUpdateEventsRecurringSkipped:
 		return true
 	case WebhookUpdateEventsTransactionCreated:
 		return true
@@ -1753,6 +1762,7 @@ const (
 	PostWebhooksOutboundJSONBodyEventsGoalDeposit            PostWebhooksOutboundJSONBodyEvents = "goal.deposit"
 	PostWebhooksOutboundJSONBodyEventsGoalWithdrawal         PostWebhooksOutboundJSONBodyEvents = "goal.withdrawal"
 	PostWebhooksOutboundJSONBodyEventsRecurringPaid          PostWebhooksOutboundJSONBodyEvents = "recurring.paid"
+	PostWebhooksOutboundJSONBodyEventsRecurringSkipped       PostWebhooksOutboundJSONBodyEvents = "recurring.skipped"
 	PostWebhooksOutboundJSONBodyEventsTransactionCreated     PostWebhooksOutboundJSONBodyEvents = "transaction.created"
 	PostWebhooksOutboundJSONBodyEventsTransactionDeleted     PostWebhooksOutboundJSONBodyEvents = "transaction.deleted"
 	PostWebhooksOutboundJSONBodyEventsTransactionUpdated     PostWebhooksOutboundJSONBodyEvents = "transaction.updated"
@@ -1779,6 +1789,8 @@ func (e PostWebhooksOutboundJSONBodyEvents) Valid() bool {
 	case PostWebhooksOutboundJSONBodyEventsGoalWithdrawal:
 		return true
 	case PostWebhooksOutboundJSONBodyEventsRecurringPaid:
+		return true
+	case PostWebhooksOutboundJSONBodyEventsRecurringSkipped:
 		return true
 	case PostWebhooksOutboundJSONBodyEventsTransactionCreated:
 		return true
@@ -1807,6 +1819,7 @@ const (
 	PatchWebhooksOutboundByIdJSONBodyEventsGoalDeposit            PatchWebhooksOutboundByIdJSONBodyEvents = "goal.deposit"
 	PatchWebhooksOutboundByIdJSONBodyEventsGoalWithdrawal         PatchWebhooksOutboundByIdJSONBodyEvents = "goal.withdrawal"
 	PatchWebhooksOutboundByIdJSONBodyEventsRecurringPaid          PatchWebhooksOutboundByIdJSONBodyEvents = "recurring.paid"
+	PatchWebhooksOutboundByIdJSONBodyEventsRecurringSkipped       PatchWebhooksOutboundByIdJSONBodyEvents = "recurring.skipped"
 	PatchWebhooksOutboundByIdJSONBodyEventsTransactionCreated     PatchWebhooksOutboundByIdJSONBodyEvents = "transaction.created"
 	PatchWebhooksOutboundByIdJSONBodyEventsTransactionDeleted     PatchWebhooksOutboundByIdJSONBodyEvents = "transaction.deleted"
 	PatchWebhooksOutboundByIdJSONBodyEventsTransactionUpdated     PatchWebhooksOutboundByIdJSONBodyEvents = "transaction.updated"
@@ -1833,6 +1846,8 @@ func (e PatchWebhooksOutboundByIdJSONBodyEvents) Valid() bool {
 	case PatchWebhooksOutboundByIdJSONBodyEventsGoalWithdrawal:
 		return true
 	case PatchWebhooksOutboundByIdJSONBodyEventsRecurringPaid:
+		return true
+	case PatchWebhooksOutboundByIdJSONBodyEventsRecurringSkipped:
 		return true
 	case PatchWebhooksOutboundByIdJSONBodyEventsTransactionCreated:
 		return true
@@ -2043,10 +2058,12 @@ type Budget struct {
 	AlertThreshold float32 `json:"alertThreshold"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      float32            `json:"amount"`
-	CategoryId  openapi_types.UUID `json:"categoryId"`
-	CreatedAt   time.Time          `json:"createdAt"`
-	Currency    string             `json:"currency"`
+	Amount     float32            `json:"amount"`
+	CategoryId openapi_types.UUID `json:"categoryId"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	Currency   string             `json:"currency"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
 	EndDate     openapi_types.Date `json:"endDate"`
 	Id          openapi_types.UUID `json:"id"`
 	Name        string             `json:"name"`
@@ -2059,7 +2076,9 @@ type Budget struct {
 	Remaining float32 `json:"remaining"`
 
 	// Spent exact decimal, at most 4 decimal places
-	Spent     float32             `json:"spent"`
+	Spent float32 `json:"spent"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
 	StartDate openapi_types.Date  `json:"startDate"`
 	TagId     *openapi_types.UUID `json:"tagId"`
 	UpdatedAt time.Time           `json:"updatedAt"`
@@ -2078,17 +2097,21 @@ type BudgetRecord struct {
 	AlertThreshold float32 `json:"alertThreshold"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount     float32             `json:"amount"`
-	CategoryId openapi_types.UUID  `json:"categoryId"`
-	CreatedAt  time.Time           `json:"createdAt"`
-	Currency   string              `json:"currency"`
-	EndDate    openapi_types.Date  `json:"endDate"`
-	Id         openapi_types.UUID  `json:"id"`
-	Name       string              `json:"name"`
-	Period     BudgetRecordPeriod  `json:"period"`
-	StartDate  openapi_types.Date  `json:"startDate"`
-	TagId      *openapi_types.UUID `json:"tagId"`
-	UpdatedAt  time.Time           `json:"updatedAt"`
+	Amount     float32            `json:"amount"`
+	CategoryId openapi_types.UUID `json:"categoryId"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	Currency   string             `json:"currency"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
+	EndDate openapi_types.Date `json:"endDate"`
+	Id      openapi_types.UUID `json:"id"`
+	Name    string             `json:"name"`
+	Period  BudgetRecordPeriod `json:"period"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
+	StartDate openapi_types.Date  `json:"startDate"`
+	TagId     *openapi_types.UUID `json:"tagId"`
+	UpdatedAt time.Time           `json:"updatedAt"`
 }
 
 // BudgetRecordPeriod defines model for BudgetRecord.Period.
@@ -2228,12 +2251,14 @@ type ChannelWorkspacesWorkspacesType string
 
 // Debt defines model for Debt.
 type Debt struct {
-	CreatedAt time.Time           `json:"createdAt"`
-	Creditor  *string             `json:"creditor"`
-	Currency  string              `json:"currency"`
-	DueDate   *openapi_types.Date `json:"dueDate"`
-	Id        openapi_types.UUID  `json:"id"`
-	Name      string              `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+	Creditor  *string   `json:"creditor"`
+	Currency  string    `json:"currency"`
+
+	// DueDate from 1900-01-01 to 2099-12-31
+	DueDate *openapi_types.Date `json:"dueDate"`
+	Id      openapi_types.UUID  `json:"id"`
+	Name    string              `json:"name"`
 
 	// PaidAmount exact decimal, at most 4 decimal places
 	PaidAmount float32 `json:"paidAmount"`
@@ -2371,12 +2396,14 @@ type FieldError struct {
 
 // Goal defines model for Goal.
 type Goal struct {
-	Completed bool                `json:"completed"`
-	CreatedAt time.Time           `json:"createdAt"`
-	Currency  string              `json:"currency"`
-	Deadline  *openapi_types.Date `json:"deadline"`
-	Id        openapi_types.UUID  `json:"id"`
-	Name      string              `json:"name"`
+	Completed bool      `json:"completed"`
+	CreatedAt time.Time `json:"createdAt"`
+	Currency  string    `json:"currency"`
+
+	// Deadline from 1900-01-01 to 2099-12-31
+	Deadline *openapi_types.Date `json:"deadline"`
+	Id       openapi_types.UUID  `json:"id"`
+	Name     string              `json:"name"`
 
 	// Progress percent of the target, two decimals
 	Progress float32 `json:"progress"`
@@ -2591,13 +2618,22 @@ type Recurring struct {
 	Active bool `json:"active"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      float32              `json:"amount"`
-	CategoryId  *openapi_types.UUID  `json:"categoryId"`
-	CreatedAt   time.Time            `json:"createdAt"`
-	Id          openapi_types.UUID   `json:"id"`
-	Kind        RecurringKind        `json:"kind"`
-	LastPayment *openapi_types.Date  `json:"lastPayment"`
-	Name        string               `json:"name"`
+	Amount      float32             `json:"amount"`
+	CategoryId  *openapi_types.UUID `json:"categoryId"`
+	CreatedAt   time.Time           `json:"createdAt"`
+	Id          openapi_types.UUID  `json:"id"`
+	Kind        RecurringKind       `json:"kind"`
+	LastPayment *openapi_types.Date `json:"lastPayment"`
+
+	// LastSkip the latest run of cycles left unpaid, from firstDue to lastDue: an item owing more than 12 due cycles skips the oldest and pays the latest 12; null when it never skipped any
+	LastSkip *struct {
+		Cycles   int                `json:"cycles"`
+		FirstDue openapi_types.Date `json:"firstDue"`
+		LastDue  openapi_types.Date `json:"lastDue"`
+	} `json:"lastSkip"`
+	Name string `json:"name"`
+
+	// NextPayment from 1900-01-01 to 2099-12-31
 	NextPayment openapi_types.Date   `json:"nextPayment"`
 	Periodicity RecurringPeriodicity `json:"periodicity"`
 	UpdatedAt   time.Time            `json:"updatedAt"`
@@ -2962,10 +2998,12 @@ type Unprocessable = ValidationError
 
 // APIKeyCreate defines model for APIKeyCreate.
 type APIKeyCreate struct {
-	Description *string              `json:"description,omitempty"`
-	ExpiresAt   *time.Time           `json:"expiresAt,omitempty"`
-	Name        string               `json:"name"`
-	Scopes      []APIKeyCreateScopes `json:"scopes"`
+	Description *string `json:"description,omitempty"`
+
+	// ExpiresAt from 1900-01-01 to 2099-12-31 (UTC)
+	ExpiresAt *time.Time           `json:"expiresAt,omitempty"`
+	Name      string               `json:"name"`
+	Scopes    []APIKeyCreateScopes `json:"scopes"`
 }
 
 // APIKeyCreateScopes defines model for APIKeyCreate.Scopes.
@@ -2980,10 +3018,14 @@ type BudgetCreate struct {
 	CategoryId openapi_types.UUID `json:"categoryId"`
 
 	// Currency default: the workspace's
-	Currency  *string             `json:"currency,omitempty"`
-	EndDate   openapi_types.Date  `json:"endDate"`
-	Name      string              `json:"name"`
-	Period    *BudgetCreatePeriod `json:"period,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
+	EndDate openapi_types.Date  `json:"endDate"`
+	Name    string              `json:"name"`
+	Period  *BudgetCreatePeriod `json:"period,omitempty"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
 	StartDate openapi_types.Date  `json:"startDate"`
 	TagId     *openapi_types.UUID `json:"tagId,omitempty"`
 }
@@ -3000,10 +3042,14 @@ type BudgetUpdate struct {
 	CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
 
 	// Currency default: the workspace's
-	Currency  *string             `json:"currency,omitempty"`
-	EndDate   *openapi_types.Date `json:"endDate,omitempty"`
-	Name      *string             `json:"name,omitempty"`
-	Period    *BudgetUpdatePeriod `json:"period,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
+	EndDate *openapi_types.Date `json:"endDate,omitempty"`
+	Name    *string             `json:"name,omitempty"`
+	Period  *BudgetUpdatePeriod `json:"period,omitempty"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
 	StartDate *openapi_types.Date `json:"startDate,omitempty"`
 	TagId     *openapi_types.UUID `json:"tagId,omitempty"`
 }
@@ -3043,7 +3089,7 @@ type ChannelTransactionCreate struct {
 	// Currency must be the wallet's
 	Currency *string `json:"currency,omitempty"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date          `json:"date,omitempty"`
 	Type ChannelTransactionCreateType `json:"type"`
 
@@ -3062,7 +3108,9 @@ type ChannelTransactionUpdate struct {
 	Concept      *string  `json:"concept,omitempty"`
 
 	// Currency only with amount
-	Currency   *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
 	Date       *openapi_types.Date `json:"date,omitempty"`
 	WalletName *string             `json:"walletName,omitempty"`
 }
@@ -3077,9 +3125,11 @@ type DebtCreate struct {
 	Creditor *string `json:"creditor,omitempty"`
 
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
-	DueDate  *openapi_types.Date `json:"dueDate,omitempty"`
-	Name     string              `json:"name"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DueDate from 1900-01-01 to 2099-12-31
+	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
+	Name    string              `json:"name"`
 
 	// PendingBalance exact decimal, at most 4 decimal places
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
@@ -3091,9 +3141,11 @@ type DebtCreate struct {
 // DebtPayment defines model for DebtPayment.
 type DebtPayment struct {
 	// Amount exact decimal, at most 4 decimal places
-	Amount float32             `json:"amount"`
-	Date   *openapi_types.Date `json:"date,omitempty"`
-	Note   *string             `json:"note,omitempty"`
+	Amount float32 `json:"amount"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date *openapi_types.Date `json:"date,omitempty"`
+	Note *string             `json:"note,omitempty"`
 
 	// WalletId default: the default-flagged wallet, else the oldest
 	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
@@ -3104,9 +3156,11 @@ type DebtUpdate struct {
 	Creditor *string `json:"creditor,omitempty"`
 
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
-	DueDate  *openapi_types.Date `json:"dueDate,omitempty"`
-	Name     *string             `json:"name,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DueDate from 1900-01-01 to 2099-12-31
+	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
+	Name    *string             `json:"name,omitempty"`
 
 	// PendingBalance exact decimal, at most 4 decimal places
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
@@ -3117,7 +3171,7 @@ type DebtUpdate struct {
 
 // ExchangeRatesSet defines model for ExchangeRatesSet.
 type ExchangeRatesSet struct {
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date  *openapi_types.Date `json:"date,omitempty"`
 	Rates []struct {
 		Base  string  `json:"base"`
@@ -3129,7 +3183,9 @@ type ExchangeRatesSet struct {
 // GoalCreate defines model for GoalCreate.
 type GoalCreate struct {
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Deadline from 1900-01-01 to 2099-12-31
 	Deadline *openapi_types.Date `json:"deadline,omitempty"`
 	Name     string              `json:"name"`
 
@@ -3142,7 +3198,7 @@ type GoalDeposit struct {
 	// Amount exact decimal, at most 4 decimal places
 	Amount float32 `json:"amount"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date     *openapi_types.Date `json:"date,omitempty"`
 	Note     *string             `json:"note,omitempty"`
 	WalletId openapi_types.UUID  `json:"walletId"`
@@ -3151,7 +3207,9 @@ type GoalDeposit struct {
 // GoalUpdate defines model for GoalUpdate.
 type GoalUpdate struct {
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Deadline from 1900-01-01 to 2099-12-31
 	Deadline *openapi_types.Date `json:"deadline,omitempty"`
 	Name     *string             `json:"name,omitempty"`
 
@@ -3164,7 +3222,7 @@ type GoalWithdrawal struct {
 	// Amount exact decimal, at most 4 decimal places
 	Amount float32 `json:"amount"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date `json:"date,omitempty"`
 	Note *string             `json:"note,omitempty"`
 
@@ -3179,8 +3237,10 @@ type IncomingTransaction struct {
 	CategoryId   *openapi_types.UUID        `json:"categoryId,omitempty"`
 	CategoryName *string                    `json:"categoryName,omitempty"`
 	Concept      string                     `json:"concept"`
-	Date         *openapi_types.Date        `json:"date,omitempty"`
-	Description  *string                    `json:"description,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date        *openapi_types.Date `json:"date,omitempty"`
+	Description *string             `json:"description,omitempty"`
 
 	// ToWalletId the destination of a transfer
 	ToWalletId *openapi_types.UUID      `json:"toWalletId,omitempty"`
@@ -3265,10 +3325,12 @@ type RecurringCreate struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      float32                    `json:"amount"`
-	CategoryId  *openapi_types.UUID        `json:"categoryId,omitempty"`
-	Kind        RecurringCreateKind        `json:"kind"`
-	Name        string                     `json:"name"`
+	Amount     float32             `json:"amount"`
+	CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+	Kind       RecurringCreateKind `json:"kind"`
+	Name       string              `json:"name"`
+
+	// NextPayment from 1900-01-01 to 2099-12-31
 	NextPayment openapi_types.Date         `json:"nextPayment"`
 	Periodicity RecurringCreatePeriodicity `json:"periodicity"`
 	WalletId    *openapi_types.UUID        `json:"walletId,omitempty"`
@@ -3282,7 +3344,7 @@ type RecurringCreatePeriodicity string
 
 // RecurringPay defines model for RecurringPay.
 type RecurringPay struct {
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date `json:"date,omitempty"`
 }
 
@@ -3291,10 +3353,12 @@ type RecurringUpdate struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      *float32                    `json:"amount,omitempty"`
-	CategoryId  *openapi_types.UUID         `json:"categoryId,omitempty"`
-	Kind        *RecurringUpdateKind        `json:"kind,omitempty"`
-	Name        *string                     `json:"name,omitempty"`
+	Amount     *float32             `json:"amount,omitempty"`
+	CategoryId *openapi_types.UUID  `json:"categoryId,omitempty"`
+	Kind       *RecurringUpdateKind `json:"kind,omitempty"`
+	Name       *string              `json:"name,omitempty"`
+
+	// NextPayment from 1900-01-01 to 2099-12-31
 	NextPayment *openapi_types.Date         `json:"nextPayment,omitempty"`
 	Periodicity *RecurringUpdatePeriodicity `json:"periodicity,omitempty"`
 	WalletId    *openapi_types.UUID         `json:"walletId,omitempty"`
@@ -3331,7 +3395,7 @@ type TransactionCreate struct {
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
 	Concept       *string             `json:"concept,omitempty"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date        *openapi_types.Date `json:"date,omitempty"`
 	DebtId      *openapi_types.UUID `json:"debtId,omitempty"`
 	Description *string             `json:"description,omitempty"`
@@ -3363,8 +3427,10 @@ type TransactionUpdate struct {
 	AttachmentUrl *string             `json:"attachmentUrl,omitempty"`
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
 	Concept       *string             `json:"concept,omitempty"`
-	Date          *openapi_types.Date `json:"date,omitempty"`
-	Description   *string             `json:"description,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date        *openapi_types.Date `json:"date,omitempty"`
+	Description *string             `json:"description,omitempty"`
 
 	// DestinationAmount amount credited to the destination of a transfer between currencies (required then); within one currency absent or equal to amount
 	DestinationAmount *float32 `json:"destinationAmount,omitempty"`
@@ -3461,10 +3527,12 @@ type GetApiKeysParams struct {
 
 // PostApiKeysJSONBody defines parameters for PostApiKeys.
 type PostApiKeysJSONBody struct {
-	Description *string                     `json:"description,omitempty"`
-	ExpiresAt   *time.Time                  `json:"expiresAt,omitempty"`
-	Name        string                      `json:"name"`
-	Scopes      []PostApiKeysJSONBodyScopes `json:"scopes"`
+	Description *string `json:"description,omitempty"`
+
+	// ExpiresAt from 1900-01-01 to 2099-12-31 (UTC)
+	ExpiresAt *time.Time                  `json:"expiresAt,omitempty"`
+	Name      string                      `json:"name"`
+	Scopes    []PostApiKeysJSONBodyScopes `json:"scopes"`
 }
 
 // PostApiKeysParams defines parameters for PostApiKeys.
@@ -3561,12 +3629,16 @@ type PostBudgetsJSONBody struct {
 	CategoryId openapi_types.UUID `json:"categoryId"`
 
 	// Currency default: the workspace's
-	Currency  *string                    `json:"currency,omitempty"`
-	EndDate   openapi_types.Date         `json:"endDate"`
-	Name      string                     `json:"name"`
-	Period    *PostBudgetsJSONBodyPeriod `json:"period,omitempty"`
-	StartDate openapi_types.Date         `json:"startDate"`
-	TagId     *openapi_types.UUID        `json:"tagId,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
+	EndDate openapi_types.Date         `json:"endDate"`
+	Name    string                     `json:"name"`
+	Period  *PostBudgetsJSONBodyPeriod `json:"period,omitempty"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
+	StartDate openapi_types.Date  `json:"startDate"`
+	TagId     *openapi_types.UUID `json:"tagId,omitempty"`
 }
 
 // PostBudgetsParams defines parameters for PostBudgets.
@@ -3614,12 +3686,16 @@ type PatchBudgetsByIdJSONBody struct {
 	CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
 
 	// Currency default: the workspace's
-	Currency  *string                         `json:"currency,omitempty"`
-	EndDate   *openapi_types.Date             `json:"endDate,omitempty"`
-	Name      *string                         `json:"name,omitempty"`
-	Period    *PatchBudgetsByIdJSONBodyPeriod `json:"period,omitempty"`
-	StartDate *openapi_types.Date             `json:"startDate,omitempty"`
-	TagId     *openapi_types.UUID             `json:"tagId,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
+	EndDate *openapi_types.Date             `json:"endDate,omitempty"`
+	Name    *string                         `json:"name,omitempty"`
+	Period  *PatchBudgetsByIdJSONBodyPeriod `json:"period,omitempty"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
+	StartDate *openapi_types.Date `json:"startDate,omitempty"`
+	TagId     *openapi_types.UUID `json:"tagId,omitempty"`
 }
 
 // PatchBudgetsByIdParams defines parameters for PatchBudgetsById.
@@ -3764,9 +3840,11 @@ type PostDebtsJSONBody struct {
 	Creditor *string `json:"creditor,omitempty"`
 
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
-	DueDate  *openapi_types.Date `json:"dueDate,omitempty"`
-	Name     string              `json:"name"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DueDate from 1900-01-01 to 2099-12-31
+	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
+	Name    string              `json:"name"`
 
 	// PendingBalance exact decimal, at most 4 decimal places
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
@@ -3813,9 +3891,11 @@ type PatchDebtsByIdJSONBody struct {
 	Creditor *string `json:"creditor,omitempty"`
 
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
-	DueDate  *openapi_types.Date `json:"dueDate,omitempty"`
-	Name     *string             `json:"name,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DueDate from 1900-01-01 to 2099-12-31
+	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
+	Name    *string             `json:"name,omitempty"`
 
 	// PendingBalance exact decimal, at most 4 decimal places
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
@@ -3839,9 +3919,11 @@ type PatchDebtsByIdParams struct {
 // PostDebtsByIdPaymentsJSONBody defines parameters for PostDebtsByIdPayments.
 type PostDebtsByIdPaymentsJSONBody struct {
 	// Amount exact decimal, at most 4 decimal places
-	Amount float32             `json:"amount"`
-	Date   *openapi_types.Date `json:"date,omitempty"`
-	Note   *string             `json:"note,omitempty"`
+	Amount float32 `json:"amount"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date *openapi_types.Date `json:"date,omitempty"`
+	Note *string             `json:"note,omitempty"`
 
 	// WalletId default: the default-flagged wallet, else the oldest
 	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
@@ -3873,7 +3955,7 @@ type GetExchangeRatesParams struct {
 
 // PutExchangeRatesJSONBody defines parameters for PutExchangeRates.
 type PutExchangeRatesJSONBody struct {
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date  *openapi_types.Date `json:"date,omitempty"`
 	Rates []struct {
 		Base  string  `json:"base"`
@@ -3909,7 +3991,9 @@ type GetGoalsParams struct {
 // PostGoalsJSONBody defines parameters for PostGoals.
 type PostGoalsJSONBody struct {
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Deadline from 1900-01-01 to 2099-12-31
 	Deadline *openapi_types.Date `json:"deadline,omitempty"`
 	Name     string              `json:"name"`
 
@@ -3953,7 +4037,9 @@ type GetGoalsByIdParams struct {
 // PatchGoalsByIdJSONBody defines parameters for PatchGoalsById.
 type PatchGoalsByIdJSONBody struct {
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Deadline from 1900-01-01 to 2099-12-31
 	Deadline *openapi_types.Date `json:"deadline,omitempty"`
 	Name     *string             `json:"name,omitempty"`
 
@@ -3978,7 +4064,7 @@ type PostGoalsByIdDepositJSONBody struct {
 	// Amount exact decimal, at most 4 decimal places
 	Amount float32 `json:"amount"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date     *openapi_types.Date `json:"date,omitempty"`
 	Note     *string             `json:"note,omitempty"`
 	WalletId openapi_types.UUID  `json:"walletId"`
@@ -4001,7 +4087,7 @@ type PostGoalsByIdWithdrawJSONBody struct {
 	// Amount exact decimal, at most 4 decimal places
 	Amount float32 `json:"amount"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date `json:"date,omitempty"`
 	Note *string             `json:"note,omitempty"`
 
@@ -4202,10 +4288,12 @@ type PostRecurrentJSONBody struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      float32                          `json:"amount"`
-	CategoryId  *openapi_types.UUID              `json:"categoryId,omitempty"`
-	Kind        PostRecurrentJSONBodyKind        `json:"kind"`
-	Name        string                           `json:"name"`
+	Amount     float32                   `json:"amount"`
+	CategoryId *openapi_types.UUID       `json:"categoryId,omitempty"`
+	Kind       PostRecurrentJSONBodyKind `json:"kind"`
+	Name       string                    `json:"name"`
+
+	// NextPayment from 1900-01-01 to 2099-12-31
 	NextPayment openapi_types.Date               `json:"nextPayment"`
 	Periodicity PostRecurrentJSONBodyPeriodicity `json:"periodicity"`
 	WalletId    *openapi_types.UUID              `json:"walletId,omitempty"`
@@ -4255,10 +4343,12 @@ type PatchRecurrentByIdJSONBody struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      *float32                               `json:"amount,omitempty"`
-	CategoryId  *openapi_types.UUID                    `json:"categoryId,omitempty"`
-	Kind        *PatchRecurrentByIdJSONBodyKind        `json:"kind,omitempty"`
-	Name        *string                                `json:"name,omitempty"`
+	Amount     *float32                        `json:"amount,omitempty"`
+	CategoryId *openapi_types.UUID             `json:"categoryId,omitempty"`
+	Kind       *PatchRecurrentByIdJSONBodyKind `json:"kind,omitempty"`
+	Name       *string                         `json:"name,omitempty"`
+
+	// NextPayment from 1900-01-01 to 2099-12-31
 	NextPayment *openapi_types.Date                    `json:"nextPayment,omitempty"`
 	Periodicity *PatchRecurrentByIdJSONBodyPeriodicity `json:"periodicity,omitempty"`
 	WalletId    *openapi_types.UUID                    `json:"walletId,omitempty"`
@@ -4284,7 +4374,7 @@ type PatchRecurrentByIdJSONBodyPeriodicity string
 
 // PostRecurrentByIdPayJSONBody defines parameters for PostRecurrentByIdPay.
 type PostRecurrentByIdPayJSONBody struct {
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date `json:"date,omitempty"`
 }
 
@@ -4451,7 +4541,7 @@ type PostTransactionsJSONBody struct {
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
 	Concept       *string             `json:"concept,omitempty"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date        *openapi_types.Date `json:"date,omitempty"`
 	DebtId      *openapi_types.UUID `json:"debtId,omitempty"`
 	Description *string             `json:"description,omitempty"`
@@ -4539,8 +4629,10 @@ type PatchTransactionsByIdJSONBody struct {
 	AttachmentUrl *string             `json:"attachmentUrl,omitempty"`
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
 	Concept       *string             `json:"concept,omitempty"`
-	Date          *openapi_types.Date `json:"date,omitempty"`
-	Description   *string             `json:"description,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date        *openapi_types.Date `json:"date,omitempty"`
+	Description *string             `json:"description,omitempty"`
 
 	// DestinationAmount amount credited to the destination of a transfer between currencies (required then); within one currency absent or equal to amount
 	DestinationAmount *float32 `json:"destinationAmount,omitempty"`
@@ -4663,8 +4755,10 @@ type PostWebhooksIncomingJSONBody struct {
 	CategoryId   *openapi_types.UUID                 `json:"categoryId,omitempty"`
 	CategoryName *string                             `json:"categoryName,omitempty"`
 	Concept      string                              `json:"concept"`
-	Date         *openapi_types.Date                 `json:"date,omitempty"`
-	Description  *string                             `json:"description,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date        *openapi_types.Date `json:"date,omitempty"`
+	Description *string             `json:"description,omitempty"`
 
 	// ToWalletId the destination of a transfer
 	ToWalletId *openapi_types.UUID               `json:"toWalletId,omitempty"`
@@ -4840,7 +4934,9 @@ type PatchWhatsappLastTransactionJSONBody struct {
 	Concept      *string  `json:"concept,omitempty"`
 
 	// Currency only with amount
-	Currency   *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
 	Date       *openapi_types.Date `json:"date,omitempty"`
 	WalletName *string             `json:"walletName,omitempty"`
 }
@@ -4889,7 +4985,7 @@ type PostWhatsappTransactionsJSONBody struct {
 	// Currency must be the wallet's
 	Currency *string `json:"currency,omitempty"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date                  `json:"date,omitempty"`
 	Type PostWhatsappTransactionsJSONBodyType `json:"type"`
 
