@@ -314,12 +314,18 @@ type DueRecurring struct {
 }
 
 // DueRecurringPayments lists, across workspaces, the active income and expense items
-// due on or before day: a background job's scan, not a request's.
-func DueRecurringPayments(ctx context.Context, db DB, day commands.Date, limit int) ([]DueRecurring, error) {
-	rows, err := db.Query(ctx, `SELECT r.workspace_id, r.id, r.next_payment FROM recurring_payments r
-		JOIN workspaces w ON w.id = r.workspace_id AND w.deleted_at IS NULL
-		WHERE r.active AND NOT r.deleted AND r.kind IN ('income', 'expense') AND r.next_payment <= $1
-		ORDER BY r.next_payment, r.workspace_id, r.id LIMIT $2`, day, limit)
+// due on or before day: at most perWorkspace of each workspace's, its soonest due, in
+// turns (every workspace's first item, then every workspace's second, and so on), so
+// that a workspace with many items due comes no earlier than another with one. A
+// background job's scan, not a request's.
+func DueRecurringPayments(ctx context.Context, db DB, day commands.Date, perWorkspace int) ([]DueRecurring, error) {
+	rows, err := db.Query(ctx, `SELECT workspace_id, id, next_payment FROM (
+			SELECT r.workspace_id, r.id, r.next_payment,
+				row_number() OVER (PARTITION BY r.workspace_id ORDER BY r.next_payment, r.id) AS turn
+			FROM recurring_payments r JOIN workspaces w ON w.id = r.workspace_id AND w.deleted_at IS NULL
+			WHERE r.active AND NOT r.deleted AND r.kind IN ('income', 'expense') AND r.next_payment <= $1) due
+		WHERE turn <= $2
+		ORDER BY turn, next_payment, workspace_id, id`, day, perWorkspace)
 	if err != nil {
 		return nil, fmt.Errorf("queries: due recurring payments: %w", err)
 	}

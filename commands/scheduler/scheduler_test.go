@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"sync"
@@ -184,6 +185,67 @@ func TestSchedulerCatchesUpBoundedly(t *testing.T) {
 
 // num renders a JSON number as its decimal text.
 func num(v any) string { return v.(interface{ String() string }).String() }
+
+// A workspace with more items due than a pass takes (101, all due before the other's)
+// delays no other workspace: after one pass the other's one due payment is paid, having
+// waited behind one of the first workspace's items. What a pass leaves, the next one
+// pays, at once.
+func TestSchedulerIsFairAcrossWorkspaces(t *testing.T) {
+	env := apitest.Start(t)
+	env.Clock.Set(time.Date(2026, 3, 20, 18, 0, 0, 0, time.UTC))
+	busy, other := env.As("alice"), env.As("bob")
+	busy.Post("/api/wallets", map[string]any{"name": "Bank", "balance": 100000, "isDefault": true}).Expect(t, http.StatusOK)
+	other.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 100, "isDefault": true}).Expect(t, http.StatusOK)
+	for i := range 101 {
+		busy.Post("/api/recurrent", map[string]any{"name": fmt.Sprintf("Plan %d", i), "amount": 1, "kind": "expense",
+			"periodicity": "monthly", "nextPayment": "2026-03-14"}).Expect(t, http.StatusOK)
+	}
+	rent := other.Post("/api/recurrent", map[string]any{"name": "Rent", "amount": 50, "kind": "expense", "periodicity": "monthly",
+		"nextPayment": "2026-03-19"}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
+
+	s := newScheduler(env)
+	paid, err := s.RunOnce(context.Background())
+	if err != nil || paymentsOf(t, env, rent) != 1 {
+		t.Fatalf("the other workspace's due payment waited past the pass (%v)", err)
+	}
+	var before int
+	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events e, events r
+		WHERE r.type = 'recurring.paid.v1' AND r.data->>'recurringId' = $1
+			AND e.type = 'recurring.paid.v1' AND e.stream_id <> r.stream_id AND e.position < r.position`, rent).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if before > 1 {
+		t.Fatalf("the other workspace's payment waited behind %d of the busy one's", before)
+	}
+	if paid != 101 {
+		t.Fatalf("first pass paid %d; want 100 of the busy workspace's and the other's", paid)
+	}
+	// Run follows a pass that paid with another at once, not after its interval: with
+	// 100 more items, the busy workspace has 101 due again, two passes' worth.
+	for i := range 100 {
+		busy.Post("/api/recurrent", map[string]any{"name": fmt.Sprintf("Plan %d", 101+i), "amount": 1, "kind": "expense",
+			"periodicity": "monthly", "nextPayment": "2026-03-14"}).Expect(t, http.StatusOK)
+	}
+	s.Interval = time.Hour
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx) }()
+	defer func() { stop(); <-done }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var unpaid int
+		if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM recurring_payments WHERE last_payment IS NULL`).Scan(&unpaid); err != nil {
+			t.Fatal(err)
+		}
+		if unpaid == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d items left unpaid: the next pass waited", unpaid)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
 
 // Schedulers on two instances, racing over an item that owes more than it pays late,
 // skip its old cycles once and pay each of the latest once.
