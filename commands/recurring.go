@@ -151,11 +151,7 @@ func (c PayRecurring) Decide(w *Workspace) ([]NewEvent, error) {
 	if err != nil {
 		return nil, err
 	}
-	due, err := ParseDate(r.NextPayment)
-	if err != nil {
-		return nil, err
-	}
-	anchor, err := ParseDate(r.Anchor)
+	due, anchor, err := r.cycleDates()
 	if err != nil {
 		return nil, err
 	}
@@ -252,11 +248,7 @@ func skipOwed(id uuid.UUID, r RecurringFields, today Date) (*RecurringSkipped, e
 	if today.IsZero() {
 		return nil, errors.New("commands: the cycles a recurring payment owes need the day the command was issued")
 	}
-	due, err := ParseDate(r.NextPayment)
-	if err != nil {
-		return nil, err
-	}
-	anchor, err := ParseDate(r.Anchor)
+	due, anchor, err := r.cycleDates()
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +272,18 @@ func skipOwed(id uuid.UUID, r RecurringFields, today Date) (*RecurringSkipped, e
 	skipped := owed - MaxOwedCycles
 	return &RecurringSkipped{RecurringID: id, FirstDue: r.NextPayment, LastDue: latest[(skipped-1)%len(latest)].Format(time.DateOnly),
 		Cycles: skipped, NextPayment: latest[skipped%len(latest)].Format(time.DateOnly)}, nil
+}
+
+// cycleDates returns the due date of the item's oldest unpaid cycle and the date its
+// cycles count from.
+func (r RecurringFields) cycleDates() (due, anchor Date, err error) {
+	if due, err = ParseDate(r.NextPayment); err != nil {
+		return Date{}, Date{}, err
+	}
+	if anchor, err = ParseDate(r.Anchor); err != nil {
+		return Date{}, Date{}, err
+	}
+	return due, anchor, nil
 }
 
 func (w *Workspace) liveRecurring(id uuid.UUID) (*Recurring, error) {

@@ -19,14 +19,21 @@ func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
 // setup makes a weekly expense first due on 1 March and sets the clock to 20 March:
 // three cycles are due.
 func setup(t *testing.T) (*apitest.Env, *apitest.Client, string, string) {
+	env, c, wallet, item := weeklyExpense(t, time.Date(2026, 3, 20, 18, 0, 0, 0, time.UTC), "2026-03-01")
+	c.Post("/api/recurrent", map[string]any{"name": "Idea", "amount": 5, "kind": "other", "periodicity": "weekly",
+		"nextPayment": "2026-03-01"}).Expect(t, http.StatusOK)
+	return env, c, wallet, item
+}
+
+// weeklyExpense makes, on the day of now, a wallet of 1,000 and a weekly expense of 25
+// from it first due on first.
+func weeklyExpense(t *testing.T, now time.Time, first string) (*apitest.Env, *apitest.Client, string, string) {
 	env := apitest.Start(t)
-	env.Clock.Set(time.Date(2026, 3, 20, 18, 0, 0, 0, time.UTC))
+	env.Clock.Set(now)
 	c := env.As("alice")
 	wallet := c.Post("/api/wallets", map[string]any{"name": "Bank", "balance": 1000}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
 	item := c.Post("/api/recurrent", map[string]any{"name": "Gym", "amount": 25, "kind": "expense", "periodicity": "weekly",
-		"nextPayment": "2026-03-01", "walletId": wallet}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
-	c.Post("/api/recurrent", map[string]any{"name": "Idea", "amount": 5, "kind": "other", "periodicity": "weekly",
-		"nextPayment": "2026-03-01"}).Expect(t, http.StatusOK)
+		"nextPayment": first, "walletId": wallet}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
 	return env, c, wallet, item
 }
 
@@ -64,8 +71,9 @@ func TestSchedulerPaysEveryDueCycleOnce(t *testing.T) {
 	}
 }
 
-func TestTwoSchedulersNeverPayTwice(t *testing.T) {
-	env, c, wallet, _ := setup(t)
+// race runs four scheduler passes at once, two on env's instance and two on another,
+// and returns how many payments each recorded.
+func race(t *testing.T, env *apitest.Env) []int {
 	second := env.Instance()
 	var wg sync.WaitGroup
 	totals := make([]int, 4)
@@ -85,6 +93,12 @@ func TestTwoSchedulersNeverPayTwice(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	return totals
+}
+
+func TestTwoSchedulersNeverPayTwice(t *testing.T) {
+	env, c, wallet, _ := setup(t)
+	totals := race(t, env)
 	if sum := totals[0] + totals[1] + totals[2] + totals[3]; sum != 3 {
 		t.Fatalf("runners paid %v, %d in all; want 3", totals, sum)
 	}
@@ -141,12 +155,7 @@ func paymentsOf(t *testing.T, env *apitest.Env, item string) int {
 // latest twelve cycles; the 93 before are skipped, which the item's record, the audit
 // log and the history say, by the scheduler.
 func TestSchedulerCatchesUpBoundedly(t *testing.T) {
-	env := apitest.Start(t)
-	env.Clock.Set(time.Date(2024, 3, 12, 18, 0, 0, 0, time.UTC))
-	c := env.As("alice")
-	wallet := c.Post("/api/wallets", map[string]any{"name": "Bank", "balance": 100000}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
-	item := c.Post("/api/recurrent", map[string]any{"name": "Gym", "amount": 25, "kind": "expense", "periodicity": "weekly",
-		"nextPayment": "2024-03-12", "walletId": wallet}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
+	env, c, wallet, item := weeklyExpense(t, time.Date(2024, 3, 12, 18, 0, 0, 0, time.UTC), "2024-03-12")
 	env.Clock.Set(time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)) // 105 weekly cycles due
 	c = env.As("alice")                                          // a session of the new day
 
@@ -250,29 +259,9 @@ func TestSchedulerIsFairAcrossWorkspaces(t *testing.T) {
 // Schedulers on two instances, racing over an item that owes more than it pays late,
 // skip its old cycles once and pay each of the latest once.
 func TestTwoSchedulersSkipAndPayOnce(t *testing.T) {
-	env := apitest.Start(t)
-	env.Clock.Set(time.Date(2025, 3, 10, 18, 0, 0, 0, time.UTC))
-	c := env.As("alice")
-	c.Post("/api/wallets", map[string]any{"name": "Bank", "balance": 100000, "isDefault": true}).Expect(t, http.StatusOK)
-	item := c.Post("/api/recurrent", map[string]any{"name": "Gym", "amount": 25, "kind": "expense", "periodicity": "weekly",
-		"nextPayment": "2025-03-10"}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
+	env, _, _, item := weeklyExpense(t, time.Date(2025, 3, 10, 18, 0, 0, 0, time.UTC), "2025-03-10")
 	env.Clock.Set(time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)) // 53 cycles due
-	second := env.Instance()
-	var wg sync.WaitGroup
-	for i := range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			e := env
-			if i%2 == 1 {
-				e = second
-			}
-			if _, err := newScheduler(e).RunOnce(context.Background()); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
+	race(t, env)
 	var skips int
 	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM events WHERE type = 'recurring.skipped.v1'`).Scan(&skips); err != nil {
 		t.Fatal(err)
