@@ -3,6 +3,8 @@ package commands
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -327,6 +329,7 @@ var eventTypes = map[string]func() any{
 	TypeRecurringUpdated:            payload[RecurringUpdated],
 	TypeRecurringDeleted:            payload[RecurringDeleted],
 	TypeRecurringPaid:               payload[RecurringPaid],
+	TypeRecurringSkipped:            payload[RecurringSkipped],
 	TypeExchangeRatesSet:            payload[ExchangeRatesSet],
 	TypeWebhookCreated:              payload[WebhookCreated],
 	TypeWebhookUpdated:              payload[WebhookUpdated],
@@ -353,4 +356,10 @@ func DecodeEvent(eventType string, data []byte) (any, error) {
 		return nil, fmt.Errorf("commands: decode %s: %w", eventType, err)
 	}
 	return v, nil
+}
+
+// EventTypes lists every event type name, sorted: for the tests that push each through
+// every consumer of the log (projections, audit, webhooks).
+func EventTypes() []string {
+	return slices.Sorted(maps.Keys(eventTypes))
 }

@@ -20,6 +20,7 @@ const (
 	TypeRecurringUpdated = "recurring.updated.v1"
 	TypeRecurringDeleted = "recurring.deleted.v1"
 	TypeRecurringPaid    = "recurring.paid.v1"
+	TypeRecurringSkipped = "recurring.skipped.v1"
 )
 
 // BudgetFields are a budget's editable fields (spec 2.4).
@@ -195,6 +196,17 @@ type RecurringPaid struct {
 	TransactionID uuid.UUID `json:"transactionId"`
 	NextPayment   string    `json:"nextPayment"`
 	Automatic     bool      `json:"automatic"`
+}
+
+// RecurringSkipped records the cycles of a recurring payment left unpaid because it owed
+// more than MaxOwedCycles: the Cycles cycles due from FirstDue to LastDue, both
+// included. The item moves to NextPayment, the oldest cycle it still pays.
+type RecurringSkipped struct {
+	RecurringID uuid.UUID `json:"recurringId"`
+	FirstDue    string    `json:"firstDue"`
+	LastDue     string    `json:"lastDue"`
+	Cycles      int       `json:"cycles"`
+	NextPayment string    `json:"nextPayment"`
 }
 
 // TypeExchangeRatesSet records rates a workspace sets for itself.

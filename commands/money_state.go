@@ -117,6 +117,12 @@ func (w *Workspace) applyMoney(event any) error {
 		// The last payment covers the cycle paid: paid ahead, it counts from the due date.
 		last := max(e.PaidOn, e.DueDate)
 		r.LastPayment, r.NextPayment = &last, e.NextPayment
+	case *RecurringSkipped:
+		r, err := find(w.Recurring, e.RecurringID, "recurring payment")
+		if err != nil {
+			return err
+		}
+		r.NextPayment = e.NextPayment
 	case *ExchangeRatesSet:
 		// Rates inform summaries, not decisions.
 	default:

@@ -24,6 +24,15 @@ var Periods = []string{PeriodWeekly, PeriodBiweekly, PeriodSemiMonthly, PeriodMo
 // Business days are decided in America/Mexico_City and then handled as Dates.
 type Date = time.Time
 
+// The ledger's calendar: every date and date-time the API takes in lies from FirstDay to
+// LastDay. A century of old records can be imported and a plan can run to the end of
+// this one; a year such as 1 or 9999 is a slip or a probe, and a recurring payment
+// dated in it would owe a hundred thousand cycles.
+var (
+	FirstDay = time.Date(1900, time.January, 1, 0, 0, 0, 0, time.UTC)
+	LastDay  = time.Date(2099, time.December, 31, 0, 0, 0, 0, time.UTC)
+)
+
 // ParseDate reads YYYY-MM-DD.
 func ParseDate(s string) (Date, error) {
 	d, err := time.Parse(time.DateOnly, s)
@@ -74,7 +83,9 @@ func PeriodAt(kind string, anchor, day Date) (from, to Date, ok bool) {
 		if kind == PeriodBiweekly {
 			length = 14
 		}
-		n := int(day.Sub(anchor).Hours()/24) / length
+		// Days from the anchor, counted in seconds: a time.Duration holds 292 years at
+		// most, and an item recorded before dates were bounded may span more.
+		n := int((day.Unix()-anchor.Unix())/(24*60*60)) / length
 		from = anchor.AddDate(0, 0, n*length)
 		return from, from.AddDate(0, 0, length-1), true
 	case PeriodSemiMonthly:

@@ -54,7 +54,7 @@ func TestCreateDefaults(t *testing.T) {
 	}
 
 	events, err = CreateRecurring{RecurringID: uuid.New(), Name: "Rent", Amount: dec("10"), Kind: TxExpense, Periodicity: PeriodMonthly,
-		NextPayment: "2026-04-01"}.Decide(w)
+		NextPayment: "2026-04-01", Today: issued}.Decide(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestMovementDatesDefaultToTheDayIssued(t *testing.T) {
 	then(t, w, mustDecide(t, w, CreateGoal{GoalID: goal, Name: "Trip", TargetAmount: dec("300")}.Decide))
 	rent := uuid.New()
 	then(t, w, mustDecide(t, w, CreateRecurring{RecurringID: rent, Name: "Rent", Amount: dec("10"), Kind: TxExpense,
-		Periodicity: PeriodMonthly, NextPayment: "2026-03-01"}.Decide))
+		Periodicity: PeriodMonthly, NextPayment: "2026-03-01", Today: issued}.Decide))
 	cases := map[string]func(*Workspace) ([]NewEvent, error){
 		"transaction": CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1"), Today: issued}.Decide,
 		"goal movement": GoalMovement{GoalID: goal, Type: TxGoalDeposit, Amount: dec("1"), WalletID: idp(cash), Today: issued,

@@ -29,6 +29,7 @@ const (
 	HookGoalWithdrawal         = "goal.withdrawal"
 	HookDebtPayment            = "debt.payment"
 	HookRecurringPaid          = "recurring.paid"
+	HookRecurringSkipped       = "recurring.skipped"
 	HookTest                   = "webhook.test"
 	// HookAll subscribes to every event, current and future.
 	HookAll = "*"
@@ -38,7 +39,7 @@ const (
 var HookEvents = []string{
 	HookTransactionCreated, HookTransactionUpdated, HookTransactionDeleted, HookWalletCreated, HookWalletUpdated,
 	HookCategoryCreated, HookBudgetCreated, HookBudgetThresholdReached, HookGoalDeposit, HookGoalWithdrawal,
-	HookDebtPayment, HookRecurringPaid, HookTest,
+	HookDebtPayment, HookRecurringPaid, HookRecurringSkipped, HookTest,
 }
 
 // MaxWebhooks bounds a workspace's live subscriptions.

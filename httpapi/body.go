@@ -553,13 +553,26 @@ func parseUUID(s string) (uuid.UUID, error) {
 	return uuid.Parse(s)
 }
 
-// Dates and date-times lie within the years 1 to 9999: PostgreSQL reads no year 0, and
-// Go writes no year beyond 9999 in JSON, so anything outside could be taken in but not
-// stored or not answered.
-const (
-	dateRule     = "must be a date written YYYY-MM-DD, from 0001-01-01 to 9999-12-31"
-	dateTimeRule = "must be a date-time such as 2026-12-31T23:59:59Z, from year 0001 to 9999 in UTC"
+// Every date, month and date-time the API reads lies within the ledger's calendar,
+// commands.FirstDay to commands.LastDay (in UTC for a date-time): the same bounds on
+// every instance and every day, so a retried or queued request never changes verdict.
+var (
+	calendarBounds = "from " + commands.FirstDay.Format(time.DateOnly) + " to " + commands.LastDay.Format(time.DateOnly)
+	dateRule       = "must be a date written YYYY-MM-DD, " + calendarBounds
+	monthBounds    = "from " + commands.FirstDay.Format(monthLayout) + " to " + commands.LastDay.Format(monthLayout)
+	monthRule      = "must be a month written YYYY-MM, " + monthBounds
+	dateTimeRule   = "must be a date-time such as 2026-12-31T23:59:59Z, " + calendarBounds + " in UTC"
 )
+
+const monthLayout = "2006-01"
+
+// errOutsideCalendar is a well-formed date outside the ledger's calendar.
+var errOutsideCalendar = errors.New("outside the ledger's calendar")
+
+// inCalendar reports whether the instant t falls on a day of the ledger's calendar.
+func inCalendar(t time.Time) bool {
+	return !t.Before(commands.FirstDay) && t.Before(commands.LastDay.AddDate(0, 0, 1))
+}
 
 func parseDate(s string) (time.Time, error) {
 	if len(s) != len(time.DateOnly) {
@@ -569,21 +582,36 @@ func parseDate(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	if d.Year() < 1 {
-		return time.Time{}, errors.New("year 0")
+	if !inCalendar(d) {
+		return time.Time{}, errOutsideCalendar
 	}
 	return d, nil
 }
 
-// parseDateTime reads an RFC 3339 date-time whose UTC time lies within the years 1 to
-// 9999 (an offset can carry 9999-12-31T23:00:00-05:00 into year 10000).
+// parseMonth reads YYYY-MM as the month's first day.
+func parseMonth(s string) (time.Time, error) {
+	if len(s) != len(monthLayout) {
+		return time.Time{}, errors.New("not YYYY-MM")
+	}
+	m, err := time.Parse(monthLayout, s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	if !inCalendar(m) {
+		return time.Time{}, errOutsideCalendar
+	}
+	return m, nil
+}
+
+// parseDateTime reads an RFC 3339 date-time whose UTC time lies within the ledger's
+// calendar (an offset can carry 2099-12-31T23:00:00-05:00 into 2100).
 func parseDateTime(s string) (time.Time, error) {
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return time.Time{}, err
 	}
-	if y := t.UTC().Year(); y < 1 || y > 9999 {
-		return time.Time{}, fmt.Errorf("year %d in UTC", y)
+	if !inCalendar(t.UTC()) {
+		return time.Time{}, errOutsideCalendar
 	}
 	return t, nil
 }

@@ -111,18 +111,43 @@ func TestBadInputsAreRefusedAndWriteNothing(t *testing.T) {
 		{name: "not ASCII in Idempotency-Key", client: alice.With("Idempotency-Key", "ключ"), method: "POST", path: "/api/wallets",
 			body: `{"name":"Bank"}`, field: "Idempotency-Key", says: "printable ASCII"},
 
-		// Dates PostgreSQL cannot store (year 0) or Go cannot answer (beyond 9999 in UTC).
-		{name: "year 0", client: alice, method: "POST", path: "/api/transactions", body: `{"type":"expense","amount":1,"date":"0000-01-01"}`, field: "date", says: "0001-01-01 to 9999-12-31"},
-		{name: "year 0 deadline", client: alice, method: "POST", path: "/api/goals", body: `{"name":"Old","targetAmount":1,"deadline":"0000-12-31"}`, field: "deadline", says: "0001-01-01 to 9999-12-31"},
+		// Dates outside the ledger's calendar, 1900-01-01 to 2099-12-31: those PostgreSQL
+		// cannot store (year 0) or Go cannot answer (beyond 9999), and the nonsense between.
+		{name: "year 0", client: alice, method: "POST", path: "/api/transactions", body: `{"type":"expense","amount":1,"date":"0000-01-01"}`, field: "date", says: "1900-01-01 to 2099-12-31"},
+		{name: "year 1", client: alice, method: "POST", path: "/api/transactions", body: `{"type":"expense","amount":1,"date":"0001-01-01"}`, field: "date", says: "1900-01-01 to 2099-12-31"},
+		{name: "the day before the calendar", client: alice, method: "POST", path: "/api/transactions", body: `{"type":"expense","amount":1,"date":"1899-12-31"}`, field: "date", says: "1900-01-01 to 2099-12-31"},
+		{name: "year 0 deadline", client: alice, method: "POST", path: "/api/goals", body: `{"name":"Old","targetAmount":1,"deadline":"0000-12-31"}`, field: "deadline", says: "1900-01-01 to 2099-12-31"},
 		{name: "year 0 in the channel", client: phone, method: "POST", path: "/api/whatsapp/transactions",
-			body: `{"type":"expense","amount":1,"date":"0000-01-01"}`, field: "date", says: "0001-01-01 to 9999-12-31"},
-		{name: "year 10000", client: alice, method: "POST", path: "/api/debts", body: `{"name":"Loan","totalAmount":1,"dueDate":"10000-01-01"}`, field: "dueDate", says: "0001-01-01 to 9999-12-31"},
+			body: `{"type":"expense","amount":1,"date":"0000-01-01"}`, field: "date", says: "1900-01-01 to 2099-12-31"},
+		{name: "year 10000", client: alice, method: "POST", path: "/api/debts", body: `{"name":"Loan","totalAmount":1,"dueDate":"10000-01-01"}`, field: "dueDate", says: "1900-01-01 to 2099-12-31"},
+		{name: "year 9999 due date", client: alice, method: "POST", path: "/api/debts", body: `{"name":"Loan","totalAmount":1,"dueDate":"9999-12-31"}`, field: "dueDate", says: "1900-01-01 to 2099-12-31"},
+		{name: "the day after the calendar", client: alice, method: "POST", path: "/api/budgets",
+			body: `{"name":"B","categoryId":"` + category + `","amount":1,"startDate":"2026-01-01","endDate":"2100-01-01"}`, field: "endDate", says: "1900-01-01 to 2099-12-31"},
+		{name: "a recurring payment in year 1", client: alice, method: "POST", path: "/api/recurrent",
+			body: `{"name":"Gym","amount":25,"kind":"expense","periodicity":"weekly","nextPayment":"0001-01-01"}`, field: "nextPayment", says: "1900-01-01 to 2099-12-31"},
+		{name: "a recurring payment moved to year 9999", client: alice, method: "PATCH", path: "/api/recurrent/" + uuid.NewString(),
+			body: `{"nextPayment":"9999-06-30"}`, field: "nextPayment", says: "1900-01-01 to 2099-12-31"},
+		{name: "a payment's day", client: alice, method: "POST", path: "/api/goals/" + goal + "/deposit",
+			body: `{"amount":1,"walletId":"00000000-0000-4000-8000-000000000000","date":"1000-01-01"}`, field: "date", says: "1900-01-01 to 2099-12-31"},
+		{name: "rates of year 1", client: alice, method: "PUT", path: "/api/exchange-rates",
+			body: `{"date":"0001-01-01","rates":[{"base":"USD","quote":"MXN","rate":17}]}`, field: "date", says: "1900-01-01 to 2099-12-31"},
+		{name: "the incoming webhook's date", client: machine, method: "POST", path: "/api/webhooks/incoming",
+			body: `{"amount":"12.50","concept":"tacos","date":"9999-01-01"}`, field: "date", says: "1900-01-01 to 2099-12-31"},
 		{name: "date-time beyond 9999 in UTC", client: alice, method: "POST", path: "/api/api-keys",
-			body: `{"name":"late","scopes":["*"],"expiresAt":"9999-12-31T23:59:59-23:00"}`, field: "expiresAt", says: "from year 0001 to 9999"},
-		{name: "date-time before year 1 in UTC", client: alice, method: "GET", path: "/api/audit?from=" + url.QueryEscape("0001-01-01T00:00:00+01:00"), field: "from", says: "from year 0001 to 9999"},
-		{name: "year 0 filter", client: alice, method: "GET", path: "/api/transactions?from=0000-01-01", field: "from", says: "0001-01-01 to 9999-12-31"},
-		{name: "year 0 month", client: alice, method: "GET", path: "/api/reports/monthly-summary?month=0000-12", field: "month", says: "0001-01 to 9999-12"},
-		{name: "year 0 rates day", client: alice, method: "GET", path: "/api/exchange-rates?date=0000-01-01", field: "date", says: "0001-01-01 to 9999-12-31"},
+			body: `{"name":"late","scopes":["*"],"expiresAt":"9999-12-31T23:59:59-23:00"}`, field: "expiresAt", says: "1900-01-01 to 2099-12-31 in UTC"},
+		{name: "date-time past the calendar in UTC", client: alice, method: "POST", path: "/api/api-keys",
+			body: `{"name":"late","scopes":["*"],"expiresAt":"2099-12-31T23:00:00-05:00"}`, field: "expiresAt", says: "1900-01-01 to 2099-12-31 in UTC"},
+		{name: "date-time before year 1 in UTC", client: alice, method: "GET", path: "/api/audit?from=" + url.QueryEscape("0001-01-01T00:00:00+01:00"), field: "from", says: "1900-01-01 to 2099-12-31 in UTC"},
+		{name: "asOf in year 1", client: alice, method: "GET", path: "/api/wallets?asOf=0001-01-01T00:00:00Z", field: "asOf", says: "1900-01-01 to 2099-12-31 in UTC"},
+		{name: "year 0 filter", client: alice, method: "GET", path: "/api/transactions?from=0000-01-01", field: "from", says: "1900-01-01 to 2099-12-31"},
+		{name: "year 9999 filter", client: alice, method: "GET", path: "/api/transactions?to=9999-12-31", field: "to", says: "1900-01-01 to 2099-12-31"},
+		{name: "a report of year 1", client: alice, method: "GET", path: "/api/reports?from=0001-01-01", field: "from", says: "1900-01-01 to 2099-12-31"},
+		{name: "a summary of year 1", client: alice, method: "GET", path: "/api/reports/spending-summary?from=0001-01-01&to=0001-12-31", field: "from", says: "1900-01-01 to 2099-12-31"},
+		{name: "year 0 month", client: alice, method: "GET", path: "/api/reports/monthly-summary?month=0000-12", field: "month", says: "1900-01 to 2099-12"},
+		{name: "month of year 1", client: alice, method: "GET", path: "/api/reports/monthly-summary?month=0001-01", field: "month", says: "1900-01 to 2099-12"},
+		{name: "month of year 9999", client: alice, method: "GET", path: "/api/reports/monthly-summary?month=9999-12", field: "month", says: "1900-01 to 2099-12"},
+		{name: "year 0 rates day", client: alice, method: "GET", path: "/api/exchange-rates?date=0000-01-01", field: "date", says: "1900-01-01 to 2099-12-31"},
+		{name: "changes since year 1", client: alice, method: "GET", path: "/api/changes/diff?from=0001-01-01T00:00:00Z", field: "from", says: "1900-01-01 to 2099-12-31 in UTC"},
 
 		// A key given twice, at any depth.
 		{name: "duplicate key", client: alice, method: "POST", path: "/api/wallets", body: `{"name":"a","name":"b"}`, field: "name", says: "more than once"},
@@ -200,17 +225,20 @@ func TestBadInputsAreRefusedAndWriteNothing(t *testing.T) {
 	if wallet["name"] != "Gold" || wallet["currency"] != "XAU" {
 		t.Fatalf("trimmed name and upper-cased currency: %v", wallet)
 	}
-	tx := alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1.5e1, "date": "0001-01-01"}).Expect(t, http.StatusCreated).Object("transaction")
-	if num(tx["amount"]) != "15" || tx["date"] != "0001-01-01" {
-		t.Fatalf("exponent amount, first day of year 1: %v", tx)
+	tx := alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1.5e1, "date": "1900-01-01"}).Expect(t, http.StatusCreated).Object("transaction")
+	if num(tx["amount"]) != "15" || tx["date"] != "1900-01-01" {
+		t.Fatalf("exponent amount, first day of the calendar: %v", tx)
 	}
+	alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1, "date": "2099-12-31"}).Expect(t, http.StatusCreated)
+	alice.Get("/api/transactions?from=1900-01-01&to=2099-12-31").Expect(t, http.StatusOK)
+	alice.Get("/api/reports/monthly-summary?month=1900-01").Expect(t, http.StatusOK)
 	alice.Do("PUT", "/api/exchange-rates", `{"rates":[{"base":"USD","quote":"VES","rate":999999999999999.999999999999}]}`).Expect(t, http.StatusOK)
-	alice.Post("/api/api-keys", map[string]any{"name": "late", "scopes": []string{"*"}, "expiresAt": "9999-12-31T23:59:59Z"}).Expect(t, http.StatusOK)
+	alice.Post("/api/api-keys", map[string]any{"name": "late", "scopes": []string{"*"}, "expiresAt": "2099-12-31T23:59:59Z"}).Expect(t, http.StatusOK)
 	alice.Post("/api/push/subscribe", push).Expect(t, http.StatusOK)
 
-	// A recurring payment cannot move past the last date kept.
+	// A recurring payment cannot move past the calendar's last day.
 	far := alice.Post("/api/recurrent", map[string]any{"name": "Far", "amount": 1, "kind": "expense", "periodicity": "yearly",
-		"nextPayment": "9999-06-30"}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
+		"nextPayment": "2099-06-30"}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
 	before := writes(t, env)
 	expectError(t, alice.Post("/api/recurrent/"+far+"/pay", nil), http.StatusConflict, "CONFLICT")
 	if writes(t, env) != before {

@@ -257,7 +257,7 @@ func createRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	in := recurringInput(b, true)
 	cmd := commands.CreateRecurring{RecurringID: newID(), Name: in.Name.Value, Amount: in.Amount.Value, Kind: in.Kind.Value,
 		Periodicity: in.Periodicity.Value, NextPayment: in.NextPayment.Value, Active: in.Active.Ptr(), WalletID: in.WalletID.Ptr(),
-		CategoryID: in.CategoryID.Ptr()}
+		CategoryID: in.CategoryID.Ptr(), Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), cmd.RecurringID))})
 }
 
@@ -267,7 +267,7 @@ func updateRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := recurringInput(b, false)
-	cmd.RecurringID = id
+	cmd.RecurringID, cmd.Today = id, s.today()
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), id))})
 }
 

@@ -219,6 +219,45 @@ func TestRecurringPayments(t *testing.T) {
 	}
 }
 
+// A recurring payment created or resumed owing more than 12 due cycles does not make a
+// burst of payments: it skips the oldest at once, and its answer, the audit log and a
+// replay say so.
+func TestRecurringDatedFarBackSkipsAtOnce(t *testing.T) {
+	env := apitest.Start(t)
+	env.Clock.Set(time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC))
+	f := newLedger(t, env, "alice")
+	r := f.c.Post("/api/recurrent", map[string]any{"name": "Gym", "amount": 25, "kind": "expense", "periodicity": "weekly",
+		"nextPayment": "2024-03-12", "walletId": f.bank}).Expect(t, http.StatusOK).Object("recurring")
+	skip, _ := r["lastSkip"].(map[string]any)
+	if r["nextPayment"] != "2025-12-23" || skip == nil || num(skip["cycles"]) != "93" || skip["firstDue"] != "2024-03-12" || skip["lastDue"] != "2025-12-16" {
+		t.Fatalf("created two years back: %v", r)
+	}
+	if n := len(f.c.Get("/api/transactions?walletId=" + f.bank).List("transactions")); n != 0 {
+		t.Fatalf("creating the item paid %d cycles", n)
+	}
+	entries := f.c.Get("/api/audit?entity=recurring&action=update").List("entries")
+	if len(entries) != 1 || entries[0]["actorType"] != "user" || entries[0]["changes"].(map[string]any)["lastSkip"] == nil {
+		t.Fatalf("audit %v", entries)
+	}
+	recent := f.c.Post("/api/recurrent", map[string]any{"name": "Rent", "amount": 500, "kind": "expense", "periodicity": "monthly",
+		"nextPayment": "2025-04-10", "walletId": f.bank}).Expect(t, http.StatusOK).Object("recurring")
+	if recent["nextPayment"] != "2025-04-10" || recent["lastSkip"] != nil {
+		t.Fatalf("twelve cycles due are all kept: %v", recent)
+	}
+
+	// Paused, then active again a year on: the update skips what it owes beyond 12.
+	id := recent["id"].(string)
+	f.c.Patch("/api/recurrent/"+id, map[string]any{"active": false}).Expect(t, http.StatusOK)
+	env.Clock.Set(time.Date(2027, 3, 10, 18, 0, 0, 0, time.UTC))
+	f.c = env.As("alice")
+	resumed := f.c.Patch("/api/recurrent/"+id, map[string]any{"active": true}).Expect(t, http.StatusOK).Object("recurring")
+	skip, _ = resumed["lastSkip"].(map[string]any)
+	if resumed["nextPayment"] != "2026-04-10" || skip == nil || num(skip["cycles"]) != "12" || skip["lastDue"] != "2026-03-10" {
+		t.Fatalf("resumed a year on: %v", resumed)
+	}
+	replayReproduces(t, env)
+}
+
 // Budgets' spending, goals' savings, debts' balances and the daily totals are read
 // models: a replay of the log must give them back exactly.
 func TestMoneyReadModelsEqualReplay(t *testing.T) {

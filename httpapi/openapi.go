@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"regexp"
@@ -46,11 +47,11 @@ func integer(minimum, maximum, def int) obj {
 var (
 	pageParam      = queryParam("page", integer(1, 1_000_000, 1), "page number, from 1")
 	pageSizeParam  = queryParam("pageSize", integer(1, maxPageSize, defaultPageSize), "entries per page")
-	fromDateParam  = queryParam("from", str(obj{"format": "date"}), "first day, YYYY-MM-DD")
-	toDateParam    = queryParam("to", str(obj{"format": "date"}), "last day, YYYY-MM-DD; not before from")
+	fromDateParam  = queryParam("from", dateIn(""), "first day, YYYY-MM-DD")
+	toDateParam    = queryParam("to", dateIn(""), "last day, YYYY-MM-DD; not before from")
 	walletIDParam  = queryParam("walletId", uuidRef(), "only this wallet's")
 	categoryIDParm = queryParam("categoryId", uuidRef(), "only this category's")
-	asOfParam      = queryParam("asOf", str(obj{"format": "date-time"}),
+	asOfParam      = queryParam("asOf", dateTimeIn(),
 		"answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the "+
 			"event recorded last at or before it; business days are those of that instant")
 )
@@ -112,7 +113,7 @@ var operationDocs = map[string]operationDoc{
 	"DELETE /api/recurrent/{id}":                            {Response: "OK"},
 	"POST /api/recurrent/{id}/pay":                          {Request: "RecurringPay", Response: "RecurringPayResult"},
 	"GET /api/exchange-rates": {Response: "ExchangeRates", Query: []obj{
-		queryParam("date", str(obj{"format": "date"}), "the day, YYYY-MM-DD; default: today in America/Mexico_City")}},
+		queryParam("date", dateIn(""), "the day, YYYY-MM-DD; default: today in America/Mexico_City")}},
 	"POST /api/me/whatsapp":                    {Response: "LinkCode"},
 	"GET /api/me/whatsapp":                     {Response: "LinkStatus"},
 	"DELETE /api/me/whatsapp":                  {Response: "OK"},
@@ -124,16 +125,16 @@ var operationDocs = map[string]operationDoc{
 	"PUT /api/whatsapp/workspace":              {Request: "ChannelWorkspaceSet", Response: "WorkspaceResponse"},
 	"GET /api/agent/context":                   {Response: "AgentContext"},
 	"GET /api/reports": {Response: "Report", Query: []obj{
-		queryParam("from", str(obj{"format": "date"}), "first day, YYYY-MM-DD; default: the first of the current month"),
-		queryParam("to", str(obj{"format": "date"}), "last day, YYYY-MM-DD; default: today; not before from"),
+		queryParam("from", dateIn(""), "first day, YYYY-MM-DD; default: the first of the current month"),
+		queryParam("to", dateIn(""), "last day, YYYY-MM-DD; default: today; not before from"),
 		walletIDParam, categoryIDParm,
 		queryParam("format", str(obj{"enum": reportFormats, "default": "json"}), "json, or a csv or pdf file"), asOfParam}},
 	"GET /api/reports/monthly-summary": {Response: "MonthlySummary", Query: []obj{
-		queryParam("month", str(obj{"pattern": "^[0-9]{4}-(0[1-9]|1[0-2])$"}), "YYYY-MM; default: the current month"), asOfParam}},
+		queryParam("month", str(obj{"pattern": "^[0-9]{4}-(0[1-9]|1[0-2])$", "description": monthBounds}), "YYYY-MM; default: the current month"), asOfParam}},
 	"GET /api/reports/spending-summary": {Response: "SpendingSummary", Query: []obj{
 		queryParam("period", str(obj{"enum": summaryPeriods, "default": "this_week"}), "a named period; not with from and to"),
-		queryParam("from", str(obj{"format": "date"}), "with to, instead of period: first day, YYYY-MM-DD"),
-		queryParam("to", str(obj{"format": "date"}), "with from: last day, at most 366 days after from"),
+		queryParam("from", dateIn(""), "with to, instead of period: first day, YYYY-MM-DD"),
+		queryParam("to", dateIn(""), "with from: last day, at most 366 days after from"),
 		queryParam("category", str(obj{"minLength": 1}), "a category's id, or its name (accents and case ignored)"),
 		queryParam("type", str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}, "default": commands.TxExpense}), ""), asOfParam}},
 	"PUT /api/exchange-rates": {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
@@ -145,15 +146,15 @@ var operationDocs = map[string]operationDoc{
 		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave; left out, the feed starts at the workspace's beginning; beyond the end of the history, 400"),
 		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes per page; a page ends at a version of the history, so it may hold more")}},
 	"GET /api/changes/diff": {Response: "ChangeDiff", Query: []obj{
-		queryParam("from", str(obj{"format": "date-time"}), "the earlier moment (RFC 3339); required"),
-		queryParam("to", str(obj{"format": "date-time"}), "the later moment; default: now; not before from"),
+		queryParam("from", dateTimeIn(), "the earlier moment (RFC 3339); required"),
+		queryParam("to", dateTimeIn(), "the later moment; default: now; not before from"),
 		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave"),
 		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes looked at per page; a page may show fewer differences, or none, and still have more after it")}},
 	"GET /api/audit": {Response: "AuditList", Query: []obj{pageParam, pageSizeParam,
 		queryParam("entity", str(obj{"maxLength": 64}), "only entries of this entity (wallet, transaction, ...)"),
 		queryParam("action", str(obj{"enum": auditActions}), ""),
-		queryParam("from", str(obj{"format": "date-time"}), "entries at or after this instant (RFC 3339)"),
-		queryParam("to", str(obj{"format": "date-time"}), "entries at or before this instant; not before from")}},
+		queryParam("from", dateTimeIn(), "entries at or after this instant (RFC 3339)"),
+		queryParam("to", dateTimeIn(), "entries at or before this instant; not before from")}},
 	"POST /api/realtime/token":   {Response: "RealtimeToken"},
 	"POST /api/push/subscribe":   {Request: "PushSubscribe", Response: "PushSubscriptionResponse"},
 	"POST /api/push/unsubscribe": {Request: "PushUnsubscribe", Response: "PushUnsubscribeResult"},
@@ -239,6 +240,23 @@ var (
 func positive() obj { return num(merge(obj{"exclusiveMinimum": 0}, money)) }
 func dateTime() obj { return str(obj{"format": "date-time"}) }
 
+// Dates and date-times the API takes in: the ledger's calendar bounds them (body.go),
+// said in the schema's description, ahead of which comes note when there is one.
+func dateIn(note string) obj  { return str(obj{"format": "date", "description": withCalendar(note)}) }
+func ndateIn(note string) obj { return nstr(obj{"format": "date", "description": withCalendar(note)}) }
+func dateTimeIn() obj {
+	return str(obj{"format": "date-time", "description": calendarBounds + " (UTC)"})
+}
+func ndateTimeIn() obj {
+	return nstr(obj{"format": "date-time", "description": calendarBounds + " (UTC)"})
+}
+func withCalendar(note string) string {
+	if note == "" {
+		return calendarBounds
+	}
+	return note + "; " + calendarBounds
+}
+
 // recordKindSchema names the kinds of record the change feed carries.
 func recordKindSchema() obj { return str(obj{"enum": queries.RecordKinds()}) }
 
@@ -272,7 +290,7 @@ func categoryFields() obj {
 
 func transactionFields() obj {
 	return obj{
-		"amount": positive(), "date": str(obj{"format": "date", "description": "default: today in America/Mexico_City"}),
+		"amount": positive(), "date": dateIn("default: today in America/Mexico_City"),
 		"concept": nstr(obj{"maxLength": 255}), "description": nstr(obj{"maxLength": 2000}),
 		"categoryId": nuuid(), "walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet"},
 		"toWalletId": nuuid(), "destinationWalletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "alias of toWalletId"},
@@ -293,27 +311,27 @@ func profileFields() obj {
 func budgetFields() obj {
 	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
 		"currency": str(obj{"description": "default: the workspace's"}), "period": str(obj{"enum": commands.Periods, "default": "monthly"}),
-		"startDate": str(obj{"format": "date"}), "endDate": str(obj{"format": "date"}),
+		"startDate": dateIn(""), "endDate": dateIn(""),
 		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80, "description": "percent of the amount spent at which the budget alerts, at most 2 decimal places"}),
 		"tagId":          nuuid()}
 }
 
 func goalFields() obj {
 	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "targetAmount": positive(),
-		"currency": str(obj{"description": "default: the workspace's"}), "deadline": nstr(obj{"format": "date"})}
+		"currency": str(obj{"description": "default: the workspace's"}), "deadline": ndateIn("")}
 }
 
 func debtFields() obj {
 	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "creditor": nstr(obj{"maxLength": 100}),
 		"totalAmount":    positive(),
 		"pendingBalance": num(merge(obj{"minimum": 0, "description": "default: totalAmount"}, money)),
-		"currency":       str(obj{"description": "default: the workspace's"}), "dueDate": nstr(obj{"format": "date"})}
+		"currency":       str(obj{"description": "default: the workspace's"}), "dueDate": ndateIn("")}
 }
 
 func recurringFields() obj {
 	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "amount": positive(),
 		"kind": str(obj{"enum": commands.RecurringKinds}), "periodicity": str(obj{"enum": commands.Periods}),
-		"nextPayment": str(obj{"format": "date"}), "active": obj{"type": "boolean", "default": true},
+		"nextPayment": dateIn(""), "active": obj{"type": "boolean", "default": true},
 		"walletId": nuuid(), "categoryId": nuuid()}
 }
 
@@ -339,10 +357,10 @@ func requestSchemas() obj {
 	transactionCreate["description"] = "Both body shapes of spec 2.3 are accepted. Shape B (amount, type income, expense or transfer, " +
 		"walletId, destinationWalletId, categoryId, description, date) is a subset of this one. A transfer needs toWalletId or its " +
 		"alias destinationWalletId; goal_deposit and goal_withdrawal need goalId (a deposit also a wallet); categoryId is optional."
-	updateTx := merge(transactionFields(), obj{"amount": positive(), "date": str(obj{"format": "date"}), "walletId": uuidRef()})
+	updateTx := merge(transactionFields(), obj{"amount": positive(), "date": dateIn(""), "walletId": uuidRef()})
 	movement := func(walletRequired bool) obj {
 		props := obj{"amount": positive(), "walletId": nuuid(), "note": nstr(obj{"maxLength": 500}),
-			"date": str(obj{"format": "date", "description": "default: today in America/Mexico_City"})}
+			"date": dateIn("default: today in America/Mexico_City")}
 		if walletRequired {
 			props["walletId"] = uuidRef()
 			return input(props, "amount", "walletId")
@@ -374,7 +392,7 @@ func requestSchemas() obj {
 			"scopes": obj{"type": "array", "minItems": 1, "items": str(obj{"enum": commands.Scopes}),
 				"description": "the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: " +
 					"every scope), and of them, at each request, what that role grants then: a later promotion never widens it"},
-			"expiresAt": nstr(obj{"format": "date-time"})}, "name", "scopes"),
+			"expiresAt": ndateTimeIn()}, "name", "scopes"),
 		"BudgetCreate":   input(budgetFields(), "name", "categoryId", "amount", "startDate", "endDate"),
 		"BudgetUpdate":   input(budgetFields()),
 		"GoalCreate":     input(goalFields(), "name", "targetAmount"),
@@ -385,11 +403,11 @@ func requestSchemas() obj {
 		"DebtUpdate":     input(debtFields()),
 		"DebtPayment": input(obj{"amount": positive(),
 			"walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet, else the oldest"},
-			"date":     str(obj{"format": "date"}), "note": nstr(obj{"maxLength": 500})}, "amount"),
+			"date":     dateIn(""), "note": nstr(obj{"maxLength": 500})}, "amount"),
 		"RecurringCreate": input(recurringFields(), "name", "amount", "kind", "periodicity", "nextPayment"),
 		"RecurringUpdate": input(recurringFields()),
-		"RecurringPay":    input(obj{"date": str(obj{"format": "date", "description": "default: today in America/Mexico_City"})}),
-		"ExchangeRatesSet": input(obj{"date": str(obj{"format": "date", "description": "default: today in America/Mexico_City"}),
+		"RecurringPay":    input(obj{"date": dateIn("default: today in America/Mexico_City")}),
+		"ExchangeRatesSet": input(obj{"date": dateIn("default: today in America/Mexico_City"),
 			"rates": obj{"type": "array", "maxItems": 200, "items": input(obj{
 				"base": str(obj{"pattern": "^[A-Za-z]{3}$"}), "quote": str(obj{"pattern": "^[A-Za-z]{3}$"}), "rate": num(obj{"exclusiveMinimum": 0})},
 				"base", "quote", "rate")}}, "rates"),
@@ -398,9 +416,9 @@ func requestSchemas() obj {
 			"currency": str(obj{"description": "must be the wallet's"}), "concept": str(obj{"maxLength": 255}),
 			"walletName":   str(obj{"description": "matched ignoring accents and case; default: the first active wallet"}),
 			"categoryName": str(obj{"description": "matched ignoring accents and case; default: the first active category"}),
-			"date":         str(obj{"format": "date", "description": "default: today in America/Mexico_City"})}, "type", "amount"),
+			"date":         dateIn("default: today in America/Mexico_City")}, "type", "amount"),
 		"ChannelTransactionUpdate": input(obj{"amount": positive(), "currency": str(obj{"description": "only with amount"}),
-			"concept": str(obj{"maxLength": 255}), "walletName": str(nil), "categoryName": str(nil), "date": str(obj{"format": "date"})}),
+			"concept": str(obj{"maxLength": 255}), "walletName": str(nil), "categoryName": str(nil), "date": dateIn("")}),
 		"ChannelWorkspaceSet": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100})}, "name"),
 		"PushSubscribe": input(obj{
 			"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint, "description": "the push service's absolute https URL"}),
@@ -420,7 +438,7 @@ func requestSchemas() obj {
 				"description": "a positive amount, as a number or a string"},
 			"concept":     str(obj{"minLength": 1, "maxLength": 255}),
 			"type":        str(obj{"enum": []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer}, "default": commands.TxExpense}),
-			"description": str(obj{"maxLength": 2000}), "date": str(obj{"format": "date"}),
+			"description": str(obj{"maxLength": 2000}), "date": dateIn(""),
 			"walletId": uuidRef(), "walletName": str(nil), "categoryId": uuidRef(), "categoryName": str(nil),
 			"toWalletId": obj{"type": "string", "format": "uuid", "description": "the destination of a transfer"},
 		}, "amount", "concept"),
@@ -465,10 +483,13 @@ func schemas() obj {
 		"GoalMovementResult": withTransactions("goal", "Goal"),
 		"Debt": record(merge(merge(debtFields(), stamps), obj{"id": uuidRef(), "paidAmount": num(money), "currency": str(nil),
 			"pendingBalance": num(money)})),
-		"DebtResponse":       wrap("debt", "Debt"),
-		"DebtList":           list("debts", "Debt"),
-		"DebtPaymentResult":  withTransactions("debt", "Debt"),
-		"Recurring":          record(merge(merge(recurringFields(), stamps), obj{"id": uuidRef(), "lastPayment": ndate, "active": boolean()})),
+		"DebtResponse":      wrap("debt", "Debt"),
+		"DebtList":          list("debts", "Debt"),
+		"DebtPaymentResult": withTransactions("debt", "Debt"),
+		"Recurring": record(merge(merge(recurringFields(), stamps), obj{"id": uuidRef(), "lastPayment": ndate, "active": boolean(),
+			"lastSkip": obj{"anyOf": []obj{record(obj{"cycles": obj{"type": "integer", "minimum": 1}, "firstDue": date, "lastDue": date}),
+				{"type": "null"}}, "description": fmt.Sprintf("the latest run of cycles left unpaid, from firstDue to lastDue: an item owing "+
+				"more than %d due cycles skips the oldest and pays the latest %[1]d; null when it never skipped any", commands.MaxOwedCycles)}})),
 		"RecurringResponse":  wrap("recurring", "Recurring"),
 		"RecurringList":      list("recurrent", "Recurring"),
 		"RecurringPayResult": withTransactions("recurring", "Recurring"),

@@ -129,9 +129,9 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
 	var month *time.Time
 	if m := q.values.Get("month"); m != "" {
-		parsed, err := time.Parse("2006-01", m)
-		if err != nil || parsed.Year() < 1 {
-			q.fail("month", "must be a month written YYYY-MM, from 0001-01 to 9999-12")
+		parsed, err := parseMonth(m)
+		if err != nil {
+			q.fail("month", monthRule)
 		}
 		month = &parsed
 	}

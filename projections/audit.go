@@ -170,6 +170,10 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 	case *commands.RecurringPaid:
 		return auditEntry{workspace: ws, entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
 			changes: map[string]change{"nextPayment": {d.DueDate, d.NextPayment}, "lastPayment": {nil, max(d.PaidOn, d.DueDate)}}}, true, nil
+	case *commands.RecurringSkipped:
+		return auditEntry{workspace: ws, entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
+			changes: map[string]change{"nextPayment": {d.FirstDue, d.NextPayment},
+				"lastSkip": {nil, map[string]any{"cycles": d.Cycles, "firstDue": d.FirstDue, "lastDue": d.LastDue}}}}, true, nil
 	}
 	return moneyAudit(ws, data)
 }

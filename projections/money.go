@@ -151,6 +151,10 @@ func queueMoney(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, data any
 	case *commands.RecurringPaid:
 		b.Queue(`UPDATE recurring_payments SET last_payment = greatest($3::date, $4::date), next_payment = $5, updated_at = $6
 			WHERE workspace_id = $1 AND id = $2`, ws, d.RecurringID, d.PaidOn, d.DueDate, d.NextPayment, at)
+	case *commands.RecurringSkipped:
+		b.Queue(`UPDATE recurring_payments SET next_payment = $3, last_skip_cycles = $4, last_skip_first_due = $5,
+				last_skip_last_due = $6, updated_at = $7
+			WHERE workspace_id = $1 AND id = $2`, ws, d.RecurringID, d.NextPayment, d.Cycles, d.FirstDue, d.LastDue, at)
 	case *commands.ExchangeRatesSet:
 		for _, r := range d.Rates {
 			b.Queue(fx.UpsertSQL, ws, r.Base, r.Quote, d.Date, r.Rate, "manual", at)

@@ -254,24 +254,39 @@ type Recurring struct {
 	Active      bool       `json:"active"`
 	WalletID    *uuid.UUID `json:"walletId"`
 	CategoryID  *uuid.UUID `json:"categoryId"`
-	CreatedAt   time.Time  `json:"createdAt"`
-	UpdatedAt   time.Time  `json:"updatedAt"`
+	// LastSkip is the latest skip of cycles owed beyond commands.MaxOwedCycles; nil
+	// when the item never skipped any.
+	LastSkip  *RecurringSkip `json:"lastSkip"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
+}
+
+// RecurringSkip is a run of a recurring payment's cycles left unpaid: Cycles cycles due
+// from FirstDue to LastDue.
+type RecurringSkip struct {
+	Cycles   int  `json:"cycles"`
+	FirstDue Date `json:"firstDue"`
+	LastDue  Date `json:"lastDue"`
 }
 
 const recurringSelect = `SELECT id, name, amount, kind, periodicity, next_payment, last_payment, active, wallet_id, category_id,
-	created_at, updated_at FROM recurring_payments`
+	last_skip_cycles, last_skip_first_due, last_skip_last_due, created_at, updated_at FROM recurring_payments`
 
 func scanRecurring(row pgx.CollectableRow) (Recurring, error) {
 	var r Recurring
 	var amount decimal.Decimal
 	var next time.Time
-	var last *time.Time
+	var last, skipFirst, skipLast *time.Time
+	var skipped *int
 	err := row.Scan(&r.ID, &r.Name, &amount, &r.Kind, &r.Periodicity, &next, &last, &r.Active, &r.WalletID, &r.CategoryID,
-		&r.CreatedAt, &r.UpdatedAt)
+		&skipped, &skipFirst, &skipLast, &r.CreatedAt, &r.UpdatedAt)
 	r.Amount, r.NextPayment = Amount(amount), Date(next)
 	if last != nil {
 		l := Date(*last)
 		r.LastPayment = &l
+	}
+	if skipped != nil && skipFirst != nil && skipLast != nil {
+		r.LastSkip = &RecurringSkip{Cycles: *skipped, FirstDue: Date(*skipFirst), LastDue: Date(*skipLast)}
 	}
 	return r, err
 }
@@ -299,12 +314,18 @@ type DueRecurring struct {
 }
 
 // DueRecurringPayments lists, across workspaces, the active income and expense items
-// due on or before day: a background job's scan, not a request's.
-func DueRecurringPayments(ctx context.Context, db DB, day commands.Date, limit int) ([]DueRecurring, error) {
-	rows, err := db.Query(ctx, `SELECT r.workspace_id, r.id, r.next_payment FROM recurring_payments r
-		JOIN workspaces w ON w.id = r.workspace_id AND w.deleted_at IS NULL
-		WHERE r.active AND NOT r.deleted AND r.kind IN ('income', 'expense') AND r.next_payment <= $1
-		ORDER BY r.next_payment, r.workspace_id, r.id LIMIT $2`, day, limit)
+// due on or before day: at most perWorkspace of each workspace's, its soonest due, in
+// turns (every workspace's first item, then every workspace's second, and so on), so
+// that a workspace with many items due comes no earlier than another with one. A
+// background job's scan, not a request's.
+func DueRecurringPayments(ctx context.Context, db DB, day commands.Date, perWorkspace int) ([]DueRecurring, error) {
+	rows, err := db.Query(ctx, `SELECT workspace_id, id, next_payment FROM (
+			SELECT r.workspace_id, r.id, r.next_payment,
+				row_number() OVER (PARTITION BY r.workspace_id ORDER BY r.next_payment, r.id) AS turn
+			FROM recurring_payments r JOIN workspaces w ON w.id = r.workspace_id AND w.deleted_at IS NULL
+			WHERE r.active AND NOT r.deleted AND r.kind IN ('income', 'expense') AND r.next_payment <= $1) due
+		WHERE turn <= $2
+		ORDER BY turn, next_payment, workspace_id, id`, day, perWorkspace)
 	if err != nil {
 		return nil, fmt.Errorf("queries: due recurring payments: %w", err)
 	}

@@ -57,6 +57,8 @@ func PublicEvents(eventType string, data []byte) ([]Public, error) {
 		names = []string{commands.HookBudgetCreated}
 	case commands.TypeRecurringPaid:
 		names = []string{commands.HookRecurringPaid}
+	case commands.TypeRecurringSkipped:
+		names = []string{commands.HookRecurringSkipped}
 	case commands.TypeBudgetThresholdReached:
 		alert, err := budgetAlertOf(data)
 		if err != nil {

@@ -25,6 +25,7 @@ func TestPublicEvents(t *testing.T) {
 		{commands.TypeCategoryCreated, `{"categoryId":"c"}`, "[category.created]"},
 		{commands.TypeBudgetCreated, `{"budgetId":"b"}`, "[budget.created]"},
 		{commands.TypeRecurringPaid, `{"recurringId":"r"}`, "[recurring.paid]"},
+		{commands.TypeRecurringSkipped, `{"recurringId":"r","firstDue":"2024-03-12","lastDue":"2025-12-16","cycles":93}`, "[recurring.skipped]"},
 		{commands.TypeCategoryUpdated, `{"categoryId":"c"}`, "[]"},
 		{commands.TypeMemberAdded, `{"userId":"u"}`, "[]"},
 		{commands.TypeAPIKeyCreated, `{"keyId":"k","hash":"secret"}`, "[]"},
@@ -67,5 +68,30 @@ func TestPublicBudgetAlert(t *testing.T) {
 		`"percentage":85.5,"alertReached":true},"transactionId":"0195f3a2-0000-7000-8000-000000000003"}`
 	if string(got[0].Data) != want {
 		t.Fatalf("data\n%s\nwant\n%s", got[0].Data, want)
+	}
+}
+
+// Every event type is either told to subscribers, or kept from them as listed here
+// (access, keys, the chat channel's links, webhooks themselves, and changes of records
+// no public event describes): a new type must take a side.
+func TestEveryEventTypeIsPublicOrKept(t *testing.T) {
+	kept := map[string]bool{}
+	for _, name := range strings.Fields(`api_key.created.v1 api_key.revoked.v1 budget.deleted.v1 budget.updated.v1
+		category.archived.v1 category.updated.v1 debt.created.v1 debt.deleted.v1 debt.updated.v1 exchange_rates.set.v1
+		goal.created.v1 goal.deleted.v1 goal.updated.v1 member.added.v1 member.invited.v1 member.removed.v1
+		member.role_changed.v1 recurring.created.v1 recurring.deleted.v1 recurring.updated.v1 tag.created.v1 user.deleted.v1
+		user.identity_changed.v1 user.profile_updated.v1 user.registered.v1 webhook.created.v1 webhook.deleted.v1
+		webhook.secret_rotated.v1 webhook.updated.v1 whatsapp.fingerprint_recorded.v1 whatsapp.link_suspended.v1
+		whatsapp.linked.v1 whatsapp.unlinked.v1 whatsapp.workspace_changed.v1 workspace.created.v1 workspace.deleted.v1`) {
+		kept[name] = true
+	}
+	for _, name := range commands.EventTypes() {
+		got, err := PublicEvents(name, []byte(`{}`))
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if public := len(got) > 0; public == kept[name] {
+			t.Errorf("%s: public %v, but kept from subscribers %v", name, public, kept[name])
+		}
 	}
 }

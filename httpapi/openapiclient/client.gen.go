@@ -532,6 +532,7 @@ const (
 	WebhookEventsGoalDeposit            WebhookEvents = "goal.deposit"
 	WebhookEventsGoalWithdrawal         WebhookEvents = "goal.withdrawal"
 	WebhookEventsRecurringPaid          WebhookEvents = "recurring.paid"
+	WebhookEventsRecurringSkipped       WebhookEvents = "recurring.skipped"
 	WebhookEventsTransactionCreated     WebhookEvents = "transaction.created"
 	WebhookEventsTransactionDeleted     WebhookEvents = "transaction.deleted"
 	WebhookEventsTransactionUpdated     WebhookEvents = "transaction.updated"
@@ -558,6 +559,8 @@ func (e WebhookEvents) Valid() bool {
 	case WebhookEventsGoalWithdrawal:
 		return true
 	case WebhookEventsRecurringPaid:
+		return true
+	case WebhookEventsRecurringSkipped:
 		return true
 	case WebhookEventsTransactionCreated:
 		return true
@@ -1108,6 +1111,7 @@ const (
 	WebhookCreateEventsGoalDeposit            WebhookCreateEvents = "goal.deposit"
 	WebhookCreateEventsGoalWithdrawal         WebhookCreateEvents = "goal.withdrawal"
 	WebhookCreateEventsRecurringPaid          WebhookCreateEvents = "recurring.paid"
+	WebhookCreateEventsRecurringSkipped       WebhookCreateEvents = "recurring.skipped"
 	WebhookCreateEventsTransactionCreated     WebhookCreateEvents = "transaction.created"
 	WebhookCreateEventsTransactionDeleted     WebhookCreateEvents = "transaction.deleted"
 	WebhookCreateEventsTransactionUpdated     WebhookCreateEvents = "transaction.updated"
@@ -1134,6 +1138,8 @@ func (e WebhookCreateEvents) Valid() bool {
 	case WebhookCreateEventsGoalWithdrawal:
 		return true
 	case WebhookCreateEventsRecurringPaid:
+		return true
+	case WebhookCreateEventsRecurringSkipped:
 		return true
 	case WebhookCreateEventsTransactionCreated:
 		return true
@@ -1162,6 +1168,7 @@ const (
 	WebhookUpdateEventsGoalDeposit            WebhookUpdateEvents = "goal.deposit"
 	WebhookUpdateEventsGoalWithdrawal         WebhookUpdateEvents = "goal.withdrawal"
 	WebhookUpdateEventsRecurringPaid          WebhookUpdateEvents = "recurring.paid"
+	WebhookUpdateEventsRecurringSkipped       WebhookUpdateEvents = "recurring.skipped"
 	WebhookUpdateEventsTransactionCreated     WebhookUpdateEvents = "transaction.created"
 	WebhookUpdateEventsTransactionDeleted     WebhookUpdateEvents = "transaction.deleted"
 	WebhookUpdateEventsTransactionUpdated     WebhookUpdateEvents = "transaction.updated"
@@ -1188,6 +1195,8 @@ func (e WebhookUpdateEvents) Valid() bool {
 	case WebhookUpdateEventsGoalWithdrawal:
 		return true
 	case WebhookUpdateEventsRecurringPaid:
+		return true
+	case WebhookUpdateEventsRecurringSkipped:
 		return true
 	case WebhookUpdateEventsTransactionCreated:
 		return true
@@ -1753,6 +1762,7 @@ const (
 	PostWebhooksOutboundJSONBodyEventsGoalDeposit            PostWebhooksOutboundJSONBodyEvents = "goal.deposit"
 	PostWebhooksOutboundJSONBodyEventsGoalWithdrawal         PostWebhooksOutboundJSONBodyEvents = "goal.withdrawal"
 	PostWebhooksOutboundJSONBodyEventsRecurringPaid          PostWebhooksOutboundJSONBodyEvents = "recurring.paid"
+	PostWebhooksOutboundJSONBodyEventsRecurringSkipped       PostWebhooksOutboundJSONBodyEvents = "recurring.skipped"
 	PostWebhooksOutboundJSONBodyEventsTransactionCreated     PostWebhooksOutboundJSONBodyEvents = "transaction.created"
 	PostWebhooksOutboundJSONBodyEventsTransactionDeleted     PostWebhooksOutboundJSONBodyEvents = "transaction.deleted"
 	PostWebhooksOutboundJSONBodyEventsTransactionUpdated     PostWebhooksOutboundJSONBodyEvents = "transaction.updated"
@@ -1779,6 +1789,8 @@ func (e PostWebhooksOutboundJSONBodyEvents) Valid() bool {
 	case PostWebhooksOutboundJSONBodyEventsGoalWithdrawal:
 		return true
 	case PostWebhooksOutboundJSONBodyEventsRecurringPaid:
+		return true
+	case PostWebhooksOutboundJSONBodyEventsRecurringSkipped:
 		return true
 	case PostWebhooksOutboundJSONBodyEventsTransactionCreated:
 		return true
@@ -1807,6 +1819,7 @@ const (
 	PatchWebhooksOutboundByIdJSONBodyEventsGoalDeposit            PatchWebhooksOutboundByIdJSONBodyEvents = "goal.deposit"
 	PatchWebhooksOutboundByIdJSONBodyEventsGoalWithdrawal         PatchWebhooksOutboundByIdJSONBodyEvents = "goal.withdrawal"
 	PatchWebhooksOutboundByIdJSONBodyEventsRecurringPaid          PatchWebhooksOutboundByIdJSONBodyEvents = "recurring.paid"
+	PatchWebhooksOutboundByIdJSONBodyEventsRecurringSkipped       PatchWebhooksOutboundByIdJSONBodyEvents = "recurring.skipped"
 	PatchWebhooksOutboundByIdJSONBodyEventsTransactionCreated     PatchWebhooksOutboundByIdJSONBodyEvents = "transaction.created"
 	PatchWebhooksOutboundByIdJSONBodyEventsTransactionDeleted     PatchWebhooksOutboundByIdJSONBodyEvents = "transaction.deleted"
 	PatchWebhooksOutboundByIdJSONBodyEventsTransactionUpdated     PatchWebhooksOutboundByIdJSONBodyEvents = "transaction.updated"
@@ -1833,6 +1846,8 @@ func (e PatchWebhooksOutboundByIdJSONBodyEvents) Valid() bool {
 	case PatchWebhooksOutboundByIdJSONBodyEventsGoalWithdrawal:
 		return true
 	case PatchWebhooksOutboundByIdJSONBodyEventsRecurringPaid:
+		return true
+	case PatchWebhooksOutboundByIdJSONBodyEventsRecurringSkipped:
 		return true
 	case PatchWebhooksOutboundByIdJSONBodyEventsTransactionCreated:
 		return true
@@ -2043,10 +2058,12 @@ type Budget struct {
 	AlertThreshold float32 `json:"alertThreshold"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      float32            `json:"amount"`
-	CategoryId  openapi_types.UUID `json:"categoryId"`
-	CreatedAt   time.Time          `json:"createdAt"`
-	Currency    string             `json:"currency"`
+	Amount     float32            `json:"amount"`
+	CategoryId openapi_types.UUID `json:"categoryId"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	Currency   string             `json:"currency"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
 	EndDate     openapi_types.Date `json:"endDate"`
 	Id          openapi_types.UUID `json:"id"`
 	Name        string             `json:"name"`
@@ -2059,7 +2076,9 @@ type Budget struct {
 	Remaining float32 `json:"remaining"`
 
 	// Spent exact decimal, at most 4 decimal places
-	Spent     float32             `json:"spent"`
+	Spent float32 `json:"spent"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
 	StartDate openapi_types.Date  `json:"startDate"`
 	TagId     *openapi_types.UUID `json:"tagId"`
 	UpdatedAt time.Time           `json:"updatedAt"`
@@ -2078,17 +2097,21 @@ type BudgetRecord struct {
 	AlertThreshold float32 `json:"alertThreshold"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount     float32             `json:"amount"`
-	CategoryId openapi_types.UUID  `json:"categoryId"`
-	CreatedAt  time.Time           `json:"createdAt"`
-	Currency   string              `json:"currency"`
-	EndDate    openapi_types.Date  `json:"endDate"`
-	Id         openapi_types.UUID  `json:"id"`
-	Name       string              `json:"name"`
-	Period     BudgetRecordPeriod  `json:"period"`
-	StartDate  openapi_types.Date  `json:"startDate"`
-	TagId      *openapi_types.UUID `json:"tagId"`
-	UpdatedAt  time.Time           `json:"updatedAt"`
+	Amount     float32            `json:"amount"`
+	CategoryId openapi_types.UUID `json:"categoryId"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	Currency   string             `json:"currency"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
+	EndDate openapi_types.Date `json:"endDate"`
+	Id      openapi_types.UUID `json:"id"`
+	Name    string             `json:"name"`
+	Period  BudgetRecordPeriod `json:"period"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
+	StartDate openapi_types.Date  `json:"startDate"`
+	TagId     *openapi_types.UUID `json:"tagId"`
+	UpdatedAt time.Time           `json:"updatedAt"`
 }
 
 // BudgetRecordPeriod defines model for BudgetRecord.Period.
@@ -2235,12 +2258,14 @@ type ChannelWorkspacesWorkspacesType string
 
 // Debt defines model for Debt.
 type Debt struct {
-	CreatedAt time.Time           `json:"createdAt"`
-	Creditor  *string             `json:"creditor"`
-	Currency  string              `json:"currency"`
-	DueDate   *openapi_types.Date `json:"dueDate"`
-	Id        openapi_types.UUID  `json:"id"`
-	Name      string              `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+	Creditor  *string   `json:"creditor"`
+	Currency  string    `json:"currency"`
+
+	// DueDate from 1900-01-01 to 2099-12-31
+	DueDate *openapi_types.Date `json:"dueDate"`
+	Id      openapi_types.UUID  `json:"id"`
+	Name    string              `json:"name"`
 
 	// PaidAmount exact decimal, at most 4 decimal places
 	PaidAmount float32 `json:"paidAmount"`
@@ -2378,12 +2403,14 @@ type FieldError struct {
 
 // Goal defines model for Goal.
 type Goal struct {
-	Completed bool                `json:"completed"`
-	CreatedAt time.Time           `json:"createdAt"`
-	Currency  string              `json:"currency"`
-	Deadline  *openapi_types.Date `json:"deadline"`
-	Id        openapi_types.UUID  `json:"id"`
-	Name      string              `json:"name"`
+	Completed bool      `json:"completed"`
+	CreatedAt time.Time `json:"createdAt"`
+	Currency  string    `json:"currency"`
+
+	// Deadline from 1900-01-01 to 2099-12-31
+	Deadline *openapi_types.Date `json:"deadline"`
+	Id       openapi_types.UUID  `json:"id"`
+	Name     string              `json:"name"`
 
 	// Progress percent of the target, two decimals
 	Progress float32 `json:"progress"`
@@ -2598,13 +2625,22 @@ type Recurring struct {
 	Active bool `json:"active"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      float32              `json:"amount"`
-	CategoryId  *openapi_types.UUID  `json:"categoryId"`
-	CreatedAt   time.Time            `json:"createdAt"`
-	Id          openapi_types.UUID   `json:"id"`
-	Kind        RecurringKind        `json:"kind"`
-	LastPayment *openapi_types.Date  `json:"lastPayment"`
-	Name        string               `json:"name"`
+	Amount      float32             `json:"amount"`
+	CategoryId  *openapi_types.UUID `json:"categoryId"`
+	CreatedAt   time.Time           `json:"createdAt"`
+	Id          openapi_types.UUID  `json:"id"`
+	Kind        RecurringKind       `json:"kind"`
+	LastPayment *openapi_types.Date `json:"lastPayment"`
+
+	// LastSkip the latest run of cycles left unpaid, from firstDue to lastDue: an item owing more than 12 due cycles skips the oldest and pays the latest 12; null when it never skipped any
+	LastSkip *struct {
+		Cycles   int                `json:"cycles"`
+		FirstDue openapi_types.Date `json:"firstDue"`
+		LastDue  openapi_types.Date `json:"lastDue"`
+	} `json:"lastSkip"`
+	Name string `json:"name"`
+
+	// NextPayment from 1900-01-01 to 2099-12-31
 	NextPayment openapi_types.Date   `json:"nextPayment"`
 	Periodicity RecurringPeriodicity `json:"periodicity"`
 	UpdatedAt   time.Time            `json:"updatedAt"`
@@ -2971,9 +3007,11 @@ type Unprocessable = ValidationError
 
 // APIKeyCreate defines model for APIKeyCreate.
 type APIKeyCreate struct {
-	Description *string    `json:"description,omitempty"`
-	ExpiresAt   *time.Time `json:"expiresAt,omitempty"`
-	Name        string     `json:"name"`
+	Description *string `json:"description,omitempty"`
+
+	// ExpiresAt from 1900-01-01 to 2099-12-31 (UTC)
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	Name      string     `json:"name"`
 
 	// Scopes the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: every scope), and of them, at each request, what that role grants then: a later promotion never widens it
 	Scopes []APIKeyCreateScopes `json:"scopes"`
@@ -2992,10 +3030,14 @@ type BudgetCreate struct {
 	CategoryId openapi_types.UUID `json:"categoryId"`
 
 	// Currency default: the workspace's
-	Currency  *string             `json:"currency,omitempty"`
-	EndDate   openapi_types.Date  `json:"endDate"`
-	Name      string              `json:"name"`
-	Period    *BudgetCreatePeriod `json:"period,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
+	EndDate openapi_types.Date  `json:"endDate"`
+	Name    string              `json:"name"`
+	Period  *BudgetCreatePeriod `json:"period,omitempty"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
 	StartDate openapi_types.Date  `json:"startDate"`
 	TagId     *openapi_types.UUID `json:"tagId,omitempty"`
 }
@@ -3013,10 +3055,14 @@ type BudgetUpdate struct {
 	CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
 
 	// Currency default: the workspace's
-	Currency  *string             `json:"currency,omitempty"`
-	EndDate   *openapi_types.Date `json:"endDate,omitempty"`
-	Name      *string             `json:"name,omitempty"`
-	Period    *BudgetUpdatePeriod `json:"period,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
+	EndDate *openapi_types.Date `json:"endDate,omitempty"`
+	Name    *string             `json:"name,omitempty"`
+	Period  *BudgetUpdatePeriod `json:"period,omitempty"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
 	StartDate *openapi_types.Date `json:"startDate,omitempty"`
 	TagId     *openapi_types.UUID `json:"tagId,omitempty"`
 }
@@ -3056,7 +3102,7 @@ type ChannelTransactionCreate struct {
 	// Currency must be the wallet's
 	Currency *string `json:"currency,omitempty"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date          `json:"date,omitempty"`
 	Type ChannelTransactionCreateType `json:"type"`
 
@@ -3075,7 +3121,9 @@ type ChannelTransactionUpdate struct {
 	Concept      *string  `json:"concept,omitempty"`
 
 	// Currency only with amount
-	Currency   *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
 	Date       *openapi_types.Date `json:"date,omitempty"`
 	WalletName *string             `json:"walletName,omitempty"`
 }
@@ -3090,9 +3138,11 @@ type DebtCreate struct {
 	Creditor *string `json:"creditor,omitempty"`
 
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
-	DueDate  *openapi_types.Date `json:"dueDate,omitempty"`
-	Name     string              `json:"name"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DueDate from 1900-01-01 to 2099-12-31
+	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
+	Name    string              `json:"name"`
 
 	// PendingBalance exact decimal, at most 4 decimal places
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
@@ -3104,9 +3154,11 @@ type DebtCreate struct {
 // DebtPayment defines model for DebtPayment.
 type DebtPayment struct {
 	// Amount exact decimal, at most 4 decimal places
-	Amount float32             `json:"amount"`
-	Date   *openapi_types.Date `json:"date,omitempty"`
-	Note   *string             `json:"note,omitempty"`
+	Amount float32 `json:"amount"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date *openapi_types.Date `json:"date,omitempty"`
+	Note *string             `json:"note,omitempty"`
 
 	// WalletId default: the default-flagged wallet, else the oldest
 	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
@@ -3117,9 +3169,11 @@ type DebtUpdate struct {
 	Creditor *string `json:"creditor,omitempty"`
 
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
-	DueDate  *openapi_types.Date `json:"dueDate,omitempty"`
-	Name     *string             `json:"name,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DueDate from 1900-01-01 to 2099-12-31
+	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
+	Name    *string             `json:"name,omitempty"`
 
 	// PendingBalance exact decimal, at most 4 decimal places
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
@@ -3130,7 +3184,7 @@ type DebtUpdate struct {
 
 // ExchangeRatesSet defines model for ExchangeRatesSet.
 type ExchangeRatesSet struct {
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date  *openapi_types.Date `json:"date,omitempty"`
 	Rates []struct {
 		Base  string  `json:"base"`
@@ -3142,7 +3196,9 @@ type ExchangeRatesSet struct {
 // GoalCreate defines model for GoalCreate.
 type GoalCreate struct {
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Deadline from 1900-01-01 to 2099-12-31
 	Deadline *openapi_types.Date `json:"deadline,omitempty"`
 	Name     string              `json:"name"`
 
@@ -3155,7 +3211,7 @@ type GoalDeposit struct {
 	// Amount exact decimal, at most 4 decimal places
 	Amount float32 `json:"amount"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date     *openapi_types.Date `json:"date,omitempty"`
 	Note     *string             `json:"note,omitempty"`
 	WalletId openapi_types.UUID  `json:"walletId"`
@@ -3164,7 +3220,9 @@ type GoalDeposit struct {
 // GoalUpdate defines model for GoalUpdate.
 type GoalUpdate struct {
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Deadline from 1900-01-01 to 2099-12-31
 	Deadline *openapi_types.Date `json:"deadline,omitempty"`
 	Name     *string             `json:"name,omitempty"`
 
@@ -3177,7 +3235,7 @@ type GoalWithdrawal struct {
 	// Amount exact decimal, at most 4 decimal places
 	Amount float32 `json:"amount"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date `json:"date,omitempty"`
 	Note *string             `json:"note,omitempty"`
 
@@ -3192,8 +3250,10 @@ type IncomingTransaction struct {
 	CategoryId   *openapi_types.UUID        `json:"categoryId,omitempty"`
 	CategoryName *string                    `json:"categoryName,omitempty"`
 	Concept      string                     `json:"concept"`
-	Date         *openapi_types.Date        `json:"date,omitempty"`
-	Description  *string                    `json:"description,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date        *openapi_types.Date `json:"date,omitempty"`
+	Description *string             `json:"description,omitempty"`
 
 	// ToWalletId the destination of a transfer
 	ToWalletId *openapi_types.UUID      `json:"toWalletId,omitempty"`
@@ -3278,10 +3338,12 @@ type RecurringCreate struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      float32                    `json:"amount"`
-	CategoryId  *openapi_types.UUID        `json:"categoryId,omitempty"`
-	Kind        RecurringCreateKind        `json:"kind"`
-	Name        string                     `json:"name"`
+	Amount     float32             `json:"amount"`
+	CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+	Kind       RecurringCreateKind `json:"kind"`
+	Name       string              `json:"name"`
+
+	// NextPayment from 1900-01-01 to 2099-12-31
 	NextPayment openapi_types.Date         `json:"nextPayment"`
 	Periodicity RecurringCreatePeriodicity `json:"periodicity"`
 	WalletId    *openapi_types.UUID        `json:"walletId,omitempty"`
@@ -3295,7 +3357,7 @@ type RecurringCreatePeriodicity string
 
 // RecurringPay defines model for RecurringPay.
 type RecurringPay struct {
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date `json:"date,omitempty"`
 }
 
@@ -3304,10 +3366,12 @@ type RecurringUpdate struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      *float32                    `json:"amount,omitempty"`
-	CategoryId  *openapi_types.UUID         `json:"categoryId,omitempty"`
-	Kind        *RecurringUpdateKind        `json:"kind,omitempty"`
-	Name        *string                     `json:"name,omitempty"`
+	Amount     *float32             `json:"amount,omitempty"`
+	CategoryId *openapi_types.UUID  `json:"categoryId,omitempty"`
+	Kind       *RecurringUpdateKind `json:"kind,omitempty"`
+	Name       *string              `json:"name,omitempty"`
+
+	// NextPayment from 1900-01-01 to 2099-12-31
 	NextPayment *openapi_types.Date         `json:"nextPayment,omitempty"`
 	Periodicity *RecurringUpdatePeriodicity `json:"periodicity,omitempty"`
 	WalletId    *openapi_types.UUID         `json:"walletId,omitempty"`
@@ -3344,7 +3408,7 @@ type TransactionCreate struct {
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
 	Concept       *string             `json:"concept,omitempty"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date        *openapi_types.Date `json:"date,omitempty"`
 	DebtId      *openapi_types.UUID `json:"debtId,omitempty"`
 	Description *string             `json:"description,omitempty"`
@@ -3376,8 +3440,10 @@ type TransactionUpdate struct {
 	AttachmentUrl *string             `json:"attachmentUrl,omitempty"`
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
 	Concept       *string             `json:"concept,omitempty"`
-	Date          *openapi_types.Date `json:"date,omitempty"`
-	Description   *string             `json:"description,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date        *openapi_types.Date `json:"date,omitempty"`
+	Description *string             `json:"description,omitempty"`
 
 	// DestinationAmount amount credited to the destination of a transfer between currencies (required then); within one currency absent or equal to amount
 	DestinationAmount *float32 `json:"destinationAmount,omitempty"`
@@ -3474,9 +3540,11 @@ type GetApiKeysParams struct {
 
 // PostApiKeysJSONBody defines parameters for PostApiKeys.
 type PostApiKeysJSONBody struct {
-	Description *string    `json:"description,omitempty"`
-	ExpiresAt   *time.Time `json:"expiresAt,omitempty"`
-	Name        string     `json:"name"`
+	Description *string `json:"description,omitempty"`
+
+	// ExpiresAt from 1900-01-01 to 2099-12-31 (UTC)
+	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
+	Name      string     `json:"name"`
 
 	// Scopes the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: every scope), and of them, at each request, what that role grants then: a later promotion never widens it
 	Scopes []PostApiKeysJSONBodyScopes `json:"scopes"`
@@ -3580,12 +3648,16 @@ type PostBudgetsJSONBody struct {
 	CategoryId openapi_types.UUID `json:"categoryId"`
 
 	// Currency default: the workspace's
-	Currency  *string                    `json:"currency,omitempty"`
-	EndDate   openapi_types.Date         `json:"endDate"`
-	Name      string                     `json:"name"`
-	Period    *PostBudgetsJSONBodyPeriod `json:"period,omitempty"`
-	StartDate openapi_types.Date         `json:"startDate"`
-	TagId     *openapi_types.UUID        `json:"tagId,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
+	EndDate openapi_types.Date         `json:"endDate"`
+	Name    string                     `json:"name"`
+	Period  *PostBudgetsJSONBodyPeriod `json:"period,omitempty"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
+	StartDate openapi_types.Date  `json:"startDate"`
+	TagId     *openapi_types.UUID `json:"tagId,omitempty"`
 }
 
 // PostBudgetsParams defines parameters for PostBudgets.
@@ -3634,12 +3706,16 @@ type PatchBudgetsByIdJSONBody struct {
 	CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
 
 	// Currency default: the workspace's
-	Currency  *string                         `json:"currency,omitempty"`
-	EndDate   *openapi_types.Date             `json:"endDate,omitempty"`
-	Name      *string                         `json:"name,omitempty"`
-	Period    *PatchBudgetsByIdJSONBodyPeriod `json:"period,omitempty"`
-	StartDate *openapi_types.Date             `json:"startDate,omitempty"`
-	TagId     *openapi_types.UUID             `json:"tagId,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// EndDate from 1900-01-01 to 2099-12-31
+	EndDate *openapi_types.Date             `json:"endDate,omitempty"`
+	Name    *string                         `json:"name,omitempty"`
+	Period  *PatchBudgetsByIdJSONBodyPeriod `json:"period,omitempty"`
+
+	// StartDate from 1900-01-01 to 2099-12-31
+	StartDate *openapi_types.Date `json:"startDate,omitempty"`
+	TagId     *openapi_types.UUID `json:"tagId,omitempty"`
 }
 
 // PatchBudgetsByIdParams defines parameters for PatchBudgetsById.
@@ -3784,9 +3860,11 @@ type PostDebtsJSONBody struct {
 	Creditor *string `json:"creditor,omitempty"`
 
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
-	DueDate  *openapi_types.Date `json:"dueDate,omitempty"`
-	Name     string              `json:"name"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DueDate from 1900-01-01 to 2099-12-31
+	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
+	Name    string              `json:"name"`
 
 	// PendingBalance exact decimal, at most 4 decimal places
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
@@ -3833,9 +3911,11 @@ type PatchDebtsByIdJSONBody struct {
 	Creditor *string `json:"creditor,omitempty"`
 
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
-	DueDate  *openapi_types.Date `json:"dueDate,omitempty"`
-	Name     *string             `json:"name,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DueDate from 1900-01-01 to 2099-12-31
+	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
+	Name    *string             `json:"name,omitempty"`
 
 	// PendingBalance exact decimal, at most 4 decimal places
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
@@ -3859,9 +3939,11 @@ type PatchDebtsByIdParams struct {
 // PostDebtsByIdPaymentsJSONBody defines parameters for PostDebtsByIdPayments.
 type PostDebtsByIdPaymentsJSONBody struct {
 	// Amount exact decimal, at most 4 decimal places
-	Amount float32             `json:"amount"`
-	Date   *openapi_types.Date `json:"date,omitempty"`
-	Note   *string             `json:"note,omitempty"`
+	Amount float32 `json:"amount"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date *openapi_types.Date `json:"date,omitempty"`
+	Note *string             `json:"note,omitempty"`
 
 	// WalletId default: the default-flagged wallet, else the oldest
 	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
@@ -3893,7 +3975,7 @@ type GetExchangeRatesParams struct {
 
 // PutExchangeRatesJSONBody defines parameters for PutExchangeRates.
 type PutExchangeRatesJSONBody struct {
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date  *openapi_types.Date `json:"date,omitempty"`
 	Rates []struct {
 		Base  string  `json:"base"`
@@ -3929,7 +4011,9 @@ type GetGoalsParams struct {
 // PostGoalsJSONBody defines parameters for PostGoals.
 type PostGoalsJSONBody struct {
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Deadline from 1900-01-01 to 2099-12-31
 	Deadline *openapi_types.Date `json:"deadline,omitempty"`
 	Name     string              `json:"name"`
 
@@ -3973,7 +4057,9 @@ type GetGoalsByIdParams struct {
 // PatchGoalsByIdJSONBody defines parameters for PatchGoalsById.
 type PatchGoalsByIdJSONBody struct {
 	// Currency default: the workspace's
-	Currency *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Deadline from 1900-01-01 to 2099-12-31
 	Deadline *openapi_types.Date `json:"deadline,omitempty"`
 	Name     *string             `json:"name,omitempty"`
 
@@ -3998,7 +4084,7 @@ type PostGoalsByIdDepositJSONBody struct {
 	// Amount exact decimal, at most 4 decimal places
 	Amount float32 `json:"amount"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date     *openapi_types.Date `json:"date,omitempty"`
 	Note     *string             `json:"note,omitempty"`
 	WalletId openapi_types.UUID  `json:"walletId"`
@@ -4021,7 +4107,7 @@ type PostGoalsByIdWithdrawJSONBody struct {
 	// Amount exact decimal, at most 4 decimal places
 	Amount float32 `json:"amount"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date `json:"date,omitempty"`
 	Note *string             `json:"note,omitempty"`
 
@@ -4222,10 +4308,12 @@ type PostRecurrentJSONBody struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      float32                          `json:"amount"`
-	CategoryId  *openapi_types.UUID              `json:"categoryId,omitempty"`
-	Kind        PostRecurrentJSONBodyKind        `json:"kind"`
-	Name        string                           `json:"name"`
+	Amount     float32                   `json:"amount"`
+	CategoryId *openapi_types.UUID       `json:"categoryId,omitempty"`
+	Kind       PostRecurrentJSONBodyKind `json:"kind"`
+	Name       string                    `json:"name"`
+
+	// NextPayment from 1900-01-01 to 2099-12-31
 	NextPayment openapi_types.Date               `json:"nextPayment"`
 	Periodicity PostRecurrentJSONBodyPeriodicity `json:"periodicity"`
 	WalletId    *openapi_types.UUID              `json:"walletId,omitempty"`
@@ -4275,10 +4363,12 @@ type PatchRecurrentByIdJSONBody struct {
 	Active *bool `json:"active,omitempty"`
 
 	// Amount exact decimal, at most 4 decimal places
-	Amount      *float32                               `json:"amount,omitempty"`
-	CategoryId  *openapi_types.UUID                    `json:"categoryId,omitempty"`
-	Kind        *PatchRecurrentByIdJSONBodyKind        `json:"kind,omitempty"`
-	Name        *string                                `json:"name,omitempty"`
+	Amount     *float32                        `json:"amount,omitempty"`
+	CategoryId *openapi_types.UUID             `json:"categoryId,omitempty"`
+	Kind       *PatchRecurrentByIdJSONBodyKind `json:"kind,omitempty"`
+	Name       *string                         `json:"name,omitempty"`
+
+	// NextPayment from 1900-01-01 to 2099-12-31
 	NextPayment *openapi_types.Date                    `json:"nextPayment,omitempty"`
 	Periodicity *PatchRecurrentByIdJSONBodyPeriodicity `json:"periodicity,omitempty"`
 	WalletId    *openapi_types.UUID                    `json:"walletId,omitempty"`
@@ -4304,7 +4394,7 @@ type PatchRecurrentByIdJSONBodyPeriodicity string
 
 // PostRecurrentByIdPayJSONBody defines parameters for PostRecurrentByIdPay.
 type PostRecurrentByIdPayJSONBody struct {
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date `json:"date,omitempty"`
 }
 
@@ -4471,7 +4561,7 @@ type PostTransactionsJSONBody struct {
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
 	Concept       *string             `json:"concept,omitempty"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date        *openapi_types.Date `json:"date,omitempty"`
 	DebtId      *openapi_types.UUID `json:"debtId,omitempty"`
 	Description *string             `json:"description,omitempty"`
@@ -4559,8 +4649,10 @@ type PatchTransactionsByIdJSONBody struct {
 	AttachmentUrl *string             `json:"attachmentUrl,omitempty"`
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
 	Concept       *string             `json:"concept,omitempty"`
-	Date          *openapi_types.Date `json:"date,omitempty"`
-	Description   *string             `json:"description,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date        *openapi_types.Date `json:"date,omitempty"`
+	Description *string             `json:"description,omitempty"`
 
 	// DestinationAmount amount credited to the destination of a transfer between currencies (required then); within one currency absent or equal to amount
 	DestinationAmount *float32 `json:"destinationAmount,omitempty"`
@@ -4683,8 +4775,10 @@ type PostWebhooksIncomingJSONBody struct {
 	CategoryId   *openapi_types.UUID                 `json:"categoryId,omitempty"`
 	CategoryName *string                             `json:"categoryName,omitempty"`
 	Concept      string                              `json:"concept"`
-	Date         *openapi_types.Date                 `json:"date,omitempty"`
-	Description  *string                             `json:"description,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
+	Date        *openapi_types.Date `json:"date,omitempty"`
+	Description *string             `json:"description,omitempty"`
 
 	// ToWalletId the destination of a transfer
 	ToWalletId *openapi_types.UUID               `json:"toWalletId,omitempty"`
@@ -4860,7 +4954,9 @@ type PatchWhatsappLastTransactionJSONBody struct {
 	Concept      *string  `json:"concept,omitempty"`
 
 	// Currency only with amount
-	Currency   *string             `json:"currency,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// Date from 1900-01-01 to 2099-12-31
 	Date       *openapi_types.Date `json:"date,omitempty"`
 	WalletName *string             `json:"walletName,omitempty"`
 }
@@ -4909,7 +5005,7 @@ type PostWhatsappTransactionsJSONBody struct {
 	// Currency must be the wallet's
 	Currency *string `json:"currency,omitempty"`
 
-	// Date default: today in America/Mexico_City
+	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date *openapi_types.Date                  `json:"date,omitempty"`
 	Type PostWhatsappTransactionsJSONBodyType `json:"type"`
 

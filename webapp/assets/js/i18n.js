@@ -20,7 +20,7 @@ const es = {
   'remaining': 'restante', 'Alert at': 'Alerta al', 'Start': 'Inicio', 'End': 'Fin', 'Period': 'Periodo',
   'Target': 'Objetivo', 'Saved': 'Ahorrado', 'Deposit': 'Depositar', 'Withdraw': 'Retirar', 'Deadline': 'Fecha límite',
   'Creditor': 'Acreedor', 'Pending': 'Pendiente', 'Paid': 'Pagado', 'Pay': 'Pagar', 'Pay now': 'Pagar ahora',
-  'Next payment': 'Próximo pago', 'Frequency': 'Frecuencia', 'Month': 'Mes', 'Expenses by category': 'Gastos por categoría',
+  'Next payment': 'Próximo pago', 'Skipped': 'Omitidos', 'Frequency': 'Frecuencia', 'Month': 'Mes', 'Expenses by category': 'Gastos por categoría',
   'Change against the month before': 'Cambio contra el mes anterior', 'Download CSV': 'Descargar CSV',
   'Download PDF': 'Descargar PDF', 'Members': 'Miembros', 'Role': 'Rol', 'Email': 'Correo', 'Invite': 'Invitar',
   'Remove': 'Quitar', 'Scopes': 'Permisos', 'Revoke': 'Revocar', 'Copy': 'Copiar', 'Copied.': 'Copiado.',

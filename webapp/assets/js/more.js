@@ -107,6 +107,8 @@ async function recurringPage(main) {
         [t('Amount'), (r) => money(r.amount, (names[r.walletId] || {}).currency || 'MXN')],
         [t('Frequency'), (r) => term(r.periodicity)],
         [t('Next payment'), (r) => day(r.nextPayment)],
+        // Cycles owed beyond the 12 paid late are skipped (README, "At most 12 cycles").
+        [t('Skipped'), (r) => (r.lastSkip ? `${r.lastSkip.cycles} (${day(r.lastSkip.firstDue)} – ${day(r.lastSkip.lastDue)})` : '')],
         ['', (r) => h('button', { type: 'button', 'aria-label': `${t('Pay now')} ${r.name}`, onclick: async () => {
           await api.post(`/api/recurrent/${r.id}/pay`, { date: today() });
           toast(t('Saved.'));
