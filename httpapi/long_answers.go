@@ -63,13 +63,14 @@ type LongAnswerOptions struct {
 
 // withDefaults fills the options left out.
 func (o LongAnswerOptions) withDefaults() LongAnswerOptions {
-	for _, v := range []struct {
-		field *int
-		def   int
-	}{{&o.BulkReadsPerUser, defaultBulkReadsPerUser}, {&o.StreamsPerUser, defaultStreamsPerUser}, {&o.StreamsPerWorkspace, defaultStreamsPerWorkspace}} {
-		if *v.field <= 0 {
-			*v.field = v.def
-		}
+	if o.BulkReadsPerUser <= 0 {
+		o.BulkReadsPerUser = defaultBulkReadsPerUser
+	}
+	if o.StreamsPerUser <= 0 {
+		o.StreamsPerUser = defaultStreamsPerUser
+	}
+	if o.StreamsPerWorkspace <= 0 {
+		o.StreamsPerWorkspace = defaultStreamsPerWorkspace
 	}
 	if o.WriteDeadline <= 0 {
 		o.WriteDeadline = defaultWriteDeadline
@@ -169,8 +170,8 @@ type answerClaim struct {
 	token           []byte // a stream's token key; nil for a bulk read
 }
 
-// openAnswers counts the live answers a claim would join.
-type openAnswers struct{ token, user, workspace int }
+// answerCounts are the live answers a claim would join, counted.
+type answerCounts struct{ token, user, workspace int }
 
 // longAnswer is a long answer admitted on this instance.
 type longAnswer struct {
@@ -196,7 +197,7 @@ func (h *longAnswers) admit(ctx context.Context, c answerClaim, check func(*pgx.
 			b.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, workspaceAnswersLock, c.workspace.String())
 		}
 		b.Queue(`SELECT pg_advisory_xact_lock($1, hashtext($2))`, userAnswersLock, c.user.String())
-		var open openAnswers
+		var open answerCounts
 		b.Queue(countOpenSQL, c.kind, c.user, c.workspace, c.token).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&open.token, &open.user, &open.workspace)
 		})
@@ -270,7 +271,7 @@ func (h *longAnswers) renewedAt(sent time.Time) {
 // refuse answers 429 when the answers a new one of kind would join are at a limit. A
 // place frees when an answer ends, or when its instance's lease runs out: Retry-After
 // is the lease.
-func (h *longAnswers) refuse(kind string, open openAnswers) error {
+func (h *longAnswers) refuse(kind string, open answerCounts) error {
 	code, what, limit, count := "TOO_MANY_BULK_READS", "you already have %d bulk reads (exports, reports, change-feed pages) on their way", h.limits.BulkReadsPerUser, open.user
 	if kind == kindRealtime {
 		code = "TOO_MANY_STREAMS"
