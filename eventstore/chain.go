@@ -37,12 +37,20 @@ type ChainCheck struct {
 	BrokenAt int64
 }
 
-// chainPage is how many events a chain's reader asks for at a time.
-const chainPage = 2000
+// chainPage is how many events a chain's reader asks for at a time, and holds while it
+// hands them on: an export holds its page while its client reads it.
+const chainPage = 500
 
 // eachLink calls fn with every event of a stream in version order: its version, its
-// stored hash and its canonical text.
+// stored hash and its canonical text. It reads a page, releases the connection, then
+// calls fn on the page's events: fn may wait (on a client reading an export, say)
+// without holding a connection of the pool meanwhile.
 func eachLink(ctx context.Context, db Reader, streamID string, fn func(version int64, hash []byte, canonical string) error) error {
+	type chainLink struct {
+		version   int64
+		hash      []byte
+		canonical string
+	}
 	after := int64(0)
 	for {
 		rows, err := db.Query(ctx, `SELECT version, hash, eventstore_canonical(stream_id, version, event_id, type, recorded_at, data, metadata)
@@ -50,29 +58,21 @@ func eachLink(ctx context.Context, db Reader, streamID string, fn func(version i
 		if err != nil {
 			return fmt.Errorf("eventstore: read the chain of %s: %w", streamID, err)
 		}
-		n := 0
-		for rows.Next() {
-			var version int64
-			var hash []byte
-			var canonical string
-			if err := rows.Scan(&version, &hash, &canonical); err != nil {
-				rows.Close()
-				return fmt.Errorf("eventstore: read the chain of %s: %w", streamID, err)
-			}
-			n++
-			after = version
-			if err := fn(version, hash, canonical); err != nil {
-				rows.Close()
+		page, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (l chainLink, err error) {
+			return l, row.Scan(&l.version, &l.hash, &l.canonical)
+		})
+		if err != nil {
+			return fmt.Errorf("eventstore: read the chain of %s: %w", streamID, err)
+		}
+		for _, l := range page {
+			if err := fn(l.version, l.hash, l.canonical); err != nil {
 				return err
 			}
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("eventstore: read the chain of %s: %w", streamID, err)
-		}
-		if n < chainPage {
+		if len(page) < chainPage {
 			return nil
 		}
+		after = page[len(page)-1].version
 	}
 }
 

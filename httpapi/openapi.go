@@ -550,7 +550,7 @@ func schemas() obj {
 			"candidates":        obj{"type": "array", "items": str(nil), "description": "CONFLICT: the names that matched"},
 			"missing":           obj{"type": "array", "items": uuidRef(), "description": "TRANSACTION_NOT_FOUND of a bulk operation: the ids not found"},
 			"retryAfterSeconds": obj{"type": "integer", "description": "as Retry-After"},
-			"limit":             obj{"type": "integer", "description": "TOO_MANY_STREAMS: the streams a token may have open"},
+			"limit":             obj{"type": "integer", "description": "TOO_MANY_STREAMS, TOO_MANY_BULK_READS: the limit reached"},
 		}),
 		"FieldError": record(obj{"field": str(obj{"description": "the field's name or path: name, keys.auth, rates[0].rate"}), "message": str(nil)}),
 		"Wallet": record(merge(walletFields(), obj{
@@ -722,7 +722,7 @@ var errorDescriptions = map[int]string{
 	409: "The request conflicts with the records' state",
 	413: "The request body exceeds 1 MiB (PAYLOAD_TOO_LARGE)",
 	422: "Well-formed but cannot be carried out",
-	429: "Too many requests for this person, or failed authentications from this address or with this key prefix (RATE_LIMITED)",
+	429: "Too many requests for this person, or failed authentications from this address or with this key prefix (RATE_LIMITED), or too many long answers open at once: bulk reads of this person (TOO_MANY_BULK_READS), realtime streams (TOO_MANY_STREAMS)",
 	500: "Internal error; the cause is logged, never shown: quote the request id",
 	502: "A provider the operation needs failed; nothing was done (BILLING_UNAVAILABLE)",
 	503: "The service cannot serve the request now (its database is unreachable or busy, or a feature is not configured)",
@@ -756,6 +756,11 @@ func openAPIDocument() obj {
 			op["x-channel-scope"] = channelScope
 			op["description"] = "The chat channel may call this operation too, with its identity (X-Channel-Identity) alone and " +
 				"no other credential; it then needs the scope given in x-channel-scope of the user's role in the link's workspace."
+		}
+		if bulkReads[key] {
+			op["description"] = fmt.Sprintf("A bulk read: a person has at most %d on their way at once, whatever credentials they use "+
+				"(429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for %s is cut off.",
+				defaultBulkReadsPerUser, defaultWriteDeadline)
 		}
 		var params []obj
 		for _, m := range pathParam.FindAllStringSubmatch(rt.Pattern, -1) {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"slices"
 
 	"github.com/finledger/finledger/commands"
@@ -72,7 +73,9 @@ func realtimeStreamDoc() obj {
 			"`revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses " +
 			"access to the workspace, after which the stream ends; a client should close its EventSource then. " +
 			"401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace " +
-			"(details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open.",
+			"(details.reason, as in the revoked event); " + fmt.Sprintf("429 TOO_MANY_STREAMS: the token already has %d streams open, "+
+			"its person %d or the workspace %d (details.limit says which); a client that stops reading for %s is cut off.",
+			realtimeStreamsPerToken, defaultStreamsPerUser, defaultStreamsPerWorkspace, defaultWriteDeadline),
 		"operationId": "realtimeEvents",
 		"tags":        []string{"realtime"},
 		"x-scope":     "realtime token",

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -91,10 +92,12 @@ func (s *Server) openRealtimeToken(token string) (realtimeClaims, error) {
 // first gets what it missed, from the event store, then the live feed. One that missed
 // more than realtimeMaxResume events gets a "reset" event instead: reload, then follow.
 //
-// A token opens at most realtimeStreamsPerToken streams at once, across instances (429
-// TOO_MANY_STREAMS), and only while its user may read the workspace (403 FORBIDDEN). An
-// open stream whose user loses access (removed, role changed, account or workspace
-// deleted, through any instance) gets a "revoked" event with the reason, then ends.
+// A token, its user and the workspace each have a bounded number of streams open at
+// once, across instances (429 TOO_MANY_STREAMS), and a token opens one only while its
+// user may read the workspace (403 FORBIDDEN). An open stream whose user loses access
+// (removed, role changed, account or workspace deleted, through any instance) gets a
+// "revoked" event with the reason, then ends. Each write has the long answers' write
+// deadline (answerWriter): a client that stops reading is cut off.
 func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	claims, err := s.openRealtimeToken(r.URL.Query().Get("token"))
@@ -111,12 +114,12 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	admitted, err := s.realtime.admit(ctx, claims)
+	admitted, err := s.answers.admitStream(ctx, claims)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	defer s.realtime.release(ctx, admitted)
+	defer s.answers.release(ctx, admitted)
 	live := make(chan *nats.Msg, realtimeBuffer)
 	sub, err := s.events.Conn.ChanSubscribe(s.events.Names().Subject(claims.WorkspaceID), live)
 	if err != nil {
@@ -137,14 +140,14 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 		last = head
 	}
 
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Time{}) // the stream outlives the server's write timeout
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
-	out := &sseWriter{w: w, rc: rc, workspaceID: claims.WorkspaceID}
+	answer := s.answers.writer(w)
+	defer answer.finish()
+	out := &sseWriter{out: answer, workspaceID: claims.WorkspaceID}
 	if err := out.comment("retry: 3000\n\n"); err != nil {
 		return
 	}
@@ -176,7 +179,7 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 			return
 		case msg := <-live:
 			if realtimeAccessEvents[msg.Header.Get(webhooks.MetaType)] {
-				s.realtime.nudge()
+				s.answers.nudge()
 			}
 			version, err := strconv.ParseInt(msg.Header.Get(webhooks.MetaVersion), 10, 64)
 			if err != nil || version <= last {
@@ -230,18 +233,17 @@ func (s *Server) catchUp(ctx context.Context, out *sseWriter, workspaceID uuid.U
 	}
 }
 
-// sseWriter writes Server-Sent Events and flushes each.
+// sseWriter writes Server-Sent Events and sends each at once.
 type sseWriter struct {
-	w           http.ResponseWriter
-	rc          *http.ResponseController
+	out         *answerWriter
 	workspaceID uuid.UUID
 }
 
 func (o *sseWriter) comment(text string) error {
-	if _, err := o.w.Write([]byte(text)); err != nil {
+	if _, err := io.WriteString(o.out, text); err != nil {
 		return err
 	}
-	return o.rc.Flush()
+	return o.out.FlushError()
 }
 
 // event writes the public events one stored event stands for, each with the body a
@@ -256,14 +258,14 @@ func (o *sseWriter) event(e queries.StreamEvent) error {
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(o.w, "id: %d\nevent: %s\ndata: %s\n\n", e.Version, p.Name, body); err != nil {
+		if _, err := fmt.Fprintf(o.out, "id: %d\nevent: %s\ndata: %s\n\n", e.Version, p.Name, body); err != nil {
 			return err
 		}
 	}
 	if len(publics) == 0 {
 		return nil
 	}
-	if err := o.rc.Flush(); err != nil {
+	if err := o.out.FlushError(); err != nil {
 		return errors.Join(errors.New("httpapi: realtime flush"), err)
 	}
 	return nil

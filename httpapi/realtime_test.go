@@ -307,48 +307,88 @@ func TestRealtimeStreamEndsWhenAccessEnds(t *testing.T) {
 	expectRevoked(t, aliceStream, "workspace_deleted")
 }
 
-// One token holds at most five streams open at once, whichever instances serve them.
-func TestRealtimeStreamsPerToken(t *testing.T) {
+// A token holds at most five streams open at once, a person ten (here seven, whatever
+// tokens they mint) and a workspace a hundred (here nine, whoever opens them),
+// whichever instances serve them.
+func TestRealtimeStreamLimits(t *testing.T) {
 	env, _ := apitest.StartEvents(t, nil)
-	b := env.Instance()
-	alice := env.As("alice")
-	token := func() string {
-		return alice.Post("/api/realtime/token", nil).Expect(t, http.StatusOK).JSON["url"].(string)
+	limits := func(o *httpapi.Options) {
+		o.LongAnswers = httpapi.LongAnswerOptions{StreamsPerUser: 7, StreamsPerWorkspace: 9}
 	}
-	path := token()
-	var closers []func()
-	for i, on := range []*apitest.Env{env, env, env, b, b} {
-		_, closeStream := openStream(t, on.URL+path, "")
-		defer closeStream()
-		if i >= 3 {
-			closers = append(closers, closeStream)
-		}
+	a, b := env.InstanceWith(limits), env.InstanceWith(limits)
+	alice, bob := a.As("alice"), a.As("bob")
+	bob.Get("/api/me").Expect(t, http.StatusOK)
+	ws := alice.Post("/api/workspaces", map[string]any{"name": "Family", "currency": "mxn"}).Expect(t, http.StatusOK).Object("workspace")["id"].(string)
+	alice.Post("/api/workspaces/"+ws+"/members", map[string]any{"email": "bob@example.com", "role": "reader"}).Expect(t, http.StatusOK)
+	token := func(c *apitest.Client) string {
+		return c.With("X-Workspace-Id", ws).Post("/api/realtime/token", nil).Expect(t, http.StatusOK).JSON["url"].(string)
 	}
-	for _, on := range []*apitest.Env{env, b} {
+	refused := func(on *apitest.Env, path string, limit int) {
+		t.Helper()
 		header, details := streamRefused(t, on.URL+path, http.StatusTooManyRequests, "TOO_MANY_STREAMS")
-		if header.Get("Retry-After") == "" || fmt.Sprint(details["limit"]) != "5" {
-			t.Fatalf("refusal %v %v", header, details)
+		if header.Get("Retry-After") == "" || fmt.Sprint(details["limit"]) != fmt.Sprint(limit) {
+			t.Fatalf("refusal %v %v, want limit %d", header, details, limit)
 		}
 	}
-	// Another token of the same user is counted apart.
-	_, closeOther := openStream(t, env.URL+token(), "")
-	defer closeOther()
+	open := func(on *apitest.Env, path string) func() {
+		t.Helper()
+		_, closeStream := openStream(t, on.URL+path, "")
+		t.Cleanup(closeStream)
+		return closeStream
+	}
 
-	// One closed on B frees a slot for A.
-	closers[0]()
-	waitFor(t, "a slot freed", 5*time.Second, func() bool { return streamOpens(t, env.URL+path) })
-	streamRefused(t, b.URL+path, http.StatusTooManyRequests, "TOO_MANY_STREAMS")
+	// A token: five.
+	path := token(alice)
+	var closers []func()
+	for _, on := range []*apitest.Env{a, a, a, b, b} {
+		closers = append(closers, open(on, path))
+	}
+	refused(a, path, 5)
+	refused(b, path, 5)
+	// One closed on B frees a place for A.
+	closers[4]()
+	waitFor(t, "a place freed", 5*time.Second, func() bool { return streamOpens(t, a.URL+path) })
+	refused(b, path, 5)
 
-	// Sixteen opened at once on two instances with a fresh token: five get through.
-	path = token()
+	// A person: seven, whatever tokens they mint.
+	second := token(alice)
+	open(b, second)
+	open(a, second)
+	refused(b, second, 7)
+	refused(a, token(alice), 7)
+
+	// A workspace: nine, whoever opens them; bob's own limits are far off.
+	bobs := token(bob)
+	open(a, bobs)
+	open(b, bobs)
+	refused(b, bobs, 9)
+	refused(a, token(bob), 9)
+	// Bob's stream of his own workspace is not the family's.
+	if !streamOpens(t, a.URL+bob.Post("/api/realtime/token", nil).Expect(t, http.StatusOK).JSON["url"].(string)) {
+		t.Fatal("bob's own workspace is held by the family's streams")
+	}
+}
+
+// Streams opened all at once, on two instances with three tokens of one person, keep
+// to the limits: five per token, seven (here) per person.
+func TestRealtimeStreamLimitsAtOnce(t *testing.T) {
+	env, _ := apitest.StartEvents(t, nil)
+	limits := func(o *httpapi.Options) { o.LongAnswers = httpapi.LongAnswerOptions{StreamsPerUser: 7} }
+	a, b := env.InstanceWith(limits), env.InstanceWith(limits)
+	carol := a.As("carol")
+	var paths []string
+	for range 3 {
+		paths = append(paths, carol.Post("/api/realtime/token", nil).Expect(t, http.StatusOK).JSON["url"].(string))
+	}
 	type result struct {
+		path   string
 		status int
 		cancel context.CancelFunc
 		err    error
 	}
-	results := make(chan result, 16)
-	for i := range 16 {
-		on := []*apitest.Env{env, b}[i%2]
+	results := make(chan result, 24)
+	for i := range 24 {
+		on, path := []*apitest.Env{a, b}[i%2], paths[i%3]
 		go func() {
 			resp, cancel, err := dialStream(on.URL+path, "")
 			if err != nil {
@@ -359,24 +399,31 @@ func TestRealtimeStreamsPerToken(t *testing.T) {
 				cancel()
 				_ = resp.Body.Close()
 			}
-			results <- result{status: resp.StatusCode, cancel: cancel}
+			results <- result{path: path, status: resp.StatusCode, cancel: cancel}
 		}()
 	}
+	perToken := map[string]int{}
 	opened := 0
-	for range 16 {
+	for range 24 {
 		r := <-results
 		switch {
 		case r.err != nil:
 			t.Fatal(r.err)
 		case r.status == http.StatusOK:
 			opened++
+			perToken[r.path]++
 			defer r.cancel()
 		case r.status != http.StatusTooManyRequests:
 			t.Fatalf("status %d", r.status)
 		}
 	}
-	if opened != 5 {
-		t.Fatalf("%d streams opened at once with one token, want 5", opened)
+	for path, n := range perToken {
+		if n > 5 {
+			t.Fatalf("%d streams opened at once with token %s, want at most 5", n, path)
+		}
+	}
+	if opened != 7 {
+		t.Fatalf("%d streams opened at once by one person, want 7", opened)
 	}
 }
 

@@ -38,7 +38,7 @@ type Server struct {
 	webhooks       WebhookOptions
 	box            *sealbox.Box
 	events         *bus.Bus
-	realtime       *realtimeStreams
+	answers        *longAnswers
 	pushKey        string
 	metrics        *metrics.Metrics
 	// publicMetrics serves the metrics on the API's own routes (Options.PublicMetrics).
@@ -74,8 +74,12 @@ type Options struct {
 	// Events is the deployment's bus the realtime stream is fed from, on its subjects;
 	// without it the stream is not available.
 	Events *bus.Bus
-	// Realtime tunes how open realtime streams are checked and counted across instances.
+	// Realtime tunes how open realtime streams are checked, and long answers counted,
+	// across instances.
 	Realtime RealtimeOptions
+	// LongAnswers bounds the realtime streams and bulk reads open at once, and how long a
+	// chunk of one waits for its client.
+	LongAnswers LongAnswerOptions
 	// PushPublicKey is the VAPID public key browsers subscribe with; without it Web Push
 	// notifications are off.
 	PushPublicKey string
@@ -107,7 +111,7 @@ func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Ve
 			counts: "failed authentications from this address or with this key prefix"},
 		trustedProxies: opts.TrustedProxies}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
-	s.realtime = newRealtimeStreams(pool, opts.Realtime)
+	s.answers = newLongAnswers(pool, opts.Realtime, opts.LongAnswers)
 	return s
 }
 
@@ -152,12 +156,14 @@ func (s *Server) Handler() http.Handler {
 }
 
 // guard authenticates a request for a route, checks the caller may call it, and runs
-// the route's handler. The chat channel's identity header makes it a channel request,
-// allowed only on the routes of spec 4.B.
+// the route's handler, as a bulk read for those that are (readInBulk). The chat
+// channel's identity header makes it a channel request, allowed only on the routes of
+// spec 4.B.
 func (s *Server) guard(rt route) http.Handler {
 	key := rt.Method + " " + rt.Pattern
 	channelScope, channelAllowed := channelRoutes[key]
 	channelOnly := strings.HasPrefix(rt.Pattern, "/api/whatsapp/")
+	bulk := bulkReads[key]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var p *principal
 		var err error
@@ -183,7 +189,12 @@ func (s *Server) guard(rt route) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		rt.Handler(s, w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
+		r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+		if bulk {
+			s.readInBulk(w, r, p, rt.Handler)
+			return
+		}
+		rt.Handler(s, w, r)
 	})
 }
 

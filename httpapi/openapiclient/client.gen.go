@@ -2362,7 +2362,7 @@ type ErrorDetails struct {
 	// Candidates CONFLICT: the names that matched
 	Candidates *[]string `json:"candidates,omitempty"`
 
-	// Limit TOO_MANY_STREAMS: the streams a token may have open
+	// Limit TOO_MANY_STREAMS, TOO_MANY_BULK_READS: the limit reached
 	Limit *int `json:"limit,omitempty"`
 
 	// Missing TRANSACTION_NOT_FOUND of a bulk operation: the ids not found
@@ -6053,6 +6053,8 @@ type ClientInterface interface {
 
 	// GetAuditExport The workspace's history as JSON lines, each event with its chain hash
 	//
+	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+	//
 	// Corresponds with GET /api/audit/export (the `GetAuditExport` operationId).
 	GetAuditExport(ctx context.Context, params *GetAuditExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -6157,10 +6159,14 @@ type ClientInterface interface {
 
 	// GetChanges The records the workspace's history touched after a cursor, each with its state or its deletion
 	//
+	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+	//
 	// Corresponds with GET /api/changes (the `GetChanges` operationId).
 	GetChanges(ctx context.Context, params *GetChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetChangesDiff The records whose state differs between two moments, with their states then
+	//
+	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
 	//
 	// Corresponds with GET /api/changes/diff (the `GetChangesDiff` operationId).
 	GetChangesDiff(ctx context.Context, params *GetChangesDiffParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6427,7 +6433,7 @@ type ClientInterface interface {
 
 	// RealtimeEvents Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
 	//
-	// Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open.
+	// Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open, its person 10 or the workspace 100 (details.limit says which); a client that stops reading for 10s is cut off.
 	//
 	// Corresponds with GET /api/realtime/events (the `RealtimeEvents` operationId).
 	RealtimeEvents(ctx context.Context, params *RealtimeEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6503,6 +6509,8 @@ type ClientInterface interface {
 	PostRecurrentByIdPay(ctx context.Context, id openapi_types.UUID, params *PostRecurrentByIdPayParams, body PostRecurrentByIdPayJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetReports A report of a date range as JSON, CSV or PDF
+	//
+	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
 	//
 	// Corresponds with GET /api/reports (the `GetReports` operationId).
 	GetReports(ctx context.Context, params *GetReportsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -6992,6 +7000,8 @@ func (c *Client) GetAudit(ctx context.Context, params *GetAuditParams, reqEditor
 
 // GetAuditExport The workspace's history as JSON lines, each event with its chain hash
 //
+// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+//
 // Corresponds with GET /api/audit/export (the `GetAuditExport` operationId).
 func (c *Client) GetAuditExport(ctx context.Context, params *GetAuditExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAuditExportRequest(c.Server, params)
@@ -7256,6 +7266,8 @@ func (c *Client) PatchCategoriesById(ctx context.Context, id openapi_types.UUID,
 
 // GetChanges The records the workspace's history touched after a cursor, each with its state or its deletion
 //
+// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+//
 // Corresponds with GET /api/changes (the `GetChanges` operationId).
 func (c *Client) GetChanges(ctx context.Context, params *GetChangesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetChangesRequest(c.Server, params)
@@ -7270,6 +7282,8 @@ func (c *Client) GetChanges(ctx context.Context, params *GetChangesParams, reqEd
 }
 
 // GetChangesDiff The records whose state differs between two moments, with their states then
+//
+// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
 //
 // Corresponds with GET /api/changes/diff (the `GetChangesDiff` operationId).
 func (c *Client) GetChangesDiff(ctx context.Context, params *GetChangesDiffParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7906,7 +7920,7 @@ func (c *Client) GetPushVapidPublicKey(ctx context.Context, params *GetPushVapid
 
 // RealtimeEvents Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
 //
-// Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open.
+// Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open, its person 10 or the workspace 100 (details.limit says which); a client that stops reading for 10s is cut off.
 //
 // Corresponds with GET /api/realtime/events (the `RealtimeEvents` operationId).
 func (c *Client) RealtimeEvents(ctx context.Context, params *RealtimeEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8092,6 +8106,8 @@ func (c *Client) PostRecurrentByIdPay(ctx context.Context, id openapi_types.UUID
 }
 
 // GetReports A report of a date range as JSON, CSV or PDF
+//
+// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
 //
 // Corresponds with GET /api/reports (the `GetReports` operationId).
 func (c *Client) GetReports(ctx context.Context, params *GetReportsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -15981,6 +15997,8 @@ type ClientWithResponsesInterface interface {
 
 	// GetAuditExportWithResponse The workspace's history as JSON lines, each event with its chain hash
 	//
+	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/audit/export (the `GetAuditExport` operationId).
@@ -16101,12 +16119,16 @@ type ClientWithResponsesInterface interface {
 
 	// GetChangesWithResponse The records the workspace's history touched after a cursor, each with its state or its deletion
 	//
+	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/changes (the `GetChanges` operationId).
 	GetChangesWithResponse(ctx context.Context, params *GetChangesParams, reqEditors ...RequestEditorFn) (*GetChangesResponse, error)
 
 	// GetChangesDiffWithResponse The records whose state differs between two moments, with their states then
+	//
+	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16403,7 +16425,7 @@ type ClientWithResponsesInterface interface {
 
 	// RealtimeEventsWithResponse Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
 	//
-	// Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open.
+	// Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open, its person 10 or the workspace 100 (details.limit says which); a client that stops reading for 10s is cut off.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16489,6 +16511,8 @@ type ClientWithResponsesInterface interface {
 	PostRecurrentByIdPayWithResponse(ctx context.Context, id openapi_types.UUID, params *PostRecurrentByIdPayParams, body PostRecurrentByIdPayJSONRequestBody, reqEditors ...RequestEditorFn) (*PostRecurrentByIdPayResponse, error)
 
 	// GetReportsWithResponse A report of a date range as JSON, CSV or PDF
+	//
+	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -35064,6 +35088,8 @@ func (c *ClientWithResponses) GetAuditWithResponse(ctx context.Context, params *
 
 // GetAuditExportWithResponse The workspace's history as JSON lines, each event with its chain hash
 //
+// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/audit/export (the `GetAuditExport` operationId).
@@ -35280,6 +35306,8 @@ func (c *ClientWithResponses) PatchCategoriesByIdWithResponse(ctx context.Contex
 
 // GetChangesWithResponse The records the workspace's history touched after a cursor, each with its state or its deletion
 //
+// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+//
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /api/changes (the `GetChanges` operationId).
@@ -35292,6 +35320,8 @@ func (c *ClientWithResponses) GetChangesWithResponse(ctx context.Context, params
 }
 
 // GetChangesDiffWithResponse The records whose state differs between two moments, with their states then
+//
+// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -35810,7 +35840,7 @@ func (c *ClientWithResponses) GetPushVapidPublicKeyWithResponse(ctx context.Cont
 
 // RealtimeEventsWithResponse Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
 //
-// Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open.
+// Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open, its person 10 or the workspace 100 (details.limit says which); a client that stops reading for 10s is cut off.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -35962,6 +35992,8 @@ func (c *ClientWithResponses) PostRecurrentByIdPayWithResponse(ctx context.Conte
 }
 
 // GetReportsWithResponse A report of a date range as JSON, CSV or PDF
+//
+// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
 //
 // Returns a wrapper object for the known response body format(s).
 //

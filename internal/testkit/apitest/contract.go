@@ -230,8 +230,9 @@ func (c *contractChecker) check(log *contractLog, r *http.Request, reqBody []byt
 	if len(reqErrs) > 0 && (status < 400 || status >= 500) {
 		log.add("%s: the server carried out a request its document refuses: %s", exchange, describe(reqErrs))
 	}
-	if mt, _, _ := mime.ParseMediaType(rw.header.Get("Content-Type")); mt == "text/event-stream" || rw.truncated {
-		// The realtime stream: its status, headers and content type are what can be checked.
+	if mt, _, _ := mime.ParseMediaType(rw.header.Get("Content-Type")); mt == "text/event-stream" || rw.truncated || rw.cut {
+		// The realtime stream, and an answer kept in part or cut short (its client stopped
+		// reading): its status, headers and content type are what can be checked.
 		res.Body = io.NopCloser(strings.NewReader(""))
 	}
 	if _, resErrs := c.validator.ValidateHttpResponse(r, res); len(resErrs) > 0 {
@@ -361,6 +362,7 @@ type capturingWriter struct {
 	header    http.Header
 	body      bytes.Buffer
 	truncated bool
+	cut       bool // a write failed: the client went or stopped reading
 }
 
 func (w *capturingWriter) WriteHeader(status int) {
@@ -378,7 +380,9 @@ func (w *capturingWriter) Write(b []byte) (int, error) {
 	room := maxCheckedBody - w.body.Len()
 	w.body.Write(b[:min(len(b), room)])
 	w.truncated = w.truncated || len(b) > room
-	return w.ResponseWriter.Write(b)
+	n, err := w.ResponseWriter.Write(b)
+	w.cut = w.cut || err != nil
+	return n, err
 }
 
 // Flush and Unwrap let the realtime stream flush and set deadlines through the check.
