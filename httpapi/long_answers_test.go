@@ -93,7 +93,7 @@ func workspaceOf(t *testing.T, c *apitest.Client) string {
 func TestSlowExportsStallNobody(t *testing.T) {
 	env, ev := apitest.StartEvents(t, nil)
 	m := metrics.New()
-	srv := env.InstanceWith(func(o *httpapi.Options) { o.Metrics = m })
+	srv := env.InstanceWith(func(o *httpapi.Options) { o.Metrics, o.PublicMetrics = m, true })
 	m.WatchPool(env.Pool)
 	// The relay's lag, read from the database and the bus as every instance reads it,
 	// leader or not (none leads here: the history need not be published first).
