@@ -579,15 +579,24 @@ func TestFailedAuthenticationsAreLimited(t *testing.T) {
 	expectError(t, from(badSession, "203.0.113.7").Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
 	expectError(t, from(alice, "203.0.113.7").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
 
-	// One key guessed from many addresses: its prefix runs out, not the addresses.
+	// One key guessed from many addresses: its prefix runs out, not the addresses, and
+	// the guesses get 429; the key itself still works, from any address.
+	live, _ := newKey(t, alice, "wallets:read")
+	plaintext := strings.TrimPrefix(live.Headers["Authorization"], "Bearer ")
+	guess := env.Anonymous().With("x-api-key", plaintext[:12]+strings.Repeat("x", len(plaintext)-12))
+	for i := range 3 {
+		expectError(t, from(guess, fmt.Sprintf("192.0.2.%d", i+1)).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+	}
+	expectError(t, from(guess.On(second), "192.0.2.9").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
+	from(live, "192.0.2.9").Get("/api/wallets").Expect(t, http.StatusOK)
+	from(live.On(second), "192.0.2.10").Get("/api/wallets").Expect(t, http.StatusOK)
+	// A revoked key is a wrong key like any other: its prefix runs out too.
 	revoked, id := newKey(t, alice, "wallets:read")
 	alice.Delete("/api/api-keys/"+id).Expect(t, http.StatusOK)
-	live, _ := newKey(t, alice, "wallets:read")
 	for i := range 3 {
-		expectError(t, from(revoked, fmt.Sprintf("192.0.2.%d", i+1)).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
+		expectError(t, from(revoked, fmt.Sprintf("192.0.2.%d", i+20)).Get("/api/wallets"), http.StatusUnauthorized, "UNAUTHORIZED")
 	}
-	expectError(t, from(revoked.On(second), "192.0.2.9").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
-	from(live, "192.0.2.9").Get("/api/wallets").Expect(t, http.StatusOK)
+	expectError(t, from(revoked, "192.0.2.30").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
 
 	// From a connection that is no trusted proxy, X-Forwarded-For is not believed: every
 	// address it names is the connection's.

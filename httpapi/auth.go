@@ -94,7 +94,8 @@ var (
 // It also takes a token from the person's rate-limit bucket, in the same round trip as
 // the lookup. A credential presented and refused (401) counts against the failure
 // budgets of the request's client address and key prefix; a request from an address
-// (or with a key prefix) over its budget is refused with 429 whatever its credential.
+// over its budget is refused with 429 whatever its credential, and a wrong key whose
+// prefix is over its budget gets 429 instead of 401.
 func (s *Server) resolve(r *http.Request) (*principal, error) {
 	token, fromHeader := credentialOf(r)
 	var cookie string
@@ -303,11 +304,11 @@ func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*pr
 }
 
 // lookupWithLimit authenticates a request: in one round trip it takes a token from the
-// request limit's bucket, reads whether the request's failure budgets have a token
-// left, and runs the lookup; extra may queue more statements on the batch. A budget
-// spent refuses the request before its credential counts.
+// request limit's bucket, reads whether the failure budget of the request's client
+// address has a token left, and runs the lookup; extra may queue more statements on
+// the batch. That budget spent refuses the request before its credential counts.
 func lookupWithLimit[T any](s *Server, r *http.Request, from bucket, lookup queries.Lookup[T], extra func(*pgx.Batch)) (T, error) {
-	return lookupWithLimiter(s, r.Context(), s.limiter, from, s.failureBuckets(r), lookup, extra)
+	return lookupWithLimiter(s, r.Context(), s.limiter, from, []string{s.addressFailures(r)}, lookup, extra)
 }
 
 // take takes a token from a bucket, alone.

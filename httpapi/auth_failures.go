@@ -14,14 +14,24 @@ import (
 // every instance draws from, but the buckets drain only on failures: one per client
 // address and one per API key prefix (what listings show of a key), so that neither an
 // address guessing many keys nor many addresses guessing one key get far. A request
-// whose address or key prefix has no failure left is refused with 429 before its
-// credential counts, right or wrong: reading the budgets rides in the lookup's round
-// trip, and only a failure costs a second one, to take from them.
+// whose address has no failure left is refused with 429 before its credential counts,
+// right or wrong: reading the budget rides in the lookup's round trip, and only a
+// failure costs a second one, to take from the budgets. A key prefix with no failure
+// left turns its wrong keys' 401 into 429 but lets the right key through: a key's 256
+// random bits are not guessed at any rate, and a prefix that any member can read in
+// the key listing must not let one of them stop another's integration.
 
-// failureBuckets names the failure budgets of a request: its client address's and, when
-// it presents something shaped like an API key, that key's shown prefix's.
+// addressFailures names the failure budget of the request's client address, the one
+// that refuses a request before its credential counts.
+func (s *Server) addressFailures(r *http.Request) string {
+	return "authfail:addr:" + s.clientAddress(r)
+}
+
+// failureBuckets names the budgets a failure of the request drains: its client
+// address's and, when it presents something shaped like an API key, that key's shown
+// prefix's.
 func (s *Server) failureBuckets(r *http.Request) []string {
-	buckets := []string{"authfail:addr:" + s.clientAddress(r)}
+	buckets := []string{s.addressFailures(r)}
 	if token, _ := credentialOf(r); len(token) == keyLen && strings.HasPrefix(token, keyPrefix) {
 		buckets = append(buckets, "authfail:key:"+token[:keyShownLen])
 	}
