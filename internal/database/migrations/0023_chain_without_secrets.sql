@@ -19,10 +19,16 @@
 -- (eventstore_former_hash); the trigger and the readers call the text defined below.
 ALTER FUNCTION eventstore_canonical(text, bigint, uuid, text, timestamptz, jsonb, jsonb) RENAME TO eventstore_former_canonical;
 
+-- These functions are not STRICT, though the chain's columns are never null, so that
+-- PostgreSQL inlines them into the trigger's expression: it inlines no STRICT function
+-- whose body calls one that is not (a CASE is not), and each call of a function it does
+-- not inline plans its body again for every append, which made an append of one event
+-- take a third longer. Null in, null out holds all the same.
+
 -- eventstore_commitment replaces a field of an object by its commitment; a field absent
 -- or null, or data that is no object, is left as it is.
 CREATE FUNCTION eventstore_commitment(data jsonb, field text) RETURNS jsonb
-LANGUAGE sql IMMUTABLE STRICT AS $$
+LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE WHEN jsonb_typeof(data) = 'object' AND jsonb_typeof(data -> field) <> 'null'
                 THEN jsonb_set(data, ARRAY[field], to_jsonb('sha256:' || encode(sha256(convert_to(data ->> field, 'UTF8')), 'hex')))
                 ELSE data END
@@ -30,7 +36,7 @@ $$;
 
 -- eventstore_redacted is an event's data as its canonical text holds it.
 CREATE FUNCTION eventstore_redacted(type text, data jsonb) RETURNS jsonb
-LANGUAGE sql IMMUTABLE STRICT AS $$
+LANGUAGE sql IMMUTABLE AS $$
     SELECT CASE type
         WHEN 'api_key.created.v1' THEN eventstore_commitment(data, 'hash')
         WHEN 'webhook.created.v1' THEN eventstore_commitment(data, 'sealedSecret')
@@ -42,7 +48,7 @@ $$;
 -- The canonical text: migration 0018's, of the redacted data.
 CREATE FUNCTION eventstore_canonical(stream_id text, version bigint, event_id uuid, type text, recorded_at timestamptz,
                                      data jsonb, metadata jsonb) RETURNS text
-LANGUAGE sql STABLE STRICT AS $$
+LANGUAGE sql STABLE AS $$
     SELECT eventstore_former_canonical(stream_id, version, event_id, type, recorded_at, eventstore_redacted(type, data), metadata)
 $$;
 
