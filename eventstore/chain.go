@@ -326,15 +326,19 @@ type ExportLine struct {
 	Hash  string `json:"hash"`
 }
 
+// ErrExportNotTaken reports an export whose writer failed: its reader went away or
+// stopped taking it, which is no fault of the store.
+var ErrExportNotTaken = errors.New("eventstore: the export was not taken")
+
 // ExportChain writes a stream's events as JSON lines, one ExportLine each, in version
-// order, and returns the head it wrote.
+// order, and returns the head it wrote. A failure of w is ErrExportNotTaken.
 func ExportChain(ctx context.Context, db Reader, streamID string, w io.Writer) (ChainHead, error) {
 	var head ChainHead
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	err := eachLink(ctx, db, streamID, func(version int64, hash []byte, canonical string) error {
 		if err := enc.Encode(ExportLine{Event: canonical, Hash: hex.EncodeToString(hash)}); err != nil {
-			return fmt.Errorf("eventstore: export %s: %w", streamID, err)
+			return fmt.Errorf("%w: export %s: %w", ErrExportNotTaken, streamID, err)
 		}
 		head.Version = version
 		copy(head.Hash[:], hash)

@@ -7,6 +7,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"io"
 	"testing"
 
 	"github.com/finledger/finledger/eventstore"
@@ -65,6 +67,15 @@ func TestEventsFormAHashChain(t *testing.T) {
 	if lines != 10 || !bytes.Equal(prev, head.Hash[:]) {
 		t.Fatalf("%d lines ending at %x, head %x", lines, prev, head.Hash)
 	}
+	// An export its reader does not take says so, apart from a failure of the store's.
+	if _, err := eventstore.ExportChain(ctx, pool, "w", failingWriter{}); !errors.Is(err, eventstore.ErrExportNotTaken) {
+		t.Fatalf("export to a writer that fails: %v, want ErrExportNotTaken", err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := eventstore.ExportChain(cancelled, pool, "w", &out); err == nil || errors.Is(err, eventstore.ErrExportNotTaken) {
+		t.Fatalf("export that cannot read the store: %v, want an error other than ErrExportNotTaken", err)
+	}
 
 	// Changing what an event says breaks the chain there.
 	if _, err := pool.Exec(ctx, `UPDATE events SET data = jsonb_set(data, '{n}', '99') WHERE stream_id = 'w' AND version = 6`); err != nil {
@@ -81,3 +92,8 @@ func TestEventsFormAHashChain(t *testing.T) {
 		t.Fatalf("after removing event 1: %+v, %v", check, err)
 	}
 }
+
+// failingWriter is a reader that went away.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/hex"
+	"errors"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -104,9 +105,14 @@ func exportAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="finledger-`+ws.String()+`.jsonl"`)
 	w.WriteHeader(http.StatusOK)
-	if _, err := eventstore.ExportChain(r.Context(), s.pool, commands.StreamID(ws), w); err != nil {
-		// The answer has begun: cut short, its last line is incomplete, and the reader's
-		// check of it fails.
+	_, err := eventstore.ExportChain(r.Context(), s.pool, commands.StreamID(ws), w)
+	// The answer has begun: cut short, its last line is incomplete, and the reader's
+	// check of it fails. A reader that went away, or stopped reading past the write
+	// deadline, is no fault of the service's.
+	switch {
+	case errors.Is(err, eventstore.ErrExportNotTaken):
+		slog.InfoContext(r.Context(), "audit export cut short by its reader", "requestId", requestID(r.Context()), "err", err)
+	case err != nil:
 		slog.ErrorContext(r.Context(), "audit export", "requestId", requestID(r.Context()), "err", err)
 	}
 }
