@@ -1,6 +1,8 @@
 package webapp
 
 import (
+	"bytes"
+	"compress/gzip"
 	"io/fs"
 	"regexp"
 	"slices"
@@ -58,5 +60,40 @@ func TestTheAppListensToTheStreamsEvents(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Fatalf("the app listens to %v; the stream carries %v", got, want)
+	}
+}
+
+// pageWeightLimit is what the app's own files may weigh gzipped, together: a cold load
+// on a slow phone connection stays about a second.
+const pageWeightLimit = 40 << 10
+
+// The app's files (page, styles, scripts, icon) weigh under the limit gzipped.
+func TestThePageWeighsUnderItsLimit(t *testing.T) {
+	var total int
+	err := fs.WalkDir(assetFiles, "assets", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(assetFiles, path)
+		if err != nil {
+			return err
+		}
+		var packed bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&packed, gzip.BestCompression)
+		if _, err := zw.Write(data); err != nil {
+			return err
+		}
+		if err := zw.Close(); err != nil {
+			return err
+		}
+		total += packed.Len()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the app's files weigh %.1f KB gzipped", float64(total)/1024)
+	if total > pageWeightLimit {
+		t.Fatalf("the app's files weigh %d bytes gzipped, over the limit of %d", total, pageWeightLimit)
 	}
 }

@@ -1,0 +1,72 @@
+package webapp_test
+
+import (
+	"testing"
+
+	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/internal/testkit/browser"
+)
+
+// A view is one way a person sees the app: a language at a width. A scenario run in
+// each view is seen in English on a desktop and in Spanish on a phone.
+type view struct {
+	Name     string
+	Language string // the profile's language
+	Phone    bool
+}
+
+var views = []view{
+	{Name: "en-1280", Language: "en"},
+	{Name: "es-360", Language: "es-MX", Phone: true},
+}
+
+// say is the words of the view's language: en in English, es in Spanish.
+func (v view) say(en, es string) string {
+	if v.Language == "en" {
+		return en
+	}
+	return es
+}
+
+// A scene is a scenario's stage in one view: the app and its browser tab, signed in as
+// the development person in the view's language and width, and that person's API client
+// to set the scene or check what the app sent.
+type scene struct {
+	*page
+	env  *apitest.Env
+	api  *apitest.Client
+	view view
+}
+
+// inEachView runs a scenario once per view, each on its own app and browser, as a
+// subtest named after the view. setup, when not nil, runs on the API before the person
+// signs in (wallets, rates, a long history...).
+func inEachView(t *testing.T, setup func(t *testing.T, s *scene), scenario func(t *testing.T, s *scene)) {
+	t.Helper()
+	for _, v := range views {
+		t.Run(v.Name, func(t *testing.T) {
+			env := startApp(t)
+			s := &scene{page: &page{t: t, ctx: browser.Start(t), url: env.URL}, env: env, view: v}
+			s.api = env.Anonymous().With("Authorization", "Bearer "+devToken(t, env))
+			if res := s.api.Do("PATCH", "/api/me", map[string]any{"language": v.Language}); res.Status != 200 {
+				t.Fatalf("the profile's language: %d %s", res.Status, res.Raw)
+			}
+			if setup != nil {
+				setup(t, s)
+			}
+			if v.Phone {
+				s.do(browser.Phone())
+			}
+			s.signIn()
+			scenario(t, s)
+			browser.NoConsoleErrors(t, s.ctx)
+		})
+	}
+}
+
+// axe checks the page as it is drawn now, in the view's width, and keeps a screenshot.
+func (s *scene) axe(name string) {
+	s.t.Helper()
+	browser.Axe(s.t, s.ctx)
+	browser.Screenshot(s.t, s.ctx, name)
+}
