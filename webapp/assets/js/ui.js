@@ -147,15 +147,28 @@ export function signed(tx) {
 }
 
 // dialog shows content in a modal dialog; it returns a function that closes it.
-export function dialog(title, content) {
-  const close = () => { d.close(); d.remove(); };
+// onClose, when given, runs however it closes (a button, Escape).
+export function dialog(title, content, onClose) {
+  const close = () => { d.close(); d.remove(); if (onClose) onClose(); };
   const d = h('dialog', { class: 'dialog', 'aria-label': title },
     h('div', { class: 'dialog-head' }, h('h2', {}, title), h('button', { type: 'button', class: 'ghost', onclick: close }, t('Close'))),
     content);
-  d.addEventListener('close', () => d.remove());
+  d.addEventListener('close', () => { d.remove(); if (onClose) onClose(); });
   document.body.append(d);
   d.showModal();
   return close;
+}
+
+// confirmed asks before something that cannot be undone (revoking a key, removing a
+// member, deleting): it resolves true only when the person chose the action.
+export function confirmed(title, message, actionLabel) {
+  return new Promise((resolve) => {
+    const answer = (yes) => { resolve(yes); close(); };
+    const close = dialog(title, h('div', {}, h('p', {}, message), h('div', { class: 'actions' },
+      h('button', { type: 'button', onclick: () => answer(false) }, t('Cancel')),
+      h('button', { type: 'button', class: 'danger', 'data-confirm': true, onclick: () => answer(true) }, actionLabel))),
+    () => resolve(false));
+  });
 }
 
 // empty is the text of a list with nothing in it.
