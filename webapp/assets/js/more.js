@@ -106,7 +106,7 @@ async function recurringPage(main) {
         [t('Name'), (r) => r.name],
         [t('Amount'), (r) => money(r.amount, (names[r.walletId] || {}).currency || 'MXN')],
         [t('Frequency'), (r) => term(r.periodicity)],
-        [t('Next payment'), (r) => day(r.nextPayment)],
+        [t('Next payment'), (r) => day(r.nextPayment), 'nowrap'],
         // Cycles owed beyond the 12 paid late are skipped (README, "At most 12 cycles").
         [t('Skipped'), (r) => (r.lastSkip ? `${r.lastSkip.cycles} (${day(r.lastSkip.firstDue)} – ${day(r.lastSkip.lastDue)})` : '')],
         ['', (r) => h('button', { type: 'button', 'aria-label': `${t('Pay now')} ${r.name}`, onclick: async () => {
@@ -284,7 +284,7 @@ async function webhooksPage(main) {
     const deliveries = async (hook) => {
       const { deliveries: list } = await api.get(`/api/webhooks/outbound/${hook.id}/deliveries`);
       const close = dialog(`${t('Deliveries')}: ${hook.name}`, list.length ? table([
-        [t('When'), (d) => moment(d.createdAt)],
+        [t('When'), (d) => moment(d.createdAt), 'nowrap'],
         [t('Events'), (d) => d.event],
         [t('Status'), (d) => term(d.status)],
         [t('Attempts'), (d) => String(d.attempts)],
@@ -332,7 +332,7 @@ async function auditPage(main) {
     const pages = Math.max(1, Math.ceil(res.pagination.total / 25));
     main.replaceChildren(h('h1', {}, t('Audit log')),
       entries.length ? table([
-        [t('When'), (e) => moment(e.occurredAt)],
+        [t('When'), (e) => moment(e.occurredAt), 'nowrap'],
         [t('Action'), (e) => e.action],
         [t('Entity'), (e) => e.entity],
         [t('Actor'), (e) => e.actorType],

@@ -193,7 +193,7 @@ async function transactionsPage(main) {
       h('span', {}, `${t('Page')} ${page} ${t('of')} ${pages} · ${res.pagination.total}`),
       h('button', { type: 'button', disabled: page >= pages, onclick: () => drawList(page + 1) }, t('Next')));
     list.replaceChildren(rows.length ? table([
-      [t('Date'), (tx) => day(tx.date)],
+      [t('Date'), (tx) => day(tx.date), 'nowrap'],
       [t('Description'), (tx) => tx.description || '—'],
       [t('Category'), (tx) => (cats[tx.categoryId] || {}).name || term(tx.type)],
       [t('Wallet'), (tx) => (wallets[tx.walletId] || {}).name || ''],

@@ -174,11 +174,12 @@ export function confirmed(title, message, actionLabel) {
 // empty is the text of a list with nothing in it.
 export function empty() { return h('p', { class: 'empty' }, t('Nothing here yet.')); }
 
-// table draws rows: columns are [header, cell(row)] pairs. On a phone each row becomes
-// a card, its cells labelled by their headers.
+// table draws rows: columns are [header, cell(row), class] (class optional: 'nowrap'
+// for dates and figures that read whole). On a phone each row becomes a card, its cells
+// labelled by their headers.
 export function table(columns, rows, caption) {
   return h('div', { class: 'table-wrap' }, h('table', {},
     caption ? h('caption', { class: 'sr' }, caption) : null,
     h('thead', {}, h('tr', {}, columns.map(([head]) => h('th', { scope: 'col' }, head)))),
-    h('tbody', {}, rows.map((row) => h('tr', {}, columns.map(([head, cell]) => h('td', { 'data-label': head || null }, cell(row))))))));
+    h('tbody', {}, rows.map((row) => h('tr', {}, columns.map(([head, cell, cls]) => h('td', { 'data-label': head || null, class: cls || null }, cell(row))))))));
 }
