@@ -52,8 +52,7 @@ export function field(spec) {
     h('label', { for: id }, spec.label), input, error);
 }
 
-// amounts are the money inputs of the forms, each with its currency() and whether 0 is
-// allowed (zero).
+// amounts are the forms' money inputs: {currency(), zero: 0 allowed}.
 const amounts = new WeakMap();
 
 // amountField is a money input read by readAmount; beside it, the amount as it will be
@@ -126,7 +125,7 @@ export function values(form) {
   return out;
 }
 
-// fieldWords name the API's fields where a form has no box for them.
+// fieldWords name the fields a form has no box for.
 const fieldWords = { amount: 'Amount', destinationAmount: 'Amount received', walletId: 'Wallet', destinationWalletId: 'To wallet',
   toWalletId: 'To wallet', categoryId: 'Category', description: 'Description', concept: 'Description', date: 'Date', name: 'Name',
   currency: 'Currency', balance: 'Initial balance', targetAmount: 'Target', totalAmount: 'Total', startDate: 'Start', endDate: 'End' };
