@@ -13,7 +13,7 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", 80)
+	name := b.name("name", maxAPIKeyName)
 	description := b.text("description", descriptionText)
 	scopes := b.stringList("scopes", 1, len(commands.Scopes))
 	expiresAt := b.timestamp("expiresAt")

@@ -15,7 +15,7 @@ const (
 
 func categoryInput(b *body, create bool) commands.UpdateCategory {
 	in := commands.UpdateCategory{
-		Name:        b.name("name", 100),
+		Name:        b.name("name", maxCategoryName),
 		Icon:        b.text("icon", commands.Text{Min: 1, Max: 50}),
 		Description: b.text("description", commands.Text{Max: 255, Multiline: true}),
 		Color:       b.str("color", 0, 7),

@@ -17,7 +17,7 @@ func (s *Server) today() commands.Date { return commands.BusinessDay(s.now()) }
 
 func budgetInput(b *body, create bool) commands.UpdateBudget {
 	in := commands.UpdateBudget{
-		Name: b.name("name", 100), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
+		Name: b.name("name", maxRecordName), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
 		Currency: currency(b, "currency"), Period: b.enum("period", commands.Periods), StartDate: b.date("startDate"),
 		EndDate: b.date("endDate"), AlertThreshold: b.number("alertThreshold"), TagID: b.id("tagId"),
 	}
@@ -110,7 +110,7 @@ func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 // --- goals ---
 
 func goalInput(b *body, create bool) commands.UpdateGoal {
-	in := commands.UpdateGoal{Name: b.name("name", 100), TargetAmount: b.amount("targetAmount", true),
+	in := commands.UpdateGoal{Name: b.name("name", maxRecordName), TargetAmount: b.amount("targetAmount", true),
 		Currency: currency(b, "currency"), Deadline: b.date("deadline")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -175,7 +175,7 @@ func goalMovement(kind string) handler {
 // --- debts ---
 
 func debtInput(b *body, create bool) commands.UpdateDebt {
-	in := commands.UpdateDebt{Name: b.name("name", 100), Creditor: b.text("creditor", commands.Text{Max: 100}), TotalAmount: b.amount("totalAmount", true),
+	in := commands.UpdateDebt{Name: b.name("name", maxRecordName), Creditor: b.text("creditor", commands.Text{Max: maxCreditor}), TotalAmount: b.amount("totalAmount", true),
 		PendingBalance: b.amount("pendingBalance", false), Currency: currency(b, "currency"), DueDate: b.date("dueDate")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -234,7 +234,7 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 // --- recurring payments ---
 
 func recurringInput(b *body, create bool) commands.UpdateRecurring {
-	in := commands.UpdateRecurring{Name: b.name("name", 100), Amount: b.amount("amount", true), Kind: b.enum("kind", commands.RecurringKinds),
+	in := commands.UpdateRecurring{Name: b.name("name", maxRecordName), Amount: b.amount("amount", true), Kind: b.enum("kind", commands.RecurringKinds),
 		Periodicity: b.enum("periodicity", commands.Periods), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
 		WalletID: b.id("walletId"), CategoryID: b.id("categoryId")}
 	if create {

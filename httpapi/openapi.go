@@ -272,7 +272,7 @@ func anyRecord(description string) obj {
 // Field sets shared by a record, its create body and its update body.
 func walletFields() obj {
 	return obj{
-		"name": str(obj{"minLength": 1, "maxLength": 50}), "description": nstr(obj{"maxLength": 255}),
+		"name": str(obj{"minLength": 1, "maxLength": maxWalletName}), "description": nstr(obj{"maxLength": 255}),
 		"type":     str(obj{"enum": []string{"cash", "card", "bank_account", "digital_wallet"}, "default": "cash"}),
 		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}), "cardColor": str(merge(obj{"default": "#111827"}, colorRule)),
 		"balance": num(merge(obj{"minimum": 0, "default": 0, "description": "initial balance; changing it moves the current balance by the difference"}, money)),
@@ -282,7 +282,7 @@ func walletFields() obj {
 
 func categoryFields() obj {
 	return obj{
-		"name": str(obj{"minLength": 1, "maxLength": 100}), "icon": str(obj{"minLength": 1, "maxLength": 50, "default": "tag"}),
+		"name": str(obj{"minLength": 1, "maxLength": maxCategoryName}), "icon": str(obj{"minLength": 1, "maxLength": 50, "default": "tag"}),
 		"description": nstr(obj{"maxLength": 255}), "color": str(merge(obj{"default": "#6366f1"}, colorRule)),
 		"isDefault": obj{"type": "boolean", "default": false}, "tagId": nuuid(),
 	}
@@ -291,7 +291,7 @@ func categoryFields() obj {
 func transactionFields() obj {
 	return obj{
 		"amount": positive(), "date": dateIn("default: today in America/Mexico_City"),
-		"concept": nstr(obj{"maxLength": 255}), "description": nstr(obj{"maxLength": 2000}),
+		"concept": nstr(obj{"maxLength": conceptText.Max}), "description": nstr(obj{"maxLength": descriptionText.Max}),
 		"categoryId": nuuid(), "walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet"},
 		"toWalletId": nuuid(), "destinationWalletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "alias of toWalletId"},
 		"destinationAmount": obj{"type": []string{"number", "null"}, "exclusiveMinimum": 0,
@@ -302,14 +302,14 @@ func transactionFields() obj {
 
 func profileFields() obj {
 	return obj{
-		"firstName": nstr(obj{"maxLength": 100}), "lastName": nstr(obj{"maxLength": 100}), "currency": nstr(nil),
+		"firstName": nstr(obj{"maxLength": maxPersonName}), "lastName": nstr(obj{"maxLength": maxPersonName}), "currency": nstr(nil),
 		"language": nstr(obj{"maxLength": 10}), "theme": str(obj{"enum": commands.Themes}),
 		"notificationsEnabled": boolean(), "hasCompletedOnboarding": boolean(),
 	}
 }
 
 func budgetFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
+	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
 		"currency": str(obj{"description": "default: the workspace's"}), "period": str(obj{"enum": commands.Periods, "default": "monthly"}),
 		"startDate": dateIn(""), "endDate": dateIn(""),
 		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80, "description": "percent of the amount spent at which the budget alerts, at most 2 decimal places"}),
@@ -317,19 +317,19 @@ func budgetFields() obj {
 }
 
 func goalFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "targetAmount": positive(),
+	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "targetAmount": positive(),
 		"currency": str(obj{"description": "default: the workspace's"}), "deadline": ndateIn("")}
 }
 
 func debtFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "creditor": nstr(obj{"maxLength": 100}),
+	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "creditor": nstr(obj{"maxLength": maxCreditor}),
 		"totalAmount":    positive(),
 		"pendingBalance": num(merge(obj{"minimum": 0, "description": "default: totalAmount"}, money)),
 		"currency":       str(obj{"description": "default: the workspace's"}), "dueDate": ndateIn("")}
 }
 
 func recurringFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "amount": positive(),
+	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "amount": positive(),
 		"kind": str(obj{"enum": commands.RecurringKinds}), "periodicity": str(obj{"enum": commands.Periods}),
 		"nextPayment": dateIn(""), "active": obj{"type": "boolean", "default": true},
 		"walletId": nuuid(), "categoryId": nuuid()}
@@ -376,7 +376,7 @@ func requestSchemas() obj {
 		"WalletUpdate":      input(walletFields()),
 		"CategoryCreate":    input(categoryFields(), "name"),
 		"CategoryUpdate":    input(categoryFields()),
-		"TagCreate":         input(obj{"name": str(obj{"minLength": 1, "maxLength": 50}), "color": str(colorRule)}, "name"),
+		"TagCreate":         input(obj{"name": str(obj{"minLength": 1, "maxLength": maxTagName}), "color": str(colorRule)}, "name"),
 		"TransactionCreate": transactionCreate,
 		"TransactionUpdate": input(updateTx),
 		"TransactionBulk": input(obj{
@@ -385,10 +385,10 @@ func requestSchemas() obj {
 			"categoryId": obj{"type": "string", "format": "uuid", "description": "required for recategorize"},
 		}, "ids", "operation"),
 		"ProfileUpdate":   input(profileFields()),
-		"WorkspaceCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100}), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"})}, "name"),
+		"WorkspaceCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"})}, "name"),
 		"MemberAdd":       input(obj{"email": str(obj{"format": "email"}), "role": str(obj{"enum": roleNames})}, "email", "role"),
 		"MemberUpdate":    input(obj{"role": str(obj{"enum": roleNames})}, "role"),
-		"APIKeyCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": 80}), "description": nstr(obj{"maxLength": 2000}),
+		"APIKeyCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxAPIKeyName}), "description": nstr(obj{"maxLength": 2000}),
 			"scopes": obj{"type": "array", "minItems": 1, "items": str(obj{"enum": commands.Scopes}),
 				"description": "the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: " +
 					"every scope), and of them, at each request, what that role grants then: a later promotion never widens it"},
@@ -429,9 +429,9 @@ func requestSchemas() obj {
 			"expirationTime": obj{"type": []string{"number", "null"}, "minimum": 0, "description": "milliseconds since 1970-01-01 (UTC)"},
 		}, "endpoint", "keys"),
 		"PushUnsubscribe": input(obj{"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint})}, "endpoint"),
-		"WebhookCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100}),
+		"WebhookCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}),
 			"url": str(obj{"format": "uri", "maxLength": maxWebhookURL}), "events": webhookEvents}, "name", "url"),
-		"WebhookUpdate": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100}),
+		"WebhookUpdate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}),
 			"url": str(obj{"format": "uri", "maxLength": maxWebhookURL}), "events": eventsSchema(), "active": boolean()}),
 		"IncomingTransaction": input(obj{
 			"amount": obj{"oneOf": []obj{positive(), str(obj{"minLength": 1, "description": "the amount as text, such as \"12.50\""})},
@@ -852,7 +852,7 @@ func openAPIDocument() obj {
 		"paths": paths,
 		"tags":  tags,
 		"components": obj{
-			"schemas":       merge(schemas(), eventSchemas()),
+			"schemas":       merge(merge(schemas(), eventSchemas()), limitsSchemas()),
 			"requestBodies": requestBodies,
 			"parameters": obj{"X-Request-Id": obj{"name": "X-Request-Id", "in": "header", "schema": str(obj{"maxLength": 128}),
 				"description": "the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -"}},

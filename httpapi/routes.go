@@ -26,6 +26,7 @@ const (
 var routes = []route{
 	{"GET", "/api/me", scopeProfileRead, "Current user and active workspace", http.StatusOK, getMe},
 	{"PATCH", "/api/me", scopeProfileWrite, "Update the profile", http.StatusOK, updateMe},
+	{"GET", "/api/limits", scopeProfileRead, "The limits of the fields people type: lengths in characters, an amount's digits", http.StatusOK, limits},
 	{"DELETE", "/api/me", sessionOnly, "Delete the account: cancels subscriptions, revokes API keys, deletes the personal workspace", http.StatusOK, deleteMe},
 
 	{"GET", "/api/api-keys", sessionOnly, "List the workspace's API keys (prefix only)", http.StatusOK, listRecords("apiKeys", queries.APIKeys)},

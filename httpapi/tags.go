@@ -14,7 +14,7 @@ func createTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", 50)
+	name := b.name("name", maxTagName)
 	color := b.str("color", 0, 7)
 	b.pattern("color", color, hexColor, "#RRGGBB")
 	b.required("name", name.Valid)

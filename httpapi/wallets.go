@@ -24,7 +24,7 @@ const (
 // defaults and name is required.
 func walletInput(b *body, create bool) commands.UpdateWallet {
 	in := commands.UpdateWallet{
-		Name:           b.name("name", 50),
+		Name:           b.name("name", maxWalletName),
 		Description:    b.text("description", commands.Text{Max: 255, Multiline: true}),
 		Type:           b.enum("type", commands.WalletTypes),
 		Currency:       currency(b, "currency"),

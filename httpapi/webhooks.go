@@ -110,7 +110,7 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", 100)
+	name := b.name("name", maxRecordName)
 	target := s.webhookURL(r, b, "url")
 	events := hookEvents(b)
 	b.required("name", name.Valid)
@@ -168,7 +168,7 @@ func updateWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.UpdateWebhook{WebhookID: id, Name: b.name("name", 100), URL: s.webhookURL(r, b, "url"),
+	cmd := commands.UpdateWebhook{WebhookID: id, Name: b.name("name", maxRecordName), URL: s.webhookURL(r, b, "url"),
 		Active: b.boolean("active")}
 	if events := hookEvents(b); events != nil {
 		cmd.Events = commands.Of(events)

@@ -30,7 +30,7 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", 100)
+	name := b.name("name", maxRecordName)
 	money := currency(b, "currency")
 	b.required("name", name.Valid)
 	p := principalFrom(r.Context())

@@ -37,6 +37,21 @@ const es = {
   'Expires': 'Vence', 'Prefix': 'Prefijo', 'Code': 'Código', 'valid for 10 minutes': 'válido por 10 minutos',
   'Correct': 'Corregir', 'Filters': 'Filtros', 'Apply': 'Aplicar',
   'No way to sign in is configured on this server.': 'Este servidor no tiene configurada ninguna forma de iniciar sesión.',
+  // money: amounts typed in, and the API's field messages (values stand as #, see say)
+  'Amount received': 'Monto recibido', 'Did you mean': '¿Quisiste decir', 'or': 'o',
+  'Write an amount such as': 'Escribe un monto como', 'cannot be negative': 'no puede ser negativo',
+  'must have at most # digits before the decimal sign': 'debe tener como máximo # dígitos antes del signo decimal',
+  'must have at most # decimal places': 'debe tener como máximo # decimales', 'must be greater than #': 'debe ser mayor que #',
+  'must be less than #^#': 'debe ser menor que #^#', 'is required': 'es obligatorio',
+  'must be at most # characters long': 'debe tener como máximo # caracteres', 'must be # to # characters long': 'debe tener de # a # caracteres',
+  'is required for a transfer from # to #': 'es obligatorio en una transferencia de # a #',
+  'is required for a transfer': 'es obligatorio en una transferencia', 'must differ from walletId': 'debe ser otra cartera',
+  'is only allowed for a transfer': 'solo va en una transferencia',
+  'must equal amount for a transfer within one currency': 'debe ser igual al monto en una transferencia en una sola moneda',
+  'must not be before startDate': 'no puede ser antes del inicio',
+  'is more than the # # saved in the goal': 'es más que los # # ahorrados en la meta',
+  'is more than the # # still owed': 'es más que los # # que se deben', 'holds # but the goal saves #': 'es en # pero la meta ahorra en #',
+  'holds # but the debt is in #': 'es en # pero la deuda está en #',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.
@@ -57,6 +72,10 @@ const terms = {
   provider_unavailable: ['The identity provider cannot be reached. Try again in a moment.', 'No se puede contactar al proveedor de identidad. Intenta de nuevo en un momento.'],
   exchange_failed: ['The identity provider refused to finish the sign-in. Start it again.', 'El proveedor de identidad no terminó el inicio de sesión. Empiézalo de nuevo.'],
   bad_token: ['The identity provider\'s answer could not be verified.', 'No se pudo verificar la respuesta del proveedor de identidad.'],
+  // errors the API answers with, by code
+  WALLET_NOT_FOUND: ['That wallet does not exist any more.', 'Esa cartera ya no existe.'],
+  CATEGORY_NOT_FOUND: ['That category does not exist any more.', 'Esa categoría ya no existe.'],
+  FORBIDDEN: ['Your role does not allow this.', 'Tu rol no permite esto.'],
   bad_identity: ['Your account needs a verified email address to sign in.', 'Tu cuenta necesita un correo verificado para entrar.'],
 };
 
@@ -67,34 +86,48 @@ export function term(code) {
 }
 
 let locale = 'en';
+let numbers = 'en';
 
+// setLanguage sets the words (English or Mexican Spanish) and the way numbers are
+// written: the profile's own locale (es-ES and de write 1.250,50), plain "es" Mexico's.
 export function setLanguage(lang) {
   locale = lang && lang.toLowerCase().startsWith('es') ? 'es-MX' : 'en';
   document.documentElement.lang = locale === 'es-MX' ? 'es' : 'en';
+  try { numbers = lang && lang.toLowerCase() !== 'es' ? Intl.NumberFormat.supportedLocalesOf(lang)[0] || locale : locale; } catch { numbers = locale; }
 }
 
 export function language() { return locale; }
+export function numberLocale() { return numbers; }
 
 // t translates an English phrase.
 export function t(text) {
   return (locale === 'es-MX' && es[text]) || text;
 }
 
+// say translates a message holding values, the API's field messages ("must be at most
+// 50 characters long") as the app's own: numbers, dates, currency codes and quoted names
+// stand as # in the dictionary and are put back in order.
+export function say(message) {
+  const found = [];
+  const key = message.replace(/"[^"]*"|\d[\d.,-]*\d|\d|\b[A-Z]{3}\b/g, (v) => { found.push(v); return '#'; });
+  return locale === 'es-MX' && es[key] ? es[key].replace(/#/g, () => found.shift()) : message;
+}
+
 const moneyFormats = new Map();
 
 // money formats an amount (a number or a decimal string from the API) in its currency.
 export function money(amount, currency) {
-  const key = locale + currency;
+  const key = numbers + currency;
   let f = moneyFormats.get(key);
   if (!f) {
     try {
-      f = new Intl.NumberFormat(locale, { style: 'currency', currency: currency || 'MXN' });
+      f = new Intl.NumberFormat(numbers, { style: 'currency', currency: currency || 'MXN' });
     } catch {
-      f = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+      f = new Intl.NumberFormat(numbers, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
     }
     moneyFormats.set(key, f);
   }
-  return f.format(Number(amount));
+  return f.format(typeof amount === 'string' ? amount : Number(amount));
 }
 
 // day formats a business date (YYYY-MM-DD) as it is: no time zone shifts it.

@@ -2,7 +2,7 @@
 // theme, and live updates from the workspace's realtime stream.
 import * as api from './api.js';
 import { t, term, setLanguage } from './i18n.js';
-import { h, toast } from './ui.js';
+import { h, toast, setLimits } from './ui.js';
 import { pages as corePages } from './pages.js';
 import { pages as morePages } from './more.js';
 
@@ -40,7 +40,8 @@ async function signInPage() {
 }
 
 async function loadSession() {
-  const [me, workspaces] = await Promise.all([api.get('/api/me'), api.get('/api/workspaces')]);
+  const [me, workspaces, limits] = await Promise.all([api.get('/api/me'), api.get('/api/workspaces'), api.get('/api/limits')]);
+  setLimits(limits);
   state.me = me.user;
   setLanguage(state.me.language || navigator.language);
   applyTheme(state.me.theme);

@@ -2,15 +2,9 @@
 // webhooks, the audit log and the profile.
 import * as api from './api.js';
 import { t, term, money, day, moment, today, monthName, setLanguage } from './i18n.js';
-import { h, field, amountField, form, decimal, fieldError, toast, progress, table, empty, dialog } from './ui.js';
+import { h, field, amountField, form, toast, progress, table, empty, dialog } from './ui.js';
 
 const walletOptions = (wallets) => wallets.map((w) => [w.id, `${w.name} (${w.currency})`]);
-
-function positive(v, name = 'amount') {
-  const amount = decimal(v[name] || '');
-  if (amount === null || amount <= 0) throw fieldError(name, 'a positive amount with at most two decimals');
-  return amount;
-}
 
 // section is a titled card holding a form.
 const section = (title, content) => {
@@ -23,10 +17,10 @@ async function goalsPage(main, ctx) {
     const [{ goals }, { wallets }] = await Promise.all([api.get('/api/goals'), api.get('/api/wallets')]);
     const move = (g, kind) => {
       const close = dialog(`${t(kind === 'deposit' ? 'Deposit' : 'Withdraw')}: ${g.name}`, form([
-        amountField('amount', t('Amount')),
+        amountField('amount', t('Amount'), null, { currency: () => g.currency }),
         field({ name: 'walletId', label: t('Wallet'), type: 'select', options: walletOptions(wallets) }),
       ], t(kind === 'deposit' ? 'Deposit' : 'Withdraw'), async (v) => {
-        await api.post(`/api/goals/${g.id}/${kind}`, { amount: positive(v), walletId: v.walletId, date: today() });
+        await api.post(`/api/goals/${g.id}/${kind}`, { amount: v.amount, walletId: v.walletId, date: today() });
         close();
         toast(t('Saved.'));
         await draw();
@@ -42,12 +36,12 @@ async function goalsPage(main, ctx) {
           h('button', { type: 'button', onclick: () => move(g, 'deposit') }, t('Deposit')),
           h('button', { type: 'button', onclick: () => move(g, 'withdraw') }, t('Withdraw')))))) : empty(),
       section(t('New goal'), form([
-        field({ name: 'name', label: t('Name'), required: true, maxlength: 100 }),
-        amountField('targetAmount', t('Target')),
+        field({ name: 'name', label: t('Name'), required: true, limit: 'goal.name' }),
+        amountField('targetAmount', t('Target'), null, { currency: () => main.querySelector('[name=currency]').value.toUpperCase() }),
         field({ name: 'currency', label: t('Currency'), value: ctx.workspace.currency, maxlength: 3 }),
         field({ name: 'deadline', label: t('Deadline'), type: 'date' }),
       ], t('Create'), async (v) => {
-        await api.post('/api/goals', { name: v.name, targetAmount: positive(v, 'targetAmount'), currency: v.currency, deadline: v.deadline || null });
+        await api.post('/api/goals', { name: v.name, targetAmount: v.targetAmount, currency: v.currency, deadline: v.deadline || null });
         toast(t('Saved.'));
         await draw();
       })));
@@ -61,10 +55,10 @@ async function debtsPage(main, ctx) {
     const [{ debts }, { wallets }] = await Promise.all([api.get('/api/debts'), api.get('/api/wallets')]);
     const pay = (d) => {
       const close = dialog(`${t('Pay')}: ${d.name}`, form([
-        amountField('amount', t('Amount')),
+        amountField('amount', t('Amount'), null, { currency: () => d.currency }),
         field({ name: 'walletId', label: t('Wallet'), type: 'select', options: walletOptions(wallets) }),
       ], t('Pay'), async (v) => {
-        await api.post(`/api/debts/${d.id}/payments`, { amount: positive(v), walletId: v.walletId, date: today() });
+        await api.post(`/api/debts/${d.id}/payments`, { amount: v.amount, walletId: v.walletId, date: today() });
         close();
         toast(t('Saved.'));
         await draw();
@@ -80,13 +74,13 @@ async function debtsPage(main, ctx) {
         ['', (d) => h('button', { type: 'button', onclick: () => pay(d), 'aria-label': `${t('Pay')} ${d.name}` }, t('Pay'))],
       ], debts, t('Debts')) : empty(),
       section(t('New debt'), form([
-        field({ name: 'name', label: t('Name'), required: true, maxlength: 100 }),
-        field({ name: 'creditor', label: t('Creditor'), maxlength: 100 }),
-        amountField('totalAmount', t('Total')),
+        field({ name: 'name', label: t('Name'), required: true, limit: 'debt.name' }),
+        field({ name: 'creditor', label: t('Creditor'), limit: 'debt.creditor' }),
+        amountField('totalAmount', t('Total'), null, { currency: () => main.querySelector('[name=currency]').value.toUpperCase() }),
         field({ name: 'currency', label: t('Currency'), value: ctx.workspace.currency, maxlength: 3 }),
         field({ name: 'dueDate', label: t('Deadline'), type: 'date' }),
       ], t('Create'), async (v) => {
-        await api.post('/api/debts', { name: v.name, creditor: v.creditor || null, totalAmount: positive(v, 'totalAmount'),
+        await api.post('/api/debts', { name: v.name, creditor: v.creditor || null, totalAmount: v.totalAmount,
           currency: v.currency, dueDate: v.dueDate || null });
         toast(t('Saved.'));
         await draw();
@@ -116,8 +110,8 @@ async function recurringPage(main) {
         } }, t('Pay now'))],
       ], recurrent, t('Recurring')) : empty(),
       section(t('Create'), form([
-        field({ name: 'name', label: t('Name'), required: true, maxlength: 100 }),
-        amountField('amount', t('Amount')),
+        field({ name: 'name', label: t('Name'), required: true, limit: 'recurring.name' }),
+        amountField('amount', t('Amount'), null, { currency: () => (names[main.querySelector('[name=walletId]').value] || {}).currency }),
         field({ name: 'kind', label: t('Type'), type: 'select', value: 'expense', options: [['expense', t('Expense')], ['income', t('Income')]] }),
         field({ name: 'periodicity', label: t('Frequency'), type: 'select', value: 'monthly',
           options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, term(p)]) }),
@@ -125,7 +119,7 @@ async function recurringPage(main) {
         field({ name: 'categoryId', label: t('Category'), type: 'select', options: categories.map((c) => [c.id, c.name]) }),
         field({ name: 'nextPayment', label: t('Next payment'), type: 'date', value: today() }),
       ], t('Create'), async (v) => {
-        await api.post('/api/recurrent', { ...v, amount: positive(v) });
+        await api.post('/api/recurrent', v);
         toast(t('Saved.'));
         await draw();
       })));
@@ -189,7 +183,7 @@ async function reportsPage(main) {
 async function teamPage(main, ctx) {
   const ws = ctx.workspace;
   const teamForm = section(t('New team'), form([
-    field({ name: 'name', label: t('Name'), required: true, maxlength: 100 }),
+    field({ name: 'name', label: t('Name'), required: true, limit: 'workspace.name' }),
     field({ name: 'currency', label: t('Currency'), value: ws.currency, maxlength: 3 }),
   ], t('Create'), async (v) => {
     const res = await api.post('/api/workspaces', v);
@@ -263,7 +257,7 @@ async function apiKeysPage(main) {
         } }, t('Revoke'))],
       ], apiKeys, t('API keys')) : empty(),
       section(t('Create'), form([
-        field({ name: 'name', label: t('Name'), required: true, maxlength: 80 }),
+        field({ name: 'name', label: t('Name'), required: true, limit: 'apiKey.name' }),
         h('fieldset', { class: 'scopes' }, h('legend', {}, t('Scopes')),
           allScopes.map((s) => field({ name: 'scope:' + s, label: s, type: 'checkbox', value: s.endsWith(':read') }))),
       ], t('Create'), async (v) => {
@@ -310,7 +304,7 @@ async function webhooksPage(main) {
           } }, t('Delete')))],
       ], webhooks, t('Webhooks')) : empty(),
       section(t('Create'), form([
-        field({ name: 'name', label: t('Name'), required: true, maxlength: 100 }),
+        field({ name: 'name', label: t('Name'), required: true, limit: 'webhook.name' }),
         field({ name: 'url', label: t('URL'), type: 'url', required: true, placeholder: 'https://' }),
         field({ name: 'events', label: t('Events'), value: '*' }),
       ], t('Create'), async (v) => {
@@ -365,7 +359,7 @@ async function profilePage(main, ctx) {
   drawLink(link);
   main.replaceChildren(h('h1', {}, t('Profile')),
     section(t('Profile'), form([
-      field({ name: 'firstName', label: t('Name'), value: me.firstName || '', maxlength: 100 }),
+      field({ name: 'firstName', label: t('Name'), value: me.firstName || '', limit: 'me.firstName' }),
       field({ name: 'language', label: t('Language'), type: 'select', value: (me.language || 'en').startsWith('es') ? 'es-MX' : 'en',
         options: [['en', 'English'], ['es-MX', 'Español (México)']] }),
       field({ name: 'theme', label: t('Theme'), type: 'select', value: me.theme || 'system',

@@ -3,7 +3,7 @@
 // draws it again when the workspace changes elsewhere.
 import * as api from './api.js';
 import { t, term, money, day, today, monthName } from './i18n.js';
-import { h, field, amountField, form, decimal, fieldError, toast, progress, signed, table, empty, dialog } from './ui.js';
+import { h, field, amountField, form, toast, progress, signed, table, empty, dialog } from './ui.js';
 import { totals } from './sums.js';
 
 // lookups are the workspace's wallets and categories, read once per drawing.
@@ -24,24 +24,25 @@ export function recordForm({ wallets, categories }, onDone) {
   const toWallet = field({ name: 'destinationWalletId', label: t('To wallet'), type: 'select', options: walletOptions });
   const category = field({ name: 'categoryId', label: t('Category'), type: 'select',
     options: categories.map((c) => [c.id, c.name]) });
+  const currencyOf = (name) => (wallets.find((w) => w.id === f.querySelector(`[name=${name}]`).value) || {}).currency;
+  // A transfer between currencies says what the destination receives, in its currency.
+  const received = amountField('destinationAmount', t('Amount received'), null, { currency: () => currencyOf('destinationWalletId') });
   let key = crypto.randomUUID();
   const f = form([
     typeField,
-    amountField('amount', t('Amount')),
+    amountField('amount', t('Amount'), null, { currency: () => currencyOf('walletId') }),
     field({ name: 'walletId', label: t('Wallet'), type: 'select', options: walletOptions, value: defaultWallet }),
-    category, toWallet,
-    field({ name: 'description', label: t('Description'), maxlength: 255 }),
+    category, toWallet, received,
+    field({ name: 'description', label: t('Description'), limit: 'transaction.description' }),
     field({ name: 'date', label: t('Date'), type: 'date', value: today() }),
   ], t('Record'), async (v, el) => {
-    const amount = decimal(v.amount || '');
-    if (amount === null || amount <= 0) throw fieldError('amount', 'a positive amount with at most two decimals');
-    const body = { type: v.type, amount, walletId: v.walletId, description: v.description, date: v.date };
-    if (v.type === 'transfer') body.destinationWalletId = v.destinationWalletId;
+    const body = { type: v.type, amount: v.amount, walletId: v.walletId, description: v.description, date: v.date };
+    if (v.type === 'transfer') Object.assign(body, { destinationWalletId: v.destinationWalletId, destinationAmount: v.destinationAmount });
     else body.categoryId = v.categoryId;
     await api.post('/api/transactions', body, { 'Idempotency-Key': key });
     key = crypto.randomUUID();
-    el.querySelector('[name=amount]').value = '';
-    el.querySelector('[name=description]').value = '';
+    for (const name of ['amount', 'destinationAmount', 'description']) el.querySelector(`[name=${name}]`).value = '';
+    el.dispatchEvent(new Event('input'));
     toast(t('Recorded.'));
     onDone();
   }, { class: 'form record', 'aria-label': t('Record') });
@@ -49,8 +50,9 @@ export function recordForm({ wallets, categories }, onDone) {
     const transfer = typeField.querySelector('select').value === 'transfer';
     toWallet.hidden = !transfer;
     category.hidden = transfer;
+    received.hidden = !transfer || currencyOf('walletId') === currencyOf('destinationWalletId');
   };
-  typeField.querySelector('select').addEventListener('change', sync);
+  f.addEventListener('change', sync);
   sync();
   return f;
 }
@@ -125,15 +127,13 @@ async function walletsPage(main, ctx) {
   const draw = async () => {
     const { wallets } = await api.get('/api/wallets');
     const create = form([
-      field({ name: 'name', label: t('Name'), required: true, maxlength: 100 }),
+      field({ name: 'name', label: t('Name'), required: true, limit: 'wallet.name' }),
       field({ name: 'type', label: t('Type'), type: 'select', value: 'cash',
         options: ['cash', 'card', 'bank_account', 'digital_wallet'].map((k) => [k, term(k)]) }),
       field({ name: 'currency', label: t('Currency'), value: ctx.workspace.currency, maxlength: 3 }),
-      field({ name: 'balance', label: t('Initial balance'), inputmode: 'decimal', value: '0' }),
+      amountField('balance', t('Initial balance'), 0, { zero: true, currency: () => create.querySelector('[name=currency]').value.toUpperCase() }),
     ], t('Create'), async (v) => {
-      const balance = decimal(v.balance || '0');
-      if (balance === null) throw fieldError('balance', 'an amount with at most two decimals');
-      await api.post('/api/wallets', { name: v.name, type: v.type, currency: (v.currency || '').toUpperCase(), balance, isDefault: wallets.length === 0 });
+      await api.post('/api/wallets', { name: v.name, type: v.type, currency: (v.currency || '').toUpperCase(), balance: v.balance, isDefault: wallets.length === 0 });
       toast(t('Saved.'));
       await draw();
     }, { 'aria-label': t('New wallet') });
@@ -207,15 +207,13 @@ async function transactionsPage(main) {
   function editRow(tr, tx) {
     const cell = h('td', { colspan: '6' });
     const edit = form([
-      amountField('amount', t('Amount'), String(tx.amount)),
-      field({ name: 'description', label: t('Description'), value: tx.description || '', maxlength: 255 }),
+      amountField('amount', t('Amount'), tx.amount, { currency: () => tx.currency }),
+      field({ name: 'description', label: t('Description'), value: tx.description || '', limit: 'transaction.description' }),
       tx.type === 'transfer' ? null : field({ name: 'categoryId', label: t('Category'), type: 'select', value: tx.categoryId,
         options: look.categories.map((c) => [c.id, c.name]) }),
       field({ name: 'date', label: t('Date'), type: 'date', value: tx.date.slice(0, 10) }),
     ].filter(Boolean), t('Save'), async (v) => {
-      const amount = decimal(v.amount || '');
-      if (amount === null || amount <= 0) throw fieldError('amount', 'a positive amount with at most two decimals');
-      const body = { amount, description: v.description || '', date: v.date };
+      const body = { amount: v.amount, description: v.description || '', date: v.date };
       if (v.categoryId) body.categoryId = v.categoryId;
       await api.patch('/api/transactions/' + tx.id, body);
       toast(t('Saved.'));
@@ -252,23 +250,21 @@ async function transactionsPage(main) {
   return async () => { look = await lookups(); await drawList(); };
 }
 
-async function budgetsPage(main) {
+async function budgetsPage(main, ctx) {
   const draw = async () => {
     const [{ budgets }, look] = await Promise.all([api.get('/api/budgets'), lookups()]);
     const month = today().slice(0, 7);
     const create = form([
-      field({ name: 'name', label: t('Name'), required: true, maxlength: 100 }),
+      field({ name: 'name', label: t('Name'), required: true, limit: 'budget.name' }),
       field({ name: 'categoryId', label: t('Category'), type: 'select', options: look.categories.map((c) => [c.id, c.name]) }),
-      amountField('amount', t('Amount')),
+      amountField('amount', t('Amount'), null, { zero: true, currency: () => ctx.workspace.currency }),
       field({ name: 'period', label: t('Period'), type: 'select', value: 'monthly',
         options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, term(p)]) }),
       field({ name: 'startDate', label: t('Start'), type: 'date', value: month + '-01' }),
       field({ name: 'endDate', label: t('End'), type: 'date', value: (Number(month.slice(0, 4)) + 1) + month.slice(4) + '-01' }),
       field({ name: 'alertThreshold', label: t('Alert at') + ' (%)', type: 'number', value: '80', min: 1, max: 100 }),
     ], t('Create'), async (v) => {
-      const amount = decimal(v.amount || '');
-      if (amount === null) throw fieldError('amount', 'an amount with at most two decimals');
-      await api.post('/api/budgets', { ...v, amount, alertThreshold: Number(v.alertThreshold) });
+      await api.post('/api/budgets', { ...v, alertThreshold: Number(v.alertThreshold) });
       toast(t('Saved.'));
       await draw();
     }, { 'aria-label': t('New budget') });
@@ -282,7 +278,7 @@ async function budgetsPage(main) {
 async function categoriesPage(main) {
   const draw = async () => {
     const { categories } = await api.get('/api/categories');
-    const create = form([field({ name: 'name', label: t('Name'), required: true, maxlength: 100 })], t('Create'), async (v) => {
+    const create = form([field({ name: 'name', label: t('Name'), required: true, limit: 'category.name' })], t('Create'), async (v) => {
       await api.post('/api/categories', { name: v.name });
       toast(t('Saved.'));
       await draw();

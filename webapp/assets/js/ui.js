@@ -1,6 +1,6 @@
 // Small pieces every page draws with: elements, forms with their errors, notices with
 // undo, progress bars and dialogs.
-import { t, money } from './i18n.js';
+import { t, term, say, money, numberLocale } from './i18n.js';
 
 // h builds an element: h('a', {href: '/x'}, 'text', child...). Attributes starting with
 // "on" are listeners; false or null attributes are left out; style is an object set
@@ -24,8 +24,13 @@ export function h(tag, attrs, ...children) {
 
 let fieldSeq = 0;
 
+// limits are the API's field limits (GET /api/limits), read once after sign-in.
+let limits = { amount: { maxIntegerDigits: 15, maxDecimalPlaces: 4 }, lengths: {} };
+export function setLimits(served) { limits = served; }
+
 // field is a labelled input. spec: {name, label, type, value, options: [[value, text]],
-// required, step, min, max, placeholder, inputmode}.
+// required, step, min, max, placeholder, inputmode, maxlength or limit: the API's
+// length of the field, such as 'wallet.name'}.
 export function field(spec) {
   const id = 'f' + (++fieldSeq);
   let input;
@@ -38,7 +43,7 @@ export function field(spec) {
     input = h('input', {
       id, name: spec.name, type: spec.type || 'text', value: spec.value ?? '', required: spec.required,
       step: spec.step, min: spec.min, max: spec.max, placeholder: spec.placeholder, inputmode: spec.inputmode,
-      autocomplete: spec.autocomplete || 'off', maxlength: spec.maxlength,
+      autocomplete: spec.autocomplete || 'off', maxlength: spec.maxlength || limits.lengths[spec.limit],
     });
   }
   const error = h('span', { class: 'field-error', id: id + '-error' });
@@ -47,47 +52,100 @@ export function field(spec) {
     h('label', { for: id }, spec.label), input, error);
 }
 
-// amountField is a money input: a decimal with at most two places, never a float.
-export function amountField(name, label, value) {
-  return field({ name, label, type: 'text', inputmode: 'decimal', value: value ?? '', required: true,
-    placeholder: '0.00', autocomplete: 'off' });
+// amounts are the forms' money inputs: {currency(), zero: 0 allowed}.
+const amounts = new WeakMap();
+
+// amountField is a money input read by readAmount; beside it, the amount as it will be
+// recorded. opts: {currency: () => code, zero}.
+export function amountField(name, label, value, opts) {
+  const box = field({ name, label, inputmode: 'decimal', required: true,
+    value: value == null ? '' : new Intl.NumberFormat(numberLocale(), { useGrouping: false, maximumFractionDigits: 20 }).format(String(value)) });
+  const input = box.querySelector('input');
+  const shown = h('output', { class: 'preview', for: input.id, 'aria-live': 'polite' });
+  amounts.set(input, { ...opts, show: () => {
+    const r = input.value.trim() ? readAmount(input.value, opts.currency(), opts.zero) : {};
+    shown.textContent = r.value ? money(r.value, opts.currency()) : '';
+  } });
+  box.lastChild.before(shown);
+  return box;
 }
 
-// values reads a form's fields; empty ones are left out.
+function places(currency) {
+  let digits = 2;
+  try { digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits; } catch { /* 2 */ }
+  return Math.min(digits, limits.amount.maxDecimalPlaces);
+}
+
+// readAmount reads an amount as a person writes it in their locale (README, "Amounts
+// typed in"): {value} is its exact decimal text, {error} says what is wrong, with the
+// readings the text may have meant when it is written another way. Spaces group too.
+export function readAmount(text, currency, zero) {
+  const [dec, other] = new Intl.NumberFormat(numberLocale()).format(1.5).includes(',') ? [',', '.'] : ['.', ','];
+  let s = String(text).trim().replace(/\s+/g, ' ');
+  const negative = /^[-−]/.test(s);
+  s = s.replace(/^[-−] ?/, '');
+  // read takes d as the decimal sign; strict demands groups of three digits.
+  const read = (d, strict) => {
+    const [int, frac = '', more] = s.split(d);
+    if (more !== undefined || (s.includes(d) && !/^\d+$/.test(frac)) || (strict && !/^\d{1,3}([ .,]\d{3})*$|^\d+$/.test(int))) return null;
+    return int.replace(/\D/g, '').replace(/^0+(?=\d)/, '') + (frac ? '.' + frac : '');
+  };
+  const value = /^\d[\d .,]*$/.test(s) ? read(dec, true) : null;
+  if (value === null) {
+    const readings = /^\d[\d .,]*$/.test(s) ? [...new Set([read(other, true), !s.includes(dec) && read(dec, false)])].filter(Boolean) : [];
+    return { error: readings.length ? `${t('Did you mean')} ${readings.map((v) => money(v, currency)).join(` ${t('or')} `)}?`
+      : `${t('Write an amount such as')} ${new Intl.NumberFormat(numberLocale(), { minimumFractionDigits: 2 }).format(1250.5)}` };
+  }
+  const [int, frac = ''] = value.split('.');
+  if (negative) return { error: say('cannot be negative') };
+  if (int.length > limits.amount.maxIntegerDigits) return { error: say(`must have at most ${limits.amount.maxIntegerDigits} digits before the decimal sign`) };
+  if (frac.length > places(currency)) return { error: say(`must have at most ${places(currency)} decimal places`) };
+  if (!zero && !/[1-9]/.test(value)) return { error: say('must be greater than 0') };
+  return { value };
+}
+
+// values reads a form's fields; empty and hidden ones are left out, amounts become exact
+// JSON numbers (or the form's field errors are thrown).
 export function values(form) {
   const out = {};
+  const wrong = [];
   for (const el of form.elements) {
-    if (!el.name) continue;
+    if (!el.name || el.closest('[hidden]')) continue;
+    const amount = amounts.get(el);
     if (el.type === 'checkbox') out[el.name] = el.checked;
-    else if (el.value !== '') out[el.name] = el.value;
+    else if (el.value === '') continue;
+    else if (!amount) out[el.name] = el.value;
+    else {
+      const r = readAmount(el.value, amount.currency(), amount.zero);
+      if (r.error) wrong.push({ field: el.name, message: r.error });
+      else out[el.name] = JSON.rawJSON(r.value);
+    }
   }
+  if (wrong.length) throw fieldError(wrong[0].field, wrong[0].message, wrong);
   return out;
 }
 
-// decimal checks an amount typed by a person and returns it as the API's number.
-export function decimal(text) {
-  const s = String(text).trim().replace(/,/g, '');
-  if (!/^\d{1,13}(\.\d{1,2})?$/.test(s)) return null;
-  return Number(s);
-}
+// fieldWords name the fields a form has no box for.
+const fieldWords = { amount: 'Amount', destinationAmount: 'Amount received', walletId: 'Wallet', destinationWalletId: 'To wallet',
+  toWalletId: 'To wallet', categoryId: 'Category', description: 'Description', concept: 'Description', date: 'Date', name: 'Name',
+  currency: 'Currency', balance: 'Initial balance', targetAmount: 'Target', totalAmount: 'Total', startDate: 'Start', endDate: 'End' };
 
-// showErrors puts an API error on the form: each field's message beside it, the rest
-// at the top.
+// showErrors puts an error on the form, in the person's language: each field's message
+// beside its box, the fields without one named above the form, or the error itself.
 export function showErrors(form, err) {
   for (const el of form.querySelectorAll('.field-error')) el.textContent = '';
   for (const el of form.querySelectorAll('[aria-invalid]')) el.removeAttribute('aria-invalid');
   const top = form.querySelector('.form-error');
   if (!err) { if (top) top.textContent = ''; return; }
   const fields = Array.isArray(err.details) ? err.details : [];
-  let placed = 0;
+  const above = [];
   for (const f of fields) {
     const box = form.querySelector(`[data-field="${CSS.escape(f.field)}"]`);
-    if (!box) continue;
-    box.querySelector('.field-error').textContent = f.message;
+    if (!box || box.hidden) { above.push(`${t(fieldWords[f.field] || f.field)}: ${say(f.message)}`); continue; }
+    box.querySelector('.field-error').textContent = say(f.message);
     box.querySelector('input,select').setAttribute('aria-invalid', 'true');
-    placed++;
   }
-  if (top) top.textContent = placed === fields.length && placed > 0 ? '' : err.message || t('Something went wrong.');
+  if (top) top.textContent = fields.length ? above.join(' · ') : term(err.code) !== err.code ? term(err.code) : say(err.message || 'Something went wrong.');
 }
 
 // form builds a form whose submit calls onSubmit(values, form); an API error is shown
@@ -96,6 +154,9 @@ export function form(fields, submitLabel, onSubmit, attrs = {}) {
   const button = h('button', { type: 'submit', class: 'primary' }, submitLabel);
   const f = h('form', { class: 'form', novalidate: true, ...attrs },
     h('p', { class: 'form-error', role: 'alert' }), ...fields, h('div', { class: 'actions' }, button));
+  const show = () => { for (const el of f.elements) amounts.get(el)?.show(); };
+  f.addEventListener('input', show);
+  f.addEventListener('change', show);
   f.addEventListener('submit', async (e) => {
     e.preventDefault();
     showErrors(f, null);
@@ -112,9 +173,9 @@ export function form(fields, submitLabel, onSubmit, attrs = {}) {
 }
 
 // fieldError marks one field of a form as wrong before anything is sent.
-export function fieldError(fieldName, message) {
+export function fieldError(fieldName, message, details = [{ field: fieldName, message }]) {
   const err = new Error(message);
-  err.details = [{ field: fieldName, message }];
+  err.details = details;
   return err;
 }
 
