@@ -161,24 +161,58 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, summary)
 }
 
+// reportRange is a report's from and to: by default, the current month up to today.
+func reportRange(q *query, today commands.Date) (from, to commands.Date) {
+	from, to = time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC), today
+	if d := q.date("from"); d != nil {
+		from = *d
+	}
+	if d := q.date("to"); d != nil {
+		to = *d
+	}
+	if to.Before(from) {
+		q.fail("to", "must not be before from")
+	}
+	return from, to
+}
+
+// reportSummary answers a range's totals per currency, its expenses by category on one
+// chart and the twelve months ending with it, amounts converted to the workspace's
+// currency at today's rates where one exists.
+func reportSummary(s *Server, w http.ResponseWriter, r *http.Request) {
+	q := &query{values: r.URL.Query()}
+	at := s.asOf(q)
+	from, to := reportRange(q, s.dayOf(at))
+	if err := q.err(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	ctx := r.Context()
+	ws := principalFrom(ctx).Workspace
+	var summary queries.ReportSummary
+	err := s.readAt(ctx, ws.ID, at, func(db queries.DB, today commands.Date) error {
+		rates, err := fx.Load(ctx, db, ws.ID, today)
+		if err != nil {
+			return err
+		}
+		summary, err = queries.ReportSummaryOf(ctx, db, ws.ID, ws.Currency, from, to, rates)
+		return err
+	})
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, summary)
+}
+
 // Report formats.
 var reportFormats = []string{"json", "csv", "pdf"}
 
 func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
 	at := s.asOf(q)
-	today := s.dayOf(at)
-	f := queries.ReportFilter{From: time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC), To: today,
-		WalletID: q.id("walletId"), CategoryID: q.id("categoryId")}
-	if d := q.date("from"); d != nil {
-		f.From = *d
-	}
-	if d := q.date("to"); d != nil {
-		f.To = *d
-	}
-	if f.To.Before(f.From) {
-		q.fail("to", "must not be before from")
-	}
+	f := queries.ReportFilter{WalletID: q.id("walletId"), CategoryID: q.id("categoryId")}
+	f.From, f.To = reportRange(q, s.dayOf(at))
 	format := q.values.Get("format")
 	if format == "" {
 		format = "json"
@@ -194,13 +228,21 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	// The CSV lists the transactions alone, and is made whole before it is sent, so that
 	// a report found too large is an error and not a cut file.
 	var rep queries.Report
+	var chart queries.ExpenseChart // the PDF's, on one scale
 	var lines []byte
-	err := s.readAt(r.Context(), p.Workspace.ID, at, func(db queries.DB, _ commands.Date) (err error) {
+	err := s.readAt(r.Context(), p.Workspace.ID, at, func(db queries.DB, today commands.Date) (err error) {
 		if format == "csv" {
 			lines, err = queries.ReportCSV(r.Context(), db, p.Workspace.ID, f)
 			return err
 		}
 		rep, err = queries.BuildReport(r.Context(), db, p.Workspace.ID, p.Workspace.Name, f)
+		if err != nil || format != "pdf" {
+			return err
+		}
+		rates, err := fx.Load(r.Context(), db, p.Workspace.ID, today)
+		if err == nil {
+			chart = queries.ExpensesChart(rep.ByCategory, p.Workspace.Currency, rates)
+		}
 		return err
 	})
 	if errors.Is(err, queries.ErrReportTooLarge) {
@@ -218,7 +260,7 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(lines)
 	case "pdf":
 		var buf bytes.Buffer
-		if err := rep.WritePDF(&buf); err != nil {
+		if err := rep.WritePDF(&buf, chart); err != nil {
 			writeError(w, r, err)
 			return
 		}

@@ -127,7 +127,7 @@ func TestReportPDF(t *testing.T) {
 	}
 	// The PDF places words, not the spaces between them: compare without spaces.
 	got := strings.ReplaceAll(text.String(), " ", "")
-	for _, want := range []string{"Finledger report", "2026-03-01", "Totals", "Expenses by category", "Rent", "900.00 MXN",
+	for _, want := range []string{"Finledger report", "2026-03-01", "Totals", "Expenses, March 2026", "Rent", "900.00 MXN",
 		"1020.50", "15.25 USD", "Lunch in Austin", "Transactions"} {
 		if !strings.Contains(got, strings.ReplaceAll(want, " ", "")) {
 			t.Errorf("the PDF lacks %q", want)

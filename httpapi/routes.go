@@ -71,6 +71,7 @@ var routes = []route{
 
 	{"GET", "/api/reports", "reports:read", "A report of a date range as JSON, CSV or PDF", http.StatusOK, report},
 	{"GET", "/api/reports/monthly-summary", "reports:read", "Month summary: income, expenses, top categories, change against the month before", http.StatusOK, monthlySummary},
+	{"GET", "/api/reports/summary", "reports:read", "A date range's totals per currency, expenses by category on one chart, and income and expenses of the twelve months ending with it", http.StatusOK, reportSummary},
 	{"GET", "/api/reports/spending-summary", "reports:read", "Total per currency over a period", http.StatusOK, spendingSummary},
 
 	{"GET", "/api/agent/context", "agent:context", "Everything an agent needs at the start of a conversation", http.StatusOK, agentContext},

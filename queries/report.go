@@ -324,9 +324,9 @@ func deref(s *string) string {
 	return *s
 }
 
-// WritePDF writes the report as a PDF: totals per currency, a bar chart and table of
-// expenses by category, and the transactions.
-func (r Report) WritePDF(w io.Writer) error {
+// WritePDF writes the report as a PDF: totals per currency, the chart of expenses by
+// category (ExpensesChart, one scale), and the transactions.
+func (r Report) WritePDF(w io.Writer, chart ExpenseChart) error {
 	pdf := fpdf.New("P", "mm", "A4", "")
 	tr := pdf.UnicodeTranslatorFromDescriptor("") // the core fonts speak cp1252: accents survive
 	pdf.SetTitle("Finledger report", true)
@@ -335,7 +335,8 @@ func (r Report) WritePDF(w io.Writer) error {
 	pdf.SetFont("Helvetica", "B", 16)
 	pdf.CellFormat(0, 10, tr("Finledger report: "+r.Workspace), "", 1, "L", false, 0, "")
 	pdf.SetFont("Helvetica", "", 10)
-	pdf.CellFormat(0, 6, fmt.Sprintf("From %s to %s, %d transactions", r.From, r.To, len(r.Transactions)), "", 1, "L", false, 0, "")
+	pdf.CellFormat(0, 6, fmt.Sprintf("%s (%s to %s), %d transactions", PeriodLabel(r.From, r.To), r.From, r.To, len(r.Transactions)),
+		"", 1, "L", false, 0, "")
 	pdf.Ln(4)
 
 	heading := func(text string) {
@@ -361,7 +362,7 @@ func (r Report) WritePDF(w io.Writer) error {
 		pdf.Ln(-1)
 	}
 
-	heading("Totals")
+	heading("Totals, " + PeriodLabel(r.From, r.To))
 	pdf.SetFillColor(230, 230, 230)
 	row([]float64{30, 50, 50, 50}, []string{"Currency", "Income", "Expenses", "Net"}, true)
 	for _, t := range r.Totals {
@@ -369,27 +370,8 @@ func (r Report) WritePDF(w io.Writer) error {
 	}
 	pdf.Ln(4)
 
-	heading("Expenses by category")
-	maxByCurrency := map[string]decimal.Decimal{}
-	for _, c := range r.ByCategory {
-		if e := decimal.Decimal(c.Expenses); e.GreaterThan(maxByCurrency[c.Currency]) {
-			maxByCurrency[c.Currency] = e
-		}
-	}
-	for _, c := range r.ByCategory {
-		e := decimal.Decimal(c.Expenses)
-		if !e.IsPositive() {
-			continue
-		}
-		width, _ := e.Div(maxByCurrency[c.Currency]).Mul(decimal.NewFromInt(90)).Float64() // drawing only
-		y := pdf.GetY()
-		pdf.SetFont("Helvetica", "", 9)
-		pdf.CellFormat(50, 6, tr(c.Name), "", 0, "L", false, 0, "")
-		pdf.SetFillColor(79, 70, 229)
-		pdf.Rect(pdf.GetX(), y+1, width, 4, "F")
-		pdf.SetX(pdf.GetX() + 92)
-		pdf.CellFormat(0, 6, money(c.Expenses)+" "+c.Currency, "", 1, "L", false, 0, "")
-	}
+	heading("Expenses, " + PeriodLabel(r.From, r.To) + ", by category in " + chart.Currency)
+	writeChart(pdf, tr, chart)
 	pdf.Ln(4)
 
 	heading("Transactions")
@@ -397,21 +379,74 @@ func (r Report) WritePDF(w io.Writer) error {
 	widths := []float64{22, 24, 60, 30, 24, 30}
 	row(widths, []string{"Date", "Type", "Concept", "Category", "Wallet", "Amount"}, true)
 	for _, l := range r.Transactions {
-		label := l.Description
-		if len([]rune(label)) > 40 {
-			label = string([]rune(label)[:39]) + "…"
-		}
-		category := deref(l.CategoryName)
-		if len([]rune(category)) > 18 {
-			category = string([]rune(category)[:17]) + "…"
-		}
-		row(widths, []string{time.Time(l.Date).Format(time.DateOnly), l.Type, label, category, l.WalletName,
+		row(widths, []string{time.Time(l.Date).Format(time.DateOnly), l.Type, clip(l.Description, 40), clip(deref(l.CategoryName), 18), l.WalletName,
 			money(l.Amount) + " " + l.Currency}, false)
 	}
 	if err := pdf.Output(w); err != nil {
 		return fmt.Errorf("queries: pdf: %w", err)
 	}
 	return nil
+}
+
+// writeChart draws a chart's bars on one scale, the largest 90 mm long, what "Other"
+// holds beneath it, and what has no rate to the chart's currency, not drawn.
+func writeChart(pdf *fpdf.Fpdf, tr func(string) string, chart ExpenseChart) {
+	largest := decimal.Zero
+	for _, b := range chart.Bars {
+		largest = decimal.Max(largest, decimal.Decimal(b.Amount))
+	}
+	for _, b := range chart.Bars {
+		width, _ := decimal.Decimal(b.Amount).Div(largest).Mul(decimal.NewFromInt(90)).Float64() // drawing only
+		y := pdf.GetY()
+		pdf.SetFont("Helvetica", "", 9)
+		pdf.CellFormat(50, 6, tr(clip(b.Name, 28)), "", 0, "L", false, 0, "")
+		pdf.SetFillColor(79, 70, 229)
+		pdf.Rect(pdf.GetX(), y+1, width, 4, "F")
+		pdf.SetX(pdf.GetX() + 92)
+		pdf.CellFormat(0, 6, money(b.Amount)+" "+chart.Currency, "", 1, "L", false, 0, "")
+		if len(b.Holds) > 0 {
+			held := make([]string, len(b.Holds))
+			for i, c := range b.Holds {
+				held[i] = c.Name + " " + money(c.Amount)
+			}
+			pdf.SetFont("Helvetica", "", 8)
+			pdf.MultiCell(0, 4, tr("Other holds: "+strings.Join(held, ", ")), "", "L", false)
+		}
+	}
+	if len(chart.Unconverted) > 0 {
+		left := make([]string, len(chart.Unconverted))
+		for i, u := range chart.Unconverted {
+			left[i] = money(u.Amount) + " " + u.Currency
+		}
+		pdf.SetFont("Helvetica", "", 9)
+		pdf.MultiCell(0, 5, tr("Not drawn, no rate to "+chart.Currency+": "+strings.Join(left, ", ")), "", "L", false)
+	}
+}
+
+// clip shortens text to n characters, an ellipsis ending what was cut.
+func clip(text string, n int) string {
+	if r := []rune(text); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return text
+}
+
+// PeriodLabel names a range of days (YYYY-MM-DD) as a person says it: "October 2026"
+// for a whole month, else "1 Sep - 15 Oct 2026", the year said once when both share it.
+func PeriodLabel(from, to string) string {
+	a, errA := time.Parse(time.DateOnly, from)
+	b, errB := time.Parse(time.DateOnly, to)
+	switch {
+	case errA != nil || errB != nil:
+		return from + " - " + to
+	case a.Day() == 1 && firstOfMonth(a).AddDate(0, 1, -1).Equal(b):
+		return a.Format("January 2006")
+	case a.Equal(b):
+		return a.Format("2 Jan 2006")
+	case a.Year() == b.Year():
+		return a.Format("2 Jan") + " - " + b.Format("2 Jan 2006")
+	}
+	return a.Format("2 Jan 2006") + " - " + b.Format("2 Jan 2006")
 }
 
 // money writes an amount with two decimals at least, its exact digits kept.

@@ -52,6 +52,11 @@ const es = {
   'is more than the # # saved in the goal': 'es más que los # # ahorrados en la meta',
   'is more than the # # still owed': 'es más que los # # que se deben', 'holds # but the goal saves #': 'es en # pero la meta ahorra en #',
   'holds # but the debt is in #': 'es en # pero la deuda está en #',
+  // reports
+  'This month': 'Este mes', 'Last month': 'Mes pasado',
+  'Last three months': 'Últimos tres meses', 'This year': 'Este año', 'Not before the start date': 'No antes de la fecha de inicio',
+  'Income and expenses by month': 'Ingresos y gastos por mes', 'Other': 'Otras', 'Uncategorized': 'Sin categoría',
+  'Not drawn, no exchange rate to': 'Sin dibujar, no hay tipo de cambio a', 'Expenses': 'Gastos',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.
@@ -155,4 +160,13 @@ export function today() {
 export function monthName(ym) {
   const [y, m] = ym.split('-').map(Number);
   return new Intl.DateTimeFormat(locale, { month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(Date.UTC(y, m - 1, 1)));
+}
+
+// period names a range of days (YYYY-MM-DD) as a person says it: whole months by their
+// names ("October 2026", "September – October 2026"), other ranges by their days.
+export function period(from, to) {
+  const [a, b] = [from, to].map((d) => new Date(d + 'T00:00:00Z'));
+  const whole = from.endsWith('-01') && new Date(+b + 864e5).getUTCDate() === 1;
+  return new Intl.DateTimeFormat(locale, whole ? { month: 'long', year: 'numeric', timeZone: 'UTC' } : { dateStyle: 'medium', timeZone: 'UTC' })
+    .formatRange(a, b);
 }

@@ -1,8 +1,8 @@
 // The rest of the app: goals, debts, recurring payments, reports, the team, API keys,
 // webhooks, the audit log and the profile.
 import * as api from './api.js';
-import { t, term, money, day, moment, today, monthName, setLanguage } from './i18n.js';
-import { h, field, amountField, form, toast, progress, table, empty, dialog } from './ui.js';
+import { t, term, money, day, moment, today, monthName, period, setLanguage } from './i18n.js';
+import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog } from './ui.js';
 
 const walletOptions = (wallets) => wallets.map((w) => [w.id, `${w.name} (${w.currency})`]);
 
@@ -128,52 +128,77 @@ async function recurringPage(main) {
   return draw;
 }
 
-// chart draws the month's expenses by category as horizontal bars (an SVG, so it needs
-// no library), largest first.
-function chart(categories) {
-  if (!categories.length) return empty();
-  const max = Math.max(...categories.map((c) => Number(c.total)));
-  const row = 28;
-  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
-  svg.setAttribute('viewBox', `0 0 600 ${categories.length * row}`);
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', t('Expenses by category') + ': ' + categories.map((c) => `${c.name} ${money(c.total, c.currency)}`).join(', '));
-  svg.setAttribute('class', 'chart');
-  categories.forEach((c, i) => {
-    const add = (tag, attrs, text) => {
-      const el = document.createElementNS('http://www.w3.org/2000/svg', tag);
-      for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-      if (text) el.textContent = text;
-      svg.append(el);
-    };
-    const width = max > 0 ? (Number(c.total) / max) * 300 : 0;
-    add('text', { x: 0, y: i * row + 18, class: 'label' }, c.name);
-    add('rect', { x: 160, y: i * row + 6, width: Math.max(width, 1), height: 16, rx: 3, class: 'fill' });
-    add('text', { x: 170 + width, y: i * row + 18, class: 'value' }, money(c.total, c.currency));
-  });
-  return svg;
+// bars draws rows on one scale, each [label, [[amount, class], ...], value], as HTML
+// so that its text keeps the page's size at any width.
+function bars(name, rows) {
+  const max = Math.max(0, ...rows.flatMap(([, parts]) => parts.map(([a]) => Number(a)))); // drawing only
+  return h('ul', { class: 'bars', 'aria-label': name }, rows.map(([label, parts, value]) => h('li', {},
+    h('span', { class: 'label' }, label),
+    h('span', { class: 'track' }, parts.filter(([a]) => Number(a) > 0).map(([a, cls]) => h('span', { class: 'bar ' + cls, style: { width: `${(Number(a) / max) * 100}%` } }))),
+    h('span', { class: 'value' }, value))));
 }
 
+const catName = (b) => (b.categoryId ? b.name : t('Uncategorized'));
+
+// unconverted lists what has no rate to the chart's currency: shown, never drawn.
+const unconverted = (list, currency, amount) => (list || []).length
+  ? h('p', { class: 'muted' }, `${t('Not drawn, no exchange rate to')} ${currency}: `, list.map((u) => amount(u)).join(' · ')) : null;
+
+// expensesChart draws a report's expenses by category (GET /api/reports/summary).
+function expensesChart(c, label) {
+  const list = (c && c.bars) || [];
+  return [list.length ? bars(label, list.map((b) => [b.holds.length ? `${t('Other')}: ${b.holds.map((x) => `${catName(x)} ${money(x.amount, c.currency)}`).join(', ')}` : catName(b),
+    [[b.amount, 'out']], money(b.amount, c.currency)])) : empty(),
+  c && unconverted(c.unconverted, c.currency, (u) => money(u.amount, u.currency))];
+}
+
+// monthsChart draws income and expenses by month.
+function monthsChart(m, label) {
+  if (!m || !m.months) return empty();
+  return [bars(label, m.months.map((x) => [monthName(x.month), [[x.income, 'in'], [x.expenses, 'out']],
+    h('span', {}, h('span', { class: 'in' }, '+' + money(x.income, m.currency)), ' ', h('span', { class: 'out' }, '−' + money(x.expenses, m.currency)))])),
+  unconverted(m.unconverted, m.currency, (u) => `+${money(u.income, u.currency)} −${money(u.expenses, u.currency)}`)];
+}
+
+// iso is a date as YYYY-MM-DD; days and months beyond their ends roll over.
+const iso = (y, m, d) => new Date(Date.UTC(y, m - 1, d)).toISOString().slice(0, 10);
+// end is the last day of a month given as YYYY-MM.
+const end = (ym) => iso(+ym.slice(0, 4), +ym.slice(5) + 1, 0);
+
 async function reportsPage(main) {
-  const month = new URLSearchParams(location.search).get('month') || today().slice(0, 7);
-  const s = await api.get('/api/reports/monthly-summary?month=' + month);
-  const change = s.comparison.percentageChange;
-  const first = month + '-01';
-  const last = new Date(Date.UTC(Number(month.slice(0, 4)), Number(month.slice(5, 7)), 0)).toISOString().slice(0, 10);
-  const picker = form([field({ name: 'month', label: t('Month'), type: 'month', value: month })], t('Apply'), async (v) => {
-    history.replaceState(null, '', '/app/reports?month=' + v.month);
-    await reportsPage(main);
-  }, { class: 'form filters' });
-  const download = (format) => api.download(`/api/reports?from=${first}&to=${last}&format=${format}`, `finledger-${month}.${format}`)
+  const [y, m] = today().split('-').map(Number);
+  const presets = [['This month', iso(y, m, 1), iso(y, m + 1, 0)], ['Last month', iso(y, m - 1, 1), iso(y, m, 0)],
+    ['Last three months', iso(y, m - 2, 1), iso(y, m + 1, 0)], ['This year', iso(y, 1, 1), iso(y, 12, 31)]];
+  const q = new URLSearchParams(location.search);
+  const from = q.get('from') || presets[0][1];
+  const to = q.get('to') || presets[0][2];
+  const s = await api.get(`/api/reports/summary?from=${from}&to=${to}`);
+  const label = period(from, to);
+  const go = (a, b) => {
+    history.replaceState(null, '', `/app/reports?from=${a}&to=${b}`);
+    return reportsPage(main);
+  };
+  const picker = form([field({ name: 'from', label: t('From'), type: 'date', value: from, required: true }),
+    field({ name: 'to', label: t('To'), type: 'date', value: to, required: true })], t('Apply'), (v) => {
+    if (!v.from || !v.to || v.to < v.from) throw fieldError('to', t('Not before the start date'));
+    return go(v.from, v.to);
+  }, { class: 'form filters', 'aria-label': t('Period') });
+  const download = (format) => api.download(`/api/reports?from=${from}&to=${to}&format=${format}`, `finledger-${from}-${to}.${format}`)
     .catch((err) => toast(err.message));
-  main.replaceChildren(h('h1', {}, t('Reports')), picker,
-    h('section', { class: 'card', 'aria-labelledby': 'h-summary' }, h('h2', { id: 'h-summary' }, monthName(month)),
-      h('div', { class: 'totals' },
-        h('div', { class: 'stat' }, h('span', {}, t('Income')), h('strong', { class: 'in' }, money(s.totalIncome, s.currency))),
-        h('div', { class: 'stat' }, h('span', {}, t('Expenses this month')), h('strong', { class: 'out' }, money(s.totalExpenses, s.currency))),
-        h('div', { class: 'stat' }, h('span', {}, t('Change against the month before')),
-          h('strong', { 'data-testid': 'change' }, change === null ? '—' : `${change > 0 ? '+' : ''}${change}%`))),
-      h('h3', {}, t('Expenses by category')), chart(s.topCategories)),
+  const totals = s.totals || [];
+  const stat = (name, cls, key) => h('div', { class: 'stat' }, h('span', {}, `${t(name)}, ${label}`),
+    h('strong', { class: cls }, totals.length ? totals.map((x) => money(x[key], x.currency)).join(' · ') : money(0, s.currency)));
+  const months = (s.months && s.months.months) || [];
+  main.replaceChildren(h('h1', {}, t('Reports')),
+    h('div', { class: 'row-actions', role: 'group', 'aria-label': t('Period') }, presets.map(([name, a, b]) =>
+      h('button', { type: 'button', 'aria-pressed': String(a === from && b === to), onclick: () => go(a, b) }, t(name)))),
+    picker,
+    h('section', { class: 'card', 'aria-labelledby': 'h-summary' }, h('h2', { id: 'h-summary' }, label),
+      h('div', { class: 'totals' }, stat('Income', 'in', 'income'), stat('Expenses', 'out', 'expenses')),
+      h('h3', {}, `${t('Expenses by category')}, ${label}`), expensesChart(s.expenses, t('Expenses by category'))),
+    h('section', { class: 'card', 'aria-labelledby': 'h-months' },
+      h('h2', { id: 'h-months' }, `${t('Income and expenses by month')}, ${months.length ? period(months[0].month + '-01', end(months[months.length - 1].month)) : label}`),
+      monthsChart(s.months, t('Income and expenses by month'))),
     h('div', { class: 'row-actions' },
       h('button', { type: 'button', onclick: () => download('csv') }, t('Download CSV')),
       h('button', { type: 'button', onclick: () => download('pdf') }, t('Download PDF'))));
