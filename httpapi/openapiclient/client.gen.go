@@ -2489,12 +2489,13 @@ type MeResponse struct {
 
 // Member defines model for Member.
 type Member struct {
-	Email    string              `json:"email"`
-	JoinedAt time.Time           `json:"joinedAt"`
-	Name     *string             `json:"name"`
-	Role     MemberRole          `json:"role"`
-	Status   MemberStatus        `json:"status"`
-	UserId   *openapi_types.UUID `json:"userId"`
+	Email        string              `json:"email"`
+	InvitationId *openapi_types.UUID `json:"invitationId"`
+	JoinedAt     time.Time           `json:"joinedAt"`
+	Name         *string             `json:"name"`
+	Role         MemberRole          `json:"role"`
+	Status       MemberStatus        `json:"status"`
+	UserId       *openapi_types.UUID `json:"userId"`
 }
 
 // MemberRole defines model for Member.Role.
@@ -5084,6 +5085,18 @@ type PostWorkspacesParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams defines parameters for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId.
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // GetWorkspacesByWorkspaceIdMembersParams defines parameters for GetWorkspacesByWorkspaceIdMembers.
 type GetWorkspacesByWorkspaceIdMembersParams struct {
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
@@ -6856,6 +6869,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/workspaces (the `PostWorkspaces` operationId).
 	PostWorkspaces(ctx context.Context, params *PostWorkspacesParams, body PostWorkspacesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId Withdraw an invitation nobody has taken up yet
+	//
+	// Corresponds with DELETE /api/workspaces/{workspaceId}/invitations/{invitationId} (the `DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId` operationId).
+	DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId(ctx context.Context, workspaceId openapi_types.UUID, invitationId openapi_types.UUID, params *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetWorkspacesByWorkspaceIdMembers List members and invitations
 	//
@@ -8934,6 +8952,21 @@ func (c *Client) PostWorkspacesWithBody(ctx context.Context, params *PostWorkspa
 // Corresponds with POST /api/workspaces (the `PostWorkspaces` operationId).
 func (c *Client) PostWorkspaces(ctx context.Context, params *PostWorkspacesParams, body PostWorkspacesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostWorkspacesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId Withdraw an invitation nobody has taken up yet
+//
+// Corresponds with DELETE /api/workspaces/{workspaceId}/invitations/{invitationId} (the `DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId` operationId).
+func (c *Client) DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId(ctx context.Context, workspaceId openapi_types.UUID, invitationId openapi_types.UUID, params *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdRequest(c.Server, workspaceId, invitationId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -15588,6 +15621,84 @@ func NewPostWorkspacesRequestWithBody(server string, params *PostWorkspacesParam
 	return req, nil
 }
 
+// NewDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdRequest constructs an http.Request for the DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId method
+func NewDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdRequest(server string, workspaceId openapi_types.UUID, invitationId openapi_types.UUID, params *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceId", workspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "invitationId", invitationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/workspaces/%s/invitations/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetWorkspacesByWorkspaceIdMembersRequest constructs an http.Request for the GetWorkspacesByWorkspaceIdMembers method
 func NewGetWorkspacesByWorkspaceIdMembersRequest(server string, workspaceId openapi_types.UUID, params *GetWorkspacesByWorkspaceIdMembersParams) (*http.Request, error) {
 	var err error
@@ -16900,6 +17011,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/workspaces (the `PostWorkspaces` operationId).
 	PostWorkspacesWithResponse(ctx context.Context, params *PostWorkspacesParams, body PostWorkspacesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostWorkspacesResponse, error)
+
+	// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdWithResponse Withdraw an invitation nobody has taken up yet
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/workspaces/{workspaceId}/invitations/{invitationId} (the `DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId` operationId).
+	DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdWithResponse(ctx context.Context, workspaceId openapi_types.UUID, invitationId openapi_types.UUID, params *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams, reqEditors ...RequestEditorFn) (*DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse, error)
 
 	// GetWorkspacesByWorkspaceIdMembersWithResponse List members and invitations
 	//
@@ -34195,6 +34313,211 @@ func (r PostWorkspacesResponse) ContentType() string {
 	return ""
 }
 
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse200Headers the declared response headers of an HTTP 200 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse405Headers the declared response headers of an HTTP 405 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse405Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse409Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse413Headers the declared response headers of an HTTP 413 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse413Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse422Headers the declared response headers of an HTTP 422 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse422Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse500Headers the declared response headers of an HTTP 500 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse500Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse503Headers the declared response headers of an HTTP 503 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OK
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON200() *OK {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetWorkspacesByWorkspaceIdMembersResponse200Headers the declared response headers of an HTTP 200 response for GetWorkspacesByWorkspaceIdMembers
 type GetWorkspacesByWorkspaceIdMembersResponse200Headers struct {
 	XRequestId string
@@ -36674,6 +36997,19 @@ func (c *ClientWithResponses) PostWorkspacesWithResponse(ctx context.Context, pa
 		return nil, err
 	}
 	return ParsePostWorkspacesResponse(rsp)
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdWithResponse Withdraw an invitation nobody has taken up yet
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/workspaces/{workspaceId}/invitations/{invitationId} (the `DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId` operationId).
+func (c *ClientWithResponses) DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdWithResponse(ctx context.Context, workspaceId openapi_types.UUID, invitationId openapi_types.UUID, params *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams, reqEditors ...RequestEditorFn) (*DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse, error) {
+	rsp, err := c.DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId(ctx, workspaceId, invitationId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse(rsp)
 }
 
 // GetWorkspacesByWorkspaceIdMembersWithResponse List members and invitations
@@ -57300,6 +57636,253 @@ func ParsePostWorkspacesResponse(rsp *http.Response) (*PostWorkspacesResponse, e
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PostWorkspacesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse parses an HTTP response from a DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdWithResponse call
+func ParseDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse(rsp *http.Response) (*DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
