@@ -1,7 +1,10 @@
 package webapp_test
 
 import (
+	"fmt"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/internal/testkit/browser"
@@ -69,4 +72,24 @@ func (s *scene) axe(name string) {
 	s.t.Helper()
 	browser.Axe(s.t, s.ctx)
 	browser.Screenshot(s.t, s.ctx, name)
+}
+
+// answerConfirmation presses the button of an action on a named item (its accessible
+// name is both), checks the one confirmation dialog names the item, and answers it:
+// yes carries the action out, no cancels it.
+func (s *scene) answerConfirmation(action, item string, yes bool) {
+	s.t.Helper()
+	s.do(chromedp.Click(fmt.Sprintf(`button[aria-label=%q]`, action+" "+item)))
+	s.waitFor("the confirmation of "+action, `document.querySelector('dialog[open] [data-confirm]')`)
+	var title string
+	s.eval(`document.querySelector('dialog[open]').getAttribute('aria-label')`, &title)
+	if title != action+": "+item {
+		s.t.Fatalf("the confirmation of %s %s asks %q", action, item, title)
+	}
+	answer := `dialog[open] .actions button:not([data-confirm])`
+	if yes {
+		answer = `dialog[open] [data-confirm]`
+	}
+	s.do(chromedp.Click(answer))
+	s.waitFor("the confirmation closed", `!document.querySelector('dialog[open]')`)
 }
