@@ -2,6 +2,7 @@ package webapp_test
 
 import (
 	"fmt"
+	"strconv"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -74,12 +75,22 @@ func (s *scene) axe(name string) {
 	browser.Screenshot(s.t, s.ctx, name)
 }
 
+// press presses the button of an action on a named item, whose accessible name is both.
+// It presses it in one step in the page, so that a redraw of a live update in between
+// cannot leave the press on a button no longer there.
+func (s *scene) press(action, item string) {
+	s.t.Helper()
+	button := fmt.Sprintf(`document.querySelector('button[aria-label=' + %q + ']')`, strconv.Quote(action+" "+item))
+	s.waitFor("the button "+action+" "+item, button)
+	s.eval(button+".click()", nil)
+}
+
 // answerConfirmation presses the button of an action on a named item (its accessible
 // name is both), checks the one confirmation dialog names the item, and answers it:
 // yes carries the action out, no cancels it.
 func (s *scene) answerConfirmation(action, item string, yes bool) {
 	s.t.Helper()
-	s.do(chromedp.Click(fmt.Sprintf(`button[aria-label=%q]`, action+" "+item)))
+	s.press(action, item)
 	s.waitFor("the confirmation of "+action, `document.querySelector('dialog[open] [data-confirm]')`)
 	var title string
 	s.eval(`document.querySelector('dialog[open]').getAttribute('aria-label')`, &title)
