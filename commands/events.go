@@ -34,6 +34,8 @@ const (
 	TypeMemberInvited       = "member.invited.v1"
 	TypeMemberRoleChanged   = "member.role_changed.v1"
 	TypeMemberRemoved       = "member.removed.v1"
+	// TypeInvitationCancelled withdraws an invitation nobody has taken up yet.
+	TypeInvitationCancelled = "member.invitation_cancelled.v1"
 	TypeAPIKeyCreated       = "api_key.created.v1"
 	TypeAPIKeyRevoked       = "api_key.revoked.v1"
 )
@@ -236,6 +238,13 @@ type MemberInvited struct {
 	InvitedBy uuid.UUID `json:"invitedBy"`
 }
 
+// InvitationCancelled withdraws an open invitation: the email no longer joins at
+// first sign-in.
+type InvitationCancelled struct {
+	Email string `json:"email"`
+	Role  string `json:"role"`
+}
+
 // MemberRoleChanged changes a member's role.
 type MemberRoleChanged struct {
 	UserID uuid.UUID `json:"userId"`
@@ -303,6 +312,7 @@ var eventTypes = map[string]func() any{
 	TypeMemberInvited:               payload[MemberInvited],
 	TypeMemberRoleChanged:           payload[MemberRoleChanged],
 	TypeMemberRemoved:               payload[MemberRemoved],
+	TypeInvitationCancelled:         payload[InvitationCancelled],
 	TypeAPIKeyCreated:               payload[APIKeyCreated],
 	TypeAPIKeyRevoked:               payload[APIKeyRevoked],
 	TypeWalletCreated:               payload[WalletCreated],

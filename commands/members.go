@@ -44,6 +44,35 @@ func (c InviteMember) Decide(w *Workspace) ([]NewEvent, error) {
 	return []NewEvent{{TypeMemberInvited, &MemberInvited{Email: email, Role: c.Role, InvitedBy: c.InvitedBy}}}, nil
 }
 
+// InvitationID names an invitation by its email, in the audit log and in the API: the
+// same email invited again is the same invitation.
+func InvitationID(email string) uuid.UUID {
+	return uuid.NewSHA1(uuid.NameSpaceOID, []byte(strings.ToLower(email)))
+}
+
+// CancelInvitation withdraws an open invitation before anyone takes it up.
+type CancelInvitation struct {
+	InvitationID uuid.UUID
+	ActorRole    string
+}
+
+// Decide checks the invitation is open, and that the actor could have made it: only an
+// owner withdraws an invitation to be an owner.
+//
+// Errors: INVITATION_NOT_FOUND, FORBIDDEN.
+func (c CancelInvitation) Decide(w *Workspace) ([]NewEvent, error) {
+	for email, role := range w.Invitations {
+		if InvitationID(email) != c.InvitationID {
+			continue
+		}
+		if role == RoleOwner && c.ActorRole != RoleOwner {
+			return nil, Forbidden("only an owner can withdraw an invitation to be an owner")
+		}
+		return []NewEvent{{TypeInvitationCancelled, &InvitationCancelled{Email: email, Role: role}}}, nil
+	}
+	return nil, NotFound("INVITATION_NOT_FOUND", "invitation %s is not open in this workspace", c.InvitationID)
+}
+
 // JoinByInvitation makes a user who just signed in a member, if their email was invited.
 type JoinByInvitation struct {
 	UserID uuid.UUID

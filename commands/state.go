@@ -228,6 +228,8 @@ func (w *Workspace) Apply(event any) error {
 		delete(w.Invitations, e.Email)
 	case *MemberInvited:
 		w.Invitations[e.Email] = e.Role
+	case *InvitationCancelled:
+		delete(w.Invitations, e.Email)
 	case *MemberRoleChanged:
 		w.Members[e.UserID] = e.After
 	case *MemberRemoved:

@@ -606,3 +606,47 @@ func TestFailedAuthenticationsAreLimited(t *testing.T) {
 	}
 	expectError(t, from(alice.On(direct), "198.51.100.99").Get("/api/wallets"), http.StatusTooManyRequests, "RATE_LIMITED")
 }
+
+// An open invitation is withdrawn by its id: the email no longer joins at first sign-in,
+// the audit log says so, and only an owner withdraws an invitation to be an owner.
+func TestInvitationsCanBeWithdrawn(t *testing.T) {
+	env := apitest.Start(t)
+	alice, dave := env.As("alice"), env.As("dave")
+	dave.Get("/api/me").Expect(t, http.StatusOK)
+	ws := alice.Post("/api/workspaces", map[string]any{"name": "Acme"}).Expect(t, http.StatusOK).Object("workspace")["id"].(string)
+	members := "/api/workspaces/" + ws + "/members"
+	invitations := "/api/workspaces/" + ws + "/invitations/"
+	alice.Post(members, map[string]any{"email": "dave@example.com", "role": "admin"}).Expect(t, http.StatusOK)
+	carol := alice.Post(members, map[string]any{"email": "Carol@Example.com", "role": "reader"}).Expect(t, http.StatusOK).Object("member")
+	boss := alice.Post(members, map[string]any{"email": "boss@example.com", "role": "owner"}).Expect(t, http.StatusOK).Object("member")
+	if carol["invitationId"] == nil || carol["userId"] != nil {
+		t.Fatalf("invitation %v", carol)
+	}
+	for _, m := range alice.Get(members).List("members") {
+		if (m["status"] == "invited") != (m["invitationId"] != nil) {
+			t.Fatalf("member %v: an invitation id only and always on invitations", m)
+		}
+	}
+
+	expectError(t, dave.Delete(invitations+boss["invitationId"].(string)), http.StatusForbidden, "FORBIDDEN")
+	expectError(t, env.As("eve").Delete(invitations+carol["invitationId"].(string)), http.StatusForbidden, "FORBIDDEN")
+	dave.Delete(invitations+carol["invitationId"].(string)).Expect(t, http.StatusOK)
+	expectError(t, dave.Delete(invitations+carol["invitationId"].(string)), http.StatusNotFound, "INVITATION_NOT_FOUND")
+	expectError(t, dave.Delete(invitations+"not-an-id"), http.StatusBadRequest, "VALIDATION_ERROR")
+	alice.Delete(invitations+boss["invitationId"].(string)).Expect(t, http.StatusOK)
+	if list := alice.Get(members).List("members"); len(list) != 2 {
+		t.Fatalf("members after withdrawing both invitations %v", list)
+	}
+	if list := env.As("carol").Get("/api/workspaces").List("workspaces"); len(list) != 1 {
+		t.Fatalf("carol joined a withdrawn invitation: %v", list)
+	}
+	withdrawn := alice.With("X-Workspace-Id", ws).Get("/api/audit?entity=invitation&action=delete").List("entries")
+	if len(withdrawn) != 2 || withdrawn[0]["entityId"] != boss["invitationId"] {
+		t.Fatalf("audit of the withdrawals %v", withdrawn)
+	}
+	// Invited again, the same email is the same invitation.
+	again := alice.Post(members, map[string]any{"email": "Boss@example.com", "role": "admin"}).Expect(t, http.StatusOK).Object("member")
+	if again["invitationId"] != boss["invitationId"] {
+		t.Fatalf("invited again: %v, before %v", again, boss)
+	}
+}

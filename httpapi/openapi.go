@@ -169,6 +169,7 @@ var operationDocs = map[string]operationDoc{
 		fromDateParam, toDateParam,
 		queryParam("search", str(obj{"maxLength": maxSearch}), "text searched in concepts and descriptions"),
 		queryParam("q", str(obj{"maxLength": maxQuickSearch}), "quick search: alias of search that returns at most 10 results")}},
+	"DELETE /api/workspaces/{workspaceId}/invitations/{invitationId}": {Response: "OK"},
 }
 
 // unreplayed are the writes that do not store their answer for an Idempotency-Key:
@@ -610,7 +611,7 @@ func schemas() obj {
 			"fl_live_ + 43 base62 characters + 6 characters of checksum; absent from an answer replayed for an Idempotency-Key"})}, "apiKey"),
 		"APIKeyResponse": wrap("apiKey", "APIKey"),
 		"APIKeyList":     list("apiKeys", "APIKey"),
-		"Member": record(obj{"userId": nuuid(), "email": str(nil), "name": nstr(nil), "role": str(obj{"enum": roleNames}),
+		"Member": record(obj{"userId": nuuid(), "invitationId": nuuid(), "email": str(nil), "name": nstr(nil), "role": str(obj{"enum": roleNames}),
 			"status": str(obj{"enum": []string{"active", "invited"}}), "joinedAt": dateTime()}),
 		"MemberResponse": wrap("member", "Member"),
 		"MemberList":     list("members", "Member"),
@@ -903,7 +904,7 @@ func openAPIDocument() obj {
 
 var pathParamDescriptions = map[string]string{
 	"id": "the record's id", "workspaceId": "the team workspace's id", "userId": "the member's user id",
-	"deliveryId": "the delivery's id",
+	"deliveryId": "the delivery's id", "invitationId": "the invitation's id (a member listing's invitationId)",
 }
 
 // tags group the operations by the path's first segment.

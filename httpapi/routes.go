@@ -40,6 +40,7 @@ var routes = []route{
 	{"POST", "/api/workspaces/{workspaceId}/members", scopeTeamManage, "Add a member by email, or invite them", http.StatusOK, addMember},
 	{"PATCH", "/api/workspaces/{workspaceId}/members/{userId}", scopeTeamManage, "Change a member's role", http.StatusOK, updateMember},
 	{"DELETE", "/api/workspaces/{workspaceId}/members/{userId}", scopeTeamManage, "Remove a member", http.StatusOK, removeMember},
+	{"DELETE", "/api/workspaces/{workspaceId}/invitations/{invitationId}", scopeTeamManage, "Withdraw an invitation nobody has taken up yet", http.StatusOK, cancelInvitation},
 
 	{"GET", "/api/budgets", "budgets:read", "List budgets with the current period's spending", http.StatusOK, listBudgets},
 	{"POST", "/api/budgets", "budgets:write", "Create a budget", http.StatusOK, createBudget},

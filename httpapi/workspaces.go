@@ -80,8 +80,9 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func memberPath(w http.ResponseWriter, r *http.Request) (uuid.UUID, *body, bool) {
-	id, err := pathID(r, "userId")
+// memberPath reads the path's member or invitation id (param) and the body.
+func memberPath(w http.ResponseWriter, r *http.Request, param string) (uuid.UUID, *body, bool) {
+	id, err := pathID(r, param)
 	if err != nil {
 		writeError(w, r, err)
 		return uuid.Nil, nil, false
@@ -91,7 +92,7 @@ func memberPath(w http.ResponseWriter, r *http.Request) (uuid.UUID, *body, bool)
 }
 
 func updateMember(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, b, ok := memberPath(w, r)
+	id, b, ok := memberPath(w, r, "userId")
 	if !ok {
 		return
 	}
@@ -102,10 +103,19 @@ func updateMember(s *Server, w http.ResponseWriter, r *http.Request) {
 }
 
 func removeMember(s *Server, w http.ResponseWriter, r *http.Request) {
-	id, b, ok := memberPath(w, r)
+	id, b, ok := memberPath(w, r, "userId")
 	if !ok {
 		return
 	}
 	cmd := commands.RemoveMember{UserID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+}
+
+func cancelInvitation(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := memberPath(w, r, "invitationId")
+	if !ok {
+		return
+	}
+	cmd := commands.CancelInvitation{InvitationID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }

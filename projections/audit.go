@@ -134,8 +134,11 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionCreate,
 			changes: created(map[string]any{"role": d.Role})}, true, nil
 	case *commands.MemberInvited:
-		return auditEntry{workspace: ws, entity: "invitation", entityID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(d.Email)), action: actionCreate,
+		return auditEntry{workspace: ws, entity: "invitation", entityID: commands.InvitationID(d.Email), action: actionCreate,
 			changes: created(map[string]any{"email": d.Email, "role": d.Role})}, true, nil
+	case *commands.InvitationCancelled:
+		return auditEntry{workspace: ws, entity: "invitation", entityID: commands.InvitationID(d.Email), action: actionDelete,
+			changes: map[string]change{"email": {d.Email, nil}, "role": {d.Role, nil}}}, true, nil
 	case *commands.MemberRoleChanged:
 		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionUpdate,
 			changes: map[string]change{"role": {d.Before, d.After}}}, true, nil

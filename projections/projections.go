@@ -174,6 +174,8 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	case *commands.MemberInvited:
 		b.Queue(`INSERT INTO workspace_invitations (workspace_id, email, role, invited_by, invited_at) VALUES ($1, $2, $3, $4, $5)`,
 			ws, d.Email, d.Role, d.InvitedBy, at)
+	case *commands.InvitationCancelled:
+		b.Queue(`DELETE FROM workspace_invitations WHERE workspace_id = $1 AND email = $2`, ws, d.Email)
 	case *commands.MemberRoleChanged:
 		b.Queue(`UPDATE workspace_members SET role = $3 WHERE workspace_id = $1 AND user_id = $2`, ws, d.UserID, d.After)
 	case *commands.MemberRemoved:

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/finledger/finledger/commands"
 )
 
 // APIKey is an API key as listings show it: never the secret, never its hash.
@@ -76,12 +78,14 @@ func MemberWorkspace(userID, workspaceID uuid.UUID) Lookup[Workspace] {
 // Member is a member of a workspace, or an invitation (UserID nil) waiting for
 // someone's first sign-in.
 type Member struct {
-	UserID   *uuid.UUID `json:"userId"`
-	Email    string     `json:"email"`
-	Name     *string    `json:"name"`
-	Role     string     `json:"role"`
-	Status   string     `json:"status"` // active or invited
-	JoinedAt time.Time  `json:"joinedAt"`
+	UserID *uuid.UUID `json:"userId"`
+	// InvitationID names an open invitation (status invited), to withdraw it by.
+	InvitationID *uuid.UUID `json:"invitationId"`
+	Email        string     `json:"email"`
+	Name         *string    `json:"name"`
+	Role         string     `json:"role"`
+	Status       string     `json:"status"` // active or invited
+	JoinedAt     time.Time  `json:"joinedAt"`
 }
 
 const memberSelect = `SELECT u.id, u.email, u.name, m.role, 'active', m.joined_at
@@ -90,6 +94,10 @@ const memberSelect = `SELECT u.id, u.email, u.name, m.role, 'active', m.joined_a
 func scanMember(row pgx.CollectableRow) (Member, error) {
 	var m Member
 	err := row.Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.Status, &m.JoinedAt)
+	if m.UserID == nil {
+		id := commands.InvitationID(m.Email)
+		m.InvitationID = &id
+	}
 	return m, err
 }
 

@@ -1,9 +1,13 @@
 package webapp_test
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/chromedp/chromedp"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/internal/testkit/browser"
@@ -78,4 +82,34 @@ func (s *scene) axe(name string) {
 	s.t.Helper()
 	browser.Axe(s.t, s.ctx)
 	browser.Screenshot(s.t, s.ctx, name)
+}
+
+// press presses the button of an action on a named item, whose accessible name is both.
+// It presses it in one step in the page, so that a redraw of a live update in between
+// cannot leave the press on a button no longer there.
+func (s *scene) press(action, item string) {
+	s.t.Helper()
+	button := fmt.Sprintf(`document.querySelector('button[aria-label=' + %q + ']')`, strconv.Quote(action+" "+item))
+	s.waitFor("the button "+action+" "+item, button)
+	s.eval(button+".click()", nil)
+}
+
+// answerConfirmation presses the button of an action on a named item (its accessible
+// name is both), checks the one confirmation dialog names the item, and answers it:
+// yes carries the action out, no cancels it.
+func (s *scene) answerConfirmation(action, item string, yes bool) {
+	s.t.Helper()
+	s.press(action, item)
+	s.waitFor("the confirmation of "+action, `document.querySelector('dialog[open] [data-confirm]')`)
+	var title string
+	s.eval(`document.querySelector('dialog[open]').getAttribute('aria-label')`, &title)
+	if title != action+": "+item {
+		s.t.Fatalf("the confirmation of %s %s asks %q", action, item, title)
+	}
+	answer := `dialog[open] .actions button:not([data-confirm])`
+	if yes {
+		answer = `dialog[open] [data-confirm]`
+	}
+	s.do(chromedp.Click(answer))
+	s.waitFor("the confirmation closed", `!document.querySelector('dialog[open]')`)
 }

@@ -2515,12 +2515,13 @@ type MeResponse struct {
 
 // Member defines model for Member.
 type Member struct {
-	Email    string              `json:"email"`
-	JoinedAt time.Time           `json:"joinedAt"`
-	Name     *string             `json:"name"`
-	Role     MemberRole          `json:"role"`
-	Status   MemberStatus        `json:"status"`
-	UserId   *openapi_types.UUID `json:"userId"`
+	Email        string              `json:"email"`
+	InvitationId *openapi_types.UUID `json:"invitationId"`
+	JoinedAt     time.Time           `json:"joinedAt"`
+	Name         *string             `json:"name"`
+	Role         MemberRole          `json:"role"`
+	Status       MemberStatus        `json:"status"`
+	UserId       *openapi_types.UUID `json:"userId"`
 }
 
 // MemberRole defines model for Member.Role.
@@ -2756,6 +2757,77 @@ type ReportLine struct {
 
 // ReportLineType defines model for ReportLine.Type.
 type ReportLineType string
+
+// ReportSummary defines model for ReportSummary.
+type ReportSummary struct {
+	// Currency the workspace's: the charts' one scale
+	Currency string `json:"currency"`
+	Expenses struct {
+		// Bars largest first; with more categories, the last is Other, holding the smallest
+		Bars []struct {
+			// Amount exact decimal, at most 4 decimal places
+			Amount     float32             `json:"amount"`
+			CategoryId *openapi_types.UUID `json:"categoryId"`
+
+			// Holds Other's categories; empty for a category
+			Holds []struct {
+				// Amount exact decimal, at most 4 decimal places
+				Amount     float32             `json:"amount"`
+				CategoryId *openapi_types.UUID `json:"categoryId"`
+				Holds      []interface{}       `json:"holds"`
+				Name       string              `json:"name"`
+			} `json:"holds"`
+			Name string `json:"name"`
+		} `json:"bars"`
+		Currency string `json:"currency"`
+
+		// Unconverted expenses with no rate to currency, per currency: not drawn
+		Unconverted []struct {
+			// Amount exact decimal, at most 4 decimal places
+			Amount   float32 `json:"amount"`
+			Currency string  `json:"currency"`
+		} `json:"unconverted"`
+	} `json:"expenses"`
+	From   openapi_types.Date `json:"from"`
+	Months struct {
+		Currency string `json:"currency"`
+
+		// Months oldest first, the last the month of to
+		Months []struct {
+			// Expenses exact decimal, at most 4 decimal places
+			Expenses float32 `json:"expenses"`
+
+			// Income exact decimal, at most 4 decimal places
+			Income float32 `json:"income"`
+			Month  string  `json:"month"`
+		} `json:"months"`
+		Unconverted []struct {
+			Currency string `json:"currency"`
+
+			// Expenses exact decimal, at most 4 decimal places
+			Expenses float32 `json:"expenses"`
+
+			// Income exact decimal, at most 4 decimal places
+			Income float32 `json:"income"`
+
+			// Net exact decimal, at most 4 decimal places
+			Net float32 `json:"net"`
+		} `json:"unconverted"`
+	} `json:"months"`
+	To     openapi_types.Date `json:"to"`
+	Totals []struct {
+		Currency string `json:"currency"`
+
+		// Expenses exact decimal, at most 4 decimal places
+		Expenses float32 `json:"expenses"`
+
+		// Income exact decimal, at most 4 decimal places
+		Income float32 `json:"income"`
+
+		// Net exact decimal, at most 4 decimal places
+		Net float32 `json:"net"`
+	} `json:"totals"`
+}
 
 // SpendingSummary defines model for SpendingSummary.
 type SpendingSummary struct {
@@ -4521,6 +4593,24 @@ type GetReportsSpendingSummaryParamsPeriod string
 // GetReportsSpendingSummaryParamsType defines parameters for GetReportsSpendingSummary.
 type GetReportsSpendingSummaryParamsType string
 
+// GetReportsSummaryParams defines parameters for GetReportsSummary.
+type GetReportsSummaryParams struct {
+	// From first day, YYYY-MM-DD; default: the first of the current month
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// To last day, YYYY-MM-DD; default: today; not before from
+	To *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+
+	// AsOf answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the event recorded last at or before it; business days are those of that instant
+	AsOf *time.Time `form:"asOf,omitempty" json:"asOf,omitempty"`
+
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
 // GetTagsParams defines parameters for GetTags.
 type GetTagsParams struct {
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
@@ -5109,6 +5199,18 @@ type PostWorkspacesJSONBody struct {
 
 // PostWorkspacesParams defines parameters for PostWorkspaces.
 type PostWorkspacesParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams defines parameters for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId.
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams struct {
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
@@ -6569,6 +6671,11 @@ type ClientInterface interface {
 	// Corresponds with GET /api/reports/spending-summary (the `GetReportsSpendingSummary` operationId).
 	GetReportsSpendingSummary(ctx context.Context, params *GetReportsSpendingSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetReportsSummary A date range's totals per currency, expenses by category on one chart, and income and expenses of the twelve months ending with it
+	//
+	// Corresponds with GET /api/reports/summary (the `GetReportsSummary` operationId).
+	GetReportsSummary(ctx context.Context, params *GetReportsSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetTags List active tags
 	//
 	// The chat channel may call this operation too, with its identity (X-Channel-Identity) alone and no other credential; it then needs the scope given in x-channel-scope of the user's role in the link's workspace.
@@ -6896,6 +7003,11 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/workspaces (the `PostWorkspaces` operationId).
 	PostWorkspaces(ctx context.Context, params *PostWorkspacesParams, body PostWorkspacesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId Withdraw an invitation nobody has taken up yet
+	//
+	// Corresponds with DELETE /api/workspaces/{workspaceId}/invitations/{invitationId} (the `DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId` operationId).
+	DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId(ctx context.Context, workspaceId openapi_types.UUID, invitationId openapi_types.UUID, params *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetWorkspacesByWorkspaceIdMembers List members and invitations
 	//
@@ -8211,6 +8323,21 @@ func (c *Client) GetReportsSpendingSummary(ctx context.Context, params *GetRepor
 	return c.Client.Do(req)
 }
 
+// GetReportsSummary A date range's totals per currency, expenses by category on one chart, and income and expenses of the twelve months ending with it
+//
+// Corresponds with GET /api/reports/summary (the `GetReportsSummary` operationId).
+func (c *Client) GetReportsSummary(ctx context.Context, params *GetReportsSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetReportsSummaryRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetTags List active tags
 //
 // The chat channel may call this operation too, with its identity (X-Channel-Identity) alone and no other credential; it then needs the scope given in x-channel-scope of the user's role in the link's workspace.
@@ -8989,6 +9116,21 @@ func (c *Client) PostWorkspacesWithBody(ctx context.Context, params *PostWorkspa
 // Corresponds with POST /api/workspaces (the `PostWorkspaces` operationId).
 func (c *Client) PostWorkspaces(ctx context.Context, params *PostWorkspacesParams, body PostWorkspacesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostWorkspacesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId Withdraw an invitation nobody has taken up yet
+//
+// Corresponds with DELETE /api/workspaces/{workspaceId}/invitations/{invitationId} (the `DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId` operationId).
+func (c *Client) DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId(ctx context.Context, workspaceId openapi_types.UUID, invitationId openapi_types.UUID, params *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdRequest(c.Server, workspaceId, invitationId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -13335,6 +13477,110 @@ func NewGetReportsSpendingSummaryRequest(server string, params *GetReportsSpendi
 	return req, nil
 }
 
+// NewGetReportsSummaryRequest constructs an http.Request for the GetReportsSummary method
+func NewGetReportsSummaryRequest(server string, params *GetReportsSummaryParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/reports/summary")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.AsOf != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "asOf", *params.AsOf, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetTagsRequest constructs an http.Request for the GetTags method
 func NewGetTagsRequest(server string, params *GetTagsParams) (*http.Request, error) {
 	var err error
@@ -15696,6 +15942,84 @@ func NewPostWorkspacesRequestWithBody(server string, params *PostWorkspacesParam
 	return req, nil
 }
 
+// NewDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdRequest constructs an http.Request for the DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId method
+func NewDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdRequest(server string, workspaceId openapi_types.UUID, invitationId openapi_types.UUID, params *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceId", workspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "invitationId", invitationId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/workspaces/%s/invitations/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetWorkspacesByWorkspaceIdMembersRequest constructs an http.Request for the GetWorkspacesByWorkspaceIdMembers method
 func NewGetWorkspacesByWorkspaceIdMembersRequest(server string, workspaceId openapi_types.UUID, params *GetWorkspacesByWorkspaceIdMembersParams) (*http.Request, error) {
 	var err error
@@ -16652,6 +16976,13 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/reports/spending-summary (the `GetReportsSpendingSummary` operationId).
 	GetReportsSpendingSummaryWithResponse(ctx context.Context, params *GetReportsSpendingSummaryParams, reqEditors ...RequestEditorFn) (*GetReportsSpendingSummaryResponse, error)
 
+	// GetReportsSummaryWithResponse A date range's totals per currency, expenses by category on one chart, and income and expenses of the twelve months ending with it
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/reports/summary (the `GetReportsSummary` operationId).
+	GetReportsSummaryWithResponse(ctx context.Context, params *GetReportsSummaryParams, reqEditors ...RequestEditorFn) (*GetReportsSummaryResponse, error)
+
 	// GetTagsWithResponse List active tags
 	//
 	// The chat channel may call this operation too, with its identity (X-Channel-Identity) alone and no other credential; it then needs the scope given in x-channel-scope of the user's role in the link's workspace.
@@ -17015,6 +17346,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/workspaces (the `PostWorkspaces` operationId).
 	PostWorkspacesWithResponse(ctx context.Context, params *PostWorkspacesParams, body PostWorkspacesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostWorkspacesResponse, error)
+
+	// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdWithResponse Withdraw an invitation nobody has taken up yet
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/workspaces/{workspaceId}/invitations/{invitationId} (the `DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId` operationId).
+	DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdWithResponse(ctx context.Context, workspaceId openapi_types.UUID, invitationId openapi_types.UUID, params *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams, reqEditors ...RequestEditorFn) (*DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse, error)
 
 	// GetWorkspacesByWorkspaceIdMembersWithResponse List members and invitations
 	//
@@ -28093,6 +28431,196 @@ func (r GetReportsSpendingSummaryResponse) ContentType() string {
 	return ""
 }
 
+// GetReportsSummaryResponse200Headers the declared response headers of an HTTP 200 response for GetReportsSummary
+type GetReportsSummaryResponse200Headers struct {
+	XRequestId string
+}
+
+// GetReportsSummaryResponse400Headers the declared response headers of an HTTP 400 response for GetReportsSummary
+type GetReportsSummaryResponse400Headers struct {
+	XRequestId string
+}
+
+// GetReportsSummaryResponse401Headers the declared response headers of an HTTP 401 response for GetReportsSummary
+type GetReportsSummaryResponse401Headers struct {
+	XRequestId string
+}
+
+// GetReportsSummaryResponse403Headers the declared response headers of an HTTP 403 response for GetReportsSummary
+type GetReportsSummaryResponse403Headers struct {
+	XRequestId string
+}
+
+// GetReportsSummaryResponse404Headers the declared response headers of an HTTP 404 response for GetReportsSummary
+type GetReportsSummaryResponse404Headers struct {
+	XRequestId string
+}
+
+// GetReportsSummaryResponse405Headers the declared response headers of an HTTP 405 response for GetReportsSummary
+type GetReportsSummaryResponse405Headers struct {
+	XRequestId string
+}
+
+// GetReportsSummaryResponse409Headers the declared response headers of an HTTP 409 response for GetReportsSummary
+type GetReportsSummaryResponse409Headers struct {
+	XRequestId string
+}
+
+// GetReportsSummaryResponse422Headers the declared response headers of an HTTP 422 response for GetReportsSummary
+type GetReportsSummaryResponse422Headers struct {
+	XRequestId string
+}
+
+// GetReportsSummaryResponse429Headers the declared response headers of an HTTP 429 response for GetReportsSummary
+type GetReportsSummaryResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetReportsSummaryResponse500Headers the declared response headers of an HTTP 500 response for GetReportsSummary
+type GetReportsSummaryResponse500Headers struct {
+	XRequestId string
+}
+
+// GetReportsSummaryResponse503Headers the declared response headers of an HTTP 503 response for GetReportsSummary
+type GetReportsSummaryResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetReportsSummaryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ReportSummary
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetReportsSummaryResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetReportsSummaryResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetReportsSummaryResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetReportsSummaryResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetReportsSummaryResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetReportsSummaryResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetReportsSummaryResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetReportsSummaryResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetReportsSummaryResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetReportsSummaryResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetReportsSummaryResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON200() *ReportSummary {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetReportsSummaryResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetReportsSummaryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetReportsSummaryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetReportsSummaryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetReportsSummaryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTagsResponse200Headers the declared response headers of an HTTP 200 response for GetTags
 type GetTagsResponse200Headers struct {
 	XRequestId string
@@ -34500,6 +35028,211 @@ func (r PostWorkspacesResponse) ContentType() string {
 	return ""
 }
 
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse200Headers the declared response headers of an HTTP 200 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse405Headers the declared response headers of an HTTP 405 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse405Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse409Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse413Headers the declared response headers of an HTTP 413 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse413Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse422Headers the declared response headers of an HTTP 422 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse422Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse500Headers the declared response headers of an HTTP 500 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse500Headers struct {
+	XRequestId string
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse503Headers the declared response headers of an HTTP 503 response for DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OK
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON200() *OK {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetWorkspacesByWorkspaceIdMembersResponse200Headers the declared response headers of an HTTP 200 response for GetWorkspacesByWorkspaceIdMembers
 type GetWorkspacesByWorkspaceIdMembersResponse200Headers struct {
 	XRequestId string
@@ -36354,6 +37087,19 @@ func (c *ClientWithResponses) GetReportsSpendingSummaryWithResponse(ctx context.
 	return ParseGetReportsSpendingSummaryResponse(rsp)
 }
 
+// GetReportsSummaryWithResponse A date range's totals per currency, expenses by category on one chart, and income and expenses of the twelve months ending with it
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/reports/summary (the `GetReportsSummary` operationId).
+func (c *ClientWithResponses) GetReportsSummaryWithResponse(ctx context.Context, params *GetReportsSummaryParams, reqEditors ...RequestEditorFn) (*GetReportsSummaryResponse, error) {
+	rsp, err := c.GetReportsSummary(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetReportsSummaryResponse(rsp)
+}
+
 // GetTagsWithResponse List active tags
 //
 // The chat channel may call this operation too, with its identity (X-Channel-Identity) alone and no other credential; it then needs the scope given in x-channel-scope of the user's role in the link's workspace.
@@ -36992,6 +37738,19 @@ func (c *ClientWithResponses) PostWorkspacesWithResponse(ctx context.Context, pa
 		return nil, err
 	}
 	return ParsePostWorkspacesResponse(rsp)
+}
+
+// DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdWithResponse Withdraw an invitation nobody has taken up yet
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/workspaces/{workspaceId}/invitations/{invitationId} (the `DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId` operationId).
+func (c *ClientWithResponses) DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdWithResponse(ctx context.Context, workspaceId openapi_types.UUID, invitationId openapi_types.UUID, params *DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdParams, reqEditors ...RequestEditorFn) (*DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse, error) {
+	rsp, err := c.DeleteWorkspacesByWorkspaceIdInvitationsByInvitationId(ctx, workspaceId, invitationId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse(rsp)
 }
 
 // GetWorkspacesByWorkspaceIdMembersWithResponse List members and invitations
@@ -50218,6 +50977,229 @@ func ParseGetReportsSpendingSummaryResponse(rsp *http.Response) (*GetReportsSpen
 	return response, nil
 }
 
+// ParseGetReportsSummaryResponse parses an HTTP response from a GetReportsSummaryWithResponse call
+func ParseGetReportsSummaryResponse(rsp *http.Response) (*GetReportsSummaryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetReportsSummaryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ReportSummary
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetReportsSummaryResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetReportsSummaryResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetReportsSummaryResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetReportsSummaryResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetReportsSummaryResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetReportsSummaryResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetReportsSummaryResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetReportsSummaryResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetReportsSummaryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetReportsSummaryResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetReportsSummaryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetTagsResponse parses an HTTP response from a GetTagsWithResponse call
 func ParseGetTagsResponse(rsp *http.Response) (*GetTagsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -57841,6 +58823,253 @@ func ParsePostWorkspacesResponse(rsp *http.Response) (*PostWorkspacesResponse, e
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PostWorkspacesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse parses an HTTP response from a DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdWithResponse call
+func ParseDeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse(rsp *http.Response) (*DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteWorkspacesByWorkspaceIdInvitationsByInvitationIdResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -57,6 +57,14 @@ const es = {
   'Last three months': 'Últimos tres meses', 'This year': 'Este año', 'Not before the start date': 'No antes de la fecha de inicio',
   'Income and expenses by month': 'Ingresos y gastos por mes', 'Other': 'Otras', 'Uncategorized': 'Sin categoría',
   'Not drawn, no exchange rate to': 'Sin dibujar, no hay tipo de cambio a', 'Expenses': 'Gastos',
+  // editb: editing and deleting goals, debts, recurring payments, the team, webhooks and keys
+  'This cannot be undone.': 'Esto no se puede deshacer.', 'Paused': 'En pausa', 'Pause': 'Pausar', 'Resume': 'Reanudar',
+  'Delete workspace': 'Eliminar espacio', 'Leave': 'Salir', 'Cancel invitation': 'Cancelar invitación',
+  'Everything in it is deleted for every member, and its API keys stop working.': 'Todo lo que contiene se elimina para todos los miembros, y sus claves de API dejan de funcionar.',
+  'You lose access to it until someone invites you again.': 'Pierdes el acceso hasta que alguien te invite de nuevo.',
+  'The invitation stops working.': 'La invitación deja de funcionar.', 'They lose access to this workspace.': 'Pierde el acceso a este espacio.',
+  'Whatever uses this key stops working at once.': 'Lo que use esta clave deja de funcionar de inmediato.', 'Rotate secret': 'Cambiar secreto',
+  'The old secret stops working now; the new one is shown once.': 'El secreto anterior deja de funcionar ahora; el nuevo se muestra una sola vez.',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.

@@ -2,9 +2,37 @@
 // webhooks, the audit log and the profile.
 import * as api from './api.js';
 import { t, term, money, day, moment, today, monthName, period, setLanguage } from './i18n.js';
-import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog } from './ui.js';
+import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog, confirmed } from './ui.js';
 
 const walletOptions = (wallets) => wallets.map((w) => [w.id, `${w.name} (${w.currency})`]);
+
+// formCurrency is the currency typed in an amount's own form.
+const formCurrency = (el) => el.form.elements.currency.value.toUpperCase();
+
+// may says whether the person's role lets them change things (commands/access.go):
+// 'manage' (the team, webhooks) is for owners and admins, a plain change also for
+// collaborators; readers only read. What a role may not do is not shown.
+const may = (ctx, manage) => ({ owner: 2, admin: 2, collaborator: 1 }[ctx.workspace.role] || 0) > (manage ? 1 : 0);
+
+// act is a button acting on a named item, asking first when ask (the consequence) is
+// given; then the page is drawn again, or the refusal shown.
+const act = (label, name, draw, run, ask) => h('button', { type: 'button', class: ask ? 'ghost danger' : '', 'aria-label': `${label} ${name}`,
+  onclick: async () => {
+    if (ask && !(await confirmed(`${label}: ${name}`, ask, label))) return;
+    try { await run(); await draw(); } catch (err) { toast(err.message); }
+  } }, label);
+
+// editor is the Edit button of an item: its creation fields in a dialog, saved with PATCH.
+const editor = (name, fields, path, body, draw) => h('button', { type: 'button', 'aria-label': `${t('Edit')} ${name}`, onclick: () => {
+  const close = dialog(`${t('Edit')}: ${name}`, form(fields, t('Save'), async (v) => {
+    await api.patch(path, body(v));
+    close();
+    toast(t('Saved.'));
+    await draw();
+  }));
+} }, t('Edit'));
+
+const gone = () => t('This cannot be undone.');
 
 // section is a titled card holding a form.
 const section = (title, content) => {
@@ -13,6 +41,13 @@ const section = (title, content) => {
 };
 
 async function goalsPage(main, ctx) {
+  const fields = (g) => [
+    field({ name: 'name', label: t('Name'), required: true, limit: 'goal.name', value: g.name }),
+    amountField('targetAmount', t('Target'), g.targetAmount, { currency: formCurrency }),
+    field({ name: 'currency', label: t('Currency'), value: g.currency, maxlength: 3 }),
+    field({ name: 'deadline', label: t('Deadline'), type: 'date', value: g.deadline }),
+  ];
+  const body = (v) => ({ name: v.name, targetAmount: v.targetAmount, currency: v.currency, deadline: v.deadline || null });
   const draw = async () => {
     const [{ goals }, { wallets }] = await Promise.all([api.get('/api/goals'), api.get('/api/wallets')]);
     const move = (g, kind) => {
@@ -32,16 +67,13 @@ async function goalsPage(main, ctx) {
         progress(g.progress, `${g.name}: ${Math.round(g.progress)}%`, false),
         h('p', { class: 'muted' }, `${money(g.savedAmount, g.currency)} / ${money(g.targetAmount, g.currency)}`,
           g.deadline ? ` · ${t('Deadline')} ${day(g.deadline)}` : ''),
-        h('div', { class: 'row-actions' },
+        may(ctx) && h('div', { class: 'row-actions' },
           h('button', { type: 'button', onclick: () => move(g, 'deposit') }, t('Deposit')),
-          h('button', { type: 'button', onclick: () => move(g, 'withdraw') }, t('Withdraw')))))) : empty(),
-      section(t('New goal'), form([
-        field({ name: 'name', label: t('Name'), required: true, limit: 'goal.name' }),
-        amountField('targetAmount', t('Target'), null, { currency: () => main.querySelector('[name=currency]').value.toUpperCase() }),
-        field({ name: 'currency', label: t('Currency'), value: ctx.workspace.currency, maxlength: 3 }),
-        field({ name: 'deadline', label: t('Deadline'), type: 'date' }),
-      ], t('Create'), async (v) => {
-        await api.post('/api/goals', { name: v.name, targetAmount: v.targetAmount, currency: v.currency, deadline: v.deadline || null });
+          h('button', { type: 'button', onclick: () => move(g, 'withdraw') }, t('Withdraw')),
+          editor(g.name, fields(g), '/api/goals/' + g.id, body, draw),
+          act(t('Delete'), g.name, draw, () => api.del('/api/goals/' + g.id), gone()))))) : empty(),
+      may(ctx) && section(t('New goal'), form(fields({ currency: ctx.workspace.currency }), t('Create'), async (v) => {
+        await api.post('/api/goals', body(v));
         toast(t('Saved.'));
         await draw();
       })));
@@ -51,6 +83,15 @@ async function goalsPage(main, ctx) {
 }
 
 async function debtsPage(main, ctx) {
+  const fields = (d) => [
+    field({ name: 'name', label: t('Name'), required: true, limit: 'debt.name', value: d.name }),
+    field({ name: 'creditor', label: t('Creditor'), limit: 'debt.creditor', value: d.creditor }),
+    amountField('totalAmount', t('Total'), d.totalAmount, { currency: formCurrency }),
+    field({ name: 'currency', label: t('Currency'), value: d.currency, maxlength: 3 }),
+    field({ name: 'dueDate', label: t('Deadline'), type: 'date', value: d.dueDate }),
+  ];
+  const body = (v) => ({ name: v.name, creditor: v.creditor || null, totalAmount: v.totalAmount,
+    currency: v.currency, dueDate: v.dueDate || null });
   const draw = async () => {
     const [{ debts }, { wallets }] = await Promise.all([api.get('/api/debts'), api.get('/api/wallets')]);
     const pay = (d) => {
@@ -71,17 +112,13 @@ async function debtsPage(main, ctx) {
         [t('Paid'), (d) => progress(d.totalAmount > 0 ? (d.paidAmount / d.totalAmount) * 100 : 0, `${d.name}: ${t('Paid')}`, false)],
         [t('Pending'), (d) => money(d.pendingBalance, d.currency)],
         [t('Total'), (d) => money(d.totalAmount, d.currency)],
-        ['', (d) => h('button', { type: 'button', onclick: () => pay(d), 'aria-label': `${t('Pay')} ${d.name}` }, t('Pay'))],
+        ['', (d) => may(ctx) && h('div', { class: 'row-actions' },
+          h('button', { type: 'button', onclick: () => pay(d), 'aria-label': `${t('Pay')} ${d.name}` }, t('Pay')),
+          editor(d.name, fields(d), '/api/debts/' + d.id, body, draw),
+          act(t('Delete'), d.name, draw, () => api.del('/api/debts/' + d.id), gone()))],
       ], debts, t('Debts')) : empty(),
-      section(t('New debt'), form([
-        field({ name: 'name', label: t('Name'), required: true, limit: 'debt.name' }),
-        field({ name: 'creditor', label: t('Creditor'), limit: 'debt.creditor' }),
-        amountField('totalAmount', t('Total'), null, { currency: () => main.querySelector('[name=currency]').value.toUpperCase() }),
-        field({ name: 'currency', label: t('Currency'), value: ctx.workspace.currency, maxlength: 3 }),
-        field({ name: 'dueDate', label: t('Deadline'), type: 'date' }),
-      ], t('Create'), async (v) => {
-        await api.post('/api/debts', { name: v.name, creditor: v.creditor || null, totalAmount: v.totalAmount,
-          currency: v.currency, dueDate: v.dueDate || null });
+      may(ctx) && section(t('New debt'), form(fields({ currency: ctx.workspace.currency }), t('Create'), async (v) => {
+        await api.post('/api/debts', body(v));
         toast(t('Saved.'));
         await draw();
       })));
@@ -90,36 +127,38 @@ async function debtsPage(main, ctx) {
   return draw;
 }
 
-async function recurringPage(main) {
+async function recurringPage(main, ctx) {
   const draw = async () => {
     const [{ recurrent }, { wallets }, { categories }] = await Promise.all([api.get('/api/recurrent'), api.get('/api/wallets'),
       api.get('/api/categories')]);
     const names = Object.fromEntries(wallets.map((w) => [w.id, w]));
+    const fields = (r) => [
+      field({ name: 'name', label: t('Name'), required: true, limit: 'recurring.name', value: r.name }),
+      amountField('amount', t('Amount'), r.amount, { currency: (el) => (names[el.form.elements.walletId.value] || {}).currency }),
+      field({ name: 'kind', label: t('Type'), type: 'select', value: r.kind, options: [['expense', t('Expense')], ['income', t('Income')]] }),
+      field({ name: 'periodicity', label: t('Frequency'), type: 'select', value: r.periodicity,
+        options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, term(p)]) }),
+      field({ name: 'walletId', label: t('Wallet'), type: 'select', value: r.walletId, options: walletOptions(wallets) }),
+      field({ name: 'categoryId', label: t('Category'), type: 'select', value: r.categoryId, options: categories.map((c) => [c.id, c.name]) }),
+      field({ name: 'nextPayment', label: t('Next payment'), type: 'date', value: r.nextPayment }),
+    ];
+    const body = (v) => v;
     main.replaceChildren(h('h1', {}, t('Recurring')),
       recurrent.length ? table([
-        [t('Name'), (r) => r.name],
+        [t('Name'), (r) => (r.active ? r.name : `${r.name} · ${t('Paused')}`)],
         [t('Amount'), (r) => money(r.amount, (names[r.walletId] || {}).currency || 'MXN')],
         [t('Frequency'), (r) => term(r.periodicity)],
         [t('Next payment'), (r) => day(r.nextPayment), 'nowrap'],
         // Cycles owed beyond the 12 paid late are skipped (README, "At most 12 cycles").
         [t('Skipped'), (r) => (r.lastSkip ? `${r.lastSkip.cycles} (${day(r.lastSkip.firstDue)} – ${day(r.lastSkip.lastDue)})` : '')],
-        ['', (r) => h('button', { type: 'button', 'aria-label': `${t('Pay now')} ${r.name}`, onclick: async () => {
-          await api.post(`/api/recurrent/${r.id}/pay`, { date: today() });
-          toast(t('Saved.'));
-          await draw();
-        } }, t('Pay now'))],
+        ['', (r) => may(ctx) && h('div', { class: 'row-actions' },
+          r.active && act(t('Pay now'), r.name, draw, () => api.post(`/api/recurrent/${r.id}/pay`, { date: today() })),
+          act(t(r.active ? 'Pause' : 'Resume'), r.name, draw, () => api.patch('/api/recurrent/' + r.id, { active: !r.active })),
+          editor(r.name, fields(r), '/api/recurrent/' + r.id, body, draw),
+          act(t('Delete'), r.name, draw, () => api.del('/api/recurrent/' + r.id), gone()))],
       ], recurrent, t('Recurring')) : empty(),
-      section(t('Create'), form([
-        field({ name: 'name', label: t('Name'), required: true, limit: 'recurring.name' }),
-        amountField('amount', t('Amount'), null, { currency: () => (names[main.querySelector('[name=walletId]').value] || {}).currency }),
-        field({ name: 'kind', label: t('Type'), type: 'select', value: 'expense', options: [['expense', t('Expense')], ['income', t('Income')]] }),
-        field({ name: 'periodicity', label: t('Frequency'), type: 'select', value: 'monthly',
-          options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, term(p)]) }),
-        field({ name: 'walletId', label: t('Wallet'), type: 'select', options: walletOptions(wallets) }),
-        field({ name: 'categoryId', label: t('Category'), type: 'select', options: categories.map((c) => [c.id, c.name]) }),
-        field({ name: 'nextPayment', label: t('Next payment'), type: 'date', value: today() }),
-      ], t('Create'), async (v) => {
-        await api.post('/api/recurrent', v);
+      may(ctx) && section(t('Create'), form(fields({ kind: 'expense', periodicity: 'monthly', nextPayment: today() }), t('Create'), async (v) => {
+        await api.post('/api/recurrent', body(v));
         toast(t('Saved.'));
         await draw();
       })));
@@ -220,31 +259,39 @@ async function teamPage(main, ctx) {
     main.replaceChildren(h('h1', {}, t('Team')), h('p', {}, t('Personal')), teamForm);
     return null;
   }
+  const base = `/api/workspaces/${ws.id}/`;
+  const owner = ws.role === 'owner';
+  // Out of the workspace (left or deleted): the person's own workspace again.
+  const away = async () => { api.setWorkspace(''); await ctx.reloadSession(); ctx.go('/app/team'); };
+  const closing = h('div', { class: 'row-actions' },
+    owner && act(t('Delete workspace'), ws.name, away, () => api.del('/api/workspace'), t('Everything in it is deleted for every member, and its API keys stop working.')),
+    may(ctx, true) && act(t('Leave'), ws.name, away, () => api.del(base + 'members/' + ctx.me.id), t('You lose access to it until someone invites you again.')));
   const draw = async () => {
-    const { members } = await api.get(`/api/workspaces/${ws.id}/members`);
-    const roles = ['owner', 'admin', 'collaborator', 'reader'];
+    const { members } = may(ctx, true) ? await api.get(base + 'members') : { members: [] };
+    const roles = ['owner', 'admin', 'collaborator', 'reader'].filter((r) => owner || r !== 'owner');
+    // Owners' roles are changed only by owners, and never one's own here (Leave is).
+    const mine = (m) => m.userId && m.userId !== ctx.me.id && (owner || m.role !== 'owner');
     main.replaceChildren(h('h1', {}, `${t('Team')}: ${ws.name}`),
-      table([
+      h('p', {}, `${t('Role')}: ${term(ws.role)}`),
+      members.length ? table([
         [t('Name'), (m) => m.name || m.email],
         [t('Email'), (m) => m.email],
-        [t('Role'), (m) => m.userId ? h('select', { 'aria-label': `${t('Role')} ${m.email}`, onchange: async (e) => {
-          await api.patch(`/api/workspaces/${ws.id}/members/${m.userId}`, { role: e.target.value }).catch((err) => toast(err.message));
+        [t('Role'), (m) => mine(m) ? h('select', { 'aria-label': `${t('Role')} ${m.email}`, onchange: async (e) => {
+          await api.patch(base + 'members/' + m.userId, { role: e.target.value }).catch((err) => toast(err.message));
           await draw();
         } }, roles.map((r) => h('option', { value: r, selected: r === m.role }, term(r)))) : term(m.role)],
         [t('Status'), (m) => term(m.status)],
-        ['', (m) => m.userId ? h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('Remove')} ${m.email}`, onclick: async () => {
-          await api.del(`/api/workspaces/${ws.id}/members/${m.userId}`).catch((err) => toast(err.message));
-          await draw();
-        } }, t('Remove')) : ''],
-      ], members, t('Members')),
-      section(t('Invite'), form([
+        ['', (m) => m.invitationId ? act(t('Cancel invitation'), m.email, draw, () => api.del(base + 'invitations/' + m.invitationId), t('The invitation stops working.'))
+          : mine(m) && act(t('Remove'), m.email, draw, () => api.del(base + 'members/' + m.userId), t('They lose access to this workspace.'))],
+      ], members, t('Members')) : null,
+      may(ctx, true) && section(t('Invite'), form([
         field({ name: 'email', label: t('Email'), type: 'email', required: true }),
         field({ name: 'role', label: t('Role'), type: 'select', value: 'collaborator', options: roles.map((r) => [r, term(r)]) }),
       ], t('Invite'), async (v) => {
-        await api.post(`/api/workspaces/${ws.id}/members`, v);
+        await api.post(base + 'members', v);
         toast(t('Saved.'));
         await draw();
-      })), teamForm);
+      })), closing, teamForm);
   };
   await draw();
   return draw;
@@ -265,7 +312,7 @@ function copyable(label, secret) {
     } }, t('Copy')));
 }
 
-async function apiKeysPage(main) {
+async function apiKeysPage(main, ctx) {
   let shown = null;
   const draw = async () => {
     const { apiKeys } = await api.get('/api/api-keys');
@@ -275,11 +322,10 @@ async function apiKeysPage(main) {
         [t('Prefix'), (k) => h('code', {}, k.prefix)],
         [t('Scopes'), (k) => k.scopes.join(', ')],
         [t('Expires'), (k) => k.revokedAt ? t('Revoke') + ' · ' + moment(k.revokedAt) : k.expiresAt ? moment(k.expiresAt) : '—'],
-        ['', (k) => k.revokedAt ? '' : h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('Revoke')} ${k.name}`, onclick: async () => {
-          await api.del('/api/api-keys/' + k.id);
+        ['', (k) => !k.revokedAt && (k.createdBy === ctx.me.id || may(ctx, true)) && act(t('Revoke'), k.name, draw, () => {
           shown = null;
-          await draw();
-        } }, t('Revoke'))],
+          return api.del('/api/api-keys/' + k.id);
+        }, t('Whatever uses this key stops working at once.'))],
       ], apiKeys, t('API keys')) : empty(),
       section(t('Create'), form([
         field({ name: 'name', label: t('Name'), required: true, limit: 'apiKey.name' }),
@@ -296,7 +342,13 @@ async function apiKeysPage(main) {
   return null;
 }
 
-async function webhooksPage(main) {
+async function webhooksPage(main, ctx) {
+  const fields = (w) => [
+    field({ name: 'name', label: t('Name'), required: true, limit: 'webhook.name', value: w.name }),
+    field({ name: 'url', label: t('URL'), type: 'url', required: true, placeholder: 'https://', value: w.url }),
+    field({ name: 'events', label: t('Events'), value: (w.events || ['*']).join(', ') }),
+  ];
+  const body = (v) => ({ name: v.name, url: v.url, events: (v.events || '*').split(',').map((e) => e.trim()).filter(Boolean) });
   let shown = null;
   const draw = async () => {
     const { webhooks } = await api.get('/api/webhooks/outbound');
@@ -322,19 +374,17 @@ async function webhooksPage(main) {
         [t('Active'), (w) => (w.active ? '✓' : '—')],
         ['', (w) => h('div', { class: 'row-actions' },
           h('button', { type: 'button', onclick: () => deliveries(w) }, t('Deliveries')),
-          h('button', { type: 'button', onclick: async () => { await api.post(`/api/webhooks/outbound/${w.id}/test`); toast(t('Saved.')); } }, t('Test')),
-          h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('Delete')} ${w.name}`, onclick: async () => {
-            await api.del('/api/webhooks/outbound/' + w.id);
-            await draw();
-          } }, t('Delete')))],
+          may(ctx, true) && [
+            h('button', { type: 'button', onclick: async () => { await api.post(`/api/webhooks/outbound/${w.id}/test`); toast(t('Saved.')); } }, t('Test')),
+            editor(w.name, [...fields(w), field({ name: 'active', label: t('Active'), type: 'checkbox', value: w.active })],
+              '/api/webhooks/outbound/' + w.id, (v) => ({ ...body(v), active: v.active }), draw),
+            act(t('Rotate secret'), w.name, draw, async () => {
+              shown = copyable(t('Secret'), (await api.post(`/api/webhooks/outbound/${w.id}/rotate-secret`)).secret);
+            }, t('The old secret stops working now; the new one is shown once.')),
+            act(t('Delete'), w.name, draw, () => api.del('/api/webhooks/outbound/' + w.id), gone())])],
       ], webhooks, t('Webhooks')) : empty(),
-      section(t('Create'), form([
-        field({ name: 'name', label: t('Name'), required: true, limit: 'webhook.name' }),
-        field({ name: 'url', label: t('URL'), type: 'url', required: true, placeholder: 'https://' }),
-        field({ name: 'events', label: t('Events'), value: '*' }),
-      ], t('Create'), async (v) => {
-        const res = await api.post('/api/webhooks/outbound', { name: v.name, url: v.url,
-          events: (v.events || '*').split(',').map((e) => e.trim()).filter(Boolean) });
+      may(ctx, true) && section(t('Create'), form(fields({}), t('Create'), async (v) => {
+        const res = await api.post('/api/webhooks/outbound', body(v));
         shown = copyable(t('Secret'), res.secret);
         await draw();
       })));

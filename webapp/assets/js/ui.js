@@ -56,15 +56,15 @@ export function field(spec) {
 const amounts = new WeakMap();
 
 // amountField is a money input read by readAmount; beside it, the amount as it will be
-// recorded. opts: {currency: () => code, zero}.
+// recorded. opts: {currency: (input) => code, zero}.
 export function amountField(name, label, value, opts) {
   const box = field({ name, label, inputmode: 'decimal', required: true,
     value: value == null ? '' : new Intl.NumberFormat(numberLocale(), { useGrouping: false, maximumFractionDigits: 20 }).format(String(value)) });
   const input = box.querySelector('input');
   const shown = h('output', { class: 'preview', for: input.id, 'aria-live': 'polite' });
   amounts.set(input, { ...opts, show: () => {
-    const r = input.value.trim() ? readAmount(input.value, opts.currency(), opts.zero) : {};
-    shown.textContent = r.value ? money(r.value, opts.currency()) : '';
+    const r = input.value.trim() ? readAmount(input.value, opts.currency(input), opts.zero) : {};
+    shown.textContent = r.value ? money(r.value, opts.currency(input)) : '';
   } });
   box.lastChild.before(shown);
   return box;
@@ -116,7 +116,7 @@ export function values(form) {
     else if (el.value === '') continue;
     else if (!amount) out[el.name] = el.value;
     else {
-      const r = readAmount(el.value, amount.currency(), amount.zero);
+      const r = readAmount(el.value, amount.currency(el), amount.zero);
       if (r.error) wrong.push({ field: el.name, message: r.error });
       else out[el.name] = JSON.rawJSON(r.value);
     }
