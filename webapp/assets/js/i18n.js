@@ -37,6 +37,10 @@ const es = {
   'Expires': 'Vence', 'Prefix': 'Prefijo', 'Code': 'Código', 'valid for 10 minutes': 'válido por 10 minutos',
   'Correct': 'Corregir', 'Filters': 'Filtros', 'Apply': 'Aplicar',
   'No way to sign in is configured on this server.': 'Este servidor no tiene configurada ninguna forma de iniciar sesión.',
+  // language: the audit log, the webhook's test, a budget over its amount, an empty search
+  'API reference': 'Referencia de la API', 'Over by': 'Excedido por', 'No transaction matches': 'Ningún movimiento coincide con',
+  'Test sent': 'Prueba enviada',
+  'Amount received': 'Monto recibido', 'Spent': 'Gastado', 'Last payment': 'Último pago', 'Concept': 'Concepto', 'Colour': 'Color',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.
@@ -58,6 +62,14 @@ const terms = {
   exchange_failed: ['The identity provider refused to finish the sign-in. Start it again.', 'El proveedor de identidad no terminó el inicio de sesión. Empiézalo de nuevo.'],
   bad_token: ['The identity provider\'s answer could not be verified.', 'No se pudo verificar la respuesta del proveedor de identidad.'],
   bad_identity: ['Your account needs a verified email address to sign in.', 'Tu cuenta necesita un correo verificado para entrar.'],
+  // language: the audit log's actions, records and actors
+  create: ['Created', 'Creación de'], update: ['Changed', 'Cambio de'], delete: ['Deleted', 'Eliminación de'],
+  user: ['user', 'usuario'], workspace: ['workspace', 'espacio'], wallet: ['wallet', 'cartera'], category: ['category', 'categoría'],
+  tag: ['tag', 'etiqueta'], transaction: ['transaction', 'movimiento'], member: ['member', 'miembro'],
+  invitation: ['invitation', 'invitación'], api_key: ['API key', 'clave de API'], whatsapp_link: ['chat link', 'enlace de chat'],
+  recurring: ['recurring payment', 'pago recurrente'], budget: ['budget', 'presupuesto'], goal: ['goal', 'meta'],
+  debt: ['debt', 'deuda'], webhook: ['webhook', 'webhook'], exchange_rates: ['exchange rates', 'tipos de cambio'],
+  channel: ['chat channel', 'canal de chat'], system: ['system', 'sistema'], team: ['team', 'equipo'],
 };
 
 // term names an API code in the person's language (the code itself when unknown).

@@ -90,7 +90,9 @@ function budgetBars(budgets, categories) {
   return h('ul', { class: 'budgets' }, budgets.map((b) => h('li', { class: 'budget', 'data-budget': b.name },
     h('div', { class: 'row' }, h('strong', {}, b.name), h('span', {}, (cats[b.categoryId] || {}).name || '')),
     progress(b.percentage, `${b.name}: ${Math.round(b.percentage)}%`, b.percentage >= b.alertThreshold),
-    h('p', { class: 'muted' }, `${money(b.spent, b.currency)} ${t('spent of')} ${money(b.amount, b.currency)} · ${money(b.remaining, b.currency)} ${t('remaining')}`))));
+    h('p', { class: 'muted' }, `${money(b.spent, b.currency)} ${t('spent of')} ${money(b.amount, b.currency)} · `,
+      String(b.remaining).startsWith('-') ? h('strong', { class: 'out' }, `${t('Over by')} ${money(String(b.remaining).slice(1), b.currency)}`)
+        : `${money(b.remaining, b.currency)} ${t('remaining')}`))));
 }
 
 async function overview(main, ctx) {
@@ -201,7 +203,13 @@ async function transactionsPage(main) {
       ['', (tx) => h('div', { class: 'row-actions' },
         h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('Edit')} ${tx.description || ''}`, onclick: (e) => editRow(e.target.closest('tr'), tx) }, t('Edit')),
         h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('Delete')} ${tx.description || ''}`, onclick: () => remove(tx) }, t('Delete')))],
-    ], rows, t('Transactions')) : empty(), pager);
+    ], rows, t('Transactions')) : nothingFound(), pager);
+  }
+
+  // nothingFound is the empty list's text, which says what a search matched nothing of.
+  function nothingFound() {
+    const search = new URLSearchParams(location.search).get('search');
+    return search ? h('p', { class: 'empty' }, `${t('No transaction matches')} “${search}”.`) : empty();
   }
 
   function editRow(tr, tx) {
