@@ -60,10 +60,10 @@ func words(t *testing.T) map[string]string {
 	}
 	out := map[string]string{}
 	quoted := `'((?:[^'\\]|\\.)*)'`
-	for _, m := range regexp.MustCompile(quoted + `:\s*` + quoted).FindAllStringSubmatch(string(src), -1) {
+	for _, m := range regexp.MustCompile(quoted+`:\s*`+quoted).FindAllStringSubmatch(string(src), -1) {
 		out[m[1]] = m[2]
 	}
-	for _, m := range regexp.MustCompile(`\[` + quoted + `,\s*` + quoted + `\]`).FindAllStringSubmatch(string(src), -1) {
+	for _, m := range regexp.MustCompile(`\[`+quoted+`,\s*`+quoted+`\]`).FindAllStringSubmatch(string(src), -1) {
 		out[m[1]] = m[2]
 	}
 	for en, es := range out {
@@ -107,7 +107,8 @@ func (s *scene) untranslated(english map[string]string) []string {
 
 // TestEveryPageSpeaksThePersonsLanguage walks every page of the menu with something on
 // each, the link code asked for, and the team's page in the team: nothing English in
-// Spanish, nothing raw in either language.
+// Spanish, nothing raw in either language; the concepts the service wrote into a goal's
+// deposit and a debt's payment in the workspace's language.
 func TestEveryPageSpeaksThePersonsLanguage(t *testing.T) {
 	english := words(t)
 	var ids map[string]string
@@ -126,6 +127,13 @@ func TestEveryPageSpeaksThePersonsLanguage(t *testing.T) {
 		for _, item := range nav {
 			s.open(item[0], item[1])
 			s.waitFor("the page drawn", `!document.querySelector('main .loading')`)
+			if item[0] == "/app/transactions" {
+				// The service's own words in records follow the workspace's language,
+				// the personal workspace's its owner's.
+				for _, want := range []string{s.view.say("Deposit to Oaxaca", "Depósito a Oaxaca"), s.view.say("Payment: Préstamo", "Pago: Préstamo")} {
+					s.waitFor(want, fmt.Sprintf(`document.querySelector('main tbody').innerText.includes(%q)`, want))
+				}
+			}
 			if item[0] == "/app/profile" {
 				s.do(chromedp.Click(fmt.Sprintf(`//button[text()=%q]`, s.view.say("Get a link code", "Obtener un código de enlace"))))
 				s.waitFor("the link code", `document.querySelector('[data-testid=link-code]')`)
@@ -203,7 +211,7 @@ func TestSmallWordsSayWhatHappened(t *testing.T) {
 		s.waitFor("the empty search: "+want, fmt.Sprintf(`(document.querySelector('main .empty') || {}).innerText === %q`, want))
 
 		s.open("/app/webhooks", "Webhooks")
-		s.do(chromedp.Click(`//tr[td[text()="Recibos"]]//button[text()="`+s.view.say("Test", "Probar")+`"]`))
+		s.do(chromedp.Click(`//tr[td[text()="Recibos"]]//button[text()="` + s.view.say("Test", "Probar") + `"]`))
 		want = s.view.say("Test sent: Delivered (HTTP 200)", "Prueba enviada: Entregado (HTTP 200)")
 		s.waitFor("the test's outcome: "+want, fmt.Sprintf(`[...document.querySelectorAll('.toast')].some(t => t.innerText === %q)`, want))
 

@@ -113,7 +113,7 @@ async function overview(main, ctx) {
             h('div', { class: 'stat' }, h('span', {}, t('Expenses this month')), h('strong', { class: 'out' }, money(summary.totalExpenses, summary.currency)))),
           h('h3', {}, t('Transactions')),
           recent.transactions.length ? h('ul', { class: 'recent' }, recent.transactions.map((tx) => h('li', {},
-            h('span', {}, tx.description || (cats[tx.categoryId] || {}).name || term(tx.type)),
+            h('span', {}, tx.description || tx.concept || (cats[tx.categoryId] || {}).name || term(tx.type)),
             h('span', { class: 'muted' }, (wallets[tx.walletId] || {}).name || ''), signed(tx)))) : empty())),
       h('section', { 'aria-labelledby': 'h-wallets' }, h('h2', { id: 'h-wallets' }, t('Wallets')), walletCards(look.wallets),
         await walletTotals(look.wallets, ctx.workspace)),
@@ -196,7 +196,7 @@ async function transactionsPage(main) {
       h('button', { type: 'button', disabled: page >= pages, onclick: () => drawList(page + 1) }, t('Next')));
     list.replaceChildren(rows.length ? table([
       [t('Date'), (tx) => day(tx.date)],
-      [t('Description'), (tx) => tx.description || '—'],
+      [t('Description'), (tx) => tx.description || tx.concept || '—'],
       [t('Category'), (tx) => (cats[tx.categoryId] || {}).name || term(tx.type)],
       [t('Wallet'), (tx) => (wallets[tx.walletId] || {}).name || ''],
       [t('Amount'), (tx) => signed(tx)],
