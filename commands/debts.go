@@ -125,7 +125,7 @@ func (c PayDebt) Decide(w *Workspace) ([]NewEvent, error) {
 	if err != nil {
 		return nil, err
 	}
-	concept := "Payment: " + d.Name
+	concept := w.says("Payment: ", "Pago: ") + d.Name
 	return (CreateTransaction{TransactionID: c.TransactionID, Type: TxExpense, Amount: c.Amount, Date: c.Date, Today: c.Today,
 		Concept: &concept, Description: c.Note, WalletID: &walletID, DebtID: &c.DebtID}).Decide(w)
 }

@@ -63,6 +63,8 @@ type WorkspaceCreated struct {
 	Name        string    `json:"name"`
 	Currency    string    `json:"currency"`
 	OwnerID     uuid.UUID `json:"ownerId"`
+	// Language is the workspace's language (language.go); empty is English.
+	Language string `json:"language,omitempty"`
 }
 
 // WalletFields are a wallet's editable fields.
@@ -308,6 +310,7 @@ var eventTypes = map[string]func() any{
 	TypeUserDeleted:                 payload[UserDeleted],
 	TypeWorkspaceCreated:            payload[WorkspaceCreated],
 	TypeWorkspaceDeleted:            payload[WorkspaceDeleted],
+	TypeWorkspaceLanguageChanged:    payload[WorkspaceLanguageChanged],
 	TypeMemberAdded:                 payload[MemberAdded],
 	TypeMemberInvited:               payload[MemberInvited],
 	TypeMemberRoleChanged:           payload[MemberRoleChanged],

@@ -143,9 +143,9 @@ func (c GoalMovement) Decide(w *Workspace) ([]NewEvent, error) {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return ids[i].String() < ids[j].String() })
-	concept := "Deposit to " + g.Name
+	concept := w.says("Deposit to ", "Depósito a ") + g.Name
 	if c.Type == TxGoalWithdrawal {
-		concept = "Withdrawal from " + g.Name
+		concept = w.says("Withdrawal from ", "Retiro de ") + g.Name
 	}
 	var events []NewEvent
 	for _, walletID := range ids {

@@ -18,6 +18,7 @@ type Workspace struct {
 	Kind     string
 	Name     string
 	Currency string
+	Language string // the language of the text the service writes (language.go)
 	Deleted  bool
 	Members  map[uuid.UUID]string // user id to role
 	// Invitations maps the lower-case email of someone not seen yet to their role.
@@ -138,8 +139,10 @@ func UserStreamID(userID uuid.UUID) string { return "user-" + userID.String() }
 func (w *Workspace) Apply(event any) error {
 	switch e := event.(type) {
 	case *WorkspaceCreated:
-		w.Exists, w.Kind, w.Name, w.Currency = true, e.Kind, e.Name, e.Currency
+		w.Exists, w.Kind, w.Name, w.Currency, w.Language = true, e.Kind, e.Name, e.Currency, e.Language
 		w.Members[e.OwnerID] = RoleOwner
+	case *WorkspaceLanguageChanged:
+		w.Language = e.After
 	case *WalletCreated:
 		w.Wallets[e.WalletID] = &Wallet{WalletFields: e.WalletFields, Balance: e.InitialBalance, Seq: int64(len(w.Wallets))}
 		if e.IsDefault {

@@ -25,8 +25,13 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")
 	p := principalFrom(r.Context())
-	s.run(w, r, b, command{UserID: p.User.ID, DecideUser: cmd.Decide, Status: http.StatusOK,
-		Answer: queries.Record("user", queries.UserByID(p.User.ID))})
+	c := command{UserID: p.User.ID, DecideUser: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("user", queries.UserByID(p.User.ID))}
+	if cmd.Language.Set {
+		// The personal workspace speaks its owner's language (commands/language.go).
+		c.WorkspaceID = p.User.PersonalWorkspaceID
+		c.Decide = commands.SetWorkspaceLanguage{ActorID: p.User.ID, Language: cmd.Language.Value}.Decide
+	}
+	s.run(w, r, b, c)
 }
 
 // deleteMe closes the caller's account. The payment provider goes first, outside any

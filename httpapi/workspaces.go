@@ -32,10 +32,14 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	name := b.name("name", maxRecordName)
 	money := currency(b, "currency")
+	language := b.text("language", commands.Text{Max: 10})
 	b.required("name", name.Valid)
 	p := principalFrom(r.Context())
+	if !language.Valid && p.User.Language != nil {
+		language.Value = *p.User.Language
+	}
 	created := &commands.WorkspaceCreated{WorkspaceID: newID(), Kind: commands.WorkspaceTeam, Name: name.Value,
-		Currency: orDefault(money, commands.DefaultCurrency), OwnerID: p.User.ID}
+		Currency: orDefault(money, commands.DefaultCurrency), OwnerID: p.User.ID, Language: language.Value}
 	s.run(w, r, b, command{Open: created, Status: http.StatusOK,
 		Answer: queries.Record("workspace", queries.MemberWorkspace(p.User.ID, created.WorkspaceID))})
 }

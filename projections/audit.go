@@ -85,7 +85,10 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 		return auditEntry{workspace: commands.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionDelete}, true, nil
 	case *commands.WorkspaceCreated:
 		return auditEntry{workspace: ws, entity: "workspace", entityID: d.WorkspaceID, action: actionCreate,
-			changes: created(map[string]any{"name": d.Name, "type": d.Kind, "currency": d.Currency})}, true, nil
+			changes: created(map[string]any{"name": d.Name, "type": d.Kind, "currency": d.Currency, "language": d.Language})}, true, nil
+	case *commands.WorkspaceLanguageChanged:
+		return auditEntry{workspace: ws, entity: "workspace", entityID: ws, action: actionUpdate,
+			changes: map[string]change{"language": {d.Before, d.After}}}, true, nil
 	case *commands.WorkspaceDeleted:
 		return auditEntry{workspace: ws, entity: "workspace", entityID: d.WorkspaceID, action: actionDelete}, true, nil
 	case *commands.WalletCreated:

@@ -160,12 +160,14 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	}
 	switch d := data.(type) {
 	case *commands.WorkspaceCreated:
-		b.Queue(`INSERT INTO workspaces (id, kind, name, currency, owner_id, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $6)`,
-			ws, d.Kind, d.Name, d.Currency, d.OwnerID, at)
+		b.Queue(`INSERT INTO workspaces (id, kind, name, currency, owner_id, created_at, updated_at, language) VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`,
+			ws, d.Kind, d.Name, d.Currency, d.OwnerID, at, d.Language)
 		b.Queue(`INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)`,
 			ws, d.OwnerID, commands.RoleOwner, at)
 	case *commands.WorkspaceDeleted:
 		b.Queue(`UPDATE workspaces SET deleted_at = $2, updated_at = $2 WHERE id = $1`, ws, at)
+	case *commands.WorkspaceLanguageChanged:
+		b.Queue(`UPDATE workspaces SET language = $2, updated_at = $3 WHERE id = $1`, ws, d.After, at)
 	case *commands.MemberAdded:
 		b.Queue(`INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)`, ws, d.UserID, d.Role, at)
 		if d.Email != "" {

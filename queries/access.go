@@ -52,7 +52,7 @@ func APIKeyByID(workspaceID, id uuid.UUID) Lookup[APIKey] {
 
 // Workspaces lists the live workspaces a user belongs to, personal first.
 func Workspaces(ctx context.Context, db DB, userID uuid.UUID) ([]Workspace, error) {
-	rows, err := db.Query(ctx, `SELECT w.id, w.name, w.kind, w.currency, m.role, w.created_at
+	rows, err := db.Query(ctx, `SELECT w.id, w.name, w.kind, w.currency, w.language, m.role, w.created_at
 		FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
 		WHERE m.user_id = $1 AND w.deleted_at IS NULL
 		ORDER BY w.kind = 'personal' DESC, w.created_at, w.id`, userID)
@@ -64,13 +64,13 @@ func Workspaces(ctx context.Context, db DB, userID uuid.UUID) ([]Workspace, erro
 
 func scanWorkspace(row pgx.CollectableRow) (Workspace, error) {
 	var w Workspace
-	err := row.Scan(&w.ID, &w.Name, &w.Type, &w.Currency, &w.Role, &w.CreatedAt)
+	err := row.Scan(&w.ID, &w.Name, &w.Type, &w.Currency, &w.Language, &w.Role, &w.CreatedAt)
 	return w, err
 }
 
 // MemberWorkspace looks up a live workspace with a member's role in it.
 func MemberWorkspace(userID, workspaceID uuid.UUID) Lookup[Workspace] {
-	return Lookup[Workspace]{"workspace", `SELECT w.id, w.name, w.kind, w.currency, m.role, w.created_at
+	return Lookup[Workspace]{"workspace", `SELECT w.id, w.name, w.kind, w.currency, w.language, m.role, w.created_at
 		FROM workspace_members m JOIN workspaces w ON w.id = m.workspace_id
 		WHERE m.workspace_id = $1 AND m.user_id = $2 AND w.deleted_at IS NULL`, []any{workspaceID, userID}, scanWorkspace}
 }

@@ -37,6 +37,7 @@ type Workspace struct {
 	Name      string    `json:"name"`
 	Type      string    `json:"type"`
 	Currency  string    `json:"currency"`
+	Language  string    `json:"language"` // of the text the service writes; empty is English
 	Role      string    `json:"role"`
 	CreatedAt time.Time `json:"createdAt"`
 }
@@ -53,7 +54,7 @@ type Session struct {
 func SessionContext(subject string, workspaceID *uuid.UUID) Lookup[Session] {
 	return Lookup[Session]{"user", `SELECT u.id, u.email, u.name, u.personal_workspace_id, u.created_at,
 			u.first_name, u.last_name, u.currency, u.language, u.theme, u.notifications_enabled, u.has_completed_onboarding,
-			u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, m.role, w.created_at
+			u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, w.language, m.role, w.created_at
 		FROM users u
 		LEFT JOIN workspace_members m ON m.user_id = u.id AND m.workspace_id = coalesce($2, u.personal_workspace_id)
 		LEFT JOIN workspaces w ON w.id = m.workspace_id AND w.deleted_at IS NULL
@@ -61,7 +62,7 @@ func SessionContext(subject string, workspaceID *uuid.UUID) Lookup[Session] {
 		func(row pgx.CollectableRow) (Session, error) {
 			var s Session
 			var ws nullableWorkspace
-			err := row.Scan(append(userFields(&s.User), &s.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.role, &ws.created)...)
+			err := row.Scan(append(userFields(&s.User), &s.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.language, &ws.role, &ws.created)...)
 			s.Workspace = ws.value()
 			return s, err
 		}}
@@ -86,7 +87,7 @@ func KeyContext(hash []byte) Lookup[APIKeyContext] {
 	return Lookup[APIKeyContext]{"api key", `SELECT k.id, k.scopes, k.role, k.hash, k.expires_at, k.revoked_at,
 			u.id, u.email, u.name, u.personal_workspace_id, u.created_at,
 			u.first_name, u.last_name, u.currency, u.language, u.theme, u.notifications_enabled, u.has_completed_onboarding,
-			u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, m.role, w.created_at
+			u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, w.language, m.role, w.created_at
 		FROM api_keys k
 		JOIN users u ON u.id = k.created_by
 		LEFT JOIN workspace_members m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by
@@ -96,7 +97,7 @@ func KeyContext(hash []byte) Lookup[APIKeyContext] {
 			var k APIKeyContext
 			var ws nullableWorkspace
 			err := row.Scan(append(append([]any{&k.KeyID, &k.Scopes, &k.RoleWhenMade, &k.Hash, &k.ExpiresAt, &k.RevokedAt}, userFields(&k.User)...),
-				&k.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.role, &ws.created)...)
+				&k.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.language, &ws.role, &ws.created)...)
 			k.Workspace = ws.value()
 			return k, err
 		}}
@@ -121,16 +122,16 @@ func InvitationsFor(ctx context.Context, db DB, email string) ([]uuid.UUID, erro
 }
 
 type nullableWorkspace struct {
-	id                         *uuid.UUID
-	name, kind, currency, role *string
-	created                    *time.Time
+	id                                   *uuid.UUID
+	name, kind, currency, language, role *string
+	created                              *time.Time
 }
 
 func (n nullableWorkspace) value() *Workspace {
 	if n.id == nil || n.name == nil {
 		return nil
 	}
-	return &Workspace{ID: *n.id, Name: *n.name, Type: *n.kind, Currency: *n.currency, Role: *n.role, CreatedAt: *n.created}
+	return &Workspace{ID: *n.id, Name: *n.name, Type: *n.kind, Currency: *n.currency, Language: *n.language, Role: *n.role, CreatedAt: *n.created}
 }
 
 // LinkContext is a chat-channel link with its user and the workspace it acts in.
@@ -153,7 +154,7 @@ const linkSelect = `SELECT l.link_id, l.status, coalesce(l.fingerprint, ''), l.w
 		l.last_transaction_ws, l.last_transaction_at, l.phone_masked, l.linked_at,
 		u.id, u.email, u.name, u.personal_workspace_id, u.created_at,
 		u.first_name, u.last_name, u.currency, u.language, u.theme, u.notifications_enabled, u.has_completed_onboarding,
-		u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, m.role, w.created_at
+		u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, w.language, m.role, w.created_at
 	FROM whatsapp_links l
 	JOIN users u ON u.id = l.user_id
 	LEFT JOIN workspace_members m ON m.workspace_id = l.workspace_id AND m.user_id = l.user_id
@@ -164,7 +165,7 @@ func scanLink(row pgx.CollectableRow) (LinkContext, error) {
 	var ws nullableWorkspace
 	err := row.Scan(append(append([]any{&l.LinkID, &l.Status, &l.Fingerprint, &l.WorkspaceID, &l.LastTransactionID,
 		&l.LastTransactionWS, &l.LastTransactionAt, &l.PhoneMasked, &l.LinkedAt}, userFields(&l.User)...),
-		&l.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.role, &ws.created)...)
+		&l.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.language, &ws.role, &ws.created)...)
 	l.Workspace = ws.value()
 	return l, err
 }

@@ -3043,6 +3043,7 @@ type Workspace struct {
 	CreatedAt time.Time          `json:"createdAt"`
 	Currency  string             `json:"currency"`
 	Id        openapi_types.UUID `json:"id"`
+	Language  string             `json:"language"`
 	Name      string             `json:"name"`
 	Role      WorkspaceRole      `json:"role"`
 	Type      WorkspaceType      `json:"type"`
@@ -3615,6 +3616,9 @@ type WebhookUpdateEvents string
 // WorkspaceCreate defines model for WorkspaceCreate.
 type WorkspaceCreate struct {
 	Currency *string `json:"currency,omitempty"`
+
+	// Language the language of the text the service writes into records; default: the creator's profile language
+	Language *string `json:"language,omitempty"`
 	Name     string  `json:"name"`
 }
 
@@ -5194,6 +5198,9 @@ type GetWorkspacesParams struct {
 // PostWorkspacesJSONBody defines parameters for PostWorkspaces.
 type PostWorkspacesJSONBody struct {
 	Currency *string `json:"currency,omitempty"`
+
+	// Language the language of the text the service writes into records; default: the creator's profile language
+	Language *string `json:"language,omitempty"`
 	Name     string  `json:"name"`
 }
 

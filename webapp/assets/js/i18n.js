@@ -65,6 +65,10 @@ const es = {
   'The invitation stops working.': 'La invitación deja de funcionar.', 'They lose access to this workspace.': 'Pierde el acceso a este espacio.',
   'Whatever uses this key stops working at once.': 'Lo que use esta clave deja de funcionar de inmediato.', 'Rotate secret': 'Cambiar secreto',
   'The old secret stops working now; the new one is shown once.': 'El secreto anterior deja de funcionar ahora; el nuevo se muestra una sola vez.',
+  // language: the audit log, the webhook's test, a budget over its amount, an empty search
+  'API reference': 'Referencia de la API', 'Over by': 'Excedido por', 'No transaction matches': 'Ningún movimiento coincide con',
+  'Test sent': 'Prueba enviada',
+  'Amount received': 'Monto recibido', 'Spent': 'Gastado', 'Last payment': 'Último pago', 'Concept': 'Concepto', 'Colour': 'Color',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.
@@ -90,6 +94,14 @@ const terms = {
   CATEGORY_NOT_FOUND: ['That category does not exist any more.', 'Esa categoría ya no existe.'],
   FORBIDDEN: ['Your role does not allow this.', 'Tu rol no permite esto.'],
   bad_identity: ['Your account needs a verified email address to sign in.', 'Tu cuenta necesita un correo verificado para entrar.'],
+  // language: the audit log's actions, records and actors
+  create: ['Created', 'Creación de'], update: ['Changed', 'Cambio de'], delete: ['Deleted', 'Eliminación de'],
+  user: ['user', 'usuario'], workspace: ['workspace', 'espacio'], wallet: ['wallet', 'cartera'], category: ['category', 'categoría'],
+  tag: ['tag', 'etiqueta'], transaction: ['transaction', 'movimiento'], member: ['member', 'miembro'],
+  invitation: ['invitation', 'invitación'], api_key: ['API key', 'clave de API'], whatsapp_link: ['chat link', 'enlace de chat'],
+  recurring: ['recurring payment', 'pago recurrente'], budget: ['budget', 'presupuesto'], goal: ['goal', 'meta'],
+  debt: ['debt', 'deuda'], webhook: ['webhook', 'webhook'], exchange_rates: ['exchange rates', 'tipos de cambio'],
+  channel: ['chat channel', 'canal de chat'], system: ['system', 'sistema'], team: ['team', 'equipo'],
 };
 
 // term names an API code in the person's language (the code itself when unknown).

@@ -313,7 +313,7 @@ function copyable(label, secret) {
 }
 
 async function apiKeysPage(main, ctx) {
-  let shown = null;
+  let shown = '';
   const draw = async () => {
     const { apiKeys } = await api.get('/api/api-keys');
     main.replaceChildren(h('h1', {}, t('API keys')), shown,
@@ -323,7 +323,7 @@ async function apiKeysPage(main, ctx) {
         [t('Scopes'), (k) => k.scopes.join(', ')],
         [t('Expires'), (k) => k.revokedAt ? t('Revoke') + ' · ' + moment(k.revokedAt) : k.expiresAt ? moment(k.expiresAt) : '—'],
         ['', (k) => !k.revokedAt && (k.createdBy === ctx.me.id || may(ctx, true)) && act(t('Revoke'), k.name, draw, () => {
-          shown = null;
+          shown = '';
           return api.del('/api/api-keys/' + k.id);
         }, t('Whatever uses this key stops working at once.'))],
       ], apiKeys, t('API keys')) : empty(),
@@ -349,7 +349,7 @@ async function webhooksPage(main, ctx) {
     field({ name: 'events', label: t('Events'), value: (w.events || ['*']).join(', ') }),
   ];
   const body = (v) => ({ name: v.name, url: v.url, events: (v.events || '*').split(',').map((e) => e.trim()).filter(Boolean) });
-  let shown = null;
+  let shown = '';
   const draw = async () => {
     const { webhooks } = await api.get('/api/webhooks/outbound');
     const deliveries = async (hook) => {
@@ -366,16 +366,26 @@ async function webhooksPage(main, ctx) {
         } }, t('Redeliver'))],
       ], list, t('Deliveries')) : empty());
     };
+    // test sends a test delivery and says how it went, once the sender has tried it.
+    const test = async (w) => {
+      let { delivery: d } = await api.post(`/api/webhooks/outbound/${w.id}/test`);
+      for (let i = 0; i < 20 && !d.attempts; i++) {
+        await new Promise((r) => setTimeout(r, 500));
+        d = (await api.get(`/api/webhooks/outbound/${w.id}/deliveries`)).deliveries.find((x) => x.id === d.id);
+      }
+      const code = d.history.map((a) => a.statusCode).pop();
+      toast(`${t('Test sent')}: ${term(d.status)}${code ? ` (HTTP ${code})` : ''}`);
+    };
     main.replaceChildren(h('h1', {}, t('Webhooks')), shown,
       webhooks.length ? table([
         [t('Name'), (w) => w.name],
         [t('URL'), (w) => h('code', {}, w.url)],
-        [t('Events'), (w) => w.events.join(', ')],
+        [t('Events'), (w) => h('code', {}, w.events.join(', '))],
         [t('Active'), (w) => (w.active ? '✓' : '—')],
         ['', (w) => h('div', { class: 'row-actions' },
           h('button', { type: 'button', onclick: () => deliveries(w) }, t('Deliveries')),
           may(ctx, true) && [
-            h('button', { type: 'button', onclick: async () => { await api.post(`/api/webhooks/outbound/${w.id}/test`); toast(t('Saved.')); } }, t('Test')),
+            h('button', { type: 'button', onclick: () => test(w) }, t('Test')),
             editor(w.name, [...fields(w), field({ name: 'active', label: t('Active'), type: 'checkbox', value: w.active })],
               '/api/webhooks/outbound/' + w.id, (v) => ({ ...body(v), active: v.active }), draw),
             act(t('Rotate secret'), w.name, draw, async () => {
@@ -393,8 +403,39 @@ async function webhooksPage(main, ctx) {
   return draw;
 }
 
-async function auditPage(main) {
+// The audit log's fields, and the words of those not named by their own ("walletId": "Wallet").
+const auditFields = ('amount destinationAmount initialBalance targetAmount totalAmount spent currency date startDate endDate deadline '
+  + 'dueDate nextPayment lastPayment description concept name type kind walletId toWalletId categoryId role email creditor '
+  + 'period periodicity alertThreshold isDefault active url events scopes prefix expiresAt status cardColor language theme').split(' ');
+const fieldWords = { destinationAmount: 'Amount received', targetAmount: 'Target', totalAmount: 'Total', startDate: 'Start',
+  endDate: 'End', dueDate: 'Deadline', kind: 'Type', periodicity: 'Frequency', alertThreshold: 'Alert at', isDefault: 'Default',
+  url: 'URL', expiresAt: 'Expires', cardColor: 'Colour' };
+const fieldLabel = (k) => t(fieldWords[k] || (k[0].toUpperCase() + k.slice(1).replace(/Id$/, '').replace(/[A-Z]/g, (c) => ' ' + c.toLowerCase())));
+
+// auditLine says what an entry did ("Created transaction 'Market'") and each change.
+function auditLine(e, names, currency) {
+  const c = e.changes || {};
+  const cur = (c.currency && (c.currency.after || c.currency.before)) || currency;
+  const shown = (k, v) => {
+    if (v === null || v === undefined) return '—';
+    if (/^amount|Amount$|Balance$|^spent/.test(k)) return money(v, cur);
+    if (/[dD]ate$|^deadline|Payment$/.test(k)) return day(String(v));
+    if (k === 'expiresAt') return moment(v);
+    if (k.endsWith('Id')) return names[v] || String(v).slice(0, 8);
+    if (typeof v === 'boolean') return v ? '✓' : '—';
+    if (Array.isArray(v)) return h('code', {}, v.join(', '));
+    return /^(type|kind|period|periodicity|role|status)$/.test(k) ? term(v) : String(v);
+  };
+  const named = ['name', 'description', 'concept', 'email'].map((k) => c[k] && (c[k].after || c[k].before)).find(Boolean);
+  return [h('strong', {}, `${term(e.action)} ${term(e.entity)}`, named ? ` ‘${named}’` : ''),
+    h('ul', { class: 'changes' }, auditFields.filter((k) => c[k]).map((k) => h('li', {}, `${fieldLabel(k)}: `,
+      ...(e.action === 'create' ? [shown(k, c[k].after)] : [shown(k, c[k].before), ' → ', shown(k, c[k].after)]))))];
+}
+
+async function auditPage(main, ctx) {
   let page = 1;
+  const [{ wallets }, { categories }] = await Promise.all([api.get('/api/wallets'), api.get('/api/categories')]);
+  const names = Object.fromEntries([...wallets, ...categories].map((x) => [x.id, x.name]));
   const draw = async () => {
     const res = await api.get(`/api/audit?page=${page}&pageSize=25`);
     const entries = res.entries;
@@ -402,9 +443,8 @@ async function auditPage(main) {
     main.replaceChildren(h('h1', {}, t('Audit log')),
       entries.length ? table([
         [t('When'), (e) => moment(e.occurredAt), 'nowrap'],
-        [t('Action'), (e) => e.action],
-        [t('Entity'), (e) => e.entity],
-        [t('Actor'), (e) => e.actorType],
+        [t('Action'), (e) => h('div', { class: 'audit' }, auditLine(e, names, ctx.workspace.currency))],
+        [t('Actor'), (e) => term(e.actorType)],
       ], entries, t('Audit log')) : empty(),
       h('nav', { class: 'pager', 'aria-label': t('Page') },
         h('button', { type: 'button', disabled: page <= 1, onclick: () => { page--; draw(); } }, t('Previous')),
@@ -429,7 +469,7 @@ async function profilePage(main, ctx) {
       status.linked ? h('button', { type: 'button', class: 'ghost danger', onclick: async () => {
         await api.del('/api/me/whatsapp');
         drawLink(await api.get('/api/me/whatsapp'));
-      } }, t('Unlink')) : null);
+      } }, t('Unlink')) : '');
   };
   drawLink(link);
   main.replaceChildren(h('h1', {}, t('Profile')),
@@ -448,7 +488,7 @@ async function profilePage(main, ctx) {
       toast(t('Saved.'));
     })),
     section(t('Chat channel'), linkBox),
-    h('p', {}, h('a', { href: '/api/docs' }, 'API reference')));
+    h('p', {}, h('a', { href: '/api/docs' }, t('API reference'))));
   return null;
 }
 

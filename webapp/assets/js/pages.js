@@ -92,7 +92,9 @@ function budgetBars(budgets, categories) {
   return h('ul', { class: 'budgets' }, budgets.map((b) => h('li', { class: 'budget', 'data-budget': b.name },
     h('div', { class: 'row' }, h('strong', {}, b.name), h('span', {}, (cats[b.categoryId] || {}).name || '')),
     progress(b.percentage, `${b.name}: ${Math.round(b.percentage)}%`, b.percentage >= b.alertThreshold),
-    h('p', { class: 'muted' }, `${money(b.spent, b.currency)} ${t('spent of')} ${money(b.amount, b.currency)} · ${money(b.remaining, b.currency)} ${t('remaining')}`))));
+    h('p', { class: 'muted' }, `${money(b.spent, b.currency)} ${t('spent of')} ${money(b.amount, b.currency)} · `,
+      String(b.remaining).startsWith('-') ? h('strong', { class: 'out' }, `${t('Over by')} ${money(String(b.remaining).slice(1), b.currency)}`)
+        : `${money(b.remaining, b.currency)} ${t('remaining')}`))));
 }
 
 async function overview(main, ctx) {
@@ -113,7 +115,7 @@ async function overview(main, ctx) {
             h('div', { class: 'stat' }, h('span', {}, t('Expenses this month')), h('strong', { class: 'out' }, money(summary.totalExpenses, summary.currency)))),
           h('h3', {}, t('Transactions')),
           recent.transactions.length ? h('ul', { class: 'recent' }, recent.transactions.map((tx) => h('li', {},
-            h('span', {}, tx.description || (cats[tx.categoryId] || {}).name || term(tx.type)),
+            h('span', {}, tx.description || tx.concept || (cats[tx.categoryId] || {}).name || term(tx.type)),
             h('span', { class: 'muted' }, (wallets[tx.walletId] || {}).name || ''), signed(tx)))) : empty())),
       h('section', { 'aria-labelledby': 'h-wallets' }, h('h2', { id: 'h-wallets' }, t('Wallets')), walletCards(look.wallets),
         await walletTotals(look.wallets, ctx.workspace)),
@@ -194,14 +196,20 @@ async function transactionsPage(main) {
       h('button', { type: 'button', disabled: page >= pages, onclick: () => drawList(page + 1) }, t('Next')));
     list.replaceChildren(rows.length ? table([
       [t('Date'), (tx) => day(tx.date), 'nowrap'],
-      [t('Description'), (tx) => tx.description || '—'],
+      [t('Description'), (tx) => tx.description || tx.concept || '—'],
       [t('Category'), (tx) => (cats[tx.categoryId] || {}).name || term(tx.type)],
       [t('Wallet'), (tx) => (wallets[tx.walletId] || {}).name || ''],
       [t('Amount'), (tx) => signed(tx)],
       ['', (tx) => h('div', { class: 'row-actions' },
         h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('Edit')} ${tx.description || ''}`, onclick: (e) => editRow(e.target.closest('tr'), tx) }, t('Edit')),
         h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('Delete')} ${tx.description || ''}`, onclick: () => remove(tx) }, t('Delete')))],
-    ], rows, t('Transactions')) : empty(), pager);
+    ], rows, t('Transactions')) : nothingFound(), pager);
+  }
+
+  // nothingFound is the empty list's text, which says what a search matched nothing of.
+  function nothingFound() {
+    const search = new URLSearchParams(location.search).get('search');
+    return search ? h('p', { class: 'empty' }, `${t('No transaction matches')} “${search}”.`) : empty();
   }
 
   function editRow(tr, tx) {
