@@ -37,6 +37,9 @@ const es = {
   'Expires': 'Vence', 'Prefix': 'Prefijo', 'Code': 'Código', 'valid for 10 minutes': 'válido por 10 minutos',
   'Correct': 'Corregir', 'Filters': 'Filtros', 'Apply': 'Aplicar',
   'No way to sign in is configured on this server.': 'Este servidor no tiene configurada ninguna forma de iniciar sesión.',
+  // live: shortcuts
+  'Keyboard shortcuts': 'Atajos de teclado', 'New transaction': 'Nuevo movimiento', 'Search transactions': 'Buscar movimientos',
+  'Next page': 'Página siguiente', 'Previous page': 'Página anterior',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.

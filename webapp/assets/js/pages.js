@@ -3,7 +3,7 @@
 // draws it again when the workspace changes elsewhere.
 import * as api from './api.js';
 import { t, term, money, day, today, monthName } from './i18n.js';
-import { h, field, amountField, form, decimal, fieldError, toast, progress, signed, table, empty, dialog } from './ui.js';
+import { h, field, amountField, form, decimal, fieldError, toast, progress, signed, table, empty, dialog, keeping } from './ui.js';
 import { totals } from './sums.js';
 
 // lookups are the workspace's wallets and categories, read once per drawing.
@@ -40,10 +40,13 @@ export function recordForm({ wallets, categories }, onDone) {
     else body.categoryId = v.categoryId;
     await api.post('/api/transactions', body, { 'Idempotency-Key': key });
     key = crypto.randomUUID();
-    el.querySelector('[name=amount]').value = '';
     el.querySelector('[name=description]').value = '';
+    const amountInput = el.querySelector('[name=amount]');
+    amountInput.value = '';
+    // The next one is typed at once; the redraw carries the form over, focus included.
+    amountInput.focus();
     toast(t('Recorded.'));
-    onDone();
+    keeping(onDone);
   }, { class: 'form record', 'aria-label': t('Record') });
   const sync = () => {
     const transfer = typeField.querySelector('select').value === 'transfer';

@@ -102,6 +102,7 @@ export function form(fields, submitLabel, onSubmit, attrs = {}) {
     button.disabled = true;
     try {
       await onSubmit(values(f), f);
+      delete f.dataset.touched;
     } catch (err) {
       showErrors(f, err);
     } finally {
@@ -118,13 +119,38 @@ export function fieldError(fieldName, message) {
   return err;
 }
 
-// toast shows a notice; with an action it offers a button (undo) for a few seconds.
+// keeping redraws the page (a live update, a recording) with what the person is typing
+// carried over: each form they touched or are in (found again by its label, or its
+// row's data-key) replaces its new twin, with its values, errors, focus and caret.
+export async function keeping(draw) {
+  const main = document.getElementById('main');
+  const active = document.activeElement;
+  const forms = [...main.querySelectorAll('form')];
+  const keyOf = (f, all) => f.getAttribute('aria-label') || all.indexOf(f);
+  const kept = forms.filter((f) => 'touched' in f.dataset || f.contains(active))
+    .map((f) => [f.closest('[data-key]') || f, keyOf(f, forms)]);
+  await draw();
+  const now = [...main.querySelectorAll('form')];
+  for (const [old, key] of kept) {
+    const twin = old.dataset.key ? main.querySelector(`[data-key="${CSS.escape(old.dataset.key)}"]`) : now.find((f) => keyOf(f, now) === key);
+    if (twin && twin !== old) twin.replaceWith(old);
+  }
+  if (active !== document.activeElement && main.contains(active)) {
+    const { selectionStart: a, selectionEnd: b } = active;
+    active.focus({ preventScroll: true });
+    if (a !== null && a !== undefined) active.setSelectionRange(a, b);
+  }
+}
+document.addEventListener('input', (e) => { if (e.target.form) e.target.form.dataset.touched = ''; });
+
+// toast shows a notice for a few seconds, with a button to dismiss it and, with an
+// action, one that runs it (undo). Two at most are shown: the newest replaces the oldest.
 export function toast(message, action, seconds = 6) {
   const box = document.getElementById('toasts');
-  const el = h('div', { class: 'toast' }, h('span', {}, message));
-  if (action) {
-    el.append(h('button', { type: 'button', onclick: () => { el.remove(); action.run(); } }, action.label));
-  }
+  const el = h('div', { class: 'toast' }, h('span', {}, message),
+    action ? h('button', { type: 'button', onclick: () => { el.remove(); action.run(); } }, action.label) : null,
+    h('button', { type: 'button', 'aria-label': t('Close'), onclick: () => el.remove() }, '×'));
+  while (box.children.length > 1) box.firstChild.remove();
   box.append(el);
   setTimeout(() => el.remove(), seconds * 1000);
 }
@@ -175,10 +201,11 @@ export function confirmed(title, message, actionLabel) {
 export function empty() { return h('p', { class: 'empty' }, t('Nothing here yet.')); }
 
 // table draws rows: columns are [header, cell(row)] pairs. On a phone each row becomes
-// a card, its cells labelled by their headers.
+// a card, its cells labelled by their headers. A row is keyed by its id (data-key), so
+// that a row being edited outlives a redraw (main.js).
 export function table(columns, rows, caption) {
   return h('div', { class: 'table-wrap' }, h('table', {},
     caption ? h('caption', { class: 'sr' }, caption) : null,
     h('thead', {}, h('tr', {}, columns.map(([head]) => h('th', { scope: 'col' }, head)))),
-    h('tbody', {}, rows.map((row) => h('tr', {}, columns.map(([head, cell]) => h('td', { 'data-label': head || null }, cell(row))))))));
+    h('tbody', {}, rows.map((row) => h('tr', { 'data-key': row.id }, columns.map(([head, cell]) => h('td', { 'data-label': head || null }, cell(row))))))));
 }
