@@ -25,7 +25,7 @@ function applyTheme(theme) {
 async function signInPage() {
   document.querySelector('.top').hidden = true;
   const params = new URLSearchParams(location.search);
-  // The page the person was on; the server sends them back there (or to the Overview).
+  // The page to return to (the server checks it).
   const next = params.get('next') || '/app/';
   let providers = { dev: false, oidc: false };
   try { providers = await (await fetch('/auth/providers')).json(); } catch { /* shown below */ }
@@ -179,7 +179,7 @@ async function boot() {
   startLive();
 }
 
-// shortcuts are the keys that work anywhere but in a field: [key, what it does, action].
+// shortcuts are the keys that work outside fields: [key, what it does, action].
 const shortcuts = [
   ['n', 'New transaction', () => reach('/app/', 'form.record [name=amount]')],
   ['/', 'Search transactions', () => reach('/app/transactions', '[name=search]')],
@@ -193,20 +193,18 @@ async function reach(href, selector) {
   if (!main.querySelector(selector)) await go(href);
   const el = main.querySelector(selector);
   if (!el) return;
-  const details = el.closest('details');
-  if (details) details.open = true;
+  el.closest('details')?.setAttribute('open', '');
   el.focus();
 }
 
-// pageTo presses a list's pager button: the last (next) or the first (previous).
+// pageTo presses the pager's last button (next) or first (previous).
 function pageTo(at) {
   const b = [...main.querySelectorAll('.pager button')].at(at);
   if (b && !b.disabled) b.click();
 }
 
 document.addEventListener('keydown', (e) => {
-  const el = e.target;
-  if (e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented || el.isContentEditable || /^(INPUT|SELECT|TEXTAREA)$/.test(el.tagName)
+  if (e.ctrlKey || e.metaKey || e.altKey || e.target.matches('input,select,textarea,[contenteditable]')
     || document.querySelector('dialog[open]') || !state.workspace) return;
   const found = shortcuts.find(([key]) => key === e.key);
   if (!found) return;

@@ -43,7 +43,7 @@ export function recordForm({ wallets, categories }, onDone) {
     el.querySelector('[name=description]').value = '';
     const amountInput = el.querySelector('[name=amount]');
     amountInput.value = '';
-    // The next one is typed at once; the redraw carries the form over, focus included.
+    // The next one is typed at once: the redraw keeps the form and its focus.
     amountInput.focus();
     toast(t('Recorded.'));
     keeping(onDone);

@@ -119,9 +119,8 @@ export function fieldError(fieldName, message) {
   return err;
 }
 
-// keeping redraws the page (a live update, a recording) with what the person is typing
-// carried over: each form they touched or are in (found again by its label, or its
-// row's data-key) replaces its new twin, with its values, errors, focus and caret.
+// keeping redraws the page keeping what is typed: each form touched or focused (found
+// again by its label, or its row's data-key) replaces its new twin, focus and caret kept.
 export async function keeping(draw) {
   const main = document.getElementById('main');
   const active = document.activeElement;
@@ -138,19 +137,19 @@ export async function keeping(draw) {
   if (active !== document.activeElement && main.contains(active)) {
     const { selectionStart: a, selectionEnd: b } = active;
     active.focus({ preventScroll: true });
-    if (a !== null && a !== undefined) active.setSelectionRange(a, b);
+    if (typeof a === 'number') active.setSelectionRange(a, b);
   }
 }
 document.addEventListener('input', (e) => { if (e.target.form) e.target.form.dataset.touched = ''; });
 
-// toast shows a notice for a few seconds, with a button to dismiss it and, with an
-// action, one that runs it (undo). Two at most are shown: the newest replaces the oldest.
+// toast shows a notice for a few seconds, dismissible, with an action (undo) when given.
+// It replaces the one before of its kind (notice, action): two at most are shown.
 export function toast(message, action, seconds = 6) {
   const box = document.getElementById('toasts');
-  const el = h('div', { class: 'toast' }, h('span', {}, message),
+  for (const old of [...box.children]) if (!old.dataset.action === !action) old.remove();
+  const el = h('div', { class: 'toast', 'data-action': action && 'yes' }, h('span', {}, message),
     action ? h('button', { type: 'button', onclick: () => { el.remove(); action.run(); } }, action.label) : null,
     h('button', { type: 'button', 'aria-label': t('Close'), onclick: () => el.remove() }, '×'));
-  while (box.children.length > 1) box.firstChild.remove();
   box.append(el);
   setTimeout(() => el.remove(), seconds * 1000);
 }
@@ -201,8 +200,8 @@ export function confirmed(title, message, actionLabel) {
 export function empty() { return h('p', { class: 'empty' }, t('Nothing here yet.')); }
 
 // table draws rows: columns are [header, cell(row)] pairs. On a phone each row becomes
-// a card, its cells labelled by their headers. A row is keyed by its id (data-key), so
-// that a row being edited outlives a redraw (main.js).
+// a card, its cells labelled by their headers. data-key lets a row being edited outlive
+// a redraw (keeping).
 export function table(columns, rows, caption) {
   return h('div', { class: 'table-wrap' }, h('table', {},
     caption ? h('caption', { class: 'sr' }, caption) : null,
