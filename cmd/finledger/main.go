@@ -469,9 +469,13 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
+	requestLogLevel := slog.LevelInfo
+	if cfg.QuietRequests {
+		requestLogLevel = slog.LevelDebug
+	}
 	api := httpapi.NewServer(pool, ledger, verifier, time.Now, httpapi.Options{
-		Browser: app,
-		Box:     box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
+		Browser: app, RequestLogLevel: requestLogLevel,
+		Box: box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
 		PushPublicKey:      vapid.PublicKey,
 		Metrics:            measured,
 		PublicMetrics:      cfg.PublicMetrics,
