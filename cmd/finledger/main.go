@@ -155,7 +155,8 @@ func subcommands() []command {
 			instance: true},
 		{name: "dev", about: "run everything locally with no configuration",
 			details: "It starts a private PostgreSQL in FINLEDGER_DATA_DIR (unless FINLEDGER_DATABASE_URL is set) and an\n" +
-				"in-process NATS, serves the API and prints a development session token.",
+				"in-process NATS, serves the API and prints a development session token, kept in the data folder's\n" +
+				"dev-token. Requests are logged at debug level.",
 			setup:    plain(func(ctx context.Context, cfg config, out io.Writer) error { return dev(ctx, cfg, out) }),
 			instance: true},
 		{name: "migrate", about: "apply the database migrations not yet applied",
