@@ -94,7 +94,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if rec.code != "" {
 				attrs = append(attrs, slog.String("code", rec.code))
 			}
-			slog.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+			slog.LogAttrs(r.Context(), s.requestLogLevel, "request", attrs...)
 		}()
 		next.ServeHTTP(sw, r)
 	})

@@ -25,11 +25,13 @@ import (
 
 // Server serves the API.
 type Server struct {
-	pool     *pgxpool.Pool
-	ledger   *commands.Ledger
-	sessions *session.Verifier
-	now      func() time.Time
-	limiter  rateLimiter
+	// requestLogLevel is the level requests are logged at (Options.RequestLogLevel).
+	requestLogLevel slog.Level
+	pool            *pgxpool.Pool
+	ledger          *commands.Ledger
+	sessions        *session.Verifier
+	now             func() time.Time
+	limiter         rateLimiter
 	// failures limits failed authentications per client address and key prefix.
 	failures       rateLimiter
 	trustedProxies []netip.Prefix
@@ -92,6 +94,9 @@ type Options struct {
 	// Browser is the web app with its sign-in; its session cookie then authenticates API
 	// requests too. nil: no app, and cookies are ignored.
 	Browser *webapp.App
+	// RequestLogLevel is the level of each request's log line: Info unless set (`finledger
+	// dev` logs them at Debug, to keep its console readable).
+	RequestLogLevel slog.Level
 }
 
 // ChannelOptions are the chat channel's settings (spec 5.4).
@@ -109,7 +114,7 @@ func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Ve
 		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst), counts: "requests for this person"},
 		failures: rateLimiter{perMinute: float64(opts.AuthFailuresPerMinute), burst: float64(opts.AuthFailureBurst),
 			counts: "failed authentications from this address or with this key prefix"},
-		trustedProxies: opts.TrustedProxies}
+		trustedProxies: opts.TrustedProxies, requestLogLevel: opts.RequestLogLevel}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	s.answers = newLongAnswers(pool, opts.Realtime, opts.LongAnswers)
 	return s

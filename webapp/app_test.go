@@ -213,8 +213,8 @@ func TestAppInABrowser(t *testing.T) {
 	p.open("/app/transactions", "Transactions")
 	p.waitFor("the expense in the list", `document.querySelector('main tbody tr')`)
 	p.do(chromedp.Click(`main tbody tr button[aria-label^="Delete"]`))
-	p.waitFor("the row gone and the undo offered", `!document.querySelector('main tbody tr') && document.querySelector('.toast button')`)
-	p.do(chromedp.Click(`.toast button`))
+	p.waitFor("the row gone and the undo offered", `!document.querySelector('main tbody tr') && document.querySelector('.toast[data-action] button')`)
+	p.do(chromedp.Click(`.toast[data-action] button`))
 	p.waitFor("the row back", `document.querySelector('main tbody tr')`)
 	time.Sleep(6 * time.Second) // past the undo time: the undone deletion must not be sent
 	if total := listedTotal(t, env); total != 1 {

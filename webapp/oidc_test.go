@@ -175,6 +175,7 @@ type visitor struct {
 	t      *testing.T
 	s      *signinEnv
 	client *http.Client
+	next   string // the app's page the sign-in starts from, if any
 }
 
 // visitor returns a new browser, without cookies.
@@ -198,7 +199,11 @@ func (s *signinEnv) visitor() *visitor {
 func (b *visitor) toProvider() *url.URL {
 	b.t.Helper()
 	s := b.s
-	res, err := b.client.Get(s.front.URL + "/auth/login")
+	start := s.front.URL + "/auth/login"
+	if b.next != "" {
+		start += "?next=" + url.QueryEscape(b.next)
+	}
+	res, err := b.client.Get(start)
 	if err != nil {
 		b.t.Fatal(err)
 	}
@@ -392,6 +397,19 @@ func TestOIDCSignIn(t *testing.T) {
 	// This provider puts the email in userinfo only, where the sign-in found it.
 	if sent := s.answers.received(); len(sent) != 1 || jwtClaims(t, sent[0])["email"] != nil {
 		t.Errorf("want one ID token without email, got %q", sent)
+	}
+}
+
+// A sign-in started from a page of the app returns to it; one started with another
+// site as its page returns to the Overview.
+func TestOIDCSignInReturnsToThePage(t *testing.T) {
+	s := newSigninEnv(t, nil)
+	for next, want := range map[string]string{"/app/budgets?month=2026-11": "/app/budgets?month=2026-11", "//evil.example/app/": "/app/"} {
+		b := s.visitor()
+		b.next = next
+		if res := b.deliver(b.toProvider()); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != want {
+			t.Errorf("signed in from %q: %s; want %s", next, describe(res), want)
+		}
 	}
 }
 

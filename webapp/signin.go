@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -79,6 +80,7 @@ func (o *oidcClient) context(ctx context.Context) context.Context {
 type pendingSignin struct {
 	Verifier string `json:"verifier"`
 	Nonce    string `json:"nonce"`
+	Next     string `json:"next,omitempty"` // the app's page to return to
 }
 
 // startOIDC sends the person to the provider's sign-in page.
@@ -104,7 +106,7 @@ func (a *App) startOIDC(w http.ResponseWriter, r *http.Request) {
 		a.fail(w, r, err)
 		return
 	}
-	p := pendingSignin{Verifier: oauth2.GenerateVerifier(), Nonce: nonce}
+	p := pendingSignin{Verifier: oauth2.GenerateVerifier(), Nonce: nonce, Next: r.URL.Query().Get("next")}
 	pending, err := json.Marshal(p)
 	if err != nil {
 		a.fail(w, r, err)
@@ -181,7 +183,7 @@ func (a *App) callback(w http.ResponseWriter, r *http.Request) {
 		a.signinFailed(w, r, "bad_identity")
 		return
 	}
-	a.signIn(w, r, claims)
+	a.signIn(w, r, claims, pending.Next)
 }
 
 // identityOf reads the person's identity from the ID token, asking the provider's
@@ -240,15 +242,28 @@ func (a *App) spendSignin(ctx context.Context, state string) (pendingSignin, err
 	return p, nil
 }
 
-// signIn starts a session for a verified identity and sends the person to the app.
-func (a *App) signIn(w http.ResponseWriter, r *http.Request, c session.Claims) {
+// signIn starts a session for a verified identity and sends the person to the app's
+// page they were on (next), or to its Overview.
+func (a *App) signIn(w http.ResponseWriter, r *http.Request, c session.Claims, next string) {
 	is, err := a.sessions.Create(r.Context(), c)
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
 	setCookies(w, is, a.secure)
-	http.Redirect(w, r, "/app/", http.StatusSeeOther)
+	http.Redirect(w, r, appPage(next), http.StatusSeeOther)
+}
+
+// appPage is where a sign-in may send the person back to: a path of the app on this
+// origin, never another site ("//evil.example", "/\evil.example", "https://..."), nor
+// outside /app/, nor the sign-in page itself; anything else is the Overview.
+func appPage(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || strings.ContainsAny(next, "\\\x00\r\n\t") ||
+		!strings.HasPrefix(next, "/app/") || !strings.HasPrefix(path.Clean(u.Path)+"/", "/app/") || path.Clean(u.Path) == signinPath {
+		return "/app/"
+	}
+	return u.RequestURI()
 }
 
 // signinFailed sends the person back to the sign-in page with a reason it can show.
@@ -272,7 +287,7 @@ func (a *App) devSignIn(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "cross-site request refused", http.StatusForbidden)
 		return
 	}
-	a.signIn(w, r, *a.dev)
+	a.signIn(w, r, *a.dev, r.PostFormValue("next"))
 }
 
 // signOut ends the session on every instance and removes its cookies.

@@ -65,6 +65,9 @@ type config struct {
 	// PublicMetrics serves the metrics on the API's listener too, for a developer's
 	// curl; only `finledger dev` sets it. `serve` keeps them on FINLEDGER_ADMIN_ADDR.
 	PublicMetrics bool
+	// QuietRequests logs each request at Debug, below the default level, not at Info;
+	// only `finledger dev` sets it, so that its console keeps the token in sight.
+	QuietRequests bool
 }
 
 // localOrigin is the chat channel's audience outside production when no public origin

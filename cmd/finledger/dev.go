@@ -21,17 +21,20 @@ import (
 	"github.com/finledger/finledger/internal/pgcluster"
 )
 
-// Development identity: the user `finledger dev` prints a token for.
+// Development identity: the user `finledger dev` prints a token for, and the file of
+// the data folder that token is kept in, to be found again once the console scrolled.
 const (
-	devSubject = "dev-user"
-	devEmail   = "dev@finledger.local"
-	devName    = "Dev User"
+	devSubject   = "dev-user"
+	devEmail     = "dev@finledger.local"
+	devName      = "Dev User"
+	devTokenFile = "dev-token"
 )
 
 // dev runs the whole service with no configuration: a private PostgreSQL cluster in the
 // data folder (unless FINLEDGER_DATABASE_URL names one) and a development identity
 // provider whose secret is kept in the data folder. Unlike serve, it also serves the
-// metrics on the API's listener.
+// metrics on the API's listener, and logs requests at Debug: the development token it
+// prints last, and keeps in the data folder (devTokenFile), stays in sight.
 func dev(ctx context.Context, cfg config, out io.Writer) error {
 	dataDir, err := filepath.Abs(cfg.DataDir)
 	if err != nil {
@@ -63,7 +66,7 @@ func dev(ctx context.Context, cfg config, out io.Writer) error {
 			return err
 		}
 	}
-	cfg.DevSignIn, cfg.PublicMetrics = true, true
+	cfg.DevSignIn, cfg.PublicMetrics, cfg.QuietRequests = true, true, true
 	return serve(ctx, cfg, func(base string) {
 		fmt.Fprintf(out, "\nFinledger is running at %s\nOpen %s/app/ in a browser and sign in with one click.\n", base, base)
 		if cfg.SessionHS256Secret == "" {
@@ -75,8 +78,13 @@ func dev(ctx context.Context, cfg config, out io.Writer) error {
 			fmt.Fprintln(out, "could not mint a development token:", err)
 			return
 		}
-		fmt.Fprintf(out, "Development session token (30 days, user %s):\n\n  %s\n\nTry:\n  curl -H 'Authorization: Bearer %s' %s/api/me\n\n",
-			devEmail, tok, tok, base)
+		kept := filepath.Join(dataDir, devTokenFile)
+		if err := writePrivate(kept, tok+"\n"); err != nil {
+			fmt.Fprintln(out, "could not keep the development token:", err)
+			kept = "nowhere; `finledger token` mints another"
+		}
+		fmt.Fprintf(out, "Development session token (30 days, user %s; kept in %s):\n\n  %s\n\nTry:\n  curl -H 'Authorization: Bearer %s' %s/api/me\n\n",
+			devEmail, kept, tok, tok, base)
 	})
 }
 
@@ -147,6 +155,24 @@ func keptFile(dataDir, file string, create func() ([]byte, error)) ([]byte, erro
 		return nil, fmt.Errorf("write %s: %w", path, err)
 	}
 	return data, nil
+}
+
+// writePrivate writes a file only its owner may read, replacing what it held.
+func writePrivate(path, content string) error {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// A file made before, by hand, may have been readable by others.
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return fmt.Errorf("restrict %s: %w", path, err)
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
 }
 
 // tokenFlags declares the token command's flags: it mints a session token with

@@ -155,7 +155,8 @@ func subcommands() []command {
 			instance: true},
 		{name: "dev", about: "run everything locally with no configuration",
 			details: "It starts a private PostgreSQL in FINLEDGER_DATA_DIR (unless FINLEDGER_DATABASE_URL is set) and an\n" +
-				"in-process NATS, serves the API and prints a development session token.",
+				"in-process NATS, serves the API and prints a development session token, kept in the data folder's\n" +
+				"dev-token. Requests are logged at debug level.",
 			setup:    plain(func(ctx context.Context, cfg config, out io.Writer) error { return dev(ctx, cfg, out) }),
 			instance: true},
 		{name: "migrate", about: "apply the database migrations not yet applied",
@@ -469,9 +470,13 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
+	requestLogLevel := slog.LevelInfo
+	if cfg.QuietRequests {
+		requestLogLevel = slog.LevelDebug
+	}
 	api := httpapi.NewServer(pool, ledger, verifier, time.Now, httpapi.Options{
-		Browser: app,
-		Box:     box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
+		Browser: app, RequestLogLevel: requestLogLevel,
+		Box: box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: cfg.webhookPolicy(), Wake: hooks.Wake},
 		PushPublicKey:      vapid.PublicKey,
 		Metrics:            measured,
 		PublicMetrics:      cfg.PublicMetrics,

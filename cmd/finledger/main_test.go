@@ -158,7 +158,7 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	}
 	logs := &syncBuffer{}
 	defaultLogger := slog.Default()
-	slog.SetDefault(logger(config{Env: "production"}, logs))
+	slog.SetDefault(slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	defer slog.SetDefault(defaultLogger)
 	cfg := config{HTTPAddr: freeAddr(t), AdminAddr: freeAddr(t), Env: "development", DataDir: dir, StateCacheSize: 100, DBMaxConns: 4}
 	base := "http://" + cfg.HTTPAddr
@@ -189,6 +189,19 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	_, after, _ := strings.Cut(out.String(), "Development session token")
 	lines := strings.Split(after, "\n")
 	devToken := strings.TrimSpace(lines[2])
+	// The token comes last, with where it is kept: a file only its owner reads.
+	if printed := strings.TrimSpace(out.String()); !strings.HasSuffix(printed, base+"/api/me") {
+		t.Errorf("the output does not end with the token and its example:\n%s", printed)
+	}
+	keptAt := filepath.Join(dir, devTokenFile)
+	if !strings.Contains(lines[0], "kept in "+keptAt) {
+		t.Errorf("the output does not say where the token is kept: %q", lines[0])
+	}
+	if info, err := os.Stat(keptAt); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("the kept token: %v, mode %v; want 0600", err, info)
+	} else if kept, _ := os.ReadFile(keptAt); strings.TrimSpace(string(kept)) != devToken {
+		t.Errorf("the kept token %q is not the printed one", kept)
+	}
 	status, body := call(t, "GET", base+"/api/me", devToken, "")
 	if status != http.StatusOK || !strings.Contains(body, devEmail) {
 		t.Fatalf("me with the printed token: %d %s", status, body)
@@ -275,8 +288,8 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	if _, err := net.DialTimeout("tcp", cfg.HTTPAddr, time.Second); err == nil {
 		t.Fatal("the API still listens after dev stopped")
 	}
-	// JSON lines, a line per request with its route and caller, no error on a normal
-	// stop, and never the session token.
+	// JSON lines, a line per request with its route and caller at Debug (below the
+	// console's level), no error on a normal stop, and never the session token.
 	requests := 0
 	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
 		var entry map[string]any
@@ -288,6 +301,9 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 		}
 		if entry["msg"] == "request" && entry["route"] == "/api/transactions" && entry["credential"] == "session" {
 			requests++
+			if entry["level"] != "DEBUG" {
+				t.Errorf("a request logged at %v in development: %s", entry["level"], line)
+			}
 		}
 	}
 	if requests != 1 || strings.Contains(logs.String(), devToken) {

@@ -69,6 +69,9 @@ const es = {
   'API reference': 'Referencia de la API', 'Over by': 'Excedido por', 'No transaction matches': 'Ningún movimiento coincide con',
   'Test sent': 'Prueba enviada',
   'Amount received': 'Monto recibido', 'Spent': 'Gastado', 'Last payment': 'Último pago', 'Concept': 'Concepto', 'Colour': 'Color',
+  // live: shortcuts
+  'Keyboard shortcuts': 'Atajos de teclado', 'New transaction': 'Nuevo movimiento', 'Search transactions': 'Buscar movimientos',
+  'Next page': 'Página siguiente', 'Previous page': 'Página anterior',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.

@@ -2,7 +2,7 @@
 // theme, and live updates from the workspace's realtime stream.
 import * as api from './api.js';
 import { t, term, setLanguage } from './i18n.js';
-import { h, toast, setLimits } from './ui.js';
+import { h, toast, dialog, keeping, setLimits } from './ui.js';
 import { pages as corePages } from './pages.js';
 import { pages as morePages } from './more.js';
 
@@ -25,13 +25,15 @@ function applyTheme(theme) {
 async function signInPage() {
   document.querySelector('.top').hidden = true;
   const params = new URLSearchParams(location.search);
+  // The page to return to (the server checks it).
+  const next = params.get('next') || '/app/';
   let providers = { dev: false, oidc: false };
   try { providers = await (await fetch('/auth/providers')).json(); } catch { /* shown below */ }
   const box = h('section', { class: 'signin card' }, h('h1', {}, 'Finledger'));
   if (params.get('error')) box.append(h('p', { class: 'form-error', role: 'alert', 'data-reason': params.get('error') }, term(params.get('error'))));
-  if (providers.oidc) box.append(h('a', { class: 'button primary', href: '/auth/login' }, t('Sign in with your identity provider')));
+  if (providers.oidc) box.append(h('a', { class: 'button primary', href: '/auth/login?next=' + encodeURIComponent(next) }, t('Sign in with your identity provider')));
   if (providers.dev) {
-    box.append(h('form', { method: 'post', action: '/auth/dev' },
+    box.append(h('form', { method: 'post', action: '/auth/dev' }, h('input', { type: 'hidden', name: 'next', value: next }),
       h('button', { type: 'submit', class: providers.oidc ? '' : 'primary' }, t('Sign in as the development user'))));
   }
   if (!providers.dev && !providers.oidc) box.append(h('p', {}, t('No way to sign in is configured on this server.')));
@@ -85,13 +87,16 @@ async function signOut() {
   location.href = '/app/signin';
 }
 
+// signInHere is the sign-in page, to come back here after.
+const signInHere = () => '/app/signin?next=' + encodeURIComponent(location.pathname + location.search);
+
 let refreshTimer = 0;
 function startLive() {
   if (state.closeLive) state.closeLive();
   state.closeLive = api.live(() => {
     // A burst of events (a bulk change) redraws once.
     clearTimeout(refreshTimer);
-    refreshTimer = setTimeout(() => { if (state.refresh) state.refresh(); }, 150);
+    refreshTimer = setTimeout(() => { if (state.refresh) keeping(state.refresh); }, 150);
   }, (up) => {
     const el = document.getElementById('live');
     if (!el) return;
@@ -128,8 +133,9 @@ async function route() {
 // go moves to a page of the app without reloading it.
 function go(href) {
   history.pushState(null, '', href);
-  route();
+  const drawn = route();
   main.focus();
+  return drawn;
 }
 
 // reloadSession reads the profile and workspaces again (after a change to either).
@@ -150,7 +156,7 @@ window.addEventListener('popstate', route);
 // only six connections to a server over HTTP/1.1: close it on the way out.
 window.addEventListener('pagehide', () => { if (state.closeLive) state.closeLive(); });
 window.addEventListener('pageshow', (e) => { if (e.persisted && state.workspace) startLive(); });
-window.addEventListener('finledger:signed-out', () => { if (location.pathname !== '/app/signin') location.href = '/app/signin'; });
+window.addEventListener('finledger:signed-out', () => { if (location.pathname !== '/app/signin') location.href = signInHere(); });
 window.addEventListener('unhandledrejection', (e) => {
   if (e.reason && e.reason.status === 401) return;
   toast((e.reason && e.reason.message) || t('Something went wrong.'));
@@ -158,7 +164,7 @@ window.addEventListener('unhandledrejection', (e) => {
 
 async function boot() {
   if (location.pathname.startsWith('/app/signin') || !api.signedIn()) {
-    if (location.pathname !== '/app/signin') history.replaceState(null, '', '/app/signin');
+    if (location.pathname !== '/app/signin') history.replaceState(null, '', signInHere());
     return signInPage();
   }
   try {
@@ -173,5 +179,38 @@ async function boot() {
   await route();
   startLive();
 }
+
+// shortcuts are the keys that work outside fields: [key, what it does, action].
+const shortcuts = [
+  ['n', 'New transaction', () => reach('/app/', 'form.record [name=amount]')],
+  ['/', 'Search transactions', () => reach('/app/transactions', '[name=search]')],
+  ['j', 'Next page', () => pageTo(-1)], ['k', 'Previous page', () => pageTo(0)],
+  ['?', 'Keyboard shortcuts', () => dialog(t('Keyboard shortcuts'), h('dl', { class: 'keys' },
+    shortcuts.flatMap(([key, what]) => [h('dt', {}, h('kbd', {}, key)), h('dd', {}, t(what))])))],
+];
+
+// reach focuses a field of a page, going to the page first when elsewhere.
+async function reach(href, selector) {
+  if (!main.querySelector(selector)) await go(href);
+  const el = main.querySelector(selector);
+  if (!el) return;
+  el.closest('details')?.setAttribute('open', '');
+  el.focus();
+}
+
+// pageTo presses the pager's last button (next) or first (previous).
+function pageTo(at) {
+  const b = [...main.querySelectorAll('.pager button')].at(at);
+  if (b && !b.disabled) b.click();
+}
+
+document.addEventListener('keydown', (e) => {
+  if (e.ctrlKey || e.metaKey || e.altKey || e.target.matches('input,select,textarea,[contenteditable]')
+    || document.querySelector('dialog[open]') || !state.workspace) return;
+  const found = shortcuts.find(([key]) => key === e.key);
+  if (!found) return;
+  e.preventDefault();
+  found[2]();
+});
 
 boot();

@@ -3,7 +3,7 @@
 // draws it again when the workspace changes elsewhere.
 import * as api from './api.js';
 import { t, term, money, day, today, monthName } from './i18n.js';
-import { h, field, amountField, form, toast, progress, signed, table, empty, dialog } from './ui.js';
+import { h, field, amountField, form, toast, progress, signed, table, empty, dialog, keeping } from './ui.js';
 import { totals } from './sums.js';
 
 // lookups are the workspace's wallets and categories, read once per drawing.
@@ -43,8 +43,10 @@ export function recordForm({ wallets, categories }, onDone) {
     key = crypto.randomUUID();
     for (const name of ['amount', 'destinationAmount', 'description']) el.querySelector(`[name=${name}]`).value = '';
     el.dispatchEvent(new Event('input'));
+    // The next one is typed at once: the redraw keeps the form and its focus.
+    el.querySelector('[name=amount]').focus();
     toast(t('Recorded.'));
-    onDone();
+    keeping(onDone);
   }, { class: 'form record', 'aria-label': t('Record') });
   const sync = () => {
     const transfer = typeField.querySelector('select').value === 'transfer';

@@ -163,6 +163,7 @@ export function form(fields, submitLabel, onSubmit, attrs = {}) {
     button.disabled = true;
     try {
       await onSubmit(values(f), f);
+      delete f.dataset.touched;
     } catch (err) {
       showErrors(f, err);
     } finally {
@@ -179,13 +180,37 @@ export function fieldError(fieldName, message, details = [{ field: fieldName, me
   return err;
 }
 
-// toast shows a notice; with an action it offers a button (undo) for a few seconds.
+// keeping redraws the page keeping what is typed: each form touched or focused (found
+// again by its label, or its row's data-key) replaces its new twin, focus and caret kept.
+export async function keeping(draw) {
+  const main = document.getElementById('main');
+  const active = document.activeElement;
+  const forms = [...main.querySelectorAll('form')];
+  const keyOf = (f, all) => f.getAttribute('aria-label') || all.indexOf(f);
+  const kept = forms.filter((f) => 'touched' in f.dataset || f.contains(active))
+    .map((f) => [f.closest('[data-key]') || f, keyOf(f, forms)]);
+  await draw();
+  const now = [...main.querySelectorAll('form')];
+  for (const [old, key] of kept) {
+    const twin = old.dataset.key ? main.querySelector(`[data-key="${CSS.escape(old.dataset.key)}"]`) : now.find((f) => keyOf(f, now) === key);
+    if (twin && twin !== old) twin.replaceWith(old);
+  }
+  if (active !== document.activeElement && main.contains(active)) {
+    const { selectionStart: a, selectionEnd: b } = active;
+    active.focus({ preventScroll: true });
+    if (typeof a === 'number') active.setSelectionRange(a, b);
+  }
+}
+document.addEventListener('input', (e) => { if (e.target.form) e.target.form.dataset.touched = ''; });
+
+// toast shows a notice for a few seconds, dismissible, with an action (undo) when given.
+// It replaces the one before of its kind (notice, action): two at most are shown.
 export function toast(message, action, seconds = 6) {
   const box = document.getElementById('toasts');
-  const el = h('div', { class: 'toast' }, h('span', {}, message));
-  if (action) {
-    el.append(h('button', { type: 'button', onclick: () => { el.remove(); action.run(); } }, action.label));
-  }
+  for (const old of [...box.children]) if (!old.dataset.action === !action) old.remove();
+  const el = h('div', { class: 'toast', 'data-action': action && 'yes' }, h('span', {}, message),
+    action ? h('button', { type: 'button', onclick: () => { el.remove(); action.run(); } }, action.label) : null,
+    h('button', { type: 'button', 'aria-label': t('Close'), onclick: () => el.remove() }, '×'));
   box.append(el);
   setTimeout(() => el.remove(), seconds * 1000);
 }
@@ -237,10 +262,10 @@ export function empty() { return h('p', { class: 'empty' }, t('Nothing here yet.
 
 // table draws rows: columns are [header, cell(row), class] (class optional: 'nowrap'
 // for dates and figures that read whole). On a phone each row becomes a card, its cells
-// labelled by their headers.
+// labelled by their headers. data-key lets a row being edited outlive a redraw (keeping).
 export function table(columns, rows, caption) {
   return h('div', { class: 'table-wrap' }, h('table', {},
     caption ? h('caption', { class: 'sr' }, caption) : null,
     h('thead', {}, h('tr', {}, columns.map(([head]) => h('th', { scope: 'col' }, head)))),
-    h('tbody', {}, rows.map((row) => h('tr', {}, columns.map(([head, cell, cls]) => h('td', { 'data-label': head || null, class: cls || null }, cell(row))))))));
+    h('tbody', {}, rows.map((row) => h('tr', { 'data-key': row.id }, columns.map(([head, cell, cls]) => h('td', { 'data-label': head || null, class: cls || null }, cell(row))))))));
 }
