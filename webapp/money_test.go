@@ -24,6 +24,7 @@ func typeAmounts(t *testing.T, s *scene, amounts []typed) {
 	t.Helper()
 	for i, a := range amounts {
 		description := fmt.Sprintf("typed %d %s", i, s.view.Name)
+		s.waitFor("the quick form ready", `!document.querySelector('form.record button[type=submit]').disabled`)
 		s.fill(`form.record`, map[string]string{"amount": a.text, "description": description})
 		if a.recorded == "" {
 			s.waitFor("the refusal of "+a.text, `document.querySelector('form.record [data-field=amount] .field-error').innerText !== ''`)

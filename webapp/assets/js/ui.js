@@ -159,6 +159,7 @@ export function form(fields, submitLabel, onSubmit, attrs = {}) {
   f.addEventListener('change', show);
   f.addEventListener('submit', async (e) => {
     e.preventDefault();
+    if (button.disabled) return; // one submission at a time: the first is still on its way
     showErrors(f, null);
     button.disabled = true;
     try {
