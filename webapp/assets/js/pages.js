@@ -3,7 +3,7 @@
 // draws it again when the workspace changes elsewhere.
 import * as api from './api.js';
 import { t, term, money, day, today, monthName } from './i18n.js';
-import { h, field, amountField, form, decimal, fieldError, toast, progress, signed, table, empty, dialog } from './ui.js';
+import { h, field, amountField, form, decimal, fieldError, toast, progress, signed, table, empty, dialog, confirmed, can, buttons } from './ui.js';
 import { totals } from './sums.js';
 
 // lookups are the workspace's wallets and categories, read once per drawing.
@@ -13,6 +13,31 @@ async function lookups() {
 }
 
 const byId = (list) => Object.fromEntries(list.map((x) => [x.id, x]));
+
+// editor opens a record's form in a dialog; once saved, it closes and the page redraws.
+function editor(name, fields, save, redraw) {
+  const close = dialog(`${t('Edit')} ${name}`, form(fields, t('Save'), async (v) => {
+    await save(v);
+    close();
+    toast(t('Saved.'));
+    await redraw();
+  }));
+}
+
+// remover asks before archiving or deleting a record, then does it and redraws.
+function remover(label, name, path, message, redraw) {
+  return async () => {
+    if (!await confirmed(`${label} ${name}`, message, label)) return;
+    await api.del(path);
+    toast(t('Done.'));
+    await redraw();
+  };
+}
+
+const archived = () => t('It leaves the lists; what already uses it keeps it.');
+
+// creator is the section with the form that makes a new record.
+const creator = (title, f) => h('section', { class: 'card narrow', 'aria-labelledby': 'h-new' }, h('h2', { id: 'h-new' }, title), f);
 
 // recordForm is the quick form to record an income, an expense or a transfer. Each
 // submission carries an idempotency key, so a double click records once.
@@ -76,21 +101,25 @@ async function walletTotals(wallets, workspace) {
       : h('div', { class: 'stat total', 'data-testid': 'workspace-total' }, h('span', {}, t('Workspace total')), h('strong', {}, money(sum.total, workspace.currency))));
 }
 
-function walletCards(wallets) {
+// walletCards are the wallets; act, when given, draws each one's actions.
+function walletCards(wallets, act) {
   if (!wallets.length) return empty();
   return h('ul', { class: 'cards' }, wallets.map((w) => h('li', { class: 'card wallet', 'data-wallet': w.name },
     h('span', { class: 'chip', style: { background: /^#[0-9a-f]{6}$/i.test(w.cardColor || '') ? w.cardColor : '#0f6e56' } }),
     h('h3', {}, w.name, w.isDefault ? h('small', {}, ' · ' + t('Default')) : null),
-    h('p', { class: 'balance', 'data-testid': 'balance' }, money(w.balance, w.currency)))));
+    h('p', { class: 'balance', 'data-testid': 'balance' }, money(w.balance, w.currency)), act && act(w))));
 }
 
-function budgetBars(budgets, categories) {
+// budgetBars are the budgets with their spending; act, when given, draws each one's
+// actions.
+function budgetBars(budgets, categories, act) {
   if (!budgets.length) return empty();
   const cats = byId(categories);
   return h('ul', { class: 'budgets' }, budgets.map((b) => h('li', { class: 'budget', 'data-budget': b.name },
     h('div', { class: 'row' }, h('strong', {}, b.name), h('span', {}, (cats[b.categoryId] || {}).name || '')),
     progress(b.percentage, `${b.name}: ${Math.round(b.percentage)}%`, b.percentage >= b.alertThreshold),
-    h('p', { class: 'muted' }, `${money(b.spent, b.currency)} ${t('spent of')} ${money(b.amount, b.currency)} · ${money(b.remaining, b.currency)} ${t('remaining')}`))));
+    h('p', { class: 'muted' }, `${money(b.spent, b.currency)} ${t('spent of')} ${money(b.amount, b.currency)} · ${money(b.remaining, b.currency)} ${t('remaining')}`),
+    act && act(b))));
 }
 
 async function overview(main, ctx) {
@@ -121,13 +150,28 @@ async function overview(main, ctx) {
   return draw;
 }
 
+const walletTypes = () => ['cash', 'card', 'bank_account', 'digital_wallet'].map((k) => [k, term(k)]);
+
 async function walletsPage(main, ctx) {
-  const draw = async () => {
+  const edit = (w) => editor(w.name, [
+    field({ name: 'name', label: t('Name'), value: w.name, required: true, maxlength: 50 }),
+    field({ name: 'type', label: t('Type'), type: 'select', value: w.type, options: walletTypes() }),
+    field({ name: 'currency', label: t('Currency'), value: w.currency, maxlength: 3 }),
+    field({ name: 'cardColor', label: t('Colour'), type: 'color', value: w.cardColor }),
+    field({ name: 'balance', label: t('Initial balance'), inputmode: 'decimal', value: String(w.initialBalance) }),
+    field({ name: 'isDefault', label: t('Default'), type: 'checkbox', value: w.isDefault }),
+  ], async (v) => {
+    const balance = decimal(v.balance || '0');
+    if (balance === null) throw fieldError('balance', 'an amount with at most two decimals');
+    await api.patch('/api/wallets/' + w.id, { ...v, currency: (v.currency || '').toUpperCase(), balance });
+  }, draw);
+  const act = can(ctx.workspace, 'wallets:write') && ((w) => buttons(w.name, [[t('Edit'), () => edit(w)],
+    [t('Archive'), remover(t('Archive'), w.name, '/api/wallets/' + w.id, archived(), draw), true]]));
+  async function draw() {
     const { wallets } = await api.get('/api/wallets');
     const create = form([
       field({ name: 'name', label: t('Name'), required: true, maxlength: 100 }),
-      field({ name: 'type', label: t('Type'), type: 'select', value: 'cash',
-        options: ['cash', 'card', 'bank_account', 'digital_wallet'].map((k) => [k, term(k)]) }),
+      field({ name: 'type', label: t('Type'), type: 'select', value: 'cash', options: walletTypes() }),
       field({ name: 'currency', label: t('Currency'), value: ctx.workspace.currency, maxlength: 3 }),
       field({ name: 'balance', label: t('Initial balance'), inputmode: 'decimal', value: '0' }),
     ], t('Create'), async (v) => {
@@ -137,9 +181,9 @@ async function walletsPage(main, ctx) {
       toast(t('Saved.'));
       await draw();
     }, { 'aria-label': t('New wallet') });
-    main.replaceChildren(h('h1', {}, t('Wallets')), walletCards(wallets), await walletTotals(wallets, ctx.workspace),
-      h('section', { class: 'card narrow', 'aria-labelledby': 'h-new' }, h('h2', { id: 'h-new' }, t('New wallet')), create));
-  };
+    main.replaceChildren(h('h1', {}, t('Wallets')), walletCards(wallets, act), await walletTotals(wallets, ctx.workspace),
+      act ? creator(t('New wallet'), create) : null);
+  }
   await draw();
   return draw;
 }
@@ -158,7 +202,8 @@ function listingPath(page) {
   return '/api/transactions?' + q;
 }
 
-async function transactionsPage(main) {
+async function transactionsPage(main, ctx) {
+  const write = can(ctx.workspace, 'transactions:write');
   const params = new URLSearchParams(location.search);
   let page = Number(params.get('page')) || 1;
   // The first page is asked for beside the wallets and categories, not after them.
@@ -192,20 +237,50 @@ async function transactionsPage(main) {
       h('button', { type: 'button', disabled: page <= 1, onclick: () => drawList(page - 1) }, t('Previous')),
       h('span', {}, `${t('Page')} ${page} ${t('of')} ${pages} · ${res.pagination.total}`),
       h('button', { type: 'button', disabled: page >= pages, onclick: () => drawList(page + 1) }, t('Next')));
-    list.replaceChildren(rows.length ? table([
+    const named = (tx) => `${tx.description || ''} ${day(tx.date)} ${money(tx.amount, tx.currency)}`;
+    list.replaceChildren(write && rows.length ? bulkBar() : '', rows.length ? table([
+      write && ['', (tx) => h('input', { type: 'checkbox', 'data-select': tx.id, 'aria-label': `${t('Select')} ${named(tx)}` })],
       [t('Date'), (tx) => day(tx.date)],
       [t('Description'), (tx) => tx.description || '—'],
       [t('Category'), (tx) => (cats[tx.categoryId] || {}).name || term(tx.type)],
       [t('Wallet'), (tx) => (wallets[tx.walletId] || {}).name || ''],
       [t('Amount'), (tx) => signed(tx)],
-      ['', (tx) => h('div', { class: 'row-actions' },
+      write && ['', (tx) => h('div', { class: 'row-actions' },
         h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('Edit')} ${tx.description || ''}`, onclick: (e) => editRow(e.target.closest('tr'), tx) }, t('Edit')),
         h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('Delete')} ${tx.description || ''}`, onclick: () => remove(tx) }, t('Delete')))],
-    ], rows, t('Transactions')) : empty(), pager);
+    ].filter(Boolean), rows, t('Transactions')) : empty(), pager);
+    list.dispatchEvent(new Event('change'));
+  }
+
+  // bulkBar acts on the rows ticked on this page: recategorize them, or delete them
+  // once the person confirms.
+  function bulkBar() {
+    const picked = () => [...list.querySelectorAll('[data-select]:checked')].map((box) => box.dataset.select);
+    const category = field({ name: 'bulkCategory', label: t('Category'), type: 'select', options: look.categories.map((c) => [c.id, c.name]) });
+    const run = async (body) => {
+      await api.post('/api/transactions/bulk', { ids: picked(), ...body });
+      toast(t('Done.'));
+      await drawList();
+    };
+    const all = h('input', { type: 'checkbox', id: 'select-all', onchange: () => {
+      for (const box of list.querySelectorAll('[data-select]')) box.checked = all.checked;
+    } });
+    const count = h('span', { 'aria-live': 'polite' });
+    const move = h('button', { type: 'button', onclick: () => run({ operation: 'recategorize', categoryId: category.querySelector('select').value }) }, t('Recategorize'));
+    const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
+      if (await confirmed(t('Delete selected'), `${picked().length} · ${t('This cannot be undone.')}`, t('Delete'))) await run({ operation: 'delete' });
+    } }, t('Delete selected'));
+    list.onchange = () => {
+      const n = picked().length;
+      count.textContent = `${n} ${t('selected')}`;
+      move.disabled = del.disabled = !n;
+    };
+    return h('div', { class: 'bulk', role: 'group', 'aria-label': t('Selected transactions') },
+      h('div', { class: 'field check' }, all, h('label', { for: 'select-all' }, t('Select all on this page'))), count, category, move, del);
   }
 
   function editRow(tr, tx) {
-    const cell = h('td', { colspan: '6' });
+    const cell = h('td', { colspan: String(tr.children.length) });
     const edit = form([
       amountField('amount', t('Amount'), String(tx.amount)),
       field({ name: 'description', label: t('Description'), value: tx.description || '', maxlength: 255 }),
@@ -246,59 +321,96 @@ async function transactionsPage(main) {
   }
 
   main.replaceChildren(h('h1', {}, t('Transactions')),
-    h('details', { class: 'card' }, h('summary', {}, t('Record')), recordOrSetup(look, () => drawList(1))),
+    write ? h('details', { class: 'card' }, h('summary', {}, t('Record')), recordOrSetup(look, () => drawList(1))) : '',
     filters, list);
   await drawList();
   return async () => { look = await lookups(); await drawList(); };
 }
 
-async function budgetsPage(main) {
-  const draw = async () => {
+// budgetFields are a budget's fields, filled with b's values when editing.
+function budgetFields(categories, b = {}) {
+  const month = today().slice(0, 7);
+  return [
+    field({ name: 'name', label: t('Name'), value: b.name, required: true, maxlength: 100 }),
+    field({ name: 'categoryId', label: t('Category'), type: 'select', value: b.categoryId, options: categories.map((c) => [c.id, c.name]) }),
+    amountField('amount', t('Amount'), b.amount === undefined ? '' : String(b.amount)),
+    field({ name: 'period', label: t('Period'), type: 'select', value: b.period || 'monthly',
+      options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, term(p)]) }),
+    field({ name: 'startDate', label: t('Start'), type: 'date', value: b.startDate || month + '-01' }),
+    field({ name: 'endDate', label: t('End'), type: 'date', value: b.endDate || (Number(month.slice(0, 4)) + 1) + month.slice(4) + '-01' }),
+    field({ name: 'alertThreshold', label: t('Alert at') + ' (%)', type: 'number', value: String(b.alertThreshold ?? 80), min: 1, max: 100 }),
+  ];
+}
+
+// budgetBody checks a budget's form and returns what the API takes.
+function budgetBody(v) {
+  const amount = decimal(v.amount || '');
+  if (amount === null) throw fieldError('amount', 'an amount with at most two decimals');
+  return { ...v, amount, alertThreshold: Number(v.alertThreshold) };
+}
+
+async function budgetsPage(main, ctx) {
+  async function draw() {
     const [{ budgets }, look] = await Promise.all([api.get('/api/budgets'), lookups()]);
-    const month = today().slice(0, 7);
-    const create = form([
-      field({ name: 'name', label: t('Name'), required: true, maxlength: 100 }),
-      field({ name: 'categoryId', label: t('Category'), type: 'select', options: look.categories.map((c) => [c.id, c.name]) }),
-      amountField('amount', t('Amount')),
-      field({ name: 'period', label: t('Period'), type: 'select', value: 'monthly',
-        options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, term(p)]) }),
-      field({ name: 'startDate', label: t('Start'), type: 'date', value: month + '-01' }),
-      field({ name: 'endDate', label: t('End'), type: 'date', value: (Number(month.slice(0, 4)) + 1) + month.slice(4) + '-01' }),
-      field({ name: 'alertThreshold', label: t('Alert at') + ' (%)', type: 'number', value: '80', min: 1, max: 100 }),
-    ], t('Create'), async (v) => {
-      const amount = decimal(v.amount || '');
-      if (amount === null) throw fieldError('amount', 'an amount with at most two decimals');
-      await api.post('/api/budgets', { ...v, amount, alertThreshold: Number(v.alertThreshold) });
+    const act = can(ctx.workspace, 'budgets:write') && ((b) => buttons(b.name, [
+      [t('Edit'), () => editor(b.name, budgetFields(look.categories, b), (v) => api.patch('/api/budgets/' + b.id, budgetBody(v)), draw)],
+      [t('Delete'), remover(t('Delete'), b.name, '/api/budgets/' + b.id, t('This cannot be undone.'), draw), true]]));
+    const create = form(budgetFields(look.categories), t('Create'), async (v) => {
+      await api.post('/api/budgets', budgetBody(v));
       toast(t('Saved.'));
       await draw();
     }, { 'aria-label': t('New budget') });
-    main.replaceChildren(h('h1', {}, t('Budgets')), budgetBars(budgets, look.categories),
-      h('section', { class: 'card narrow', 'aria-labelledby': 'h-new' }, h('h2', { id: 'h-new' }, t('New budget')), create));
-  };
+    main.replaceChildren(h('h1', {}, t('Budgets')), budgetBars(budgets, look.categories, act), act ? creator(t('New budget'), create) : null);
+  }
   await draw();
   return draw;
 }
 
-async function categoriesPage(main) {
-  const draw = async () => {
-    const { categories } = await api.get('/api/categories');
+async function categoriesPage(main, ctx) {
+  async function draw() {
+    const [{ categories }, { tags }] = await Promise.all([api.get('/api/categories'), api.get('/api/tags')]);
+    const write = can(ctx.workspace, 'categories:write');
+    const edit = (c) => editor(c.name, [
+      field({ name: 'name', label: t('Name'), value: c.name, required: true, maxlength: 100 }),
+      field({ name: 'color', label: t('Colour'), type: 'color', value: c.color }),
+      field({ name: 'description', label: t('Description'), value: c.description || '', maxlength: 255 }),
+      field({ name: 'tagId', label: t('Tag'), type: 'select', value: c.tagId || '', options: [['', t('None')], ...tags.map((g) => [g.id, g.name])] }),
+    ], (v) => api.patch('/api/categories/' + c.id, { ...v, description: v.description || null, tagId: v.tagId || null }), draw);
     const create = form([field({ name: 'name', label: t('Name'), required: true, maxlength: 100 })], t('Create'), async (v) => {
       await api.post('/api/categories', { name: v.name });
       toast(t('Saved.'));
       await draw();
     }, { 'aria-label': t('New category') });
     main.replaceChildren(h('h1', {}, t('Categories')),
-      categories.length ? h('ul', { class: 'chips' }, categories.map((c) => h('li', {}, c.name,
-        h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('Edit')} ${c.name}`, onclick: () => rename(c) }, t('Edit'))))) : empty(),
-      h('section', { class: 'card narrow', 'aria-labelledby': 'h-new' }, h('h2', { id: 'h-new' }, t('New category')), create));
-  };
-  const rename = (c) => {
-    const close = dialog(t('Edit'), form([field({ name: 'name', label: t('Name'), value: c.name, required: true })], t('Save'), async (v) => {
-      await api.patch('/api/categories/' + c.id, { name: v.name });
-      close();
+      categories.length ? h('ul', { class: 'chips' }, categories.map((c) => h('li', { 'data-category': c.name }, c.name,
+        write ? buttons(c.name, [[t('Edit'), () => edit(c)],
+          [t('Archive'), remover(t('Archive'), c.name, '/api/categories/' + c.id, archived(), draw), true]]) : null))) : empty(),
+      write ? creator(t('New category'), create) : null);
+  }
+  await draw();
+  return draw;
+}
+
+// tagsPage lists the workspace's tags; a role with tags:write makes, renames and
+// archives them.
+async function tagsPage(main, ctx) {
+  const fields = (g = {}) => [field({ name: 'name', label: t('Name'), value: g.name, required: true, maxlength: 50 }),
+    field({ name: 'color', label: t('Colour'), type: 'color', value: g.color || '#6b7280' })];
+  async function draw() {
+    const { tags } = await api.get('/api/tags');
+    const write = can(ctx.workspace, 'tags:write');
+    const create = form(fields(), t('Create'), async (v) => {
+      await api.post('/api/tags', v);
+      toast(t('Saved.'));
       await draw();
-    }));
-  };
+    }, { 'aria-label': t('New tag') });
+    main.replaceChildren(h('h1', {}, t('Tags')),
+      tags.length ? h('ul', { class: 'chips' }, tags.map((g) => h('li', { 'data-tag': g.name },
+        h('span', { class: 'dot', style: { background: g.color } }), g.name,
+        write ? buttons(g.name, [[t('Edit'), () => editor(g.name, fields(g), (v) => api.patch('/api/tags/' + g.id, v), draw)],
+          [t('Delete'), remover(t('Delete'), g.name, '/api/tags/' + g.id, archived(), draw), true]]) : null))) : empty(),
+      write ? creator(t('New tag'), create) : null);
+  }
   await draw();
   return draw;
 }
@@ -309,4 +421,5 @@ export const pages = {
   '/app/transactions': { title: 'Transactions', render: transactionsPage },
   '/app/budgets': { title: 'Budgets', render: budgetsPage },
   '/app/categories': { title: 'Categories', render: categoriesPage },
+  '/app/tags': { title: 'Tags', render: tagsPage },
 };

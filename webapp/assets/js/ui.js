@@ -171,6 +171,17 @@ export function confirmed(title, message, actionLabel) {
   });
 }
 
+// can reports whether the person's role in the workspace holds a scope (its record
+// lists them): the app offers only what the role may do.
+export const can = (ws, scope) => ((ws && ws.scopes) || []).some((s) => s === '*' || s === scope);
+
+// buttons are a record's actions, [label, run, danger], each named with the record's
+// name so that a screen reader tells "Edit Food" from "Edit Rent".
+export function buttons(name, list) {
+  return h('div', { class: 'row-actions' }, list.map(([label, run, danger]) =>
+    h('button', { type: 'button', class: danger ? 'ghost danger' : 'ghost', 'aria-label': `${label} ${name}`, onclick: run }, label)));
+}
+
 // empty is the text of a list with nothing in it.
 export function empty() { return h('p', { class: 'empty' }, t('Nothing here yet.')); }
 
