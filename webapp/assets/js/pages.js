@@ -132,8 +132,8 @@ async function overview(main, ctx) {
     main.replaceChildren(
       h('h1', {}, t('Overview')),
       h('div', { class: 'grid' },
-        h('section', { class: 'card', 'aria-labelledby': 'h-record' }, h('h2', { id: 'h-record' }, t('Record')),
-          recordOrSetup(look, draw)),
+        can(ctx.workspace, 'transactions:write') ? h('section', { class: 'card', 'aria-labelledby': 'h-record' },
+          h('h2', { id: 'h-record' }, t('Record')), recordOrSetup(look, draw)) : null,
         h('section', { class: 'card', 'aria-labelledby': 'h-month' }, h('h2', { id: 'h-month' }, monthName(month)),
           h('div', { class: 'totals' },
             h('div', { class: 'stat' }, h('span', {}, t('Income this month')), h('strong', { class: 'in' }, money(summary.totalIncome, summary.currency))),
