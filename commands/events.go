@@ -24,6 +24,8 @@ const (
 	TypeCategoryUpdated     = "category.updated.v1"
 	TypeCategoryArchived    = "category.archived.v1"
 	TypeTagCreated          = "tag.created.v1"
+	TypeTagUpdated          = "tag.updated.v1"
+	TypeTagArchived         = "tag.archived.v1"
 	TypeTransactionCreated  = "transaction.created.v1"
 	TypeTransactionUpdated  = "transaction.updated.v1"
 	TypeTransactionDeleted  = "transaction.deleted.v1"
@@ -132,6 +134,24 @@ type TagCreated struct {
 	TagID uuid.UUID `json:"tagId"`
 	Name  string    `json:"name"`
 	Color string    `json:"color"`
+}
+
+// TagFields are a tag's editable fields.
+type TagFields struct {
+	Name  string `json:"name"`
+	Color string `json:"color"`
+}
+
+// TagUpdated replaces a tag's fields.
+type TagUpdated struct {
+	TagID  uuid.UUID `json:"tagId"`
+	Before TagFields `json:"before"`
+	After  TagFields `json:"after"`
+}
+
+// TagArchived retires a tag; what carries it keeps it.
+type TagArchived struct {
+	TagID uuid.UUID `json:"tagId"`
 }
 
 // Posting is one wallet balance movement caused by a transaction event. Decide computes
@@ -325,6 +345,8 @@ var eventTypes = map[string]func() any{
 	TypeCategoryUpdated:             payload[CategoryUpdated],
 	TypeCategoryArchived:            payload[CategoryArchived],
 	TypeTagCreated:                  payload[TagCreated],
+	TypeTagUpdated:                  payload[TagUpdated],
+	TypeTagArchived:                 payload[TagArchived],
 	TypeTransactionCreated:          payload[TransactionCreated],
 	TypeTransactionUpdated:          payload[TransactionUpdated],
 	TypeTransactionDeleted:          payload[TransactionDeleted],

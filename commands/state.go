@@ -76,7 +76,7 @@ type Category struct {
 
 // Tag is a tag as the write side sees it.
 type Tag struct {
-	Name   string
+	TagFields
 	Active bool
 }
 
@@ -186,7 +186,19 @@ func (w *Workspace) Apply(event any) error {
 		}
 		category.Archived = true
 	case *TagCreated:
-		w.Tags[e.TagID] = &Tag{Name: e.Name, Active: true}
+		w.Tags[e.TagID] = &Tag{TagFields: TagFields{Name: e.Name, Color: e.Color}, Active: true}
+	case *TagUpdated:
+		tag, err := find(w.Tags, e.TagID, "tag")
+		if err != nil {
+			return err
+		}
+		tag.TagFields = e.After
+	case *TagArchived:
+		tag, err := find(w.Tags, e.TagID, "tag")
+		if err != nil {
+			return err
+		}
+		tag.Active = false
 	case *TransactionCreated:
 		t := transactionOf(e)
 		w.Transactions[e.TransactionID] = t

@@ -71,6 +71,8 @@ var operationDocs = map[string]operationDoc{
 	"DELETE /api/categories/{id}":                           {Response: "CategoryResponse"},
 	"GET /api/tags":                                         {Response: "TagList"},
 	"POST /api/tags":                                        {Request: "TagCreate", Response: "TagResponse"},
+	"PATCH /api/tags/{id}":                                  {Request: "TagUpdate", Response: "TagResponse"},
+	"DELETE /api/tags/{id}":                                 {Response: "TagResponse"},
 	"POST /api/transactions":                                {Request: "TransactionCreate", Response: "TransactionResponse"},
 	"POST /api/transactions/bulk":                           {Request: "TransactionBulk", Response: "BulkResult"},
 	"GET /api/transactions/{id}":                            {Response: "TransactionResponse"},
@@ -284,6 +286,10 @@ func walletFields() obj {
 	}
 }
 
+func tagFields() obj {
+	return obj{"name": str(obj{"minLength": 1, "maxLength": maxTagName}), "color": str(merge(obj{"default": defaultTagColor}, colorRule))}
+}
+
 func categoryFields() obj {
 	return obj{
 		"name": str(obj{"minLength": 1, "maxLength": maxCategoryName}), "icon": str(obj{"minLength": 1, "maxLength": 50, "default": "tag"}),
@@ -380,7 +386,8 @@ func requestSchemas() obj {
 		"WalletUpdate":      input(walletFields()),
 		"CategoryCreate":    input(categoryFields(), "name"),
 		"CategoryUpdate":    input(categoryFields()),
-		"TagCreate":         input(obj{"name": str(obj{"minLength": 1, "maxLength": maxTagName}), "color": str(colorRule)}, "name"),
+		"TagCreate":         input(tagFields(), "name"),
+		"TagUpdate":         input(tagFields()),
 		"TransactionCreate": transactionCreate,
 		"TransactionUpdate": input(updateTx),
 		"TransactionBulk": input(obj{
@@ -600,7 +607,9 @@ func schemas() obj {
 			"personalWorkspaceId": uuidRef(), "createdAt": dateTime()})),
 		"UserResponse": wrap("user", "User"),
 		"Workspace": record(obj{"id": uuidRef(), "name": str(nil), "type": str(obj{"enum": []string{"personal", "team"}}),
-			"currency": str(nil), "language": str(obj{"maxLength": 10}), "role": str(obj{"enum": roleNames}), "createdAt": dateTime()}),
+			"currency": str(nil), "language": str(obj{"maxLength": 10}), "role": str(obj{"enum": roleNames}), "createdAt": dateTime(),
+			"scopes": obj{"type": "array", "items": str(obj{"enum": commands.Scopes}),
+				"description": "the scopes the caller's role holds in the workspace (\"*\": every scope); an API key may hold fewer"}}),
 		"WorkspaceResponse": wrap("workspace", "Workspace"),
 		"WorkspaceList":     list("workspaces", "Workspace"),
 		"MeResponse":        object(obj{"user": ref("User"), "workspace": ref("Workspace")}, "user", "workspace"),

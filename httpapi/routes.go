@@ -128,6 +128,8 @@ var routes = []route{
 
 	{"GET", "/api/tags", scopeTagsRead, "List active tags", http.StatusOK, listRecords("tags", queries.Tags)},
 	{"POST", "/api/tags", scopeTagsWrite, "Create a tag", http.StatusOK, createTag},
+	{"PATCH", "/api/tags/{id}", scopeTagsWrite, "Rename or recolour a tag", http.StatusOK, updateTag},
+	{"DELETE", "/api/tags/{id}", scopeTagsWrite, "Archive a tag: it leaves the listing, what carries it keeps it", http.StatusOK, archiveTag},
 
 	{"GET", "/api/transactions", scopeTransactionsRead, "List transactions, filtered and paginated", http.StatusOK, listTransactions},
 	{"POST", "/api/transactions", scopeTransactionsWrite, "Create a transaction", http.StatusCreated, createTransaction},

@@ -9,15 +9,44 @@ import (
 
 const defaultTagColor = "#6b7280"
 
+// tagInput reads a tag's fields: a create needs the name, an update may leave either
+// out but set neither to null.
+func tagInput(b *body, create bool) commands.UpdateTag {
+	in := commands.UpdateTag{Name: b.name("name", maxTagName), Color: b.str("color", 0, 7)}
+	b.pattern("color", in.Color, hexColor, "#RRGGBB")
+	if create {
+		b.required("name", in.Name.Valid)
+	} else {
+		b.notNull("name", "color")
+	}
+	return in
+}
+
 func createTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	_, b, ok := readRequest(w, r, false)
 	if !ok {
 		return
 	}
-	name := b.name("name", maxTagName)
-	color := b.str("color", 0, 7)
-	b.pattern("color", color, hexColor, "#RRGGBB")
-	b.required("name", name.Valid)
-	cmd := commands.CreateTag{TagID: newID(), Name: name.Value, Color: orDefault(color, defaultTagColor)}
+	in := tagInput(b, true)
+	cmd := commands.CreateTag{TagID: newID(), Name: in.Name.Value, Color: orDefault(in.Color, defaultTagColor)}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), cmd.TagID))})
+}
+
+func updateTag(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := tagInput(b, false)
+	cmd.TagID = id
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
+}
+
+func archiveTag(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := commands.ArchiveTag{TagID: id}
+	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
 }

@@ -110,6 +110,11 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 	case *commands.TagCreated:
 		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionCreate,
 			changes: created(map[string]any{"name": d.Name, "color": d.Color})}, true, nil
+	case *commands.TagUpdated:
+		changes, err := diff(d.Before, d.After)
+		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionUpdate, changes: changes}, true, err
+	case *commands.TagArchived:
+		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionDelete}, true, nil
 	case *commands.TransactionCreated:
 		fields := *d
 		fields.Postings, fields.Effects = nil, nil

@@ -247,6 +247,11 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	case *commands.TagCreated:
 		b.Queue(`INSERT INTO tags (workspace_id, id, name, color, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $5, $6)`, ws, d.TagID, d.Name, d.Color, at, e.Version)
+	case *commands.TagUpdated:
+		b.Queue(`UPDATE tags SET name = $3, color = $4, updated_at = $5 WHERE workspace_id = $1 AND id = $2`,
+			ws, d.TagID, d.After.Name, d.After.Color, at)
+	case *commands.TagArchived:
+		b.Queue(`UPDATE tags SET active = false, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.TagID, at)
 	case *commands.TransactionCreated:
 		p.transactions.add(ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,

@@ -2,11 +2,14 @@ package queries
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+
+	"github.com/finledger/finledger/commands"
 )
 
 // User is a user record with their profile.
@@ -40,6 +43,20 @@ type Workspace struct {
 	Language  string    `json:"language"` // of the text the service writes; empty is English
 	Role      string    `json:"role"`
 	CreatedAt time.Time `json:"createdAt"`
+}
+
+// MarshalJSON writes the workspace with the scopes the member's role holds in it, so
+// that a client offers only what the role may do.
+func (w Workspace) MarshalJSON() ([]byte, error) {
+	type fields Workspace
+	scopes := commands.RoleScopes(w.Role)
+	if scopes == nil {
+		scopes = []string{}
+	}
+	return json.Marshal(struct {
+		fields
+		Scopes []string `json:"scopes"`
+	}{fields(w), scopes})
 }
 
 // Session is a user and, when the user is a member of it, the requested workspace.

@@ -79,7 +79,7 @@ func TestEveryEventTypeIsPublicOrKept(t *testing.T) {
 	for _, name := range strings.Fields(`api_key.created.v1 api_key.revoked.v1 budget.deleted.v1 budget.updated.v1
 		category.archived.v1 category.updated.v1 debt.created.v1 debt.deleted.v1 debt.updated.v1 exchange_rates.set.v1
 		goal.created.v1 goal.deleted.v1 goal.updated.v1 member.added.v1 member.invitation_cancelled.v1 member.invited.v1 member.removed.v1
-		member.role_changed.v1 recurring.created.v1 recurring.deleted.v1 recurring.updated.v1 tag.created.v1 user.deleted.v1
+		member.role_changed.v1 recurring.created.v1 recurring.deleted.v1 recurring.updated.v1 tag.archived.v1 tag.created.v1 tag.updated.v1 user.deleted.v1
 		user.identity_changed.v1 user.profile_updated.v1 user.registered.v1 webhook.created.v1 webhook.deleted.v1
 		webhook.secret_rotated.v1 webhook.updated.v1 whatsapp.fingerprint_recorded.v1 whatsapp.link_suspended.v1
 		whatsapp.linked.v1 whatsapp.unlinked.v1 whatsapp.workspace_changed.v1 workspace.created.v1 workspace.deleted.v1`) {

@@ -603,6 +603,123 @@ func (e WorkspaceRole) Valid() bool {
 	}
 }
 
+// Defines values for WorkspaceScopes.
+const (
+	WorkspaceScopesAgentContext      WorkspaceScopes = "agent:context"
+	WorkspaceScopesAsterisk          WorkspaceScopes = "*"
+	WorkspaceScopesBudgetsRead       WorkspaceScopes = "budgets:read"
+	WorkspaceScopesBudgetsWrite      WorkspaceScopes = "budgets:write"
+	WorkspaceScopesCategoriesRead    WorkspaceScopes = "categories:read"
+	WorkspaceScopesCategoriesWrite   WorkspaceScopes = "categories:write"
+	WorkspaceScopesCommentsRead      WorkspaceScopes = "comments:read"
+	WorkspaceScopesCommentsWrite     WorkspaceScopes = "comments:write"
+	WorkspaceScopesCustomersRead     WorkspaceScopes = "customers:read"
+	WorkspaceScopesCustomersWrite    WorkspaceScopes = "customers:write"
+	WorkspaceScopesDebtsRead         WorkspaceScopes = "debts:read"
+	WorkspaceScopesDebtsWrite        WorkspaceScopes = "debts:write"
+	WorkspaceScopesGoalsRead         WorkspaceScopes = "goals:read"
+	WorkspaceScopesGoalsWrite        WorkspaceScopes = "goals:write"
+	WorkspaceScopesGroupsManage      WorkspaceScopes = "groups:manage"
+	WorkspaceScopesGroupsRead        WorkspaceScopes = "groups:read"
+	WorkspaceScopesInvoicesRead      WorkspaceScopes = "invoices:read"
+	WorkspaceScopesInvoicesWrite     WorkspaceScopes = "invoices:write"
+	WorkspaceScopesProfileRead       WorkspaceScopes = "profile:read"
+	WorkspaceScopesProfileWrite      WorkspaceScopes = "profile:write"
+	WorkspaceScopesRecurrentRead     WorkspaceScopes = "recurrent:read"
+	WorkspaceScopesRecurrentWrite    WorkspaceScopes = "recurrent:write"
+	WorkspaceScopesReportsRead       WorkspaceScopes = "reports:read"
+	WorkspaceScopesSharingManage     WorkspaceScopes = "sharing:manage"
+	WorkspaceScopesSharingRead       WorkspaceScopes = "sharing:read"
+	WorkspaceScopesTagsRead          WorkspaceScopes = "tags:read"
+	WorkspaceScopesTagsWrite         WorkspaceScopes = "tags:write"
+	WorkspaceScopesTeamManage        WorkspaceScopes = "team:manage"
+	WorkspaceScopesTransactionsRead  WorkspaceScopes = "transactions:read"
+	WorkspaceScopesTransactionsWrite WorkspaceScopes = "transactions:write"
+	WorkspaceScopesUploadsWrite      WorkspaceScopes = "uploads:write"
+	WorkspaceScopesWalletsRead       WorkspaceScopes = "wallets:read"
+	WorkspaceScopesWalletsWrite      WorkspaceScopes = "wallets:write"
+	WorkspaceScopesWebhooksRead      WorkspaceScopes = "webhooks:read"
+	WorkspaceScopesWebhooksWrite     WorkspaceScopes = "webhooks:write"
+)
+
+// Valid indicates whether the value is a known member of the WorkspaceScopes enum.
+func (e WorkspaceScopes) Valid() bool {
+	switch e {
+	case WorkspaceScopesAgentContext:
+		return true
+	case WorkspaceScopesAsterisk:
+		return true
+	case WorkspaceScopesBudgetsRead:
+		return true
+	case WorkspaceScopesBudgetsWrite:
+		return true
+	case WorkspaceScopesCategoriesRead:
+		return true
+	case WorkspaceScopesCategoriesWrite:
+		return true
+	case WorkspaceScopesCommentsRead:
+		return true
+	case WorkspaceScopesCommentsWrite:
+		return true
+	case WorkspaceScopesCustomersRead:
+		return true
+	case WorkspaceScopesCustomersWrite:
+		return true
+	case WorkspaceScopesDebtsRead:
+		return true
+	case WorkspaceScopesDebtsWrite:
+		return true
+	case WorkspaceScopesGoalsRead:
+		return true
+	case WorkspaceScopesGoalsWrite:
+		return true
+	case WorkspaceScopesGroupsManage:
+		return true
+	case WorkspaceScopesGroupsRead:
+		return true
+	case WorkspaceScopesInvoicesRead:
+		return true
+	case WorkspaceScopesInvoicesWrite:
+		return true
+	case WorkspaceScopesProfileRead:
+		return true
+	case WorkspaceScopesProfileWrite:
+		return true
+	case WorkspaceScopesRecurrentRead:
+		return true
+	case WorkspaceScopesRecurrentWrite:
+		return true
+	case WorkspaceScopesReportsRead:
+		return true
+	case WorkspaceScopesSharingManage:
+		return true
+	case WorkspaceScopesSharingRead:
+		return true
+	case WorkspaceScopesTagsRead:
+		return true
+	case WorkspaceScopesTagsWrite:
+		return true
+	case WorkspaceScopesTeamManage:
+		return true
+	case WorkspaceScopesTransactionsRead:
+		return true
+	case WorkspaceScopesTransactionsWrite:
+		return true
+	case WorkspaceScopesUploadsWrite:
+		return true
+	case WorkspaceScopesWalletsRead:
+		return true
+	case WorkspaceScopesWalletsWrite:
+		return true
+	case WorkspaceScopesWebhooksRead:
+		return true
+	case WorkspaceScopesWebhooksWrite:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WorkspaceType.
 const (
 	WorkspaceTypePersonal WorkspaceType = "personal"
@@ -3046,11 +3163,17 @@ type Workspace struct {
 	Language  string             `json:"language"`
 	Name      string             `json:"name"`
 	Role      WorkspaceRole      `json:"role"`
-	Type      WorkspaceType      `json:"type"`
+
+	// Scopes the scopes the caller's role holds in the workspace ("*": every scope); an API key may hold fewer
+	Scopes []WorkspaceScopes `json:"scopes"`
+	Type   WorkspaceType     `json:"type"`
 }
 
 // WorkspaceRole defines model for Workspace.Role.
 type WorkspaceRole string
+
+// WorkspaceScopes defines model for Workspace.Scopes.
+type WorkspaceScopes string
 
 // WorkspaceType defines model for Workspace.Type.
 type WorkspaceType string
@@ -3486,6 +3609,12 @@ type RecurringUpdatePeriodicity string
 type TagCreate struct {
 	Color *string `json:"color,omitempty"`
 	Name  string  `json:"name"`
+}
+
+// TagUpdate defines model for TagUpdate.
+type TagUpdate struct {
+	Color *string `json:"color,omitempty"`
+	Name  *string `json:"name,omitempty"`
 }
 
 // TransactionBulk defines model for TransactionBulk.
@@ -4642,6 +4771,36 @@ type PostTagsParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// DeleteTagsByIdParams defines parameters for DeleteTagsById.
+type DeleteTagsByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PatchTagsByIdJSONBody defines parameters for PatchTagsById.
+type PatchTagsByIdJSONBody struct {
+	Color *string `json:"color,omitempty"`
+	Name  *string `json:"name,omitempty"`
+}
+
+// PatchTagsByIdParams defines parameters for PatchTagsById.
+type PatchTagsByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // GetTransactionsParams defines parameters for GetTransactions.
 type GetTransactionsParams struct {
 	// Page page number, from 1
@@ -5349,6 +5508,9 @@ type PostRecurrentByIdPayJSONRequestBody PostRecurrentByIdPayJSONBody
 
 // PostTagsJSONRequestBody defines body for PostTags for application/json ContentType.
 type PostTagsJSONRequestBody PostTagsJSONBody
+
+// PatchTagsByIdJSONRequestBody defines body for PatchTagsById for application/json ContentType.
+type PatchTagsByIdJSONRequestBody PatchTagsByIdJSONBody
 
 // PostTransactionsJSONRequestBody defines body for PostTransactions for application/json ContentType.
 type PostTransactionsJSONRequestBody PostTransactionsJSONBody
@@ -6707,6 +6869,25 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/tags (the `PostTags` operationId).
 	PostTags(ctx context.Context, params *PostTagsParams, body PostTagsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteTagsById Archive a tag: it leaves the listing, what carries it keeps it
+	//
+	// Corresponds with DELETE /api/tags/{id} (the `DeleteTagsById` operationId).
+	DeleteTagsById(ctx context.Context, id openapi_types.UUID, params *DeleteTagsByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchTagsByIdWithBody Rename or recolour a tag
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/tags/{id} (the `PatchTagsById` operationId).
+	PatchTagsByIdWithBody(ctx context.Context, id openapi_types.UUID, params *PatchTagsByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchTagsById Rename or recolour a tag
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/tags/{id} (the `PatchTagsById` operationId).
+	PatchTagsById(ctx context.Context, id openapi_types.UUID, params *PatchTagsByIdParams, body PatchTagsByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetTransactions List transactions, filtered and paginated
 	//
@@ -8390,6 +8571,55 @@ func (c *Client) PostTagsWithBody(ctx context.Context, params *PostTagsParams, c
 // Corresponds with POST /api/tags (the `PostTags` operationId).
 func (c *Client) PostTags(ctx context.Context, params *PostTagsParams, body PostTagsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostTagsRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteTagsById Archive a tag: it leaves the listing, what carries it keeps it
+//
+// Corresponds with DELETE /api/tags/{id} (the `DeleteTagsById` operationId).
+func (c *Client) DeleteTagsById(ctx context.Context, id openapi_types.UUID, params *DeleteTagsByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteTagsByIdRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchTagsByIdWithBody Rename or recolour a tag
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/tags/{id} (the `PatchTagsById` operationId).
+func (c *Client) PatchTagsByIdWithBody(ctx context.Context, id openapi_types.UUID, params *PatchTagsByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchTagsByIdRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchTagsById Rename or recolour a tag
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/tags/{id} (the `PatchTagsById` operationId).
+func (c *Client) PatchTagsById(ctx context.Context, id openapi_types.UUID, params *PatchTagsByIdParams, body PatchTagsByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchTagsByIdRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -13718,6 +13948,161 @@ func NewPostTagsRequestWithBody(server string, params *PostTagsParams, contentTy
 	return req, nil
 }
 
+// NewDeleteTagsByIdRequest constructs an http.Request for the DeleteTagsById method
+func NewDeleteTagsByIdRequest(server string, id openapi_types.UUID, params *DeleteTagsByIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tags/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPatchTagsByIdRequest calls the generic PatchTagsById builder with application/json body
+func NewPatchTagsByIdRequest(server string, id openapi_types.UUID, params *PatchTagsByIdParams, body PatchTagsByIdJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchTagsByIdRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPatchTagsByIdRequestWithBody constructs an http.Request for the PatchTagsById method, with any body, and a specified content type
+func NewPatchTagsByIdRequestWithBody(server string, id openapi_types.UUID, params *PatchTagsByIdParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/tags/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetTransactionsRequest constructs an http.Request for the GetTransactions method
 func NewGetTransactionsRequest(server string, params *GetTransactionsParams) (*http.Request, error) {
 	var err error
@@ -17016,6 +17401,27 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/tags (the `PostTags` operationId).
 	PostTagsWithResponse(ctx context.Context, params *PostTagsParams, body PostTagsJSONRequestBody, reqEditors ...RequestEditorFn) (*PostTagsResponse, error)
+
+	// DeleteTagsByIdWithResponse Archive a tag: it leaves the listing, what carries it keeps it
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/tags/{id} (the `DeleteTagsById` operationId).
+	DeleteTagsByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *DeleteTagsByIdParams, reqEditors ...RequestEditorFn) (*DeleteTagsByIdResponse, error)
+
+	// PatchTagsByIdWithBodyWithResponse Rename or recolour a tag
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/tags/{id} (the `PatchTagsById` operationId).
+	PatchTagsByIdWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchTagsByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchTagsByIdResponse, error)
+
+	// PatchTagsByIdWithResponse Rename or recolour a tag
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/tags/{id} (the `PatchTagsById` operationId).
+	PatchTagsByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchTagsByIdParams, body PatchTagsByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchTagsByIdResponse, error)
 
 	// GetTransactionsWithResponse List transactions, filtered and paginated
 	//
@@ -29023,6 +29429,416 @@ func (r PostTagsResponse) ContentType() string {
 	return ""
 }
 
+// DeleteTagsByIdResponse200Headers the declared response headers of an HTTP 200 response for DeleteTagsById
+type DeleteTagsByIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// DeleteTagsByIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteTagsById
+type DeleteTagsByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteTagsByIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteTagsById
+type DeleteTagsByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteTagsByIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteTagsById
+type DeleteTagsByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteTagsByIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteTagsById
+type DeleteTagsByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteTagsByIdResponse405Headers the declared response headers of an HTTP 405 response for DeleteTagsById
+type DeleteTagsByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// DeleteTagsByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteTagsById
+type DeleteTagsByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// DeleteTagsByIdResponse413Headers the declared response headers of an HTTP 413 response for DeleteTagsById
+type DeleteTagsByIdResponse413Headers struct {
+	XRequestId string
+}
+
+// DeleteTagsByIdResponse422Headers the declared response headers of an HTTP 422 response for DeleteTagsById
+type DeleteTagsByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// DeleteTagsByIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteTagsById
+type DeleteTagsByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// DeleteTagsByIdResponse500Headers the declared response headers of an HTTP 500 response for DeleteTagsById
+type DeleteTagsByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// DeleteTagsByIdResponse503Headers the declared response headers of an HTTP 503 response for DeleteTagsById
+type DeleteTagsByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type DeleteTagsByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TagResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteTagsByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteTagsByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteTagsByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteTagsByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteTagsByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteTagsByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteTagsByIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *DeleteTagsByIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeleteTagsByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteTagsByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteTagsByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteTagsByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON200() *TagResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteTagsByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteTagsByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteTagsByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteTagsByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteTagsByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PatchTagsByIdResponse200Headers the declared response headers of an HTTP 200 response for PatchTagsById
+type PatchTagsByIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PatchTagsByIdResponse400Headers the declared response headers of an HTTP 400 response for PatchTagsById
+type PatchTagsByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// PatchTagsByIdResponse401Headers the declared response headers of an HTTP 401 response for PatchTagsById
+type PatchTagsByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// PatchTagsByIdResponse403Headers the declared response headers of an HTTP 403 response for PatchTagsById
+type PatchTagsByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// PatchTagsByIdResponse404Headers the declared response headers of an HTTP 404 response for PatchTagsById
+type PatchTagsByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// PatchTagsByIdResponse405Headers the declared response headers of an HTTP 405 response for PatchTagsById
+type PatchTagsByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// PatchTagsByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchTagsById
+type PatchTagsByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// PatchTagsByIdResponse413Headers the declared response headers of an HTTP 413 response for PatchTagsById
+type PatchTagsByIdResponse413Headers struct {
+	XRequestId string
+}
+
+// PatchTagsByIdResponse422Headers the declared response headers of an HTTP 422 response for PatchTagsById
+type PatchTagsByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// PatchTagsByIdResponse429Headers the declared response headers of an HTTP 429 response for PatchTagsById
+type PatchTagsByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PatchTagsByIdResponse500Headers the declared response headers of an HTTP 500 response for PatchTagsById
+type PatchTagsByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// PatchTagsByIdResponse503Headers the declared response headers of an HTTP 503 response for PatchTagsById
+type PatchTagsByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PatchTagsByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *TagResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PatchTagsByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PatchTagsByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PatchTagsByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PatchTagsByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PatchTagsByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PatchTagsByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PatchTagsByIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PatchTagsByIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PatchTagsByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PatchTagsByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PatchTagsByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PatchTagsByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON200() *TagResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PatchTagsByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchTagsByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchTagsByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchTagsByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchTagsByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTransactionsResponse200Headers the declared response headers of an HTTP 200 response for GetTransactions
 type GetTransactionsResponse200Headers struct {
 	XRequestId string
@@ -37150,6 +37966,45 @@ func (c *ClientWithResponses) PostTagsWithResponse(ctx context.Context, params *
 		return nil, err
 	}
 	return ParsePostTagsResponse(rsp)
+}
+
+// DeleteTagsByIdWithResponse Archive a tag: it leaves the listing, what carries it keeps it
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/tags/{id} (the `DeleteTagsById` operationId).
+func (c *ClientWithResponses) DeleteTagsByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *DeleteTagsByIdParams, reqEditors ...RequestEditorFn) (*DeleteTagsByIdResponse, error) {
+	rsp, err := c.DeleteTagsById(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteTagsByIdResponse(rsp)
+}
+
+// PatchTagsByIdWithBodyWithResponse Rename or recolour a tag
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/tags/{id} (the `PatchTagsById` operationId).
+func (c *ClientWithResponses) PatchTagsByIdWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchTagsByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchTagsByIdResponse, error) {
+	rsp, err := c.PatchTagsByIdWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchTagsByIdResponse(rsp)
+}
+
+// PatchTagsByIdWithResponse Rename or recolour a tag
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/tags/{id} (the `PatchTagsById` operationId).
+func (c *ClientWithResponses) PatchTagsByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchTagsByIdParams, body PatchTagsByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchTagsByIdResponse, error) {
+	rsp, err := c.PatchTagsById(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchTagsByIdResponse(rsp)
 }
 
 // GetTransactionsWithResponse List transactions, filtered and paginated
@@ -51657,6 +52512,500 @@ func ParsePostTagsResponse(rsp *http.Response) (*PostTagsResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PostTagsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteTagsByIdResponse parses an HTTP response from a DeleteTagsByIdWithResponse call
+func ParseDeleteTagsByIdResponse(rsp *http.Response) (*DeleteTagsByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteTagsByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TagResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteTagsByIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteTagsByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteTagsByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteTagsByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteTagsByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DeleteTagsByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteTagsByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers DeleteTagsByIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeleteTagsByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteTagsByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteTagsByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteTagsByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePatchTagsByIdResponse parses an HTTP response from a PatchTagsByIdWithResponse call
+func ParsePatchTagsByIdResponse(rsp *http.Response) (*PatchTagsByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchTagsByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest TagResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PatchTagsByIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PatchTagsByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PatchTagsByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PatchTagsByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PatchTagsByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PatchTagsByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PatchTagsByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PatchTagsByIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PatchTagsByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PatchTagsByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PatchTagsByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PatchTagsByIdResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -72,6 +72,12 @@ const es = {
   // live: shortcuts
   'Keyboard shortcuts': 'Atajos de teclado', 'New transaction': 'Nuevo movimiento', 'Search transactions': 'Buscar movimientos',
   'Next page': 'Página siguiente', 'Previous page': 'Página anterior',
+  // editing wallets, categories, tags, budgets; bulk changes of transactions
+  'Tags': 'Etiquetas', 'Tag': 'Etiqueta', 'New tag': 'Nueva etiqueta', 'None': 'Ninguna', 'Archive': 'Archivar',
+  'Colour': 'Color', 'Done.': 'Hecho.', 'This cannot be undone.': 'No se puede deshacer.',
+  'It leaves the lists; what already uses it keeps it.': 'Sale de las listas; lo que ya la usa la conserva.',
+  'Select': 'Seleccionar', 'Select all on this page': 'Seleccionar todos en esta página', 'selected': 'seleccionados',
+  'Recategorize': 'Cambiar categoría', 'Delete selected': 'Eliminar seleccionados', 'Selected transactions': 'Movimientos seleccionados',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.

@@ -10,7 +10,7 @@ const pages = { ...corePages, ...morePages };
 const nav = [
   ['/app/', 'Overview'], ['/app/transactions', 'Transactions'], ['/app/wallets', 'Wallets'], ['/app/budgets', 'Budgets'],
   ['/app/goals', 'Goals'], ['/app/debts', 'Debts'], ['/app/recurring', 'Recurring'], ['/app/reports', 'Reports'],
-  ['/app/categories', 'Categories'], ['/app/team', 'Team'], ['/app/api-keys', 'API keys'], ['/app/webhooks', 'Webhooks'],
+  ['/app/categories', 'Categories'], ['/app/tags', 'Tags'], ['/app/team', 'Team'], ['/app/api-keys', 'API keys'], ['/app/webhooks', 'Webhooks'],
   ['/app/audit', 'Audit log'], ['/app/profile', 'Profile'],
 ];
 

@@ -2,35 +2,13 @@
 // webhooks, the audit log and the profile.
 import * as api from './api.js';
 import { t, term, money, day, moment, today, monthName, period, setLanguage } from './i18n.js';
-import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog, confirmed } from './ui.js';
+import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog, formCurrency, can, act, editor } from './ui.js';
 
 const walletOptions = (wallets) => wallets.map((w) => [w.id, `${w.name} (${w.currency})`]);
 
-// formCurrency is the currency typed in an amount's own form.
-const formCurrency = (el) => el.form.elements.currency.value.toUpperCase();
-
-// may says whether the person's role lets them change things (commands/access.go):
-// 'manage' (the team, webhooks) is for owners and admins, a plain change also for
-// collaborators; readers only read. What a role may not do is not shown.
-const may = (ctx, manage) => ({ owner: 2, admin: 2, collaborator: 1 }[ctx.workspace.role] || 0) > (manage ? 1 : 0);
-
-// act is a button acting on a named item, asking first when ask (the consequence) is
-// given; then the page is drawn again, or the refusal shown.
-const act = (label, name, draw, run, ask) => h('button', { type: 'button', class: ask ? 'ghost danger' : '', 'aria-label': `${label} ${name}`,
-  onclick: async () => {
-    if (ask && !(await confirmed(`${label}: ${name}`, ask, label))) return;
-    try { await run(); await draw(); } catch (err) { toast(err.message); }
-  } }, label);
-
-// editor is the Edit button of an item: its creation fields in a dialog, saved with PATCH.
-const editor = (name, fields, path, body, draw) => h('button', { type: 'button', 'aria-label': `${t('Edit')} ${name}`, onclick: () => {
-  const close = dialog(`${t('Edit')}: ${name}`, form(fields, t('Save'), async (v) => {
-    await api.patch(path, body(v));
-    close();
-    toast(t('Saved.'));
-    await draw();
-  }));
-} }, t('Edit'));
+// edit is the Edit button of a record: its fields in the editor, saved with PATCH.
+const edit = (name, fields, path, body, draw) => h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('Edit')} ${name}`,
+  onclick: () => editor(name, fields, (v) => api.patch(path, body(v)), draw) }, t('Edit'));
 
 const gone = () => t('This cannot be undone.');
 
@@ -67,12 +45,12 @@ async function goalsPage(main, ctx) {
         progress(g.progress, `${g.name}: ${Math.round(g.progress)}%`, false),
         h('p', { class: 'muted' }, `${money(g.savedAmount, g.currency)} / ${money(g.targetAmount, g.currency)}`,
           g.deadline ? ` · ${t('Deadline')} ${day(g.deadline)}` : ''),
-        may(ctx) && h('div', { class: 'row-actions' },
+        can(ctx.workspace, 'goals:write') && h('div', { class: 'row-actions' },
           h('button', { type: 'button', onclick: () => move(g, 'deposit') }, t('Deposit')),
           h('button', { type: 'button', onclick: () => move(g, 'withdraw') }, t('Withdraw')),
-          editor(g.name, fields(g), '/api/goals/' + g.id, body, draw),
+          edit(g.name, fields(g), '/api/goals/' + g.id, body, draw),
           act(t('Delete'), g.name, draw, () => api.del('/api/goals/' + g.id), gone()))))) : empty(),
-      may(ctx) && section(t('New goal'), form(fields({ currency: ctx.workspace.currency }), t('Create'), async (v) => {
+      can(ctx.workspace, 'goals:write') && section(t('New goal'), form(fields({ currency: ctx.workspace.currency }), t('Create'), async (v) => {
         await api.post('/api/goals', body(v));
         toast(t('Saved.'));
         await draw();
@@ -112,12 +90,12 @@ async function debtsPage(main, ctx) {
         [t('Paid'), (d) => progress(d.totalAmount > 0 ? (d.paidAmount / d.totalAmount) * 100 : 0, `${d.name}: ${t('Paid')}`, false)],
         [t('Pending'), (d) => money(d.pendingBalance, d.currency)],
         [t('Total'), (d) => money(d.totalAmount, d.currency)],
-        ['', (d) => may(ctx) && h('div', { class: 'row-actions' },
+        ['', (d) => can(ctx.workspace, 'debts:write') && h('div', { class: 'row-actions' },
           h('button', { type: 'button', onclick: () => pay(d), 'aria-label': `${t('Pay')} ${d.name}` }, t('Pay')),
-          editor(d.name, fields(d), '/api/debts/' + d.id, body, draw),
+          edit(d.name, fields(d), '/api/debts/' + d.id, body, draw),
           act(t('Delete'), d.name, draw, () => api.del('/api/debts/' + d.id), gone()))],
       ], debts, t('Debts')) : empty(),
-      may(ctx) && section(t('New debt'), form(fields({ currency: ctx.workspace.currency }), t('Create'), async (v) => {
+      can(ctx.workspace, 'debts:write') && section(t('New debt'), form(fields({ currency: ctx.workspace.currency }), t('Create'), async (v) => {
         await api.post('/api/debts', body(v));
         toast(t('Saved.'));
         await draw();
@@ -151,13 +129,13 @@ async function recurringPage(main, ctx) {
         [t('Next payment'), (r) => day(r.nextPayment), 'nowrap'],
         // Cycles owed beyond the 12 paid late are skipped (README, "At most 12 cycles").
         [t('Skipped'), (r) => (r.lastSkip ? `${r.lastSkip.cycles} (${day(r.lastSkip.firstDue)} – ${day(r.lastSkip.lastDue)})` : '')],
-        ['', (r) => may(ctx) && h('div', { class: 'row-actions' },
+        ['', (r) => can(ctx.workspace, 'recurrent:write') && h('div', { class: 'row-actions' },
           r.active && act(t('Pay now'), r.name, draw, () => api.post(`/api/recurrent/${r.id}/pay`, { date: today() })),
           act(t(r.active ? 'Pause' : 'Resume'), r.name, draw, () => api.patch('/api/recurrent/' + r.id, { active: !r.active })),
-          editor(r.name, fields(r), '/api/recurrent/' + r.id, body, draw),
+          edit(r.name, fields(r), '/api/recurrent/' + r.id, body, draw),
           act(t('Delete'), r.name, draw, () => api.del('/api/recurrent/' + r.id), gone()))],
       ], recurrent, t('Recurring')) : empty(),
-      may(ctx) && section(t('Create'), form(fields({ kind: 'expense', periodicity: 'monthly', nextPayment: today() }), t('Create'), async (v) => {
+      can(ctx.workspace, 'recurrent:write') && section(t('Create'), form(fields({ kind: 'expense', periodicity: 'monthly', nextPayment: today() }), t('Create'), async (v) => {
         await api.post('/api/recurrent', body(v));
         toast(t('Saved.'));
         await draw();
@@ -265,9 +243,9 @@ async function teamPage(main, ctx) {
   const away = async () => { api.setWorkspace(''); await ctx.reloadSession(); ctx.go('/app/team'); };
   const closing = h('div', { class: 'row-actions' },
     owner && act(t('Delete workspace'), ws.name, away, () => api.del('/api/workspace'), t('Everything in it is deleted for every member, and its API keys stop working.')),
-    may(ctx, true) && act(t('Leave'), ws.name, away, () => api.del(base + 'members/' + ctx.me.id), t('You lose access to it until someone invites you again.')));
+    can(ws, 'team:manage') && act(t('Leave'), ws.name, away, () => api.del(base + 'members/' + ctx.me.id), t('You lose access to it until someone invites you again.')));
   const draw = async () => {
-    const { members } = may(ctx, true) ? await api.get(base + 'members') : { members: [] };
+    const { members } = can(ws, 'team:manage') ? await api.get(base + 'members') : { members: [] };
     const roles = ['owner', 'admin', 'collaborator', 'reader'].filter((r) => owner || r !== 'owner');
     // Owners' roles are changed only by owners, and never one's own here (Leave is).
     const mine = (m) => m.userId && m.userId !== ctx.me.id && (owner || m.role !== 'owner');
@@ -284,7 +262,7 @@ async function teamPage(main, ctx) {
         ['', (m) => m.invitationId ? act(t('Cancel invitation'), m.email, draw, () => api.del(base + 'invitations/' + m.invitationId), t('The invitation stops working.'))
           : mine(m) && act(t('Remove'), m.email, draw, () => api.del(base + 'members/' + m.userId), t('They lose access to this workspace.'))],
       ], members, t('Members')) : null,
-      may(ctx, true) && section(t('Invite'), form([
+      can(ws, 'team:manage') && section(t('Invite'), form([
         field({ name: 'email', label: t('Email'), type: 'email', required: true }),
         field({ name: 'role', label: t('Role'), type: 'select', value: 'collaborator', options: roles.map((r) => [r, term(r)]) }),
       ], t('Invite'), async (v) => {
@@ -322,7 +300,7 @@ async function apiKeysPage(main, ctx) {
         [t('Prefix'), (k) => h('code', {}, k.prefix)],
         [t('Scopes'), (k) => k.scopes.join(', ')],
         [t('Expires'), (k) => k.revokedAt ? t('Revoke') + ' · ' + moment(k.revokedAt) : k.expiresAt ? moment(k.expiresAt) : '—'],
-        ['', (k) => !k.revokedAt && (k.createdBy === ctx.me.id || may(ctx, true)) && act(t('Revoke'), k.name, draw, () => {
+        ['', (k) => !k.revokedAt && (k.createdBy === ctx.me.id || can(ctx.workspace, 'team:manage')) && act(t('Revoke'), k.name, draw, () => {
           shown = '';
           return api.del('/api/api-keys/' + k.id);
         }, t('Whatever uses this key stops working at once.'))],
@@ -384,16 +362,16 @@ async function webhooksPage(main, ctx) {
         [t('Active'), (w) => (w.active ? '✓' : '—')],
         ['', (w) => h('div', { class: 'row-actions' },
           h('button', { type: 'button', onclick: () => deliveries(w) }, t('Deliveries')),
-          may(ctx, true) && [
+          can(ctx.workspace, 'webhooks:write') && [
             h('button', { type: 'button', onclick: () => test(w) }, t('Test')),
-            editor(w.name, [...fields(w), field({ name: 'active', label: t('Active'), type: 'checkbox', value: w.active })],
+            edit(w.name, [...fields(w), field({ name: 'active', label: t('Active'), type: 'checkbox', value: w.active })],
               '/api/webhooks/outbound/' + w.id, (v) => ({ ...body(v), active: v.active }), draw),
             act(t('Rotate secret'), w.name, draw, async () => {
               shown = copyable(t('Secret'), (await api.post(`/api/webhooks/outbound/${w.id}/rotate-secret`)).secret);
             }, t('The old secret stops working now; the new one is shown once.')),
             act(t('Delete'), w.name, draw, () => api.del('/api/webhooks/outbound/' + w.id), gone())])],
       ], webhooks, t('Webhooks')) : empty(),
-      may(ctx, true) && section(t('Create'), form(fields({}), t('Create'), async (v) => {
+      can(ctx.workspace, 'webhooks:write') && section(t('Create'), form(fields({}), t('Create'), async (v) => {
         const res = await api.post('/api/webhooks/outbound', body(v));
         shown = copyable(t('Secret'), res.secret);
         await draw();

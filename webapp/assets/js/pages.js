@@ -3,7 +3,7 @@
 // draws it again when the workspace changes elsewhere.
 import * as api from './api.js';
 import { t, term, money, day, today, monthName } from './i18n.js';
-import { h, field, amountField, form, toast, progress, signed, table, empty, dialog, keeping } from './ui.js';
+import { h, field, amountField, form, toast, progress, signed, table, empty, dialog, keeping, confirmed, can, buttons, formCurrency, editor, asked } from './ui.js';
 import { totals } from './sums.js';
 
 // lookups are the workspace's wallets and categories, read once per drawing.
@@ -13,6 +13,14 @@ async function lookups() {
 }
 
 const byId = (list) => Object.fromEntries(list.map((x) => [x.id, x]));
+
+// remover asks before archiving or deleting a record, then does it and redraws.
+const remover = (label, name, path, message, redraw) => asked(label, name, redraw, () => api.del(path), message);
+
+const archived = () => t('It leaves the lists; what already uses it keeps it.');
+
+// creator is the section with the form that makes a new record.
+const creator = (title, f) => h('section', { class: 'card narrow', 'aria-labelledby': 'h-new' }, h('h2', { id: 'h-new' }, title), f);
 
 // recordForm is the quick form to record an income, an expense or a transfer. Each
 // submission carries an idempotency key, so a double click records once.
@@ -80,15 +88,18 @@ async function walletTotals(wallets, workspace) {
       : h('div', { class: 'stat total', 'data-testid': 'workspace-total' }, h('span', {}, t('Workspace total')), h('strong', {}, money(sum.total, workspace.currency))));
 }
 
-function walletCards(wallets) {
+// walletCards are the wallets; act, when given, draws each one's actions.
+function walletCards(wallets, act) {
   if (!wallets.length) return empty();
   return h('ul', { class: 'cards' }, wallets.map((w) => h('li', { class: 'card wallet', 'data-wallet': w.name },
     h('span', { class: 'chip', style: { background: /^#[0-9a-f]{6}$/i.test(w.cardColor || '') ? w.cardColor : '#0f6e56' } }),
     h('h3', {}, w.name, w.isDefault ? h('small', {}, ' · ' + t('Default')) : null),
-    h('p', { class: 'balance', 'data-testid': 'balance' }, money(w.balance, w.currency)))));
+    h('p', { class: 'balance', 'data-testid': 'balance' }, money(w.balance, w.currency)), act && act(w))));
 }
 
-function budgetBars(budgets, categories) {
+// budgetBars are the budgets with their spending; act, when given, draws each one's
+// actions.
+function budgetBars(budgets, categories, act) {
   if (!budgets.length) return empty();
   const cats = byId(categories);
   return h('ul', { class: 'budgets' }, budgets.map((b) => h('li', { class: 'budget', 'data-budget': b.name },
@@ -96,7 +107,8 @@ function budgetBars(budgets, categories) {
     progress(b.percentage, `${b.name}: ${Math.round(b.percentage)}%`, b.percentage >= b.alertThreshold),
     h('p', { class: 'muted' }, `${money(b.spent, b.currency)} ${t('spent of')} ${money(b.amount, b.currency)} · `,
       String(b.remaining).startsWith('-') ? h('strong', { class: 'out' }, `${t('Over by')} ${money(String(b.remaining).slice(1), b.currency)}`)
-        : `${money(b.remaining, b.currency)} ${t('remaining')}`))));
+        : `${money(b.remaining, b.currency)} ${t('remaining')}`),
+    act && act(b))));
 }
 
 async function overview(main, ctx) {
@@ -109,8 +121,8 @@ async function overview(main, ctx) {
     main.replaceChildren(
       h('h1', {}, t('Overview')),
       h('div', { class: 'grid' },
-        h('section', { class: 'card', 'aria-labelledby': 'h-record' }, h('h2', { id: 'h-record' }, t('Record')),
-          recordOrSetup(look, draw)),
+        can(ctx.workspace, 'transactions:write') ? h('section', { class: 'card', 'aria-labelledby': 'h-record' },
+          h('h2', { id: 'h-record' }, t('Record')), recordOrSetup(look, draw)) : null,
         h('section', { class: 'card', 'aria-labelledby': 'h-month' }, h('h2', { id: 'h-month' }, monthName(month)),
           h('div', { class: 'totals' },
             h('div', { class: 'stat' }, h('span', {}, t('Income this month')), h('strong', { class: 'in' }, money(summary.totalIncome, summary.currency))),
@@ -127,23 +139,34 @@ async function overview(main, ctx) {
   return draw;
 }
 
+const walletTypes = () => ['cash', 'card', 'bank_account', 'digital_wallet'].map((k) => [k, term(k)]);
+
 async function walletsPage(main, ctx) {
-  const draw = async () => {
+  const edit = (w) => editor(w.name, [
+    field({ name: 'name', label: t('Name'), value: w.name, required: true, limit: 'wallet.name' }),
+    field({ name: 'type', label: t('Type'), type: 'select', value: w.type, options: walletTypes() }),
+    field({ name: 'currency', label: t('Currency'), value: w.currency, maxlength: 3 }),
+    field({ name: 'cardColor', label: t('Colour'), type: 'color', value: w.cardColor }),
+    amountField('balance', t('Initial balance'), w.initialBalance, { zero: true, currency: formCurrency }),
+    field({ name: 'isDefault', label: t('Default'), type: 'checkbox', value: w.isDefault }),
+  ], (v) => api.patch('/api/wallets/' + w.id, { ...v, currency: (v.currency || '').toUpperCase() }), draw);
+  const act = can(ctx.workspace, 'wallets:write') && ((w) => buttons(w.name, [[t('Edit'), () => edit(w)],
+    [t('Archive'), remover(t('Archive'), w.name, '/api/wallets/' + w.id, archived(), draw), true]]));
+  async function draw() {
     const { wallets } = await api.get('/api/wallets');
     const create = form([
       field({ name: 'name', label: t('Name'), required: true, limit: 'wallet.name' }),
-      field({ name: 'type', label: t('Type'), type: 'select', value: 'cash',
-        options: ['cash', 'card', 'bank_account', 'digital_wallet'].map((k) => [k, term(k)]) }),
+      field({ name: 'type', label: t('Type'), type: 'select', value: 'cash', options: walletTypes() }),
       field({ name: 'currency', label: t('Currency'), value: ctx.workspace.currency, maxlength: 3 }),
-      amountField('balance', t('Initial balance'), 0, { zero: true, currency: () => create.querySelector('[name=currency]').value.toUpperCase() }),
+      amountField('balance', t('Initial balance'), 0, { zero: true, currency: formCurrency }),
     ], t('Create'), async (v) => {
       await api.post('/api/wallets', { name: v.name, type: v.type, currency: (v.currency || '').toUpperCase(), balance: v.balance, isDefault: wallets.length === 0 });
       toast(t('Saved.'));
       await draw();
     }, { 'aria-label': t('New wallet') });
-    main.replaceChildren(h('h1', {}, t('Wallets')), walletCards(wallets), await walletTotals(wallets, ctx.workspace),
-      h('section', { class: 'card narrow', 'aria-labelledby': 'h-new' }, h('h2', { id: 'h-new' }, t('New wallet')), create));
-  };
+    main.replaceChildren(h('h1', {}, t('Wallets')), walletCards(wallets, act), await walletTotals(wallets, ctx.workspace),
+      act ? creator(t('New wallet'), create) : null);
+  }
   await draw();
   return draw;
 }
@@ -162,7 +185,8 @@ function listingPath(page) {
   return '/api/transactions?' + q;
 }
 
-async function transactionsPage(main) {
+async function transactionsPage(main, ctx) {
+  const write = can(ctx.workspace, 'transactions:write');
   const params = new URLSearchParams(location.search);
   let page = Number(params.get('page')) || 1;
   // The first page is asked for beside the wallets and categories, not after them.
@@ -196,16 +220,19 @@ async function transactionsPage(main) {
       h('button', { type: 'button', disabled: page <= 1, onclick: () => drawList(page - 1) }, t('Previous')),
       h('span', {}, `${t('Page')} ${page} ${t('of')} ${pages} · ${res.pagination.total}`),
       h('button', { type: 'button', disabled: page >= pages, onclick: () => drawList(page + 1) }, t('Next')));
-    list.replaceChildren(rows.length ? table([
+    const named = (tx) => `${tx.description || ''} ${day(tx.date)} ${money(tx.amount, tx.currency)}`;
+    list.replaceChildren(write && rows.length ? bulkBar() : '', rows.length ? table([
+      write && ['', (tx) => h('input', { type: 'checkbox', 'data-select': tx.id, 'aria-label': `${t('Select')} ${named(tx)}` })],
       [t('Date'), (tx) => day(tx.date), 'nowrap'],
       [t('Description'), (tx) => tx.description || tx.concept || '—'],
       [t('Category'), (tx) => (cats[tx.categoryId] || {}).name || term(tx.type)],
       [t('Wallet'), (tx) => (wallets[tx.walletId] || {}).name || ''],
       [t('Amount'), (tx) => signed(tx)],
-      ['', (tx) => h('div', { class: 'row-actions' },
+      write && ['', (tx) => h('div', { class: 'row-actions' },
         h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('Edit')} ${tx.description || ''}`, onclick: (e) => editRow(e.target.closest('tr'), tx) }, t('Edit')),
         h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('Delete')} ${tx.description || ''}`, onclick: () => remove(tx) }, t('Delete')))],
-    ], rows, t('Transactions')) : nothingFound(), pager);
+    ].filter(Boolean), rows, t('Transactions')) : nothingFound(), pager);
+    list.dispatchEvent(new Event('change'));
   }
 
   // nothingFound is the empty list's text, which says what a search matched nothing of.
@@ -214,8 +241,35 @@ async function transactionsPage(main) {
     return search ? h('p', { class: 'empty' }, `${t('No transaction matches')} “${search}”.`) : empty();
   }
 
+  // bulkBar acts on the rows ticked on this page: recategorize them, or delete them
+  // once the person confirms.
+  function bulkBar() {
+    const picked = () => [...list.querySelectorAll('[data-select]:checked')].map((box) => box.dataset.select);
+    const category = field({ name: 'bulkCategory', label: t('Category'), type: 'select', options: look.categories.map((c) => [c.id, c.name]) });
+    const run = async (body) => {
+      await api.post('/api/transactions/bulk', { ids: picked(), ...body });
+      toast(t('Done.'));
+      await drawList();
+    };
+    const all = h('input', { type: 'checkbox', id: 'select-all', onchange: () => {
+      for (const box of list.querySelectorAll('[data-select]')) box.checked = all.checked;
+    } });
+    const count = h('span', { 'aria-live': 'polite' });
+    const move = h('button', { type: 'button', onclick: () => run({ operation: 'recategorize', categoryId: category.querySelector('select').value }) }, t('Recategorize'));
+    const del = h('button', { type: 'button', class: 'danger', onclick: async () => {
+      if (await confirmed(t('Delete selected'), `${picked().length} · ${t('This cannot be undone.')}`, t('Delete'))) await run({ operation: 'delete' });
+    } }, t('Delete selected'));
+    list.onchange = () => {
+      const n = picked().length;
+      count.textContent = `${n} ${t('selected')}`;
+      move.disabled = del.disabled = !n;
+    };
+    return h('div', { class: 'bulk', role: 'group', 'aria-label': t('Selected transactions') },
+      h('div', { class: 'field check' }, all, h('label', { for: 'select-all' }, t('Select all on this page'))), count, category, move, del);
+  }
+
   function editRow(tr, tx) {
-    const cell = h('td', { colspan: '6' });
+    const cell = h('td', { colspan: String(tr.children.length) });
     const edit = form([
       amountField('amount', t('Amount'), tx.amount, { currency: () => tx.currency }),
       field({ name: 'description', label: t('Description'), value: tx.description || '', limit: 'transaction.description' }),
@@ -254,57 +308,92 @@ async function transactionsPage(main) {
   }
 
   main.replaceChildren(h('h1', {}, t('Transactions')),
-    h('details', { class: 'card' }, h('summary', {}, t('Record')), recordOrSetup(look, () => drawList(1))),
+    write ? h('details', { class: 'card' }, h('summary', {}, t('Record')), recordOrSetup(look, () => drawList(1))) : '',
     filters, list);
   await drawList();
   return async () => { look = await lookups(); await drawList(); };
 }
 
+// budgetFields are a budget's fields, filled with b's values when editing.
+function budgetFields(categories, currency, b = {}) {
+  const month = today().slice(0, 7);
+  return [
+    field({ name: 'name', label: t('Name'), value: b.name, required: true, limit: 'budget.name' }),
+    field({ name: 'categoryId', label: t('Category'), type: 'select', value: b.categoryId, options: categories.map((c) => [c.id, c.name]) }),
+    amountField('amount', t('Amount'), b.amount, { zero: true, currency: () => b.currency || currency }),
+    field({ name: 'period', label: t('Period'), type: 'select', value: b.period || 'monthly',
+      options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, term(p)]) }),
+    field({ name: 'startDate', label: t('Start'), type: 'date', value: b.startDate || month + '-01' }),
+    field({ name: 'endDate', label: t('End'), type: 'date', value: b.endDate || (Number(month.slice(0, 4)) + 1) + month.slice(4) + '-01' }),
+    field({ name: 'alertThreshold', label: t('Alert at') + ' (%)', type: 'number', value: String(b.alertThreshold ?? 80), min: 1, max: 100 }),
+  ];
+}
+
+// budgetBody is what the API takes of a budget's form.
+const budgetBody = (v) => ({ ...v, alertThreshold: Number(v.alertThreshold) });
+
 async function budgetsPage(main, ctx) {
-  const draw = async () => {
+  async function draw() {
     const [{ budgets }, look] = await Promise.all([api.get('/api/budgets'), lookups()]);
-    const month = today().slice(0, 7);
-    const create = form([
-      field({ name: 'name', label: t('Name'), required: true, limit: 'budget.name' }),
-      field({ name: 'categoryId', label: t('Category'), type: 'select', options: look.categories.map((c) => [c.id, c.name]) }),
-      amountField('amount', t('Amount'), null, { zero: true, currency: () => ctx.workspace.currency }),
-      field({ name: 'period', label: t('Period'), type: 'select', value: 'monthly',
-        options: ['weekly', 'biweekly', 'semi_monthly', 'monthly', 'quarterly', 'yearly'].map((p) => [p, term(p)]) }),
-      field({ name: 'startDate', label: t('Start'), type: 'date', value: month + '-01' }),
-      field({ name: 'endDate', label: t('End'), type: 'date', value: (Number(month.slice(0, 4)) + 1) + month.slice(4) + '-01' }),
-      field({ name: 'alertThreshold', label: t('Alert at') + ' (%)', type: 'number', value: '80', min: 1, max: 100 }),
-    ], t('Create'), async (v) => {
-      await api.post('/api/budgets', { ...v, alertThreshold: Number(v.alertThreshold) });
+    const act = can(ctx.workspace, 'budgets:write') && ((b) => buttons(b.name, [
+      [t('Edit'), () => editor(b.name, budgetFields(look.categories, ctx.workspace.currency, b), (v) => api.patch('/api/budgets/' + b.id, budgetBody(v)), draw)],
+      [t('Delete'), remover(t('Delete'), b.name, '/api/budgets/' + b.id, t('This cannot be undone.'), draw), true]]));
+    const create = form(budgetFields(look.categories, ctx.workspace.currency), t('Create'), async (v) => {
+      await api.post('/api/budgets', budgetBody(v));
       toast(t('Saved.'));
       await draw();
     }, { 'aria-label': t('New budget') });
-    main.replaceChildren(h('h1', {}, t('Budgets')), budgetBars(budgets, look.categories),
-      h('section', { class: 'card narrow', 'aria-labelledby': 'h-new' }, h('h2', { id: 'h-new' }, t('New budget')), create));
-  };
+    main.replaceChildren(h('h1', {}, t('Budgets')), budgetBars(budgets, look.categories, act), act ? creator(t('New budget'), create) : null);
+  }
   await draw();
   return draw;
 }
 
-async function categoriesPage(main) {
-  const draw = async () => {
-    const { categories } = await api.get('/api/categories');
+async function categoriesPage(main, ctx) {
+  async function draw() {
+    const [{ categories }, { tags }] = await Promise.all([api.get('/api/categories'), api.get('/api/tags')]);
+    const write = can(ctx.workspace, 'categories:write');
+    const edit = (c) => editor(c.name, [
+      field({ name: 'name', label: t('Name'), value: c.name, required: true, limit: 'category.name' }),
+      field({ name: 'color', label: t('Colour'), type: 'color', value: c.color }),
+      field({ name: 'description', label: t('Description'), value: c.description || '', maxlength: 255 }),
+      field({ name: 'tagId', label: t('Tag'), type: 'select', value: c.tagId || '', options: [['', t('None')], ...tags.map((g) => [g.id, g.name])] }),
+    ], (v) => api.patch('/api/categories/' + c.id, { ...v, description: v.description || null, tagId: v.tagId || null }), draw);
     const create = form([field({ name: 'name', label: t('Name'), required: true, limit: 'category.name' })], t('Create'), async (v) => {
       await api.post('/api/categories', { name: v.name });
       toast(t('Saved.'));
       await draw();
     }, { 'aria-label': t('New category') });
     main.replaceChildren(h('h1', {}, t('Categories')),
-      categories.length ? h('ul', { class: 'chips' }, categories.map((c) => h('li', {}, c.name,
-        h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('Edit')} ${c.name}`, onclick: () => rename(c) }, t('Edit'))))) : empty(),
-      h('section', { class: 'card narrow', 'aria-labelledby': 'h-new' }, h('h2', { id: 'h-new' }, t('New category')), create));
-  };
-  const rename = (c) => {
-    const close = dialog(t('Edit'), form([field({ name: 'name', label: t('Name'), value: c.name, required: true })], t('Save'), async (v) => {
-      await api.patch('/api/categories/' + c.id, { name: v.name });
-      close();
+      categories.length ? h('ul', { class: 'chips' }, categories.map((c) => h('li', { 'data-category': c.name }, c.name,
+        write ? buttons(c.name, [[t('Edit'), () => edit(c)],
+          [t('Archive'), remover(t('Archive'), c.name, '/api/categories/' + c.id, archived(), draw), true]]) : null))) : empty(),
+      write ? creator(t('New category'), create) : null);
+  }
+  await draw();
+  return draw;
+}
+
+// tagsPage lists the workspace's tags; a role with tags:write makes, renames and
+// archives them.
+async function tagsPage(main, ctx) {
+  const fields = (g = {}) => [field({ name: 'name', label: t('Name'), value: g.name, required: true, maxlength: 50 }),
+    field({ name: 'color', label: t('Colour'), type: 'color', value: g.color || '#6b7280' })];
+  async function draw() {
+    const { tags } = await api.get('/api/tags');
+    const write = can(ctx.workspace, 'tags:write');
+    const create = form(fields(), t('Create'), async (v) => {
+      await api.post('/api/tags', v);
+      toast(t('Saved.'));
       await draw();
-    }));
-  };
+    }, { 'aria-label': t('New tag') });
+    main.replaceChildren(h('h1', {}, t('Tags')),
+      tags.length ? h('ul', { class: 'chips' }, tags.map((g) => h('li', { 'data-tag': g.name },
+        h('span', { class: 'dot', style: { background: g.color } }), g.name,
+        write ? buttons(g.name, [[t('Edit'), () => editor(g.name, fields(g), (v) => api.patch('/api/tags/' + g.id, v), draw)],
+          [t('Delete'), remover(t('Delete'), g.name, '/api/tags/' + g.id, archived(), draw), true]]) : null))) : empty(),
+      write ? creator(t('New tag'), create) : null);
+  }
   await draw();
   return draw;
 }
@@ -315,4 +404,5 @@ export const pages = {
   '/app/transactions': { title: 'Transactions', render: transactionsPage },
   '/app/budgets': { title: 'Budgets', render: budgetsPage },
   '/app/categories': { title: 'Categories', render: categoriesPage },
+  '/app/tags': { title: 'Tags', render: tagsPage },
 };

@@ -70,6 +70,9 @@ export function amountField(name, label, value, opts) {
   return box;
 }
 
+// formCurrency is the currency typed in the currency box of an amount's own form.
+export const formCurrency = (input) => input.form.elements.currency.value.toUpperCase();
+
 function places(currency) {
   let digits = 2;
   try { digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits; } catch { /* 2 */ }
@@ -256,6 +259,39 @@ export function confirmed(title, message, actionLabel) {
       h('button', { type: 'button', class: 'danger', 'data-confirm': true, onclick: () => answer(true) }, actionLabel))),
     () => resolve(false));
   });
+}
+
+// can reports whether the person's role in the workspace holds a scope (its record
+// lists them): the app offers only what the role may do.
+export const can = (ws, scope) => ((ws && ws.scopes) || []).some((s) => s === '*' || s === scope);
+
+// editor opens a record's fields in a dialog; save sends them, then the page is drawn
+// again.
+export function editor(name, fields, save, redraw) {
+  const close = dialog(`${t('Edit')} ${name}`, form(fields, t('Save'), async (v) => {
+    await save(v);
+    close();
+    toast(t('Saved.'));
+    await redraw();
+  }));
+}
+
+// asked is what a record's action does: it asks first when ask (what follows) is given,
+// runs, and draws the page again, or shows the refusal.
+export const asked = (label, name, redraw, run, ask) => async () => {
+  if (ask && !(await confirmed(`${label} ${name}`, ask, label))) return;
+  try { await run(); await redraw(); } catch (err) { toast(err.message); }
+};
+
+// act is the button of such an action, named with the record's name.
+export const act = (label, name, redraw, run, ask) => h('button', { type: 'button', class: ask ? 'ghost danger' : 'ghost',
+  'aria-label': `${label} ${name}`, onclick: asked(label, name, redraw, run, ask) }, label);
+
+// buttons are a record's actions, [label, run, danger], each named with the record's
+// name so that a screen reader tells "Edit Food" from "Edit Rent".
+export function buttons(name, list) {
+  return h('div', { class: 'row-actions' }, list.map(([label, run, danger]) =>
+    h('button', { type: 'button', class: danger ? 'ghost danger' : 'ghost', 'aria-label': `${label} ${name}`, onclick: run }, label)));
 }
 
 // empty is the text of a list with nothing in it.
