@@ -297,6 +297,7 @@ func transactionFields() obj {
 		"destinationAmount": obj{"type": []string{"number", "null"}, "exclusiveMinimum": 0,
 			"description": "amount credited to the destination of a transfer between currencies (required then); within one currency absent or equal to amount"},
 		"tagId": nuuid(), "referenceNumber": nstr(obj{"maxLength": 100}), "attachmentUrl": nstr(obj{"format": "uri", "maxLength": 2048}),
+		"cleared": obj{"type": "boolean", "default": false, "description": "seen on the wallet's statement; a mark that moves no money, and the one change a goal movement takes"},
 	}
 }
 
@@ -458,7 +459,7 @@ func schemas() obj {
 		"destinationAmount": obj{"type": []string{"number", "null"}}, "date": date,
 		"concept": nstr(nil), "description": str(nil), "walletId": uuidRef(), "toWalletId": nuuid(),
 		"destinationWalletId": nuuid(), "categoryId": nuuid(), "goalId": nuuid(), "debtId": nuuid(), "tagId": nuuid(),
-		"referenceNumber": nstr(nil), "attachmentUrl": nstr(nil), "createdAt": dateTime(), "updatedAt": dateTime(),
+		"referenceNumber": nstr(nil), "attachmentUrl": nstr(nil), "cleared": boolean(), "createdAt": dateTime(), "updatedAt": dateTime(),
 	}
 	errorBody := func(details obj) obj {
 		return object(obj{"error": object(obj{
@@ -567,9 +568,11 @@ func schemas() obj {
 		"CategoryList":     list("categories", "Category"),
 		"Tag": record(obj{"id": uuidRef(), "name": str(nil), "color": str(colorRule), "active": boolean(),
 			"createdAt": dateTime(), "updatedAt": dateTime()}),
-		"TagResponse":         wrap("tag", "Tag"),
-		"TagList":             list("tags", "Tag"),
-		"Transaction":         record(transaction),
+		"TagResponse": wrap("tag", "Tag"),
+		"TagList":     list("tags", "Tag"),
+		"Transaction": object(merge(clone(transaction), obj{"runningBalance": num(obj{"description": "exact decimal; in a listing " +
+			"filtered by walletId: the wallet's balance after this transaction, counting every live transaction of the wallet dated before " +
+			"it, or on its date and recorded before it, whatever else the filter leaves out; absent elsewhere"})}), slices.Sorted(maps.Keys(transaction))...),
 		"TransactionResponse": wrap("transaction", "Transaction"),
 		"TransactionList": object(obj{
 			"transactions": obj{"type": "array", "items": ref("Transaction")},
