@@ -142,6 +142,7 @@ var operationDocs = map[string]operationDoc{
 		queryParam("formerAt", obj{"type": "integer", "minimum": 1}, "a version of the history: the answer's former gives the hash the chain had there "+
 			"before its canonical text left secrets out, to compare with a head kept from before then")}},
 	"GET /api/audit/export": {}, // JSON lines, described where the answers are built
+	"GET /api/export":       {}, // a zip, described where the answers are built
 	"GET /api/changes": {Response: "ChangePage", Query: []obj{
 		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave; left out, the feed starts at the workspace's beginning; beyond the end of the history, 400"),
 		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes per page; a page ends at a version of the history, so it may hold more")}},
@@ -808,6 +809,13 @@ func openAPIDocument() obj {
 				"{\"event\": the event's canonical text, \"hash\": its SHA-256 over the previous line's hash (32 zero bytes before the first) " +
 				"and the event's UTF-8 bytes, hexadecimal}"})}}
 			headers["Content-Disposition"] = obj{"description": "attachment; filename=\"finledger-WORKSPACE.jsonl\"", "schema": str(nil)}
+		case "GET /api/export":
+			content = obj{"application/zip": obj{"schema": str(obj{"contentMediaType": "application/zip", "description": "wallets.csv, " +
+				"categories.csv, tags.csv, transactions.csv, budgets.csv, goals.csv, debts.csv, recurring-payments.csv, members.csv (RFC 4180, " +
+				"UTF-8, a header row of the fields as the API names them, text a spreadsheet could run as a formula quoted behind a ') and " +
+				"finledger.json ({format: \"" + queries.ExportFormat + "\", exportedAt, workspace, and a list per CSV}); amounts keep their " +
+				"scale; archived wallets, categories and tags are in, with their flag; deleted records are not"})}}
+			headers["Content-Disposition"] = obj{"description": "attachment; filename=\"finledger-YYYY-MM-DD.zip\"", "schema": str(nil)}
 		case "GET /api/agent/context":
 			headers["Cache-Control"] = obj{"description": "private, max-age=300: meant to be read once per conversation", "schema": str(nil)}
 		}

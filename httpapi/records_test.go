@@ -1,10 +1,16 @@
 package httpapi_test
 
 import (
+	"archive/zip"
+	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -152,5 +158,127 @@ func TestWalletListingHasRunningBalances(t *testing.T) {
 	}
 	if tr := f.c.Get("/api/transactions").Expect(t, http.StatusOK).List("transactions")[0]; tr["runningBalance"] != nil {
 		t.Fatalf("a listing of every wallet has running balances: %v", tr)
+	}
+}
+
+// The export is a zip of a CSV per resource and a JSON of everything: each CSV's rows
+// are the records as the API gives them, amounts with their scale, formula-like text
+// neutralised; only those who manage the team may take it.
+func TestExportIsAZipOfEveryRecord(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	f.c.Post("/api/tags", map[string]any{"name": "=HYPERLINK(\"x\")"}).Expect(t, http.StatusOK)
+	f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": json.Number("12.50"), "concept": "Súper, \"bueno\"",
+		"date": "2026-03-01", "categoryId": f.food, "cleared": true}).Expect(t, http.StatusCreated)
+	f.c.Post("/api/transactions", map[string]any{"type": "transfer", "amount": json.Number("0.1000"), "date": "2026-03-02",
+		"walletId": f.bank, "toWalletId": f.cash}).Expect(t, http.StatusCreated)
+	gone := f.c.Post("/api/transactions", map[string]any{"type": "income", "amount": 3}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	f.c.With("Idempotency-Key", "export-1").Delete("/api/transactions/"+gone).Expect(t, http.StatusOK)
+	f.c.Post("/api/goals", map[string]any{"name": "Trip", "targetAmount": json.Number("900.00")}).Expect(t, http.StatusOK)
+	f.c.Post("/api/debts", map[string]any{"name": "Car", "totalAmount": 5000}).Expect(t, http.StatusOK)
+	f.c.Post("/api/budgets", map[string]any{"name": "Food", "categoryId": f.food, "amount": 300, "startDate": "2026-03-01", "endDate": "2026-03-31"}).Expect(t, http.StatusOK)
+	f.c.Post("/api/recurrent", map[string]any{"name": "Rent", "amount": 700, "kind": "expense", "periodicity": "monthly",
+		"nextPayment": "2026-04-01", "walletId": f.cash}).Expect(t, http.StatusOK)
+
+	res := f.c.Get("/api/export").Expect(t, http.StatusOK)
+	if ct, cd := res.Header.Get("Content-Type"), res.Header.Get("Content-Disposition"); ct != "application/zip" ||
+		!strings.HasPrefix(cd, `attachment; filename="finledger-`) || !strings.HasSuffix(cd, `.zip"`) {
+		t.Fatalf("headers %q %q", ct, cd)
+	}
+	z, err := zip.NewReader(bytes.NewReader(res.Raw), int64(len(res.Raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	for _, file := range z.File {
+		r, err := file.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[file.Name], err = io.ReadAll(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var all map[string]any
+	if err := json.Unmarshal(files["finledger.json"], &all); err != nil {
+		t.Fatal(err)
+	}
+	api := map[string]string{"wallets": "/api/wallets", "categories": "/api/categories", "tags": "/api/tags",
+		"goals": "/api/goals", "debts": "/api/debts", "recurring-payments": "/api/recurrent", "budgets": "/api/budgets",
+		"transactions": "/api/transactions?pageSize=100"}
+	for _, name := range []string{"wallets", "categories", "tags", "transactions", "budgets", "goals", "debts", "recurring-payments", "members"} {
+		rows, err := csv.NewReader(bytes.NewReader(files[name+".csv"])).ReadAll()
+		if err != nil || len(rows) < 2 {
+			t.Fatalf("%s.csv: %v %q", name, err, files[name+".csv"])
+		}
+		if listed := all[name].([]any); len(listed) != len(rows)-1 {
+			t.Fatalf("%s: %d in the JSON, %d in the CSV", name, len(listed), len(rows)-1)
+		}
+		path, ok := api[name]
+		if !ok {
+			continue
+		}
+		key := strings.TrimPrefix(strings.Split(path, "?")[0], "/api/")
+		records := f.c.Get(path).Expect(t, http.StatusOK).List(key)
+		if len(records) != len(rows)-1 {
+			t.Fatalf("%s: %d records, %d rows", name, len(records), len(rows)-1)
+		}
+		byID := map[string]map[string]any{}
+		for _, r := range records {
+			byID[r["id"].(string)] = r
+		}
+		header := rows[0]
+		for _, row := range rows[1:] {
+			record := byID[row[slices.Index(header, "id")]]
+			for i, field := range header {
+				want, ok := record[field]
+				if !ok {
+					continue // a field of the budget's period, which the export leaves to the listing
+				}
+				got := row[i]
+				switch w := want.(type) {
+				case nil:
+					if got != "" {
+						t.Errorf("%s %s: %q, want empty", name, field, got)
+					}
+				case json.Number:
+					if !decimal.RequireFromString(got).Equal(decimal.RequireFromString(w.String())) {
+						t.Errorf("%s %s: %q, want %s", name, field, got, w)
+					}
+				case string:
+					if got != w && got != "'"+w {
+						t.Errorf("%s %s: %q, want %q", name, field, got, w)
+					}
+				case bool:
+					if got != strconv.FormatBool(w) {
+						t.Errorf("%s %s: %q, want %v", name, field, got, w)
+					}
+				}
+			}
+		}
+	}
+	transactions := string(files["transactions.csv"])
+	for _, exact := range []string{",12.50,", ",0.1000,", `"Súper, ""bueno"""`} {
+		if !strings.Contains(transactions, exact) {
+			t.Errorf("transactions.csv lacks %s:\n%s", exact, transactions)
+		}
+	}
+	if !strings.Contains(string(files["tags.csv"]), `"'=HYPERLINK(""x"")"`) {
+		t.Errorf("a formula in tags.csv is not neutralised:\n%s", files["tags.csv"])
+	}
+	if !strings.Contains(string(files["finledger.json"]), `"amount":12.50`) || all["format"] != "finledger-export/1" {
+		t.Errorf("finledger.json loses the scale, or has no format: %s", files["finledger.json"])
+	}
+	if !strings.Contains(string(files["members.csv"]), "alice") {
+		t.Errorf("members.csv: %s", files["members.csv"])
+	}
+	// Others than owners and admins may not take it.
+	team := f.c.Post("/api/workspaces", map[string]any{"name": "Team"}).Expect(t, http.StatusOK).Object("workspace")["id"].(string)
+	env.As("bob").Get("/api/me").Expect(t, http.StatusOK)
+	f.c.With("X-Workspace-Id", team).Post("/api/workspaces/"+team+"/members", map[string]any{"email": "bob@example.com", "role": "collaborator"}).
+		Expect(t, http.StatusOK)
+	if code := env.As("bob").With("X-Workspace-Id", team).Get("/api/export").Expect(t, http.StatusForbidden).ErrorCode(); code == "" {
+		t.Fatal("a viewer took the export")
 	}
 }
