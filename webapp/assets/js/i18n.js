@@ -37,6 +37,8 @@ const es = {
   'Expires': 'Vence', 'Prefix': 'Prefijo', 'Code': 'Código', 'valid for 10 minutes': 'válido por 10 minutos',
   'Correct': 'Corregir', 'Filters': 'Filtros', 'Apply': 'Aplicar',
   'No way to sign in is configured on this server.': 'Este servidor no tiene configurada ninguna forma de iniciar sesión.',
+  // records: the wallet page, the cleared mark and the export
+  'Cleared': 'Conciliado', 'Export all data': 'Exportar todos los datos',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.
