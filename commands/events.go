@@ -180,8 +180,11 @@ type TransactionCreated struct {
 	TagID             *uuid.UUID       `json:"tagId"`
 	ReferenceNumber   *string          `json:"referenceNumber"`
 	AttachmentURL     *string          `json:"attachmentUrl"`
-	Postings          []Posting        `json:"postings"`
-	Effects           *Effects         `json:"effects,omitempty"`
+	// Cleared is left out while false, so that events recorded before it existed read
+	// as they were written.
+	Cleared  bool      `json:"cleared,omitempty"`
+	Postings []Posting `json:"postings"`
+	Effects  *Effects  `json:"effects,omitempty"`
 }
 
 // TransactionChanges lists the fields an update sets; absent fields keep their value.
@@ -198,6 +201,7 @@ type TransactionChanges struct {
 	TagID             Nullable[uuid.UUID]       `json:"tagId,omitzero"`
 	ReferenceNumber   Nullable[string]          `json:"referenceNumber,omitzero"`
 	AttachmentURL     Nullable[string]          `json:"attachmentUrl,omitzero"`
+	Cleared           Nullable[bool]            `json:"cleared,omitzero"`
 }
 
 // TransactionUpdated changes a transaction; Postings move balances, and Effects goals

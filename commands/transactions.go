@@ -52,6 +52,8 @@ type CreateTransaction struct {
 	TagID           *uuid.UUID
 	ReferenceNumber *string
 	AttachmentURL   *string
+	// Cleared marks the transaction as seen on the wallet's statement.
+	Cleared bool
 }
 
 // Decide checks the transaction against the workspace and computes its postings.
@@ -123,7 +125,7 @@ func (c CreateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 		DestinationAmount: t.DestinationAmount, Date: c.Date, Concept: c.Concept, Description: c.Description,
 		WalletID: t.WalletID, ToWalletID: t.ToWalletID, CategoryID: t.CategoryID, GoalID: c.GoalID,
 		DebtID: c.DebtID, RecurringID: c.RecurringID, TagID: t.TagID, ReferenceNumber: c.ReferenceNumber,
-		AttachmentURL: c.AttachmentURL, Postings: netPostings(t.effect()), Effects: t.createdEffects(),
+		AttachmentURL: c.AttachmentURL, Cleared: c.Cleared, Postings: netPostings(t.effect()), Effects: t.createdEffects(),
 	}}}, nil
 }
 
@@ -142,6 +144,7 @@ type UpdateTransaction struct {
 	TagID             Nullable[uuid.UUID]
 	ReferenceNumber   Nullable[string]
 	AttachmentURL     Nullable[string]
+	Cleared           Nullable[bool]
 }
 
 // Decide checks the corrected transaction and returns the update with its postings.
@@ -150,13 +153,25 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 	if err != nil {
 		return nil, err
 	}
-	if old.GoalID != nil {
-		return nil, Conflict("CONFLICT", "a goal movement cannot be changed: delete it and record it again")
-	}
 	changes := TransactionChanges{
 		Amount: c.Amount, DestinationAmount: c.DestinationAmount, Date: c.Date, Concept: c.Concept,
 		Description: c.Description, WalletID: c.WalletID, ToWalletID: c.ToWalletID, CategoryID: c.CategoryID,
 		TagID: c.TagID, ReferenceNumber: c.ReferenceNumber, AttachmentURL: c.AttachmentURL,
+	}
+	if c.Cleared.Set && !c.Cleared.Valid {
+		return nil, InvalidField("cleared", "cannot be null")
+	}
+	if changes == (TransactionChanges{}) {
+		// The cleared mark alone, or nothing: no money moves, goal movements included.
+		if !c.Cleared.Set {
+			return nil, nil
+		}
+		changes.Cleared = c.Cleared
+		return []NewEvent{{TypeTransactionUpdated, &TransactionUpdated{TransactionID: c.TransactionID,
+			Changes: changes, Effects: old.correctedEffects(changes)}}}, nil
+	}
+	if old.GoalID != nil {
+		return nil, Conflict("CONFLICT", "a goal movement cannot be changed, only marked cleared: delete it and record it again")
 	}
 	if changes.Amount.Set && !changes.Amount.Valid {
 		return nil, InvalidField("amount", "cannot be null")
@@ -196,9 +211,7 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 			changes.DestinationAmount.Value = *next.DestinationAmount
 		}
 	}
-	if changes == (TransactionChanges{}) {
-		return nil, nil
-	}
+	changes.Cleared = c.Cleared
 	return []NewEvent{{TypeTransactionUpdated, &TransactionUpdated{
 		TransactionID: c.TransactionID,
 		Changes:       changes,

@@ -43,7 +43,7 @@ const answerChunk = 32 << 10
 
 // bulkReads are the operations whose answers are bulk reads.
 var bulkReads = map[string]bool{
-	"GET /api/audit/export": true, "GET /api/reports": true, "GET /api/changes": true, "GET /api/changes/diff": true,
+	"GET /api/audit/export": true, "GET /api/export": true, "GET /api/reports": true, "GET /api/changes": true, "GET /api/changes/diff": true,
 }
 
 // LongAnswerOptions bound the long answers: the realtime streams and the bulk reads

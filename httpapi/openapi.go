@@ -147,6 +147,7 @@ var operationDocs = map[string]operationDoc{
 		queryParam("formerAt", obj{"type": "integer", "minimum": 1}, "a version of the history: the answer's former gives the hash the chain had there "+
 			"before its canonical text left secrets out, to compare with a head kept from before then")}},
 	"GET /api/audit/export": {}, // JSON lines, described where the answers are built
+	"GET /api/export":       {}, // a zip, described where the answers are built
 	"GET /api/changes": {Response: "ChangePage", Query: []obj{
 		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave; left out, the feed starts at the workspace's beginning; beyond the end of the history, 400"),
 		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes per page; a page ends at a version of the history, so it may hold more")}},
@@ -307,6 +308,7 @@ func transactionFields() obj {
 		"destinationAmount": obj{"type": []string{"number", "null"}, "exclusiveMinimum": 0,
 			"description": "amount credited to the destination of a transfer between currencies (required then); within one currency absent or equal to amount"},
 		"tagId": nuuid(), "referenceNumber": nstr(obj{"maxLength": 100}), "attachmentUrl": nstr(obj{"format": "uri", "maxLength": 2048}),
+		"cleared": obj{"type": "boolean", "default": false, "description": "seen on the wallet's statement; a mark that moves no money, and the one change a goal movement takes"},
 	}
 }
 
@@ -470,7 +472,7 @@ func schemas() obj {
 		"destinationAmount": obj{"type": []string{"number", "null"}}, "date": date,
 		"concept": nstr(nil), "description": str(nil), "walletId": uuidRef(), "toWalletId": nuuid(),
 		"destinationWalletId": nuuid(), "categoryId": nuuid(), "goalId": nuuid(), "debtId": nuuid(), "tagId": nuuid(),
-		"referenceNumber": nstr(nil), "attachmentUrl": nstr(nil), "createdAt": dateTime(), "updatedAt": dateTime(),
+		"referenceNumber": nstr(nil), "attachmentUrl": nstr(nil), "cleared": boolean(), "createdAt": dateTime(), "updatedAt": dateTime(),
 	}
 	errorBody := func(details obj) obj {
 		return object(obj{"error": object(obj{
@@ -592,9 +594,11 @@ func schemas() obj {
 		"CategoryList":     list("categories", "Category"),
 		"Tag": record(obj{"id": uuidRef(), "name": str(nil), "color": str(colorRule), "active": boolean(),
 			"createdAt": dateTime(), "updatedAt": dateTime()}),
-		"TagResponse":         wrap("tag", "Tag"),
-		"TagList":             list("tags", "Tag"),
-		"Transaction":         record(transaction),
+		"TagResponse": wrap("tag", "Tag"),
+		"TagList":     list("tags", "Tag"),
+		"Transaction": object(merge(clone(transaction), obj{"runningBalance": num(obj{"description": "exact decimal; in a listing " +
+			"filtered by walletId: the wallet's balance after this transaction, counting every live transaction of the wallet dated before " +
+			"it, or on its date and recorded before it, whatever else the filter leaves out; absent elsewhere"})}), slices.Sorted(maps.Keys(transaction))...),
 		"TransactionResponse": wrap("transaction", "Transaction"),
 		"TransactionList": object(obj{
 			"transactions": obj{"type": "array", "items": ref("Transaction")},
@@ -832,6 +836,13 @@ func openAPIDocument() obj {
 				"{\"event\": the event's canonical text, \"hash\": its SHA-256 over the previous line's hash (32 zero bytes before the first) " +
 				"and the event's UTF-8 bytes, hexadecimal}"})}}
 			headers["Content-Disposition"] = obj{"description": "attachment; filename=\"finledger-WORKSPACE.jsonl\"", "schema": str(nil)}
+		case "GET /api/export":
+			content = obj{"application/zip": obj{"schema": str(obj{"contentMediaType": "application/zip", "description": "wallets.csv, " +
+				"categories.csv, tags.csv, transactions.csv, budgets.csv, goals.csv, debts.csv, recurring-payments.csv, members.csv (RFC 4180, " +
+				"UTF-8, a header row of the fields as the API names them, text a spreadsheet could run as a formula quoted behind a ') and " +
+				"finledger.json ({format: \"" + queries.ExportFormat + "\", exportedAt, workspace, and a list per CSV}); amounts keep their " +
+				"scale; archived wallets, categories and tags are in, with their flag; deleted records are not"})}}
+			headers["Content-Disposition"] = obj{"description": "attachment; filename=\"finledger-YYYY-MM-DD.zip\"", "schema": str(nil)}
 		case "GET /api/agent/context":
 			headers["Cache-Control"] = obj{"description": "private, max-age=300: meant to be read once per conversation", "schema": str(nil)}
 		}

@@ -85,6 +85,7 @@ var routes = []route{
 	{"GET", "/api/changes", scopeTransactionsRead, "The records the workspace's history touched after a cursor, each with its state or its deletion", http.StatusOK, listChanges},
 	{"GET", "/api/changes/diff", scopeTransactionsRead, "The records whose state differs between two moments, with their states then", http.StatusOK, diffChanges},
 	{"GET", "/api/audit/export", scopeTeamManage, "The workspace's history as JSON lines, each event with its chain hash", http.StatusOK, exportAudit},
+	{"GET", "/api/export", scopeTeamManage, "The workspace's records as a zip: a CSV per resource and finledger.json, everything in one object", http.StatusOK, exportWorkspace},
 
 	{"GET", "/api/webhooks/outbound", "webhooks:read", "List outbound webhooks (never their secrets; URLs masked unless the caller may change webhooks)", http.StatusOK, listWebhooks},
 	{"POST", "/api/webhooks/outbound", "webhooks:write", "Subscribe a URL to workspace events; the answer holds the signing secret once", http.StatusOK, createWebhook},

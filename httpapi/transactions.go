@@ -39,6 +39,7 @@ func transactionInput(b *body) commands.UpdateTransaction {
 		TagID:             b.id("tagId"),
 		ReferenceNumber:   b.text("referenceNumber", commands.Text{Max: 100}),
 		AttachmentURL:     b.link("attachmentUrl", 2048),
+		Cleared:           b.boolean("cleared"),
 	}
 	in.ToWalletID = aliasOf(b, "toWalletId", b.id("toWalletId"), "destinationWalletId", b.id("destinationWalletId"))
 	return in
@@ -59,6 +60,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		Date: in.Date.Value, Today: s.today(), Concept: in.Concept.Ptr(), Description: in.Description.Ptr(), WalletID: in.WalletID.Ptr(),
 		ToWalletID: in.ToWalletID.Ptr(), CategoryID: in.CategoryID.Ptr(), GoalID: goalID.Ptr(), DebtID: debtID.Ptr(),
 		TagID: in.TagID.Ptr(), ReferenceNumber: in.ReferenceNumber.Ptr(), AttachmentURL: in.AttachmentURL.Ptr(),
+		Cleared: orDefault(in.Cleared, false),
 	}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
 }

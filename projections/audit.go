@@ -48,7 +48,7 @@ var transactionColumns = map[string]string{
 	"amount": "amount", "currency": "currency", "destinationAmount": "destination_amount", "date": "date",
 	"concept": "concept", "description": "description", "walletId": "wallet_id", "toWalletId": "to_wallet_id",
 	"categoryId": "category_id", "tagId": "tag_id", "referenceNumber": "reference_number",
-	"attachmentUrl": "attachment_url", "type": "type",
+	"attachmentUrl": "attachment_url", "type": "type", "cleared": "cleared",
 }
 
 // auditWorkspaceOf returns the workspace whose audit log an event's stream writes to:

@@ -255,7 +255,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	case *commands.TransactionCreated:
 		p.transactions.add(ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
-			d.AttachmentURL, at, at, e.Version)
+			d.AttachmentURL, d.Cleared, at, at, e.Version)
 		p.postings.add(ws, d.Postings, at, e.Version)
 		p.totals.add(ws, d, e.Version)
 		if err := queueEffects(b, ws, e, d.Effects); err != nil {
@@ -279,6 +279,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 				tag_id = CASE WHEN $21 THEN $22 ELSE tag_id END,
 				reference_number = CASE WHEN $23 THEN $24 ELSE reference_number END,
 				attachment_url = CASE WHEN $25 THEN $26 ELSE attachment_url END,
+				cleared = CASE WHEN $29 THEN $30 ELSE cleared END,
 				updated_at = $27, changed_version = $28
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID,
@@ -287,7 +288,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 			c.Concept.Set, c.Concept.Ptr(), c.Description.Set, c.Description.Ptr(),
 			c.WalletID.Set, c.WalletID.Ptr(), c.ToWalletID.Set, c.ToWalletID.Ptr(),
 			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
-			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at, e.Version)
+			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at, e.Version, c.Cleared.Set, c.Cleared.Value)
 		p.postings.add(ws, d.Postings, at, e.Version)
 		queueTotalsAdded(b, ws, d.TransactionID)
 		queueTotalsKept(b, ws, d.TransactionID, e.Version)

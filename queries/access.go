@@ -101,12 +101,15 @@ func scanMember(row pgx.CollectableRow) (Member, error) {
 	return m, err
 }
 
+// membersSQL lists the members of workspace $1 and its open invitations.
+const membersSQL = memberSelect + ` WHERE m.workspace_id = $1
+	UNION ALL
+	SELECT NULL, i.email, NULL, i.role, 'invited', i.invited_at FROM workspace_invitations i WHERE i.workspace_id = $1
+	ORDER BY 6, 2`
+
 // Members lists a workspace's members and its open invitations.
 func Members(ctx context.Context, db DB, workspaceID uuid.UUID) ([]Member, error) {
-	rows, err := db.Query(ctx, memberSelect+` WHERE m.workspace_id = $1
-		UNION ALL
-		SELECT NULL, i.email, NULL, i.role, 'invited', i.invited_at FROM workspace_invitations i WHERE i.workspace_id = $1
-		ORDER BY 6, 2`, workspaceID)
+	rows, err := db.Query(ctx, membersSQL, workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("queries: members: %w", err)
 	}

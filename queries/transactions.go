@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -32,12 +33,16 @@ type Transaction struct {
 	TagID               *uuid.UUID `json:"tagId"`
 	ReferenceNumber     *string    `json:"referenceNumber"`
 	AttachmentURL       *string    `json:"attachmentUrl"`
-	CreatedAt           time.Time  `json:"createdAt"`
-	UpdatedAt           time.Time  `json:"updatedAt"`
+	Cleared             bool       `json:"cleared"`
+	// RunningBalance is, in a listing of one wallet's transactions, the wallet's
+	// balance after this transaction (walletBalancesAfter); nil elsewhere.
+	RunningBalance *Amount   `json:"runningBalance,omitempty"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
 const transactionColumns = `id, type, amount, currency, destination_amount, date, concept, description, wallet_id,
-	to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, created_at, updated_at`
+	to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, cleared, created_at, updated_at`
 
 // scanTransaction reads transactionColumns and then, into extra, any further columns.
 func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) {
@@ -48,7 +53,7 @@ func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) 
 	var description *string
 	err := row.Scan(append([]any{&t.ID, &t.Type, &amount, &t.Currency, &dest, &date, &t.Concept, &description, &t.WalletID,
 		&t.ToWalletID, &t.CategoryID, &t.GoalID, &t.DebtID, &t.TagID, &t.ReferenceNumber, &t.AttachmentURL,
-		&t.CreatedAt, &t.UpdatedAt}, extra...)...)
+		&t.Cleared, &t.CreatedAt, &t.UpdatedAt}, extra...)...)
 	t.Amount, t.DestinationAmount, t.Date = Amount(amount), amountPtr(dest), Date(date)
 	t.DestinationWalletID = t.ToWalletID
 	// The reference page's clients read only `description`; a transaction recorded with
@@ -88,7 +93,7 @@ type TransactionFilter struct {
 	CategoryID *uuid.UUID
 	GoalID     *uuid.UUID
 	From, To   *time.Time // inclusive dates
-	Search     string     // in concept or description, ignoring case
+	Search     string     // in concept or description, ignoring accents and case; or an amount (searchAmount)
 	Limit      int
 	Offset     int
 }
@@ -141,7 +146,50 @@ func Transactions(ctx context.Context, db DB, workspaceID uuid.UUID, f Transacti
 		return page, fmt.Errorf("queries: list transactions: %w", err)
 	}
 	page.Transactions, err = all(rows, func(row pgx.CollectableRow) (Transaction, error) { return scanTransaction(row) }, "transactions")
-	return page, err
+	if err != nil || f.WalletID == nil || len(page.Transactions) == 0 {
+		return page, err
+	}
+	return page, walletBalancesAfter(ctx, db, workspaceID, *f.WalletID, page.Transactions)
+}
+
+// balancesAfterSQL is, for the transactions $4 of wallet $2, the wallet's balance after
+// each: its balance now less what the wallet's later transactions moved it by, later
+// in the listing's order (date, then recording). It reads the wallet's live
+// transactions from the newest down to the page's oldest ($3), as the listing did.
+const balancesAfterSQL = `SELECT t.id, w.balance - t.later FROM wallets w, (
+		SELECT id, coalesce(sum(CASE
+				WHEN wallet_id <> $2 THEN coalesce(destination_amount, amount)
+				WHEN type IN ('income', 'goal_withdrawal') THEN amount
+				ELSE -amount END)
+			OVER (ORDER BY date DESC, created_version DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS later
+		FROM transactions WHERE workspace_id = $1 AND (wallet_id = $2 OR to_wallet_id = $2) AND deleted_at IS NULL
+			AND (date, created_version) >= (SELECT date, created_version FROM transactions WHERE workspace_id = $1 AND id = $3)) t
+	WHERE w.workspace_id = $1 AND w.id = $2 AND t.id = ANY($4)`
+
+// walletBalancesAfter sets the running balance of a page of wallet's transactions,
+// given newest first (balancesAfterSQL). A transfer moves the wallet it leaves by its
+// amount and the one it reaches by its destination amount.
+func walletBalancesAfter(ctx context.Context, db DB, workspaceID, wallet uuid.UUID, page []Transaction) error {
+	ids := make([]uuid.UUID, len(page))
+	for i, t := range page {
+		ids[i] = t.ID
+	}
+	rows, err := db.Query(ctx, balancesAfterSQL, workspaceID, wallet, ids[len(ids)-1], ids)
+	if err != nil {
+		return fmt.Errorf("queries: running balances: %w", err)
+	}
+	after := map[uuid.UUID]decimal.Decimal{}
+	var id uuid.UUID
+	var balance decimal.Decimal
+	if _, err := pgx.ForEachRow(rows, []any{&id, &balance}, func() error { after[id] = balance; return nil }); err != nil {
+		return fmt.Errorf("queries: running balances: %w", err)
+	}
+	for i := range page {
+		if b, ok := after[page[i].ID]; ok {
+			page[i].RunningBalance = amountPtr(&b)
+		}
+	}
+	return nil
 }
 
 // listingStart is the query of a counted filter's total, of the day a page at offset
@@ -236,7 +284,12 @@ func (f TransactionFilter) conditions(workspaceID uuid.UUID, dateColumn string) 
 		c.add(dateColumn+" <= ?", *f.To)
 	}
 	if f.Search != "" {
-		c.add(`(concept ILIKE ? ESCAPE '\' OR description ILIKE ? ESCAPE '\')`, "%"+escapeLike(f.Search)+"%")
+		text := c.arg("%" + escapeLike(f.Search) + "%")
+		match := fmt.Sprintf(`finledger_fold(concept) LIKE finledger_fold(%s) ESCAPE '\' OR finledger_fold(description) LIKE finledger_fold(%s) ESCAPE '\'`, text, text)
+		if amount, ok := searchAmount(f.Search); ok {
+			match += " OR amount = " + c.arg(amount)
+		}
+		c.where = append(c.where, "("+match+")")
 	}
 	return c
 }
@@ -259,6 +312,23 @@ func (c *conditions) arg(v any) string {
 }
 
 func (c *conditions) sql() string { return strings.Join(c.where, " AND ") }
+
+// amountSearch is a search that reads as an amount, written as the API writes amounts:
+// digits, a point before the decimals, and optionally commas between groups of three
+// ("120", "12.50", "1,250.50"). A comma before two digits ("12,50") is no grouping, and
+// the API reads no locale: that search is text alone (README, "Search").
+var amountSearch = regexp.MustCompile(`^(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?$`)
+
+// searchAmount is the amount a search names, if it reads as one (amountSearch), a
+// currency sign before it allowed: "120" finds 120.00 as well as text holding "120".
+func searchAmount(search string) (decimal.Decimal, bool) {
+	s := strings.TrimPrefix(strings.TrimSpace(search), "$")
+	if !amountSearch.MatchString(s) {
+		return decimal.Decimal{}, false
+	}
+	d, err := decimal.NewFromString(strings.ReplaceAll(s, ",", ""))
+	return d, err == nil
+}
 
 func escapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)

@@ -82,7 +82,8 @@ func TestEveryEventTypeIsPublicOrKept(t *testing.T) {
 		member.role_changed.v1 recurring.created.v1 recurring.deleted.v1 recurring.updated.v1 tag.archived.v1 tag.created.v1 tag.updated.v1 user.deleted.v1
 		user.identity_changed.v1 user.profile_updated.v1 user.registered.v1 webhook.created.v1 webhook.deleted.v1
 		webhook.secret_rotated.v1 webhook.updated.v1 whatsapp.fingerprint_recorded.v1 whatsapp.link_suspended.v1
-		whatsapp.linked.v1 whatsapp.unlinked.v1 whatsapp.workspace_changed.v1 workspace.created.v1 workspace.deleted.v1`) {
+		whatsapp.linked.v1 whatsapp.unlinked.v1 whatsapp.workspace_changed.v1 workspace.created.v1 workspace.deleted.v1
+		workspace.language_changed.v1`) {
 		kept[name] = true
 	}
 	for _, name := range commands.EventTypes() {

@@ -2853,6 +2853,7 @@ type ReportLine struct {
 	AttachmentUrl       *string             `json:"attachmentUrl"`
 	CategoryId          *openapi_types.UUID `json:"categoryId"`
 	CategoryName        *string             `json:"categoryName"`
+	Cleared             bool                `json:"cleared"`
 	Concept             *string             `json:"concept"`
 	CreatedAt           time.Time           `json:"createdAt"`
 	Currency            string              `json:"currency"`
@@ -2992,6 +2993,7 @@ type Transaction struct {
 	Amount              float32             `json:"amount"`
 	AttachmentUrl       *string             `json:"attachmentUrl"`
 	CategoryId          *openapi_types.UUID `json:"categoryId"`
+	Cleared             bool                `json:"cleared"`
 	Concept             *string             `json:"concept"`
 	CreatedAt           time.Time           `json:"createdAt"`
 	Currency            string              `json:"currency"`
@@ -3003,11 +3005,14 @@ type Transaction struct {
 	GoalId              *openapi_types.UUID `json:"goalId"`
 	Id                  openapi_types.UUID  `json:"id"`
 	ReferenceNumber     *string             `json:"referenceNumber"`
-	TagId               *openapi_types.UUID `json:"tagId"`
-	ToWalletId          *openapi_types.UUID `json:"toWalletId"`
-	Type                TransactionType     `json:"type"`
-	UpdatedAt           time.Time           `json:"updatedAt"`
-	WalletId            openapi_types.UUID  `json:"walletId"`
+
+	// RunningBalance exact decimal; in a listing filtered by walletId: the wallet's balance after this transaction, counting every live transaction of the wallet dated before it, or on its date and recorded before it, whatever else the filter leaves out; absent elsewhere
+	RunningBalance *float32            `json:"runningBalance,omitempty"`
+	TagId          *openapi_types.UUID `json:"tagId"`
+	ToWalletId     *openapi_types.UUID `json:"toWalletId"`
+	Type           TransactionType     `json:"type"`
+	UpdatedAt      time.Time           `json:"updatedAt"`
+	WalletId       openapi_types.UUID  `json:"walletId"`
 }
 
 // TransactionType defines model for Transaction.Type.
@@ -3634,7 +3639,10 @@ type TransactionCreate struct {
 	Amount        float32             `json:"amount"`
 	AttachmentUrl *string             `json:"attachmentUrl,omitempty"`
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
-	Concept       *string             `json:"concept,omitempty"`
+
+	// Cleared seen on the wallet's statement; a mark that moves no money, and the one change a goal movement takes
+	Cleared *bool   `json:"cleared,omitempty"`
+	Concept *string `json:"concept,omitempty"`
 
 	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date        *openapi_types.Date `json:"date,omitempty"`
@@ -3667,7 +3675,10 @@ type TransactionUpdate struct {
 	Amount        *float32            `json:"amount,omitempty"`
 	AttachmentUrl *string             `json:"attachmentUrl,omitempty"`
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
-	Concept       *string             `json:"concept,omitempty"`
+
+	// Cleared seen on the wallet's statement; a mark that moves no money, and the one change a goal movement takes
+	Cleared *bool   `json:"cleared,omitempty"`
+	Concept *string `json:"concept,omitempty"`
 
 	// Date from 1900-01-01 to 2099-12-31
 	Date        *openapi_types.Date `json:"date,omitempty"`
@@ -4225,6 +4236,15 @@ type PutExchangeRatesParams struct {
 
 	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetExportParams defines parameters for GetExport.
+type GetExportParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 }
 
 // GetGoalsParams defines parameters for GetGoals.
@@ -4847,7 +4867,10 @@ type PostTransactionsJSONBody struct {
 	Amount        float32             `json:"amount"`
 	AttachmentUrl *string             `json:"attachmentUrl,omitempty"`
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
-	Concept       *string             `json:"concept,omitempty"`
+
+	// Cleared seen on the wallet's statement; a mark that moves no money, and the one change a goal movement takes
+	Cleared *bool   `json:"cleared,omitempty"`
+	Concept *string `json:"concept,omitempty"`
 
 	// Date default: today in America/Mexico_City; from 1900-01-01 to 2099-12-31
 	Date        *openapi_types.Date `json:"date,omitempty"`
@@ -4936,7 +4959,10 @@ type PatchTransactionsByIdJSONBody struct {
 	Amount        *float32            `json:"amount,omitempty"`
 	AttachmentUrl *string             `json:"attachmentUrl,omitempty"`
 	CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
-	Concept       *string             `json:"concept,omitempty"`
+
+	// Cleared seen on the wallet's statement; a mark that moves no money, and the one change a goal movement takes
+	Cleared *bool   `json:"cleared,omitempty"`
+	Concept *string `json:"concept,omitempty"`
 
 	// Date from 1900-01-01 to 2099-12-31
 	Date        *openapi_types.Date `json:"date,omitempty"`
@@ -6559,6 +6585,13 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/exchange-rates (the `PutExchangeRates` operationId).
 	PutExchangeRates(ctx context.Context, params *PutExchangeRatesParams, body PutExchangeRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetExport The workspace's records as a zip: a CSV per resource and finledger.json, everything in one object
+	//
+	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+	//
+	// Corresponds with GET /api/export (the `GetExport` operationId).
+	GetExport(ctx context.Context, params *GetExportParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetGoals List savings goals with their progress
 	//
 	// The chat channel may call this operation too, with its identity (X-Channel-Identity) alone and no other credential; it then needs the scope given in x-channel-scope of the user's role in the link's workspace.
@@ -7830,6 +7863,23 @@ func (c *Client) PutExchangeRatesWithBody(ctx context.Context, params *PutExchan
 // Corresponds with PUT /api/exchange-rates (the `PutExchangeRates` operationId).
 func (c *Client) PutExchangeRates(ctx context.Context, params *PutExchangeRatesParams, body PutExchangeRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPutExchangeRatesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetExport The workspace's records as a zip: a CSV per resource and finledger.json, everything in one object
+//
+// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+//
+// Corresponds with GET /api/export (the `GetExport` operationId).
+func (c *Client) GetExport(ctx context.Context, params *GetExportParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetExportRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -11534,6 +11584,59 @@ func NewPutExchangeRatesRequestWithBody(server string, params *PutExchangeRatesP
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetExportRequest constructs an http.Request for the GetExport method
+func NewGetExportRequest(server string, params *GetExportParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/export")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
 		}
 
 	}
@@ -17048,6 +17151,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/exchange-rates (the `PutExchangeRates` operationId).
 	PutExchangeRatesWithResponse(ctx context.Context, params *PutExchangeRatesParams, body PutExchangeRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*PutExchangeRatesResponse, error)
+
+	// GetExportWithResponse The workspace's records as a zip: a CSV per resource and finledger.json, everything in one object
+	//
+	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/export (the `GetExport` operationId).
+	GetExportWithResponse(ctx context.Context, params *GetExportParams, reqEditors ...RequestEditorFn) (*GetExportResponse, error)
 
 	// GetGoalsWithResponse List savings goals with their progress
 	//
@@ -23124,6 +23236,190 @@ func (r PutExchangeRatesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PutExchangeRatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetExportResponse200Headers the declared response headers of an HTTP 200 response for GetExport
+type GetExportResponse200Headers struct {
+	ContentDisposition *string
+	XRequestId         string
+}
+
+// GetExportResponse400Headers the declared response headers of an HTTP 400 response for GetExport
+type GetExportResponse400Headers struct {
+	XRequestId string
+}
+
+// GetExportResponse401Headers the declared response headers of an HTTP 401 response for GetExport
+type GetExportResponse401Headers struct {
+	XRequestId string
+}
+
+// GetExportResponse403Headers the declared response headers of an HTTP 403 response for GetExport
+type GetExportResponse403Headers struct {
+	XRequestId string
+}
+
+// GetExportResponse404Headers the declared response headers of an HTTP 404 response for GetExport
+type GetExportResponse404Headers struct {
+	XRequestId string
+}
+
+// GetExportResponse405Headers the declared response headers of an HTTP 405 response for GetExport
+type GetExportResponse405Headers struct {
+	XRequestId string
+}
+
+// GetExportResponse409Headers the declared response headers of an HTTP 409 response for GetExport
+type GetExportResponse409Headers struct {
+	XRequestId string
+}
+
+// GetExportResponse422Headers the declared response headers of an HTTP 422 response for GetExport
+type GetExportResponse422Headers struct {
+	XRequestId string
+}
+
+// GetExportResponse429Headers the declared response headers of an HTTP 429 response for GetExport
+type GetExportResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetExportResponse500Headers the declared response headers of an HTTP 500 response for GetExport
+type GetExportResponse500Headers struct {
+	XRequestId string
+}
+
+// GetExportResponse503Headers the declared response headers of an HTTP 503 response for GetExport
+type GetExportResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetExportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetExportResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetExportResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetExportResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetExportResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetExportResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetExportResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetExportResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetExportResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetExportResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetExportResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetExportResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetExportResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetExportResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetExportResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetExportResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetExportResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetExportResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetExportResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetExportResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetExportResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetExportResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetExportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetExportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetExportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetExportResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -37357,6 +37653,21 @@ func (c *ClientWithResponses) PutExchangeRatesWithResponse(ctx context.Context, 
 	return ParsePutExchangeRatesResponse(rsp)
 }
 
+// GetExportWithResponse The workspace's records as a zip: a CSV per resource and finledger.json, everything in one object
+//
+// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/export (the `GetExport` operationId).
+func (c *ClientWithResponses) GetExportWithResponse(ctx context.Context, params *GetExportParams, reqEditors ...RequestEditorFn) (*GetExportResponse, error) {
+	rsp, err := c.GetExport(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetExportResponse(rsp)
+}
+
 // GetGoalsWithResponse List savings goals with their progress
 //
 // The chat channel may call this operation too, with its identity (X-Channel-Identity) alone and no other credential; it then needs the scope given in x-channel-scope of the user's role in the link's workspace.
@@ -45013,6 +45324,229 @@ func ParsePutExchangeRatesResponse(rsp *http.Response) (*PutExchangeRatesRespons
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PutExchangeRatesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetExportResponse parses an HTTP response from a GetExportWithResponse call
+func ParseGetExportResponse(rsp *http.Response) (*GetExportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetExportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetExportResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetExportResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetExportResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetExportResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetExportResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetExportResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetExportResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetExportResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetExportResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetExportResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetExportResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -78,6 +78,8 @@ const es = {
   'It leaves the lists; what already uses it keeps it.': 'Sale de las listas; lo que ya la usa la conserva.',
   'Select': 'Seleccionar', 'Select all on this page': 'Seleccionar todos en esta página', 'selected': 'seleccionados',
   'Recategorize': 'Cambiar categoría', 'Delete selected': 'Eliminar seleccionados', 'Selected transactions': 'Movimientos seleccionados',
+  // records: the wallet page, the cleared mark and the export
+  'Cleared': 'Conciliado', 'Export all data': 'Exportar todos los datos',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.

@@ -5,8 +5,9 @@ import { t, term, setLanguage } from './i18n.js';
 import { h, toast, dialog, keeping, setLimits } from './ui.js';
 import { pages as corePages } from './pages.js';
 import { pages as morePages } from './more.js';
+import { pages as recordPages } from './records.js';
 
-const pages = { ...corePages, ...morePages };
+const pages = { ...corePages, ...morePages, ...recordPages };
 const nav = [
   ['/app/', 'Overview'], ['/app/transactions', 'Transactions'], ['/app/wallets', 'Wallets'], ['/app/budgets', 'Budgets'],
   ['/app/goals', 'Goals'], ['/app/debts', 'Debts'], ['/app/recurring', 'Recurring'], ['/app/reports', 'Reports'],
@@ -109,7 +110,9 @@ async function route() {
   const path = location.pathname.replace(/\/+$/, '') || '/app';
   if (path === '/app/signin') return signInPage();
   const key = path === '/app' ? '/app/' : path;
-  const page = pages[key];
+  // /app/wallets/{id} is pages['/app/wallets/:id'].
+  const [, kind, id] = key.match(/^(\/app\/\w+)\/([0-9a-f-]{36})$/) || [];
+  const page = pages[key] || (id && pages[kind + '/:id']);
   for (const a of document.querySelectorAll('#nav a')) {
     if (a.getAttribute('href') === key) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
@@ -121,7 +124,7 @@ async function route() {
     return;
   }
   document.title = t(page.title) + ' · Finledger';
-  const ctx = { ...state, go, reloadSession };
+  const ctx = { ...state, go, reloadSession, id };
   state.refresh = null;
   try {
     state.refresh = await page.render(main, ctx);

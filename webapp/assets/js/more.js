@@ -1,6 +1,7 @@
 // The rest of the app: goals, debts, recurring payments, reports, the team, API keys,
 // webhooks, the audit log and the profile.
 import * as api from './api.js';
+import { exportSection } from './records.js';
 import { t, term, money, day, moment, today, monthName, period, setLanguage } from './i18n.js';
 import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog, formCurrency, can, act, editor } from './ui.js';
 
@@ -466,6 +467,7 @@ async function profilePage(main, ctx) {
       toast(t('Saved.'));
     })),
     section(t('Chat channel'), linkBox),
+    exportSection(ctx),
     h('p', {}, h('a', { href: '/api/docs' }, t('API reference'))));
   return null;
 }

@@ -93,7 +93,7 @@ function walletCards(wallets, act) {
   if (!wallets.length) return empty();
   return h('ul', { class: 'cards' }, wallets.map((w) => h('li', { class: 'card wallet', 'data-wallet': w.name },
     h('span', { class: 'chip', style: { background: /^#[0-9a-f]{6}$/i.test(w.cardColor || '') ? w.cardColor : '#0f6e56' } }),
-    h('h3', {}, w.name, w.isDefault ? h('small', {}, ' · ' + t('Default')) : null),
+    h('h3', {}, h('a', { href: '/app/wallets/' + w.id, 'data-link': true }, w.name), w.isDefault ? h('small', {}, ' · ' + t('Default')) : null),
     h('p', { class: 'balance', 'data-testid': 'balance' }, money(w.balance, w.currency)), act && act(w))));
 }
 
