@@ -11,28 +11,6 @@ import (
 // that a cancel leaves alone; transactions changed together; and a reader offered
 // none of it.
 
-// pushButton clicks the button of main or of the open dialog whose accessible name is
-// label, once it is drawn.
-func (s *scene) pushButton(label string) {
-	s.t.Helper()
-	sel := fmt.Sprintf(`document.querySelector(%q)`, fmt.Sprintf(`dialog[open] button[aria-label=%q], main button[aria-label=%q]`, label, label))
-	s.waitFor("the button "+label, sel)
-	s.eval(sel+`.click()`, nil)
-}
-
-// answer closes the open confirmation by its action (yes) or by Cancel, and waits for
-// it to go.
-func (s *scene) answer(yes bool) {
-	s.t.Helper()
-	sel := `dialog[open] .actions button:not([data-confirm])`
-	if yes {
-		sel = `dialog[open] [data-confirm]`
-	}
-	s.waitFor("the confirmation", fmt.Sprintf(`document.querySelector(%q)`, sel))
-	s.eval(fmt.Sprintf(`document.querySelector(%q).click()`, sel), nil)
-	s.waitFor("the confirmation to close", `!document.querySelector('dialog[open]')`)
-}
-
 // names are the names of a listing of the API.
 func (s *scene) names(path, key string) []string {
 	s.t.Helper()

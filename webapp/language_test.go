@@ -213,7 +213,7 @@ func TestSmallWordsSayWhatHappened(t *testing.T) {
 		s.open("/app/webhooks", "Webhooks")
 		s.do(chromedp.Click(`//tr[td[text()="Recibos"]]//button[text()="` + s.view.say("Test", "Probar") + `"]`))
 		want = s.view.say("Test sent: Delivered (HTTP 200)", "Prueba enviada: Entregado (HTTP 200)")
-		s.waitFor("the test's outcome: "+want, fmt.Sprintf(`[...document.querySelectorAll('.toast')].some(t => t.innerText === %q)`, want))
+		s.waitFor("the test's outcome: "+want, fmt.Sprintf(`[...document.querySelectorAll('.toast span')].some(t => t.innerText === %q)`, want))
 
 		s.open("/app/wallets", s.view.say("Wallets", "Carteras"))
 		var chip struct {

@@ -35,8 +35,12 @@ func recordScene(t *testing.T, s *scene) (cash, bank string) {
 	return cash, bank
 }
 
-// rowsText is the descriptions the transactions page lists.
-const rowsText = `[...document.querySelectorAll('main tbody tr')].map((tr) => tr.cells[1].innerText)`
+// rowsText is the descriptions the transactions page lists, found by their column's
+// header.
+func rowsText(s *scene) string {
+	return fmt.Sprintf(`[...document.querySelectorAll('main tbody td[data-label=%q]')].map((td) => td.innerText)`,
+		s.view.say("Description", "Descripción"))
+}
 
 // Searching ignores accents and case ("super" finds "Súper") and finds amounts ("120"
 // finds the 120.00 rent).
@@ -45,7 +49,7 @@ func TestSearchFindsAccentedWordsAndAmounts(t *testing.T) {
 		heading := s.view.say("Transactions", "Movimientos")
 		for search, want := range map[string]string{"super": "Súper del barrio", "120": "Rent"} {
 			s.open("/app/transactions?search="+search, heading)
-			s.waitFor(fmt.Sprintf("%q found by %q alone", want, search), fmt.Sprintf(`JSON.stringify(%s) === %q`, rowsText, `["`+want+`"]`))
+			s.waitFor(fmt.Sprintf("%q found by %q alone", want, search), fmt.Sprintf(`JSON.stringify(%s) === %q`, rowsText(s), `["`+want+`"]`))
 		}
 		s.axe("search")
 	})

@@ -3,11 +3,8 @@ package webapp_test
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/chromedp/chromedp"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/internal/testkit/browser"
@@ -84,19 +81,34 @@ func (s *scene) axe(name string) {
 	browser.Screenshot(s.t, s.ctx, name)
 }
 
-// press presses the button of an action on a named item, whose accessible name is both.
-// It presses it in one step in the page, so that a redraw of a live update in between
-// cannot leave the press on a button no longer there.
-func (s *scene) press(action, item string) {
+// pushButton clicks the button of main or of the open dialog whose accessible name is
+// label, once it is drawn.
+func (s *scene) pushButton(label string) {
 	s.t.Helper()
-	button := fmt.Sprintf(`document.querySelector('button[aria-label=' + %q + ']')`, strconv.Quote(action+" "+item))
-	s.waitFor("the button "+action+" "+item, button)
-	s.eval(button+".click()", nil)
+	sel := fmt.Sprintf(`document.querySelector(%q)`, fmt.Sprintf(`dialog[open] button[aria-label=%q], main button[aria-label=%q]`, label, label))
+	s.waitFor("the button "+label, sel)
+	s.eval(sel+`.click()`, nil)
 }
 
-// answerConfirmation presses the button of an action on a named item (its accessible
-// name is both), checks the one confirmation dialog names the item, and answers it:
-// yes carries the action out, no cancels it.
+// press clicks the button of an action on a named item: its accessible name is both.
+func (s *scene) press(action, item string) { s.pushButton(action + " " + item) }
+
+// answer closes the open confirmation by its action (yes) or by Cancel, and waits for
+// it to go.
+func (s *scene) answer(yes bool) {
+	s.t.Helper()
+	sel := `dialog[open] .actions button:not([data-confirm])`
+	if yes {
+		sel = `dialog[open] [data-confirm]`
+	}
+	s.waitFor("the confirmation", fmt.Sprintf(`document.querySelector(%q)`, sel))
+	s.eval(fmt.Sprintf(`document.querySelector(%q).click()`, sel), nil)
+	s.waitFor("the confirmation to close", `!document.querySelector('dialog[open]')`)
+}
+
+// answerConfirmation presses the button of an action on a named item, checks that the
+// one confirmation dialog names the action and the item, and answers it: yes carries
+// the action out, no cancels it.
 func (s *scene) answerConfirmation(action, item string, yes bool) {
 	s.t.Helper()
 	s.press(action, item)
@@ -106,10 +118,5 @@ func (s *scene) answerConfirmation(action, item string, yes bool) {
 	if title != action+": "+item {
 		s.t.Fatalf("the confirmation of %s %s asks %q", action, item, title)
 	}
-	answer := `dialog[open] .actions button:not([data-confirm])`
-	if yes {
-		answer = `dialog[open] [data-confirm]`
-	}
-	s.do(chromedp.Click(answer))
-	s.waitFor("the confirmation closed", `!document.querySelector('dialog[open]')`)
+	s.answer(yes)
 }

@@ -279,7 +279,7 @@ export function editor(name, fields, save, redraw) {
 // asked is what a record's action does: it asks first when ask (what follows) is given,
 // runs, and draws the page again, or shows the refusal.
 export const asked = (label, name, redraw, run, ask) => async () => {
-  if (ask && !(await confirmed(`${label} ${name}`, ask, label))) return;
+  if (ask && !(await confirmed(`${label}: ${name}`, ask, label))) return;
   try { await run(); await redraw(); } catch (err) { toast(err.message); }
 };
 
