@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
-	"strings"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/finledger/finledger/commands"
@@ -24,12 +26,37 @@ func listExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	rates, err := fx.InForce(r.Context(), s.pool, activeWorkspace(r), day)
+	answer, err := ratesAnswer(r.Context(), s.pool, principalFrom(r.Context()).Workspace, day)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"date": day.Format(time.DateOnly), "rates": rates})
+	writeJSON(w, http.StatusOK, answer)
+}
+
+// ratesAnswer lists the rates a workspace sees on a day, and the conversions of its
+// wallets' currencies into its own that no rate in force makes.
+func ratesAnswer(ctx context.Context, db queries.DB, ws queries.Workspace, day commands.Date) (map[string]any, error) {
+	list, err := fx.InForce(ctx, db, ws.ID, day)
+	if err != nil {
+		return nil, err
+	}
+	wallets, err := queries.Wallets(ctx, db, ws.ID)
+	if err != nil {
+		return nil, err
+	}
+	var currencies []string
+	for _, w := range wallets {
+		if !slices.Contains(currencies, w.Currency) {
+			currencies = append(currencies, w.Currency)
+		}
+	}
+	slices.Sort(currencies)
+	missing, err := fx.NewRates(list, day).Missing(ctx, db, ws.ID, currencies, ws.Currency)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"date": day.Format(time.DateOnly), "rates": list, "missing": missing}, nil
 }
 
 func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -72,20 +99,57 @@ func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
 		Answer: queries.Read(func(ctx context.Context, db queries.DB) (any, error) {
 			d, _ := commands.ParseDate(day)
-			list, err := fx.InForce(ctx, db, activeWorkspace(r), d)
-			return map[string]any{"date": day, "rates": list}, err
+			return ratesAnswer(ctx, db, principalFrom(r.Context()).Workspace, d)
 		})})
 }
 
-// rateError turns a missing exchange rate into a clear 422.
-func rateError(err error) error {
-	if errors.Is(err, fx.ErrNoRate) {
-		msg := err.Error()
-		if i := strings.Index(msg, "no exchange rate"); i >= 0 {
-			msg = msg[i:]
-		}
-		return &apiError{Status: http.StatusUnprocessableEntity, Code: "EXCHANGE_RATE_MISSING",
-			Message: msg + "; set one with PUT /api/exchange-rates"}
+// ecbInterval is how often one server fetches the ECB's feed for the people who ask:
+// the feed changes once a working day, and nobody may make the service hammer it.
+const ecbInterval = 10 * time.Minute
+
+// ecbFetches remembers when a server last fetched the ECB's feed.
+type ecbFetches struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+// take claims a fetch at now, or says how many seconds are left to wait.
+func (f *ecbFetches) take(now time.Time) (wait int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if left := f.last.Add(ecbInterval).Sub(now); !f.last.IsZero() && left > 0 {
+		return max(1, int(left.Seconds()))
 	}
-	return err
+	f.last = now
+	return 0
+}
+
+// importECBRates fetches the ECB's daily feed and stores its reference rates, which
+// every workspace sees; the answer is the caller's rates as GET lists them.
+func importECBRates(s *Server, w http.ResponseWriter, r *http.Request) {
+	if wait := s.ecb.take(s.now()); wait > 0 {
+		writeError(w, r, &apiError{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED",
+			Message:    fmt.Sprintf("the ECB's rates were fetched less than %d minutes ago; retry in %d s", int(ecbInterval.Minutes()), wait),
+			Details:    map[string]int{"retryAfterSeconds": wait},
+			RetryAfter: wait})
+		return
+	}
+	ctx := r.Context()
+	rates, err := fx.ECB{URL: s.ecbURL, Client: &http.Client{Timeout: 15 * time.Second}}.Latest(ctx)
+	if err != nil {
+		slog.WarnContext(ctx, "ecb rates", "err", err)
+		writeError(w, r, &apiError{Status: http.StatusBadGateway, Code: "ECB_UNAVAILABLE",
+			Message: "the ECB's rates could not be fetched; enter a rate by hand, or try again later"})
+		return
+	}
+	if err := fx.StoreReference(ctx, s.pool, rates, "ecb", s.now()); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	answer, err := ratesAnswer(ctx, s.pool, principalFrom(ctx).Workspace, s.today())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, answer)
 }

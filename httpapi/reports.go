@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -152,7 +153,11 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		summary, err = queries.MonthlySummaryOf(ctx, db, p.Workspace.ID, p.Workspace.Currency, *month, rates)
-		return rateError(err)
+		if err != nil {
+			return err
+		}
+		summary.MissingRates, err = rates.Missing(ctx, db, p.Workspace.ID, summary.Currencies, p.Workspace.Currency)
+		return err
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -195,13 +200,16 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	// a report found too large is an error and not a cut file.
 	var rep queries.Report
 	var lines []byte
-	err := s.readAt(r.Context(), p.Workspace.ID, at, func(db queries.DB, _ commands.Date) (err error) {
+	err := s.readAt(r.Context(), p.Workspace.ID, at, func(db queries.DB, today commands.Date) (err error) {
 		if format == "csv" {
 			lines, err = queries.ReportCSV(r.Context(), db, p.Workspace.ID, f)
 			return err
 		}
 		rep, err = queries.BuildReport(r.Context(), db, p.Workspace.ID, p.Workspace.Name, f)
-		return err
+		if err != nil {
+			return err
+		}
+		return convertReport(r.Context(), db, &rep, p.Workspace.ID, p.Workspace.Currency, today)
 	})
 	if errors.Is(err, queries.ErrReportTooLarge) {
 		err = &apiError{Status: http.StatusUnprocessableEntity, Code: "REPORT_TOO_LARGE", Message: err.Error()}
@@ -228,6 +236,24 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, map[string]any{"report": rep})
 	}
+}
+
+// convertReport adds the report's total in the workspace currency at today's rates,
+// where every currency has one, and the conversions that could not be made.
+func convertReport(ctx context.Context, db queries.DB, rep *queries.Report, workspaceID uuid.UUID, currency string, today commands.Date) error {
+	rates, err := fx.Load(ctx, db, workspaceID, today)
+	if err != nil {
+		return err
+	}
+	if sum, ok := queries.ConvertTotals(rep.Totals, currency, rates); ok {
+		rep.Converted = &sum
+	}
+	currencies := make([]string, len(rep.Totals))
+	for i, t := range rep.Totals {
+		currencies[i] = t.Currency
+	}
+	rep.MissingRates, err = rates.Missing(ctx, db, workspaceID, currencies, currency)
+	return err
 }
 
 func agentContext(s *Server, w http.ResponseWriter, r *http.Request) {

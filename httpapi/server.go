@@ -3,6 +3,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/webapp"
@@ -44,6 +46,9 @@ type Server struct {
 	// publicMetrics serves the metrics on the API's own routes (Options.PublicMetrics).
 	publicMetrics bool
 	browser       *webapp.App
+	// ecbURL is the ECB's daily feed the import fetches; ecb spaces its fetches.
+	ecbURL string
+	ecb    ecbFetches
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -92,6 +97,9 @@ type Options struct {
 	// Browser is the web app with its sign-in; its session cookie then authenticates API
 	// requests too. nil: no app, and cookies are ignored.
 	Browser *webapp.App
+	// ECBURL is where POST /api/exchange-rates/ecb fetches the ECB's daily reference
+	// rates; "": fx.ECBDailyURL.
+	ECBURL string
 }
 
 // ChannelOptions are the chat channel's settings (spec 5.4).
@@ -110,6 +118,7 @@ func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Ve
 		failures: rateLimiter{perMinute: float64(opts.AuthFailuresPerMinute), burst: float64(opts.AuthFailureBurst),
 			counts: "failed authentications from this address or with this key prefix"},
 		trustedProxies: opts.TrustedProxies}
+	s.ecbURL = cmp.Or(opts.ECBURL, fx.ECBDailyURL)
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	s.answers = newLongAnswers(pool, opts.Realtime, opts.LongAnswers)
 	return s
