@@ -3,6 +3,7 @@
 import * as api from './api.js';
 import { t, term, money, day, moment, today, monthName, setLanguage } from './i18n.js';
 import { h, field, amountField, form, decimal, fieldError, toast, progress, table, empty, dialog } from './ui.js';
+import { rateNotice, monthStats } from './rates.js';
 
 const walletOptions = (wallets) => wallets.map((w) => [w.id, `${w.name} (${w.currency})`]);
 
@@ -172,11 +173,9 @@ async function reportsPage(main) {
   }, { class: 'form filters' });
   const download = (format) => api.download(`/api/reports?from=${first}&to=${last}&format=${format}`, `finledger-${month}.${format}`)
     .catch((err) => toast(err.message));
-  main.replaceChildren(h('h1', {}, t('Reports')), picker,
+  main.replaceChildren(h('h1', {}, t('Reports')), picker, rateNotice(s.missingRates),
     h('section', { class: 'card', 'aria-labelledby': 'h-summary' }, h('h2', { id: 'h-summary' }, monthName(month)),
-      h('div', { class: 'totals' },
-        h('div', { class: 'stat' }, h('span', {}, t('Income')), h('strong', { class: 'in' }, money(s.totalIncome, s.currency))),
-        h('div', { class: 'stat' }, h('span', {}, t('Expenses this month')), h('strong', { class: 'out' }, money(s.totalExpenses, s.currency))),
+      h('div', { class: 'totals' }, monthStats(s, t('Income'), t('Expenses this month')),
         h('div', { class: 'stat' }, h('span', {}, t('Change against the month before')),
           h('strong', { 'data-testid': 'change' }, change === null ? '—' : `${change > 0 ? '+' : ''}${change}%`))),
       h('h3', {}, t('Expenses by category')), chart(s.topCategories)),
