@@ -210,7 +210,7 @@ func subcommands() []command {
 		{name: "token", synopsis: "--sub ID --email E [--name N] [--ttl 24h]", about: "mint a development session token",
 			details: "It signs with FINLEDGER_SESSION_HS256_SECRET or the secret `finledger dev` keeps in the data folder.",
 			setup:   tokenFlags},
-		{name: "rates", synopsis: "[--file F | --url U]", about: "import the ECB's reference exchange rates",
+		{name: "rates", synopsis: "[--file F | --url U] [--snapshot]", about: "import the ECB's reference exchange rates",
 			setup: ratesFlags},
 		{name: "config", about: "print the effective settings, secrets masked, and what is wrong with any",
 			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
