@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -208,4 +209,25 @@ func TestMissingRates(t *testing.T) {
 	if missing[1].From != "XAU" || missing[1].LastKnown != nil {
 		t.Fatalf("XAU %+v", missing[1])
 	}
+}
+
+// FuzzParseECBHistory: any input gives rates or an error, never a panic, and every
+// rate is positive, EUR-based, of a three-letter currency. Seeded with the shipped
+// history's first lines; run for minutes with
+// go test ./internal/fx -run '^$' -fuzz FuzzParseECBHistory -fuzztime 5m
+func FuzzParseECBHistory(f *testing.F) {
+	f.Add("Date,USD,JPY,BGN,CYP,\n2026-04-13,1.1684,186.75,N/A,N/A,\n1999-01-04,1.1789,133.73,N/A,0.58231,\n")
+	f.Add("Date,USD\n2026-04-13,\"1.1\"\n")
+	f.Add("Date\n2026-04-13\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		rates, err := fx.ParseECBHistory(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		for _, r := range rates {
+			if r.Base != "EUR" || !regexp.MustCompile(`^[A-Z]{3}$`).MatchString(r.Quote) || !r.Rate.IsPositive() {
+				t.Fatalf("%q gave %+v", in, r)
+			}
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
 
@@ -46,6 +47,9 @@ func Snapshot() ([]Rate, error) {
 	return ParseECBHistory(f)
 }
 
+// currencyCode is an ISO 4217 code's shape.
+var currencyCode = regexp.MustCompile(`^[A-Z]{3}$`)
+
 // ParseECBHistory reads the ECB's eurofxref-hist.csv: a header "Date,USD,JPY,..." and
 // a line per working day, "N/A" (or nothing) where a currency had no rate that day.
 // Errors name the line.
@@ -61,11 +65,11 @@ func ParseECBHistory(r io.Reader) ([]Rate, error) {
 	}
 	currencies := make([]string, len(header))
 	for i, h := range header[1:] {
-		h = strings.TrimSpace(h)
-		if h != "" && len(h) != 3 {
+		h = strings.ToUpper(strings.TrimSpace(h))
+		if h != "" && !currencyCode.MatchString(h) {
 			return nil, fmt.Errorf("fx: ecb history header: %q is not a currency", h)
 		}
-		currencies[i+1] = strings.ToUpper(h)
+		currencies[i+1] = h
 	}
 	var out []Rate
 	for line := 2; ; line++ {
