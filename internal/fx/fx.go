@@ -110,12 +110,18 @@ type DB interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// StoreReference saves feed rates as reference rates.
+// StoreReference saves feed rates as reference rates, all or none: one statement.
 func StoreReference(ctx context.Context, db DB, rates []Rate, source string, now time.Time) error {
-	for _, r := range rates {
-		if _, err := db.Exec(ctx, UpsertSQL, Reference, r.Base, r.Quote, r.Date, r.Rate, source, now); err != nil {
-			return fmt.Errorf("fx: store %s/%s: %w", r.Base, r.Quote, err)
-		}
+	bases, quotes, dates, values := make([]string, len(rates)), make([]string, len(rates)), make([]time.Time, len(rates)), make([]string, len(rates))
+	for i, r := range rates {
+		bases[i], quotes[i], dates[i], values[i] = r.Base, r.Quote, r.Date, r.Rate.String()
+	}
+	_, err := db.Exec(ctx, `INSERT INTO exchange_rates (workspace_id, base, quote, date, rate, source, updated_at)
+		SELECT $1, base, quote, date, rate, $6, $7 FROM unnest($2::text[], $3::text[], $4::date[], $5::numeric[]) AS r (base, quote, date, rate)
+		ON CONFLICT (workspace_id, base, quote, date) DO UPDATE SET rate = excluded.rate, source = excluded.source, updated_at = excluded.updated_at`,
+		Reference, bases, quotes, dates, values, source, now)
+	if err != nil {
+		return fmt.Errorf("fx: store reference rates: %w", err)
 	}
 	return nil
 }
