@@ -735,7 +735,7 @@ var errorDescriptions = map[int]string{
 	409: "The request conflicts with the records' state",
 	413: "The request body exceeds 1 MiB (PAYLOAD_TOO_LARGE)",
 	422: "Well-formed but cannot be carried out",
-	429: "Too many requests for this person, or failed authentications from this address or with this key prefix (RATE_LIMITED; the ECB import: once every 10 minutes per server), or too many long answers open at once: bulk reads of this person (TOO_MANY_BULK_READS), realtime streams (TOO_MANY_STREAMS)",
+	429: "Too many requests for this person, or failed authentications from this address or with this key prefix (RATE_LIMITED; the ECB import: once every 10 minutes, across instances), or too many long answers open at once: bulk reads of this person (TOO_MANY_BULK_READS), realtime streams (TOO_MANY_STREAMS)",
 	500: "Internal error; the cause is logged, never shown: quote the request id",
 	502: "A provider the operation needs failed; nothing was done (BILLING_UNAVAILABLE, ECB_UNAVAILABLE)",
 	503: "The service cannot serve the request now (its database is unreachable or busy, or a feature is not configured)",

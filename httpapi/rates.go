@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/finledger/finledger/commands"
@@ -103,35 +102,16 @@ func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 		})})
 }
 
-// ecbInterval is how often one server fetches the ECB's feed for the people who ask:
-// the feed changes once a working day, and nobody may make the service hammer it.
-const ecbInterval = 10 * time.Minute
-
-// ecbFetches remembers when a server last fetched the ECB's feed.
-type ecbFetches struct {
-	mu   sync.Mutex
-	last time.Time
-}
-
-// take claims a fetch at now, or says how many seconds are left to wait.
-func (f *ecbFetches) take(now time.Time) (wait int) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if left := f.last.Add(ecbInterval).Sub(now); !f.last.IsZero() && left > 0 {
-		return max(1, int(left.Seconds()))
-	}
-	f.last = now
-	return 0
-}
+// ecbImports limits the fetches of the ECB's feed that people ask for to one every ten
+// minutes across every instance (its bucket is a row of rate_limits): the feed changes
+// once a working day, and nobody may make the service hammer it.
+var ecbImports = rateLimiter{perMinute: 0.1, burst: 1, counts: "imports of the ECB's rates"}
 
 // importECBRates fetches the ECB's daily feed and stores its reference rates, which
 // every workspace sees; the answer is the caller's rates as GET lists them.
 func importECBRates(s *Server, w http.ResponseWriter, r *http.Request) {
-	if wait := s.ecb.take(s.now()); wait > 0 {
-		writeError(w, r, &apiError{Status: http.StatusTooManyRequests, Code: "RATE_LIMITED",
-			Message:    fmt.Sprintf("the ECB's rates were fetched less than %d minutes ago; retry in %d s", int(ecbInterval.Minutes()), wait),
-			Details:    map[string]int{"retryAfterSeconds": wait},
-			RetryAfter: wait})
+	if err := s.take(r.Context(), ecbImports, "ecb-import"); err != nil {
+		writeError(w, r, err)
 		return
 	}
 	ctx := r.Context()

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
@@ -111,9 +112,11 @@ func TestImportECBRates(t *testing.T) {
 	if s["totalIncome"] == nil || len(s["missingRates"].([]any)) != 0 {
 		t.Fatalf("summary after the import %v", s)
 	}
-	// Another person, minutes later, is told to wait; the feed is not asked again.
+	// Another person, minutes later and on another instance, is told to wait; the feed is
+	// not asked again.
 	env.Clock.Set(env.Clock.Now().Add(5 * time.Minute))
-	r := expectError(t, env.As("bob").Post("/api/exchange-rates/ecb", nil), http.StatusTooManyRequests, "RATE_LIMITED")
+	other := env.InstanceWith(func(o *httpapi.Options) { o.ECBURL = ecb.URL })
+	r := expectError(t, other.As("bob").Post("/api/exchange-rates/ecb", nil), http.StatusTooManyRequests, "RATE_LIMITED")
 	if r == nil || fetches.Load() != 1 {
 		t.Fatalf("fetches %d", fetches.Load())
 	}

@@ -46,9 +46,8 @@ type Server struct {
 	// publicMetrics serves the metrics on the API's own routes (Options.PublicMetrics).
 	publicMetrics bool
 	browser       *webapp.App
-	// ecbURL is the ECB's daily feed the import fetches; ecb spaces its fetches.
+	// ecbURL is the ECB's daily feed the import fetches.
 	ecbURL string
-	ecb    ecbFetches
 }
 
 // Options are the API's settings beyond its collaborators.
