@@ -142,7 +142,8 @@ var operationDocs = map[string]operationDoc{
 		queryParam("to", dateIn(""), "with from: last day, at most 366 days after from"),
 		queryParam("category", str(obj{"minLength": 1}), "a category's id, or its name (accents and case ignored)"),
 		queryParam("type", str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}, "default": commands.TxExpense}), ""), asOfParam}},
-	"PUT /api/exchange-rates": {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
+	"PUT /api/exchange-rates":      {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
+	"POST /api/exchange-rates/ecb": {Response: "ExchangeRates"},
 	"GET /api/audit/verify": {Response: "ChainVerification", Query: []obj{
 		queryParam("formerAt", obj{"type": "integer", "minimum": 1}, "a version of the history: the answer's former gives the hash the chain had there "+
 			"before its canonical text left secrets out, to compare with a head kept from before then")}},
@@ -181,6 +182,7 @@ var operationDocs = map[string]operationDoc{
 var unreplayed = map[string]bool{
 	"POST /api/me/whatsapp": true, "POST /api/whatsapp/link": true, "POST /api/realtime/token": true,
 	"POST /api/push/subscribe": true, "POST /api/push/unsubscribe": true, "POST /api/webhooks/outbound/{id}/test": true,
+	"POST /api/exchange-rates/ecb":                                       true,
 	"POST /api/webhooks/outbound/{id}/deliveries/{deliveryId}/redeliver": true,
 }
 
@@ -466,7 +468,15 @@ func schemas() obj {
 	withTransactions := func(name, schema string) obj {
 		return object(obj{name: ref(schema), "transactions": obj{"type": "array", "items": ref("Transaction")}}, name, "transactions")
 	}
-	totals := obj{"type": "array", "items": record(obj{"currency": str(nil), "income": num(money), "expenses": num(money), "net": num(money)})}
+	currencyTotal := record(obj{"currency": str(nil), "income": num(money), "expenses": num(money), "net": num(money)})
+	totals := obj{"type": "array", "items": currencyTotal}
+	rate := record(obj{"base": str(nil), "quote": str(nil), "rate": num(obj{"description": "1 base = rate quote"}), "date": date,
+		"source": str(obj{"description": "manual, the ECB's feed (ecb), or the ECB's history shipped with the service (ecb-snapshot)"})})
+	missingRates := obj{"type": "array", "description": "each conversion into the workspace currency with no rate in force (none, or only one older than 7 days: stale); " +
+		"set one with PUT /api/exchange-rates or POST /api/exchange-rates/ecb",
+		"items": record(obj{"from": str(nil), "to": str(nil), "lastKnown": obj{"anyOf": []obj{rate, {"type": "null"}},
+			"description": "the latest rate known however old, dated by its oldest part (directly, inverted or across the euro); null when there never was one"}})}
+	nmoney := obj{"type": []string{"number", "null"}, "description": "null when a currency has no rate in force (see missingRates)"}
 	transaction := obj{
 		"id": uuidRef(), "type": str(obj{"enum": commands.TransactionTypes}), "amount": num(money), "currency": str(nil),
 		"destinationAmount": obj{"type": []string{"number", "null"}}, "date": date,
@@ -509,7 +519,10 @@ func schemas() obj {
 		"RecurringPayResult": withTransactions("recurring", "Recurring"),
 		"ReportLine":         record(merge(clone(transaction), obj{"walletName": str(nil), "categoryName": nstr(nil)})),
 		"Report": object(obj{"report": record(obj{"workspace": str(nil), "from": date, "to": date,
-			"totals":       totals,
+			"totals": totals,
+			"converted": obj{"anyOf": []obj{currencyTotal, {"type": "null"}},
+				"description": "the totals in the workspace currency at today's rates; null when a currency has no rate in force (see missingRates)"},
+			"missingRates": missingRates,
 			"byCategory":   obj{"type": "array", "items": record(obj{"categoryId": nuuid(), "name": str(nil), "currency": str(nil), "income": num(money), "expenses": num(money)})},
 			"transactions": obj{"type": "array", "items": ref("ReportLine")}})},
 			"report"),
@@ -536,11 +549,11 @@ func schemas() obj {
 		"ChannelWorkspaces": object(obj{"workspaces": obj{"type": "array", "items": record(obj{"id": uuidRef(), "name": str(nil),
 			"type": str(obj{"enum": []string{"personal", "team"}}), "role": str(obj{"enum": roleNames}), "currency": str(nil),
 			"active": obj{"type": "boolean", "description": "the channel's workspace"}})}}, "workspaces"),
-		"MonthlySummary": record(obj{"month": str(obj{"pattern": "^[0-9]{4}-[0-9]{2}$"}), "currency": str(nil), "totalIncome": num(money),
-			"totalExpenses": num(money), "topCategories": obj{"type": "array", "maxItems": 3, "items": record(obj{"categoryId": uuidRef(),
+		"MonthlySummary": record(obj{"month": str(obj{"pattern": "^[0-9]{4}-[0-9]{2}$"}), "currency": str(nil), "totalIncome": nmoney,
+			"totalExpenses": nmoney, "byCurrency": totals, "missingRates": missingRates, "topCategories": obj{"type": "array", "maxItems": 3, "items": record(obj{"categoryId": uuidRef(),
 				"name": str(nil), "currency": str(nil), "total": num(money)})},
-			"comparison": record(obj{"previousIncome": num(money), "previousExpenses": num(money),
-				"percentageChange": obj{"type": []string{"number", "null"}, "description": "change of expenses in percent, two decimals; null without expenses the month before"}})}),
+			"comparison": record(obj{"previousIncome": nmoney, "previousExpenses": nmoney,
+				"percentageChange": obj{"type": []string{"number", "null"}, "description": "change of expenses in percent, two decimals; null without expenses the month before, or without a rate for a currency"}})}),
 		"ReportSummary": record(obj{"from": date, "to": date, "currency": str(obj{"description": "the workspace's: the charts' one scale"}),
 			"totals": totals,
 			"expenses": record(obj{"currency": str(nil),
@@ -557,8 +570,8 @@ func schemas() obj {
 		"SpendingSummary": record(obj{"period": str(obj{"enum": append(slices.Clone(summaryPeriods), "custom")}), "from": date, "to": date,
 			"type":   str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}}),
 			"totals": obj{"type": "array", "items": record(obj{"currency": str(nil), "total": str(obj{"description": "two decimals"})})}}),
-		"ExchangeRates": record(obj{"date": date, "rates": obj{"type": "array", "items": record(obj{"base": str(nil), "quote": str(nil),
-			"rate": num(obj{"description": "1 base = rate quote"}), "date": date, "source": str(obj{"description": "manual, or the feed (ecb)"})})}}),
+		"ExchangeRates": record(obj{"date": date, "rates": obj{"type": "array", "items": rate},
+			"missing": merge(clone(missingRates), obj{"description": "the conversions of the workspace's wallets' currencies into its own with no rate in force"})}),
 		"PushSubscription": record(obj{"id": uuidRef(), "endpoint": str(obj{"format": "uri"}),
 			"expirationTime": obj{"type": []string{"integer", "null"}, "description": "milliseconds since 1970-01-01 (UTC)"},
 			"userAgent":      nstr(obj{"description": "the User-Agent of the last subscribe, to tell devices apart"}),
@@ -753,9 +766,9 @@ var errorDescriptions = map[int]string{
 	409: "The request conflicts with the records' state",
 	413: "The request body exceeds 1 MiB (PAYLOAD_TOO_LARGE)",
 	422: "Well-formed but cannot be carried out",
-	429: "Too many requests for this person, or failed authentications from this address or with this key prefix (RATE_LIMITED), or too many long answers open at once: bulk reads of this person (TOO_MANY_BULK_READS), realtime streams (TOO_MANY_STREAMS)",
+	429: "Too many requests for this person, or failed authentications from this address or with this key prefix (RATE_LIMITED; the ECB import: once every 10 minutes, across instances), or too many long answers open at once: bulk reads of this person (TOO_MANY_BULK_READS), realtime streams (TOO_MANY_STREAMS)",
 	500: "Internal error; the cause is logged, never shown: quote the request id",
-	502: "A provider the operation needs failed; nothing was done (BILLING_UNAVAILABLE)",
+	502: "A provider the operation needs failed; nothing was done (BILLING_UNAVAILABLE, ECB_UNAVAILABLE)",
 	503: "The service cannot serve the request now (its database is unreachable or busy, or a feature is not configured)",
 }
 
@@ -855,7 +868,7 @@ func openAPIDocument() obj {
 		if write {
 			statuses = append(statuses, 413)
 		}
-		if key == "DELETE /api/me" {
+		if key == "DELETE /api/me" || key == "POST /api/exchange-rates/ecb" {
 			statuses = append(statuses, 502)
 		}
 		for _, status := range statuses {

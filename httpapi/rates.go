@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
-	"strings"
+	"slices"
 	"time"
 
 	"github.com/finledger/finledger/commands"
@@ -24,12 +25,37 @@ func listExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	rates, err := fx.InForce(r.Context(), s.pool, activeWorkspace(r), day)
+	answer, err := ratesAnswer(r.Context(), s.pool, principalFrom(r.Context()).Workspace, day)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"date": day.Format(time.DateOnly), "rates": rates})
+	writeJSON(w, http.StatusOK, answer)
+}
+
+// ratesAnswer lists the rates a workspace sees on a day, and the conversions of its
+// wallets' currencies into its own that no rate in force makes.
+func ratesAnswer(ctx context.Context, db queries.DB, ws queries.Workspace, day commands.Date) (map[string]any, error) {
+	list, err := fx.InForce(ctx, db, ws.ID, day)
+	if err != nil {
+		return nil, err
+	}
+	wallets, err := queries.Wallets(ctx, db, ws.ID)
+	if err != nil {
+		return nil, err
+	}
+	var currencies []string
+	for _, w := range wallets {
+		if !slices.Contains(currencies, w.Currency) {
+			currencies = append(currencies, w.Currency)
+		}
+	}
+	slices.Sort(currencies)
+	missing, err := fx.NewRates(list, day).Missing(ctx, db, ws.ID, currencies, ws.Currency)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"date": day.Format(time.DateOnly), "rates": list, "missing": missing}, nil
 }
 
 func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -72,20 +98,38 @@ func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
 		Answer: queries.Read(func(ctx context.Context, db queries.DB) (any, error) {
 			d, _ := commands.ParseDate(day)
-			list, err := fx.InForce(ctx, db, activeWorkspace(r), d)
-			return map[string]any{"date": day, "rates": list}, err
+			return ratesAnswer(ctx, db, principalFrom(r.Context()).Workspace, d)
 		})})
 }
 
-// rateError turns a missing exchange rate into a clear 422.
-func rateError(err error) error {
-	if errors.Is(err, fx.ErrNoRate) {
-		msg := err.Error()
-		if i := strings.Index(msg, "no exchange rate"); i >= 0 {
-			msg = msg[i:]
-		}
-		return &apiError{Status: http.StatusUnprocessableEntity, Code: "EXCHANGE_RATE_MISSING",
-			Message: msg + "; set one with PUT /api/exchange-rates"}
+// ecbImports limits the fetches of the ECB's feed that people ask for to one every ten
+// minutes across every instance (its bucket is a row of rate_limits): the feed changes
+// once a working day, and nobody may make the service hammer it.
+var ecbImports = rateLimiter{perMinute: 0.1, burst: 1, counts: "imports of the ECB's rates"}
+
+// importECBRates fetches the ECB's daily feed and stores its reference rates, which
+// every workspace sees; the answer is the caller's rates as GET lists them.
+func importECBRates(s *Server, w http.ResponseWriter, r *http.Request) {
+	if err := s.take(r.Context(), ecbImports, "ecb-import"); err != nil {
+		writeError(w, r, err)
+		return
 	}
-	return err
+	ctx := r.Context()
+	rates, err := fx.ECB{URL: s.ecbURL, Client: &http.Client{Timeout: 15 * time.Second}}.Latest(ctx)
+	if err != nil {
+		slog.WarnContext(ctx, "ecb rates", "err", err)
+		writeError(w, r, &apiError{Status: http.StatusBadGateway, Code: "ECB_UNAVAILABLE",
+			Message: "the ECB's rates could not be fetched; enter a rate by hand, or try again later"})
+		return
+	}
+	if err := fx.StoreReference(ctx, s.pool, rates, "ecb", s.now()); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	answer, err := ratesAnswer(ctx, s.pool, principalFrom(ctx).Workspace, s.today())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, answer)
 }

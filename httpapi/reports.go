@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -152,7 +153,11 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		summary, err = queries.MonthlySummaryOf(ctx, db, p.Workspace.ID, p.Workspace.Currency, *month, rates)
-		return rateError(err)
+		if err != nil {
+			return err
+		}
+		summary.MissingRates, err = rates.Missing(ctx, db, p.Workspace.ID, summary.Currencies, p.Workspace.Currency)
+		return err
 	})
 	if err != nil {
 		writeError(w, r, err)
@@ -236,14 +241,15 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		rep, err = queries.BuildReport(r.Context(), db, p.Workspace.ID, p.Workspace.Name, f)
-		if err != nil || format != "pdf" {
+		if err != nil {
 			return err
 		}
 		rates, err := fx.Load(r.Context(), db, p.Workspace.ID, today)
-		if err == nil {
-			chart = queries.ExpensesChart(rep.ByCategory, p.Workspace.Currency, rates)
+		if err != nil {
+			return err
 		}
-		return err
+		chart = queries.ExpensesChart(rep.ByCategory, p.Workspace.Currency, rates)
+		return convertReport(r.Context(), db, &rep, rates, p.Workspace.ID, p.Workspace.Currency)
 	})
 	if errors.Is(err, queries.ErrReportTooLarge) {
 		err = &apiError{Status: http.StatusUnprocessableEntity, Code: "REPORT_TOO_LARGE", Message: err.Error()}
@@ -270,6 +276,21 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	default:
 		writeJSON(w, http.StatusOK, map[string]any{"report": rep})
 	}
+}
+
+// convertReport adds the report's total in the workspace currency at today's rates,
+// where every currency has one, and the conversions that could not be made.
+func convertReport(ctx context.Context, db queries.DB, rep *queries.Report, rates *fx.Rates, workspaceID uuid.UUID, currency string) error {
+	if sum, ok := queries.ConvertTotals(rep.Totals, currency, rates); ok {
+		rep.Converted = &sum
+	}
+	currencies := make([]string, len(rep.Totals))
+	for i, t := range rep.Totals {
+		currencies[i] = t.Currency
+	}
+	var err error
+	rep.MissingRates, err = rates.Missing(ctx, db, workspaceID, currencies, currency)
+	return err
 }
 
 func agentContext(s *Server, w http.ResponseWriter, r *http.Request) {

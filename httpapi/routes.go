@@ -79,6 +79,7 @@ var routes = []route{
 
 	{"GET", "/api/exchange-rates", "wallets:read", "Exchange rates in force on a day (default today)", http.StatusOK, listExchangeRates},
 	{"PUT", "/api/exchange-rates", "wallets:write", "Set the workspace's own exchange rates for a day", http.StatusOK, setExchangeRates},
+	{"POST", "/api/exchange-rates/ecb", "wallets:write", "Fetch the ECB's daily reference rates (at most once every 10 minutes)", http.StatusOK, importECBRates},
 
 	{"GET", "/api/audit", scopeTeamManage, "List audit entries, newest first", http.StatusOK, listAudit},
 	{"GET", "/api/audit/verify", scopeTeamManage, "Recompute the workspace's hash chain of events and return its head", http.StatusOK, verifyAudit},

@@ -3,6 +3,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/webapp"
@@ -46,6 +48,8 @@ type Server struct {
 	// publicMetrics serves the metrics on the API's own routes (Options.PublicMetrics).
 	publicMetrics bool
 	browser       *webapp.App
+	// ecbURL is the ECB's daily feed the import fetches.
+	ecbURL string
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -97,6 +101,9 @@ type Options struct {
 	// RequestLogLevel is the level of each request's log line: Info unless set (`finledger
 	// dev` logs them at Debug, to keep its console readable).
 	RequestLogLevel slog.Level
+	// ECBURL is where POST /api/exchange-rates/ecb fetches the ECB's daily reference
+	// rates; "": fx.ECBDailyURL.
+	ECBURL string
 }
 
 // ChannelOptions are the chat channel's settings (spec 5.4).
@@ -115,6 +122,7 @@ func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Ve
 		failures: rateLimiter{perMinute: float64(opts.AuthFailuresPerMinute), burst: float64(opts.AuthFailureBurst),
 			counts: "failed authentications from this address or with this key prefix"},
 		trustedProxies: opts.TrustedProxies, requestLogLevel: opts.RequestLogLevel}
+	s.ecbURL = cmp.Or(opts.ECBURL, fx.ECBDailyURL)
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	s.answers = newLongAnswers(pool, opts.Realtime, opts.LongAnswers)
 	return s

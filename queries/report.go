@@ -18,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/internal/fx"
 )
 
 // MaxReportLines bounds the transactions one report lists.
@@ -59,10 +60,14 @@ type ReportLine struct {
 
 // Report is the data of GET /api/reports.
 type Report struct {
-	Workspace    string           `json:"workspace"`
-	From         string           `json:"from"`
-	To           string           `json:"to"`
-	Totals       []ReportTotal    `json:"totals"`
+	Workspace string        `json:"workspace"`
+	From      string        `json:"from"`
+	To        string        `json:"to"`
+	Totals    []ReportTotal `json:"totals"`
+	// Converted is the total in the workspace currency at today's rates, null where a
+	// currency has none (MissingRates then says which); the caller fills both.
+	Converted    *ReportTotal     `json:"converted"`
+	MissingRates []fx.Missing     `json:"missingRates"`
 	ByCategory   []ReportCategory `json:"byCategory"`
 	Transactions []ReportLine     `json:"transactions"`
 }

@@ -3,6 +3,7 @@ package queries
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/internal/fx"
 )
 
 // Total is a sum of one type, currency and category over a range of days.
@@ -89,31 +91,40 @@ type CategoryTotal struct {
 	Total      Amount    `json:"total"`
 }
 
-// Comparison sets a month against the one before.
+// Comparison sets a month against the one before. Its amounts are null where a
+// currency of either month has no rate in force.
 type Comparison struct {
-	PreviousIncome   Amount  `json:"previousIncome"`
-	PreviousExpenses Amount  `json:"previousExpenses"`
+	PreviousIncome   *Amount `json:"previousIncome"`
+	PreviousExpenses *Amount `json:"previousExpenses"`
 	PercentageChange *Amount `json:"percentageChange"`
 }
 
-// MonthlySummary is spec 4.B rule 5's month summary.
+// MonthlySummary is spec 4.B rule 5's month summary. The totals in the workspace's
+// currency are null where a currency has no rate in force; ByCurrency always gives the
+// month's amounts per currency, and MissingRates (filled by the caller, which knows
+// where rates come from) the conversions that could not be made.
 type MonthlySummary struct {
 	Month         string          `json:"month"`
 	Currency      string          `json:"currency"`
-	TotalIncome   Amount          `json:"totalIncome"`
-	TotalExpenses Amount          `json:"totalExpenses"`
+	TotalIncome   *Amount         `json:"totalIncome"`
+	TotalExpenses *Amount         `json:"totalExpenses"`
+	ByCurrency    []ReportTotal   `json:"byCurrency"`
 	TopCategories []CategoryTotal `json:"topCategories"`
 	Comparison    Comparison      `json:"comparison"`
+	MissingRates  []fx.Missing    `json:"missingRates"`
+	// Currencies are those of both months, which the totals convert.
+	Currencies []string `json:"-"`
 }
 
-// MonthlySummaryOf summarises a month: income and expenses converted to the workspace
-// currency, the three biggest expense categories (uncategorized expenses left out,
-// each in its own currency: the workspace's first, then the others alphabetically,
-// biggest first within each), and the change of expenses against the month before.
+// MonthlySummaryOf summarises a month: income and expenses per currency and, where
+// every currency converts, in the workspace currency; the three biggest expense
+// categories (uncategorized expenses left out, each in its own currency: the
+// workspace's first, then the others alphabetically, biggest first within each), and
+// the change of expenses against the month before.
 func MonthlySummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceCurrency string, month commands.Date, rates Converter) (MonthlySummary, error) {
 	first := firstOfMonth(month)
 	last := first.AddDate(0, 1, -1)
-	s := MonthlySummary{Month: first.Format("2006-01"), Currency: workspaceCurrency, TopCategories: []CategoryTotal{}}
+	s := MonthlySummary{Month: first.Format("2006-01"), Currency: workspaceCurrency, TopCategories: []CategoryTotal{}, MissingRates: []fx.Missing{}}
 	current, err := Totals(ctx, db, workspaceID, first, last, nil)
 	if err != nil {
 		return s, err
@@ -122,20 +133,25 @@ func MonthlySummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, workspa
 	if err != nil {
 		return s, err
 	}
-	income, expenses, err := convertedSums(current, workspaceCurrency, rates)
-	if err != nil {
-		return s, err
+	s.ByCurrency = perCurrency(current)
+	now, ok := ConvertTotals(s.ByCurrency, workspaceCurrency, rates)
+	before, okBefore := ConvertTotals(perCurrency(previous), workspaceCurrency, rates)
+	if ok {
+		s.TotalIncome, s.TotalExpenses = &now.Income, &now.Expenses
 	}
-	prevIncome, prevExpenses, err := convertedSums(previous, workspaceCurrency, rates)
-	if err != nil {
-		return s, err
+	if okBefore {
+		s.Comparison = Comparison{PreviousIncome: &before.Income, PreviousExpenses: &before.Expenses}
 	}
-	s.TotalIncome, s.TotalExpenses = Amount(income), Amount(expenses)
-	s.Comparison = Comparison{PreviousIncome: Amount(prevIncome), PreviousExpenses: Amount(prevExpenses)}
-	if !prevExpenses.IsZero() {
-		change := Amount(expenses.Sub(prevExpenses).Mul(hundred).Div(prevExpenses).Round(2))
+	if prev := decimal.Decimal(before.Expenses); ok && okBefore && !prev.IsZero() {
+		change := Amount(decimal.Decimal(now.Expenses).Sub(prev).Mul(hundred).Div(prev).Round(2))
 		s.Comparison.PercentageChange = &change
 	}
+	for _, t := range append(current, previous...) {
+		if !slices.Contains(s.Currencies, t.Currency) {
+			s.Currencies = append(s.Currencies, t.Currency)
+		}
+	}
+	sort.Strings(s.Currencies)
 	var categories []CategoryTotal
 	var ids []uuid.UUID
 	for _, t := range current {
@@ -168,21 +184,47 @@ func MonthlySummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, workspa
 	return s, nil
 }
 
-// convertedSums adds income and expenses in the target currency, to the cent.
-func convertedSums(totals []Total, currency string, rates Converter) (income, expenses decimal.Decimal, err error) {
+// perCurrency sums income and expenses per currency, alphabetically.
+func perCurrency(totals []Total) []ReportTotal {
+	sums := map[string]*ReportTotal{}
 	for _, t := range totals {
-		amount, err := rates.Convert(t.Amount, t.Currency, currency)
-		if err != nil {
-			return income, expenses, err
+		if t.Type != commands.TxIncome && t.Type != commands.TxExpense {
+			continue
 		}
-		switch t.Type {
-		case commands.TxIncome:
-			income = income.Add(amount)
-		case commands.TxExpense:
-			expenses = expenses.Add(amount)
+		c := sums[t.Currency]
+		if c == nil {
+			c = &ReportTotal{Currency: t.Currency}
+			sums[t.Currency] = c
 		}
+		if t.Type == commands.TxIncome {
+			c.Income = Amount(decimal.Decimal(c.Income).Add(t.Amount))
+		} else {
+			c.Expenses = Amount(decimal.Decimal(c.Expenses).Add(t.Amount))
+		}
+		c.Net = Amount(decimal.Decimal(c.Income).Sub(decimal.Decimal(c.Expenses)))
 	}
-	return income.Round(2), expenses.Round(2), nil
+	out := []ReportTotal{}
+	for _, c := range sums {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Currency < out[j].Currency })
+	return out
+}
+
+// ConvertTotals adds totals of several currencies in the target currency, to the
+// cent; ok is false when some currency has no rate.
+func ConvertTotals(totals []ReportTotal, target string, rates Converter) (sum ReportTotal, ok bool) {
+	var income, expenses decimal.Decimal
+	for _, t := range totals {
+		in, err1 := rates.Convert(decimal.Decimal(t.Income), t.Currency, target)
+		out, err2 := rates.Convert(decimal.Decimal(t.Expenses), t.Currency, target)
+		if err1 != nil || err2 != nil {
+			return ReportTotal{Currency: target}, false
+		}
+		income, expenses = income.Add(in), expenses.Add(out)
+	}
+	income, expenses = income.Round(2), expenses.Round(2)
+	return ReportTotal{Currency: target, Income: Amount(income), Expenses: Amount(expenses), Net: Amount(income.Sub(expenses))}, true
 }
 
 func categoryNames(ctx context.Context, db DB, workspaceID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]string, error) {

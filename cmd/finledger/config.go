@@ -18,6 +18,7 @@ import (
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks/bus"
@@ -57,11 +58,15 @@ type config struct {
 	VAPIDPrivateKey       string
 	VAPIDSubject          string
 	OIDCIssuer            string
+	ECBURL                string
 	OIDCClientID          string
 	OIDCClientSecret      string
 	// DevSignIn turns on the web app's one-click sign-in as the development identity;
 	// only `finledger dev` sets it.
 	DevSignIn bool
+	// DevRates loads the ECB's history shipped with the binary at start, and fetches
+	// the day's rates in the background; only `finledger dev` sets it.
+	DevRates bool
 	// PublicMetrics serves the metrics on the API's listener too, for a developer's
 	// curl; only `finledger dev` sets it. `serve` keeps them on FINLEDGER_ADMIN_ADDR.
 	PublicMetrics bool
@@ -159,6 +164,8 @@ var settings = []setting{
 		c.PublicOrigin = strings.TrimSuffix(v, "/")
 		return nil
 	}},
+	{"FINLEDGER_ECB_URL", fx.ECBDailyURL, "the ECB's daily reference rates (eurofxref XML), for `finledger rates` and the web app's import", false,
+		httpURL(func(c *config) *string { return &c.ECBURL })},
 	{"FINLEDGER_OIDC_ISSUER", "", "the OpenID provider the web app signs people in with; unset: off", false, httpURL(func(c *config) *string { return &c.OIDCIssuer })},
 	{"FINLEDGER_OIDC_CLIENT_ID", "", "the web app's client id at the OpenID provider", false, text(func(c *config) *string { return &c.OIDCClientID })},
 	{"FINLEDGER_OIDC_CLIENT_SECRET", "", "the web app's client secret at the OpenID provider", true, text(func(c *config) *string { return &c.OIDCClientSecret })},

@@ -66,7 +66,7 @@ func dev(ctx context.Context, cfg config, out io.Writer) error {
 			return err
 		}
 	}
-	cfg.DevSignIn, cfg.PublicMetrics, cfg.QuietRequests = true, true, true
+	cfg.DevSignIn, cfg.PublicMetrics, cfg.QuietRequests, cfg.DevRates = true, true, true, true
 	return serve(ctx, cfg, func(base string) {
 		fmt.Fprintf(out, "\nFinledger is running at %s\nOpen %s/app/ in a browser and sign in with one click.\n", base, base)
 		if cfg.SessionHS256Secret == "" {

@@ -2,6 +2,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -210,7 +211,7 @@ func subcommands() []command {
 		{name: "token", synopsis: "--sub ID --email E [--name N] [--ttl 24h]", about: "mint a development session token",
 			details: "It signs with FINLEDGER_SESSION_HS256_SECRET or the secret `finledger dev` keeps in the data folder.",
 			setup:   tokenFlags},
-		{name: "rates", synopsis: "[--file F | --url U]", about: "import the ECB's reference exchange rates",
+		{name: "rates", synopsis: "[--file F | --url U] [--snapshot]", about: "import the ECB's reference exchange rates",
 			setup: ratesFlags},
 		{name: "config", about: "print the effective settings, secrets masked, and what is wrong with any",
 			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
@@ -312,10 +313,13 @@ func exportFlags(fs *flag.FlagSet) runner {
 }
 
 // ratesFlags declares the rates command's flags: it loads the ECB's reference rates
-// from a file or a URL.
+// from a file or the feed; when the feed cannot be reached, --snapshot loads the
+// history shipped with the binary instead.
 func ratesFlags(fs *flag.FlagSet) runner {
 	file := fs.String("file", "", "an eurofxref XML file")
-	url := fs.String("url", fx.ECBDailyURL, "where to fetch the eurofxref XML")
+	url := fs.String("url", "", "where to fetch the eurofxref XML (default: FINLEDGER_ECB_URL)")
+	fallback := fs.Bool("snapshot", false, "when the feed cannot be reached, load the ECB's history shipped with this binary (to "+
+		fx.SnapshotDate.Format(time.DateOnly)+")")
 	return func(ctx context.Context, cfg config, out io.Writer) error {
 		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
 			var rates []fx.Rate
@@ -328,7 +332,20 @@ func ratesFlags(fs *flag.FlagSet) runner {
 				defer f.Close()
 				rates, err = fx.ParseECB(f)
 			} else {
-				rates, err = fx.ECB{URL: *url}.Latest(ctx)
+				rates, err = fx.ECB{URL: cmp.Or(*url, cfg.ECBURL)}.Latest(ctx)
+				if err != nil && *fallback {
+					fmt.Fprintf(out, "the ECB's feed cannot be reached (%v); loading the history shipped with this binary, to %s\n",
+						err, fx.SnapshotDate.Format(time.DateOnly))
+					added, err := fx.LoadSnapshot(ctx, pool, time.Now())
+					if err == nil {
+						fmt.Fprintf(out, "added %d reference rates\n", added)
+					}
+					return err
+				}
+				if err != nil {
+					return fmt.Errorf("%w\n(no network? `finledger rates --snapshot` loads the history shipped with this binary, to %s)",
+						err, fx.SnapshotDate.Format(time.DateOnly))
+				}
 			}
 			if err != nil {
 				return err
@@ -340,6 +357,31 @@ func ratesFlags(fs *flag.FlagSet) runner {
 			return nil
 		})
 	}
+}
+
+// devRates gives a development server rates from its first minute: the ECB's history
+// shipped with the binary (loaded once), then the day's feed, fetched in the background
+// with a short timeout so that start never waits on the network.
+func devRates(ctx context.Context, pool *pgxpool.Pool, url string) error {
+	added, err := fx.LoadSnapshot(ctx, pool, time.Now())
+	if err != nil {
+		return err
+	}
+	if added > 0 {
+		slog.Info("loaded the ECB's reference history shipped with the binary", "rates", added, "lastDay", fx.SnapshotDate.Format(time.DateOnly))
+	}
+	go func() {
+		fetch, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		rates, err := fx.ECB{URL: url, Client: &http.Client{Timeout: 5 * time.Second}}.Latest(fetch)
+		if err == nil {
+			err = fx.StoreReference(ctx, pool, rates, "ecb", time.Now())
+		}
+		if err != nil {
+			slog.Info("the ECB's daily rates were not fetched; the shipped history stands", "err", err)
+		}
+	}()
+	return nil
 }
 
 // purgeHourly forgets old idempotency keys, idle rate-limit buckets, spent channel
@@ -430,6 +472,11 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if _, err := database.Migrate(ctx, pool); err != nil {
 		return err
 	}
+	if cfg.DevRates {
+		if err := devRates(ctx, pool, cfg.ECBURL); err != nil {
+			return err
+		}
+	}
 	verifier, err := session.NewVerifier(session.Config{
 		JWKSURL: cfg.SessionJWKSURL, HS256Secret: cfg.SessionHS256Secret,
 		Issuer: cfg.SessionIssuer, Audience: cfg.SessionAudience,
@@ -485,6 +532,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		TrustedProxies: cfg.TrustedProxies,
 		// No payment provider is wired yet: cancellations are recorded in memory.
 		Billing: &httpapi.RecordingBilling{},
+		ECBURL:  cfg.ECBURL,
 		Channel: httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},
 	})
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)

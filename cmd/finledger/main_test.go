@@ -209,6 +209,11 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 	if status, body := call(t, "POST", base+"/api/wallets", devToken, `{"name":"Cash","balance":10.5,"isDefault":true}`); status != http.StatusOK {
 		t.Fatalf("create wallet: %d %s", status, body)
 	}
+	// dev starts with the ECB's history shipped with the binary.
+	if status, body := call(t, "GET", base+"/api/exchange-rates?date=2026-04-13", devToken, ""); status != http.StatusOK ||
+		!strings.Contains(body, `"date":"2026-04-13","source":"ecb-snapshot"`) {
+		t.Fatalf("dev's rates: %d %s", status, body)
+	}
 	devSignInIsThePrintedUser(t, base)
 	// Webhooks go out through the in-process NATS server, to a receiver on this machine.
 	received := make(chan string, 10)

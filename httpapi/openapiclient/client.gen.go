@@ -2497,7 +2497,26 @@ type ErrorDetails struct {
 
 // ExchangeRates defines model for ExchangeRates.
 type ExchangeRates struct {
-	Date  openapi_types.Date `json:"date"`
+	Date openapi_types.Date `json:"date"`
+
+	// Missing the conversions of the workspace's wallets' currencies into its own with no rate in force
+	Missing []struct {
+		From string `json:"from"`
+
+		// LastKnown the latest rate known however old, dated by its oldest part (directly, inverted or across the euro); null when there never was one
+		LastKnown *struct {
+			Base  string             `json:"base"`
+			Date  openapi_types.Date `json:"date"`
+			Quote string             `json:"quote"`
+
+			// Rate 1 base = rate quote
+			Rate float32 `json:"rate"`
+
+			// Source manual, the ECB's feed (ecb), or the ECB's history shipped with the service (ecb-snapshot)
+			Source string `json:"source"`
+		} `json:"lastKnown"`
+		To string `json:"to"`
+	} `json:"missing"`
 	Rates []struct {
 		Base  string             `json:"base"`
 		Date  openapi_types.Date `json:"date"`
@@ -2506,7 +2525,7 @@ type ExchangeRates struct {
 		// Rate 1 base = rate quote
 		Rate float32 `json:"rate"`
 
-		// Source manual, or the feed (ecb)
+		// Source manual, the ECB's feed (ecb), or the ECB's history shipped with the service (ecb-snapshot)
 		Source string `json:"source"`
 	} `json:"rates"`
 }
@@ -2659,17 +2678,48 @@ type MemberResponse struct {
 
 // MonthlySummary defines model for MonthlySummary.
 type MonthlySummary struct {
+	ByCurrency []struct {
+		Currency string `json:"currency"`
+
+		// Expenses exact decimal, at most 4 decimal places
+		Expenses float32 `json:"expenses"`
+
+		// Income exact decimal, at most 4 decimal places
+		Income float32 `json:"income"`
+
+		// Net exact decimal, at most 4 decimal places
+		Net float32 `json:"net"`
+	} `json:"byCurrency"`
 	Comparison struct {
-		// PercentageChange change of expenses in percent, two decimals; null without expenses the month before
+		// PercentageChange change of expenses in percent, two decimals; null without expenses the month before, or without a rate for a currency
 		PercentageChange *float32 `json:"percentageChange"`
 
-		// PreviousExpenses exact decimal, at most 4 decimal places
-		PreviousExpenses float32 `json:"previousExpenses"`
+		// PreviousExpenses null when a currency has no rate in force (see missingRates)
+		PreviousExpenses *float32 `json:"previousExpenses"`
 
-		// PreviousIncome exact decimal, at most 4 decimal places
-		PreviousIncome float32 `json:"previousIncome"`
+		// PreviousIncome null when a currency has no rate in force (see missingRates)
+		PreviousIncome *float32 `json:"previousIncome"`
 	} `json:"comparison"`
-	Currency      string `json:"currency"`
+	Currency string `json:"currency"`
+
+	// MissingRates each conversion into the workspace currency with no rate in force (none, or only one older than 7 days: stale); set one with PUT /api/exchange-rates or POST /api/exchange-rates/ecb
+	MissingRates []struct {
+		From string `json:"from"`
+
+		// LastKnown the latest rate known however old, dated by its oldest part (directly, inverted or across the euro); null when there never was one
+		LastKnown *struct {
+			Base  string             `json:"base"`
+			Date  openapi_types.Date `json:"date"`
+			Quote string             `json:"quote"`
+
+			// Rate 1 base = rate quote
+			Rate float32 `json:"rate"`
+
+			// Source manual, the ECB's feed (ecb), or the ECB's history shipped with the service (ecb-snapshot)
+			Source string `json:"source"`
+		} `json:"lastKnown"`
+		To string `json:"to"`
+	} `json:"missingRates"`
 	Month         string `json:"month"`
 	TopCategories []struct {
 		CategoryId openapi_types.UUID `json:"categoryId"`
@@ -2680,11 +2730,11 @@ type MonthlySummary struct {
 		Total float32 `json:"total"`
 	} `json:"topCategories"`
 
-	// TotalExpenses exact decimal, at most 4 decimal places
-	TotalExpenses float32 `json:"totalExpenses"`
+	// TotalExpenses null when a currency has no rate in force (see missingRates)
+	TotalExpenses *float32 `json:"totalExpenses"`
 
-	// TotalIncome exact decimal, at most 4 decimal places
-	TotalIncome float32 `json:"totalIncome"`
+	// TotalIncome null when a currency has no rate in force (see missingRates)
+	TotalIncome *float32 `json:"totalIncome"`
 }
 
 // OK defines model for OK.
@@ -2827,7 +2877,40 @@ type Report struct {
 			Income float32 `json:"income"`
 			Name   string  `json:"name"`
 		} `json:"byCategory"`
-		From   openapi_types.Date `json:"from"`
+
+		// Converted the totals in the workspace currency at today's rates; null when a currency has no rate in force (see missingRates)
+		Converted *struct {
+			Currency string `json:"currency"`
+
+			// Expenses exact decimal, at most 4 decimal places
+			Expenses float32 `json:"expenses"`
+
+			// Income exact decimal, at most 4 decimal places
+			Income float32 `json:"income"`
+
+			// Net exact decimal, at most 4 decimal places
+			Net float32 `json:"net"`
+		} `json:"converted"`
+		From openapi_types.Date `json:"from"`
+
+		// MissingRates each conversion into the workspace currency with no rate in force (none, or only one older than 7 days: stale); set one with PUT /api/exchange-rates or POST /api/exchange-rates/ecb
+		MissingRates []struct {
+			From string `json:"from"`
+
+			// LastKnown the latest rate known however old, dated by its oldest part (directly, inverted or across the euro); null when there never was one
+			LastKnown *struct {
+				Base  string             `json:"base"`
+				Date  openapi_types.Date `json:"date"`
+				Quote string             `json:"quote"`
+
+				// Rate 1 base = rate quote
+				Rate float32 `json:"rate"`
+
+				// Source manual, the ECB's feed (ecb), or the ECB's history shipped with the service (ecb-snapshot)
+				Source string `json:"source"`
+			} `json:"lastKnown"`
+			To string `json:"to"`
+		} `json:"missingRates"`
 		To     openapi_types.Date `json:"to"`
 		Totals []struct {
 			Currency string `json:"currency"`
@@ -4235,6 +4318,18 @@ type PutExchangeRatesParams struct {
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 
 	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PostExchangeRatesEcbParams defines parameters for PostExchangeRatesEcb.
+type PostExchangeRatesEcbParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey accepted; this operation does not replay answers
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -6585,6 +6680,11 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/exchange-rates (the `PutExchangeRates` operationId).
 	PutExchangeRates(ctx context.Context, params *PutExchangeRatesParams, body PutExchangeRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PostExchangeRatesEcb Fetch the ECB's daily reference rates (at most once every 10 minutes)
+	//
+	// Corresponds with POST /api/exchange-rates/ecb (the `PostExchangeRatesEcb` operationId).
+	PostExchangeRatesEcb(ctx context.Context, params *PostExchangeRatesEcbParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetExport The workspace's records as a zip: a CSV per resource and finledger.json, everything in one object
 	//
 	// A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
@@ -7863,6 +7963,21 @@ func (c *Client) PutExchangeRatesWithBody(ctx context.Context, params *PutExchan
 // Corresponds with PUT /api/exchange-rates (the `PutExchangeRates` operationId).
 func (c *Client) PutExchangeRates(ctx context.Context, params *PutExchangeRatesParams, body PutExchangeRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPutExchangeRatesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostExchangeRatesEcb Fetch the ECB's daily reference rates (at most once every 10 minutes)
+//
+// Corresponds with POST /api/exchange-rates/ecb (the `PostExchangeRatesEcb` operationId).
+func (c *Client) PostExchangeRatesEcb(ctx context.Context, params *PostExchangeRatesEcbParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostExchangeRatesEcbRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -11550,6 +11665,70 @@ func NewPutExchangeRatesRequestWithBody(server string, params *PutExchangeRatesP
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostExchangeRatesEcbRequest constructs an http.Request for the PostExchangeRatesEcb method
+func NewPostExchangeRatesEcbRequest(server string, params *PostExchangeRatesEcbParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/exchange-rates/ecb")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -17151,6 +17330,13 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /api/exchange-rates (the `PutExchangeRates` operationId).
 	PutExchangeRatesWithResponse(ctx context.Context, params *PutExchangeRatesParams, body PutExchangeRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*PutExchangeRatesResponse, error)
+
+	// PostExchangeRatesEcbWithResponse Fetch the ECB's daily reference rates (at most once every 10 minutes)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/exchange-rates/ecb (the `PostExchangeRatesEcb` operationId).
+	PostExchangeRatesEcbWithResponse(ctx context.Context, params *PostExchangeRatesEcbParams, reqEditors ...RequestEditorFn) (*PostExchangeRatesEcbResponse, error)
 
 	// GetExportWithResponse The workspace's records as a zip: a CSV per resource and finledger.json, everything in one object
 	//
@@ -23236,6 +23422,224 @@ func (r PutExchangeRatesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PutExchangeRatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostExchangeRatesEcbResponse200Headers the declared response headers of an HTTP 200 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse200Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse400Headers the declared response headers of an HTTP 400 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse400Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse401Headers the declared response headers of an HTTP 401 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse401Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse403Headers the declared response headers of an HTTP 403 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse403Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse404Headers the declared response headers of an HTTP 404 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse404Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse405Headers the declared response headers of an HTTP 405 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse405Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse409Headers the declared response headers of an HTTP 409 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse409Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse413Headers the declared response headers of an HTTP 413 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse413Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse422Headers the declared response headers of an HTTP 422 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse422Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse429Headers the declared response headers of an HTTP 429 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse500Headers the declared response headers of an HTTP 500 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse500Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse502Headers the declared response headers of an HTTP 502 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse502Headers struct {
+	XRequestId string
+}
+
+// PostExchangeRatesEcbResponse503Headers the declared response headers of an HTTP 503 response for PostExchangeRatesEcb
+type PostExchangeRatesEcbResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostExchangeRatesEcbResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ExchangeRates
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *BadGateway
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostExchangeRatesEcbResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostExchangeRatesEcbResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostExchangeRatesEcbResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostExchangeRatesEcbResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostExchangeRatesEcbResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostExchangeRatesEcbResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostExchangeRatesEcbResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostExchangeRatesEcbResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostExchangeRatesEcbResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostExchangeRatesEcbResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostExchangeRatesEcbResponse500Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *PostExchangeRatesEcbResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostExchangeRatesEcbResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON200() *ExchangeRates {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON502() *BadGateway {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostExchangeRatesEcbResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostExchangeRatesEcbResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostExchangeRatesEcbResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostExchangeRatesEcbResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostExchangeRatesEcbResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -37653,6 +38057,19 @@ func (c *ClientWithResponses) PutExchangeRatesWithResponse(ctx context.Context, 
 	return ParsePutExchangeRatesResponse(rsp)
 }
 
+// PostExchangeRatesEcbWithResponse Fetch the ECB's daily reference rates (at most once every 10 minutes)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/exchange-rates/ecb (the `PostExchangeRatesEcb` operationId).
+func (c *ClientWithResponses) PostExchangeRatesEcbWithResponse(ctx context.Context, params *PostExchangeRatesEcbParams, reqEditors ...RequestEditorFn) (*PostExchangeRatesEcbResponse, error) {
+	rsp, err := c.PostExchangeRatesEcb(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostExchangeRatesEcbResponse(rsp)
+}
+
 // GetExportWithResponse The workspace's records as a zip: a CSV per resource and finledger.json, everything in one object
 //
 // A bulk read: a person has at most 4 on their way at once, whatever credentials they use (429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for 10s is cut off.
@@ -45324,6 +45741,263 @@ func ParsePutExchangeRatesResponse(rsp *http.Response) (*PutExchangeRatesRespons
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PutExchangeRatesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostExchangeRatesEcbResponse parses an HTTP response from a PostExchangeRatesEcbWithResponse call
+func ParsePostExchangeRatesEcbResponse(rsp *http.Response) (*PostExchangeRatesEcbResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostExchangeRatesEcbResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ExchangeRates
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest BadGateway
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostExchangeRatesEcbResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostExchangeRatesEcbResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostExchangeRatesEcbResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostExchangeRatesEcbResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostExchangeRatesEcbResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostExchangeRatesEcbResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostExchangeRatesEcbResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostExchangeRatesEcbResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostExchangeRatesEcbResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostExchangeRatesEcbResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostExchangeRatesEcbResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 502:
+		var headers PostExchangeRatesEcbResponse502Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostExchangeRatesEcbResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -110,12 +110,18 @@ type DB interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// StoreReference saves feed rates as reference rates.
+// StoreReference saves feed rates as reference rates, all or none: one statement.
 func StoreReference(ctx context.Context, db DB, rates []Rate, source string, now time.Time) error {
-	for _, r := range rates {
-		if _, err := db.Exec(ctx, UpsertSQL, Reference, r.Base, r.Quote, r.Date, r.Rate, source, now); err != nil {
-			return fmt.Errorf("fx: store %s/%s: %w", r.Base, r.Quote, err)
-		}
+	bases, quotes, dates, values := make([]string, len(rates)), make([]string, len(rates)), make([]time.Time, len(rates)), make([]string, len(rates))
+	for i, r := range rates {
+		bases[i], quotes[i], dates[i], values[i] = r.Base, r.Quote, r.Date, r.Rate.String()
+	}
+	_, err := db.Exec(ctx, `INSERT INTO exchange_rates (workspace_id, base, quote, date, rate, source, updated_at)
+		SELECT $1, base, quote, date, rate, $6, $7 FROM unnest($2::text[], $3::text[], $4::date[], $5::numeric[]) AS r (base, quote, date, rate)
+		ON CONFLICT (workspace_id, base, quote, date) DO UPDATE SET rate = excluded.rate, source = excluded.source, updated_at = excluded.updated_at`,
+		Reference, bases, quotes, dates, values, source, now)
+	if err != nil {
+		return fmt.Errorf("fx: store reference rates: %w", err)
 	}
 	return nil
 }
@@ -136,7 +142,7 @@ var ErrNoRate = errors.New("no exchange rate")
 // Rates converts between currencies on a day with the rates a workspace sees: its own
 // first, then the reference rates; directly, inverted, or across the euro.
 type Rates struct {
-	known map[[2]string]decimal.Decimal
+	known map[[2]string]Listed
 	day   time.Time
 }
 
@@ -169,19 +175,21 @@ const inForceSQL = `SELECT DISTINCT ON (base, quote) base, quote, rate, date, so
 	WHERE workspace_id IN ($1, $2) AND date <= $3 AND date > $4
 	ORDER BY base, quote, (workspace_id = $1) DESC, date DESC`
 
+func scanListed(row pgx.CollectableRow) (Listed, error) {
+	var l Listed
+	var date time.Time
+	err := row.Scan(&l.Base, &l.Quote, &l.Rate, &date, &l.Source)
+	l.Date = date.Format(time.DateOnly)
+	return l, err
+}
+
 // InForce lists the rates a workspace sees on day.
 func InForce(ctx context.Context, db DB, workspaceID uuid.UUID, day time.Time) ([]Listed, error) {
 	rows, err := db.Query(ctx, inForceSQL, workspaceID, Reference, day, day.Add(-MaxAge))
 	if err != nil {
 		return nil, fmt.Errorf("fx: rates in force: %w", err)
 	}
-	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (Listed, error) {
-		var l Listed
-		var date time.Time
-		err := row.Scan(&l.Base, &l.Quote, &l.Rate, &date, &l.Source)
-		l.Date = date.Format(time.DateOnly)
-		return l, err
-	})
+	list, err := pgx.CollectRows(rows, scanListed)
 	if err != nil {
 		return nil, fmt.Errorf("fx: rates in force: %w", err)
 	}
@@ -198,11 +206,16 @@ func Load(ctx context.Context, db DB, workspaceID uuid.UUID, day time.Time) (*Ra
 	if err != nil {
 		return nil, err
 	}
-	r := &Rates{known: map[[2]string]decimal.Decimal{}, day: day}
+	return NewRates(list, day), nil
+}
+
+// NewRates converts on day with the rates listed.
+func NewRates(list []Listed, day time.Time) *Rates {
+	r := &Rates{known: map[[2]string]Listed{}, day: day}
 	for _, l := range list {
-		r.known[[2]string{l.Base, l.Quote}] = l.Rate
+		r.known[[2]string{l.Base, l.Quote}] = l
 	}
-	return r, nil
+	return r
 }
 
 // precision is how many decimals a derived rate keeps.
@@ -210,29 +223,42 @@ const precision = 12
 
 // Rate returns how many units of to one unit of from buys.
 func (r *Rates) Rate(from, to string) (decimal.Decimal, error) {
-	if from == to {
-		return decimal.NewFromInt(1), nil
+	l, ok := r.resolve(from, to)
+	if !ok {
+		return decimal.Decimal{}, fmt.Errorf("%w from %s to %s on %s", ErrNoRate, from, to, r.day.Format(time.DateOnly))
 	}
-	if rate, ok := r.direct(from, to); ok {
-		return rate, nil
+	return l.Rate, nil
+}
+
+// resolve finds the rate from one currency to another, dated by its oldest part.
+func (r *Rates) resolve(from, to string) (Listed, bool) {
+	if from == to {
+		return Listed{Base: from, Quote: to, Rate: decimal.NewFromInt(1), Date: r.day.Format(time.DateOnly)}, true
+	}
+	if l, ok := r.direct(from, to); ok {
+		return l, true
 	}
 	// Across the euro, the reference feed's base.
 	viaFrom, ok1 := r.direct(from, "EUR")
 	viaTo, ok2 := r.direct("EUR", to)
-	if ok1 && ok2 {
-		return viaFrom.Mul(viaTo).Round(precision), nil
+	if !ok1 || !ok2 {
+		return Listed{}, false
 	}
-	return decimal.Decimal{}, fmt.Errorf("%w from %s to %s on %s", ErrNoRate, from, to, r.day.Format(time.DateOnly))
+	older := viaFrom
+	if viaTo.Date < viaFrom.Date {
+		older = viaTo
+	}
+	return Listed{Base: from, Quote: to, Rate: viaFrom.Rate.Mul(viaTo.Rate).Round(precision), Date: older.Date, Source: older.Source}, true
 }
 
-func (r *Rates) direct(from, to string) (decimal.Decimal, bool) {
-	if rate, ok := r.known[[2]string{from, to}]; ok {
-		return rate, true
+func (r *Rates) direct(from, to string) (Listed, bool) {
+	if l, ok := r.known[[2]string{from, to}]; ok {
+		return l, true
 	}
-	if rate, ok := r.known[[2]string{to, from}]; ok {
-		return decimal.NewFromInt(1).DivRound(rate, precision), true
+	if l, ok := r.known[[2]string{to, from}]; ok {
+		return Listed{Base: from, Quote: to, Rate: decimal.NewFromInt(1).DivRound(l.Rate, precision), Date: l.Date, Source: l.Source}, true
 	}
-	return decimal.Decimal{}, false
+	return Listed{}, false
 }
 
 // Convert converts an amount.
@@ -242,4 +268,53 @@ func (r *Rates) Convert(amount decimal.Decimal, from, to string) (decimal.Decima
 		return decimal.Decimal{}, err
 	}
 	return amount.Mul(rate), nil
+}
+
+// Missing is a conversion with no rate in force (none at all, or only one older than
+// MaxAge: stale), with the last rate known for it, nil when there never was one.
+type Missing struct {
+	From      string  `json:"from"`
+	To        string  `json:"to"`
+	LastKnown *Listed `json:"lastKnown"`
+}
+
+// lastKnownSQL picks, for each pair of $3 and $4, its latest rate up to a day however
+// old, the workspace's own winning on the same day.
+const lastKnownSQL = `SELECT p.base, p.quote, r.rate, r.date, r.source FROM unnest($3::text[], $4::text[]) AS p (base, quote)
+	CROSS JOIN LATERAL (SELECT rate, date, source FROM exchange_rates e
+		WHERE e.workspace_id IN ($1, $2) AND e.base = p.base AND e.quote = p.quote AND e.date <= $5
+		ORDER BY e.date DESC, (e.workspace_id = $1) DESC LIMIT 1) AS r`
+
+// Missing lists the conversions of currencies into target that r cannot make, each
+// with the last rate known for it: one query, run only when some are missing.
+func (r *Rates) Missing(ctx context.Context, db DB, workspaceID uuid.UUID, currencies []string, target string) ([]Missing, error) {
+	out := []Missing{}
+	var bases, quotes []string
+	for _, c := range currencies {
+		if _, ok := r.resolve(c, target); ok {
+			continue
+		}
+		out = append(out, Missing{From: c, To: target})
+		for _, pair := range [][2]string{{c, target}, {target, c}, {c, "EUR"}, {"EUR", c}, {target, "EUR"}, {"EUR", target}} {
+			bases, quotes = append(bases, pair[0]), append(quotes, pair[1])
+		}
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	rows, err := db.Query(ctx, lastKnownSQL, workspaceID, Reference, bases, quotes, r.day)
+	if err != nil {
+		return nil, fmt.Errorf("fx: last known rates: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, scanListed)
+	if err != nil {
+		return nil, fmt.Errorf("fx: last known rates: %w", err)
+	}
+	last := NewRates(list, r.day)
+	for i, m := range out {
+		if l, ok := last.resolve(m.From, m.To); ok {
+			out[i].LastKnown = &l
+		}
+	}
+	return out, nil
 }

@@ -152,8 +152,20 @@ func newEnv(t testing.TB, pool *pgxpool.Pool, opts httpapi.Options) *Env {
 		billing = &httpapi.RecordingBilling{}
 		opts.Billing = billing
 	}
+	if opts.ECBURL == "" {
+		// Tests never reach the real ECB: a feed of this machine answers for it.
+		feed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, ecbFeed) }))
+		t.Cleanup(feed.Close)
+		opts.ECBURL = feed.URL
+	}
 	return &Env{t: t, Pool: pool, Clock: &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}, Billing: billing, options: opts}
 }
+
+// ecbFeed is the ECB's daily feed as tests see it, of the day before the clock's start.
+const ecbFeed = `<?xml version="1.0" encoding="UTF-8"?>
+<gesmes:Envelope xmlns:gesmes="http://www.gesmes.org/xml/2002-08-01" xmlns="http://www.ecb.int/vocabulary/2002-08-01/eurofxref">
+<Cube><Cube time="2026-03-09"><Cube currency="USD" rate="1.0831"/><Cube currency="MXN" rate="18.4765"/></Cube></Cube>
+</gesmes:Envelope>`
 
 // Instance starts another API server on the same database, with its own write-side
 // cache, as a second instance behind a load balancer would be.

@@ -80,6 +80,12 @@ const es = {
   'Recategorize': 'Cambiar categoría', 'Delete selected': 'Eliminar seleccionados', 'Selected transactions': 'Movimientos seleccionados',
   // records: the wallet page, the cleared mark and the export
   'Cleared': 'Conciliado', 'Export all data': 'Exportar todos los datos',
+  // slice: rates
+  'Exchange rates': 'Tipos de cambio', 'no exchange rate in force': 'sin tipo de cambio vigente',
+  'Last known': 'Último', 'See and set exchange rates': 'Ver y fijar tipos de cambio', 'Rate': 'Tipo',
+  'Source': 'Fuente', 'In force on': 'Vigentes el', 'Enter a rate': 'Fijar un tipo', 'Import the ECB\'s rates': 'Importar los del BCE',
+  'Entered by hand': 'A mano', 'ECB': 'BCE', 'ECB, shipped history': 'BCE, historial incluido',
+  'a decimal with a point, such as 17.25': 'un decimal con punto, como 17.25',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.

@@ -6,11 +6,12 @@ import { h, toast, dialog, keeping, setLimits } from './ui.js';
 import { pages as corePages } from './pages.js';
 import { pages as morePages } from './more.js';
 import { pages as recordPages } from './records.js';
+import { pages as ratePages } from './rates.js';
 
-const pages = { ...corePages, ...morePages, ...recordPages };
+const pages = { ...corePages, ...morePages, ...recordPages, ...ratePages };
 const nav = [
   ['/app/', 'Overview'], ['/app/transactions', 'Transactions'], ['/app/wallets', 'Wallets'], ['/app/budgets', 'Budgets'],
-  ['/app/goals', 'Goals'], ['/app/debts', 'Debts'], ['/app/recurring', 'Recurring'], ['/app/reports', 'Reports'],
+  ['/app/goals', 'Goals'], ['/app/debts', 'Debts'], ['/app/recurring', 'Recurring'], ['/app/reports', 'Reports'], ['/app/rates', 'Exchange rates'],
   ['/app/categories', 'Categories'], ['/app/tags', 'Tags'], ['/app/team', 'Team'], ['/app/api-keys', 'API keys'], ['/app/webhooks', 'Webhooks'],
   ['/app/audit', 'Audit log'], ['/app/profile', 'Profile'],
 ];

@@ -4,6 +4,7 @@ import * as api from './api.js';
 import { exportSection } from './records.js';
 import { t, term, money, day, moment, today, monthName, period, setLanguage } from './i18n.js';
 import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog, formCurrency, can, act, editor } from './ui.js';
+import { rateNotice } from './rates.js';
 
 const walletOptions = (wallets) => wallets.map((w) => [w.id, `${w.name} (${w.currency})`]);
 
@@ -190,7 +191,7 @@ async function reportsPage(main) {
   const q = new URLSearchParams(location.search);
   const from = q.get('from') || presets[0][1];
   const to = q.get('to') || presets[0][2];
-  const s = await api.get(`/api/reports/summary?from=${from}&to=${to}`);
+  const [s, { missing }] = await Promise.all([api.get(`/api/reports/summary?from=${from}&to=${to}`), api.get('/api/exchange-rates')]);
   const label = period(from, to);
   const go = (a, b) => {
     history.replaceState(null, '', `/app/reports?from=${a}&to=${b}`);
@@ -210,7 +211,7 @@ async function reportsPage(main) {
   main.replaceChildren(h('h1', {}, t('Reports')),
     h('div', { class: 'row-actions', role: 'group', 'aria-label': t('Period') }, presets.map(([name, a, b]) =>
       h('button', { type: 'button', 'aria-pressed': String(a === from && b === to), onclick: () => go(a, b) }, t(name)))),
-    picker,
+    picker, rateNotice(missing),
     h('section', { class: 'card', 'aria-labelledby': 'h-summary' }, h('h2', { id: 'h-summary' }, label),
       h('div', { class: 'totals' }, stat('Income', 'in', 'income'), stat('Expenses', 'out', 'expenses')),
       h('h3', {}, `${t('Expenses by category')}, ${label}`), expensesChart(s.expenses, t('Expenses by category'))),

@@ -5,6 +5,7 @@ import * as api from './api.js';
 import { t, term, money, day, today, monthName } from './i18n.js';
 import { h, field, amountField, form, toast, progress, signed, table, empty, dialog, keeping, confirmed, can, buttons, formCurrency, editor, asked } from './ui.js';
 import { totals } from './sums.js';
+import { rateNotice, monthStats } from './rates.js';
 
 // lookups are the workspace's wallets and categories, read once per drawing.
 async function lookups() {
@@ -124,9 +125,8 @@ async function overview(main, ctx) {
         can(ctx.workspace, 'transactions:write') ? h('section', { class: 'card', 'aria-labelledby': 'h-record' },
           h('h2', { id: 'h-record' }, t('Record')), recordOrSetup(look, draw)) : null,
         h('section', { class: 'card', 'aria-labelledby': 'h-month' }, h('h2', { id: 'h-month' }, monthName(month)),
-          h('div', { class: 'totals' },
-            h('div', { class: 'stat' }, h('span', {}, t('Income this month')), h('strong', { class: 'in' }, money(summary.totalIncome, summary.currency))),
-            h('div', { class: 'stat' }, h('span', {}, t('Expenses this month')), h('strong', { class: 'out' }, money(summary.totalExpenses, summary.currency)))),
+          h('div', { class: 'totals' }, monthStats(summary, t('Income this month'), t('Expenses this month'))),
+          rateNotice(summary.missingRates),
           h('h3', {}, t('Transactions')),
           recent.transactions.length ? h('ul', { class: 'recent' }, recent.transactions.map((tx) => h('li', {},
             h('span', {}, tx.description || tx.concept || (cats[tx.categoryId] || {}).name || term(tx.type)),

@@ -61,5 +61,9 @@ function rateOf(rates, from, to) {
     const r = units(inverse.rate, 8);
     return r === 0n ? null : (rateScale * rateScale + r / 2n) / r;
   }
-  return null;
+  // Across the euro, as the API converts.
+  if (from === 'EUR' || to === 'EUR') return null;
+  const a = rateOf(rates, from, 'EUR');
+  const b = a === null ? null : rateOf(rates, 'EUR', to);
+  return b === null ? null : (a * b + rateScale / 2n) / rateScale;
 }
