@@ -472,6 +472,8 @@ func schemas() obj {
 	totals := obj{"type": "array", "items": currencyTotal}
 	rate := record(obj{"base": str(nil), "quote": str(nil), "rate": num(obj{"description": "1 base = rate quote"}), "date": date,
 		"source": str(obj{"description": "manual, the ECB's feed (ecb), or the ECB's history shipped with the service (ecb-snapshot)"})})
+	converted := obj{"anyOf": []obj{currencyTotal, {"type": "null"}},
+		"description": "the totals in the workspace currency at today's rates; null when a currency has no rate in force (see missingRates)"}
 	missingRates := obj{"type": "array", "description": "each conversion into the workspace currency with no rate in force (none, or only one older than 7 days: stale); " +
 		"set one with PUT /api/exchange-rates or POST /api/exchange-rates/ecb",
 		"items": record(obj{"from": str(nil), "to": str(nil), "lastKnown": obj{"anyOf": []obj{rate, {"type": "null"}},
@@ -519,10 +521,8 @@ func schemas() obj {
 		"RecurringPayResult": withTransactions("recurring", "Recurring"),
 		"ReportLine":         record(merge(clone(transaction), obj{"walletName": str(nil), "categoryName": nstr(nil)})),
 		"Report": object(obj{"report": record(obj{"workspace": str(nil), "from": date, "to": date,
-			"totals": totals,
-			"converted": obj{"anyOf": []obj{currencyTotal, {"type": "null"}},
-				"description": "the totals in the workspace currency at today's rates; null when a currency has no rate in force (see missingRates)"},
-			"missingRates": missingRates,
+			"totals":    totals,
+			"converted": converted, "missingRates": missingRates,
 			"byCategory":   obj{"type": "array", "items": record(obj{"categoryId": nuuid(), "name": str(nil), "currency": str(nil), "income": num(money), "expenses": num(money)})},
 			"transactions": obj{"type": "array", "items": ref("ReportLine")}})},
 			"report"),
@@ -555,7 +555,7 @@ func schemas() obj {
 			"comparison": record(obj{"previousIncome": nmoney, "previousExpenses": nmoney,
 				"percentageChange": obj{"type": []string{"number", "null"}, "description": "change of expenses in percent, two decimals; null without expenses the month before, or without a rate for a currency"}})}),
 		"ReportSummary": record(obj{"from": date, "to": date, "currency": str(obj{"description": "the workspace's: the charts' one scale"}),
-			"totals": totals,
+			"totals": totals, "converted": converted, "missingRates": missingRates,
 			"expenses": record(obj{"currency": str(nil),
 				"bars": obj{"type": "array", "maxItems": queries.ChartBars, "description": "largest first; with more categories, the last is Other, holding the smallest",
 					"items": record(obj{"categoryId": nuuid(), "name": str(nil), "amount": num(money),

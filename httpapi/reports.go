@@ -201,6 +201,10 @@ func reportSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		summary, err = queries.ReportSummaryOf(ctx, db, ws.ID, ws.Currency, from, to, rates)
+		if err != nil {
+			return err
+		}
+		summary.Converted, summary.MissingRates, err = converted(ctx, db, summary.Totals, rates, ws.ID, ws.Currency)
 		return err
 	})
 	if err != nil {
@@ -249,7 +253,8 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		chart = queries.ExpensesChart(rep.ByCategory, p.Workspace.Currency, rates)
-		return convertReport(r.Context(), db, &rep, rates, p.Workspace.ID, p.Workspace.Currency)
+		rep.Converted, rep.MissingRates, err = converted(r.Context(), db, rep.Totals, rates, p.Workspace.ID, p.Workspace.Currency)
+		return err
 	})
 	if errors.Is(err, queries.ErrReportTooLarge) {
 		err = &apiError{Status: http.StatusUnprocessableEntity, Code: "REPORT_TOO_LARGE", Message: err.Error()}
@@ -278,19 +283,19 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// convertReport adds the report's total in the workspace currency at today's rates,
-// where every currency has one, and the conversions that could not be made.
-func convertReport(ctx context.Context, db queries.DB, rep *queries.Report, rates *fx.Rates, workspaceID uuid.UUID, currency string) error {
-	if sum, ok := queries.ConvertTotals(rep.Totals, currency, rates); ok {
-		rep.Converted = &sum
+// converted is the total of totals in the workspace currency at today's rates, nil
+// where a currency has none, and the conversions that could not be made.
+func converted(ctx context.Context, db queries.DB, totals []queries.ReportTotal, rates *fx.Rates, workspaceID uuid.UUID, currency string) (*queries.ReportTotal, []fx.Missing, error) {
+	var sum *queries.ReportTotal
+	if total, ok := queries.ConvertTotals(totals, currency, rates); ok {
+		sum = &total
 	}
-	currencies := make([]string, len(rep.Totals))
-	for i, t := range rep.Totals {
+	currencies := make([]string, len(totals))
+	for i, t := range totals {
 		currencies[i] = t.Currency
 	}
-	var err error
-	rep.MissingRates, err = rates.Missing(ctx, db, workspaceID, currencies, currency)
-	return err
+	missing, err := rates.Missing(ctx, db, workspaceID, currencies, currency)
+	return sum, missing, err
 }
 
 func agentContext(s *Server, w http.ResponseWriter, r *http.Request) {

@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/internal/fx"
 )
 
 // ChartBars is how many bars a chart of categories draws at most: with more
@@ -123,8 +124,11 @@ type ReportSummary struct {
 	To       string        `json:"to"`
 	Currency string        `json:"currency"`
 	Totals   []ReportTotal `json:"totals"`
-	Expenses ExpenseChart  `json:"expenses"`
-	Months   MonthSeries   `json:"months"`
+	// Converted and MissingRates are as a Report's; the caller fills both.
+	Converted    *ReportTotal `json:"converted"`
+	MissingRates []fx.Missing `json:"missingRates"`
+	Expenses     ExpenseChart `json:"expenses"`
+	Months       MonthSeries  `json:"months"`
 }
 
 // SeriesMonths is how many months a summary's series holds.

@@ -2961,6 +2961,20 @@ type ReportLineType string
 
 // ReportSummary defines model for ReportSummary.
 type ReportSummary struct {
+	// Converted the totals in the workspace currency at today's rates; null when a currency has no rate in force (see missingRates)
+	Converted *struct {
+		Currency string `json:"currency"`
+
+		// Expenses exact decimal, at most 4 decimal places
+		Expenses float32 `json:"expenses"`
+
+		// Income exact decimal, at most 4 decimal places
+		Income float32 `json:"income"`
+
+		// Net exact decimal, at most 4 decimal places
+		Net float32 `json:"net"`
+	} `json:"converted"`
+
 	// Currency the workspace's: the charts' one scale
 	Currency string `json:"currency"`
 	Expenses struct {
@@ -2989,7 +3003,26 @@ type ReportSummary struct {
 			Currency string  `json:"currency"`
 		} `json:"unconverted"`
 	} `json:"expenses"`
-	From   openapi_types.Date `json:"from"`
+	From openapi_types.Date `json:"from"`
+
+	// MissingRates each conversion into the workspace currency with no rate in force (none, or only one older than 7 days: stale); set one with PUT /api/exchange-rates or POST /api/exchange-rates/ecb
+	MissingRates []struct {
+		From string `json:"from"`
+
+		// LastKnown the latest rate known however old, dated by its oldest part (directly, inverted or across the euro); null when there never was one
+		LastKnown *struct {
+			Base  string             `json:"base"`
+			Date  openapi_types.Date `json:"date"`
+			Quote string             `json:"quote"`
+
+			// Rate 1 base = rate quote
+			Rate float32 `json:"rate"`
+
+			// Source manual, the ECB's feed (ecb), or the ECB's history shipped with the service (ecb-snapshot)
+			Source string `json:"source"`
+		} `json:"lastKnown"`
+		To string `json:"to"`
+	} `json:"missingRates"`
 	Months struct {
 		Currency string `json:"currency"`
 

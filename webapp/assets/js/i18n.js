@@ -18,10 +18,9 @@ const es = {
   'Previous': 'Anterior', 'Next': 'Siguiente', 'Page': 'Página', 'of': 'de', 'Nothing here yet.': 'Nada por aquí todavía.',
   'Deleted.': 'Eliminado.', 'Saved.': 'Guardado.', 'Recorded.': 'Registrado.', 'spent of': 'gastado de',
   'remaining': 'restante', 'Alert at': 'Alerta al', 'Start': 'Inicio', 'End': 'Fin', 'Period': 'Periodo',
-  'Target': 'Objetivo', 'Saved': 'Ahorrado', 'Deposit': 'Depositar', 'Withdraw': 'Retirar', 'Deadline': 'Fecha límite',
+  'Target': 'Objetivo', 'Deposit': 'Depositar', 'Withdraw': 'Retirar', 'Deadline': 'Fecha límite',
   'Creditor': 'Acreedor', 'Pending': 'Pendiente', 'Paid': 'Pagado', 'Pay': 'Pagar', 'Pay now': 'Pagar ahora',
-  'Next payment': 'Próximo pago', 'Skipped': 'Omitidos', 'Frequency': 'Frecuencia', 'Month': 'Mes', 'Expenses by category': 'Gastos por categoría',
-  'Change against the month before': 'Cambio contra el mes anterior', 'Download CSV': 'Descargar CSV',
+  'Next payment': 'Próximo pago', 'Skipped': 'Omitidos', 'Frequency': 'Frecuencia', 'Expenses by category': 'Gastos por categoría', 'Download CSV': 'Descargar CSV',
   'Download PDF': 'Descargar PDF', 'Members': 'Miembros', 'Role': 'Rol', 'Email': 'Correo', 'Invite': 'Invitar',
   'Remove': 'Quitar', 'Scopes': 'Permisos', 'Revoke': 'Revocar', 'Copy': 'Copiar', 'Copied.': 'Copiado.',
   'This key is shown once. Copy it now.': 'Esta clave se muestra una sola vez. Cópiala ahora.',
@@ -30,14 +29,14 @@ const es = {
   'Chat channel': 'Canal de chat', 'Get a link code': 'Obtener un código de enlace', 'Linked phone': 'Teléfono enlazado',
   'Not linked.': 'Sin enlazar.', 'Unlink': 'Desenlazar', 'Workspace': 'Espacio', 'Personal': 'Personal',
   'New team': 'Nuevo equipo', 'Live': 'En vivo', 'Offline': 'Sin conexión', 'Income this month': 'Ingresos del mes',
-  'Expenses this month': 'Gastos del mes', 'When': 'Cuándo', 'Action': 'Acción', 'Entity': 'Entidad', 'Actor': 'Actor',
-  'URL': 'URL', 'Status': 'Estado', 'Attempts': 'Intentos', 'Test': 'Probar', 'Menu': 'Menú', 'Loading…': 'Cargando…',
-  'Skip to content': 'Saltar al contenido', 'Something went wrong.': 'Algo salió mal.', 'Goal': 'Meta',
-  'Workspace total': 'Total del espacio', 'Close': 'Cerrar', 'Default': 'Predeterminada', 'Report': 'Reporte',
+  'Expenses this month': 'Gastos del mes', 'When': 'Cuándo', 'Action': 'Acción', 'Actor': 'Actor',
+  'URL': 'URL', 'Status': 'Estado', 'Attempts': 'Intentos', 'Test': 'Probar', 'Menu': 'Menú',
+  'Skip to content': 'Saltar al contenido', 'Something went wrong.': 'Algo salió mal.',
+  'Workspace total': 'Total del espacio', 'Close': 'Cerrar', 'Default': 'Predeterminada',
   'Expires': 'Vence', 'Prefix': 'Prefijo', 'Code': 'Código', 'valid for 10 minutes': 'válido por 10 minutos',
   'Correct': 'Corregir', 'Filters': 'Filtros', 'Apply': 'Aplicar',
   'No way to sign in is configured on this server.': 'Este servidor no tiene configurada ninguna forma de iniciar sesión.',
-  // money: amounts typed in, and the API's field messages (values stand as #, see say)
+  // amounts typed in, and the API's field messages (values stand as #, see say)
   'Amount received': 'Monto recibido', 'Did you mean': '¿Quisiste decir', 'or': 'o',
   'Write an amount such as': 'Escribe un monto como', 'cannot be negative': 'no puede ser negativo',
   'must have at most # digits before the decimal sign': 'debe tener como máximo # dígitos antes del signo decimal',
@@ -57,7 +56,7 @@ const es = {
   'Last three months': 'Últimos tres meses', 'This year': 'Este año', 'Not before the start date': 'No antes de la fecha de inicio',
   'Income and expenses by month': 'Ingresos y gastos por mes', 'Other': 'Otras', 'Uncategorized': 'Sin categoría',
   'Not drawn, no exchange rate to': 'Sin dibujar, no hay tipo de cambio a', 'Expenses': 'Gastos',
-  // editb: editing and deleting goals, debts, recurring payments, the team, webhooks and keys
+  // editing and deleting goals, debts, recurring payments, the team, webhooks and keys
   'This cannot be undone.': 'Esto no se puede deshacer.', 'Paused': 'En pausa', 'Pause': 'Pausar', 'Resume': 'Reanudar',
   'Delete workspace': 'Eliminar espacio', 'Leave': 'Salir', 'Cancel invitation': 'Cancelar invitación',
   'Everything in it is deleted for every member, and its API keys stop working.': 'Todo lo que contiene se elimina para todos los miembros, y sus claves de API dejan de funcionar.',
@@ -65,22 +64,20 @@ const es = {
   'The invitation stops working.': 'La invitación deja de funcionar.', 'They lose access to this workspace.': 'Pierde el acceso a este espacio.',
   'Whatever uses this key stops working at once.': 'Lo que use esta clave deja de funcionar de inmediato.', 'Rotate secret': 'Cambiar secreto',
   'The old secret stops working now; the new one is shown once.': 'El secreto anterior deja de funcionar ahora; el nuevo se muestra una sola vez.',
-  // language: the audit log, the webhook's test, a budget over its amount, an empty search
+  // the audit log, the webhook's test, a budget over its amount, an empty search
   'API reference': 'Referencia de la API', 'Over by': 'Excedido por', 'No transaction matches': 'Ningún movimiento coincide con',
-  'Test sent': 'Prueba enviada',
-  'Amount received': 'Monto recibido', 'Spent': 'Gastado', 'Last payment': 'Último pago', 'Concept': 'Concepto', 'Colour': 'Color',
-  // live: shortcuts
+  'Test sent': 'Prueba enviada', 'Colour': 'Color',
+  // keyboard shortcuts
   'Keyboard shortcuts': 'Atajos de teclado', 'New transaction': 'Nuevo movimiento', 'Search transactions': 'Buscar movimientos',
   'Next page': 'Página siguiente', 'Previous page': 'Página anterior',
   // editing wallets, categories, tags, budgets; bulk changes of transactions
-  'Tags': 'Etiquetas', 'Tag': 'Etiqueta', 'New tag': 'Nueva etiqueta', 'None': 'Ninguna', 'Archive': 'Archivar',
-  'Colour': 'Color', 'Done.': 'Hecho.', 'This cannot be undone.': 'No se puede deshacer.',
+  'Tags': 'Etiquetas', 'Tag': 'Etiqueta', 'New tag': 'Nueva etiqueta', 'None': 'Ninguna', 'Archive': 'Archivar', 'Done.': 'Hecho.',
   'It leaves the lists; what already uses it keeps it.': 'Sale de las listas; lo que ya la usa la conserva.',
   'Select': 'Seleccionar', 'Select all on this page': 'Seleccionar todos en esta página', 'selected': 'seleccionados',
   'Recategorize': 'Cambiar categoría', 'Delete selected': 'Eliminar seleccionados', 'Selected transactions': 'Movimientos seleccionados',
-  // records: the wallet page, the cleared mark and the export
+  // the wallet page, the cleared mark and the export
   'Cleared': 'Conciliado', 'Export all data': 'Exportar todos los datos',
-  // slice: rates
+  // exchange rates
   'Exchange rates': 'Tipos de cambio', 'no exchange rate in force': 'sin tipo de cambio vigente',
   'Last known': 'Último', 'See and set exchange rates': 'Ver y fijar tipos de cambio', 'Rate': 'Tipo',
   'Source': 'Fuente', 'In force on': 'Vigentes el', 'Enter a rate': 'Fijar un tipo', 'Import the ECB\'s rates': 'Importar los del BCE',
@@ -111,7 +108,7 @@ const terms = {
   CATEGORY_NOT_FOUND: ['That category does not exist any more.', 'Esa categoría ya no existe.'],
   FORBIDDEN: ['Your role does not allow this.', 'Tu rol no permite esto.'],
   bad_identity: ['Your account needs a verified email address to sign in.', 'Tu cuenta necesita un correo verificado para entrar.'],
-  // language: the audit log's actions, records and actors
+  // the audit log's actions, records and actors
   create: ['Created', 'Creación de'], update: ['Changed', 'Cambio de'], delete: ['Deleted', 'Eliminación de'],
   user: ['user', 'usuario'], workspace: ['workspace', 'espacio'], wallet: ['wallet', 'cartera'], category: ['category', 'categoría'],
   tag: ['tag', 'etiqueta'], transaction: ['transaction', 'movimiento'], member: ['member', 'miembro'],

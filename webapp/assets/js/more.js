@@ -4,7 +4,7 @@ import * as api from './api.js';
 import { exportSection } from './records.js';
 import { t, term, money, day, moment, today, monthName, period, setLanguage } from './i18n.js';
 import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog, formCurrency, can, act, editor } from './ui.js';
-import { rateNotice } from './rates.js';
+import { rateNotice, monthStats } from './rates.js';
 
 const walletOptions = (wallets) => wallets.map((w) => [w.id, `${w.name} (${w.currency})`]);
 
@@ -191,7 +191,7 @@ async function reportsPage(main) {
   const q = new URLSearchParams(location.search);
   const from = q.get('from') || presets[0][1];
   const to = q.get('to') || presets[0][2];
-  const [s, { missing }] = await Promise.all([api.get(`/api/reports/summary?from=${from}&to=${to}`), api.get('/api/exchange-rates')]);
+  const s = await api.get(`/api/reports/summary?from=${from}&to=${to}`);
   const label = period(from, to);
   const go = (a, b) => {
     history.replaceState(null, '', `/app/reports?from=${a}&to=${b}`);
@@ -204,16 +204,14 @@ async function reportsPage(main) {
   }, { class: 'form filters', 'aria-label': t('Period') });
   const download = (format) => api.download(`/api/reports?from=${from}&to=${to}&format=${format}`, `finledger-${from}-${to}.${format}`)
     .catch((err) => toast(err.message));
-  const totals = s.totals || [];
-  const stat = (name, cls, key) => h('div', { class: 'stat' }, h('span', {}, `${t(name)}, ${label}`),
-    h('strong', { class: cls }, totals.length ? totals.map((x) => money(x[key], x.currency)).join(' · ') : money(0, s.currency)));
   const months = (s.months && s.months.months) || [];
   main.replaceChildren(h('h1', {}, t('Reports')),
     h('div', { class: 'row-actions', role: 'group', 'aria-label': t('Period') }, presets.map(([name, a, b]) =>
       h('button', { type: 'button', 'aria-pressed': String(a === from && b === to), onclick: () => go(a, b) }, t(name)))),
-    picker, rateNotice(missing),
+    picker, rateNotice(s.missingRates),
     h('section', { class: 'card', 'aria-labelledby': 'h-summary' }, h('h2', { id: 'h-summary' }, label),
-      h('div', { class: 'totals' }, stat('Income', 'in', 'income'), stat('Expenses', 'out', 'expenses')),
+      h('div', { class: 'totals' }, monthStats({ currency: s.currency, byCurrency: s.totals, totalIncome: s.converted ? s.converted.income : null,
+        totalExpenses: s.converted && s.converted.expenses }, `${t('Income')}, ${label}`, `${t('Expenses')}, ${label}`)),
       h('h3', {}, `${t('Expenses by category')}, ${label}`), expensesChart(s.expenses, t('Expenses by category'))),
     h('section', { class: 'card', 'aria-labelledby': 'h-months' },
       h('h2', { id: 'h-months' }, `${t('Income and expenses by month')}, ${months.length ? period(months[0].month + '-01', end(months[months.length - 1].month)) : label}`),
