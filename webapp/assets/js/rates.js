@@ -7,7 +7,7 @@ import { h, field, form, fieldError, toast, table, empty } from './ui.js';
 // rateNotice names each conversion with no rate in force, with the last one known,
 // and links to the rates page.
 export function rateNotice(missing) {
-  if (!missing || !missing.length) return null;
+  if (!missing || !missing.length) return '';
   return h('div', { class: 'card notice', role: 'status', 'data-testid': 'rate-notice' },
     h('ul', {}, missing.map((m) => h('li', {}, `${m.from} → ${m.to}: ${t('no exchange rate in force')}.`,
       m.lastKnown ? ` ${t('Last known')}: ${m.lastKnown.rate} (${day(m.lastKnown.date)}).` : ''))),
