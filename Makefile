@@ -1,7 +1,7 @@
 # Finledger: the two commands a new machine needs are `make dev` and `make test`.
 GO ?= go
 
-.PHONY: dev test lint-openapi build bench bench-app fuzz torture
+.PHONY: dev test lint-openapi build bench bench-app fuzz torture screenshots
 
 # Run the whole service locally: private PostgreSQL, migrations, API, a dev token.
 dev:
@@ -57,3 +57,8 @@ fuzz:
 	$(GO) test ./httpapi -run '^$$' -fuzz FuzzTransactionFilter -fuzztime 60s
 	$(GO) test ./httpapi -run '^$$' -fuzz FuzzPushSubscriptionBody -fuzztime 60s
 	$(GO) test ./httpapi -run '^$$' -fuzz FuzzRealtimeToken -fuzztime 60s
+
+# Draw every page of the web app again for docs/screenshots (English at 1280 px, Spanish
+# at 360 px), from the tour test, which also checks each page with axe.
+screenshots:
+	FINLEDGER_DOCS_SCREENSHOTS=docs/screenshots $(GO) test -count=1 -run '^TestTourOfEveryPage$$' ./webapp

@@ -45,7 +45,7 @@ func TestTourOfEveryPage(t *testing.T) {
 			if name == "" {
 				name = "/overview"
 			}
-			picture, err := chromedp.Run(s.ctx, chromedp.FullScreenshot(80))
+			picture, err := chromedp.Run(s.ctx, chromedp.FullScreenshot(70))
 			if err != nil {
 				t.Fatal(err)
 			}
