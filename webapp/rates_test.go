@@ -87,3 +87,26 @@ func TestReportsWithoutARate(t *testing.T) {
 		}
 	})
 }
+
+// The ECB's rates are imported from the rates page: a dollar wallet with no rate learns
+// the last one the ECB published (the feed the tests serve is of 2026-03-09, too old to be
+// in force today), which the notice then gives.
+func TestTheECBsRatesAreImported(t *testing.T) {
+	inEachView(t, twoCurrencies, func(t *testing.T, s *scene) {
+		s.open("/app/rates", s.view.say("Exchange rates", "Tipos de cambio"))
+		s.waitFor("the notice without a rate known", `document.querySelector('[data-testid=rate-notice] li')`)
+		before := s.text(`[data-testid=rate-notice] li`)
+		s.do(chromedp.Click(fmt.Sprintf(`form[aria-label=%q] button[type=submit]`, s.view.say("ECB", "BCE"))))
+		s.waitFor("the notice with the ECB's last rate", fmt.Sprintf(`(document.querySelector('[data-testid=rate-notice] li') || {}).innerText !== %q`, before))
+		// 18.4765 MXN and 1.0831 USD to the euro: 17.058904994918 MXN to the dollar.
+		want := before + s.view.say(" Last known: 17.058904994918 (Mar 9, 2026).", " Último: 17.058904994918 (9 mar 2026).")
+		if got := s.text(`[data-testid=rate-notice] li`); got != want {
+			t.Fatalf("after the import the notice reads %q, want %q", got, want)
+		}
+		rates := s.api.Get("/api/exchange-rates?date=2026-03-09").Expect(t, http.StatusOK).List("rates")
+		if len(rates) != 2 || rates[0]["source"] != "ecb" {
+			t.Fatalf("the ECB's rates of 2026-03-09 as the API lists them: %v", rates)
+		}
+		s.axe("rates-imported")
+	})
+}
