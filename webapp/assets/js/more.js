@@ -3,7 +3,7 @@
 import * as api from './api.js';
 import { exportSection } from './records.js';
 import { t, term, money, day, moment, today, monthName, period, setLanguage } from './i18n.js';
-import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog, formCurrency, can, act, editor } from './ui.js';
+import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog, formCurrency, can, act, editor, pager } from './ui.js';
 import { rateNotice, monthStats } from './rates.js';
 
 const walletOptions = (wallets) => wallets.map((w) => [w.id, `${w.name} (${w.currency})`]);
@@ -417,17 +417,13 @@ async function auditPage(main, ctx) {
   const draw = async () => {
     const res = await api.get(`/api/audit?page=${page}&pageSize=25`);
     const entries = res.entries;
-    const pages = Math.max(1, Math.ceil(res.pagination.total / 25));
     main.replaceChildren(h('h1', {}, t('Audit log')),
       entries.length ? table([
         [t('When'), (e) => moment(e.occurredAt), 'nowrap'],
         [t('Action'), (e) => h('div', { class: 'audit' }, auditLine(e, names, ctx.workspace.currency))],
         [t('Actor'), (e) => term(e.actorType)],
       ], entries, t('Audit log')) : empty(),
-      h('nav', { class: 'pager', 'aria-label': t('Page') },
-        h('button', { type: 'button', disabled: page <= 1, onclick: () => { page--; draw(); } }, t('Previous')),
-        h('span', {}, `${t('Page')} ${page} ${t('of')} ${pages}`),
-        h('button', { type: 'button', disabled: page >= pages, onclick: () => { page++; draw(); } }, t('Next'))));
+      pager({ page, total: res.pagination.total }, (to) => { page = to; draw(); }));
   };
   await draw();
   return draw;

@@ -3,7 +3,7 @@
 // draws it again when the workspace changes elsewhere.
 import * as api from './api.js';
 import { t, term, money, day, today, monthName } from './i18n.js';
-import { h, field, amountField, form, toast, progress, signed, table, empty, dialog, keeping, confirmed, can, buttons, formCurrency, editor, asked } from './ui.js';
+import { h, field, amountField, form, toast, progress, signed, table, empty, dialog, keeping, confirmed, can, buttons, formCurrency, editor, asked, pager } from './ui.js';
 import { totals } from './sums.js';
 import { rateNotice, monthStats } from './rates.js';
 
@@ -215,11 +215,7 @@ async function transactionsPage(main, ctx) {
     const cats = byId(look.categories);
     const wallets = byId(look.wallets);
     const rows = res.transactions.filter((tx) => !pendingDeletes.has(tx.id));
-    const pages = Math.max(1, Math.ceil(res.pagination.total / res.pagination.limit));
-    const pager = h('nav', { class: 'pager', 'aria-label': t('Page') },
-      h('button', { type: 'button', disabled: page <= 1, onclick: () => drawList(page - 1) }, t('Previous')),
-      h('span', {}, `${t('Page')} ${page} ${t('of')} ${pages} · ${res.pagination.total}`),
-      h('button', { type: 'button', disabled: page >= pages, onclick: () => drawList(page + 1) }, t('Next')));
+    const turn = pager({ page, total: res.pagination.total }, drawList);
     const named = (tx) => `${tx.description || ''} ${day(tx.date)} ${money(tx.amount, tx.currency)}`;
     list.replaceChildren(write && rows.length ? bulkBar() : '', rows.length ? table([
       write && ['', (tx) => h('input', { type: 'checkbox', 'data-select': tx.id, 'aria-label': `${t('Select')} ${named(tx)}` })],
@@ -231,7 +227,7 @@ async function transactionsPage(main, ctx) {
       write && ['', (tx) => h('div', { class: 'row-actions' },
         h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('Edit')} ${tx.description || ''}`, onclick: (e) => editRow(e.target.closest('tr'), tx) }, t('Edit')),
         h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('Delete')} ${tx.description || ''}`, onclick: () => remove(tx) }, t('Delete')))],
-    ].filter(Boolean), rows, t('Transactions')) : nothingFound(), pager);
+    ].filter(Boolean), rows, t('Transactions')) : nothingFound(), turn);
     list.dispatchEvent(new Event('change'));
   }
 

@@ -2,20 +2,18 @@
 // export of the workspace's records.
 import * as api from './api.js';
 import { t, money, day } from './i18n.js';
-import { h, table, empty, signed, toast } from './ui.js';
+import { h, table, empty, signed, toast, pager } from './ui.js';
 
 async function walletPage(main, ctx) {
   let page = 1;
   const draw = async () => {
     const [{ wallet: w }, res] = await Promise.all([api.get('/api/wallets/' + ctx.id),
       api.get(`/api/transactions?walletId=${ctx.id}&pageSize=25&page=${page}`)]);
-    const pages = Math.max(1, Math.ceil(res.pagination.total / 25));
     // A transfer out is money out, one in is money in, in the wallet's currency.
     const own = (tx) => tx.type !== 'transfer' ? tx : tx.walletId === w.id ? { ...tx, type: 'expense' }
       : { ...tx, type: 'income', amount: tx.destinationAmount ?? tx.amount, currency: w.currency };
     const mark = (tx) => (e) => api.patch('/api/transactions/' + tx.id, { cleared: e.target.checked })
       .catch((err) => { e.target.checked = !e.target.checked; toast(err.message); });
-    const turn = (to, label) => h('button', { type: 'button', disabled: to < 1 || to > pages, onclick: () => { page = to; draw(); } }, t(label));
     main.replaceChildren(h('h1', {}, w.name), h('p', {}, t('Balance') + ': ' + money(w.balance, w.currency)),
       res.transactions.length ? table([
         [t('Date'), (tx) => day(tx.date)],
@@ -25,7 +23,7 @@ async function walletPage(main, ctx) {
         [t('Cleared'), (tx) => h('input', { type: 'checkbox', checked: tx.cleared, 'data-cleared': tx.id,
           'aria-label': `${t('Cleared')}: ${tx.description || day(tx.date)}`, onchange: mark(tx) })],
       ], res.transactions, w.name) : empty(),
-      h('nav', { class: 'pager', 'aria-label': t('Page') }, turn(page - 1, 'Previous'), `${page} ${t('of')} ${pages}`, turn(page + 1, 'Next')));
+      pager({ page, total: res.pagination.total }, (to) => { page = to; draw(); }));
   };
   await draw();
   return draw;

@@ -294,6 +294,15 @@ export function buttons(name, list) {
     h('button', { type: 'button', class: danger ? 'ghost danger' : 'ghost', 'aria-label': `${label} ${name}`, onclick: run }, label)));
 }
 
+// pager turns the pages of a listing ({page, total}: the API's pagination, 25 a page):
+// go(n) draws page n.
+export function pager({ page, total }, go) {
+  const pages = Math.max(1, Math.ceil(total / 25));
+  const turn = (to, label) => h('button', { type: 'button', disabled: to < 1 || to > pages, onclick: () => go(to) }, t(label));
+  return h('nav', { class: 'pager', 'aria-label': t('Page') }, turn(page - 1, 'Previous'),
+    h('span', {}, `${t('Page')} ${page} ${t('of')} ${pages} · ${total}`), turn(page + 1, 'Next'));
+}
+
 // empty is the text of a list with nothing in it.
 export function empty() { return h('p', { class: 'empty' }, t('Nothing here yet.')); }
 
