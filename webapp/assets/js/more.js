@@ -3,7 +3,7 @@
 import * as api from './api.js';
 import { exportSection } from './records.js';
 import { t, term, money, day, moment, today, monthName, period, setLanguage } from './i18n.js';
-import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog, formCurrency, can, act, editor, pager } from './ui.js';
+import { h, field, amountField, form, fieldError, toast, progress, table, empty, dialog, formCurrency, can, act, editor, pager, section } from './ui.js';
 import { rateNotice, monthStats } from './rates.js';
 
 const walletOptions = (wallets) => wallets.map((w) => [w.id, `${w.name} (${w.currency})`]);
@@ -13,12 +13,6 @@ const edit = (name, fields, path, body, draw) => h('button', { type: 'button', c
   onclick: () => editor(name, fields, (v) => api.patch(path, body(v)), draw) }, t('Edit'));
 
 const gone = () => t('This cannot be undone.');
-
-// section is a titled card holding a form.
-const section = (title, content) => {
-  const id = 'h-' + title.toLowerCase().replace(/\W+/g, '-');
-  return h('section', { class: 'card narrow', 'aria-labelledby': id }, h('h2', { id }, title), content);
-};
 
 async function goalsPage(main, ctx) {
   const fields = (g) => [

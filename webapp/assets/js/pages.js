@@ -3,7 +3,7 @@
 // draws it again when the workspace changes elsewhere.
 import * as api from './api.js';
 import { t, term, money, day, today, monthName } from './i18n.js';
-import { h, field, amountField, form, toast, progress, signed, table, empty, dialog, keeping, confirmed, can, buttons, formCurrency, editor, asked, pager } from './ui.js';
+import { h, field, amountField, form, toast, progress, signed, table, empty, dialog, keeping, confirmed, can, buttons, formCurrency, editor, asked, pager, section } from './ui.js';
 import { totals } from './sums.js';
 import { rateNotice, monthStats } from './rates.js';
 
@@ -19,9 +19,6 @@ const byId = (list) => Object.fromEntries(list.map((x) => [x.id, x]));
 const remover = (label, name, path, message, redraw) => asked(label, name, redraw, () => api.del(path), message);
 
 const archived = () => t('It leaves the lists; what already uses it keeps it.');
-
-// creator is the section with the form that makes a new record.
-const creator = (title, f) => h('section', { class: 'card narrow', 'aria-labelledby': 'h-new' }, h('h2', { id: 'h-new' }, title), f);
 
 // recordForm is the quick form to record an income, an expense or a transfer. Each
 // submission carries an idempotency key, so a double click records once.
@@ -165,7 +162,7 @@ async function walletsPage(main, ctx) {
       await draw();
     }, { 'aria-label': t('New wallet') });
     main.replaceChildren(h('h1', {}, t('Wallets')), walletCards(wallets, act), await walletTotals(wallets, ctx.workspace),
-      act ? creator(t('New wallet'), create) : null);
+      act ? section(t('New wallet'), create) : null);
   }
   await draw();
   return draw;
@@ -339,7 +336,7 @@ async function budgetsPage(main, ctx) {
       toast(t('Saved.'));
       await draw();
     }, { 'aria-label': t('New budget') });
-    main.replaceChildren(h('h1', {}, t('Budgets')), budgetBars(budgets, look.categories, act), act ? creator(t('New budget'), create) : null);
+    main.replaceChildren(h('h1', {}, t('Budgets')), budgetBars(budgets, look.categories, act), act ? section(t('New budget'), create) : null);
   }
   await draw();
   return draw;
@@ -364,7 +361,7 @@ async function categoriesPage(main, ctx) {
       categories.length ? h('ul', { class: 'chips' }, categories.map((c) => h('li', { 'data-category': c.name }, c.name,
         write ? buttons(c.name, [[t('Edit'), () => edit(c)],
           [t('Archive'), remover(t('Archive'), c.name, '/api/categories/' + c.id, archived(), draw), true]]) : null))) : empty(),
-      write ? creator(t('New category'), create) : null);
+      write ? section(t('New category'), create) : null);
   }
   await draw();
   return draw;
@@ -388,7 +385,7 @@ async function tagsPage(main, ctx) {
         h('span', { class: 'dot', style: { background: g.color } }), g.name,
         write ? buttons(g.name, [[t('Edit'), () => editor(g.name, fields(g), (v) => api.patch('/api/tags/' + g.id, v), draw)],
           [t('Delete'), remover(t('Delete'), g.name, '/api/tags/' + g.id, archived(), draw), true]]) : null))) : empty(),
-      write ? creator(t('New tag'), create) : null);
+      write ? section(t('New tag'), create) : null);
   }
   await draw();
   return draw;

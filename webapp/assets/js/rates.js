@@ -2,7 +2,7 @@
 // the notice of a conversion a page's totals lack.
 import * as api from './api.js';
 import { t, money, day, today } from './i18n.js';
-import { h, field, form, fieldError, toast, table, empty } from './ui.js';
+import { h, field, form, fieldError, toast, table, empty, section } from './ui.js';
 
 // rateNotice names each conversion with no rate in force, with the last one known,
 // and links to the rates page.
@@ -52,7 +52,7 @@ async function ratesPage(main) {
           [t('From'), (x) => x.base], [t('To'), (x) => x.quote], [t('Rate'), (x) => String(x.rate)],
           [t('Date'), (x) => day(x.date)], [t('Source'), (x) => t(sources[x.source] || x.source)]], r.rates, t('Exchange rates')) : empty(),
         form([], t('Import the ECB\'s rates'), async () => { await api.post('/api/exchange-rates/ecb'); await done(); }, { 'aria-label': t('ECB') })),
-      h('section', { class: 'card narrow', 'aria-labelledby': 'h-enter' }, h('h2', { id: 'h-enter' }, t('Enter a rate')), enter));
+      section(t('Enter a rate'), enter));
   };
   await draw();
   return draw;

@@ -303,6 +303,12 @@ export function pager({ page, total }, go) {
     h('span', {}, `${t('Page')} ${page} ${t('of')} ${pages} · ${total}`), turn(page + 1, 'Next'));
 }
 
+// section is a titled card, most often holding a form.
+export const section = (title, ...content) => {
+  const id = 'h-' + title.toLowerCase().replace(/\W+/g, '-');
+  return h('section', { class: 'card narrow', 'aria-labelledby': id }, h('h2', { id }, title), ...content);
+};
+
 // empty is the text of a list with nothing in it.
 export function empty() { return h('p', { class: 'empty' }, t('Nothing here yet.')); }
 
