@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The tests of correcting what a person made (issue 25, finding 5): wallets, categories,
+// The tests of correcting what a person made: wallets, categories,
 // budgets and tags edited, archived or deleted from their pages, with a confirmation
 // that a cancel leaves alone; transactions changed together; and a reader offered
 // none of it.

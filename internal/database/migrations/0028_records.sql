@@ -1,4 +1,4 @@
--- Issue 25's records: a search that ignores accents and case and matches amounts, and
+-- A search that ignores accents and case and matches amounts, and
 -- a cleared mark on transactions.
 
 -- finledger_fold is a text as a search compares it: each Latin letter with a diacritic
