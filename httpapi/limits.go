@@ -18,6 +18,7 @@ const (
 	maxCreditor     = 100
 	maxAPIKeyName   = 80
 	maxPersonName   = 100
+	maxLanguage     = 10 // a language tag such as es-MX, of a profile or a workspace
 )
 
 // fieldLengths names the lengths for clients, as "record.field".

@@ -20,7 +20,7 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := commands.UpdateProfile{
 		FirstName: b.text("firstName", commands.Text{Max: maxPersonName}), LastName: b.text("lastName", commands.Text{Max: maxPersonName}), Currency: currency(b, "currency"),
-		Language: b.text("language", commands.Text{Max: 10}), Theme: b.enum("theme", commands.Themes),
+		Language: b.text("language", commands.Text{Max: maxLanguage}), Theme: b.enum("theme", commands.Themes),
 		NotificationsEnabled: b.boolean("notificationsEnabled"), HasCompletedOnboarding: b.boolean("hasCompletedOnboarding"),
 	}
 	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")

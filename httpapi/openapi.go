@@ -317,7 +317,7 @@ func transactionFields() obj {
 func profileFields() obj {
 	return obj{
 		"firstName": nstr(obj{"maxLength": maxPersonName}), "lastName": nstr(obj{"maxLength": maxPersonName}), "currency": nstr(nil),
-		"language": nstr(obj{"maxLength": 10}), "theme": str(obj{"enum": commands.Themes}),
+		"language": nstr(obj{"maxLength": maxLanguage}), "theme": str(obj{"enum": commands.Themes}),
 		"notificationsEnabled": boolean(), "hasCompletedOnboarding": boolean(),
 	}
 }
@@ -401,7 +401,7 @@ func requestSchemas() obj {
 		}, "ids", "operation"),
 		"ProfileUpdate": input(profileFields()),
 		"WorkspaceCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}),
-			"language": str(obj{"maxLength": 10, "description": "the language of the text the service writes into records; default: the creator's profile language"})}, "name"),
+			"language": str(obj{"maxLength": maxLanguage, "description": "the language of the text the service writes into records; default: the creator's profile language"})}, "name"),
 		"MemberAdd":    input(obj{"email": str(obj{"format": "email"}), "role": str(obj{"enum": roleNames})}, "email", "role"),
 		"MemberUpdate": input(obj{"role": str(obj{"enum": roleNames})}, "role"),
 		"APIKeyCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxAPIKeyName}), "description": nstr(obj{"maxLength": 2000}),
@@ -624,7 +624,7 @@ func schemas() obj {
 			"personalWorkspaceId": uuidRef(), "createdAt": dateTime()})),
 		"UserResponse": wrap("user", "User"),
 		"Workspace": record(obj{"id": uuidRef(), "name": str(nil), "type": str(obj{"enum": []string{"personal", "team"}}),
-			"currency": str(nil), "language": str(obj{"maxLength": 10}), "role": str(obj{"enum": roleNames}), "createdAt": dateTime(),
+			"currency": str(nil), "language": str(obj{"maxLength": maxLanguage}), "role": str(obj{"enum": roleNames}), "createdAt": dateTime(),
 			"scopes": obj{"type": "array", "items": str(obj{"enum": commands.Scopes}),
 				"description": "the scopes the caller's role holds in the workspace (\"*\": every scope); an API key may hold fewer"}}),
 		"WorkspaceResponse": wrap("workspace", "Workspace"),

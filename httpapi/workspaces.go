@@ -32,7 +32,7 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	name := b.name("name", maxRecordName)
 	money := currency(b, "currency")
-	language := b.text("language", commands.Text{Max: 10})
+	language := b.text("language", commands.Text{Max: maxLanguage})
 	b.required("name", name.Valid)
 	p := principalFrom(r.Context())
 	if !language.Valid && p.User.Language != nil {
