@@ -10,12 +10,6 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// count is how many records of a listing the API holds.
-func count(s *scene, path, key string) int {
-	s.t.Helper()
-	return len(s.api.Get(path).Expect(s.t, http.StatusOK).List(key))
-}
-
 // Goals, debts and recurring payments are corrected and deleted in the app: each edit
 // reaches the API, each deletion asks first (a cancelled one sends nothing), and a
 // recurring payment is paused and resumed.
@@ -59,15 +53,7 @@ func TestGoalsDebtsAndRecurringAreEditable(t *testing.T) {
 			t.Fatalf("the edited debt %v", d)
 		}
 		s.axe("debts-editable")
-		s.answerConfirmation(del, "Car loan", false)
-		if count(s, "/api/debts", "debts") != 1 {
-			t.Fatal("a cancelled deletion deleted the debt")
-		}
-		s.answerConfirmation(del, "Car loan", true)
-		s.waitFor("the debt gone", `!document.querySelector('main tbody tr')`)
-		if count(s, "/api/debts", "debts") != 0 {
-			t.Fatal("the confirmed deletion left the debt")
-		}
+		s.deleteAskingFirst(del, "Car loan", "/api/debts", "debts", `!document.querySelector('main tbody tr')`)
 
 		s.open("/app/recurring", s.view.say("Recurring", "Recurrentes"))
 		recurring := func() map[string]any { return s.api.Get("/api/recurrent").List("recurrent")[0] }
@@ -88,15 +74,7 @@ func TestGoalsDebtsAndRecurringAreEditable(t *testing.T) {
 			t.Fatalf("the edited payment %v", r)
 		}
 		s.axe("recurring-editable")
-		s.answerConfirmation(del, "Fibre", false)
-		if count(s, "/api/recurrent", "recurrent") != 1 {
-			t.Fatal("a cancelled deletion deleted the recurring payment")
-		}
-		s.answerConfirmation(del, "Fibre", true)
-		s.waitFor("the payment gone", `!document.querySelector('main tbody tr')`)
-		if count(s, "/api/recurrent", "recurrent") != 0 {
-			t.Fatal("the confirmed deletion left the recurring payment")
-		}
+		s.deleteAskingFirst(del, "Fibre", "/api/recurrent", "recurrent", `!document.querySelector('main tbody tr')`)
 	})
 }
 
@@ -247,15 +225,7 @@ func TestWebhooksAndKeysAreEditable(t *testing.T) {
 		}
 		s.axe("webhook-rotated")
 		del := s.view.say("Delete", "Eliminar")
-		s.answerConfirmation(del, "Ledger", false)
-		if count(s, "/api/webhooks/outbound", "webhooks") != 1 {
-			t.Fatal("a cancelled deletion deleted the webhook")
-		}
-		s.answerConfirmation(del, "Ledger", true)
-		s.waitFor("the webhook gone", `!document.querySelector('main tbody tr')`)
-		if count(s, "/api/webhooks/outbound", "webhooks") != 0 {
-			t.Fatal("the confirmed deletion left the webhook")
-		}
+		s.deleteAskingFirst(del, "Ledger", "/api/webhooks/outbound", "webhooks", `!document.querySelector('main tbody tr')`)
 
 		s.open("/app/api-keys", s.view.say("API keys", "Claves de API"))
 		revoke := s.view.say("Revoke", "Revocar")

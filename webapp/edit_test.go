@@ -49,8 +49,7 @@ func TestWalletsAreEditedAndArchived(t *testing.T) {
 		if got := s.names("/api/wallets", "wallets"); len(got) != 2 {
 			t.Fatalf("a cancelled archive archived: %v", got)
 		}
-		s.pushButton(archive + " Pocket")
-		s.answer(true)
+		s.answerConfirmation(archive, "Pocket", true)
 		s.waitFor("the archived wallet gone", `!document.querySelector('[data-wallet="Pocket"]') && document.querySelector('[data-wallet="Bank"]')`)
 		if got := s.names("/api/wallets", "wallets"); fmt.Sprint(got) != "[Bank]" {
 			t.Fatalf("wallets after the archive: %v", got)
@@ -77,13 +76,11 @@ func TestCategoriesAreEditedAndArchived(t *testing.T) {
 		}
 
 		archive := s.view.say("Archive", "Archivar")
-		s.pushButton(archive + " Rent")
-		s.answer(false)
+		s.answerConfirmation(archive, "Rent", false)
 		if got := s.names("/api/categories", "categories"); len(got) != 2 {
 			t.Fatalf("a cancelled archive archived: %v", got)
 		}
-		s.pushButton(archive + " Rent")
-		s.answer(true)
+		s.answerConfirmation(archive, "Rent", true)
 		s.waitFor("the archived category gone", `!document.querySelector('[data-category="Rent"]')`)
 		if got := s.names("/api/categories", "categories"); fmt.Sprint(got) != "[Groceries]" {
 			t.Fatalf("categories after the archive: %v", got)
@@ -108,18 +105,7 @@ func TestBudgetsAreEditedAndDeleted(t *testing.T) {
 			t.Fatalf("the edited budget %v", b)
 		}
 
-		remove := s.view.say("Delete", "Eliminar") + " Market"
-		s.pushButton(remove)
-		s.answer(false)
-		if got := s.names("/api/budgets", "budgets"); len(got) != 1 {
-			t.Fatalf("a cancelled deletion deleted: %v", got)
-		}
-		s.pushButton(remove)
-		s.answer(true)
-		s.waitFor("the deleted budget gone", `!document.querySelector('[data-budget="Market"]')`)
-		if got := s.names("/api/budgets", "budgets"); len(got) != 0 {
-			t.Fatalf("budgets after the deletion: %v", got)
-		}
+		s.deleteAskingFirst(s.view.say("Delete", "Eliminar"), "Market", "/api/budgets", "budgets", `!document.querySelector('[data-budget="Market"]')`)
 	})
 }
 
@@ -139,18 +125,7 @@ func TestTagsPage(t *testing.T) {
 			t.Fatalf("tags %v", tags)
 		}
 
-		remove := s.view.say("Delete", "Eliminar") + " Travel"
-		s.pushButton(remove)
-		s.answer(false)
-		if got := s.names("/api/tags", "tags"); len(got) != 1 {
-			t.Fatalf("a cancelled deletion deleted: %v", got)
-		}
-		s.pushButton(remove)
-		s.answer(true)
-		s.waitFor("the deleted tag gone", `!document.querySelector('[data-tag="Travel"]')`)
-		if got := s.names("/api/tags", "tags"); len(got) != 0 {
-			t.Fatalf("tags after the deletion: %v", got)
-		}
+		s.deleteAskingFirst(s.view.say("Delete", "Eliminar"), "Travel", "/api/tags", "tags", `!document.querySelector('[data-tag="Travel"]')`)
 	})
 }
 

@@ -2,6 +2,7 @@ package webapp_test
 
 import (
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -119,4 +120,26 @@ func (s *scene) answerConfirmation(action, item string, yes bool) {
 		s.t.Fatalf("the confirmation of %s %s asks %q", action, item, title)
 	}
 	s.answer(yes)
+}
+
+// count is how many records of a listing the API holds.
+func count(s *scene, path, key string) int {
+	s.t.Helper()
+	return len(s.api.Get(path).Expect(s.t, http.StatusOK).List(key))
+}
+
+// deleteAskingFirst deletes the one record of a listing by its action on the page,
+// asking first: a cancelled confirmation leaves the API listing it; a confirmed one takes
+// it off the page (gone: a script true once it is) and out of the API's listing.
+func (s *scene) deleteAskingFirst(action, item, path, key, gone string) {
+	s.t.Helper()
+	s.answerConfirmation(action, item, false)
+	if n := count(s, path, key); n != 1 {
+		s.t.Fatalf("a cancelled %s of %s left %d in %s, want 1", action, item, n, path)
+	}
+	s.answerConfirmation(action, item, true)
+	s.waitFor(item+" gone", gone)
+	if n := count(s, path, key); n != 0 {
+		s.t.Fatalf("a confirmed %s of %s left %d in %s, want 0", action, item, n, path)
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/internal/fx"
@@ -66,16 +67,23 @@ func TestECBProvider(t *testing.T) {
 	}
 }
 
-func TestConversions(t *testing.T) {
-	ctx := context.Background()
+// sampleStored is a database holding the sample feed's rates as reference rates.
+func sampleStored(t *testing.T) *pgxpool.Pool {
+	t.Helper()
 	pool := testdb.Pool(t)
 	rates, err := fx.ParseECB(strings.NewReader(string(sample(t))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fx.StoreReference(ctx, pool, rates, "ecb", time.Now()); err != nil {
+	if err := fx.StoreReference(context.Background(), pool, rates, "ecb", time.Now()); err != nil {
 		t.Fatal(err)
 	}
+	return pool
+}
+
+func TestConversions(t *testing.T) {
+	ctx := context.Background()
+	pool := sampleStored(t)
 	ws := uuid.New()
 	monday := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
 	r, err := fx.Load(ctx, pool, ws, monday.AddDate(0, 0, 5)) // a Saturday uses Monday's rates
@@ -185,14 +193,7 @@ func TestLoadSnapshot(t *testing.T) {
 // A conversion with no rate in force names the last rate known for it.
 func TestMissingRates(t *testing.T) {
 	ctx := context.Background()
-	pool := testdb.Pool(t)
-	rates, err := fx.ParseECB(strings.NewReader(string(sample(t))))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fx.StoreReference(ctx, pool, rates, "ecb", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	pool := sampleStored(t)
 	ws := uuid.New()
 	later := time.Date(2026, 4, 1, 0, 0, 0, 0, time.UTC)
 	r, err := fx.Load(ctx, pool, ws, later)
