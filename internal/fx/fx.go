@@ -110,20 +110,34 @@ type DB interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 }
 
-// StoreReference saves feed rates as reference rates, all or none: one statement.
+// StoreReference saves feed rates as reference rates, all or none: one statement. A
+// rate already stored for a pair and day takes the feed's.
 func StoreReference(ctx context.Context, db DB, rates []Rate, source string, now time.Time) error {
+	_, err := storeReference(ctx, db, rates, source, now, `DO UPDATE SET rate = excluded.rate, source = excluded.source, updated_at = excluded.updated_at`)
+	return err
+}
+
+// LoadReference adds reference rates, all or none, where no rate of that pair and day is
+// stored: it may run again, and never overwrites. It returns how many rates were new.
+func LoadReference(ctx context.Context, db DB, rates []Rate, source string, now time.Time) (int64, error) {
+	return storeReference(ctx, db, rates, source, now, `DO NOTHING`)
+}
+
+// storeReference inserts rates as reference rates in one statement, onConflict saying
+// what becomes of a rate already stored; it returns how many rows it wrote.
+func storeReference(ctx context.Context, db DB, rates []Rate, source string, now time.Time, onConflict string) (int64, error) {
 	bases, quotes, dates, values := make([]string, len(rates)), make([]string, len(rates)), make([]time.Time, len(rates)), make([]string, len(rates))
 	for i, r := range rates {
 		bases[i], quotes[i], dates[i], values[i] = r.Base, r.Quote, r.Date, r.Rate.String()
 	}
-	_, err := db.Exec(ctx, `INSERT INTO exchange_rates (workspace_id, base, quote, date, rate, source, updated_at)
+	tag, err := db.Exec(ctx, `INSERT INTO exchange_rates (workspace_id, base, quote, date, rate, source, updated_at)
 		SELECT $1, base, quote, date, rate, $6, $7 FROM unnest($2::text[], $3::text[], $4::date[], $5::numeric[]) AS r (base, quote, date, rate)
-		ON CONFLICT (workspace_id, base, quote, date) DO UPDATE SET rate = excluded.rate, source = excluded.source, updated_at = excluded.updated_at`,
+		ON CONFLICT (workspace_id, base, quote, date) `+onConflict,
 		Reference, bases, quotes, dates, values, source, now)
 	if err != nil {
-		return fmt.Errorf("fx: store reference rates: %w", err)
+		return 0, fmt.Errorf("fx: store reference rates: %w", err)
 	}
-	return nil
+	return tag.RowsAffected(), nil
 }
 
 // UpsertSQL saves one rate ($1 workspace, $2 base, $3 quote, $4 date, $5 rate,

@@ -102,54 +102,19 @@ func ParseECBHistory(r io.Reader) ([]Rate, error) {
 	return out, nil
 }
 
-// Copier is what loading many rates at once needs of a connection.
-type Copier interface {
-	DB
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
-	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
-	Begin(ctx context.Context) (pgx.Tx, error)
-}
-
-// LoadReference adds many reference rates in one transaction: copied into a
-// temporary table, then inserted where no rate of that pair and day exists, so that
-// it may run again and never overwrites a rate already stored. It returns how many
-// rates were new.
-func LoadReference(ctx context.Context, db Copier, rates []Rate, source string, now time.Time) (int64, error) {
-	var added int64
-	err := pgx.BeginFunc(ctx, db, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `CREATE TEMPORARY TABLE incoming_rates (base text, quote text, date date, rate numeric) ON COMMIT DROP`); err != nil {
-			return fmt.Errorf("fx: load reference rates: %w", err)
-		}
-		_, err := tx.CopyFrom(ctx, pgx.Identifier{"incoming_rates"}, []string{"base", "quote", "date", "rate"},
-			pgx.CopyFromSlice(len(rates), func(i int) ([]any, error) {
-				r := rates[i]
-				return []any{r.Base, r.Quote, r.Date, r.Rate}, nil
-			}))
-		if err != nil {
-			return fmt.Errorf("fx: copy reference rates: %w", err)
-		}
-		tag, err := tx.Exec(ctx, `INSERT INTO exchange_rates (workspace_id, base, quote, date, rate, source, updated_at)
-			SELECT $1, base, quote, date, rate, $2, $3 FROM incoming_rates
-			ON CONFLICT (workspace_id, base, quote, date) DO NOTHING`, Reference, source, now)
-		if err != nil {
-			return fmt.Errorf("fx: load reference rates: %w", err)
-		}
-		added = tag.RowsAffected()
-		return nil
-	})
-	return added, err
-}
-
 // snapshotFirst is the first day of the shipped history.
 var snapshotFirst = time.Date(1999, 1, 4, 0, 0, 0, 0, time.UTC)
 
 // LoadSnapshot loads the shipped history into the reference rates, unless its first
 // and last days are already there.
-func LoadSnapshot(ctx context.Context, db Copier, now time.Time) (int64, error) {
+func LoadSnapshot(ctx context.Context, db DB, now time.Time) (int64, error) {
 	var loaded bool
-	err := db.QueryRow(ctx, `SELECT count(*) = 2 FROM exchange_rates
+	rows, err := db.Query(ctx, `SELECT count(*) = 2 FROM exchange_rates
 		WHERE workspace_id = $1 AND base = 'EUR' AND quote = 'USD' AND date IN ($2, $3)`,
-		Reference, snapshotFirst, SnapshotDate).Scan(&loaded)
+		Reference, snapshotFirst, SnapshotDate)
+	if err == nil {
+		loaded, err = pgx.CollectExactlyOneRow(rows, pgx.RowTo[bool])
+	}
 	if err != nil {
 		return 0, fmt.Errorf("fx: look for the snapshot: %w", err)
 	}
