@@ -224,3 +224,23 @@ func TestAReaderIsOfferedNoChanges(t *testing.T) {
 		}
 	})
 }
+
+// The rows a person ticked stay ticked when a live update redraws the list.
+func TestATickedRowOutlivesALiveUpdate(t *testing.T) {
+	inEachView(t, func(t *testing.T, s *scene) {
+		wallet := s.create("/api/wallets", "wallet", map[string]any{"name": "Cash", "balance": 100})
+		category := s.create("/api/categories", "category", map[string]any{"name": "Food"})
+		s.api.Post("/api/transactions", map[string]any{"type": "expense", "amount": 5, "walletId": wallet, "categoryId": category,
+			"description": "Alpha"}).Expect(t, http.StatusCreated)
+	}, func(t *testing.T, s *scene) {
+		s.open("/app/transactions", s.view.say("Transactions", "Movimientos"))
+		s.waitFor("the stream to be open", `document.getElementById('live').dataset.up === 'true'`)
+		s.eval(`document.querySelector('[data-select]').click()`, nil)
+		wallet := s.api.Get("/api/wallets").List("wallets")[0]["id"]
+		s.api.Post("/api/transactions", map[string]any{"type": "income", "amount": 7, "walletId": wallet, "description": "Bravo"}).
+			Expect(t, http.StatusCreated)
+		s.waitFor("the list drawn again, Alpha still ticked", `document.querySelectorAll('[data-select]').length === 2 &&
+			document.querySelectorAll('[data-select]:checked').length === 1 &&
+			document.querySelector('[data-select]:checked').closest('tr').innerText.includes('Alpha')`)
+	})
+}

@@ -205,7 +205,10 @@ async function transactionsPage(main, ctx) {
   }, { class: 'form filters', 'aria-label': t('Filters') });
   const list = h('div', { class: 'list' });
 
+  // ticked are the rows the person selected on this page: a redraw keeps them.
+  let ticked = new Set();
   async function drawList(p = page) {
+    if (p !== page) ticked = new Set();
     page = p;
     const res = first || await api.get(listingPath(page));
     first = null;
@@ -215,7 +218,7 @@ async function transactionsPage(main, ctx) {
     const turn = pager({ page, total: res.pagination.total }, drawList);
     const named = (tx) => `${tx.description || ''} ${day(tx.date)} ${money(tx.amount, tx.currency)}`;
     list.replaceChildren(write && rows.length ? bulkBar() : '', rows.length ? table([
-      write && ['', (tx) => h('input', { type: 'checkbox', 'data-select': tx.id, 'aria-label': `${t('Select')} ${named(tx)}` })],
+      write && ['', (tx) => h('input', { type: 'checkbox', 'data-select': tx.id, checked: ticked.has(tx.id), 'aria-label': `${t('Select')} ${named(tx)}` })],
       [t('Date'), (tx) => day(tx.date), 'nowrap'],
       [t('Description'), (tx) => tx.description || tx.concept || '—'],
       [t('Category'), (tx) => (cats[tx.categoryId] || {}).name || term(tx.type)],
@@ -242,6 +245,7 @@ async function transactionsPage(main, ctx) {
     const run = async (body) => {
       await api.post('/api/transactions/bulk', { ids: picked(), ...body });
       toast(t('Done.'));
+      ticked = new Set();
       await drawList();
     };
     const all = h('input', { type: 'checkbox', id: 'select-all', onchange: () => {
@@ -253,7 +257,8 @@ async function transactionsPage(main, ctx) {
       if (await confirmed(t('Delete selected'), `${picked().length} · ${t('This cannot be undone.')}`, t('Delete'))) await run({ operation: 'delete' });
     } }, t('Delete selected'));
     list.onchange = () => {
-      const n = picked().length;
+      ticked = new Set(picked());
+      const n = ticked.size;
       count.textContent = `${n} ${t('selected')}`;
       move.disabled = del.disabled = !n;
     };
