@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -9,8 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -42,11 +39,9 @@ func listAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// verifyAudit recomputes the active workspace's chain of events from what is stored and
-// answers whether it holds, with its head: the version and hash an auditor keeps, to
-// find later that the history up to there is the same. With formerAt, it also answers
-// the hash the chain had at that version before the canonical text left secrets out
-// (eventstore.FormerHash), for a head kept from before then.
+// verifyAudit answers whether the active workspace's chain of events holds, with its
+// head, and with formerAt the hash the chain had there before secrets were left out of
+// the canonical text (queries.VerifyHistory).
 func verifyAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
 	formerAt := q.version("formerAt")
@@ -54,34 +49,12 @@ func verifyAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	stream := commands.StreamID(activeWorkspace(r))
-	check, err := eventstore.VerifyChain(r.Context(), s.pool, stream)
+	check, err := queries.VerifyHistory(r.Context(), s.pool, activeWorkspace(r), formerAt)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	var brokenAt *int64
-	if check.BrokenAt != 0 {
-		brokenAt = &check.BrokenAt
-	}
-	answer := map[string]any{
-		"intact":   check.BrokenAt == 0,
-		"checked":  check.Checked,
-		"brokenAt": brokenAt,
-		"head":     map[string]any{"version": check.Head.Version, "hash": hex.EncodeToString(check.Head.Hash[:])},
-	}
-	if formerAt != nil {
-		hash, found, err := eventstore.FormerHash(r.Context(), s.pool, stream, *formerAt)
-		if err == nil && !found {
-			err = commands.InvalidField("formerAt", "must be the version of an event of the workspace's history")
-		}
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
-		answer["former"] = map[string]any{"version": *formerAt, "hash": hex.EncodeToString(hash[:])}
-	}
-	writeJSON(w, http.StatusOK, answer)
+	writeJSON(w, http.StatusOK, check)
 }
 
 // version reads a parameter naming a version of a stream, from 1; nil when left out.
@@ -99,18 +72,18 @@ func (q *query) version(name string) *int64 {
 }
 
 // exportAudit writes the active workspace's events as JSON lines, each the event's
-// canonical text and its chain hash (README: "Verifying an export").
+// canonical text and its chain hash (docs/history.md, "Verifying an export").
 func exportAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 	ws := activeWorkspace(r)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="finledger-`+ws.String()+`.jsonl"`)
 	w.WriteHeader(http.StatusOK)
-	_, err := eventstore.ExportChain(r.Context(), s.pool, commands.StreamID(ws), w)
+	err := queries.ExportHistory(r.Context(), s.pool, ws, w)
 	// The answer has begun: cut short, its last line is incomplete, and the reader's
 	// check of it fails. A reader that went away, or stopped reading past the write
 	// deadline, is no fault of the service's.
 	switch {
-	case errors.Is(err, eventstore.ErrExportNotTaken):
+	case errors.Is(err, queries.ErrExportNotTaken):
 		slog.InfoContext(r.Context(), "audit export cut short by its reader", "requestId", requestID(r.Context()), "err", err)
 	case err != nil:
 		slog.ErrorContext(r.Context(), "audit export", "requestId", requestID(r.Context()), "err", err)
