@@ -101,7 +101,7 @@ func TestHistoryIsATamperEvidentChain(t *testing.T) {
 // export, and returns what it printed.
 func verifyExport(t *testing.T, export []byte) (string, error) {
 	t.Helper()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/history.md")
 	if err != nil {
 		t.Fatal(err)
 	}
