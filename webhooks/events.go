@@ -9,75 +9,46 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
-
 	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/queries"
 )
 
-// Public is an event as subscribers see it: its public name and its data.
+// Public is an event as subscribers see it: its public name, and its data with the
+// version of the data's shape (see payload).
 type Public struct {
-	Name string
-	Data json.RawMessage
+	Name    string
+	Version int
+	Data    json.RawMessage
 }
 
-// internalFields are parts of stored payloads that are the ledger's own bookkeeping.
-var internalFields = []string{"postings", "effects"}
-
 // PublicEvents returns the public events a stored event stands for, none for events
-// subscribers do not see (members, keys, webhooks themselves). A goal deposit is both
-// a transaction.created and a goal.deposit, so a subscriber can follow either.
+// subscribers are not told of (members, keys, webhooks themselves; see publicOf).
 func PublicEvents(eventType string, data []byte) ([]Public, error) {
-	var names []string
-	switch eventType {
-	case commands.TypeTransactionCreated:
-		var t commands.TransactionCreated
-		if err := json.Unmarshal(data, &t); err != nil {
-			return nil, fmt.Errorf("webhooks: decode %s: %w", eventType, err)
-		}
-		names = append(names, commands.HookTransactionCreated)
-		switch {
-		case t.Type == commands.TxGoalDeposit:
-			names = append(names, commands.HookGoalDeposit)
-		case t.Type == commands.TxGoalWithdrawal:
-			names = append(names, commands.HookGoalWithdrawal)
-		case t.DebtID != nil:
-			names = append(names, commands.HookDebtPayment)
-		}
-	case commands.TypeTransactionUpdated:
-		names = []string{commands.HookTransactionUpdated}
-	case commands.TypeTransactionDeleted:
-		names = []string{commands.HookTransactionDeleted}
-	case commands.TypeWalletCreated:
-		names = []string{commands.HookWalletCreated}
-	case commands.TypeWalletUpdated, commands.TypeWalletArchived:
-		names = []string{commands.HookWalletUpdated}
-	case commands.TypeCategoryCreated:
-		names = []string{commands.HookCategoryCreated}
-	case commands.TypeBudgetCreated:
-		names = []string{commands.HookBudgetCreated}
-	case commands.TypeRecurringPaid:
-		names = []string{commands.HookRecurringPaid}
-	case commands.TypeRecurringSkipped:
-		names = []string{commands.HookRecurringSkipped}
-	case commands.TypeBudgetThresholdReached:
-		alert, err := budgetAlertOf(data)
-		if err != nil {
-			return nil, fmt.Errorf("webhooks: %s: %w", eventType, err)
-		}
-		return []Public{{Name: commands.HookBudgetThresholdReached, Data: alert}}, nil
-	default:
+	names, p, err := publicOf(eventType, data)
+	if errors.Is(err, errUnclassified) {
+		// A type added without taking a side is kept from subscribers until it does.
 		return nil, nil
 	}
-	clean, err := withoutInternal(data)
+	if err != nil || len(names) == 0 {
+		return nil, err
+	}
+	first, err := publicEvent(names[0], p)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %s: %w", eventType, err)
 	}
-	out := make([]Public, len(names))
-	for i, n := range names {
-		out[i] = Public{Name: n, Data: clean}
+	out := []Public{first}
+	for _, name := range names[1:] {
+		out = append(out, Public{Name: name, Version: first.Version, Data: first.Data})
 	}
 	return out, nil
+}
+
+// publicEvent is the public event name with data p.
+func publicEvent(name string, p payload) (Public, error) {
+	data, err := json.Marshal(p)
+	if err != nil {
+		return Public{}, fmt.Errorf("encode %s: %w", name, err)
+	}
+	return Public{Name: name, Version: p.version(), Data: data}, nil
 }
 
 // errUnclassified is what publicOf returns for an event type its switch does not name.
@@ -160,68 +131,4 @@ func told[E any, P payload](name, eventType string, data []byte, public func(*E)
 		return nil, nil, err
 	}
 	return []string{name}, public(e), nil
-}
-
-// budgetAlert is the data of a budget.threshold_reached: the budget as it stood when the
-// transaction took it to its alert threshold, shaped as the budgets API shows a budget,
-// with the period that reached it.
-type budgetAlert struct {
-	Budget        alertedBudget `json:"budget"`
-	TransactionID uuid.UUID     `json:"transactionId"`
-}
-
-// alertedBudget is a budget in a budgetAlert.
-type alertedBudget struct {
-	ID             uuid.UUID      `json:"id"`
-	Name           string         `json:"name"`
-	CategoryID     uuid.UUID      `json:"categoryId"`
-	Amount         queries.Amount `json:"amount"`
-	Currency       string         `json:"currency"`
-	Period         string         `json:"period"`
-	StartDate      string         `json:"startDate"`
-	EndDate        string         `json:"endDate"`
-	AlertThreshold queries.Amount `json:"alertThreshold"`
-	TagID          *uuid.UUID     `json:"tagId"`
-	// Active: the transaction's date, which the period holds, lies within the budget's dates.
-	Active       bool           `json:"active"`
-	PeriodStart  string         `json:"periodStart"`
-	PeriodEnd    string         `json:"periodEnd"`
-	Spent        queries.Amount `json:"spent"`
-	Remaining    queries.Amount `json:"remaining"`
-	Percentage   queries.Amount `json:"percentage"`
-	AlertReached bool           `json:"alertReached"`
-}
-
-// budgetAlertOf reshapes a stored budget.threshold_reached.v1 into its public data.
-func budgetAlertOf(data []byte) (json.RawMessage, error) {
-	var e commands.BudgetThresholdReached
-	if err := json.Unmarshal(data, &e); err != nil {
-		return nil, err
-	}
-	f := e.Budget
-	return json.Marshal(budgetAlert{TransactionID: e.TransactionID, Budget: alertedBudget{
-		ID: e.BudgetID, Name: f.Name, CategoryID: f.CategoryID, Amount: queries.Amount(f.Amount), Currency: f.Currency,
-		Period: f.Period, StartDate: f.StartDate, EndDate: f.EndDate, AlertThreshold: queries.Amount(f.AlertThreshold),
-		TagID: f.TagID, Active: true, PeriodStart: e.PeriodStart, PeriodEnd: e.PeriodEnd, Spent: queries.Amount(e.Spent),
-		Remaining: queries.Amount(f.Amount.Sub(e.Spent)), Percentage: queries.Amount(e.Percentage), AlertReached: true,
-	}})
-}
-
-// withoutInternal drops the bookkeeping fields from a stored payload.
-func withoutInternal(data []byte) (json.RawMessage, error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
-		return nil, err
-	}
-	dropped := false
-	for _, f := range internalFields {
-		if _, ok := fields[f]; ok {
-			delete(fields, f)
-			dropped = true
-		}
-	}
-	if !dropped {
-		return json.RawMessage(data), nil
-	}
-	return json.Marshal(fields)
 }
