@@ -56,7 +56,7 @@ func Sign(secret []byte, t time.Time, body []byte) string {
 // stream. DataVersion is the version of data's shape (see payload): it travels in the
 // signed body, stored with the delivery, so a redelivery says what it carries.
 type envelope struct {
-	ID          uuid.UUID       `json:"id" doc:"the stored event's id; a delivery's own id is in the X-Service-Delivery header"`
+	ID          uuid.UUID       `json:"id" doc:"the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)"`
 	Type        string          `json:"type" doc:"the event's name"`
 	DataVersion int             `json:"dataVersion" doc:"the version of data's shape: a change subscribers' code cannot take comes as a new version"`
 	WorkspaceID uuid.UUID       `json:"workspaceId"`

@@ -1,7 +1,9 @@
 // Package webhooks sends the ledger's events to the URLs workspaces subscribe: a relay
 // publishes the global log to NATS JetStream, and a dispatcher turns each event into
 // signed deliveries, one per interested subscription, retried until they succeed or
-// their schedule runs out.
+// their schedule runs out. It owns what subscribers (and the realtime stream) are told:
+// which stored events are public, under which names, and the versioned types of their
+// data (payloads.go), from which the OpenAPI document describes them (schema.go).
 package webhooks
 
 import (

@@ -42,8 +42,8 @@ func golden(t *testing.T, name string, got []byte) {
 
 // What subscribers receive for fixed stored events is held in a golden file: a change
 // of a stored event's fields (a rename, a new type) cannot change the public data
-// unnoticed. The samples are the ones TestPayloadsSendWhatTheStoredEventsSent held to
-// what subscribers were sent before the data had types of their own.
+// unnoticed. When the data got types of their own, a test held these samples' data to
+// what subscribers were sent before: the stored event less its postings and effects.
 func TestPayloadsOfFixedEvents(t *testing.T) {
 	type told struct {
 		Sample      string          `json:"sample"`
