@@ -900,8 +900,9 @@ func openAPIDocument() obj {
 			"license":     obj{"name": "Proprietary", "identifier": "LicenseRef-Proprietary"}},
 		"servers": []obj{{"url": "{baseUrl}", "description": "the service's origin",
 			"variables": obj{"baseUrl": obj{"default": "http://localhost:8080", "description": "scheme, host and port, without a trailing slash"}}}},
-		"paths": paths,
-		"tags":  tags,
+		"paths":    paths,
+		"webhooks": webhooksDoc(),
+		"tags":     tags,
 		"components": obj{
 			"schemas":       merge(merge(schemas(), eventSchemas()), limitsSchemas()),
 			"requestBodies": requestBodies,

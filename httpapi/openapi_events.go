@@ -3,8 +3,10 @@ package httpapi
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/webhooks"
 )
 
 func init() {
@@ -62,6 +64,41 @@ func eventSchemas() obj {
 		"RealtimeToken": record(obj{"token": str(nil), "expiresAt": timestamp,
 			"url": str(obj{"description": "where to open the stream with this token"})}),
 	}
+}
+
+// webhooksDoc is the document's webhooks: each public event as the POST a subscribed
+// URL receives, its body's schema made by package webhooks from the Go types it sends.
+func webhooksDoc() obj {
+	header := func(name, doc string) obj {
+		return obj{"name": name, "in": "header", "required": true, "schema": str(nil), "description": doc}
+	}
+	params := []obj{
+		header(webhooks.HeaderEvent, "the event's name, as the body's type"),
+		header(webhooks.HeaderDelivery, "the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats"),
+		header(webhooks.HeaderSignature, "t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's "+
+			"secret, of \"<t>.<body>\">"),
+	}
+	out := obj{}
+	for _, e := range webhooks.EventDocs() {
+		operationID := ""
+		for _, word := range strings.FieldsFunc(e.Name, func(r rune) bool { return r == '.' || r == '_' }) {
+			operationID += strings.ToUpper(word[:1]) + word[1:]
+		}
+		out[e.Name] = obj{"post": obj{
+			"summary": e.Summary,
+			"description": fmt.Sprintf("Sent to the webhooks subscribed to %s or *; the realtime stream carries the same type, dataVersion and data. "+
+				"Its data is version %d of the event's data: the body's dataVersion says which version data is, and "+
+				"a change subscribers' code cannot take (a field removed, renamed or retyped) comes as a new version; "+
+				"new fields may appear within a version.", e.Name, e.Version),
+			"operationId": "on" + operationID,
+			"tags":        []string{"webhooks"},
+			"parameters":  params,
+			"requestBody": obj{"required": true, "content": obj{"application/json": obj{"schema": e.Body}}},
+			"responses": obj{"200": obj{"description": "received: any 2xx answer acknowledges the delivery; any other " +
+				"answer, or none before the attempt times out, is retried on the delivery's schedule"}},
+		}}
+	}
+	return out
 }
 
 // realtimeStreamDoc describes the realtime stream, which the token authenticates.

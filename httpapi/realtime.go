@@ -254,7 +254,7 @@ func (o *sseWriter) event(e queries.StreamEvent) error {
 		return err
 	}
 	for _, p := range publics {
-		body, err := webhooks.Body(e.ID, p.Name, o.workspaceID, e.RecordedAt, p.Data)
+		body, err := webhooks.Body(e.ID, p, o.workspaceID, e.RecordedAt)
 		if err != nil {
 			return err
 		}

@@ -286,7 +286,8 @@ func TestWebhookDelivery(t *testing.T) {
 	}
 	first := created[0].Body
 	data := first["data"].(map[string]any)
-	if first["workspaceId"] != ws || data["amount"] != "1.25" || data["concept"] != "lunch" || data["postings"] != nil {
+	if first["workspaceId"] != ws || first["dataVersion"] != float64(1) || data["amount"] != "1.25" || data["concept"] != "lunch" ||
+		data["postings"] != nil {
 		t.Fatalf("body %s", created[0].Raw)
 	}
 	if at, err := time.Parse(time.RFC3339Nano, first["occurredAt"].(string)); err != nil || !at.Equal(env.Clock.Now()) {

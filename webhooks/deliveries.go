@@ -52,18 +52,23 @@ func Sign(secret []byte, t time.Time, body []byte) string {
 	return "t=" + ts + ",v1=" + hex.EncodeToString(mac.Sum(nil))
 }
 
-// envelope is the JSON body of every delivery.
+// envelope is the JSON body of every delivery, and of every event of the realtime
+// stream. DataVersion is the version of data's shape (see payload): it travels in the
+// signed body, stored with the delivery, so a redelivery says what it carries.
 type envelope struct {
-	ID          uuid.UUID       `json:"id"`
-	Type        string          `json:"type"`
+	ID          uuid.UUID       `json:"id" doc:"the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)"`
+	Type        string          `json:"type" doc:"the event's name"`
+	DataVersion int             `json:"dataVersion" doc:"the version of data's shape: a change subscribers' code cannot take comes as a new version"`
 	WorkspaceID uuid.UUID       `json:"workspaceId"`
 	OccurredAt  time.Time       `json:"occurredAt"`
 	Data        json.RawMessage `json:"data"`
 }
 
-// Body returns the JSON body of a delivery: {id, type, workspaceId, occurredAt, data}.
-func Body(id uuid.UUID, name string, workspaceID uuid.UUID, occurredAt time.Time, data json.RawMessage) ([]byte, error) {
-	body, err := json.Marshal(envelope{ID: id, Type: name, WorkspaceID: workspaceID, OccurredAt: occurredAt.UTC(), Data: data})
+// Body returns the JSON body of a delivery of p: {id, type, dataVersion, workspaceId,
+// occurredAt, data}.
+func Body(id uuid.UUID, p Public, workspaceID uuid.UUID, occurredAt time.Time) ([]byte, error) {
+	body, err := json.Marshal(envelope{ID: id, Type: p.Name, DataVersion: p.Version, WorkspaceID: workspaceID,
+		OccurredAt: occurredAt.UTC(), Data: p.Data})
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: encode delivery: %w", err)
 	}
@@ -85,22 +90,21 @@ type delivery struct {
 	WebhookID   uuid.UUID
 	EventID     *uuid.UUID
 	StreamSeq   uint64 // the event's position in the stream; 0 for test deliveries
-	Name        string
 	OccurredAt  time.Time
-	Data        json.RawMessage
+	Event       Public
 }
 
 // queue adds to b the insert of d, due at once; a delivery already stored is left as
 // it is, so handling an event twice changes nothing.
 func (d delivery) queue(b *pgx.Batch, now time.Time) error {
-	body, err := Body(d.ID, d.Name, d.WorkspaceID, d.OccurredAt, d.Data)
+	body, err := Body(d.ID, d.Event, d.WorkspaceID, d.OccurredAt)
 	if err != nil {
 		return err
 	}
 	b.Queue(`INSERT INTO webhook_deliveries (workspace_id, id, webhook_id, stream_seq, event_id, event, body, status, next_attempt_at, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7::text::json, 'pending', $8, $8)
 		ON CONFLICT (workspace_id, id) DO NOTHING`,
-		d.WorkspaceID, d.ID, d.WebhookID, int64(d.StreamSeq), d.EventID, d.Name, string(body), now)
+		d.WorkspaceID, d.ID, d.WebhookID, int64(d.StreamSeq), d.EventID, d.Event.Name, string(body), now)
 	return nil
 }
 
@@ -118,12 +122,12 @@ func EnqueueTest(ctx context.Context, db eventstore.DB, workspaceID, webhookID u
 		return uuid.Nil, ErrNotFound
 	}
 	id := uuid.New()
-	data, err := json.Marshal(map[string]any{"webhookId": webhookID, "message": "This is a test delivery."})
+	test, err := publicEvent(commands.HookTest, TestPayload{WebhookID: webhookID, Message: "This is a test delivery."})
 	if err != nil {
-		return uuid.Nil, err
+		return uuid.Nil, fmt.Errorf("webhooks: %w", err)
 	}
 	b := &pgx.Batch{}
-	d := delivery{ID: id, WorkspaceID: workspaceID, WebhookID: webhookID, Name: commands.HookTest, OccurredAt: now, Data: data}
+	d := delivery{ID: id, WorkspaceID: workspaceID, WebhookID: webhookID, OccurredAt: now, Event: test}
 	if err := d.queue(b, now); err != nil {
 		return uuid.Nil, err
 	}

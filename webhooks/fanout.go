@@ -48,7 +48,7 @@ func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored,
 				continue
 			}
 			d := delivery{ID: deliveryID(h.ID, e.ID, p.Name), WorkspaceID: e.WorkspaceID, WebhookID: h.ID, EventID: &e.ID,
-				StreamSeq: e.StreamSeq, Name: p.Name, OccurredAt: e.RecordedAt, Data: p.Data}
+				StreamSeq: e.StreamSeq, OccurredAt: e.RecordedAt, Event: p}
 			if err := d.queue(b, now); err != nil {
 				return 0, err
 			}

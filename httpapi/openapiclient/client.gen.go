@@ -2070,6 +2070,426 @@ func (e PatchWorkspacesByWorkspaceIdMembersByUserIdJSONBodyRole) Valid() bool {
 	}
 }
 
+// Defines values for OnBudgetCreatedJSONBodyDataVersion.
+const (
+	OnBudgetCreatedJSONBodyDataVersionN1 OnBudgetCreatedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnBudgetCreatedJSONBodyDataVersion enum.
+func (e OnBudgetCreatedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnBudgetCreatedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnBudgetCreatedJSONBodyType.
+const (
+	OnBudgetCreatedJSONBodyTypeBudgetCreated OnBudgetCreatedJSONBodyType = "budget.created"
+)
+
+// Valid indicates whether the value is a known member of the OnBudgetCreatedJSONBodyType enum.
+func (e OnBudgetCreatedJSONBodyType) Valid() bool {
+	switch e {
+	case OnBudgetCreatedJSONBodyTypeBudgetCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnBudgetThresholdReachedJSONBodyDataVersion.
+const (
+	OnBudgetThresholdReachedJSONBodyDataVersionN1 OnBudgetThresholdReachedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnBudgetThresholdReachedJSONBodyDataVersion enum.
+func (e OnBudgetThresholdReachedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnBudgetThresholdReachedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnBudgetThresholdReachedJSONBodyType.
+const (
+	OnBudgetThresholdReachedJSONBodyTypeBudgetThresholdReached OnBudgetThresholdReachedJSONBodyType = "budget.threshold_reached"
+)
+
+// Valid indicates whether the value is a known member of the OnBudgetThresholdReachedJSONBodyType enum.
+func (e OnBudgetThresholdReachedJSONBodyType) Valid() bool {
+	switch e {
+	case OnBudgetThresholdReachedJSONBodyTypeBudgetThresholdReached:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnCategoryCreatedJSONBodyDataVersion.
+const (
+	OnCategoryCreatedJSONBodyDataVersionN1 OnCategoryCreatedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnCategoryCreatedJSONBodyDataVersion enum.
+func (e OnCategoryCreatedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnCategoryCreatedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnCategoryCreatedJSONBodyType.
+const (
+	OnCategoryCreatedJSONBodyTypeCategoryCreated OnCategoryCreatedJSONBodyType = "category.created"
+)
+
+// Valid indicates whether the value is a known member of the OnCategoryCreatedJSONBodyType enum.
+func (e OnCategoryCreatedJSONBodyType) Valid() bool {
+	switch e {
+	case OnCategoryCreatedJSONBodyTypeCategoryCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnDebtPaymentJSONBodyDataVersion.
+const (
+	OnDebtPaymentJSONBodyDataVersionN1 OnDebtPaymentJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnDebtPaymentJSONBodyDataVersion enum.
+func (e OnDebtPaymentJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnDebtPaymentJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnDebtPaymentJSONBodyType.
+const (
+	OnDebtPaymentJSONBodyTypeDebtPayment OnDebtPaymentJSONBodyType = "debt.payment"
+)
+
+// Valid indicates whether the value is a known member of the OnDebtPaymentJSONBodyType enum.
+func (e OnDebtPaymentJSONBodyType) Valid() bool {
+	switch e {
+	case OnDebtPaymentJSONBodyTypeDebtPayment:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnGoalDepositJSONBodyDataVersion.
+const (
+	OnGoalDepositJSONBodyDataVersionN1 OnGoalDepositJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnGoalDepositJSONBodyDataVersion enum.
+func (e OnGoalDepositJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnGoalDepositJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnGoalDepositJSONBodyType.
+const (
+	OnGoalDepositJSONBodyTypeGoalDeposit OnGoalDepositJSONBodyType = "goal.deposit"
+)
+
+// Valid indicates whether the value is a known member of the OnGoalDepositJSONBodyType enum.
+func (e OnGoalDepositJSONBodyType) Valid() bool {
+	switch e {
+	case OnGoalDepositJSONBodyTypeGoalDeposit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnGoalWithdrawalJSONBodyDataVersion.
+const (
+	OnGoalWithdrawalJSONBodyDataVersionN1 OnGoalWithdrawalJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnGoalWithdrawalJSONBodyDataVersion enum.
+func (e OnGoalWithdrawalJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnGoalWithdrawalJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnGoalWithdrawalJSONBodyType.
+const (
+	OnGoalWithdrawalJSONBodyTypeGoalWithdrawal OnGoalWithdrawalJSONBodyType = "goal.withdrawal"
+)
+
+// Valid indicates whether the value is a known member of the OnGoalWithdrawalJSONBodyType enum.
+func (e OnGoalWithdrawalJSONBodyType) Valid() bool {
+	switch e {
+	case OnGoalWithdrawalJSONBodyTypeGoalWithdrawal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnRecurringPaidJSONBodyDataVersion.
+const (
+	OnRecurringPaidJSONBodyDataVersionN1 OnRecurringPaidJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnRecurringPaidJSONBodyDataVersion enum.
+func (e OnRecurringPaidJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnRecurringPaidJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnRecurringPaidJSONBodyType.
+const (
+	OnRecurringPaidJSONBodyTypeRecurringPaid OnRecurringPaidJSONBodyType = "recurring.paid"
+)
+
+// Valid indicates whether the value is a known member of the OnRecurringPaidJSONBodyType enum.
+func (e OnRecurringPaidJSONBodyType) Valid() bool {
+	switch e {
+	case OnRecurringPaidJSONBodyTypeRecurringPaid:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnRecurringSkippedJSONBodyDataVersion.
+const (
+	OnRecurringSkippedJSONBodyDataVersionN1 OnRecurringSkippedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnRecurringSkippedJSONBodyDataVersion enum.
+func (e OnRecurringSkippedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnRecurringSkippedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnRecurringSkippedJSONBodyType.
+const (
+	OnRecurringSkippedJSONBodyTypeRecurringSkipped OnRecurringSkippedJSONBodyType = "recurring.skipped"
+)
+
+// Valid indicates whether the value is a known member of the OnRecurringSkippedJSONBodyType enum.
+func (e OnRecurringSkippedJSONBodyType) Valid() bool {
+	switch e {
+	case OnRecurringSkippedJSONBodyTypeRecurringSkipped:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnTransactionCreatedJSONBodyDataVersion.
+const (
+	OnTransactionCreatedJSONBodyDataVersionN1 OnTransactionCreatedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnTransactionCreatedJSONBodyDataVersion enum.
+func (e OnTransactionCreatedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnTransactionCreatedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnTransactionCreatedJSONBodyType.
+const (
+	OnTransactionCreatedJSONBodyTypeTransactionCreated OnTransactionCreatedJSONBodyType = "transaction.created"
+)
+
+// Valid indicates whether the value is a known member of the OnTransactionCreatedJSONBodyType enum.
+func (e OnTransactionCreatedJSONBodyType) Valid() bool {
+	switch e {
+	case OnTransactionCreatedJSONBodyTypeTransactionCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnTransactionDeletedJSONBodyDataVersion.
+const (
+	OnTransactionDeletedJSONBodyDataVersionN1 OnTransactionDeletedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnTransactionDeletedJSONBodyDataVersion enum.
+func (e OnTransactionDeletedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnTransactionDeletedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnTransactionDeletedJSONBodyType.
+const (
+	OnTransactionDeletedJSONBodyTypeTransactionDeleted OnTransactionDeletedJSONBodyType = "transaction.deleted"
+)
+
+// Valid indicates whether the value is a known member of the OnTransactionDeletedJSONBodyType enum.
+func (e OnTransactionDeletedJSONBodyType) Valid() bool {
+	switch e {
+	case OnTransactionDeletedJSONBodyTypeTransactionDeleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnTransactionUpdatedJSONBodyDataVersion.
+const (
+	OnTransactionUpdatedJSONBodyDataVersionN1 OnTransactionUpdatedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnTransactionUpdatedJSONBodyDataVersion enum.
+func (e OnTransactionUpdatedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnTransactionUpdatedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnTransactionUpdatedJSONBodyType.
+const (
+	OnTransactionUpdatedJSONBodyTypeTransactionUpdated OnTransactionUpdatedJSONBodyType = "transaction.updated"
+)
+
+// Valid indicates whether the value is a known member of the OnTransactionUpdatedJSONBodyType enum.
+func (e OnTransactionUpdatedJSONBodyType) Valid() bool {
+	switch e {
+	case OnTransactionUpdatedJSONBodyTypeTransactionUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnWalletCreatedJSONBodyDataVersion.
+const (
+	OnWalletCreatedJSONBodyDataVersionN1 OnWalletCreatedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnWalletCreatedJSONBodyDataVersion enum.
+func (e OnWalletCreatedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnWalletCreatedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnWalletCreatedJSONBodyType.
+const (
+	OnWalletCreatedJSONBodyTypeWalletCreated OnWalletCreatedJSONBodyType = "wallet.created"
+)
+
+// Valid indicates whether the value is a known member of the OnWalletCreatedJSONBodyType enum.
+func (e OnWalletCreatedJSONBodyType) Valid() bool {
+	switch e {
+	case OnWalletCreatedJSONBodyTypeWalletCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnWalletUpdatedJSONBodyDataVersion.
+const (
+	OnWalletUpdatedJSONBodyDataVersionN1 OnWalletUpdatedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnWalletUpdatedJSONBodyDataVersion enum.
+func (e OnWalletUpdatedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnWalletUpdatedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnWalletUpdatedJSONBodyType.
+const (
+	OnWalletUpdatedJSONBodyTypeWalletUpdated OnWalletUpdatedJSONBodyType = "wallet.updated"
+)
+
+// Valid indicates whether the value is a known member of the OnWalletUpdatedJSONBodyType enum.
+func (e OnWalletUpdatedJSONBodyType) Valid() bool {
+	switch e {
+	case OnWalletUpdatedJSONBodyTypeWalletUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnWebhookTestJSONBodyDataVersion.
+const (
+	OnWebhookTestJSONBodyDataVersionN1 OnWebhookTestJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnWebhookTestJSONBodyDataVersion enum.
+func (e OnWebhookTestJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnWebhookTestJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnWebhookTestJSONBodyType.
+const (
+	OnWebhookTestJSONBodyTypeWebhookTest OnWebhookTestJSONBodyType = "webhook.test"
+)
+
+// Valid indicates whether the value is a known member of the OnWebhookTestJSONBodyType enum.
+func (e OnWebhookTestJSONBodyType) Valid() bool {
+	switch e {
+	case OnWebhookTestJSONBodyTypeWebhookTest:
+		return true
+	default:
+		return false
+	}
+}
+
 // APIKey defines model for APIKey.
 type APIKey struct {
 	CreatedAt   time.Time          `json:"createdAt"`
@@ -5603,6 +6023,728 @@ type PatchWorkspacesByWorkspaceIdMembersByUserIdParams struct {
 // PatchWorkspacesByWorkspaceIdMembersByUserIdJSONBodyRole defines parameters for PatchWorkspacesByWorkspaceIdMembersByUserId.
 type PatchWorkspacesByWorkspaceIdMembersByUserIdJSONBodyRole string
 
+// OnBudgetCreatedJSONBody defines parameters for OnBudgetCreated.
+type OnBudgetCreatedJSONBody struct {
+	Data struct {
+		// AlertThreshold the percentage of the amount whose spending raises budget.threshold_reached
+		AlertThreshold string `json:"alertThreshold"`
+
+		// Amount a decimal number, its digits as recorded
+		Amount     string              `json:"amount"`
+		BudgetId   openapi_types.UUID  `json:"budgetId"`
+		CategoryId openapi_types.UUID  `json:"categoryId"`
+		Currency   string              `json:"currency"`
+		EndDate    openapi_types.Date  `json:"endDate"`
+		Name       string              `json:"name"`
+		Period     string              `json:"period"`
+		StartDate  openapi_types.Date  `json:"startDate"`
+		TagId      *openapi_types.UUID `json:"tagId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnBudgetCreatedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnBudgetCreatedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID          `json:"workspaceId"`
+}
+
+// OnBudgetCreatedParams defines parameters for OnBudgetCreated.
+type OnBudgetCreatedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnBudgetCreatedJSONBodyDataVersion defines parameters for OnBudgetCreated.
+type OnBudgetCreatedJSONBodyDataVersion int
+
+// OnBudgetCreatedJSONBodyType defines parameters for OnBudgetCreated.
+type OnBudgetCreatedJSONBodyType string
+
+// OnBudgetThresholdReachedJSONBody defines parameters for OnBudgetThresholdReached.
+type OnBudgetThresholdReachedJSONBody struct {
+	Data struct {
+		Budget struct {
+			// Active always true: the transaction's date lies within the budget's dates
+			Active bool `json:"active"`
+
+			// AlertReached always true
+			AlertReached   bool                `json:"alertReached"`
+			AlertThreshold float32             `json:"alertThreshold"`
+			Amount         float32             `json:"amount"`
+			CategoryId     openapi_types.UUID  `json:"categoryId"`
+			Currency       string              `json:"currency"`
+			EndDate        openapi_types.Date  `json:"endDate"`
+			Id             openapi_types.UUID  `json:"id"`
+			Name           string              `json:"name"`
+			Percentage     float32             `json:"percentage"`
+			Period         string              `json:"period"`
+			PeriodEnd      openapi_types.Date  `json:"periodEnd"`
+			PeriodStart    openapi_types.Date  `json:"periodStart"`
+			Remaining      float32             `json:"remaining"`
+			Spent          float32             `json:"spent"`
+			StartDate      openapi_types.Date  `json:"startDate"`
+			TagId          *openapi_types.UUID `json:"tagId"`
+		} `json:"budget"`
+		TransactionId openapi_types.UUID `json:"transactionId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnBudgetThresholdReachedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnBudgetThresholdReachedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID                   `json:"workspaceId"`
+}
+
+// OnBudgetThresholdReachedParams defines parameters for OnBudgetThresholdReached.
+type OnBudgetThresholdReachedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnBudgetThresholdReachedJSONBodyDataVersion defines parameters for OnBudgetThresholdReached.
+type OnBudgetThresholdReachedJSONBodyDataVersion int
+
+// OnBudgetThresholdReachedJSONBodyType defines parameters for OnBudgetThresholdReached.
+type OnBudgetThresholdReachedJSONBodyType string
+
+// OnCategoryCreatedJSONBody defines parameters for OnCategoryCreated.
+type OnCategoryCreatedJSONBody struct {
+	Data struct {
+		CategoryId  openapi_types.UUID  `json:"categoryId"`
+		Color       string              `json:"color"`
+		Description *string             `json:"description"`
+		Icon        string              `json:"icon"`
+		IsDefault   bool                `json:"isDefault"`
+		Name        string              `json:"name"`
+		TagId       *openapi_types.UUID `json:"tagId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnCategoryCreatedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnCategoryCreatedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID            `json:"workspaceId"`
+}
+
+// OnCategoryCreatedParams defines parameters for OnCategoryCreated.
+type OnCategoryCreatedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnCategoryCreatedJSONBodyDataVersion defines parameters for OnCategoryCreated.
+type OnCategoryCreatedJSONBodyDataVersion int
+
+// OnCategoryCreatedJSONBodyType defines parameters for OnCategoryCreated.
+type OnCategoryCreatedJSONBodyType string
+
+// OnDebtPaymentJSONBody defines parameters for OnDebtPayment.
+type OnDebtPaymentJSONBody struct {
+	Data struct {
+		// Amount a decimal number, its digits as recorded
+		Amount        string              `json:"amount"`
+		AttachmentUrl *string             `json:"attachmentUrl"`
+		CategoryId    *openapi_types.UUID `json:"categoryId"`
+
+		// Cleared true when the transaction is cleared; absent when it is not
+		Cleared     *bool               `json:"cleared,omitempty"`
+		Concept     *string             `json:"concept"`
+		Currency    string              `json:"currency"`
+		Date        openapi_types.Date  `json:"date"`
+		DebtId      *openapi_types.UUID `json:"debtId"`
+		Description *string             `json:"description"`
+
+		// DestinationAmount what a transfer puts in the destination wallet, in its currency
+		DestinationAmount *string             `json:"destinationAmount"`
+		GoalId            *openapi_types.UUID `json:"goalId"`
+
+		// RecurringId the recurring payment the transaction paid; absent for others
+		RecurringId     *openapi_types.UUID `json:"recurringId,omitempty"`
+		ReferenceNumber *string             `json:"referenceNumber"`
+		TagId           *openapi_types.UUID `json:"tagId"`
+		ToWalletId      *openapi_types.UUID `json:"toWalletId"`
+		TransactionId   openapi_types.UUID  `json:"transactionId"`
+
+		// Type income, expense, transfer, goal_deposit or goal_withdrawal
+		Type     string             `json:"type"`
+		WalletId openapi_types.UUID `json:"walletId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnDebtPaymentJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnDebtPaymentJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID        `json:"workspaceId"`
+}
+
+// OnDebtPaymentParams defines parameters for OnDebtPayment.
+type OnDebtPaymentParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnDebtPaymentJSONBodyDataVersion defines parameters for OnDebtPayment.
+type OnDebtPaymentJSONBodyDataVersion int
+
+// OnDebtPaymentJSONBodyType defines parameters for OnDebtPayment.
+type OnDebtPaymentJSONBodyType string
+
+// OnGoalDepositJSONBody defines parameters for OnGoalDeposit.
+type OnGoalDepositJSONBody struct {
+	Data struct {
+		// Amount a decimal number, its digits as recorded
+		Amount        string              `json:"amount"`
+		AttachmentUrl *string             `json:"attachmentUrl"`
+		CategoryId    *openapi_types.UUID `json:"categoryId"`
+
+		// Cleared true when the transaction is cleared; absent when it is not
+		Cleared     *bool               `json:"cleared,omitempty"`
+		Concept     *string             `json:"concept"`
+		Currency    string              `json:"currency"`
+		Date        openapi_types.Date  `json:"date"`
+		DebtId      *openapi_types.UUID `json:"debtId"`
+		Description *string             `json:"description"`
+
+		// DestinationAmount what a transfer puts in the destination wallet, in its currency
+		DestinationAmount *string             `json:"destinationAmount"`
+		GoalId            *openapi_types.UUID `json:"goalId"`
+
+		// RecurringId the recurring payment the transaction paid; absent for others
+		RecurringId     *openapi_types.UUID `json:"recurringId,omitempty"`
+		ReferenceNumber *string             `json:"referenceNumber"`
+		TagId           *openapi_types.UUID `json:"tagId"`
+		ToWalletId      *openapi_types.UUID `json:"toWalletId"`
+		TransactionId   openapi_types.UUID  `json:"transactionId"`
+
+		// Type income, expense, transfer, goal_deposit or goal_withdrawal
+		Type     string             `json:"type"`
+		WalletId openapi_types.UUID `json:"walletId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnGoalDepositJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnGoalDepositJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID        `json:"workspaceId"`
+}
+
+// OnGoalDepositParams defines parameters for OnGoalDeposit.
+type OnGoalDepositParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnGoalDepositJSONBodyDataVersion defines parameters for OnGoalDeposit.
+type OnGoalDepositJSONBodyDataVersion int
+
+// OnGoalDepositJSONBodyType defines parameters for OnGoalDeposit.
+type OnGoalDepositJSONBodyType string
+
+// OnGoalWithdrawalJSONBody defines parameters for OnGoalWithdrawal.
+type OnGoalWithdrawalJSONBody struct {
+	Data struct {
+		// Amount a decimal number, its digits as recorded
+		Amount        string              `json:"amount"`
+		AttachmentUrl *string             `json:"attachmentUrl"`
+		CategoryId    *openapi_types.UUID `json:"categoryId"`
+
+		// Cleared true when the transaction is cleared; absent when it is not
+		Cleared     *bool               `json:"cleared,omitempty"`
+		Concept     *string             `json:"concept"`
+		Currency    string              `json:"currency"`
+		Date        openapi_types.Date  `json:"date"`
+		DebtId      *openapi_types.UUID `json:"debtId"`
+		Description *string             `json:"description"`
+
+		// DestinationAmount what a transfer puts in the destination wallet, in its currency
+		DestinationAmount *string             `json:"destinationAmount"`
+		GoalId            *openapi_types.UUID `json:"goalId"`
+
+		// RecurringId the recurring payment the transaction paid; absent for others
+		RecurringId     *openapi_types.UUID `json:"recurringId,omitempty"`
+		ReferenceNumber *string             `json:"referenceNumber"`
+		TagId           *openapi_types.UUID `json:"tagId"`
+		ToWalletId      *openapi_types.UUID `json:"toWalletId"`
+		TransactionId   openapi_types.UUID  `json:"transactionId"`
+
+		// Type income, expense, transfer, goal_deposit or goal_withdrawal
+		Type     string             `json:"type"`
+		WalletId openapi_types.UUID `json:"walletId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnGoalWithdrawalJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnGoalWithdrawalJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID           `json:"workspaceId"`
+}
+
+// OnGoalWithdrawalParams defines parameters for OnGoalWithdrawal.
+type OnGoalWithdrawalParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnGoalWithdrawalJSONBodyDataVersion defines parameters for OnGoalWithdrawal.
+type OnGoalWithdrawalJSONBodyDataVersion int
+
+// OnGoalWithdrawalJSONBodyType defines parameters for OnGoalWithdrawal.
+type OnGoalWithdrawalJSONBodyType string
+
+// OnRecurringPaidJSONBody defines parameters for OnRecurringPaid.
+type OnRecurringPaidJSONBody struct {
+	Data struct {
+		// Automatic paid by the scheduler rather than by a request
+		Automatic bool `json:"automatic"`
+
+		// DueDate the due date of the cycle paid
+		DueDate     openapi_types.Date `json:"dueDate"`
+		NextPayment openapi_types.Date `json:"nextPayment"`
+		PaidOn      openapi_types.Date `json:"paidOn"`
+		RecurringId openapi_types.UUID `json:"recurringId"`
+
+		// TransactionId the transaction that moved the money
+		TransactionId openapi_types.UUID `json:"transactionId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnRecurringPaidJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnRecurringPaidJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID          `json:"workspaceId"`
+}
+
+// OnRecurringPaidParams defines parameters for OnRecurringPaid.
+type OnRecurringPaidParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnRecurringPaidJSONBodyDataVersion defines parameters for OnRecurringPaid.
+type OnRecurringPaidJSONBodyDataVersion int
+
+// OnRecurringPaidJSONBodyType defines parameters for OnRecurringPaid.
+type OnRecurringPaidJSONBodyType string
+
+// OnRecurringSkippedJSONBody defines parameters for OnRecurringSkipped.
+type OnRecurringSkippedJSONBody struct {
+	Data struct {
+		Cycles      int                `json:"cycles"`
+		FirstDue    openapi_types.Date `json:"firstDue"`
+		LastDue     openapi_types.Date `json:"lastDue"`
+		NextPayment openapi_types.Date `json:"nextPayment"`
+		RecurringId openapi_types.UUID `json:"recurringId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnRecurringSkippedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnRecurringSkippedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID             `json:"workspaceId"`
+}
+
+// OnRecurringSkippedParams defines parameters for OnRecurringSkipped.
+type OnRecurringSkippedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnRecurringSkippedJSONBodyDataVersion defines parameters for OnRecurringSkipped.
+type OnRecurringSkippedJSONBodyDataVersion int
+
+// OnRecurringSkippedJSONBodyType defines parameters for OnRecurringSkipped.
+type OnRecurringSkippedJSONBodyType string
+
+// OnTransactionCreatedJSONBody defines parameters for OnTransactionCreated.
+type OnTransactionCreatedJSONBody struct {
+	Data struct {
+		// Amount a decimal number, its digits as recorded
+		Amount        string              `json:"amount"`
+		AttachmentUrl *string             `json:"attachmentUrl"`
+		CategoryId    *openapi_types.UUID `json:"categoryId"`
+
+		// Cleared true when the transaction is cleared; absent when it is not
+		Cleared     *bool               `json:"cleared,omitempty"`
+		Concept     *string             `json:"concept"`
+		Currency    string              `json:"currency"`
+		Date        openapi_types.Date  `json:"date"`
+		DebtId      *openapi_types.UUID `json:"debtId"`
+		Description *string             `json:"description"`
+
+		// DestinationAmount what a transfer puts in the destination wallet, in its currency
+		DestinationAmount *string             `json:"destinationAmount"`
+		GoalId            *openapi_types.UUID `json:"goalId"`
+
+		// RecurringId the recurring payment the transaction paid; absent for others
+		RecurringId     *openapi_types.UUID `json:"recurringId,omitempty"`
+		ReferenceNumber *string             `json:"referenceNumber"`
+		TagId           *openapi_types.UUID `json:"tagId"`
+		ToWalletId      *openapi_types.UUID `json:"toWalletId"`
+		TransactionId   openapi_types.UUID  `json:"transactionId"`
+
+		// Type income, expense, transfer, goal_deposit or goal_withdrawal
+		Type     string             `json:"type"`
+		WalletId openapi_types.UUID `json:"walletId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnTransactionCreatedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnTransactionCreatedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID               `json:"workspaceId"`
+}
+
+// OnTransactionCreatedParams defines parameters for OnTransactionCreated.
+type OnTransactionCreatedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnTransactionCreatedJSONBodyDataVersion defines parameters for OnTransactionCreated.
+type OnTransactionCreatedJSONBodyDataVersion int
+
+// OnTransactionCreatedJSONBodyType defines parameters for OnTransactionCreated.
+type OnTransactionCreatedJSONBodyType string
+
+// OnTransactionDeletedJSONBody defines parameters for OnTransactionDeleted.
+type OnTransactionDeletedJSONBody struct {
+	Data struct {
+		TransactionId openapi_types.UUID `json:"transactionId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnTransactionDeletedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnTransactionDeletedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID               `json:"workspaceId"`
+}
+
+// OnTransactionDeletedParams defines parameters for OnTransactionDeleted.
+type OnTransactionDeletedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnTransactionDeletedJSONBodyDataVersion defines parameters for OnTransactionDeleted.
+type OnTransactionDeletedJSONBodyDataVersion int
+
+// OnTransactionDeletedJSONBodyType defines parameters for OnTransactionDeleted.
+type OnTransactionDeletedJSONBodyType string
+
+// OnTransactionUpdatedJSONBody defines parameters for OnTransactionUpdated.
+type OnTransactionUpdatedJSONBody struct {
+	Data struct {
+		// Changes the fields the update set, each with its new value (null: cleared); the others kept theirs
+		Changes struct {
+			// Amount a decimal number, its digits as recorded
+			Amount        *string             `json:"amount,omitempty"`
+			AttachmentUrl *string             `json:"attachmentUrl,omitempty"`
+			CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
+			Cleared       *bool               `json:"cleared,omitempty"`
+			Concept       *string             `json:"concept,omitempty"`
+			Currency      *string             `json:"currency,omitempty"`
+			Date          *openapi_types.Date `json:"date,omitempty"`
+			Description   *string             `json:"description,omitempty"`
+
+			// DestinationAmount a decimal number, its digits as recorded
+			DestinationAmount *string             `json:"destinationAmount,omitempty"`
+			ReferenceNumber   *string             `json:"referenceNumber,omitempty"`
+			TagId             *openapi_types.UUID `json:"tagId,omitempty"`
+			ToWalletId        *openapi_types.UUID `json:"toWalletId,omitempty"`
+			WalletId          *openapi_types.UUID `json:"walletId,omitempty"`
+		} `json:"changes"`
+		TransactionId openapi_types.UUID `json:"transactionId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnTransactionUpdatedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnTransactionUpdatedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID               `json:"workspaceId"`
+}
+
+// OnTransactionUpdatedParams defines parameters for OnTransactionUpdated.
+type OnTransactionUpdatedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnTransactionUpdatedJSONBodyDataVersion defines parameters for OnTransactionUpdated.
+type OnTransactionUpdatedJSONBodyDataVersion int
+
+// OnTransactionUpdatedJSONBodyType defines parameters for OnTransactionUpdated.
+type OnTransactionUpdatedJSONBodyType string
+
+// OnWalletCreatedJSONBody defines parameters for OnWalletCreated.
+type OnWalletCreatedJSONBody struct {
+	Data struct {
+		CardColor   string  `json:"cardColor"`
+		Clabe       *string `json:"clabe"`
+		Currency    string  `json:"currency"`
+		Description *string `json:"description"`
+
+		// InitialBalance a decimal number, its digits as recorded
+		InitialBalance string             `json:"initialBalance"`
+		IsDefault      bool               `json:"isDefault"`
+		Name           string             `json:"name"`
+		Provider       *string            `json:"provider"`
+		Type           string             `json:"type"`
+		WalletId       openapi_types.UUID `json:"walletId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnWalletCreatedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnWalletCreatedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID          `json:"workspaceId"`
+}
+
+// OnWalletCreatedParams defines parameters for OnWalletCreated.
+type OnWalletCreatedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnWalletCreatedJSONBodyDataVersion defines parameters for OnWalletCreated.
+type OnWalletCreatedJSONBodyDataVersion int
+
+// OnWalletCreatedJSONBodyType defines parameters for OnWalletCreated.
+type OnWalletCreatedJSONBodyType string
+
+// OnWalletUpdatedJSONBody defines parameters for OnWalletUpdated.
+type OnWalletUpdatedJSONBody struct {
+	Data struct {
+		// After absent when the wallet was archived
+		After *struct {
+			CardColor   string  `json:"cardColor"`
+			Clabe       *string `json:"clabe"`
+			Currency    string  `json:"currency"`
+			Description *string `json:"description"`
+
+			// InitialBalance a decimal number, its digits as recorded
+			InitialBalance string  `json:"initialBalance"`
+			IsDefault      bool    `json:"isDefault"`
+			Name           string  `json:"name"`
+			Provider       *string `json:"provider"`
+			Type           string  `json:"type"`
+		} `json:"after,omitempty"`
+
+		// Before absent when the wallet was archived
+		Before *struct {
+			CardColor   string  `json:"cardColor"`
+			Clabe       *string `json:"clabe"`
+			Currency    string  `json:"currency"`
+			Description *string `json:"description"`
+
+			// InitialBalance a decimal number, its digits as recorded
+			InitialBalance string  `json:"initialBalance"`
+			IsDefault      bool    `json:"isDefault"`
+			Name           string  `json:"name"`
+			Provider       *string `json:"provider"`
+			Type           string  `json:"type"`
+		} `json:"before,omitempty"`
+		WalletId openapi_types.UUID `json:"walletId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnWalletUpdatedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnWalletUpdatedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID          `json:"workspaceId"`
+}
+
+// OnWalletUpdatedParams defines parameters for OnWalletUpdated.
+type OnWalletUpdatedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnWalletUpdatedJSONBodyDataVersion defines parameters for OnWalletUpdated.
+type OnWalletUpdatedJSONBodyDataVersion int
+
+// OnWalletUpdatedJSONBodyType defines parameters for OnWalletUpdated.
+type OnWalletUpdatedJSONBodyType string
+
+// OnWebhookTestJSONBody defines parameters for OnWebhookTest.
+type OnWebhookTestJSONBody struct {
+	Data struct {
+		Message   string             `json:"message"`
+		WebhookId openapi_types.UUID `json:"webhookId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnWebhookTestJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnWebhookTestJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID        `json:"workspaceId"`
+}
+
+// OnWebhookTestParams defines parameters for OnWebhookTest.
+type OnWebhookTestParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnWebhookTestJSONBodyDataVersion defines parameters for OnWebhookTest.
+type OnWebhookTestJSONBodyDataVersion int
+
+// OnWebhookTestJSONBodyType defines parameters for OnWebhookTest.
+type OnWebhookTestJSONBodyType string
+
 // PostApiKeysJSONRequestBody defines body for PostApiKeys for application/json ContentType.
 type PostApiKeysJSONRequestBody PostApiKeysJSONBody
 
@@ -5710,6 +6852,48 @@ type PostWorkspacesByWorkspaceIdMembersJSONRequestBody PostWorkspacesByWorkspace
 
 // PatchWorkspacesByWorkspaceIdMembersByUserIdJSONRequestBody defines body for PatchWorkspacesByWorkspaceIdMembersByUserId for application/json ContentType.
 type PatchWorkspacesByWorkspaceIdMembersByUserIdJSONRequestBody PatchWorkspacesByWorkspaceIdMembersByUserIdJSONBody
+
+// OnBudgetCreatedJSONRequestBody defines body for OnBudgetCreated for application/json ContentType.
+type OnBudgetCreatedJSONRequestBody OnBudgetCreatedJSONBody
+
+// OnBudgetThresholdReachedJSONRequestBody defines body for OnBudgetThresholdReached for application/json ContentType.
+type OnBudgetThresholdReachedJSONRequestBody OnBudgetThresholdReachedJSONBody
+
+// OnCategoryCreatedJSONRequestBody defines body for OnCategoryCreated for application/json ContentType.
+type OnCategoryCreatedJSONRequestBody OnCategoryCreatedJSONBody
+
+// OnDebtPaymentJSONRequestBody defines body for OnDebtPayment for application/json ContentType.
+type OnDebtPaymentJSONRequestBody OnDebtPaymentJSONBody
+
+// OnGoalDepositJSONRequestBody defines body for OnGoalDeposit for application/json ContentType.
+type OnGoalDepositJSONRequestBody OnGoalDepositJSONBody
+
+// OnGoalWithdrawalJSONRequestBody defines body for OnGoalWithdrawal for application/json ContentType.
+type OnGoalWithdrawalJSONRequestBody OnGoalWithdrawalJSONBody
+
+// OnRecurringPaidJSONRequestBody defines body for OnRecurringPaid for application/json ContentType.
+type OnRecurringPaidJSONRequestBody OnRecurringPaidJSONBody
+
+// OnRecurringSkippedJSONRequestBody defines body for OnRecurringSkipped for application/json ContentType.
+type OnRecurringSkippedJSONRequestBody OnRecurringSkippedJSONBody
+
+// OnTransactionCreatedJSONRequestBody defines body for OnTransactionCreated for application/json ContentType.
+type OnTransactionCreatedJSONRequestBody OnTransactionCreatedJSONBody
+
+// OnTransactionDeletedJSONRequestBody defines body for OnTransactionDeleted for application/json ContentType.
+type OnTransactionDeletedJSONRequestBody OnTransactionDeletedJSONBody
+
+// OnTransactionUpdatedJSONRequestBody defines body for OnTransactionUpdated for application/json ContentType.
+type OnTransactionUpdatedJSONRequestBody OnTransactionUpdatedJSONBody
+
+// OnWalletCreatedJSONRequestBody defines body for OnWalletCreated for application/json ContentType.
+type OnWalletCreatedJSONRequestBody OnWalletCreatedJSONBody
+
+// OnWalletUpdatedJSONRequestBody defines body for OnWalletUpdated for application/json ContentType.
+type OnWalletUpdatedJSONRequestBody OnWalletUpdatedJSONBody
+
+// OnWebhookTestJSONRequestBody defines body for OnWebhookTest for application/json ContentType.
+type OnWebhookTestJSONRequestBody OnWebhookTestJSONBody
 
 // AsWallet returns the union data inside the Change_Record as a Wallet
 func (t Change_Record) AsWallet() (Wallet, error) {
@@ -62649,4 +63833,1331 @@ func ParsePatchWorkspacesByWorkspaceIdMembersByUserIdResponse(rsp *http.Response
 	}
 
 	return response, nil
+}
+
+// WebhookInitiator sends OpenAPI 3.1 webhook requests to target URLs.
+// Modeled on the generated Client, but with no stored Server -- the full
+// target URL is provided per-call by the caller (typically discovered
+// from a subscription registration).
+type WebhookInitiator struct {
+	// Doer for performing requests, typically a *http.Client with any
+	// customized settings, such as certificate chains.
+	Client HttpRequestDoer
+
+	// A list of callbacks for modifying requests which are generated before sending over
+	// the network.
+	RequestEditors []RequestEditorFn
+}
+
+// WebhookInitiatorOption allows setting custom parameters during construction.
+type WebhookInitiatorOption func(*WebhookInitiator) error
+
+// NewWebhookInitiator creates a new WebhookInitiator with reasonable defaults.
+func NewWebhookInitiator(opts ...WebhookInitiatorOption) (*WebhookInitiator, error) {
+	initiator := WebhookInitiator{}
+	for _, o := range opts {
+		if err := o(&initiator); err != nil {
+			return nil, err
+		}
+	}
+	if initiator.Client == nil {
+		initiator.Client = &http.Client{}
+	}
+	return &initiator, nil
+}
+
+// WithWebhookHTTPClient allows overriding the default Doer, which is
+// automatically created using http.Client. This is useful for tests.
+func WithWebhookHTTPClient(doer HttpRequestDoer) WebhookInitiatorOption {
+	return func(p *WebhookInitiator) error {
+		p.Client = doer
+		return nil
+	}
+}
+
+// WithWebhookRequestEditorFn allows setting up a callback function, which
+// will be called right before sending the webhook request. This can be
+// used to mutate the request, e.g. to add signature headers.
+func WithWebhookRequestEditorFn(fn RequestEditorFn) WebhookInitiatorOption {
+	return func(p *WebhookInitiator) error {
+		p.RequestEditors = append(p.RequestEditors, fn)
+		return nil
+	}
+}
+
+func (p *WebhookInitiator) applyWebhookEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
+	for _, r := range p.RequestEditors {
+		if err := r(ctx, req); err != nil {
+			return err
+		}
+	}
+	for _, r := range additionalEditors {
+		if err := r(ctx, req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WebhookInitiatorInterface is the interface specification for the webhook initiator.
+type WebhookInitiatorInterface interface {
+	// OnBudgetCreatedWithBody fires the budget.created webhook with any body
+	OnBudgetCreatedWithBody(ctx context.Context, targetURL string, params *OnBudgetCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnBudgetCreated(ctx context.Context, targetURL string, params *OnBudgetCreatedParams, body OnBudgetCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnBudgetThresholdReachedWithBody fires the budget.threshold_reached webhook with any body
+	OnBudgetThresholdReachedWithBody(ctx context.Context, targetURL string, params *OnBudgetThresholdReachedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnBudgetThresholdReached(ctx context.Context, targetURL string, params *OnBudgetThresholdReachedParams, body OnBudgetThresholdReachedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnCategoryCreatedWithBody fires the category.created webhook with any body
+	OnCategoryCreatedWithBody(ctx context.Context, targetURL string, params *OnCategoryCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnCategoryCreated(ctx context.Context, targetURL string, params *OnCategoryCreatedParams, body OnCategoryCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnDebtPaymentWithBody fires the debt.payment webhook with any body
+	OnDebtPaymentWithBody(ctx context.Context, targetURL string, params *OnDebtPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnDebtPayment(ctx context.Context, targetURL string, params *OnDebtPaymentParams, body OnDebtPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnGoalDepositWithBody fires the goal.deposit webhook with any body
+	OnGoalDepositWithBody(ctx context.Context, targetURL string, params *OnGoalDepositParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnGoalDeposit(ctx context.Context, targetURL string, params *OnGoalDepositParams, body OnGoalDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnGoalWithdrawalWithBody fires the goal.withdrawal webhook with any body
+	OnGoalWithdrawalWithBody(ctx context.Context, targetURL string, params *OnGoalWithdrawalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnGoalWithdrawal(ctx context.Context, targetURL string, params *OnGoalWithdrawalParams, body OnGoalWithdrawalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnRecurringPaidWithBody fires the recurring.paid webhook with any body
+	OnRecurringPaidWithBody(ctx context.Context, targetURL string, params *OnRecurringPaidParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnRecurringPaid(ctx context.Context, targetURL string, params *OnRecurringPaidParams, body OnRecurringPaidJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnRecurringSkippedWithBody fires the recurring.skipped webhook with any body
+	OnRecurringSkippedWithBody(ctx context.Context, targetURL string, params *OnRecurringSkippedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnRecurringSkipped(ctx context.Context, targetURL string, params *OnRecurringSkippedParams, body OnRecurringSkippedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnTransactionCreatedWithBody fires the transaction.created webhook with any body
+	OnTransactionCreatedWithBody(ctx context.Context, targetURL string, params *OnTransactionCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnTransactionCreated(ctx context.Context, targetURL string, params *OnTransactionCreatedParams, body OnTransactionCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnTransactionDeletedWithBody fires the transaction.deleted webhook with any body
+	OnTransactionDeletedWithBody(ctx context.Context, targetURL string, params *OnTransactionDeletedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnTransactionDeleted(ctx context.Context, targetURL string, params *OnTransactionDeletedParams, body OnTransactionDeletedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnTransactionUpdatedWithBody fires the transaction.updated webhook with any body
+	OnTransactionUpdatedWithBody(ctx context.Context, targetURL string, params *OnTransactionUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnTransactionUpdated(ctx context.Context, targetURL string, params *OnTransactionUpdatedParams, body OnTransactionUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnWalletCreatedWithBody fires the wallet.created webhook with any body
+	OnWalletCreatedWithBody(ctx context.Context, targetURL string, params *OnWalletCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnWalletCreated(ctx context.Context, targetURL string, params *OnWalletCreatedParams, body OnWalletCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnWalletUpdatedWithBody fires the wallet.updated webhook with any body
+	OnWalletUpdatedWithBody(ctx context.Context, targetURL string, params *OnWalletUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnWalletUpdated(ctx context.Context, targetURL string, params *OnWalletUpdatedParams, body OnWalletUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnWebhookTestWithBody fires the webhook.test webhook with any body
+	OnWebhookTestWithBody(ctx context.Context, targetURL string, params *OnWebhookTestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnWebhookTest(ctx context.Context, targetURL string, params *OnWebhookTestParams, body OnWebhookTestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+func (p *WebhookInitiator) OnBudgetCreatedWithBody(ctx context.Context, targetURL string, params *OnBudgetCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnBudgetCreatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnBudgetCreated(ctx context.Context, targetURL string, params *OnBudgetCreatedParams, body OnBudgetCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnBudgetCreatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnBudgetThresholdReachedWithBody(ctx context.Context, targetURL string, params *OnBudgetThresholdReachedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnBudgetThresholdReachedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnBudgetThresholdReached(ctx context.Context, targetURL string, params *OnBudgetThresholdReachedParams, body OnBudgetThresholdReachedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnBudgetThresholdReachedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCategoryCreatedWithBody(ctx context.Context, targetURL string, params *OnCategoryCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCategoryCreatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnCategoryCreated(ctx context.Context, targetURL string, params *OnCategoryCreatedParams, body OnCategoryCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnCategoryCreatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnDebtPaymentWithBody(ctx context.Context, targetURL string, params *OnDebtPaymentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnDebtPaymentWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnDebtPayment(ctx context.Context, targetURL string, params *OnDebtPaymentParams, body OnDebtPaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnDebtPaymentWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnGoalDepositWithBody(ctx context.Context, targetURL string, params *OnGoalDepositParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnGoalDepositWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnGoalDeposit(ctx context.Context, targetURL string, params *OnGoalDepositParams, body OnGoalDepositJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnGoalDepositWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnGoalWithdrawalWithBody(ctx context.Context, targetURL string, params *OnGoalWithdrawalParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnGoalWithdrawalWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnGoalWithdrawal(ctx context.Context, targetURL string, params *OnGoalWithdrawalParams, body OnGoalWithdrawalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnGoalWithdrawalWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnRecurringPaidWithBody(ctx context.Context, targetURL string, params *OnRecurringPaidParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnRecurringPaidWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnRecurringPaid(ctx context.Context, targetURL string, params *OnRecurringPaidParams, body OnRecurringPaidJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnRecurringPaidWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnRecurringSkippedWithBody(ctx context.Context, targetURL string, params *OnRecurringSkippedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnRecurringSkippedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnRecurringSkipped(ctx context.Context, targetURL string, params *OnRecurringSkippedParams, body OnRecurringSkippedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnRecurringSkippedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnTransactionCreatedWithBody(ctx context.Context, targetURL string, params *OnTransactionCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnTransactionCreatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnTransactionCreated(ctx context.Context, targetURL string, params *OnTransactionCreatedParams, body OnTransactionCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnTransactionCreatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnTransactionDeletedWithBody(ctx context.Context, targetURL string, params *OnTransactionDeletedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnTransactionDeletedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnTransactionDeleted(ctx context.Context, targetURL string, params *OnTransactionDeletedParams, body OnTransactionDeletedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnTransactionDeletedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnTransactionUpdatedWithBody(ctx context.Context, targetURL string, params *OnTransactionUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnTransactionUpdatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnTransactionUpdated(ctx context.Context, targetURL string, params *OnTransactionUpdatedParams, body OnTransactionUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnTransactionUpdatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnWalletCreatedWithBody(ctx context.Context, targetURL string, params *OnWalletCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnWalletCreatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnWalletCreated(ctx context.Context, targetURL string, params *OnWalletCreatedParams, body OnWalletCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnWalletCreatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnWalletUpdatedWithBody(ctx context.Context, targetURL string, params *OnWalletUpdatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnWalletUpdatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnWalletUpdated(ctx context.Context, targetURL string, params *OnWalletUpdatedParams, body OnWalletUpdatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnWalletUpdatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnWebhookTestWithBody(ctx context.Context, targetURL string, params *OnWebhookTestParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnWebhookTestWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnWebhookTest(ctx context.Context, targetURL string, params *OnWebhookTestParams, body OnWebhookTestJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnWebhookTestWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+// NewOnBudgetCreatedWebhookRequest builds a application/json POST request for the budget.created webhook
+func NewOnBudgetCreatedWebhookRequest(targetURL string, params *OnBudgetCreatedParams, body OnBudgetCreatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnBudgetCreatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnBudgetCreatedWebhookRequestWithBody builds a POST request for the budget.created webhook with any body
+func NewOnBudgetCreatedWebhookRequestWithBody(targetURL string, params *OnBudgetCreatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnBudgetThresholdReachedWebhookRequest builds a application/json POST request for the budget.threshold_reached webhook
+func NewOnBudgetThresholdReachedWebhookRequest(targetURL string, params *OnBudgetThresholdReachedParams, body OnBudgetThresholdReachedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnBudgetThresholdReachedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnBudgetThresholdReachedWebhookRequestWithBody builds a POST request for the budget.threshold_reached webhook with any body
+func NewOnBudgetThresholdReachedWebhookRequestWithBody(targetURL string, params *OnBudgetThresholdReachedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnCategoryCreatedWebhookRequest builds a application/json POST request for the category.created webhook
+func NewOnCategoryCreatedWebhookRequest(targetURL string, params *OnCategoryCreatedParams, body OnCategoryCreatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnCategoryCreatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnCategoryCreatedWebhookRequestWithBody builds a POST request for the category.created webhook with any body
+func NewOnCategoryCreatedWebhookRequestWithBody(targetURL string, params *OnCategoryCreatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnDebtPaymentWebhookRequest builds a application/json POST request for the debt.payment webhook
+func NewOnDebtPaymentWebhookRequest(targetURL string, params *OnDebtPaymentParams, body OnDebtPaymentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnDebtPaymentWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnDebtPaymentWebhookRequestWithBody builds a POST request for the debt.payment webhook with any body
+func NewOnDebtPaymentWebhookRequestWithBody(targetURL string, params *OnDebtPaymentParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnGoalDepositWebhookRequest builds a application/json POST request for the goal.deposit webhook
+func NewOnGoalDepositWebhookRequest(targetURL string, params *OnGoalDepositParams, body OnGoalDepositJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnGoalDepositWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnGoalDepositWebhookRequestWithBody builds a POST request for the goal.deposit webhook with any body
+func NewOnGoalDepositWebhookRequestWithBody(targetURL string, params *OnGoalDepositParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnGoalWithdrawalWebhookRequest builds a application/json POST request for the goal.withdrawal webhook
+func NewOnGoalWithdrawalWebhookRequest(targetURL string, params *OnGoalWithdrawalParams, body OnGoalWithdrawalJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnGoalWithdrawalWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnGoalWithdrawalWebhookRequestWithBody builds a POST request for the goal.withdrawal webhook with any body
+func NewOnGoalWithdrawalWebhookRequestWithBody(targetURL string, params *OnGoalWithdrawalParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnRecurringPaidWebhookRequest builds a application/json POST request for the recurring.paid webhook
+func NewOnRecurringPaidWebhookRequest(targetURL string, params *OnRecurringPaidParams, body OnRecurringPaidJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnRecurringPaidWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnRecurringPaidWebhookRequestWithBody builds a POST request for the recurring.paid webhook with any body
+func NewOnRecurringPaidWebhookRequestWithBody(targetURL string, params *OnRecurringPaidParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnRecurringSkippedWebhookRequest builds a application/json POST request for the recurring.skipped webhook
+func NewOnRecurringSkippedWebhookRequest(targetURL string, params *OnRecurringSkippedParams, body OnRecurringSkippedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnRecurringSkippedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnRecurringSkippedWebhookRequestWithBody builds a POST request for the recurring.skipped webhook with any body
+func NewOnRecurringSkippedWebhookRequestWithBody(targetURL string, params *OnRecurringSkippedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnTransactionCreatedWebhookRequest builds a application/json POST request for the transaction.created webhook
+func NewOnTransactionCreatedWebhookRequest(targetURL string, params *OnTransactionCreatedParams, body OnTransactionCreatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnTransactionCreatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnTransactionCreatedWebhookRequestWithBody builds a POST request for the transaction.created webhook with any body
+func NewOnTransactionCreatedWebhookRequestWithBody(targetURL string, params *OnTransactionCreatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnTransactionDeletedWebhookRequest builds a application/json POST request for the transaction.deleted webhook
+func NewOnTransactionDeletedWebhookRequest(targetURL string, params *OnTransactionDeletedParams, body OnTransactionDeletedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnTransactionDeletedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnTransactionDeletedWebhookRequestWithBody builds a POST request for the transaction.deleted webhook with any body
+func NewOnTransactionDeletedWebhookRequestWithBody(targetURL string, params *OnTransactionDeletedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnTransactionUpdatedWebhookRequest builds a application/json POST request for the transaction.updated webhook
+func NewOnTransactionUpdatedWebhookRequest(targetURL string, params *OnTransactionUpdatedParams, body OnTransactionUpdatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnTransactionUpdatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnTransactionUpdatedWebhookRequestWithBody builds a POST request for the transaction.updated webhook with any body
+func NewOnTransactionUpdatedWebhookRequestWithBody(targetURL string, params *OnTransactionUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnWalletCreatedWebhookRequest builds a application/json POST request for the wallet.created webhook
+func NewOnWalletCreatedWebhookRequest(targetURL string, params *OnWalletCreatedParams, body OnWalletCreatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnWalletCreatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnWalletCreatedWebhookRequestWithBody builds a POST request for the wallet.created webhook with any body
+func NewOnWalletCreatedWebhookRequestWithBody(targetURL string, params *OnWalletCreatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnWalletUpdatedWebhookRequest builds a application/json POST request for the wallet.updated webhook
+func NewOnWalletUpdatedWebhookRequest(targetURL string, params *OnWalletUpdatedParams, body OnWalletUpdatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnWalletUpdatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnWalletUpdatedWebhookRequestWithBody builds a POST request for the wallet.updated webhook with any body
+func NewOnWalletUpdatedWebhookRequestWithBody(targetURL string, params *OnWalletUpdatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnWebhookTestWebhookRequest builds a application/json POST request for the webhook.test webhook
+func NewOnWebhookTestWebhookRequest(targetURL string, params *OnWebhookTestParams, body OnWebhookTestJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnWebhookTestWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnWebhookTestWebhookRequestWithBody builds a POST request for the webhook.test webhook with any body
+func NewOnWebhookTestWebhookRequestWithBody(targetURL string, params *OnWebhookTestParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
 }

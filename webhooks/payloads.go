@@ -1,0 +1,329 @@
+package webhooks
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/queries"
+)
+
+// The data of each public event is a type of its own, built field by field from the
+// stored event: a stored event's fields can be renamed or retyped without the public
+// API noticing, and a change of a payload type is a change of the public API, which the
+// golden files of testdata/ make plain. Their fields use no type of package commands
+// (the tests check it). Each has a version, sent in the body's dataVersion: a change
+// that subscribers' code cannot take (a field removed, renamed or retyped) is a new
+// version; a field added is not.
+
+// payload is the data of a public event.
+type payload interface {
+	// version is the version of the payload's shape, from 1.
+	version() int
+}
+
+// Decimal is an amount as stored events hold it and as subscribers have always received
+// it: a JSON string of its exact digits, scale included ("1.10").
+type Decimal decimal.Decimal
+
+// MarshalJSON writes the decimal as a JSON string with its scale.
+func (d Decimal) MarshalJSON() ([]byte, error) {
+	return json.Marshal(commands.ExactString(decimal.Decimal(d)))
+}
+
+// Date is a calendar date, YYYY-MM-DD.
+type Date string
+
+// Change is a field of a transaction.updated: absent when the update left the field as
+// it was, null when it cleared it, else its new value.
+type Change[T any] struct {
+	Set   bool
+	Value *T // nil: cleared
+}
+
+// IsZero reports a field the update left as it was, for `omitzero`.
+func (c Change[T]) IsZero() bool { return !c.Set }
+
+// MarshalJSON writes null or the new value.
+func (c Change[T]) MarshalJSON() ([]byte, error) {
+	if c.Value == nil {
+		return []byte("null"), nil
+	}
+	return json.Marshal(*c.Value)
+}
+
+// changeOf turns a stored change into a public one, its value converted by conv.
+func changeOf[T, U any](n commands.Nullable[T], conv func(T) U) Change[U] {
+	c := Change[U]{Set: n.Set}
+	if n.Valid {
+		v := conv(n.Value)
+		c.Value = &v
+	}
+	return c
+}
+
+func same[T any](v T) T                   { return v }
+func decimalOf(d decimal.Decimal) Decimal { return Decimal(d) }
+func dateOf(s string) Date                { return Date(s) }
+
+func decimalPtr(d *decimal.Decimal) *Decimal {
+	if d == nil {
+		return nil
+	}
+	v := Decimal(*d)
+	return &v
+}
+
+// TransactionCreatedPayload is the data of transaction.created, and of the goal.deposit,
+// goal.withdrawal or debt.payment the same transaction may also be.
+type TransactionCreatedPayload struct {
+	TransactionID     uuid.UUID  `json:"transactionId"`
+	Type              string     `json:"type" doc:"income, expense, transfer, goal_deposit or goal_withdrawal"`
+	Amount            Decimal    `json:"amount"`
+	Currency          string     `json:"currency"`
+	DestinationAmount *Decimal   `json:"destinationAmount" doc:"what a transfer puts in the destination wallet, in its currency"`
+	Date              Date       `json:"date"`
+	Concept           *string    `json:"concept"`
+	Description       *string    `json:"description"`
+	WalletID          uuid.UUID  `json:"walletId"`
+	ToWalletID        *uuid.UUID `json:"toWalletId"`
+	CategoryID        *uuid.UUID `json:"categoryId"`
+	GoalID            *uuid.UUID `json:"goalId"`
+	DebtID            *uuid.UUID `json:"debtId"`
+	RecurringID       *uuid.UUID `json:"recurringId,omitempty" doc:"the recurring payment the transaction paid; absent for others"`
+	TagID             *uuid.UUID `json:"tagId"`
+	ReferenceNumber   *string    `json:"referenceNumber"`
+	AttachmentURL     *string    `json:"attachmentUrl"`
+	Cleared           bool       `json:"cleared,omitempty" doc:"true when the transaction is cleared; absent when it is not"`
+}
+
+func (TransactionCreatedPayload) version() int { return 1 }
+
+func transactionCreated(e *commands.TransactionCreated) TransactionCreatedPayload {
+	return TransactionCreatedPayload{TransactionID: e.TransactionID, Type: e.Type, Amount: Decimal(e.Amount), Currency: e.Currency,
+		DestinationAmount: decimalPtr(e.DestinationAmount), Date: Date(e.Date), Concept: e.Concept, Description: e.Description,
+		WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, GoalID: e.GoalID, DebtID: e.DebtID,
+		RecurringID: e.RecurringID, TagID: e.TagID, ReferenceNumber: e.ReferenceNumber, AttachmentURL: e.AttachmentURL,
+		Cleared: e.Cleared}
+}
+
+// TransactionChanges are the fields a transaction.updated sets.
+type TransactionChanges struct {
+	Amount            Change[Decimal]   `json:"amount,omitzero"`
+	Currency          Change[string]    `json:"currency,omitzero"`
+	DestinationAmount Change[Decimal]   `json:"destinationAmount,omitzero"`
+	Date              Change[Date]      `json:"date,omitzero"`
+	Concept           Change[string]    `json:"concept,omitzero"`
+	Description       Change[string]    `json:"description,omitzero"`
+	WalletID          Change[uuid.UUID] `json:"walletId,omitzero"`
+	ToWalletID        Change[uuid.UUID] `json:"toWalletId,omitzero"`
+	CategoryID        Change[uuid.UUID] `json:"categoryId,omitzero"`
+	TagID             Change[uuid.UUID] `json:"tagId,omitzero"`
+	ReferenceNumber   Change[string]    `json:"referenceNumber,omitzero"`
+	AttachmentURL     Change[string]    `json:"attachmentUrl,omitzero"`
+	Cleared           Change[bool]      `json:"cleared,omitzero"`
+}
+
+// TransactionUpdatedPayload is the data of transaction.updated.
+type TransactionUpdatedPayload struct {
+	TransactionID uuid.UUID          `json:"transactionId"`
+	Changes       TransactionChanges `json:"changes" doc:"the fields the update set, each with its new value (null: cleared); the others kept theirs"`
+}
+
+func (TransactionUpdatedPayload) version() int { return 1 }
+
+func transactionUpdated(e *commands.TransactionUpdated) TransactionUpdatedPayload {
+	c := e.Changes
+	return TransactionUpdatedPayload{TransactionID: e.TransactionID, Changes: TransactionChanges{
+		Amount: changeOf(c.Amount, decimalOf), Currency: changeOf(c.Currency, same),
+		DestinationAmount: changeOf(c.DestinationAmount, decimalOf), Date: changeOf(c.Date, dateOf),
+		Concept: changeOf(c.Concept, same), Description: changeOf(c.Description, same), WalletID: changeOf(c.WalletID, same),
+		ToWalletID: changeOf(c.ToWalletID, same), CategoryID: changeOf(c.CategoryID, same), TagID: changeOf(c.TagID, same),
+		ReferenceNumber: changeOf(c.ReferenceNumber, same), AttachmentURL: changeOf(c.AttachmentURL, same),
+		Cleared: changeOf(c.Cleared, same),
+	}}
+}
+
+// TransactionDeletedPayload is the data of transaction.deleted.
+type TransactionDeletedPayload struct {
+	TransactionID uuid.UUID `json:"transactionId"`
+}
+
+func (TransactionDeletedPayload) version() int { return 1 }
+
+// WalletFields are a wallet's fields as its events tell them.
+type WalletFields struct {
+	Name           string  `json:"name"`
+	Description    *string `json:"description"`
+	Type           string  `json:"type"`
+	Currency       string  `json:"currency"`
+	CardColor      string  `json:"cardColor"`
+	InitialBalance Decimal `json:"initialBalance"`
+	Clabe          *string `json:"clabe"`
+	Provider       *string `json:"provider"`
+	IsDefault      bool    `json:"isDefault"`
+}
+
+func walletFields(f commands.WalletFields) WalletFields {
+	return WalletFields{Name: f.Name, Description: f.Description, Type: f.Type, Currency: f.Currency, CardColor: f.CardColor,
+		InitialBalance: Decimal(f.InitialBalance), Clabe: f.Clabe, Provider: f.Provider, IsDefault: f.IsDefault}
+}
+
+// WalletCreatedPayload is the data of wallet.created: the wallet's id and fields.
+type WalletCreatedPayload struct {
+	WalletID uuid.UUID `json:"walletId"`
+	WalletFields
+}
+
+func (WalletCreatedPayload) version() int { return 1 }
+
+// WalletUpdatedPayload is the data of wallet.updated: the wallet's fields before and
+// after a change, or the wallet's id alone when it was archived.
+type WalletUpdatedPayload struct {
+	WalletID uuid.UUID     `json:"walletId"`
+	Before   *WalletFields `json:"before,omitempty" doc:"absent when the wallet was archived"`
+	After    *WalletFields `json:"after,omitempty" doc:"absent when the wallet was archived"`
+}
+
+func (WalletUpdatedPayload) version() int { return 1 }
+
+func walletUpdated(e *commands.WalletUpdated) WalletUpdatedPayload {
+	before, after := walletFields(e.Before), walletFields(e.After)
+	return WalletUpdatedPayload{WalletID: e.WalletID, Before: &before, After: &after}
+}
+
+// CategoryCreatedPayload is the data of category.created.
+type CategoryCreatedPayload struct {
+	CategoryID  uuid.UUID  `json:"categoryId"`
+	Name        string     `json:"name"`
+	Icon        string     `json:"icon"`
+	Description *string    `json:"description"`
+	Color       string     `json:"color"`
+	IsDefault   bool       `json:"isDefault"`
+	TagID       *uuid.UUID `json:"tagId"`
+}
+
+func (CategoryCreatedPayload) version() int { return 1 }
+
+func categoryCreated(e *commands.CategoryCreated) CategoryCreatedPayload {
+	return CategoryCreatedPayload{CategoryID: e.CategoryID, Name: e.Name, Icon: e.Icon, Description: e.Description,
+		Color: e.Color, IsDefault: e.IsDefault, TagID: e.TagID}
+}
+
+// BudgetCreatedPayload is the data of budget.created.
+type BudgetCreatedPayload struct {
+	BudgetID       uuid.UUID  `json:"budgetId"`
+	Name           string     `json:"name"`
+	CategoryID     uuid.UUID  `json:"categoryId"`
+	Amount         Decimal    `json:"amount"`
+	Currency       string     `json:"currency"`
+	Period         string     `json:"period"`
+	StartDate      Date       `json:"startDate"`
+	EndDate        Date       `json:"endDate"`
+	AlertThreshold Decimal    `json:"alertThreshold" doc:"the percentage of the amount whose spending raises budget.threshold_reached"`
+	TagID          *uuid.UUID `json:"tagId"`
+}
+
+func (BudgetCreatedPayload) version() int { return 1 }
+
+func budgetCreated(e *commands.BudgetCreated) BudgetCreatedPayload {
+	return BudgetCreatedPayload{BudgetID: e.BudgetID, Name: e.Name, CategoryID: e.CategoryID, Amount: Decimal(e.Amount),
+		Currency: e.Currency, Period: e.Period, StartDate: Date(e.StartDate), EndDate: Date(e.EndDate),
+		AlertThreshold: Decimal(e.AlertThreshold), TagID: e.TagID}
+}
+
+// BudgetThresholdReachedPayload is the data of budget.threshold_reached: the budget as
+// it stood when the transaction took it to its alert threshold, shaped as the budgets
+// API shows a budget, with the period that reached it.
+type BudgetThresholdReachedPayload struct {
+	Budget        AlertedBudget `json:"budget"`
+	TransactionID uuid.UUID     `json:"transactionId"`
+}
+
+func (BudgetThresholdReachedPayload) version() int { return 1 }
+
+// AlertedBudget is the budget of a budget.threshold_reached. Its amounts are JSON
+// numbers, as the budgets API writes them.
+type AlertedBudget struct {
+	ID             uuid.UUID      `json:"id"`
+	Name           string         `json:"name"`
+	CategoryID     uuid.UUID      `json:"categoryId"`
+	Amount         queries.Amount `json:"amount"`
+	Currency       string         `json:"currency"`
+	Period         string         `json:"period"`
+	StartDate      Date           `json:"startDate"`
+	EndDate        Date           `json:"endDate"`
+	AlertThreshold queries.Amount `json:"alertThreshold"`
+	TagID          *uuid.UUID     `json:"tagId"`
+	Active         bool           `json:"active" doc:"always true: the transaction's date lies within the budget's dates"`
+	PeriodStart    Date           `json:"periodStart"`
+	PeriodEnd      Date           `json:"periodEnd"`
+	Spent          queries.Amount `json:"spent"`
+	Remaining      queries.Amount `json:"remaining"`
+	Percentage     queries.Amount `json:"percentage"`
+	AlertReached   bool           `json:"alertReached" doc:"always true"`
+}
+
+func budgetThresholdReached(e *commands.BudgetThresholdReached) BudgetThresholdReachedPayload {
+	f := e.Budget
+	return BudgetThresholdReachedPayload{TransactionID: e.TransactionID, Budget: AlertedBudget{
+		ID: e.BudgetID, Name: f.Name, CategoryID: f.CategoryID, Amount: queries.Amount(f.Amount), Currency: f.Currency,
+		Period: f.Period, StartDate: Date(f.StartDate), EndDate: Date(f.EndDate), AlertThreshold: queries.Amount(f.AlertThreshold),
+		TagID: f.TagID, Active: true, PeriodStart: Date(e.PeriodStart), PeriodEnd: Date(e.PeriodEnd), Spent: queries.Amount(e.Spent),
+		Remaining: queries.Amount(f.Amount.Sub(e.Spent)), Percentage: queries.Amount(e.Percentage), AlertReached: true,
+	}}
+}
+
+// RecurringPaidPayload is the data of recurring.paid.
+type RecurringPaidPayload struct {
+	RecurringID   uuid.UUID `json:"recurringId"`
+	DueDate       Date      `json:"dueDate" doc:"the due date of the cycle paid"`
+	PaidOn        Date      `json:"paidOn"`
+	TransactionID uuid.UUID `json:"transactionId" doc:"the transaction that moved the money"`
+	NextPayment   Date      `json:"nextPayment"`
+	Automatic     bool      `json:"automatic" doc:"paid by the scheduler rather than by a request"`
+}
+
+func (RecurringPaidPayload) version() int { return 1 }
+
+func recurringPaid(e *commands.RecurringPaid) RecurringPaidPayload {
+	return RecurringPaidPayload{RecurringID: e.RecurringID, DueDate: Date(e.DueDate), PaidOn: Date(e.PaidOn),
+		TransactionID: e.TransactionID, NextPayment: Date(e.NextPayment), Automatic: e.Automatic}
+}
+
+// RecurringSkippedPayload is the data of recurring.skipped: the cycles left unpaid, from
+// firstDue to lastDue, both included.
+type RecurringSkippedPayload struct {
+	RecurringID uuid.UUID `json:"recurringId"`
+	FirstDue    Date      `json:"firstDue"`
+	LastDue     Date      `json:"lastDue"`
+	Cycles      int       `json:"cycles"`
+	NextPayment Date      `json:"nextPayment"`
+}
+
+func (RecurringSkippedPayload) version() int { return 1 }
+
+func recurringSkipped(e *commands.RecurringSkipped) RecurringSkippedPayload {
+	return RecurringSkippedPayload{RecurringID: e.RecurringID, FirstDue: Date(e.FirstDue), LastDue: Date(e.LastDue),
+		Cycles: e.Cycles, NextPayment: Date(e.NextPayment)}
+}
+
+// TestPayload is the data of webhook.test, which a request to test a webhook sends.
+type TestPayload struct {
+	WebhookID uuid.UUID `json:"webhookId"`
+	Message   string    `json:"message"`
+}
+
+func (TestPayload) version() int { return 1 }
+
+// decode parses a stored payload of type T.
+func decode[T any](eventType string, data []byte) (*T, error) {
+	v := new(T)
+	if err := json.Unmarshal(data, v); err != nil {
+		return nil, fmt.Errorf("webhooks: decode %s: %w", eventType, err)
+	}
+	return v, nil
+}
