@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/queries"
 )
@@ -54,7 +54,7 @@ func verifyAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	stream := commands.StreamID(activeWorkspace(r))
+	stream := domain.StreamID(activeWorkspace(r))
 	check, err := eventstore.VerifyChain(r.Context(), s.pool, stream)
 	if err != nil {
 		writeError(w, r, err)
@@ -73,7 +73,7 @@ func verifyAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 	if formerAt != nil {
 		hash, found, err := eventstore.FormerHash(r.Context(), s.pool, stream, *formerAt)
 		if err == nil && !found {
-			err = commands.InvalidField("formerAt", "must be the version of an event of the workspace's history")
+			err = domain.InvalidField("formerAt", "must be the version of an event of the workspace's history")
 		}
 		if err != nil {
 			writeError(w, r, err)
@@ -105,7 +105,7 @@ func exportAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="finledger-`+ws.String()+`.jsonl"`)
 	w.WriteHeader(http.StatusOK)
-	_, err := eventstore.ExportChain(r.Context(), s.pool, commands.StreamID(ws), w)
+	_, err := eventstore.ExportChain(r.Context(), s.pool, domain.StreamID(ws), w)
 	// The answer has begun: cut short, its last line is incomplete, and the reader's
 	// check of it fails. A reader that went away, or stopped reading past the write
 	// deadline, is no fault of the service's.

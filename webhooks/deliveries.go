@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 )
 
@@ -123,7 +123,7 @@ func EnqueueTest(ctx context.Context, db eventstore.DB, workspaceID, webhookID u
 		return uuid.Nil, err
 	}
 	b := &pgx.Batch{}
-	d := delivery{ID: id, WorkspaceID: workspaceID, WebhookID: webhookID, Name: commands.HookTest, OccurredAt: now, Data: data}
+	d := delivery{ID: id, WorkspaceID: workspaceID, WebhookID: webhookID, Name: domain.HookTest, OccurredAt: now, Data: data}
 	if err := d.queue(b, now); err != nil {
 		return uuid.Nil, err
 	}

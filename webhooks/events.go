@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -29,42 +29,42 @@ var internalFields = []string{"postings", "effects"}
 func PublicEvents(eventType string, data []byte) ([]Public, error) {
 	var names []string
 	switch eventType {
-	case commands.TypeTransactionCreated:
-		var t commands.TransactionCreated
+	case domain.TypeTransactionCreated:
+		var t domain.TransactionCreated
 		if err := json.Unmarshal(data, &t); err != nil {
 			return nil, fmt.Errorf("webhooks: decode %s: %w", eventType, err)
 		}
-		names = append(names, commands.HookTransactionCreated)
+		names = append(names, domain.HookTransactionCreated)
 		switch {
-		case t.Type == commands.TxGoalDeposit:
-			names = append(names, commands.HookGoalDeposit)
-		case t.Type == commands.TxGoalWithdrawal:
-			names = append(names, commands.HookGoalWithdrawal)
+		case t.Type == domain.TxGoalDeposit:
+			names = append(names, domain.HookGoalDeposit)
+		case t.Type == domain.TxGoalWithdrawal:
+			names = append(names, domain.HookGoalWithdrawal)
 		case t.DebtID != nil:
-			names = append(names, commands.HookDebtPayment)
+			names = append(names, domain.HookDebtPayment)
 		}
-	case commands.TypeTransactionUpdated:
-		names = []string{commands.HookTransactionUpdated}
-	case commands.TypeTransactionDeleted:
-		names = []string{commands.HookTransactionDeleted}
-	case commands.TypeWalletCreated:
-		names = []string{commands.HookWalletCreated}
-	case commands.TypeWalletUpdated, commands.TypeWalletArchived:
-		names = []string{commands.HookWalletUpdated}
-	case commands.TypeCategoryCreated:
-		names = []string{commands.HookCategoryCreated}
-	case commands.TypeBudgetCreated:
-		names = []string{commands.HookBudgetCreated}
-	case commands.TypeRecurringPaid:
-		names = []string{commands.HookRecurringPaid}
-	case commands.TypeRecurringSkipped:
-		names = []string{commands.HookRecurringSkipped}
-	case commands.TypeBudgetThresholdReached:
+	case domain.TypeTransactionUpdated:
+		names = []string{domain.HookTransactionUpdated}
+	case domain.TypeTransactionDeleted:
+		names = []string{domain.HookTransactionDeleted}
+	case domain.TypeWalletCreated:
+		names = []string{domain.HookWalletCreated}
+	case domain.TypeWalletUpdated, domain.TypeWalletArchived:
+		names = []string{domain.HookWalletUpdated}
+	case domain.TypeCategoryCreated:
+		names = []string{domain.HookCategoryCreated}
+	case domain.TypeBudgetCreated:
+		names = []string{domain.HookBudgetCreated}
+	case domain.TypeRecurringPaid:
+		names = []string{domain.HookRecurringPaid}
+	case domain.TypeRecurringSkipped:
+		names = []string{domain.HookRecurringSkipped}
+	case domain.TypeBudgetThresholdReached:
 		alert, err := budgetAlertOf(data)
 		if err != nil {
 			return nil, fmt.Errorf("webhooks: %s: %w", eventType, err)
 		}
-		return []Public{{Name: commands.HookBudgetThresholdReached, Data: alert}}, nil
+		return []Public{{Name: domain.HookBudgetThresholdReached, Data: alert}}, nil
 	default:
 		return nil, nil
 	}
@@ -111,7 +111,7 @@ type alertedBudget struct {
 
 // budgetAlertOf reshapes a stored budget.threshold_reached.v1 into its public data.
 func budgetAlertOf(data []byte) (json.RawMessage, error) {
-	var e commands.BudgetThresholdReached
+	var e domain.BudgetThresholdReached
 	if err := json.Unmarshal(data, &e); err != nil {
 		return nil, err
 	}
