@@ -34,7 +34,7 @@ type CreateAPIKey struct {
 //
 // Errors: MEMBER_NOT_FOUND, VALIDATION_ERROR (scopes, expiresAt), API_KEY_LIMIT_REACHED
 // (409: the creator holds MaxLiveAPIKeys live keys already).
-func (c *CreateAPIKey) Decide(w *Workspace) ([]NewEvent, error) {
+func (c *CreateAPIKey) Decide(w *Workspace) ([]Event, error) {
 	role, err := w.member(c.CreatedBy)
 	if err != nil {
 		return nil, err
@@ -52,10 +52,10 @@ func (c *CreateAPIKey) Decide(w *Workspace) ([]NewEvent, error) {
 		err.Details = map[string]int{"limit": MaxLiveAPIKeys}
 		return nil, err
 	}
-	return []NewEvent{{TypeAPIKeyCreated, &APIKeyCreated{
+	return []Event{&APIKeyCreated{
 		KeyID: c.KeyID, Name: c.Name, Description: c.Description, Scopes: c.Scopes, Prefix: c.Prefix,
 		Hash: c.Hash, ExpiresAt: c.ExpiresAt, CreatedBy: c.CreatedBy, Role: role,
-	}}}, nil
+	}}, nil
 }
 
 // RevokeAPIKey revokes a key: its creator, or an owner or admin, may.
@@ -66,7 +66,7 @@ type RevokeAPIKey struct {
 }
 
 // Decide checks the key is live and the actor may revoke it.
-func (c RevokeAPIKey) Decide(w *Workspace) ([]NewEvent, error) {
+func (c RevokeAPIKey) Decide(w *Workspace) ([]Event, error) {
 	key, ok := w.APIKeys[c.KeyID]
 	if !ok || key.Revoked {
 		return nil, NotFound("API_KEY_NOT_FOUND", "API key %s not found", c.KeyID)
@@ -74,14 +74,14 @@ func (c RevokeAPIKey) Decide(w *Workspace) ([]NewEvent, error) {
 	if key.CreatedBy != c.ActorID && c.ActorRole != RoleOwner && c.ActorRole != RoleAdmin {
 		return nil, Forbidden("only the key's creator, an owner or an admin can revoke it")
 	}
-	return []NewEvent{{TypeAPIKeyRevoked, &APIKeyRevoked{KeyID: c.KeyID}}}, nil
+	return []Event{&APIKeyRevoked{KeyID: c.KeyID}}, nil
 }
 
 // keyRevocations revokes, for reason, the live keys of the workspace that creator made,
 // or every live key when creator is nil, in the order of their ids. A command that ends
 // what a key stands on (a membership, the workspace, an account) appends them with its
 // own events, so that the audit log tells of each key and why it went.
-func (w *Workspace) keyRevocations(reason string, creator *uuid.UUID) []NewEvent {
+func (w *Workspace) keyRevocations(reason string, creator *uuid.UUID) []Event {
 	var ids []uuid.UUID
 	for id, key := range w.APIKeys {
 		if !key.Revoked && (creator == nil || key.CreatedBy == *creator) {
@@ -89,9 +89,9 @@ func (w *Workspace) keyRevocations(reason string, creator *uuid.UUID) []NewEvent
 		}
 	}
 	slices.SortFunc(ids, func(a, b uuid.UUID) int { return slices.Compare(a[:], b[:]) })
-	out := make([]NewEvent, len(ids))
+	out := make([]Event, len(ids))
 	for i, id := range ids {
-		out[i] = NewEvent{TypeAPIKeyRevoked, &APIKeyRevoked{KeyID: id, Reason: reason}}
+		out[i] = &APIKeyRevoked{KeyID: id, Reason: reason}
 	}
 	return out
 }

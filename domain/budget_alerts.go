@@ -127,7 +127,7 @@ type alertDecision struct {
 
 // WithBudgetAlerts returns a command's events followed by the BudgetThresholdReached
 // they cause (see the rules above), decided on the state before the events.
-func (w *Workspace) WithBudgetAlerts(events []NewEvent) ([]NewEvent, error) {
+func (w *Workspace) WithBudgetAlerts(events []Event) ([]Event, error) {
 	if len(w.Budgets) == 0 {
 		return events, nil
 	}
@@ -135,15 +135,15 @@ func (w *Workspace) WithBudgetAlerts(events []NewEvent) ([]NewEvent, error) {
 		ends: map[budgetPeriod]string{}, alerted: map[budgetPeriod]bool{}}
 	for _, e := range events {
 		// Alerts among the events were decided with them: not twice.
-		if a, ok := e.Data.(*BudgetThresholdReached); ok {
+		if a, ok := e.(*BudgetThresholdReached); ok {
 			d.alerted[budgetPeriod{a.BudgetID, a.PeriodStart}] = true
 		}
 	}
-	var alerts []NewEvent
+	var alerts []Event
 	for _, e := range events {
 		var id uuid.UUID
 		var before, after *Transaction
-		switch e := e.Data.(type) {
+		switch e := e.(type) {
 		case *TransactionCreated:
 			id, after = e.TransactionID, transactionOf(e)
 		case *TransactionUpdated:
@@ -252,7 +252,7 @@ func (b *Budget) periodAt(day Date) (from, to Date, ok bool, err error) {
 
 // reached returns the alerts of the periods an event of transaction id raised to their
 // budget's threshold, in the order of the budgets' ids.
-func (d *alertDecision) reached(id uuid.UUID, raised map[budgetPeriod]decimal.Decimal) []NewEvent {
+func (d *alertDecision) reached(id uuid.UUID, raised map[budgetPeriod]decimal.Decimal) []Event {
 	keys := make([]budgetPeriod, 0, len(raised))
 	for key, change := range raised {
 		if change.IsPositive() {
@@ -260,7 +260,7 @@ func (d *alertDecision) reached(id uuid.UUID, raised map[budgetPeriod]decimal.De
 		}
 	}
 	slices.SortFunc(keys, func(a, b budgetPeriod) int { return slices.Compare(a.budget[:], b.budget[:]) })
-	var out []NewEvent
+	var out []Event
 	for _, key := range keys {
 		b := d.w.Budgets[key.budget]
 		if b.Alerted[key.start] || d.alerted[key] {
@@ -272,10 +272,10 @@ func (d *alertDecision) reached(id uuid.UUID, raised map[budgetPeriod]decimal.De
 			continue
 		}
 		d.alerted[key] = true
-		out = append(out, NewEvent{TypeBudgetThresholdReached, &BudgetThresholdReached{
+		out = append(out, &BudgetThresholdReached{
 			BudgetID: key.budget, TransactionID: id, PeriodStart: key.start, PeriodEnd: d.ends[key],
 			Spent: spent, Percentage: percentage, Budget: b.BudgetFields,
-		}})
+		})
 	}
 	return out
 }

@@ -34,14 +34,14 @@ type CreateBudget struct {
 }
 
 // Decide fills the defaults and checks the budget's category, tag and bounds.
-func (c CreateBudget) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CreateBudget) Decide(w *Workspace) ([]Event, error) {
 	fields := BudgetFields{Name: c.Name, CategoryID: c.CategoryID, Amount: c.Amount, Currency: valueOr(c.Currency, w.Currency),
 		Period: valueOr(c.Period, PeriodMonthly), StartDate: c.StartDate, EndDate: c.EndDate,
 		AlertThreshold: valueOr(c.AlertThreshold, DefaultAlertThreshold), TagID: c.TagID}
 	if err := checkBudget(w, fields, true); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeBudgetCreated, &BudgetCreated{BudgetID: c.BudgetID, BudgetFields: fields}}}, nil
+	return []Event{&BudgetCreated{BudgetID: c.BudgetID, BudgetFields: fields}}, nil
 }
 
 // checkBudget checks a budget's fields against the workspace. newThreshold says the
@@ -88,7 +88,7 @@ type UpdateBudget struct {
 }
 
 // Decide applies the changes and checks the result like a new budget.
-func (c UpdateBudget) Decide(w *Workspace) ([]NewEvent, error) {
+func (c UpdateBudget) Decide(w *Workspace) ([]Event, error) {
 	b, ok := w.Budgets[c.BudgetID]
 	if !ok || b.Deleted {
 		return nil, NotFound("BUDGET_NOT_FOUND", "budget %s not found", c.BudgetID)
@@ -106,7 +106,7 @@ func (c UpdateBudget) Decide(w *Workspace) ([]NewEvent, error) {
 	if err := checkBudget(w, after, c.AlertThreshold.Set); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeBudgetUpdated, &BudgetUpdated{BudgetID: c.BudgetID, Before: b.BudgetFields, After: after}}}, nil
+	return []Event{&BudgetUpdated{BudgetID: c.BudgetID, Before: b.BudgetFields, After: after}}, nil
 }
 
 // DeleteBudget removes a budget.
@@ -117,9 +117,9 @@ type DeleteBudget struct {
 }
 
 // Decide removes a live budget.
-func (c DeleteBudget) Decide(w *Workspace) ([]NewEvent, error) {
+func (c DeleteBudget) Decide(w *Workspace) ([]Event, error) {
 	if b, ok := w.Budgets[c.BudgetID]; !ok || b.Deleted {
 		return nil, NotFound("BUDGET_NOT_FOUND", "budget %s not found", c.BudgetID)
 	}
-	return []NewEvent{{TypeBudgetDeleted, &BudgetDeleted{BudgetID: c.BudgetID}}}, nil
+	return []Event{&BudgetDeleted{BudgetID: c.BudgetID}}, nil
 }

@@ -9,11 +9,11 @@ type CreateCategory struct {
 }
 
 // Decide checks the category against the workspace and returns its event.
-func (c CreateCategory) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CreateCategory) Decide(w *Workspace) ([]Event, error) {
 	if err := c.check(w, uuid.Nil); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeCategoryCreated, &CategoryCreated{CategoryID: c.CategoryID, CategoryFields: c.CategoryFields}}}, nil
+	return []Event{&CategoryCreated{CategoryID: c.CategoryID, CategoryFields: c.CategoryFields}}, nil
 }
 
 // UpdateCategory changes some of a category's fields.
@@ -28,7 +28,7 @@ type UpdateCategory struct {
 }
 
 // Decide applies the changes to the category's fields.
-func (c UpdateCategory) Decide(w *Workspace) ([]NewEvent, error) {
+func (c UpdateCategory) Decide(w *Workspace) ([]Event, error) {
 	category, err := w.liveCategory(c.CategoryID)
 	if err != nil {
 		return nil, err
@@ -48,7 +48,7 @@ func (c UpdateCategory) Decide(w *Workspace) ([]NewEvent, error) {
 		after.Color == before.Color && after.IsDefault == before.IsDefault && eqPtr(after.TagID, before.TagID) {
 		return nil, nil
 	}
-	return []NewEvent{{TypeCategoryUpdated, &CategoryUpdated{CategoryID: c.CategoryID, Before: before, After: after}}}, nil
+	return []Event{&CategoryUpdated{CategoryID: c.CategoryID, Before: before, After: after}}, nil
 }
 
 // ArchiveCategory hides a category; transactions keep their category.
@@ -57,11 +57,11 @@ type ArchiveCategory struct {
 }
 
 // Decide archives a live category.
-func (c ArchiveCategory) Decide(w *Workspace) ([]NewEvent, error) {
+func (c ArchiveCategory) Decide(w *Workspace) ([]Event, error) {
 	if _, err := w.liveCategory(c.CategoryID); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeCategoryArchived, &CategoryArchived{CategoryID: c.CategoryID}}}, nil
+	return []Event{&CategoryArchived{CategoryID: c.CategoryID}}, nil
 }
 
 func (c CreateCategory) check(w *Workspace, self uuid.UUID) error {

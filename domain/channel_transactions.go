@@ -35,7 +35,7 @@ type CreateTransactionByName struct {
 }
 
 // Decide resolves the names and records the transaction.
-func (c CreateTransactionByName) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CreateTransactionByName) Decide(w *Workspace) ([]Event, error) {
 	walletID, wallet, err := w.walletNamed(c.WalletName)
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ type UpdateTransactionByName struct {
 }
 
 // Decide resolves the names, checks the currency and corrects the transaction.
-func (c UpdateTransactionByName) Decide(w *Workspace) ([]NewEvent, error) {
+func (c UpdateTransactionByName) Decide(w *Workspace) ([]Event, error) {
 	update := UpdateTransaction{TransactionID: c.TransactionID, Amount: c.Amount, Concept: c.Concept, Date: c.Date}
 	walletCurrency := ""
 	if c.WalletName.Valid {

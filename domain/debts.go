@@ -22,13 +22,13 @@ type CreateDebt struct {
 }
 
 // Decide fills the defaults and checks the amounts.
-func (c CreateDebt) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CreateDebt) Decide(w *Workspace) ([]Event, error) {
 	fields := DebtFields{Name: c.Name, Creditor: c.Creditor, TotalAmount: c.TotalAmount,
 		PendingBalance: valueOr(c.PendingBalance, c.TotalAmount), Currency: valueOr(c.Currency, w.Currency), DueDate: c.DueDate}
 	if err := checkDebt(fields); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeDebtCreated, &DebtCreated{DebtID: c.DebtID, DebtFields: fields}}}, nil
+	return []Event{&DebtCreated{DebtID: c.DebtID, DebtFields: fields}}, nil
 }
 
 // checkDebt checks a debt's amounts.
@@ -60,7 +60,7 @@ type UpdateDebt struct {
 }
 
 // Decide applies the changes; a debt with payments keeps its currency.
-func (c UpdateDebt) Decide(w *Workspace) ([]NewEvent, error) {
+func (c UpdateDebt) Decide(w *Workspace) ([]Event, error) {
 	d, err := w.liveDebt(c.DebtID)
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func (c UpdateDebt) Decide(w *Workspace) ([]NewEvent, error) {
 	if after.Currency != d.Currency && d.Payments > 0 {
 		return nil, Conflict("CONFLICT", "the debt's currency cannot change once payments are recorded")
 	}
-	return []NewEvent{{TypeDebtUpdated, &DebtUpdated{DebtID: c.DebtID, Before: d.DebtFields, After: after}}}, nil
+	return []Event{&DebtUpdated{DebtID: c.DebtID, Before: d.DebtFields, After: after}}, nil
 }
 
 // DeleteDebt removes a debt; its payments stay as expenses.
@@ -89,11 +89,11 @@ type DeleteDebt struct {
 }
 
 // Decide removes a live debt.
-func (c DeleteDebt) Decide(w *Workspace) ([]NewEvent, error) {
+func (c DeleteDebt) Decide(w *Workspace) ([]Event, error) {
 	if _, err := w.liveDebt(c.DebtID); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeDebtDeleted, &DebtDeleted{DebtID: c.DebtID}}}, nil
+	return []Event{&DebtDeleted{DebtID: c.DebtID}}, nil
 }
 
 // PayDebt records a payment: an expense from a wallet that lowers the debt's pending
@@ -116,7 +116,7 @@ type PayDebt struct {
 }
 
 // Decide checks the amount against what is owed and picks the wallet.
-func (c PayDebt) Decide(w *Workspace) ([]NewEvent, error) {
+func (c PayDebt) Decide(w *Workspace) ([]Event, error) {
 	d, err := w.liveDebt(c.DebtID)
 	if err != nil {
 		return nil, err

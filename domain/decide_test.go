@@ -14,7 +14,7 @@ import (
 )
 
 // given folds events into a fresh workspace state, as a stream would.
-func given(t *testing.T, events ...any) *Workspace {
+func given(t *testing.T, events ...Event) *Workspace {
 	t.Helper()
 	w := NewWorkspace(uuid.New())
 	for _, e := range events {
@@ -27,10 +27,10 @@ func given(t *testing.T, events ...any) *Workspace {
 }
 
 // then applies decided events, as the ledger does after commit.
-func then(t *testing.T, w *Workspace, events []NewEvent) {
+func then(t *testing.T, w *Workspace, events []Event) {
 	t.Helper()
 	for _, e := range events {
-		if err := w.Apply(e.Data); err != nil {
+		if err := w.Apply(e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,8 +61,8 @@ func wallet(id uuid.UUID, name, currency, balance string, isDefault bool) *Walle
 	}}
 }
 
-func workspace() []any {
-	return []any{
+func workspace() []Event {
+	return []Event{
 		&WorkspaceCreated{Kind: WorkspacePersonal, Name: "Personal", Currency: "MXN", OwnerID: owner},
 		wallet(cash, "Cash", "MXN", "100", true),
 		wallet(bank, "Bank", "MXN", "1000", false),
@@ -164,7 +164,7 @@ func TestUpdateAndDeleteMoveBalancesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	upd := events[0].Data.(*TransactionUpdated)
+	upd := events[0].(*TransactionUpdated)
 	wantPostings := netPostings([]Posting{{cash, dec("40")}, {bank, dec("-55")}})
 	if !reflect.DeepEqual(upd.Postings, wantPostings) {
 		t.Fatalf("postings %v, want %v", upd.Postings, wantPostings)
@@ -179,7 +179,7 @@ func TestUpdateAndDeleteMoveBalancesBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := events[0].Data.(*TransactionUpdated).Changes.Currency; !c.Valid || c.Value != "USD" {
+	if c := events[0].(*TransactionUpdated).Changes.Currency; !c.Valid || c.Value != "USD" {
 		t.Fatalf("currency change %+v", c)
 	}
 	then(t, w, events)
@@ -270,7 +270,7 @@ func TestWalletRules(t *testing.T) {
 	// A new default wallet takes the flag from the old one, with an explicit event.
 	id := uuid.New()
 	events, err := CreateWallet{WalletID: id, WalletFields: WalletFields{Name: "Card", Currency: "MXN", IsDefault: true}}.Decide(w)
-	if err != nil || len(events) != 2 || events[0].Data.(*WalletUpdated).WalletID != cash {
+	if err != nil || len(events) != 2 || events[0].(*WalletUpdated).WalletID != cash {
 		t.Fatalf("events %v, %v", events, err)
 	}
 	then(t, w, events)
@@ -397,7 +397,7 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 	}
 	shares := map[uuid.UUID]string{}
 	for _, e := range events {
-		c := e.Data.(*TransactionCreated)
+		c := e.(*TransactionCreated)
 		shares[c.WalletID] = c.Amount.String()
 	}
 	if shares[cash] != "4.99" || shares[bank] != "10.01" {
@@ -424,8 +424,8 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 		t.Fatal(err)
 	}
 	then(t, w, events)
-	if got := w.Debts[debt].PendingBalance.String(); got != "30" || events[0].Data.(*TransactionCreated).WalletID != cash {
-		t.Fatalf("pending %s, paid from %v", got, events[0].Data.(*TransactionCreated).WalletID)
+	if got := w.Debts[debt].PendingBalance.String(); got != "30" || events[0].(*TransactionCreated).WalletID != cash {
+		t.Fatalf("pending %s, paid from %v", got, events[0].(*TransactionCreated).WalletID)
 	}
 	if _, err := (PayDebt{Today: issued, DebtID: debt, TransactionID: uuid.New(), Amount: dec("30.01")}).Decide(w); code(err) != "VALIDATION_ERROR" {
 		t.Fatalf("overpayment: %v", err)
@@ -466,7 +466,7 @@ func TestSuggest(t *testing.T) {
 
 // decider is any command: it decides events on a workspace state.
 type decider interface {
-	Decide(*Workspace) ([]NewEvent, error)
+	Decide(*Workspace) ([]Event, error)
 }
 
 // carried returns the goal and debt effects a transaction event carries.
@@ -496,10 +496,10 @@ func asJSON(t *testing.T, v any) string {
 
 // storedOldShape is an event as it reads back from a log written before goal and debt
 // effects travelled in events: without them.
-func storedOldShape(t *testing.T, e NewEvent) []byte {
+func storedOldShape(t *testing.T, e Event) []byte {
 	t.Helper()
 	var fields map[string]json.RawMessage
-	if err := jsonRoundTrip(e.Data, &fields); err != nil {
+	if err := jsonRoundTrip(e, &fields); err != nil {
 		t.Fatal(err)
 	}
 	delete(fields, "effects")
@@ -593,7 +593,7 @@ func TestGoalAndDebtEffectsTravelInEvents(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			w, old := given(t, base...), given(t, base...)
 			history := NewUpcaster()
-			decide := func(d decider) []NewEvent {
+			decide := func(d decider) []Event {
 				t.Helper()
 				events, err := d.Decide(w)
 				if err != nil {
@@ -602,20 +602,20 @@ func TestGoalAndDebtEffectsTravelInEvents(t *testing.T) {
 				then(t, w, events)
 				for _, e := range events {
 					stored := storedOldShape(t, e)
-					data, err := DecodeEvent(e.Type, stored)
+					data, err := DecodeEvent(e.EventType(), stored)
 					if err != nil {
 						t.Fatal(err)
 					}
 					if err := old.Apply(data); err != nil {
 						t.Fatal(err)
 					}
-					upcast, err := DecodeEvent(e.Type, stored)
+					upcast, err := DecodeEvent(e.EventType(), stored)
 					if err != nil {
 						t.Fatal(err)
 					}
 					history.Upcast("workspace-test", upcast)
-					if got, want := asJSON(t, carried(t, upcast)), asJSON(t, carried(t, e.Data)); got != want {
-						t.Errorf("old-shaped %s read back with effects %s, decided %s", e.Type, got, want)
+					if got, want := asJSON(t, carried(t, upcast)), asJSON(t, carried(t, e)); got != want {
+						t.Errorf("old-shaped %s read back with effects %s, decided %s", e.EventType(), got, want)
 					}
 				}
 				return events
@@ -628,7 +628,7 @@ func TestGoalAndDebtEffectsTravelInEvents(t *testing.T) {
 				t.Fatalf("%d events, want %d", len(events), len(c.then))
 			}
 			for i, e := range events {
-				if got, want := asJSON(t, carried(t, e.Data)), asJSON(t, &c.then[i]); got != want {
+				if got, want := asJSON(t, carried(t, e)), asJSON(t, &c.then[i]); got != want {
 					t.Errorf("event %d carries %s, want %s", i, got, want)
 				}
 			}

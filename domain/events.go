@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"time"
 
@@ -51,12 +52,22 @@ type UserRegistered struct {
 	PersonalWorkspaceID uuid.UUID `json:"personalWorkspaceId"`
 }
 
+// EventType names UserRegistered in history.
+func (UserRegistered) EventType() string { return TypeUserRegistered }
+
+func (UserRegistered) sealed() {}
+
 // UserIdentityChanged: the identity provider now reports another email or name.
 type UserIdentityChanged struct {
 	UserID uuid.UUID `json:"userId"`
 	Email  string    `json:"email"`
 	Name   string    `json:"name,omitempty"`
 }
+
+// EventType names UserIdentityChanged in history.
+func (UserIdentityChanged) EventType() string { return TypeUserIdentityChanged }
+
+func (UserIdentityChanged) sealed() {}
 
 // WorkspaceCreated opens a workspace stream; the owner becomes its first member.
 type WorkspaceCreated struct {
@@ -68,6 +79,11 @@ type WorkspaceCreated struct {
 	// Language is the workspace's language (language.go); empty is English.
 	Language string `json:"language,omitempty"`
 }
+
+// EventType names WorkspaceCreated in history.
+func (WorkspaceCreated) EventType() string { return TypeWorkspaceCreated }
+
+func (WorkspaceCreated) sealed() {}
 
 // WalletFields are a wallet's editable fields.
 type WalletFields struct {
@@ -88,6 +104,11 @@ type WalletCreated struct {
 	WalletFields
 }
 
+// EventType names WalletCreated in history.
+func (WalletCreated) EventType() string { return TypeWalletCreated }
+
+func (WalletCreated) sealed() {}
+
 // WalletUpdated replaces a wallet's fields. A changed initial balance moves the balance
 // by the same difference.
 type WalletUpdated struct {
@@ -96,10 +117,20 @@ type WalletUpdated struct {
 	After    WalletFields `json:"after"`
 }
 
+// EventType names WalletUpdated in history.
+func (WalletUpdated) EventType() string { return TypeWalletUpdated }
+
+func (WalletUpdated) sealed() {}
+
 // WalletArchived hides a wallet from listings and from new transactions.
 type WalletArchived struct {
 	WalletID uuid.UUID `json:"walletId"`
 }
+
+// EventType names WalletArchived in history.
+func (WalletArchived) EventType() string { return TypeWalletArchived }
+
+func (WalletArchived) sealed() {}
 
 // CategoryFields are a category's editable fields.
 type CategoryFields struct {
@@ -117,6 +148,11 @@ type CategoryCreated struct {
 	CategoryFields
 }
 
+// EventType names CategoryCreated in history.
+func (CategoryCreated) EventType() string { return TypeCategoryCreated }
+
+func (CategoryCreated) sealed() {}
+
 // CategoryUpdated replaces a category's fields.
 type CategoryUpdated struct {
 	CategoryID uuid.UUID      `json:"categoryId"`
@@ -124,10 +160,20 @@ type CategoryUpdated struct {
 	After      CategoryFields `json:"after"`
 }
 
+// EventType names CategoryUpdated in history.
+func (CategoryUpdated) EventType() string { return TypeCategoryUpdated }
+
+func (CategoryUpdated) sealed() {}
+
 // CategoryArchived hides a category; its transactions keep it.
 type CategoryArchived struct {
 	CategoryID uuid.UUID `json:"categoryId"`
 }
+
+// EventType names CategoryArchived in history.
+func (CategoryArchived) EventType() string { return TypeCategoryArchived }
+
+func (CategoryArchived) sealed() {}
 
 // TagCreated adds a tag.
 type TagCreated struct {
@@ -135,6 +181,11 @@ type TagCreated struct {
 	Name  string    `json:"name"`
 	Color string    `json:"color"`
 }
+
+// EventType names TagCreated in history.
+func (TagCreated) EventType() string { return TypeTagCreated }
+
+func (TagCreated) sealed() {}
 
 // TagFields are a tag's editable fields.
 type TagFields struct {
@@ -149,10 +200,20 @@ type TagUpdated struct {
 	After  TagFields `json:"after"`
 }
 
+// EventType names TagUpdated in history.
+func (TagUpdated) EventType() string { return TypeTagUpdated }
+
+func (TagUpdated) sealed() {}
+
 // TagArchived retires a tag; what carries it keeps it.
 type TagArchived struct {
 	TagID uuid.UUID `json:"tagId"`
 }
+
+// EventType names TagArchived in history.
+func (TagArchived) EventType() string { return TypeTagArchived }
+
+func (TagArchived) sealed() {}
 
 // Posting is one wallet balance movement caused by a transaction event. Decide computes
 // them so that projectors and replays apply balances without re-deriving rules.
@@ -187,6 +248,11 @@ type TransactionCreated struct {
 	Effects  *Effects  `json:"effects,omitempty"`
 }
 
+// EventType names TransactionCreated in history.
+func (TransactionCreated) EventType() string { return TypeTransactionCreated }
+
+func (TransactionCreated) sealed() {}
+
 // TransactionChanges lists the fields an update sets; absent fields keep their value.
 type TransactionChanges struct {
 	Amount            Nullable[decimal.Decimal] `json:"amount,omitzero"`
@@ -213,12 +279,22 @@ type TransactionUpdated struct {
 	Effects       *Effects           `json:"effects,omitempty"`
 }
 
+// EventType names TransactionUpdated in history.
+func (TransactionUpdated) EventType() string { return TypeTransactionUpdated }
+
+func (TransactionUpdated) sealed() {}
+
 // TransactionDeleted soft-deletes a transaction; Postings and Effects revert its effect.
 type TransactionDeleted struct {
 	TransactionID uuid.UUID `json:"transactionId"`
 	Postings      []Posting `json:"postings"`
 	Effects       *Effects  `json:"effects,omitempty"`
 }
+
+// EventType names TransactionDeleted in history.
+func (TransactionDeleted) EventType() string { return TypeTransactionDeleted }
+
+func (TransactionDeleted) sealed() {}
 
 // Profile is a user's editable profile (spec 2.8).
 type Profile struct {
@@ -238,15 +314,30 @@ type UserProfileUpdated struct {
 	After  Profile   `json:"after"`
 }
 
+// EventType names UserProfileUpdated in history.
+func (UserProfileUpdated) EventType() string { return TypeUserProfileUpdated }
+
+func (UserProfileUpdated) sealed() {}
+
 // UserDeleted closes an account: its sessions and API keys stop working.
 type UserDeleted struct {
 	UserID uuid.UUID `json:"userId"`
 }
 
+// EventType names UserDeleted in history.
+func (UserDeleted) EventType() string { return TypeUserDeleted }
+
+func (UserDeleted) sealed() {}
+
 // WorkspaceDeleted closes a workspace: nobody can act in it any more.
 type WorkspaceDeleted struct {
 	WorkspaceID uuid.UUID `json:"workspaceId"`
 }
+
+// EventType names WorkspaceDeleted in history.
+func (WorkspaceDeleted) EventType() string { return TypeWorkspaceDeleted }
+
+func (WorkspaceDeleted) sealed() {}
 
 // MemberAdded gives a user a role in the workspace; Email names the invitation it
 // fulfils, if any.
@@ -256,6 +347,11 @@ type MemberAdded struct {
 	Email  string    `json:"email,omitempty"`
 }
 
+// EventType names MemberAdded in history.
+func (MemberAdded) EventType() string { return TypeMemberAdded }
+
+func (MemberAdded) sealed() {}
+
 // MemberInvited records an invitation for someone not seen yet, who joins at first
 // sign-in.
 type MemberInvited struct {
@@ -264,12 +360,22 @@ type MemberInvited struct {
 	InvitedBy uuid.UUID `json:"invitedBy"`
 }
 
+// EventType names MemberInvited in history.
+func (MemberInvited) EventType() string { return TypeMemberInvited }
+
+func (MemberInvited) sealed() {}
+
 // InvitationCancelled withdraws an open invitation: the email no longer joins at
 // first sign-in.
 type InvitationCancelled struct {
 	Email string `json:"email"`
 	Role  string `json:"role"`
 }
+
+// EventType names InvitationCancelled in history.
+func (InvitationCancelled) EventType() string { return TypeInvitationCancelled }
+
+func (InvitationCancelled) sealed() {}
 
 // MemberRoleChanged changes a member's role.
 type MemberRoleChanged struct {
@@ -278,11 +384,21 @@ type MemberRoleChanged struct {
 	After  string    `json:"after"`
 }
 
+// EventType names MemberRoleChanged in history.
+func (MemberRoleChanged) EventType() string { return TypeMemberRoleChanged }
+
+func (MemberRoleChanged) sealed() {}
+
 // MemberRemoved takes a member out of the workspace.
 type MemberRemoved struct {
 	UserID uuid.UUID `json:"userId"`
 	Role   string    `json:"role"`
 }
+
+// EventType names MemberRemoved in history.
+func (MemberRemoved) EventType() string { return TypeMemberRemoved }
+
+func (MemberRemoved) sealed() {}
 
 // APIKeyCreated records a key by the SHA-256 hash of its secret; the secret itself is
 // never stored. A field tagged secret is left out of the history's export: the chain
@@ -302,6 +418,11 @@ type APIKeyCreated struct {
 	Role string `json:"role,omitempty"`
 }
 
+// EventType names APIKeyCreated in history.
+func (APIKeyCreated) EventType() string { return TypeAPIKeyCreated }
+
+func (APIKeyCreated) sealed() {}
+
 // APIKeyRevoked makes a key unusable.
 type APIKeyRevoked struct {
 	KeyID uuid.UUID `json:"keyId"`
@@ -311,6 +432,11 @@ type APIKeyRevoked struct {
 	Reason string `json:"reason,omitempty"`
 }
 
+// EventType names APIKeyRevoked in history.
+func (APIKeyRevoked) EventType() string { return TypeAPIKeyRevoked }
+
+func (APIKeyRevoked) sealed() {}
+
 // The reasons of a revocation that ends a key with what it stood on (APIKeyRevoked.Reason).
 const (
 	KeyRevokedMemberRemoved    = "member_removed"
@@ -318,74 +444,89 @@ const (
 	KeyRevokedAccountDeleted   = "account_deleted"
 )
 
-// NewEvent is an event decided by a command, before it is stored.
-type NewEvent struct {
-	Type string
-	Data any
+// Event is an event: decided by a command, or read back from history. The payload
+// types of this package are its only implementations, each naming itself in history
+// (EventType); an Event is always a pointer to one (*TransactionCreated), as decided
+// and as DecodeEvent returns it, so that every switch on events has one case per type.
+type Event interface {
+	// EventType is the name the event is stored under.
+	EventType() string
+	sealed()
 }
 
-// eventTypes is the one registry of event types: each stored type name and the payload
-// it decodes into. A name is written into history for good, so a payload's shape
-// changes under a new name (a new version), never under an old one.
-var eventTypes = map[string]func() any{
-	TypeUserRegistered:              payload[UserRegistered],
-	TypeUserIdentityChanged:         payload[UserIdentityChanged],
-	TypeUserProfileUpdated:          payload[UserProfileUpdated],
-	TypeUserDeleted:                 payload[UserDeleted],
-	TypeWorkspaceCreated:            payload[WorkspaceCreated],
-	TypeWorkspaceDeleted:            payload[WorkspaceDeleted],
-	TypeWorkspaceLanguageChanged:    payload[WorkspaceLanguageChanged],
-	TypeMemberAdded:                 payload[MemberAdded],
-	TypeMemberInvited:               payload[MemberInvited],
-	TypeMemberRoleChanged:           payload[MemberRoleChanged],
-	TypeMemberRemoved:               payload[MemberRemoved],
-	TypeInvitationCancelled:         payload[InvitationCancelled],
-	TypeAPIKeyCreated:               payload[APIKeyCreated],
-	TypeAPIKeyRevoked:               payload[APIKeyRevoked],
-	TypeWalletCreated:               payload[WalletCreated],
-	TypeWalletUpdated:               payload[WalletUpdated],
-	TypeWalletArchived:              payload[WalletArchived],
-	TypeCategoryCreated:             payload[CategoryCreated],
-	TypeCategoryUpdated:             payload[CategoryUpdated],
-	TypeCategoryArchived:            payload[CategoryArchived],
-	TypeTagCreated:                  payload[TagCreated],
-	TypeTagUpdated:                  payload[TagUpdated],
-	TypeTagArchived:                 payload[TagArchived],
-	TypeTransactionCreated:          payload[TransactionCreated],
-	TypeTransactionUpdated:          payload[TransactionUpdated],
-	TypeTransactionDeleted:          payload[TransactionDeleted],
-	TypeBudgetCreated:               payload[BudgetCreated],
-	TypeBudgetUpdated:               payload[BudgetUpdated],
-	TypeBudgetDeleted:               payload[BudgetDeleted],
-	TypeBudgetThresholdReached:      payload[BudgetThresholdReached],
-	TypeGoalCreated:                 payload[GoalCreated],
-	TypeGoalUpdated:                 payload[GoalUpdated],
-	TypeGoalDeleted:                 payload[GoalDeleted],
-	TypeDebtCreated:                 payload[DebtCreated],
-	TypeDebtUpdated:                 payload[DebtUpdated],
-	TypeDebtDeleted:                 payload[DebtDeleted],
-	TypeRecurringCreated:            payload[RecurringCreated],
-	TypeRecurringUpdated:            payload[RecurringUpdated],
-	TypeRecurringDeleted:            payload[RecurringDeleted],
-	TypeRecurringPaid:               payload[RecurringPaid],
-	TypeRecurringSkipped:            payload[RecurringSkipped],
-	TypeExchangeRatesSet:            payload[ExchangeRatesSet],
-	TypeWebhookCreated:              payload[WebhookCreated],
-	TypeWebhookUpdated:              payload[WebhookUpdated],
-	TypeWebhookDeleted:              payload[WebhookDeleted],
-	TypeWebhookSecretRotated:        payload[WebhookSecretRotated],
-	TypeWhatsAppLinked:              payload[WhatsAppLinked],
-	TypeWhatsAppUnlinked:            payload[WhatsAppUnlinked],
-	TypeWhatsAppSuspended:           payload[WhatsAppSuspended],
-	TypeWhatsAppFingerprintRecorded: payload[WhatsAppFingerprintRecorded],
-	TypeWhatsAppWorkspaceChanged:    payload[WhatsAppWorkspaceChanged],
-}
+// eventTypes is the one registry of event types: each payload type, under the name it
+// gives itself. A name is written into history for good, so a payload's shape changes
+// under a new name (a new version), never under an old one.
+var eventTypes = registry(
+	&UserRegistered{},
+	&UserIdentityChanged{},
+	&UserProfileUpdated{},
+	&UserDeleted{},
+	&WorkspaceCreated{},
+	&WorkspaceDeleted{},
+	&WorkspaceLanguageChanged{},
+	&MemberAdded{},
+	&MemberInvited{},
+	&MemberRoleChanged{},
+	&MemberRemoved{},
+	&InvitationCancelled{},
+	&APIKeyCreated{},
+	&APIKeyRevoked{},
+	&WalletCreated{},
+	&WalletUpdated{},
+	&WalletArchived{},
+	&CategoryCreated{},
+	&CategoryUpdated{},
+	&CategoryArchived{},
+	&TagCreated{},
+	&TagUpdated{},
+	&TagArchived{},
+	&TransactionCreated{},
+	&TransactionUpdated{},
+	&TransactionDeleted{},
+	&BudgetCreated{},
+	&BudgetUpdated{},
+	&BudgetDeleted{},
+	&BudgetThresholdReached{},
+	&GoalCreated{},
+	&GoalUpdated{},
+	&GoalDeleted{},
+	&DebtCreated{},
+	&DebtUpdated{},
+	&DebtDeleted{},
+	&RecurringCreated{},
+	&RecurringUpdated{},
+	&RecurringDeleted{},
+	&RecurringPaid{},
+	&RecurringSkipped{},
+	&ExchangeRatesSet{},
+	&WebhookCreated{},
+	&WebhookUpdated{},
+	&WebhookDeleted{},
+	&WebhookSecretRotated{},
+	&WhatsAppLinked{},
+	&WhatsAppUnlinked{},
+	&WhatsAppSuspended{},
+	&WhatsAppFingerprintRecorded{},
+	&WhatsAppWorkspaceChanged{},
+)
 
-// payload makes an empty payload of type T to decode into.
-func payload[T any]() any { return new(T) }
+// registry maps the stored name of each event to what makes an empty one of its type
+// to decode into.
+func registry(events ...Event) map[string]func() Event {
+	out := make(map[string]func() Event, len(events))
+	for _, e := range events {
+		if _, twice := out[e.EventType()]; twice {
+			panic(fmt.Sprintf("domain: event type %q registered twice", e.EventType()))
+		}
+		t := reflect.TypeOf(e).Elem()
+		out[e.EventType()] = func() Event { return reflect.New(t).Interface().(Event) }
+	}
+	return out
+}
 
 // DecodeEvent parses a stored payload into its typed struct (a pointer).
-func DecodeEvent(eventType string, data []byte) (any, error) {
+func DecodeEvent(eventType string, data []byte) (Event, error) {
 	factory, ok := eventTypes[eventType]
 	if !ok {
 		return nil, fmt.Errorf("domain: unknown event type %q", eventType)

@@ -21,12 +21,12 @@ type CreateGoal struct {
 }
 
 // Decide fills the default currency and checks the target.
-func (c CreateGoal) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CreateGoal) Decide(w *Workspace) ([]Event, error) {
 	fields := GoalFields{Name: c.Name, TargetAmount: c.TargetAmount, Currency: valueOr(c.Currency, w.Currency), Deadline: c.Deadline}
 	if err := checkGoal(fields); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeGoalCreated, &GoalCreated{GoalID: c.GoalID, GoalFields: fields}}}, nil
+	return []Event{&GoalCreated{GoalID: c.GoalID, GoalFields: fields}}, nil
 }
 
 // checkGoal checks a goal's fields.
@@ -50,7 +50,7 @@ type UpdateGoal struct {
 }
 
 // Decide keeps the currency of a goal that holds money.
-func (c UpdateGoal) Decide(w *Workspace) ([]NewEvent, error) {
+func (c UpdateGoal) Decide(w *Workspace) ([]Event, error) {
 	g, err := w.liveGoal(c.GoalID)
 	if err != nil {
 		return nil, err
@@ -69,7 +69,7 @@ func (c UpdateGoal) Decide(w *Workspace) ([]NewEvent, error) {
 	if after.Name == g.Name && after.TargetAmount.Equal(g.TargetAmount) && after.Currency == g.Currency && eqPtr(after.Deadline, g.Deadline) {
 		return nil, nil
 	}
-	return []NewEvent{{TypeGoalUpdated, &GoalUpdated{GoalID: c.GoalID, Before: g.GoalFields, After: after}}}, nil
+	return []Event{&GoalUpdated{GoalID: c.GoalID, Before: g.GoalFields, After: after}}, nil
 }
 
 // DeleteGoal removes a goal that holds nothing.
@@ -80,7 +80,7 @@ type DeleteGoal struct {
 }
 
 // Decide refuses to delete money.
-func (c DeleteGoal) Decide(w *Workspace) ([]NewEvent, error) {
+func (c DeleteGoal) Decide(w *Workspace) ([]Event, error) {
 	g, err := w.liveGoal(c.GoalID)
 	if err != nil {
 		return nil, err
@@ -88,7 +88,7 @@ func (c DeleteGoal) Decide(w *Workspace) ([]NewEvent, error) {
 	if !g.Saved.IsZero() {
 		return nil, Conflict("CONFLICT", "the goal holds %s %s: withdraw it first", g.Saved, g.Currency)
 	}
-	return []NewEvent{{TypeGoalDeleted, &GoalDeleted{GoalID: c.GoalID}}}, nil
+	return []Event{&GoalDeleted{GoalID: c.GoalID}}, nil
 }
 
 // GoalMovement is a deposit into or a withdrawal from a goal. A withdrawal without a
@@ -113,7 +113,7 @@ type GoalMovement struct {
 }
 
 // Decide returns one transaction, or one per funding wallet for a split withdrawal.
-func (c GoalMovement) Decide(w *Workspace) ([]NewEvent, error) {
+func (c GoalMovement) Decide(w *Workspace) ([]Event, error) {
 	g, err := w.liveGoal(c.GoalID)
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func (c GoalMovement) Decide(w *Workspace) ([]NewEvent, error) {
 	if c.Type == TxGoalWithdrawal {
 		concept = w.says("Withdrawal from ", "Retiro de ") + g.Name
 	}
-	var events []NewEvent
+	var events []Event
 	for _, walletID := range ids {
 		wallet, err := w.liveWallet(walletID)
 		if err != nil {
@@ -158,11 +158,11 @@ func (c GoalMovement) Decide(w *Workspace) ([]NewEvent, error) {
 		}
 		goalID := c.GoalID
 		t := Transaction{Type: c.Type, Amount: shares[walletID], Currency: g.Currency, WalletID: walletID, GoalID: &goalID}
-		events = append(events, NewEvent{TypeTransactionCreated, &TransactionCreated{
+		events = append(events, &TransactionCreated{
 			TransactionID: c.NewID(), Type: c.Type, Amount: t.Amount, Currency: t.Currency, Date: date,
 			Concept: &concept, Description: c.Note, WalletID: walletID, GoalID: &goalID, Postings: netPostings(t.effect()),
 			Effects: t.createdEffects(),
-		}})
+		})
 	}
 	return events, nil
 }

@@ -22,6 +22,11 @@ type WorkspaceLanguageChanged struct {
 	After  string `json:"after"`
 }
 
+// EventType names WorkspaceLanguageChanged in history.
+func (WorkspaceLanguageChanged) EventType() string { return TypeWorkspaceLanguageChanged }
+
+func (WorkspaceLanguageChanged) sealed() {}
+
 // SetWorkspaceLanguage changes a workspace's language; nothing when it is the same.
 //
 // Errors: FORBIDDEN for anyone but an owner.
@@ -31,14 +36,14 @@ type SetWorkspaceLanguage struct {
 }
 
 // Decide checks the actor owns the workspace.
-func (c SetWorkspaceLanguage) Decide(w *Workspace) ([]NewEvent, error) {
+func (c SetWorkspaceLanguage) Decide(w *Workspace) ([]Event, error) {
 	if w.Members[c.ActorID] != RoleOwner {
 		return nil, Forbidden("only an owner can change the workspace's language")
 	}
 	if c.Language == w.Language {
 		return nil, nil
 	}
-	return []NewEvent{{TypeWorkspaceLanguageChanged, &WorkspaceLanguageChanged{Before: w.Language, After: c.Language}}}, nil
+	return []Event{&WorkspaceLanguageChanged{Before: w.Language, After: c.Language}}, nil
 }
 
 // says is the words in the workspace's language: es in Spanish, en otherwise.

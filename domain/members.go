@@ -14,14 +14,14 @@ type AddMember struct {
 }
 
 // Decide checks the workspace takes members and the actor may grant the role.
-func (c AddMember) Decide(w *Workspace) ([]NewEvent, error) {
+func (c AddMember) Decide(w *Workspace) ([]Event, error) {
 	if err := checkGrant(w, c.ActorRole, c.Role); err != nil {
 		return nil, err
 	}
 	if _, ok := w.Members[c.UserID]; ok {
 		return nil, Conflict("CONFLICT", "the user is already a member")
 	}
-	return []NewEvent{{TypeMemberAdded, &MemberAdded{UserID: c.UserID, Role: c.Role}}}, nil
+	return []Event{&MemberAdded{UserID: c.UserID, Role: c.Role}}, nil
 }
 
 // InviteMember records an invitation for an email nobody has signed in with yet.
@@ -33,7 +33,7 @@ type InviteMember struct {
 }
 
 // Decide checks the invitation like a membership and that it is new.
-func (c InviteMember) Decide(w *Workspace) ([]NewEvent, error) {
+func (c InviteMember) Decide(w *Workspace) ([]Event, error) {
 	if err := checkGrant(w, c.ActorRole, c.Role); err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (c InviteMember) Decide(w *Workspace) ([]NewEvent, error) {
 	if _, ok := w.Invitations[email]; ok {
 		return nil, Conflict("CONFLICT", "%s is already invited", email)
 	}
-	return []NewEvent{{TypeMemberInvited, &MemberInvited{Email: email, Role: c.Role, InvitedBy: c.InvitedBy}}}, nil
+	return []Event{&MemberInvited{Email: email, Role: c.Role, InvitedBy: c.InvitedBy}}, nil
 }
 
 // InvitationID names an invitation by its email, in the audit log and in the API: the
@@ -60,7 +60,7 @@ type CancelInvitation struct {
 // owner withdraws an invitation to be an owner.
 //
 // Errors: INVITATION_NOT_FOUND, FORBIDDEN.
-func (c CancelInvitation) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CancelInvitation) Decide(w *Workspace) ([]Event, error) {
 	for email, role := range w.Invitations {
 		if InvitationID(email) != c.InvitationID {
 			continue
@@ -68,7 +68,7 @@ func (c CancelInvitation) Decide(w *Workspace) ([]NewEvent, error) {
 		if role == RoleOwner && c.ActorRole != RoleOwner {
 			return nil, Forbidden("only an owner can withdraw an invitation to be an owner")
 		}
-		return []NewEvent{{TypeInvitationCancelled, &InvitationCancelled{Email: email, Role: role}}}, nil
+		return []Event{&InvitationCancelled{Email: email, Role: role}}, nil
 	}
 	return nil, NotFound("INVITATION_NOT_FOUND", "invitation %s is not open in this workspace", c.InvitationID)
 }
@@ -80,13 +80,13 @@ type JoinByInvitation struct {
 }
 
 // Decide returns the membership, or nothing when there is no invitation.
-func (c JoinByInvitation) Decide(w *Workspace) ([]NewEvent, error) {
+func (c JoinByInvitation) Decide(w *Workspace) ([]Event, error) {
 	email := strings.ToLower(c.Email)
 	role, ok := w.Invitations[email]
 	if _, member := w.Members[c.UserID]; !ok || member {
 		return nil, nil
 	}
-	return []NewEvent{{TypeMemberAdded, &MemberAdded{UserID: c.UserID, Role: role, Email: email}}}, nil
+	return []Event{&MemberAdded{UserID: c.UserID, Role: role, Email: email}}, nil
 }
 
 // ChangeMemberRole changes a member's role.
@@ -98,7 +98,7 @@ type ChangeMemberRole struct {
 
 // Decide applies the owner rules: only owners make or unmake owners, and a workspace
 // keeps at least one.
-func (c ChangeMemberRole) Decide(w *Workspace) ([]NewEvent, error) {
+func (c ChangeMemberRole) Decide(w *Workspace) ([]Event, error) {
 	current, err := w.member(c.UserID)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (c ChangeMemberRole) Decide(w *Workspace) ([]NewEvent, error) {
 	if current == c.Role {
 		return nil, nil
 	}
-	return []NewEvent{{TypeMemberRoleChanged, &MemberRoleChanged{UserID: c.UserID, Before: current, After: c.Role}}}, nil
+	return []Event{&MemberRoleChanged{UserID: c.UserID, Before: current, After: c.Role}}, nil
 }
 
 // RemoveMember takes a member out of a workspace, and revokes the API keys they made
@@ -123,7 +123,7 @@ type RemoveMember struct {
 }
 
 // Decide applies the owner rules.
-func (c RemoveMember) Decide(w *Workspace) ([]NewEvent, error) {
+func (c RemoveMember) Decide(w *Workspace) ([]Event, error) {
 	current, err := w.member(c.UserID)
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func (c RemoveMember) Decide(w *Workspace) ([]NewEvent, error) {
 	if err := w.checkOwnerLeaves(c.ActorRole, current); err != nil {
 		return nil, err
 	}
-	removed := []NewEvent{{TypeMemberRemoved, &MemberRemoved{UserID: c.UserID, Role: current}}}
+	removed := []Event{&MemberRemoved{UserID: c.UserID, Role: current}}
 	return append(removed, w.keyRevocations(KeyRevokedMemberRemoved, &c.UserID)...), nil
 }
 

@@ -147,7 +147,7 @@ func NewUpcaster() *Upcaster {
 
 // Upcast gives data, an event of stream streamID as DecodeEvent returns it, today's
 // shape, in place.
-func (u *Upcaster) Upcast(streamID string, data any) {
+func (u *Upcaster) Upcast(streamID string, data Event) {
 	switch d := data.(type) {
 	case *TransactionCreated:
 		d.Effects = d.effects()

@@ -42,6 +42,11 @@ type BudgetCreated struct {
 	BudgetFields
 }
 
+// EventType names BudgetCreated in history.
+func (BudgetCreated) EventType() string { return TypeBudgetCreated }
+
+func (BudgetCreated) sealed() {}
+
 // BudgetUpdated replaces a budget's fields.
 type BudgetUpdated struct {
 	BudgetID uuid.UUID    `json:"budgetId"`
@@ -49,10 +54,20 @@ type BudgetUpdated struct {
 	After    BudgetFields `json:"after"`
 }
 
+// EventType names BudgetUpdated in history.
+func (BudgetUpdated) EventType() string { return TypeBudgetUpdated }
+
+func (BudgetUpdated) sealed() {}
+
 // BudgetDeleted removes a budget.
 type BudgetDeleted struct {
 	BudgetID uuid.UUID `json:"budgetId"`
 }
+
+// EventType names BudgetDeleted in history.
+func (BudgetDeleted) EventType() string { return TypeBudgetDeleted }
+
+func (BudgetDeleted) sealed() {}
 
 // TypeBudgetThresholdReached is decided by the command whose transaction takes a budget
 // to its alert threshold, in the same append as the transaction's event.
@@ -75,6 +90,11 @@ type BudgetThresholdReached struct {
 	Budget     BudgetFields    `json:"budget"`
 }
 
+// EventType names BudgetThresholdReached in history.
+func (BudgetThresholdReached) EventType() string { return TypeBudgetThresholdReached }
+
+func (BudgetThresholdReached) sealed() {}
+
 // GoalFields are a savings goal's editable fields.
 type GoalFields struct {
 	Name         string          `json:"name"`
@@ -90,6 +110,11 @@ type GoalCreated struct {
 	GoalFields
 }
 
+// EventType names GoalCreated in history.
+func (GoalCreated) EventType() string { return TypeGoalCreated }
+
+func (GoalCreated) sealed() {}
+
 // GoalUpdated replaces a goal's fields.
 type GoalUpdated struct {
 	GoalID uuid.UUID  `json:"goalId"`
@@ -97,10 +122,20 @@ type GoalUpdated struct {
 	After  GoalFields `json:"after"`
 }
 
+// EventType names GoalUpdated in history.
+func (GoalUpdated) EventType() string { return TypeGoalUpdated }
+
+func (GoalUpdated) sealed() {}
+
 // GoalDeleted removes an empty goal.
 type GoalDeleted struct {
 	GoalID uuid.UUID `json:"goalId"`
 }
+
+// EventType names GoalDeleted in history.
+func (GoalDeleted) EventType() string { return TypeGoalDeleted }
+
+func (GoalDeleted) sealed() {}
 
 // DebtFields are a debt's editable fields. PendingBalance is what is still owed:
 // payments (expenses that name the debt) lower it.
@@ -119,6 +154,11 @@ type DebtCreated struct {
 	DebtFields
 }
 
+// EventType names DebtCreated in history.
+func (DebtCreated) EventType() string { return TypeDebtCreated }
+
+func (DebtCreated) sealed() {}
+
 // DebtUpdated replaces a debt's fields.
 type DebtUpdated struct {
 	DebtID uuid.UUID  `json:"debtId"`
@@ -126,10 +166,20 @@ type DebtUpdated struct {
 	After  DebtFields `json:"after"`
 }
 
+// EventType names DebtUpdated in history.
+func (DebtUpdated) EventType() string { return TypeDebtUpdated }
+
+func (DebtUpdated) sealed() {}
+
 // DebtDeleted removes a debt.
 type DebtDeleted struct {
 	DebtID uuid.UUID `json:"debtId"`
 }
+
+// EventType names DebtDeleted in history.
+func (DebtDeleted) EventType() string { return TypeDebtDeleted }
+
+func (DebtDeleted) sealed() {}
 
 // GoalPosting is one change, caused by a transaction event, of a goal's saved amount
 // and, by the same amount, of the share of the goal that came from WalletID.
@@ -175,6 +225,11 @@ type RecurringCreated struct {
 	RecurringFields
 }
 
+// EventType names RecurringCreated in history.
+func (RecurringCreated) EventType() string { return TypeRecurringCreated }
+
+func (RecurringCreated) sealed() {}
+
 // RecurringUpdated replaces a recurring payment's fields.
 type RecurringUpdated struct {
 	RecurringID uuid.UUID       `json:"recurringId"`
@@ -182,10 +237,20 @@ type RecurringUpdated struct {
 	After       RecurringFields `json:"after"`
 }
 
+// EventType names RecurringUpdated in history.
+func (RecurringUpdated) EventType() string { return TypeRecurringUpdated }
+
+func (RecurringUpdated) sealed() {}
+
 // RecurringDeleted removes a recurring payment.
 type RecurringDeleted struct {
 	RecurringID uuid.UUID `json:"recurringId"`
 }
+
+// EventType names RecurringDeleted in history.
+func (RecurringDeleted) EventType() string { return TypeRecurringDeleted }
+
+func (RecurringDeleted) sealed() {}
 
 // RecurringPaid records the payment of the cycle due on DueDate, with the transaction
 // that moved the money, and moves the item to its next cycle.
@@ -198,6 +263,11 @@ type RecurringPaid struct {
 	Automatic     bool      `json:"automatic"`
 }
 
+// EventType names RecurringPaid in history.
+func (RecurringPaid) EventType() string { return TypeRecurringPaid }
+
+func (RecurringPaid) sealed() {}
+
 // RecurringSkipped records the cycles of a recurring payment left unpaid because it owed
 // more than MaxOwedCycles: the Cycles cycles due from FirstDue to LastDue, both
 // included. The item moves to NextPayment, the oldest cycle it still pays.
@@ -208,6 +278,11 @@ type RecurringSkipped struct {
 	Cycles      int       `json:"cycles"`
 	NextPayment string    `json:"nextPayment"`
 }
+
+// EventType names RecurringSkipped in history.
+func (RecurringSkipped) EventType() string { return TypeRecurringSkipped }
+
+func (RecurringSkipped) sealed() {}
 
 // TypeExchangeRatesSet records rates a workspace sets for itself.
 const TypeExchangeRatesSet = "exchange_rates.set.v1"
@@ -225,3 +300,8 @@ type ExchangeRatesSet struct {
 	Date  string         `json:"date"`
 	Rates []ExchangeRate `json:"rates"`
 }
+
+// EventType names ExchangeRatesSet in history.
+func (ExchangeRatesSet) EventType() string { return TypeExchangeRatesSet }
+
+func (ExchangeRatesSet) sealed() {}

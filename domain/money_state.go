@@ -42,7 +42,7 @@ type Recurring struct {
 }
 
 // applyMoney folds the events of budgets, goals, debts and recurring payments.
-func (w *Workspace) applyMoney(event any) error {
+func (w *Workspace) applyMoney(event Event) error {
 	switch e := event.(type) {
 	case *BudgetCreated:
 		w.Budgets[e.BudgetID] = &Budget{BudgetFields: e.BudgetFields}

@@ -17,7 +17,7 @@ type UpdateProfile struct {
 }
 
 // Decide returns the profile update, or nothing when nothing changes.
-func (c UpdateProfile) Decide(u *User) ([]NewEvent, error) {
+func (c UpdateProfile) Decide(u *User) ([]Event, error) {
 	after := u.Profile
 	setPtr(&after.FirstName, c.FirstName)
 	setPtr(&after.LastName, c.LastName)
@@ -32,7 +32,7 @@ func (c UpdateProfile) Decide(u *User) ([]NewEvent, error) {
 		after.NotificationsEnabled == before.NotificationsEnabled && after.HasCompletedOnboarding == before.HasCompletedOnboarding {
 		return nil, nil
 	}
-	return []NewEvent{{TypeUserProfileUpdated, &UserProfileUpdated{UserID: u.ID, Before: before, After: after}}}, nil
+	return []Event{&UserProfileUpdated{UserID: u.ID, Before: before, After: after}}, nil
 }
 
 // DeleteUser closes the caller's account and, in the same transaction, their personal
@@ -41,12 +41,12 @@ func (c UpdateProfile) Decide(u *User) ([]NewEvent, error) {
 type DeleteUser struct{}
 
 // DecideUser closes the account.
-func (DeleteUser) DecideUser(u *User) ([]NewEvent, error) {
-	return []NewEvent{{TypeUserDeleted, &UserDeleted{UserID: u.ID}}}, nil
+func (DeleteUser) DecideUser(u *User) ([]Event, error) {
+	return []Event{&UserDeleted{UserID: u.ID}}, nil
 }
 
 // Decide closes the personal workspace the command runs in, revoking its keys.
-func (DeleteUser) Decide(w *Workspace) ([]NewEvent, error) {
+func (DeleteUser) Decide(w *Workspace) ([]Event, error) {
 	if w.Kind != WorkspacePersonal {
 		return nil, InvalidField("X-Workspace-Id", "the account is deleted from its personal workspace")
 	}
@@ -59,7 +59,7 @@ type DeleteWorkspace struct {
 }
 
 // Decide checks the workspace is a team one and the actor owns it.
-func (c DeleteWorkspace) Decide(w *Workspace) ([]NewEvent, error) {
+func (c DeleteWorkspace) Decide(w *Workspace) ([]Event, error) {
 	if w.Kind != WorkspaceTeam {
 		return nil, Conflict("CONFLICT", "a personal workspace is deleted with the account (DELETE /api/me)")
 	}
@@ -70,7 +70,7 @@ func (c DeleteWorkspace) Decide(w *Workspace) ([]NewEvent, error) {
 }
 
 // deleted closes the workspace and revokes every key still live in it, for reason.
-func (w *Workspace) deleted(reason string) []NewEvent {
-	closed := []NewEvent{{TypeWorkspaceDeleted, &WorkspaceDeleted{WorkspaceID: w.ID}}}
+func (w *Workspace) deleted(reason string) []Event {
+	closed := []Event{&WorkspaceDeleted{WorkspaceID: w.ID}}
 	return append(closed, w.keyRevocations(reason, nil)...)
 }

@@ -34,7 +34,7 @@ type SetExchangeRates struct {
 }
 
 // Decide checks every rate: two different currencies and a rate checkRate accepts.
-func (c SetExchangeRates) Decide(*Workspace) ([]NewEvent, error) {
+func (c SetExchangeRates) Decide(*Workspace) ([]Event, error) {
 	var fields []FieldError
 	for i, r := range c.Rates {
 		if r.Base == r.Quote {
@@ -47,5 +47,5 @@ func (c SetExchangeRates) Decide(*Workspace) ([]NewEvent, error) {
 	if len(fields) > 0 {
 		return nil, Invalid(fields...)
 	}
-	return []NewEvent{{TypeExchangeRatesSet, &ExchangeRatesSet{Date: c.Date, Rates: c.Rates}}}, nil
+	return []Event{&ExchangeRatesSet{Date: c.Date, Rates: c.Rates}}, nil
 }

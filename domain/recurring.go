@@ -34,13 +34,13 @@ type CreateRecurring struct {
 }
 
 // Decide fills the default and checks the amount and the wallet and category it names.
-func (c CreateRecurring) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CreateRecurring) Decide(w *Workspace) ([]Event, error) {
 	fields := RecurringFields{Name: c.Name, Amount: c.Amount, Kind: c.Kind, Periodicity: c.Periodicity, NextPayment: c.NextPayment,
 		Anchor: c.NextPayment, Active: valueOr(c.Active, true), WalletID: c.WalletID, CategoryID: c.CategoryID}
 	if err := checkRecurring(w, fields); err != nil {
 		return nil, err
 	}
-	return appendSkip([]NewEvent{{TypeRecurringCreated, &RecurringCreated{RecurringID: c.RecurringID, RecurringFields: fields}}},
+	return appendSkip([]Event{&RecurringCreated{RecurringID: c.RecurringID, RecurringFields: fields}},
 		c.RecurringID, fields, c.Today)
 }
 
@@ -84,7 +84,7 @@ type UpdateRecurring struct {
 }
 
 // Decide applies the changes.
-func (c UpdateRecurring) Decide(w *Workspace) ([]NewEvent, error) {
+func (c UpdateRecurring) Decide(w *Workspace) ([]Event, error) {
 	r, err := w.liveRecurring(c.RecurringID)
 	if err != nil {
 		return nil, err
@@ -104,7 +104,7 @@ func (c UpdateRecurring) Decide(w *Workspace) ([]NewEvent, error) {
 	if err := checkRecurring(w, after); err != nil {
 		return nil, err
 	}
-	return appendSkip([]NewEvent{{TypeRecurringUpdated, &RecurringUpdated{RecurringID: c.RecurringID, Before: r.RecurringFields, After: after}}},
+	return appendSkip([]Event{&RecurringUpdated{RecurringID: c.RecurringID, Before: r.RecurringFields, After: after}},
 		c.RecurringID, after, c.Today)
 }
 
@@ -116,11 +116,11 @@ type DeleteRecurring struct {
 }
 
 // Decide removes a live item.
-func (c DeleteRecurring) Decide(w *Workspace) ([]NewEvent, error) {
+func (c DeleteRecurring) Decide(w *Workspace) ([]Event, error) {
 	if _, err := w.liveRecurring(c.RecurringID); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeRecurringDeleted, &RecurringDeleted{RecurringID: c.RecurringID}}}, nil
+	return []Event{&RecurringDeleted{RecurringID: c.RecurringID}}, nil
 }
 
 // PayRecurring pays the cycle due on the item's next payment date: it records the
@@ -146,7 +146,7 @@ type PayRecurring struct {
 }
 
 // Decide pays the cycle, or refuses when the current one is paid already.
-func (c PayRecurring) Decide(w *Workspace) ([]NewEvent, error) {
+func (c PayRecurring) Decide(w *Workspace) ([]Event, error) {
 	r, err := w.liveRecurring(c.RecurringID)
 	if err != nil {
 		return nil, err
@@ -164,13 +164,13 @@ func (c PayRecurring) Decide(w *Workspace) ([]NewEvent, error) {
 	case r.Kind != TxIncome && r.Kind != TxExpense:
 		return nil, Conflict("CONFLICT", "only income and expense items can be paid")
 	}
-	var events []NewEvent
+	var events []Event
 	skip, err := skipOwed(c.RecurringID, r.RecurringFields, c.Today)
 	if err != nil {
 		return nil, err
 	}
 	if skip != nil {
-		events = append(events, NewEvent{TypeRecurringSkipped, skip})
+		events = append(events, skip)
 		if due, err = ParseDate(skip.NextPayment); err != nil {
 			return nil, err
 		}
@@ -216,10 +216,10 @@ func (c PayRecurring) Decide(w *Workspace) ([]NewEvent, error) {
 			LastDay.Format(time.DateOnly))
 	}
 	events = append(events, payment...)
-	return append(events, NewEvent{TypeRecurringPaid, &RecurringPaid{
+	return append(events, &RecurringPaid{
 		RecurringID: c.RecurringID, DueDate: dueDate, PaidOn: paidOn, TransactionID: c.TransactionID,
 		NextPayment: next.Format(time.DateOnly), Automatic: c.DueDate != nil,
-	}}), nil
+	}), nil
 }
 
 // MaxOwedCycles is the most cycles a recurring payment pays late. An item the scheduler
@@ -231,12 +231,12 @@ const MaxOwedCycles = 12
 
 // appendSkip appends to events the skip of the cycles item id owes on today beyond the
 // latest MaxOwedCycles, when it owes more.
-func appendSkip(events []NewEvent, id uuid.UUID, r RecurringFields, today Date) ([]NewEvent, error) {
+func appendSkip(events []Event, id uuid.UUID, r RecurringFields, today Date) ([]Event, error) {
 	skip, err := skipOwed(id, r, today)
 	if err != nil || skip == nil {
 		return events, err
 	}
-	return append(events, NewEvent{TypeRecurringSkipped, skip}), nil
+	return append(events, skip), nil
 }
 
 // skipOwed returns the skip of the cycles item id owes on today beyond the latest

@@ -48,7 +48,7 @@ func TestCreatedRecurringSkipsWhatItOwesBeyondTheBound(t *testing.T) {
 				return
 			}
 			c.want.RecurringID = id
-			if len(events) != 2 || events[1].Type != TypeRecurringSkipped || *events[1].Data.(*RecurringSkipped) != *c.want {
+			if len(events) != 2 || events[1].EventType() != TypeRecurringSkipped || *events[1].(*RecurringSkipped) != *c.want {
 				t.Fatalf("events %v, want the creation then %+v", events, c.want)
 			}
 			then(t, w, events)
@@ -78,12 +78,12 @@ func TestOwedCyclesAreSkippedWhenPaidOrResumed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(events) != 3 || events[0].Type != TypeRecurringSkipped || events[1].Type != TypeTransactionCreated || events[2].Type != TypeRecurringPaid {
+	if len(events) != 3 || events[0].EventType() != TypeRecurringSkipped || events[1].EventType() != TypeTransactionCreated || events[2].EventType() != TypeRecurringPaid {
 		t.Fatalf("events %v, want the skip, the payment's transaction and the payment", events)
 	}
-	skip, paid := events[0].Data.(*RecurringSkipped), events[2].Data.(*RecurringPaid)
+	skip, paid := events[0].(*RecurringSkipped), events[2].(*RecurringPaid)
 	if skip.FirstDue != first || skip.LastDue != "2025-12-16" || skip.NextPayment != "2025-12-23" || skip.Cycles != 105_658 ||
-		paid.DueDate != "2025-12-23" || paid.PaidOn != "2025-12-23" || events[1].Data.(*TransactionCreated).Date != "2025-12-23" {
+		paid.DueDate != "2025-12-23" || paid.PaidOn != "2025-12-23" || events[1].(*TransactionCreated).Date != "2025-12-23" {
 		t.Fatalf("skip %+v, payment %+v", skip, paid)
 	}
 	then(t, w, events)
@@ -99,13 +99,13 @@ func TestOwedCyclesAreSkippedWhenPaidOrResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := RecurringSkipped{RecurringID: id, FirstDue: "2024-03-01", LastDue: "2025-03-01", Cycles: 13, NextPayment: "2025-04-01"}
-	if len(events) != 2 || *events[1].Data.(*RecurringSkipped) != want {
+	if len(events) != 2 || *events[1].(*RecurringSkipped) != want {
 		t.Fatalf("events %v, want the update then %+v", events, want)
 	}
 	// A person paying by hand pays today, the oldest cycle left.
 	then(t, w, events)
 	events, err = PayRecurring{RecurringID: id, TransactionID: uuid.New(), Today: issued}.Decide(w)
-	if err != nil || len(events) != 2 || events[1].Data.(*RecurringPaid).DueDate != "2025-04-01" || events[1].Data.(*RecurringPaid).PaidOn != "2026-03-10" {
+	if err != nil || len(events) != 2 || events[1].(*RecurringPaid).DueDate != "2025-04-01" || events[1].(*RecurringPaid).PaidOn != "2026-03-10" {
 		t.Fatalf("paid by hand: %v, %v", events, err)
 	}
 }

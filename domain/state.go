@@ -136,7 +136,7 @@ func UserStreamID(userID uuid.UUID) string { return "user-" + userID.String() }
 
 // Apply folds one event into the state. It mutates w, so callers apply only committed
 // events to shared state.
-func (w *Workspace) Apply(event any) error {
+func (w *Workspace) Apply(event Event) error {
 	switch e := event.(type) {
 	case *WorkspaceCreated:
 		w.Exists, w.Kind, w.Name, w.Currency, w.Language = true, e.Kind, e.Name, e.Currency, e.Language

@@ -10,11 +10,11 @@ type CreateTag struct {
 }
 
 // Decide checks the tag's name is free and returns its event.
-func (c CreateTag) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CreateTag) Decide(w *Workspace) ([]Event, error) {
 	if err := w.freeTagName(c.Name, uuid.Nil); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeTagCreated, &TagCreated{TagID: c.TagID, Name: c.Name, Color: c.Color}}}, nil
+	return []Event{&TagCreated{TagID: c.TagID, Name: c.Name, Color: c.Color}}, nil
 }
 
 // UpdateTag renames or recolours a tag.
@@ -26,7 +26,7 @@ type UpdateTag struct {
 
 // Decide checks the new name is free and returns the change, or nothing when the tag
 // already is so.
-func (c UpdateTag) Decide(w *Workspace) ([]NewEvent, error) {
+func (c UpdateTag) Decide(w *Workspace) ([]Event, error) {
 	tag, err := w.liveTag(c.TagID)
 	if err != nil {
 		return nil, err
@@ -40,7 +40,7 @@ func (c UpdateTag) Decide(w *Workspace) ([]NewEvent, error) {
 	if err := w.freeTagName(after.Name, c.TagID); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeTagUpdated, &TagUpdated{TagID: c.TagID, Before: tag.TagFields, After: after}}}, nil
+	return []Event{&TagUpdated{TagID: c.TagID, Before: tag.TagFields, After: after}}, nil
 }
 
 // ArchiveTag retires a tag: it leaves the listing and cannot be given to anything new,
@@ -50,11 +50,11 @@ type ArchiveTag struct {
 }
 
 // Decide archives a live tag.
-func (c ArchiveTag) Decide(w *Workspace) ([]NewEvent, error) {
+func (c ArchiveTag) Decide(w *Workspace) ([]Event, error) {
 	if _, err := w.liveTag(c.TagID); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeTagArchived, &TagArchived{TagID: c.TagID}}}, nil
+	return []Event{&TagArchived{TagID: c.TagID}}, nil
 }
 
 // freeTagName refuses a name another active tag holds (accents, case and invisible

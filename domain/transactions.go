@@ -58,7 +58,7 @@ type CreateTransaction struct {
 }
 
 // Decide checks the transaction against the workspace and computes its postings.
-func (c CreateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CreateTransaction) Decide(w *Workspace) ([]Event, error) {
 	if c.WalletID == nil && c.WalletName != nil {
 		id, _, err := w.walletNamed(*c.WalletName)
 		if err != nil {
@@ -121,13 +121,13 @@ func (c CreateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 			return nil, err
 		}
 	}
-	return []NewEvent{{TypeTransactionCreated, &TransactionCreated{
+	return []Event{&TransactionCreated{
 		TransactionID: c.TransactionID, Type: t.Type, Amount: t.Amount, Currency: t.Currency,
 		DestinationAmount: t.DestinationAmount, Date: c.Date, Concept: c.Concept, Description: c.Description,
 		WalletID: t.WalletID, ToWalletID: t.ToWalletID, CategoryID: t.CategoryID, GoalID: c.GoalID,
 		DebtID: c.DebtID, RecurringID: c.RecurringID, TagID: t.TagID, ReferenceNumber: c.ReferenceNumber,
 		AttachmentURL: c.AttachmentURL, Cleared: c.Cleared, Postings: netPostings(t.effect()), Effects: t.createdEffects(),
-	}}}, nil
+	}}, nil
 }
 
 // UpdateTransaction corrects a live transaction; balances move from its old effect to
@@ -149,7 +149,7 @@ type UpdateTransaction struct {
 }
 
 // Decide checks the corrected transaction and returns the update with its postings.
-func (c UpdateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
+func (c UpdateTransaction) Decide(w *Workspace) ([]Event, error) {
 	old, err := w.liveTransaction(c.TransactionID)
 	if err != nil {
 		return nil, err
@@ -168,8 +168,8 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 			return nil, nil
 		}
 		changes.Cleared = c.Cleared
-		return []NewEvent{{TypeTransactionUpdated, &TransactionUpdated{TransactionID: c.TransactionID,
-			Changes: changes, Effects: old.correctedEffects(changes)}}}, nil
+		return []Event{&TransactionUpdated{TransactionID: c.TransactionID,
+			Changes: changes, Effects: old.correctedEffects(changes)}}, nil
 	}
 	if old.GoalID != nil {
 		return nil, Conflict("CONFLICT", "a goal movement cannot be changed, only marked cleared: delete it and record it again")
@@ -213,12 +213,12 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 		}
 	}
 	changes.Cleared = c.Cleared
-	return []NewEvent{{TypeTransactionUpdated, &TransactionUpdated{
+	return []Event{&TransactionUpdated{
 		TransactionID: c.TransactionID,
 		Changes:       changes,
 		Postings:      netPostings(negate(old.effect()), next.effect()),
 		Effects:       old.correctedEffects(changes),
-	}}}, nil
+	}}, nil
 }
 
 // DeleteTransaction soft-deletes a live transaction and reverts its effect on balances.
@@ -227,7 +227,7 @@ type DeleteTransaction struct {
 }
 
 // Decide returns the deletion with the postings that revert the transaction.
-func (c DeleteTransaction) Decide(w *Workspace) ([]NewEvent, error) {
+func (c DeleteTransaction) Decide(w *Workspace) ([]Event, error) {
 	t, err := w.liveTransaction(c.TransactionID)
 	if err != nil {
 		return nil, err
@@ -237,9 +237,9 @@ func (c DeleteTransaction) Decide(w *Workspace) ([]NewEvent, error) {
 			return nil, Conflict("CONFLICT", "the goal no longer holds this deposit: it was withdrawn")
 		}
 	}
-	return []NewEvent{{TypeTransactionDeleted, &TransactionDeleted{
+	return []Event{&TransactionDeleted{
 		TransactionID: c.TransactionID, Postings: netPostings(negate(t.effect())), Effects: t.deletedEffects(),
-	}}}, nil
+	}}, nil
 }
 
 // Bulk operations.
@@ -257,7 +257,7 @@ type BulkTransactions struct {
 }
 
 // Decide returns one event per transaction that changes.
-func (c BulkTransactions) Decide(w *Workspace) ([]NewEvent, error) {
+func (c BulkTransactions) Decide(w *Workspace) ([]Event, error) {
 	// Decide sees the state before the batch, so a repeated id would be reverted twice.
 	seen := make(map[uuid.UUID]bool, len(c.IDs))
 	ids := c.IDs[:0:0]
@@ -294,7 +294,7 @@ func (c BulkTransactions) Decide(w *Workspace) ([]NewEvent, error) {
 		err.Details = map[string]any{"missing": missing}
 		return nil, err
 	}
-	var events []NewEvent
+	var events []Event
 	switch c.Operation {
 	case BulkDelete:
 		for _, id := range c.IDs {
@@ -317,9 +317,9 @@ func (c BulkTransactions) Decide(w *Workspace) ([]NewEvent, error) {
 				continue
 			}
 			changes := TransactionChanges{CategoryID: Of(*c.CategoryID)}
-			events = append(events, NewEvent{TypeTransactionUpdated, &TransactionUpdated{
+			events = append(events, &TransactionUpdated{
 				TransactionID: id, Changes: changes, Effects: t.correctedEffects(changes),
-			}})
+			})
 		}
 	default:
 		return nil, InvalidField("operation", "must be delete or recategorize")
@@ -431,7 +431,7 @@ func Unmet(err error) []uuid.UUID {
 // MeetTransactions records in the state the transactions named by ids from history,
 // the events of the stream that name them, in version order: those history does not
 // create are recorded as known not to exist.
-func (w *Workspace) MeetTransactions(ids []uuid.UUID, history []any) {
+func (w *Workspace) MeetTransactions(ids []uuid.UUID, history []Event) {
 	met := make(map[uuid.UUID]*Transaction, len(ids))
 	for _, event := range history {
 		switch e := event.(type) {

@@ -19,7 +19,7 @@ func TestCreateDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	budget := events[0].Data.(*BudgetCreated)
+	budget := events[0].(*BudgetCreated)
 	if budget.Currency != "MXN" || budget.Period != PeriodMonthly || !budget.AlertThreshold.Equal(decimal.NewFromInt(80)) {
 		t.Errorf("budget defaults %+v", budget.BudgetFields)
 	}
@@ -34,7 +34,7 @@ func TestCreateDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if goal := events[0].Data.(*GoalCreated); goal.Currency != "MXN" {
+	if goal := events[0].(*GoalCreated); goal.Currency != "MXN" {
 		t.Errorf("goal currency %q", goal.Currency)
 	}
 
@@ -42,14 +42,14 @@ func TestCreateDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if debt := events[0].Data.(*DebtCreated); debt.Currency != "MXN" || !debt.PendingBalance.Equal(dec("300")) {
+	if debt := events[0].(*DebtCreated); debt.Currency != "MXN" || !debt.PendingBalance.Equal(dec("300")) {
 		t.Errorf("debt defaults %+v", debt.DebtFields)
 	}
 	events, err = CreateDebt{DebtID: uuid.New(), Name: "Car", TotalAmount: dec("300"), PendingBalance: decp("0"), Currency: strp("USD")}.Decide(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if debt := events[0].Data.(*DebtCreated); debt.Currency != "USD" || !debt.PendingBalance.IsZero() {
+	if debt := events[0].(*DebtCreated); debt.Currency != "USD" || !debt.PendingBalance.IsZero() {
 		t.Errorf("debt as given %+v", debt.DebtFields)
 	}
 
@@ -58,7 +58,7 @@ func TestCreateDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := events[0].Data.(*RecurringCreated); !r.Active || r.Anchor != "2026-04-01" {
+	if r := events[0].(*RecurringCreated); !r.Active || r.Anchor != "2026-04-01" {
 		t.Errorf("recurring defaults %+v", r.RecurringFields)
 	}
 }
@@ -73,7 +73,7 @@ func TestMovementDatesDefaultToTheDayIssued(t *testing.T) {
 	rent := uuid.New()
 	then(t, w, mustDecide(t, w, CreateRecurring{RecurringID: rent, Name: "Rent", Amount: dec("10"), Kind: TxExpense,
 		Periodicity: PeriodMonthly, NextPayment: "2026-03-01", Today: issued}.Decide))
-	cases := map[string]func(*Workspace) ([]NewEvent, error){
+	cases := map[string]func(*Workspace) ([]Event, error){
 		"transaction": CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1"), Today: issued}.Decide,
 		"goal movement": GoalMovement{GoalID: goal, Type: TxGoalDeposit, Amount: dec("1"), WalletID: idp(cash), Today: issued,
 			NewID: uuid.New}.Decide,
@@ -82,13 +82,13 @@ func TestMovementDatesDefaultToTheDayIssued(t *testing.T) {
 		"chat transaction":  CreateTransactionByName{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1"), Today: issued}.Decide,
 	}
 	for name, decide := range cases {
-		created := mustDecide(t, w, decide)[0].Data.(*TransactionCreated)
+		created := mustDecide(t, w, decide)[0].(*TransactionCreated)
 		if created.Date != "2026-03-10" {
 			t.Errorf("%s: date %q, want the day issued", name, created.Date)
 		}
 	}
 	given := CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1"), Date: "2026-01-02", Today: issued}
-	if created := mustDecide(t, w, given.Decide)[0].Data.(*TransactionCreated); created.Date != "2026-01-02" {
+	if created := mustDecide(t, w, given.Decide)[0].(*TransactionCreated); created.Date != "2026-01-02" {
 		t.Errorf("a given date became %q", created.Date)
 	}
 	// A command that may default its date must say when it was issued.
@@ -97,7 +97,7 @@ func TestMovementDatesDefaultToTheDayIssued(t *testing.T) {
 	}
 }
 
-func mustDecide(t *testing.T, w *Workspace, decide func(*Workspace) ([]NewEvent, error)) []NewEvent {
+func mustDecide(t *testing.T, w *Workspace, decide func(*Workspace) ([]Event, error)) []Event {
 	t.Helper()
 	events, err := decide(w)
 	if err != nil {
@@ -117,7 +117,7 @@ func TestNamesResolvedAgainstTheWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	created := events[0].Data.(*TransactionCreated)
+	created := events[0].(*TransactionCreated)
 	if created.WalletID != bank || created.CategoryID == nil || *created.CategoryID != cafe || created.Date != "2026-03-10" {
 		t.Errorf("resolved into %+v", created)
 	}
@@ -127,7 +127,7 @@ func TestNamesResolvedAgainstTheWorkspace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if created := events[0].Data.(*TransactionCreated); created.WalletID != cash || *created.CategoryID != food {
+	if created := events[0].(*TransactionCreated); created.WalletID != cash || *created.CategoryID != food {
 		t.Errorf("unnamed: wallet %s, category %v", created.WalletID, created.CategoryID)
 	}
 
@@ -170,7 +170,7 @@ func TestNamesResolvedAgainstTheWorkspace(t *testing.T) {
 	// ...and with no category, a transaction goes uncategorized.
 	then(t, empty, mustDecide(t, empty, CreateWallet{WalletID: cash, WalletFields: WalletFields{Name: "Cash", Currency: "MXN"}}.Decide))
 	events, err = CreateTransactionByName{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1"), Today: issued}.Decide(empty)
-	if err != nil || events[0].Data.(*TransactionCreated).CategoryID != nil {
+	if err != nil || events[0].(*TransactionCreated).CategoryID != nil {
 		t.Errorf("no category: %v", err)
 	}
 }
@@ -186,7 +186,7 @@ func TestUpdateTransactionByName(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := events[0].Data.(*TransactionUpdated).Changes
+	changes := events[0].(*TransactionUpdated).Changes
 	if changes.WalletID.Value != usd || changes.CategoryID.Value != travel {
 		t.Errorf("changes %+v", changes)
 	}

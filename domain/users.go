@@ -46,7 +46,7 @@ type User struct {
 var DefaultProfile = Profile{Theme: "system", NotificationsEnabled: true}
 
 // Apply folds one event of the user's stream into the state.
-func (u *User) Apply(event any) error {
+func (u *User) Apply(event Event) error {
 	switch e := event.(type) {
 	case *UserRegistered:
 		u.Exists, u.PersonalWorkspaceID, u.Profile = true, e.PersonalWorkspaceID, DefaultProfile

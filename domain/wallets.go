@@ -15,12 +15,12 @@ type CreateWallet struct {
 }
 
 // Decide checks the wallet against the workspace and returns its events.
-func (c CreateWallet) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CreateWallet) Decide(w *Workspace) ([]Event, error) {
 	if err := c.check(w, uuid.Nil); err != nil {
 		return nil, err
 	}
 	events := w.clearDefaultWallet(c.IsDefault, c.WalletID)
-	return append(events, NewEvent{TypeWalletCreated, &WalletCreated{WalletID: c.WalletID, WalletFields: c.WalletFields}}), nil
+	return append(events, &WalletCreated{WalletID: c.WalletID, WalletFields: c.WalletFields}), nil
 }
 
 // UpdateWallet changes some of a wallet's fields. InitialBalance is the balance the
@@ -39,7 +39,7 @@ type UpdateWallet struct {
 }
 
 // Decide applies the changes to the wallet's fields.
-func (c UpdateWallet) Decide(w *Workspace) ([]NewEvent, error) {
+func (c UpdateWallet) Decide(w *Workspace) ([]Event, error) {
 	wallet, err := w.liveWallet(c.WalletID)
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func (c UpdateWallet) Decide(w *Workspace) ([]NewEvent, error) {
 		return nil, nil
 	}
 	events := w.clearDefaultWallet(after.IsDefault && !wallet.IsDefault, c.WalletID)
-	return append(events, NewEvent{TypeWalletUpdated, &WalletUpdated{WalletID: c.WalletID, Before: wallet.WalletFields, After: after}}), nil
+	return append(events, &WalletUpdated{WalletID: c.WalletID, Before: wallet.WalletFields, After: after}), nil
 }
 
 // ArchiveWallet hides a wallet; its transactions and balance stay on record.
@@ -73,11 +73,11 @@ type ArchiveWallet struct {
 }
 
 // Decide archives a live wallet.
-func (c ArchiveWallet) Decide(w *Workspace) ([]NewEvent, error) {
+func (c ArchiveWallet) Decide(w *Workspace) ([]Event, error) {
 	if _, err := w.liveWallet(c.WalletID); err != nil {
 		return nil, err
 	}
-	return []NewEvent{{TypeWalletArchived, &WalletArchived{WalletID: c.WalletID}}}, nil
+	return []Event{&WalletArchived{WalletID: c.WalletID}}, nil
 }
 
 func (c CreateWallet) check(w *Workspace, self uuid.UUID) error {
@@ -95,7 +95,7 @@ func (c CreateWallet) check(w *Workspace, self uuid.UUID) error {
 
 // clearDefaultWallet returns the event that takes the default flag off the current
 // default wallet when another one takes it.
-func (w *Workspace) clearDefaultWallet(takesDefault bool, newDefault uuid.UUID) []NewEvent {
+func (w *Workspace) clearDefaultWallet(takesDefault bool, newDefault uuid.UUID) []Event {
 	old := w.DefaultWallet
 	if !takesDefault || old == uuid.Nil || old == newDefault {
 		return nil
@@ -103,7 +103,7 @@ func (w *Workspace) clearDefaultWallet(takesDefault bool, newDefault uuid.UUID) 
 	before := w.Wallets[old].WalletFields
 	after := before
 	after.IsDefault = false
-	return []NewEvent{{TypeWalletUpdated, &WalletUpdated{WalletID: old, Before: before, After: after}}}
+	return []Event{&WalletUpdated{WalletID: old, Before: before, After: after}}
 }
 
 func (w *Workspace) liveWallet(id uuid.UUID) (*Wallet, error) {

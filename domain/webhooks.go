@@ -67,6 +67,11 @@ type WebhookCreated struct {
 	WebhookFields
 }
 
+// EventType names WebhookCreated in history.
+func (WebhookCreated) EventType() string { return TypeWebhookCreated }
+
+func (WebhookCreated) sealed() {}
+
 // WebhookUpdated replaces a subscription's fields.
 type WebhookUpdated struct {
 	WebhookID uuid.UUID     `json:"webhookId"`
@@ -74,16 +79,31 @@ type WebhookUpdated struct {
 	After     WebhookFields `json:"after"`
 }
 
+// EventType names WebhookUpdated in history.
+func (WebhookUpdated) EventType() string { return TypeWebhookUpdated }
+
+func (WebhookUpdated) sealed() {}
+
 // WebhookDeleted removes a subscription; its delivery history stays readable to no one.
 type WebhookDeleted struct {
 	WebhookID uuid.UUID `json:"webhookId"`
 }
+
+// EventType names WebhookDeleted in history.
+func (WebhookDeleted) EventType() string { return TypeWebhookDeleted }
+
+func (WebhookDeleted) sealed() {}
 
 // WebhookSecretRotated gives a subscription a new signing secret, sealed like the first.
 type WebhookSecretRotated struct {
 	WebhookID    uuid.UUID `json:"webhookId"`
 	SealedSecret []byte    `json:"sealedSecret" secret:"true"`
 }
+
+// EventType names WebhookSecretRotated in history.
+func (WebhookSecretRotated) EventType() string { return TypeWebhookSecretRotated }
+
+func (WebhookSecretRotated) sealed() {}
 
 // Webhook is a subscription as the write side sees it.
 type Webhook struct {
@@ -92,7 +112,7 @@ type Webhook struct {
 }
 
 // applyWebhook folds the events of webhook subscriptions.
-func (w *Workspace) applyWebhook(event any) (bool, error) {
+func (w *Workspace) applyWebhook(event Event) (bool, error) {
 	switch e := event.(type) {
 	case *WebhookCreated:
 		w.Webhooks[e.WebhookID] = &Webhook{WebhookFields: e.WebhookFields}
@@ -144,7 +164,7 @@ type CreateWebhook struct {
 }
 
 // Decide checks the event names and the workspace's limit.
-func (c CreateWebhook) Decide(w *Workspace) ([]NewEvent, error) {
+func (c CreateWebhook) Decide(w *Workspace) ([]Event, error) {
 	events, err := checkHookEvents(c.Fields.Events)
 	if err != nil {
 		return nil, err
@@ -160,8 +180,8 @@ func (c CreateWebhook) Decide(w *Workspace) ([]NewEvent, error) {
 	}
 	fields := c.Fields
 	fields.Events = events
-	return []NewEvent{{TypeWebhookCreated, &WebhookCreated{WebhookID: c.WebhookID, SealedSecret: c.SealedSecret,
-		CreatedBy: c.CreatedBy, WebhookFields: fields}}}, nil
+	return []Event{&WebhookCreated{WebhookID: c.WebhookID, SealedSecret: c.SealedSecret,
+		CreatedBy: c.CreatedBy, WebhookFields: fields}}, nil
 }
 
 // UpdateWebhook changes a subscription; absent fields keep their value.
@@ -174,7 +194,7 @@ type UpdateWebhook struct {
 }
 
 // Decide applies the changes to a live subscription.
-func (c UpdateWebhook) Decide(w *Workspace) ([]NewEvent, error) {
+func (c UpdateWebhook) Decide(w *Workspace) ([]Event, error) {
 	h, ok := w.Webhooks[c.WebhookID]
 	if !ok || h.Deleted {
 		return nil, NotFound("WEBHOOK_NOT_FOUND", "webhook %s not found", c.WebhookID)
@@ -190,7 +210,7 @@ func (c UpdateWebhook) Decide(w *Workspace) ([]NewEvent, error) {
 		}
 		after.Events = events
 	}
-	return []NewEvent{{TypeWebhookUpdated, &WebhookUpdated{WebhookID: c.WebhookID, Before: h.WebhookFields, After: after}}}, nil
+	return []Event{&WebhookUpdated{WebhookID: c.WebhookID, Before: h.WebhookFields, After: after}}, nil
 }
 
 // DeleteWebhook removes a subscription.
@@ -199,11 +219,11 @@ type DeleteWebhook struct {
 }
 
 // Decide removes a live subscription.
-func (c DeleteWebhook) Decide(w *Workspace) ([]NewEvent, error) {
+func (c DeleteWebhook) Decide(w *Workspace) ([]Event, error) {
 	if h, ok := w.Webhooks[c.WebhookID]; !ok || h.Deleted {
 		return nil, NotFound("WEBHOOK_NOT_FOUND", "webhook %s not found", c.WebhookID)
 	}
-	return []NewEvent{{TypeWebhookDeleted, &WebhookDeleted{WebhookID: c.WebhookID}}}, nil
+	return []Event{&WebhookDeleted{WebhookID: c.WebhookID}}, nil
 }
 
 // RotateWebhookSecret replaces a live subscription's signing secret; the caller keeps
@@ -214,9 +234,9 @@ type RotateWebhookSecret struct {
 }
 
 // Decide checks the subscription is live.
-func (c RotateWebhookSecret) Decide(w *Workspace) ([]NewEvent, error) {
+func (c RotateWebhookSecret) Decide(w *Workspace) ([]Event, error) {
 	if h, ok := w.Webhooks[c.WebhookID]; !ok || h.Deleted {
 		return nil, NotFound("WEBHOOK_NOT_FOUND", "webhook %s not found", c.WebhookID)
 	}
-	return []NewEvent{{TypeWebhookSecretRotated, &WebhookSecretRotated{WebhookID: c.WebhookID, SealedSecret: c.SealedSecret}}}, nil
+	return []Event{&WebhookSecretRotated{WebhookID: c.WebhookID, SealedSecret: c.SealedSecret}}, nil
 }

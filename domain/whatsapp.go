@@ -31,10 +31,20 @@ type WhatsAppLinked struct {
 	Fingerprint string    `json:"fingerprint,omitempty"`
 }
 
+// EventType names WhatsAppLinked in history.
+func (WhatsAppLinked) EventType() string { return TypeWhatsAppLinked }
+
+func (WhatsAppLinked) sealed() {}
+
 // WhatsAppUnlinked removes the user's link.
 type WhatsAppUnlinked struct {
 	LinkID uuid.UUID `json:"linkId"`
 }
+
+// EventType names WhatsAppUnlinked in history.
+func (WhatsAppUnlinked) EventType() string { return TypeWhatsAppUnlinked }
+
+func (WhatsAppUnlinked) sealed() {}
 
 // WhatsAppSuspended pauses a link whose identity key changed.
 type WhatsAppSuspended struct {
@@ -42,17 +52,32 @@ type WhatsAppSuspended struct {
 	Reason string    `json:"reason"`
 }
 
+// EventType names WhatsAppSuspended in history.
+func (WhatsAppSuspended) EventType() string { return TypeWhatsAppSuspended }
+
+func (WhatsAppSuspended) sealed() {}
+
 // WhatsAppFingerprintRecorded stores the first identity key fingerprint a link sees.
 type WhatsAppFingerprintRecorded struct {
 	LinkID      uuid.UUID `json:"linkId"`
 	Fingerprint string    `json:"fingerprint"`
 }
 
+// EventType names WhatsAppFingerprintRecorded in history.
+func (WhatsAppFingerprintRecorded) EventType() string { return TypeWhatsAppFingerprintRecorded }
+
+func (WhatsAppFingerprintRecorded) sealed() {}
+
 // WhatsAppWorkspaceChanged points the channel at another of the user's workspaces.
 type WhatsAppWorkspaceChanged struct {
 	LinkID      uuid.UUID `json:"linkId"`
 	WorkspaceID uuid.UUID `json:"workspaceId"`
 }
+
+// EventType names WhatsAppWorkspaceChanged in history.
+func (WhatsAppWorkspaceChanged) EventType() string { return TypeWhatsAppWorkspaceChanged }
+
+func (WhatsAppWorkspaceChanged) sealed() {}
 
 // Link is the user's chat-channel link as the write side sees it.
 type Link struct {
@@ -62,7 +87,7 @@ type Link struct {
 }
 
 // applyLink folds link events into the user state.
-func (u *User) applyLink(event any) bool {
+func (u *User) applyLink(event Event) bool {
 	switch e := event.(type) {
 	case *WhatsAppLinked:
 		u.Link = &Link{ID: e.LinkID, Status: LinkActive, Fingerprint: e.Fingerprint}
@@ -94,20 +119,20 @@ type LinkPhone struct {
 }
 
 // DecideUser returns the link.
-func (c LinkPhone) DecideUser(*User) ([]NewEvent, error) {
-	return []NewEvent{{TypeWhatsAppLinked, &WhatsAppLinked{LinkID: c.LinkID, PhoneKey: c.PhoneKey, PhoneMasked: c.PhoneMasked,
-		WorkspaceID: c.WorkspaceID, Fingerprint: c.Fingerprint}}}, nil
+func (c LinkPhone) DecideUser(*User) ([]Event, error) {
+	return []Event{&WhatsAppLinked{LinkID: c.LinkID, PhoneKey: c.PhoneKey, PhoneMasked: c.PhoneMasked,
+		WorkspaceID: c.WorkspaceID, Fingerprint: c.Fingerprint}}, nil
 }
 
 // UnlinkPhone removes the user's link.
 type UnlinkPhone struct{}
 
 // DecideUser removes a link there is.
-func (UnlinkPhone) DecideUser(u *User) ([]NewEvent, error) {
+func (UnlinkPhone) DecideUser(u *User) ([]Event, error) {
 	if u.Link == nil {
 		return nil, NotFound("WHATSAPP_NOT_LINKED", "no phone is linked")
 	}
-	return []NewEvent{{TypeWhatsAppUnlinked, &WhatsAppUnlinked{LinkID: u.Link.ID}}}, nil
+	return []Event{&WhatsAppUnlinked{LinkID: u.Link.ID}}, nil
 }
 
 // CheckFingerprint applies the fingerprint rule (spec 5.4 rule 6): the first one seen
@@ -118,7 +143,7 @@ type CheckFingerprint struct {
 }
 
 // DecideUser records or compares the fingerprint.
-func (c CheckFingerprint) DecideUser(u *User) ([]NewEvent, error) {
+func (c CheckFingerprint) DecideUser(u *User) ([]Event, error) {
 	if u.Link == nil || u.Link.ID != c.LinkID || u.Link.Status != LinkActive || c.Fingerprint == "" {
 		return nil, nil
 	}
@@ -126,9 +151,9 @@ func (c CheckFingerprint) DecideUser(u *User) ([]NewEvent, error) {
 	case c.Fingerprint:
 		return nil, nil
 	case "":
-		return []NewEvent{{TypeWhatsAppFingerprintRecorded, &WhatsAppFingerprintRecorded{LinkID: c.LinkID, Fingerprint: c.Fingerprint}}}, nil
+		return []Event{&WhatsAppFingerprintRecorded{LinkID: c.LinkID, Fingerprint: c.Fingerprint}}, nil
 	}
-	return []NewEvent{{TypeWhatsAppSuspended, &WhatsAppSuspended{LinkID: c.LinkID, Reason: "identity_changed"}}}, nil
+	return []Event{&WhatsAppSuspended{LinkID: c.LinkID, Reason: "identity_changed"}}, nil
 }
 
 // ChangeLinkWorkspace points the channel at another workspace.
@@ -138,11 +163,11 @@ type ChangeLinkWorkspace struct {
 }
 
 // DecideUser records the change.
-func (c ChangeLinkWorkspace) DecideUser(u *User) ([]NewEvent, error) {
+func (c ChangeLinkWorkspace) DecideUser(u *User) ([]Event, error) {
 	if u.Link == nil || u.Link.ID != c.LinkID {
 		return nil, NotFound("WHATSAPP_NOT_LINKED", "no phone is linked")
 	}
-	return []NewEvent{{TypeWhatsAppWorkspaceChanged, &WhatsAppWorkspaceChanged{LinkID: c.LinkID, WorkspaceID: c.WorkspaceID}}}, nil
+	return []Event{&WhatsAppWorkspaceChanged{LinkID: c.LinkID, WorkspaceID: c.WorkspaceID}}, nil
 }
 
 // ChannelWindow is how long after recording a transaction the channel may undo or

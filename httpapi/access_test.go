@@ -455,8 +455,8 @@ func TestKeysOfRemovalsRecordedBeforeStayEnded(t *testing.T) {
 	// The removal as it was recorded before: the membership's end alone.
 	_, err := env.Ledger.Execute(context.Background(), ledger.Call{WorkspaceID: wsID,
 		Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"},
-		Decide: func(*domain.Workspace) ([]domain.NewEvent, error) {
-			return []domain.NewEvent{{Type: domain.TypeMemberRemoved, Data: &domain.MemberRemoved{UserID: bobID, Role: "collaborator"}}}, nil
+		Decide: func(*domain.Workspace) ([]domain.Event, error) {
+			return []domain.Event{&domain.MemberRemoved{UserID: bobID, Role: "collaborator"}}, nil
 		}})
 	if err != nil {
 		t.Fatal(err)

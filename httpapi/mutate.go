@@ -22,10 +22,10 @@ const maxIdempotencyKey = 255
 type command struct {
 	// KeyRequired makes the Idempotency-Key header mandatory.
 	KeyRequired bool
-	Decide      func(*domain.Workspace) ([]domain.NewEvent, error)
+	Decide      func(*domain.Workspace) ([]domain.Event, error)
 	// UserID and DecideUser decide events for a user's own stream (spec 2.8 profile).
 	UserID     uuid.UUID
-	DecideUser func(*domain.User) ([]domain.NewEvent, error)
+	DecideUser func(*domain.User) ([]domain.Event, error)
 	// Open creates a new workspace's stream.
 	Open *domain.WorkspaceCreated
 	// WorkspaceID overrides the active workspace as the command's workspace.

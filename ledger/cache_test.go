@@ -19,8 +19,8 @@ func household(t *testing.T, categories, days, met int) *domain.Workspace {
 	ids := make([]uuid.UUID, categories)
 	for i := range ids {
 		ids[i] = uuid.New()
-		then(t, w, []domain.NewEvent{{domain.TypeCategoryCreated, &domain.CategoryCreated{CategoryID: ids[i],
-			CategoryFields: domain.CategoryFields{Name: fmt.Sprintf("Category %d", i), Icon: "tag", Color: "#6366f1"}}}})
+		then(t, w, []domain.Event{&domain.CategoryCreated{CategoryID: ids[i],
+			CategoryFields: domain.CategoryFields{Name: fmt.Sprintf("Category %d", i), Icon: "tag", Color: "#6366f1"}}})
 	}
 	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
 	n := 0

@@ -14,7 +14,7 @@ import (
 // categories, as the domain's own tests build it.
 
 // given folds events into a fresh workspace state, as a stream would.
-func given(t *testing.T, events ...any) *domain.Workspace {
+func given(t *testing.T, events ...domain.Event) *domain.Workspace {
 	t.Helper()
 	w := domain.NewWorkspace(uuid.New())
 	for _, e := range events {
@@ -27,10 +27,10 @@ func given(t *testing.T, events ...any) *domain.Workspace {
 }
 
 // then applies decided events, as the ledger does after commit.
-func then(t *testing.T, w *domain.Workspace, events []domain.NewEvent) {
+func then(t *testing.T, w *domain.Workspace, events []domain.Event) {
 	t.Helper()
 	for _, e := range events {
-		if err := w.Apply(e.Data); err != nil {
+		if err := w.Apply(e); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -61,8 +61,8 @@ func wallet(id uuid.UUID, name, currency, balance string, isDefault bool) *domai
 	}}
 }
 
-func workspace() []any {
-	return []any{
+func workspace() []domain.Event {
+	return []domain.Event{
 		&domain.WorkspaceCreated{Kind: domain.WorkspacePersonal, Name: "Personal", Currency: "MXN", OwnerID: owner},
 		wallet(cash, "Cash", "MXN", "100", true),
 		wallet(bank, "Bank", "MXN", "1000", false),

@@ -120,7 +120,7 @@ func (l *Ledger) runQueue(ctx context.Context, entry *cacheEntry) {
 // projections and the reads of its answer), or the domain error it was refused with.
 type groupMember struct {
 	q       *queuedCall
-	decided []domain.NewEvent
+	decided []domain.Event
 	version int64 // the workspace's version before its events
 	write   *queuedWrite
 	refusal error
@@ -181,7 +181,7 @@ func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*
 		keyed = keyed || c.Idempotency != nil
 		events = append(events, encoded...)
 		for _, e := range decided {
-			if err := state.Apply(e.Data); err != nil {
+			if err := state.Apply(e); err != nil {
 				return abandon()
 			}
 			state.Version++

@@ -56,7 +56,7 @@ func (f *groupFixture) run(instance int, c Call) Result {
 }
 
 // projectVersions is a read model of the versions of the events projected.
-func projectVersions(b *pgx.Batch, events []eventstore.RecordedEvent, _ []any) error {
+func projectVersions(b *pgx.Batch, events []eventstore.RecordedEvent, _ []domain.Event) error {
 	for _, e := range events {
 		b.Queue(`INSERT INTO projected_versions (stream_id, version) VALUES ($1, $2)`, e.StreamID, e.Version)
 	}
@@ -167,7 +167,7 @@ func (f *groupFixture) checkState(instance int, wantBalance string) {
 // committed in one transaction, each with its own answer, idempotency record and error.
 func TestGroupCommit(t *testing.T) {
 	f := newGroupFixture(t, 0)
-	head := f.run(0, Call{Decide: func(*domain.Workspace) ([]domain.NewEvent, error) { return nil, nil }}).Version
+	head := f.run(0, Call{Decide: func(*domain.Workspace) ([]domain.Event, error) { return nil, nil }}).Version
 	calls := []Call{f.expense(10, ""), f.expense(20, "a"), f.refused(""), f.expense(30, ""), f.expense(20, "a"),
 		f.refused("b"), f.expense(40, "c"), f.expense(50, "")}
 	out := f.queueAll(0, calls)
@@ -247,7 +247,7 @@ func TestGroupCommitSurvivesAPanic(t *testing.T) {
 	f := newGroupFixture(t, 2)
 	head := f.run(0, f.expense(1, "")).Version
 	broken := f.expense(1, "")
-	broken.Decide = func(*domain.Workspace) ([]domain.NewEvent, error) { panic("a defect") }
+	broken.Decide = func(*domain.Workspace) ([]domain.Event, error) { panic("a defect") }
 	done := make(chan []groupOutcome)
 	go func() { done <- f.queueAll(0, []Call{f.expense(10, ""), broken, f.expense(20, "")}) }()
 	select {

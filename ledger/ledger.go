@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,7 +29,7 @@ import (
 // Projector queues the read-model updates of events on a batch that also carries their
 // append, so that both commit in one transaction and travel in one round trip. decoded,
 // when not nil, holds the events' payloads as DecodeEvent would return them.
-type Projector func(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error
+type Projector func(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error
 
 // Actor types of the metadata.
 const (
@@ -60,7 +61,7 @@ type Appended struct {
 	Version int64  `json:"version"` // in its stream
 	// Data is the payload as decided (a *TransactionCreated, say); nil in a replayed
 	// result, which keeps only the type and version.
-	Data any `json:"-"`
+	Data domain.Event `json:"-"`
 }
 
 // Result is what a command did.
@@ -111,11 +112,11 @@ type Call struct {
 	Idempotency *Idempotency
 	// Decide returns the events of the command, or a domain error. It must not change
 	// the state it is given. Nil decides nothing in the workspace.
-	Decide func(*domain.Workspace) ([]domain.NewEvent, error)
+	Decide func(*domain.Workspace) ([]domain.Event, error)
 	// DecideUser, when set, decides events for the stream of user UserID, appended in
 	// the same transaction as the workspace's: profile changes, account deletion.
 	UserID     uuid.UUID
-	DecideUser func(*domain.User) ([]domain.NewEvent, error)
+	DecideUser func(*domain.User) ([]domain.Event, error)
 	// OpenWorkspace, when set, creates that workspace's stream in the same transaction.
 	// When it is the call's own workspace, it is created unless it exists, and the call
 	// decides nothing else in it.
@@ -222,7 +223,7 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 func (l *Ledger) executeLocked(ctx context.Context, entry *cacheEntry, c Call) (Result, error) {
 	for attempt := 1; ; attempt++ {
 		var committed [][]eventstore.RecordedEvent
-		var decided []domain.NewEvent
+		var decided []domain.Event
 		var res Result
 		var err error
 		fast := attempt == 1 && entry.state != nil && c.DecideUser == nil && c.OpenUser == nil && c.claim == nil
@@ -282,7 +283,7 @@ func (l *Ledger) afterCommit(ctx context.Context, entry *cacheEntry, stored bool
 // the append, the projections and the reads of the answer go in one batch, which
 // PostgreSQL runs as one implicit transaction, so the whole write is one round trip. A
 // version conflict fails the append statement, and with it the batch.
-func (l *Ledger) pipelined(ctx context.Context, state *domain.Workspace, c Call) ([]domain.NewEvent, [][]eventstore.RecordedEvent, Result, error) {
+func (l *Ledger) pipelined(ctx context.Context, state *domain.Workspace, c Call) ([]domain.Event, [][]eventstore.RecordedEvent, Result, error) {
 	decided, plans, err := l.decideOn(ctx, l.pool, state, true, c)
 	if err != nil {
 		return nil, nil, Result{}, err
@@ -302,7 +303,7 @@ var errNotPipelined = errors.New("ledger: the keyed command needs an explicit tr
 // appends nothing (a domain error, or nothing to change) is not made here: it must be
 // checked against the stream's head and the key's record first. Those go to an
 // explicit transaction (errNotPipelined), which replays a recorded result.
-func (l *Ledger) keyedPipelined(ctx context.Context, state *domain.Workspace, c Call) (_ []domain.NewEvent, _ [][]eventstore.RecordedEvent, _ Result, err error) {
+func (l *Ledger) keyedPipelined(ctx context.Context, state *domain.Workspace, c Call) (_ []domain.Event, _ [][]eventstore.RecordedEvent, _ Result, err error) {
 	decided, plans, err := l.decideOn(ctx, l.pool, state, true, c)
 	if err != nil || len(decided) == 0 {
 		return nil, nil, Result{}, errNotPipelined
@@ -343,7 +344,7 @@ func (l *Ledger) keyedPipelined(ctx context.Context, state *domain.Workspace, c 
 // inTransaction runs a command in an explicit transaction: it runs the claim, with
 // lock takes the stream head's row lock, then checks the idempotency record and loads
 // what the state cache lacks.
-func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []domain.NewEvent, committed [][]eventstore.RecordedEvent, res Result, err error) {
+func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []domain.Event, committed [][]eventstore.RecordedEvent, res Result, err error) {
 	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
 		if c.claim != nil {
 			if err := c.claim(ctx, tx); err != nil {
@@ -403,7 +404,7 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 // the append itself (it expects the state's version), but one that appends nothing to
 // the workspace (a domain error, or nothing to change) is checked against the stream's
 // head before it is answered, and fails with errStaleState when the head has moved.
-func (l *Ledger) decideOn(ctx context.Context, db eventstore.DB, state *domain.Workspace, cached bool, c Call) ([]domain.NewEvent, []appendPlan, error) {
+func (l *Ledger) decideOn(ctx context.Context, db eventstore.DB, state *domain.Workspace, cached bool, c Call) ([]domain.Event, []appendPlan, error) {
 	decided, plans, err := l.decide(state, c)
 	// A decision that names transactions the state has not met is made again once they
 	// are loaded as of the state's version; a bulk operation names all of its own at once.
@@ -431,18 +432,18 @@ func (l *Ledger) decideOn(ctx context.Context, db eventstore.DB, state *domain.W
 }
 
 // decide runs the command's workspace decision and lists the appends it makes.
-func (l *Ledger) decide(state *domain.Workspace, c Call) ([]domain.NewEvent, []appendPlan, error) {
+func (l *Ledger) decide(state *domain.Workspace, c Call) ([]domain.Event, []appendPlan, error) {
 	if c.OpenWorkspace != nil && c.OpenWorkspace.WorkspaceID == c.WorkspaceID {
-		var decided []domain.NewEvent
+		var decided []domain.Event
 		if !state.Exists {
-			decided = []domain.NewEvent{{domain.TypeWorkspaceCreated, c.OpenWorkspace}}
+			decided = []domain.Event{c.OpenWorkspace}
 		}
 		return decided, []appendPlan{{domain.StreamID(c.WorkspaceID), state.Version, decided}}, nil
 	}
 	if !state.Exists || state.Deleted {
 		return nil, nil, domain.NotFound("WORKSPACE_NOT_FOUND", "workspace %s not found", c.WorkspaceID)
 	}
-	var decided []domain.NewEvent
+	var decided []domain.Event
 	if c.Decide != nil {
 		var err error
 		if decided, err = c.Decide(state); err != nil {
@@ -457,19 +458,19 @@ func (l *Ledger) decide(state *domain.Workspace, c Call) ([]domain.NewEvent, []a
 	plans := []appendPlan{{domain.StreamID(c.WorkspaceID), state.Version, decided}}
 	if c.OpenWorkspace != nil {
 		plans = append(plans, appendPlan{domain.StreamID(c.OpenWorkspace.WorkspaceID), eventstore.NoStream,
-			[]domain.NewEvent{{domain.TypeWorkspaceCreated, c.OpenWorkspace}}})
+			[]domain.Event{c.OpenWorkspace}})
 	}
 	return decided, plans, nil
 }
 
 // decideUser decides the call's events for the stream of its user.
-func decideUser(user *domain.User, c Call) ([]domain.NewEvent, error) {
+func decideUser(user *domain.User, c Call) ([]domain.Event, error) {
 	switch {
 	case c.OpenUser != nil:
 		if user.Exists {
 			return nil, nil
 		}
-		return []domain.NewEvent{{domain.TypeUserRegistered, c.OpenUser}}, nil
+		return []domain.Event{c.OpenUser}, nil
 	case !user.Exists || user.Deleted:
 		return nil, domain.NotFound("USER_NOT_FOUND", "user %s not found", c.UserID)
 	}
@@ -480,7 +481,7 @@ func decideUser(user *domain.User, c Call) ([]domain.NewEvent, error) {
 type appendPlan struct {
 	stream   string
 	expected int64
-	decided  []domain.NewEvent
+	decided  []domain.Event
 }
 
 // write sends, in one batch, the appends of the decided events, their projection and
@@ -542,13 +543,11 @@ func (l *Ledger) queueWrite(b *pgx.Batch, plans []appendPlan, c Call) (*queuedWr
 
 // queueProjection queues the projection of decided events, as recorded, and adds them
 // to res; those of the workspace's stream set its version.
-func (l *Ledger) queueProjection(b *pgx.Batch, recorded []eventstore.RecordedEvent, decided []domain.NewEvent, res *Result, workspace bool) error {
-	decoded := make([]any, len(decided))
+func (l *Ledger) queueProjection(b *pgx.Batch, recorded []eventstore.RecordedEvent, decided []domain.Event, res *Result, workspace bool) error {
 	for j, e := range decided {
-		decoded[j] = e.Data
-		res.Events = append(res.Events, Appended{Type: e.Type, Version: recorded[j].Version, Data: e.Data})
+		res.Events = append(res.Events, Appended{Type: e.EventType(), Version: recorded[j].Version, Data: e})
 	}
-	if err := l.project(b, recorded, decoded); err != nil {
+	if err := l.project(b, recorded, decided); err != nil {
 		return err
 	}
 	if workspace {
@@ -636,12 +635,12 @@ func (l *Ledger) stateAt(ctx context.Context, tx pgx.Tx, entry *cacheEntry, head
 const foldBatch = 1000
 
 // applyCommitted folds the events of a committed command into the cached state.
-func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.NewEvent, committed []eventstore.RecordedEvent) {
+func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.Event, committed []eventstore.RecordedEvent) {
 	if entry.state == nil {
 		return
 	}
 	for i, e := range decided {
-		if err := entry.state.Apply(e.Data); err != nil {
+		if err := entry.state.Apply(e); err != nil {
 			// The events are stored; the next command rebuilds the state from them.
 			entry.state = nil
 			return
@@ -650,22 +649,26 @@ func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.NewEvent, co
 	}
 }
 
-func (l *Ledger) encode(decided []domain.NewEvent, meta Metadata) ([]eventstore.Event, error) {
+func (l *Ledger) encode(decided []domain.Event, meta Metadata) ([]eventstore.Event, error) {
 	metaJSON, err := json.Marshal(meta)
 	if err != nil {
 		return nil, fmt.Errorf("ledger: encode metadata: %w", err)
 	}
 	out := make([]eventstore.Event, len(decided))
 	for i, e := range decided {
-		data, err := domain.EncodePayload(e.Data)
+		// Every switch on events has a case for the pointer: a value would fold as nothing.
+		if reflect.ValueOf(e).Kind() != reflect.Pointer {
+			return nil, fmt.Errorf("ledger: %s decided as a %T, not a pointer to it", e.EventType(), e)
+		}
+		data, err := domain.EncodePayload(e)
 		if err != nil {
-			return nil, fmt.Errorf("ledger: encode %s: %w", e.Type, err)
+			return nil, fmt.Errorf("ledger: encode %s: %w", e.EventType(), err)
 		}
 		id, err := uuid.NewV7()
 		if err != nil {
 			return nil, fmt.Errorf("ledger: event id: %w", err)
 		}
-		out[i] = eventstore.Event{ID: id, Type: e.Type, Data: data, Metadata: metaJSON}
+		out[i] = eventstore.Event{ID: id, Type: e.EventType(), Data: data, Metadata: metaJSON}
 	}
 	return out, nil
 }

@@ -27,8 +27,8 @@ func TestExecuteReturnsWhatTheCommandDid(t *testing.T) {
 	ctx := context.Background()
 	ledger := NewLedger(pool, noProjection, time.Now, 10)
 	workspaceID := fixtureID(900)
-	opened, err := ledger.encode([]domain.NewEvent{{domain.TypeWorkspaceCreated, &domain.WorkspaceCreated{
-		WorkspaceID: workspaceID, Kind: domain.WorkspacePersonal, Name: "Personal", Currency: "MXN", OwnerID: fixtureID(901)}}},
+	opened, err := ledger.encode([]domain.Event{&domain.WorkspaceCreated{
+		WorkspaceID: workspaceID, Kind: domain.WorkspacePersonal, Name: "Personal", Currency: "MXN", OwnerID: fixtureID(901)}},
 		Metadata{ActorType: ActorSystem})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestExecuteReturnsWhatTheCommandDid(t *testing.T) {
 
 	// A command that changes nothing appends nothing and says so.
 	nothing, err := ledger.Execute(ctx, Call{WorkspaceID: workspaceID, Metadata: Metadata{ActorType: ActorSystem},
-		Decide: func(*domain.Workspace) ([]domain.NewEvent, error) { return nil, nil }})
+		Decide: func(*domain.Workspace) ([]domain.Event, error) { return nil, nil }})
 	if err != nil || len(nothing.Events) != 0 || nothing.Version != 2 || nothing.Answer != nil {
 		t.Fatalf("a command deciding nothing: %+v (%v), want no events at version 2 and no answer", nothing, err)
 	}

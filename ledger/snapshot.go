@@ -112,7 +112,7 @@ func foldStream(ctx context.Context, db eventstore.DB, state *domain.Workspace, 
 		if err != nil {
 			return err
 		}
-		decoded := make([]any, len(events))
+		decoded := make([]domain.Event, len(events))
 		for i, e := range events {
 			if decoded[i], err = domain.DecodeEvent(e.Type, e.Data); err != nil {
 				return fmt.Errorf("ledger: fold %s@%d: %w", e.StreamID, e.Version, err)

@@ -35,33 +35,26 @@ func fixtureID(n int) uuid.UUID {
 // with payments, recurring payments paid, members invited, added, changed and removed,
 // API keys, webhooks, exchange rates. It returns the events of each command, decided
 // on the state as it grows, and that state.
-func snapshotFixture(t *testing.T) (batches [][]domain.NewEvent, state *domain.Workspace) {
+func snapshotFixture(t *testing.T) (batches [][]domain.Event, state *domain.Workspace) {
 	t.Helper()
 	id := fixtureID(1)
 	state = domain.NewWorkspace(id)
-	record := func(events ...domain.NewEvent) {
+	record := func(events ...domain.Event) {
 		t.Helper()
 		for _, e := range events {
-			if err := state.Apply(e.Data); err != nil {
-				t.Fatalf("fixture: %s: %v", e.Type, err)
+			if err := state.Apply(e); err != nil {
+				t.Fatalf("fixture: %s: %v", e.EventType(), err)
 			}
 			state.Version++
 		}
 		batches = append(batches, events)
 	}
-	decided := func(events []domain.NewEvent, err error) []domain.NewEvent {
+	decided := func(events []domain.Event, err error) []domain.Event {
 		t.Helper()
 		if err != nil {
 			t.Fatalf("fixture: %v", err)
 		}
 		return events
-	}
-	raw := func(data ...any) []domain.NewEvent {
-		out := make([]domain.NewEvent, len(data))
-		for i, d := range data {
-			out[i] = domain.NewEvent{eventTypeOf(t, d), d}
-		}
-		return out
 	}
 	empty, note := "", "note"
 	member, gone := fixtureID(2), fixtureID(3)
@@ -72,11 +65,11 @@ func snapshotFixture(t *testing.T) (batches [][]domain.NewEvent, state *domain.W
 
 	created := workspace()
 	created[0].(*domain.WorkspaceCreated).WorkspaceID = id
-	record(raw(created[0])...)
+	record(created[0])
 	// A description set to "" stays apart from none.
 	created[1].(*domain.WalletCreated).Description = &empty
-	record(raw(created[1:]...)...)
-	record(raw(
+	record(created[1:]...)
+	record(
 		wallet(archived, "Old", "MXN", "0", false), &domain.WalletArchived{WalletID: archived},
 		&domain.WalletUpdated{WalletID: bank, Before: created[2].(*domain.WalletCreated).WalletFields, After: domain.WalletFields{
 			Name: "Bank", Type: "bank_account", Currency: "MXN", CardColor: "#000000", InitialBalance: dec("1200.50"), Clabe: &note}},
@@ -84,9 +77,9 @@ func snapshotFixture(t *testing.T) (batches [][]domain.NewEvent, state *domain.W
 		&domain.CategoryUpdated{CategoryID: travel, After: domain.CategoryFields{Name: "Travel", Icon: "plane", Color: "#00ff00", TagID: &tag}},
 		&domain.CategoryCreated{CategoryID: fixtureID(23), CategoryFields: domain.CategoryFields{Name: "Gone", Icon: "x", Color: "#111111"}},
 		&domain.CategoryArchived{CategoryID: fixtureID(23)},
-	)...)
+	)
 
-	expense := func(n int, amount string, category uuid.UUID) []domain.NewEvent {
+	expense := func(n int, amount string, category uuid.UUID) []domain.Event {
 		return decided(domain.CreateTransaction{TransactionID: fixtureID(n), Type: domain.TxExpense, Amount: dec(amount), Date: "2026-03-01",
 			CategoryID: &category, Concept: &note}.Decide(state))
 	}
@@ -98,7 +91,7 @@ func snapshotFixture(t *testing.T) (batches [][]domain.NewEvent, state *domain.W
 	record(decided(domain.UpdateTransaction{TransactionID: fixtureID(100), Amount: domain.Of(dec("13.75")), TagID: domain.Of(tag)}.Decide(state))...)
 	record(decided(domain.DeleteTransaction{TransactionID: fixtureID(101)}.Decide(state))...)
 
-	record(raw(
+	record(
 		&domain.BudgetCreated{BudgetID: budget, BudgetFields: domain.BudgetFields{Name: "Food", CategoryID: food, Amount: dec("3000"), Currency: "MXN",
 			Period: "monthly", StartDate: "2026-03-01", EndDate: "2026-03-31", AlertThreshold: dec("80")}},
 		&domain.BudgetCreated{BudgetID: oldBudget, BudgetFields: domain.BudgetFields{Name: "Old", CategoryID: travel, Amount: dec("1"), Currency: "MXN",
@@ -110,10 +103,10 @@ func snapshotFixture(t *testing.T) (batches [][]domain.NewEvent, state *domain.W
 		&domain.DebtCreated{DebtID: loan, DebtFields: domain.DebtFields{Name: "Car", Creditor: &note, TotalAmount: dec("50"), PendingBalance: dec("50"), Currency: "MXN"}},
 		&domain.DebtCreated{DebtID: oldDebt, DebtFields: domain.DebtFields{Name: "Old", TotalAmount: dec("1"), PendingBalance: dec("1"), Currency: "MXN"}},
 		&domain.DebtDeleted{DebtID: oldDebt},
-	)...)
+	)
 	// A budget that an expense takes to its alert threshold.
-	record(raw(&domain.BudgetCreated{BudgetID: fixtureID(25), BudgetFields: domain.BudgetFields{Name: "Trips", CategoryID: travel, Amount: dec("10"),
-		Currency: "MXN", Period: "monthly", StartDate: "2026-03-01", EndDate: "2026-12-31", AlertThreshold: dec("50")}})...)
+	record(&domain.BudgetCreated{BudgetID: fixtureID(25), BudgetFields: domain.BudgetFields{Name: "Trips", CategoryID: travel, Amount: dec("10"),
+		Currency: "MXN", Period: "monthly", StartDate: "2026-03-01", EndDate: "2026-12-31", AlertThreshold: dec("50")}})
 	if alerted := decided(state.WithBudgetAlerts(expense(302, "6", travel))); len(alerted) != 2 {
 		t.Fatalf("fixture: the budget did not alert: %v", alerted)
 	} else {
@@ -126,22 +119,22 @@ func snapshotFixture(t *testing.T) (batches [][]domain.NewEvent, state *domain.W
 	record(decided(domain.GoalMovement{GoalID: trip, Type: domain.TxGoalWithdrawal, Amount: dec("15"), Date: "2026-03-04", NewID: newID}.Decide(state))...)
 	record(decided(domain.PayDebt{DebtID: loan, TransactionID: fixtureID(300), Amount: dec("20"), Date: "2026-03-05"}.Decide(state))...)
 	record(decided(domain.UpdateTransaction{TransactionID: fixtureID(300), Amount: domain.Of(dec("25.5"))}.Decide(state))...)
-	record(raw(&domain.GoalUpdated{GoalID: trip, After: domain.GoalFields{Name: "Big trip", TargetAmount: dec("150.00"), Currency: "MXN"}},
-		&domain.DebtUpdated{DebtID: loan, After: domain.DebtFields{Name: "Car", TotalAmount: dec("60"), PendingBalance: dec("34.5"), Currency: "MXN", DueDate: &note}})...)
+	record(&domain.GoalUpdated{GoalID: trip, After: domain.GoalFields{Name: "Big trip", TargetAmount: dec("150.00"), Currency: "MXN"}},
+		&domain.DebtUpdated{DebtID: loan, After: domain.DebtFields{Name: "Car", TotalAmount: dec("60"), PendingBalance: dec("34.5"), Currency: "MXN", DueDate: &note}})
 
-	record(raw(
+	record(
 		&domain.RecurringCreated{RecurringID: rent, RecurringFields: domain.RecurringFields{Name: "Rent", Amount: dec("500"), Kind: domain.TxExpense,
 			Periodicity: "monthly", NextPayment: "2026-03-31", Anchor: "2026-03-31", Active: true, WalletID: idp(bank), CategoryID: idp(food)}},
 		&domain.RecurringCreated{RecurringID: gym, RecurringFields: domain.RecurringFields{Name: "Gym", Amount: dec("1"), Kind: "other",
 			Periodicity: "weekly", NextPayment: "2026-03-02", Anchor: "2026-03-02"}},
 		&domain.RecurringDeleted{RecurringID: gym},
-	)...)
+	)
 	paidOn := time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)
 	record(decided(domain.PayRecurring{RecurringID: rent, TransactionID: fixtureID(301), PaidOn: paidOn, Today: paidOn}.Decide(state))...)
-	record(raw(&domain.RecurringUpdated{RecurringID: rent, After: domain.RecurringFields{Name: "Rent", Amount: dec("550"), Kind: domain.TxExpense,
-		Periodicity: "monthly", NextPayment: "2026-04-30", Anchor: "2026-03-31", Active: false, WalletID: idp(bank)}})...)
+	record(&domain.RecurringUpdated{RecurringID: rent, After: domain.RecurringFields{Name: "Rent", Amount: dec("550"), Kind: domain.TxExpense,
+		Periodicity: "monthly", NextPayment: "2026-04-30", Anchor: "2026-03-31", Active: false, WalletID: idp(bank)}})
 
-	record(raw(
+	record(
 		&domain.MemberInvited{Email: "someone@example.com", Role: domain.RoleReader, InvitedBy: owner},
 		&domain.MemberInvited{Email: "member@example.com", Role: domain.RoleAdmin, InvitedBy: owner},
 		&domain.MemberAdded{UserID: member, Role: domain.RoleAdmin, Email: "member@example.com"},
@@ -159,7 +152,7 @@ func snapshotFixture(t *testing.T) (batches [][]domain.NewEvent, state *domain.W
 			Name: "Old", URL: "https://example.com/c", Events: []string{domain.HookAll}, Active: true}},
 		&domain.WebhookDeleted{WebhookID: oldHook},
 		&domain.ExchangeRatesSet{Date: "2026-03-01", Rates: []domain.ExchangeRate{{Base: "USD", Quote: "MXN", Rate: dec("17.123456")}}},
-	)...)
+	)
 	// Enough ordinary traffic for several snapshots to be taken along the way.
 	for i := range 40 {
 		record(expense(400+i, fmt.Sprintf("%d.%02d", 1+i, i*7%100), food)...)
@@ -169,18 +162,6 @@ func snapshotFixture(t *testing.T) (batches [][]domain.NewEvent, state *domain.W
 		}
 	}
 	return batches, state
-}
-
-// eventTypeOf returns the stored type name of an event payload.
-func eventTypeOf(t *testing.T, data any) string {
-	t.Helper()
-	for _, name := range domain.EventTypes() {
-		if payload, err := domain.DecodeEvent(name, []byte("{}")); err == nil && reflect.TypeOf(payload) == reflect.TypeOf(data) {
-			return name
-		}
-	}
-	t.Fatalf("no event type for %T", data)
-	return ""
 }
 
 // sameState reports how got differs from want, looking at every field, exported or
@@ -376,13 +357,13 @@ func TestSnapshotOfTheFixture(t *testing.T) {
 }
 
 // noProjection stands in for the read models, which these tests do not read.
-func noProjection(*pgx.Batch, []eventstore.RecordedEvent, []any) error { return nil }
+func noProjection(*pgx.Batch, []eventstore.RecordedEvent, []domain.Event) error { return nil }
 
 // appendFixture stores the fixture's history through ledger, one command per batch.
-func appendFixture(t *testing.T, pool *pgxpool.Pool, ledger *Ledger, batches [][]domain.NewEvent) uuid.UUID {
+func appendFixture(t *testing.T, pool *pgxpool.Pool, ledger *Ledger, batches [][]domain.Event) uuid.UUID {
 	t.Helper()
 	ctx := context.Background()
-	opened := batches[0][0].Data.(*domain.WorkspaceCreated)
+	opened := batches[0][0].(*domain.WorkspaceCreated)
 	events, err := ledger.encode(batches[0], Metadata{ActorType: ActorSystem})
 	if err != nil {
 		t.Fatal(err)
@@ -392,7 +373,7 @@ func appendFixture(t *testing.T, pool *pgxpool.Pool, ledger *Ledger, batches [][
 	}
 	for _, batch := range batches[1:] {
 		_, err := ledger.Execute(ctx, Call{WorkspaceID: opened.WorkspaceID, Metadata: Metadata{ActorType: ActorSystem},
-			Decide: func(*domain.Workspace) ([]domain.NewEvent, error) { return batch, nil }})
+			Decide: func(*domain.Workspace) ([]domain.Event, error) { return batch, nil }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -459,9 +440,9 @@ func TestSnapshotPlusTailIsTheFold(t *testing.T) {
 	// new instance.
 	late := NewLedger(pool, noProjection, time.Now, 10)
 	for i := range 3 {
-		batch := []domain.NewEvent{{domain.TypeTagCreated, &domain.TagCreated{TagID: fixtureID(900 + i), Name: "late", Color: "#123456"}}}
+		batch := []domain.Event{&domain.TagCreated{TagID: fixtureID(900 + i), Name: "late", Color: "#123456"}}
 		if _, err := late.Execute(ctx, Call{WorkspaceID: id, Metadata: Metadata{ActorType: ActorSystem},
-			Decide: func(*domain.Workspace) ([]domain.NewEvent, error) { return batch, nil }}); err != nil {
+			Decide: func(*domain.Workspace) ([]domain.Event, error) { return batch, nil }}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -511,9 +492,9 @@ func TestSnapshotsOfAnotherInstanceCount(t *testing.T) {
 	id := appendFixture(t, pool, a, batches)
 	tag := func(l *Ledger, n int) {
 		t.Helper()
-		batch := []domain.NewEvent{{domain.TypeTagCreated, &domain.TagCreated{TagID: fixtureID(900 + n), Name: "tag", Color: "#123456"}}}
+		batch := []domain.Event{&domain.TagCreated{TagID: fixtureID(900 + n), Name: "tag", Color: "#123456"}}
 		if _, err := l.Execute(ctx, Call{WorkspaceID: id, Metadata: Metadata{ActorType: ActorSystem},
-			Decide: func(*domain.Workspace) ([]domain.NewEvent, error) { return batch, nil }}); err != nil {
+			Decide: func(*domain.Workspace) ([]domain.Event, error) { return batch, nil }}); err != nil {
 			t.Fatal(err)
 		}
 	}

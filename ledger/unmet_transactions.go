@@ -31,7 +31,7 @@ func meetTransactions(ctx context.Context, db eventstore.Reader, state *domain.W
 		return fmt.Errorf("ledger: load transactions: %w", err)
 	}
 	defer rows.Close()
-	var history []any
+	var history []domain.Event
 	for rows.Next() {
 		var version int64
 		var typ string
@@ -55,7 +55,7 @@ func meetTransactions(ctx context.Context, db eventstore.Reader, state *domain.W
 // meetTransactionsOf loads, before a batch of decoded events is folded into state, the
 // transactions the batch corrects or deletes that state has not met and the batch
 // does not create first.
-func meetTransactionsOf(ctx context.Context, db eventstore.Reader, state *domain.Workspace, events []any) error {
+func meetTransactionsOf(ctx context.Context, db eventstore.Reader, state *domain.Workspace, events []domain.Event) error {
 	if !state.TransactionsPartial {
 		return nil
 	}

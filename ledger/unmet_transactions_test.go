@@ -21,7 +21,7 @@ func TestTransactionsMetFromTheStream(t *testing.T) {
 	meta := Metadata{ActorType: ActorSystem}
 	writer := NewLedger(pool, noProjection, time.Now, 10)
 	writer.SnapshotEvery(5)
-	run := func(l *Ledger, decide func(*domain.Workspace) ([]domain.NewEvent, error)) error {
+	run := func(l *Ledger, decide func(*domain.Workspace) ([]domain.Event, error)) error {
 		_, err := l.Execute(ctx, Call{WorkspaceID: workspaceID, Metadata: meta, Decide: decide})
 		return err
 	}
@@ -30,12 +30,8 @@ func TestTransactionsMetFromTheStream(t *testing.T) {
 	if _, err := writer.Execute(ctx, Call{WorkspaceID: workspaceID, Metadata: meta, OpenWorkspace: opened}); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(writer, func(*domain.Workspace) ([]domain.NewEvent, error) {
-		var events []domain.NewEvent
-		for _, e := range workspace()[1:] {
-			events = append(events, domain.NewEvent{eventTypeOf(t, e), e})
-		}
-		return events, nil
+	if err := run(writer, func(*domain.Workspace) ([]domain.Event, error) {
+		return workspace()[1:], nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +54,7 @@ func TestTransactionsMetFromTheStream(t *testing.T) {
 	late := NewLedger(pool, noProjection, time.Now, 10)
 	late.SnapshotEvery(0)
 	newer := fixtureID(730)
-	for _, decide := range []func(*domain.Workspace) ([]domain.NewEvent, error){
+	for _, decide := range []func(*domain.Workspace) ([]domain.Event, error){
 		domain.UpdateTransaction{TransactionID: ids[0], Amount: domain.Of(dec("99")), CategoryID: domain.Of(travel)}.Decide,
 		domain.DeleteTransaction{TransactionID: ids[1]}.Decide,
 		domain.CreateTransaction{TransactionID: newer, Type: domain.TxExpense, Amount: dec("1"), WalletID: &bank, CategoryID: &food,
@@ -95,7 +91,7 @@ func TestTransactionsMetFromTheStream(t *testing.T) {
 			t.Fatalf("deleting %s: %v, want TRANSACTION_NOT_FOUND", id, err)
 		}
 	}
-	if err := run(cold, func(w *domain.Workspace) ([]domain.NewEvent, error) {
+	if err := run(cold, func(w *domain.Workspace) ([]domain.Event, error) {
 		_, err := domain.BulkTransactions{IDs: []uuid.UUID{ids[6], ids[1]}, Operation: domain.BulkDelete}.Decide(w)
 		return nil, err
 	}); code(err) != "TRANSACTION_NOT_FOUND" {

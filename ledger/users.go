@@ -71,11 +71,11 @@ func (l *Ledger) UpdateIdentity(ctx context.Context, userID uuid.UUID, email, na
 		WorkspaceID: domain.PersonalWorkspaceID(userID),
 		Metadata:    Metadata{ActorType: ActorUser, ActorID: userID.String(), UserID: userID},
 		UserID:      userID,
-		DecideUser: func(u *domain.User) ([]domain.NewEvent, error) {
+		DecideUser: func(u *domain.User) ([]domain.Event, error) {
 			if u.Email == email && u.Name == name {
 				return nil, nil
 			}
-			return []domain.NewEvent{{domain.TypeUserIdentityChanged, &domain.UserIdentityChanged{UserID: userID, Email: email, Name: name}}}, nil
+			return []domain.Event{&domain.UserIdentityChanged{UserID: userID, Email: email, Name: name}}, nil
 		},
 	})
 	if err != nil {

@@ -36,10 +36,10 @@ func TestMigrationOfKeysEqualsTheReplay(t *testing.T) {
 	}
 	l := ledger.NewLedger(pool, Queue, now, 10)
 	meta := ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"}
-	run := func(ws uuid.UUID, events ...domain.NewEvent) {
+	run := func(ws uuid.UUID, events ...domain.Event) {
 		t.Helper()
 		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws, Metadata: meta,
-			Decide: func(*domain.Workspace) ([]domain.NewEvent, error) { return events, nil }}); err != nil {
+			Decide: func(*domain.Workspace) ([]domain.Event, error) { return events, nil }}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -57,26 +57,26 @@ func TestMigrationOfKeysEqualsTheReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys := map[string]uuid.UUID{}
-	key := func(name, creator string) domain.NewEvent {
+	key := func(name, creator string) domain.Event {
 		keys[name] = uuid.New()
-		return domain.NewEvent{Type: domain.TypeAPIKeyCreated, Data: &domain.APIKeyCreated{KeyID: keys[name], Name: name,
-			Scopes: []string{"*"}, Prefix: "fl_live_" + name[:4], Hash: []byte(name), CreatedBy: users[creator]}}
+		return &domain.APIKeyCreated{KeyID: keys[name], Name: name,
+			Scopes: []string{"*"}, Prefix: "fl_live_" + name[:4], Hash: []byte(name), CreatedBy: users[creator]}
 	}
-	member := func(name, role string) domain.NewEvent {
-		return domain.NewEvent{Type: domain.TypeMemberAdded, Data: &domain.MemberAdded{UserID: users[name], Role: role}}
+	member := func(name, role string) domain.Event {
+		return &domain.MemberAdded{UserID: users[name], Role: role}
 	}
-	removed := func(name string) domain.NewEvent {
-		return domain.NewEvent{Type: domain.TypeMemberRemoved, Data: &domain.MemberRemoved{UserID: users[name], Role: "reader"}}
+	removed := func(name string) domain.Event {
+		return &domain.MemberRemoved{UserID: users[name], Role: "reader"}
 	}
 	run(ws, member("bob", "collaborator"), member("carol", "reader"), member("dave", "reader"))
 	run(ws, key("owners", "alice"), key("bobs-suspended", "bob"), key("bobs-revoked", "bob"), key("carols", "carol"), key("daves", "dave"))
-	run(ws, domain.NewEvent{Type: domain.TypeMemberRoleChanged, Data: &domain.MemberRoleChanged{UserID: users["dave"],
-		Before: "reader", After: "admin"}})
+	run(ws, &domain.MemberRoleChanged{UserID: users["dave"],
+		Before: "reader", After: "admin"})
 	run(ws, removed("bob"))
 	mu.Lock()
 	clock = clock.Add(-time.Minute)
 	mu.Unlock()
-	run(ws, domain.NewEvent{Type: domain.TypeAPIKeyRevoked, Data: &domain.APIKeyRevoked{KeyID: keys["bobs-revoked"]}})
+	run(ws, &domain.APIKeyRevoked{KeyID: keys["bobs-revoked"]})
 	run(ws, member("bob", "admin"))
 	var deleteUser domain.DeleteUser
 	if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: domain.PersonalWorkspaceID(users["carol"]), Metadata: meta,

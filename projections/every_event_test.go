@@ -24,7 +24,7 @@ func TestEveryEventTypeIsProjectedAndAudited(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if err := Queue(&pgx.Batch{}, []eventstore.RecordedEvent{e}, []any{data}); err != nil && strings.Contains(err.Error(), "no projector") {
+		if err := Queue(&pgx.Batch{}, []eventstore.RecordedEvent{e}, []domain.Event{data}); err != nil && strings.Contains(err.Error(), "no projector") {
 			t.Errorf("%s: %v", name, err)
 		}
 		if _, ok, err := auditOf(e, data); err != nil || !ok {

@@ -40,10 +40,10 @@ var projected = func() map[string]string {
 // same round trip as the append that assigns the positions.
 // decoded, when not nil, holds each event's payload already parsed (as
 // domain.DecodeEvent returns it), which spares parsing it again.
-func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error {
+func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error {
 	p := newPending()
 	for i, e := range events {
-		var data any
+		var data domain.Event
 		if decoded != nil {
 			data = decoded[i]
 		} else {

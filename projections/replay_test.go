@@ -45,7 +45,7 @@ func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.Pool(t)
 	l := ledger.NewLedger(pool, Queue, time.Now, 10)
-	run := func(ws uuid.UUID, decide func(*domain.Workspace) ([]domain.NewEvent, error)) {
+	run := func(ws uuid.UUID, decide func(*domain.Workspace) ([]domain.Event, error)) {
 		t.Helper()
 		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws,
 			Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test", RequestID: "r-1"}, Decide: decide}); err != nil {

@@ -495,8 +495,8 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ldg *le
 			_, err := ldg.Execute(ctx, ledger.Call{
 				WorkspaceID: workspaceID,
 				Metadata:    ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "bench"},
-				Decide: func(w *domain.Workspace) ([]domain.NewEvent, error) {
-					var out []domain.NewEvent
+				Decide: func(w *domain.Workspace) ([]domain.Event, error) {
+					var out []domain.Event
 					for i := int64(0); i < n; i++ {
 						evs, err := domain.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: domain.TxExpense,
 							Amount: decimal.New(1, 0), Date: time.Now().Format(time.DateOnly), CategoryID: &catID}.Decide(w)
@@ -542,7 +542,7 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ldg *le
 			l.SnapshotEvery(every)
 			t0 := time.Now()
 			if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: workspaceID, Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "bench"},
-				Decide: func(*domain.Workspace) ([]domain.NewEvent, error) { return nil, nil },
+				Decide: func(*domain.Workspace) ([]domain.Event, error) { return nil, nil },
 			}); err != nil {
 				return err
 			}

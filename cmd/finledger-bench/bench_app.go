@@ -197,8 +197,8 @@ func benchApp(ctx context.Context, benchURL string, o appOptions, out io.Writer)
 func seedIncomes(ctx context.Context, w *seededWorkspace) error {
 	l := ledger.NewLedger(w.pool, projections.Queue, time.Now, 1)
 	wallets := []uuid.UUID{uuid.New(), uuid.New()}
-	if err := w.execute(ctx, l, func(ws *domain.Workspace) ([]domain.NewEvent, error) {
-		var events []domain.NewEvent
+	if err := w.execute(ctx, l, func(ws *domain.Workspace) ([]domain.Event, error) {
+		var events []domain.Event
 		for i, name := range []string{"Savings", "Card"} {
 			more, err := domain.CreateWallet{WalletID: wallets[i], WalletFields: domain.WalletFields{Name: name, Type: "bank",
 				Currency: "MXN", CardColor: "#111827", InitialBalance: decimal.New(1000, 0)}}.Decide(ws)
@@ -211,8 +211,8 @@ func seedIncomes(ctx context.Context, w *seededWorkspace) error {
 	}); err != nil {
 		return fmt.Errorf("wallets: %w", err)
 	}
-	return w.execute(ctx, l, func(ws *domain.Workspace) ([]domain.NewEvent, error) {
-		var events []domain.NewEvent
+	return w.execute(ctx, l, func(ws *domain.Workspace) ([]domain.Event, error) {
+		var events []domain.Event
 		for i := range appIncomes {
 			desc := fmt.Sprintf("Income %d", i+1)
 			more, err := domain.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: domain.TxIncome,

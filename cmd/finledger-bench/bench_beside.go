@@ -54,7 +54,7 @@ func besideWorkspace(ctx context.Context, ldg *ledger.Ledger, meta ledger.Metada
 	}
 	workspace := domain.PersonalWorkspaceID(owner)
 	wallet, category := uuid.New(), uuid.New()
-	for _, decide := range []func(*domain.Workspace) ([]domain.NewEvent, error){
+	for _, decide := range []func(*domain.Workspace) ([]domain.Event, error){
 		domain.CreateWallet{WalletID: wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
 			CardColor: "#111827", InitialBalance: decimal.New(1000, 0), IsDefault: true}}.Decide,
 		domain.CreateCategory{CategoryID: category, CategoryFields: domain.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,

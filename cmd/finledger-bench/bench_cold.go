@@ -106,12 +106,12 @@ func seedWorkspace(ctx context.Context, pool *pgxpool.Pool, who domain.Identity)
 	w := &seededWorkspace{pool: pool, owner: owner, id: domain.PersonalWorkspaceID(owner), wallet: uuid.New(), category: uuid.New()}
 	w.stream = domain.StreamID(w.id)
 	w.categories = []string{w.category.String()} // twenty, as a household's
-	for _, decide := range []func(*domain.Workspace) ([]domain.NewEvent, error){
+	for _, decide := range []func(*domain.Workspace) ([]domain.Event, error){
 		domain.CreateWallet{WalletID: w.wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
 			CardColor: "#111827", InitialBalance: decimal.New(1000000, 0), IsDefault: true}}.Decide,
 		domain.CreateCategory{CategoryID: w.category, CategoryFields: domain.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,
-		func(ws *domain.Workspace) ([]domain.NewEvent, error) {
-			var events []domain.NewEvent
+		func(ws *domain.Workspace) ([]domain.Event, error) {
+			var events []domain.Event
 			for i := 1; i < 20; i++ {
 				id := uuid.New()
 				w.categories = append(w.categories, id.String())
@@ -137,14 +137,14 @@ func seedWorkspace(ctx context.Context, pool *pgxpool.Pool, who domain.Identity)
 }
 
 // execute runs one command on the workspace as the system.
-func (w *seededWorkspace) execute(ctx context.Context, l *ledger.Ledger, decide func(*domain.Workspace) ([]domain.NewEvent, error)) error {
+func (w *seededWorkspace) execute(ctx context.Context, l *ledger.Ledger, decide func(*domain.Workspace) ([]domain.Event, error)) error {
 	_, err := l.Execute(ctx, ledger.Call{WorkspaceID: w.id,
 		Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "bench"}, Decide: decide})
 	return err
 }
 
 // expense decides one expense of 1 in the first category, today.
-func (w *seededWorkspace) expense(ws *domain.Workspace) ([]domain.NewEvent, error) {
+func (w *seededWorkspace) expense(ws *domain.Workspace) ([]domain.Event, error) {
 	return domain.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: domain.TxExpense, Amount: decimal.New(1, 0),
 		Date: time.Now().Format(time.DateOnly), CategoryID: &w.category}.Decide(ws)
 }
@@ -176,7 +176,7 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 		return err
 	}
 	workspace, stream, expense := w.id, w.stream, w.expense
-	run := func(l *ledger.Ledger, decide func(*domain.Workspace) ([]domain.NewEvent, error)) (time.Duration, error) {
+	run := func(l *ledger.Ledger, decide func(*domain.Workspace) ([]domain.Event, error)) (time.Duration, error) {
 		runtime.GC() // so that no collection of what came before falls in the timing
 		start := time.Now()
 		err := w.execute(ctx, l, decide)

@@ -27,7 +27,7 @@ func TestHistoryCommands(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)
 	cfg, _, l, ws := personalWorkspace(t, func() time.Time { return now }, "historian")
-	execute := func(decide func(*domain.Workspace) ([]domain.NewEvent, error)) {
+	execute := func(decide func(*domain.Workspace) ([]domain.Event, error)) {
 		t.Helper()
 		now = now.Add(time.Minute)
 		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws, Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"},

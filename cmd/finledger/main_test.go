@@ -374,7 +374,7 @@ func TestVerifyTellsAScaleApart(t *testing.T) {
 	ctx := context.Background()
 	cfg, pool, l, ws := personalWorkspace(t, time.Now, "scale")
 	wallet, tx := uuid.New(), uuid.New()
-	for _, decide := range []func(*domain.Workspace) ([]domain.NewEvent, error){
+	for _, decide := range []func(*domain.Workspace) ([]domain.Event, error){
 		domain.CreateWallet{WalletID: wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
 			CardColor: "#111827", InitialBalance: decimal.RequireFromString("100.00"), IsDefault: true}}.Decide,
 		domain.CreateTransaction{TransactionID: tx, Type: domain.TxExpense, Amount: decimal.RequireFromString("1.1"),
