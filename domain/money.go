@@ -55,3 +55,10 @@ func netPostings(parts ...[]Posting) []Posting {
 	sort.Slice(out, func(i, j int) bool { return out[i].WalletID.String() < out[j].WalletID.String() })
 	return out
 }
+
+// ExactString writes a decimal with its scale, as events hold it: 1.10 is "1.10", where
+// String writes "1.1". A decimal with a positive exponent is an integer and is written
+// without one, as PostgreSQL's numeric writes it.
+func ExactString(d decimal.Decimal) string {
+	return d.StringFixed(max(0, -d.Exponent()))
+}

@@ -660,7 +660,7 @@ func (l *Ledger) encode(decided []domain.Event, meta Metadata) ([]eventstore.Eve
 		if reflect.ValueOf(e).Kind() != reflect.Pointer {
 			return nil, fmt.Errorf("ledger: %s decided as a %T, not a pointer to it", e.EventType(), e)
 		}
-		data, err := domain.EncodePayload(e)
+		data, err := EncodePayload(e)
 		if err != nil {
 			return nil, fmt.Errorf("ledger: encode %s: %w", e.EventType(), err)
 		}

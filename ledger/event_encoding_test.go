@@ -1,4 +1,4 @@
-package domain
+package ledger
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/finledger/finledger/domain"
 	"github.com/shopspring/decimal"
 )
 
@@ -53,7 +54,7 @@ func fillPayload(v reflect.Value, decimal func() decimal.Decimal) {
 // exactDecimals lists every decimal v holds, with its scale (ExactString), in order.
 func exactDecimals(v reflect.Value) []string {
 	if v.Type() == decimalType {
-		return []string{ExactString(v.Interface().(decimal.Decimal))}
+		return []string{domain.ExactString(v.Interface().(decimal.Decimal))}
 	}
 	var out []string
 	switch v.Kind() {
@@ -85,8 +86,8 @@ func exactDecimals(v reflect.Value) []string {
 func TestEveryEventKeepsItsDecimalsScale(t *testing.T) {
 	scaled := []string{"1.10", "100.00", "0.50", "-2.500", "0.0000", "12345678901234567890.10"}
 	decimals := 0
-	for name, factory := range eventTypes {
-		payload := factory()
+	for _, name := range domain.EventTypes() {
+		payload := fresh(t, name)
 		n := 0
 		fillPayload(reflect.ValueOf(payload).Elem(), func() decimal.Decimal { n++; return dec(scaled[(n-1)%len(scaled)]) })
 		want := exactDecimals(reflect.ValueOf(payload))
@@ -95,7 +96,7 @@ func TestEveryEventKeepsItsDecimalsScale(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		back, err := DecodeEvent(name, data)
+		back, err := domain.DecodeEvent(name, data)
 		if err != nil {
 			t.Fatalf("%s: %v\n%s", name, err, data)
 		}
@@ -103,7 +104,7 @@ func TestEveryEventKeepsItsDecimalsScale(t *testing.T) {
 			t.Errorf("%s: decimals %v, want %v\n%s", name, got, want, data)
 		}
 
-		plain := factory()
+		plain := fresh(t, name)
 		fillPayload(reflect.ValueOf(plain).Elem(), func() decimal.Decimal { return dec("1.25") })
 		exact, err := EncodePayload(plain)
 		if err != nil {
@@ -118,36 +119,21 @@ func TestEveryEventKeepsItsDecimalsScale(t *testing.T) {
 	}
 }
 
-// ExactString writes what PostgreSQL's numeric writes of the same number.
-func TestExactString(t *testing.T) {
-	for in, want := range map[string]string{"1.10": "1.10", "100.00": "100.00", "0.50": "0.50", "1e3": "1000", "-0.000": "0.000",
-		"12.5e-3": "0.0125", "7": "7"} {
-		if got := ExactString(dec(in)); got != want {
-			t.Errorf("ExactString(%s) = %s, want %s", in, got, want)
-		}
+// fresh returns an empty payload of the event type name.
+func fresh(t *testing.T, name string) domain.Event {
+	t.Helper()
+	e, err := domain.DecodeEvent(name, []byte("{}"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := ExactString(decimal.Decimal{}); got != "0" {
-		t.Errorf("the zero decimal: %s", got)
-	}
-	if data, err := EncodePayload(&TransactionUpdated{Changes: TransactionChanges{Amount: Of(dec("1.10")),
-		DestinationAmount: Null[decimal.Decimal]()}}); err != nil || !strings.Contains(string(data), `"amount":"1.10","destinationAmount":null`) {
-		t.Errorf("a partial update: %s %v", data, err)
-	}
+	return e
 }
 
-// Every registered event names itself as the registry names it, and decodes as a
-// pointer, the one form every switch on events handles.
-func TestEveryEventTypeNamesItself(t *testing.T) {
-	for _, name := range EventTypes() {
-		e, err := DecodeEvent(name, []byte("{}"))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if e.EventType() != name {
-			t.Errorf("%s decodes into a %T, which names itself %s", name, e, e.EventType())
-		}
-		if reflect.ValueOf(e).Kind() != reflect.Pointer {
-			t.Errorf("%s decodes into a %T, not a pointer", name, e)
-		}
+// A partial update writes the decimals it sets with their scale, and null for one it
+// clears.
+func TestPartialUpdateKeepsItsDecimalsScale(t *testing.T) {
+	if data, err := EncodePayload(&domain.TransactionUpdated{Changes: domain.TransactionChanges{Amount: domain.Of(dec("1.10")),
+		DestinationAmount: domain.Null[decimal.Decimal]()}}); err != nil || !strings.Contains(string(data), `"amount":"1.10","destinationAmount":null`) {
+		t.Errorf("a partial update: %s %v", data, err)
 	}
 }

@@ -1,4 +1,4 @@
-package domain
+package ledger
 
 import (
 	"encoding"
@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/domain"
 )
 
 // An event keeps every decimal as it was decided, scale included: an amount sent as 1.10
@@ -20,27 +22,19 @@ import (
 // structs), read from the same struct tags. Decoding needs nothing of the kind:
 // decimal.NewFromString keeps the scale it reads.
 
-// ExactString writes a decimal with its scale, as events hold it: 1.10 is "1.10", where
-// String writes "1.1". A decimal with a positive exponent is an integer and is written
-// without one, as PostgreSQL's numeric writes it.
-func ExactString(d decimal.Decimal) string {
-	return d.StringFixed(max(0, -d.Exponent()))
-}
-
-// exactDecimal is a decimal that marshals to JSON with its scale (ExactString).
+// exactDecimal is a decimal that marshals to JSON with its scale (domain.ExactString).
 type exactDecimal decimal.Decimal
 
 // MarshalJSON writes the decimal as a JSON string, as decimal.Decimal does, but with
 // its scale.
 func (d exactDecimal) MarshalJSON() ([]byte, error) {
-	return fmt.Appendf(nil, `"%s"`, ExactString(decimal.Decimal(d))), nil
+	return fmt.Appendf(nil, `"%s"`, domain.ExactString(decimal.Decimal(d))), nil
 }
 
 var (
-	decimalType         = reflect.TypeFor[decimal.Decimal]()
 	exactDecimalType    = reflect.TypeFor[exactDecimal]()
-	nullableDecimalType = reflect.TypeFor[Nullable[decimal.Decimal]]()
-	nullableExactType   = reflect.TypeFor[Nullable[exactDecimal]]()
+	nullableDecimalType = reflect.TypeFor[domain.Nullable[decimal.Decimal]]()
+	nullableExactType   = reflect.TypeFor[domain.Nullable[exactDecimal]]()
 	jsonMarshalerType   = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
 )
@@ -73,7 +67,7 @@ type mirrorAnswer struct {
 
 // exactMirror returns t with every decimal.Decimal it holds replaced by exactDecimal,
 // or t itself when it holds none. A type with a JSON or text marshaller of its own is
-// left as it is (its marshaller decides), but for Nullable[decimal.Decimal].
+// left as it is (its marshaller decides), but for domain.Nullable[decimal.Decimal].
 func exactMirror(t reflect.Type) (reflect.Type, error) {
 	if a, ok := exactMirrors.Load(t); ok {
 		return a.(mirrorAnswer).t, a.(mirrorAnswer).err
@@ -129,7 +123,7 @@ func buildExactMirror(t reflect.Type) (reflect.Type, error) {
 		// The mirror is set field by field, which reflect allows of exported fields only.
 		for i := range fields {
 			if !t.Field(i).IsExported() {
-				return t, fmt.Errorf("domain: %s holds decimals beside the unexported field %s", t, t.Field(i).Name)
+				return t, fmt.Errorf("ledger: %s holds decimals beside the unexported field %s", t, t.Field(i).Name)
 			}
 		}
 		return reflect.StructOf(fields), nil
@@ -147,8 +141,8 @@ func copyExact(dst, src reflect.Value) {
 		dst.Set(src.Convert(exactDecimalType))
 		return
 	case src.Type() == nullableDecimalType:
-		n := src.Interface().(Nullable[decimal.Decimal])
-		dst.Set(reflect.ValueOf(Nullable[exactDecimal]{Set: n.Set, Valid: n.Valid, Value: exactDecimal(n.Value)}))
+		n := src.Interface().(domain.Nullable[decimal.Decimal])
+		dst.Set(reflect.ValueOf(domain.Nullable[exactDecimal]{Set: n.Set, Valid: n.Valid, Value: exactDecimal(n.Value)}))
 		return
 	}
 	switch src.Kind() {
