@@ -150,7 +150,7 @@ func (l *ChainLinker) Report(ctx context.Context, db Reader, found func(stream s
 // canonical text holds a commitment to it instead ("sha256:" and the hexadecimal SHA-256
 // of the value), so that the export, which carries the canonical text, shows no secret
 // and the chain still binds it. Migration 0023 (eventstore_redacted) is the definition;
-// this is its twin, held equal by a test, and a test of package commands holds it equal
+// this is its twin, held equal by a test, and a test of package ledger holds it equal
 // to the payload fields tagged secret.
 var secretFields = map[string]string{
 	"api_key.created.v1":        "hash",

@@ -15,9 +15,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/ledger"
 )
 
 var keyShape = regexp.MustCompile(`^fl_live_[0-9A-Za-z]{49}$`)
@@ -452,10 +453,10 @@ func TestKeysOfRemovalsRecordedBeforeStayEnded(t *testing.T) {
 	bobKey, bobKeyID := newKey(t, in["bob"], "*")
 	bobID, wsID := uuid.MustParse(ids["bob"]), uuid.MustParse(ws)
 	// The removal as it was recorded before: the membership's end alone.
-	_, err := env.Ledger.Execute(context.Background(), commands.Call{WorkspaceID: wsID,
-		Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "test"},
-		Decide: func(*commands.Workspace) ([]commands.NewEvent, error) {
-			return []commands.NewEvent{{Type: commands.TypeMemberRemoved, Data: &commands.MemberRemoved{UserID: bobID, Role: "collaborator"}}}, nil
+	_, err := env.Ledger.Execute(context.Background(), ledger.Call{WorkspaceID: wsID,
+		Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"},
+		Decide: func(*domain.Workspace) ([]domain.Event, error) {
+			return []domain.Event{&domain.MemberRemoved{UserID: bobID, Role: "collaborator"}}, nil
 		}})
 	if err != nil {
 		t.Fatal(err)
@@ -467,7 +468,7 @@ func TestKeysOfRemovalsRecordedBeforeStayEnded(t *testing.T) {
 	replayReproduces(t, env)
 }
 
-// A person holds at most commands.MaxLiveAPIKeys live keys across their workspaces:
+// A person holds at most domain.MaxLiveAPIKeys live keys across their workspaces:
 // creations racing on two instances in two workspaces never pass it together, and a
 // key revoked or expired makes room again.
 func TestLiveKeysPerPersonAreCapped(t *testing.T) {
@@ -479,7 +480,7 @@ func TestLiveKeysPerPersonAreCapped(t *testing.T) {
 	expiring := alice.Post("/api/api-keys", map[string]any{"name": "short", "scopes": []string{"*"},
 		"expiresAt": env.Clock.Now().Add(time.Hour).Format(time.RFC3339)}).Expect(t, http.StatusOK).JSON["plaintext"].(string)
 	_, revocable := newKey(t, inTeam, "wallets:read")
-	for range commands.MaxLiveAPIKeys - 4 {
+	for range domain.MaxLiveAPIKeys - 4 {
 		newKey(t, alice, "wallets:read")
 	}
 	keyed := alice.With("Idempotency-Key", "the-last-but-one")
@@ -499,7 +500,7 @@ func TestLiveKeysPerPersonAreCapped(t *testing.T) {
 			created++
 		default:
 			e := expectError(t, r, http.StatusConflict, "API_KEY_LIMIT_REACHED")
-			if limit, _ := e["details"].(map[string]any)["limit"].(json.Number).Int64(); limit != commands.MaxLiveAPIKeys {
+			if limit, _ := e["details"].(map[string]any)["limit"].(json.Number).Int64(); limit != domain.MaxLiveAPIKeys {
 				t.Fatalf("refusal %v", e)
 			}
 		}

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -15,12 +16,12 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	name := b.name("name", maxAPIKeyName)
 	description := b.text("description", descriptionText)
-	scopes := b.stringList("scopes", 1, len(commands.Scopes))
+	scopes := b.stringList("scopes", 1, len(domain.Scopes))
 	expiresAt := b.timestamp("expiresAt")
 	b.required("name", name.Valid)
 	b.required("scopes", scopes != nil)
 	for i, scope := range scopes {
-		if !commands.KnownScope(scope) {
+		if !domain.KnownScope(scope) {
 			b.fail(fmt.Sprintf("scopes[%d]", i), "%q is not a scope", scope)
 		}
 	}
@@ -30,9 +31,9 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
-	cmd := commands.CreateAPIKey{KeyID: newID(), Name: name.Value, Description: description.Ptr(), Scopes: scopes,
+	cmd := domain.CreateAPIKey{KeyID: newID(), Name: name.Value, Description: description.Ptr(), Scopes: scopes,
 		Prefix: prefix, Hash: hash[:], ExpiresAt: expiresAt.Ptr(), CreatedBy: p.User.ID, Now: s.now()}
-	s.run(w, r, b, command{Bind: cmd.Bind, Status: http.StatusOK, Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), cmd.KeyID)),
+	s.run(w, r, b, command{Bind: ledger.BindAPIKey(&cmd), Status: http.StatusOK, Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), cmd.KeyID)),
 		// The secret is in this answer only: a replay of the request gets the key without it.
 		Secret: map[string]any{"plaintext": plaintext}})
 }
@@ -43,6 +44,6 @@ func revokeAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
-	cmd := commands.RevokeAPIKey{KeyID: id, ActorID: p.User.ID, ActorRole: p.Workspace.Role}
+	cmd := domain.RevokeAPIKey{KeyID: id, ActorID: p.User.ID, ActorRole: p.Workspace.Role}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), id))})
 }

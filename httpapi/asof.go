@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -25,7 +25,7 @@ func (s *Server) asOf(q *query) *time.Time {
 
 // readAt runs read on the read models as they stand, with today's business day, or,
 // when at is given, as they stood at that moment, with its business day.
-func (s *Server) readAt(ctx context.Context, workspaceID uuid.UUID, at *time.Time, read func(db queries.DB, today commands.Date) error) error {
+func (s *Server) readAt(ctx context.Context, workspaceID uuid.UUID, at *time.Time, read func(db queries.DB, today domain.Date) error) error {
 	if at == nil {
 		return read(s.pool, s.dayOf(at))
 	}
@@ -37,11 +37,11 @@ func (s *Server) readAt(ctx context.Context, workspaceID uuid.UUID, at *time.Tim
 }
 
 // dayOf is the business day of the moment a read answers for: at's, or today's.
-func (s *Server) dayOf(at *time.Time) commands.Date {
+func (s *Server) dayOf(at *time.Time) domain.Date {
 	if at == nil {
 		return s.today()
 	}
-	return commands.BusinessDay(*at)
+	return domain.BusinessDay(*at)
 }
 
 // historyError answers a moment before the workspace's history starts.

@@ -15,8 +15,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/queries"
 	"github.com/finledger/finledger/webapp"
 )
@@ -27,20 +28,20 @@ type principal struct {
 	Workspace queries.Workspace // with the caller's role in it
 	// Credential names who made the request for idempotency keys.
 	Credential string
-	Metadata   commands.Metadata
-	// KeyScopes are the scopes an API key holds (commands.KeyScopes); nil for a session.
+	Metadata   ledger.Metadata
+	// KeyScopes are the scopes an API key holds (domain.KeyScopes); nil for a session.
 	KeyScopes []string
 	// Channel is set for requests of the chat channel.
 	Channel *channelCaller
 }
 
 // isKey reports a request made with an API key.
-func (p *principal) isKey() bool { return p.Metadata.ActorType == commands.ActorAPIKey }
+func (p *principal) isKey() bool { return p.Metadata.ActorType == ledger.ActorAPIKey }
 
 // allows reports whether the caller holds a scope: their role must grant it, and so
 // must their API key, if they use one.
 func (p *principal) allows(scope string) bool {
-	return commands.Grants(commands.RoleScopes(p.Workspace.Role), scope) && (!p.isKey() || commands.Grants(p.KeyScopes, scope))
+	return domain.Grants(domain.RoleScopes(p.Workspace.Role), scope) && (!p.isKey() || domain.Grants(p.KeyScopes, scope))
 }
 
 // sessionOnly marks the operations an API key may never call (spec 5.2): they need a
@@ -160,7 +161,7 @@ func requestedWorkspace(r *http.Request) (*uuid.UUID, error) {
 	}
 	id, err := parseUUID(raw)
 	if err != nil {
-		return nil, commands.InvalidField(field, "must be a UUID")
+		return nil, domain.InvalidField(field, "must be a UUID")
 	}
 	return &id, nil
 }
@@ -195,12 +196,12 @@ const maxIdentityName = 200
 // sessionPrincipal is the principal of a person whose identity a session vouches for:
 // a user registered on first sight, acting in a workspace they are a member of. The
 // name the identity provider gives is shown to other members, so it is kept as the
-// text rule makes it fit (commands.Text.Clean): a sign-in is not refused for it.
+// text rule makes it fit (domain.Text.Clean): a sign-in is not refused for it.
 func (s *Server) sessionPrincipal(r *http.Request, claims session.Claims, wsID *uuid.UUID) (*principal, error) {
 	ctx := r.Context()
-	claims.Name = commands.Text{Max: maxIdentityName}.Clean(claims.Name)
+	claims.Name = domain.Text{Max: maxIdentityName}.Clean(claims.Name)
 	subject := subjectOf(claims)
-	userID := commands.UserIDFor(subject)
+	userID := domain.UserIDFor(subject)
 	sc, err := lookupWithLimit(s, r, namedBucket(personBucket(userID)), queries.SessionContext(subject, wsID), nil)
 	if errors.Is(err, queries.ErrNotFound) {
 		if sc, err = s.provision(ctx, claims, subject, wsID); err != nil {
@@ -233,8 +234,8 @@ func (s *Server) sessionPrincipal(r *http.Request, claims session.Claims, wsID *
 		User:       sc.User,
 		Workspace:  *sc.Workspace,
 		Credential: "user:" + sc.User.ID.String(),
-		Metadata: commands.Metadata{
-			ActorType: commands.ActorUser, ActorID: sc.User.ID.String(), UserID: sc.User.ID,
+		Metadata: ledger.Metadata{
+			ActorType: ledger.ActorUser, ActorID: sc.User.ID.String(), UserID: sc.User.ID,
 			UserAgent: userAgent(r), RequestID: requestID(ctx),
 		},
 	}, nil
@@ -243,7 +244,7 @@ func (s *Server) sessionPrincipal(r *http.Request, claims session.Claims, wsID *
 // provision registers a user seen for the first time and lets them join the
 // workspaces that invited their email.
 func (s *Server) provision(ctx context.Context, claims session.Claims, subject string, wsID *uuid.UUID) (queries.Session, error) {
-	userID, err := s.ledger.RegisterUser(ctx, commands.Identity{Subject: subject, Email: claims.Email, Name: claims.Name})
+	userID, err := s.ledger.RegisterUser(ctx, domain.Identity{Subject: subject, Email: claims.Email, Name: claims.Name})
 	if err != nil {
 		return queries.Session{}, err
 	}
@@ -257,10 +258,10 @@ func (s *Server) joinInvitations(ctx context.Context, userID uuid.UUID, email, s
 	if err != nil {
 		return queries.Session{}, err
 	}
-	meta := commands.Metadata{ActorType: commands.ActorUser, ActorID: userID.String(), UserID: userID}
+	meta := ledger.Metadata{ActorType: ledger.ActorUser, ActorID: userID.String(), UserID: userID}
 	for _, workspaceID := range invitations {
-		join := commands.JoinByInvitation{UserID: userID, Email: email}
-		if _, err := s.ledger.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: meta, Decide: join.Decide}); err != nil {
+		join := domain.JoinByInvitation{UserID: userID, Email: email}
+		if _, err := s.ledger.Execute(ctx, ledger.Call{WorkspaceID: workspaceID, Metadata: meta, Decide: join.Decide}); err != nil {
 			return queries.Session{}, fmt.Errorf("httpapi: join %s by invitation: %w", workspaceID, err)
 		}
 	}
@@ -295,9 +296,9 @@ func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*pr
 		User:       kc.User,
 		Workspace:  *kc.Workspace,
 		Credential: "key:" + kc.KeyID.String(),
-		KeyScopes:  commands.KeyScopes(kc.Scopes, derefOr(kc.RoleWhenMade, "")),
-		Metadata: commands.Metadata{
-			ActorType: commands.ActorAPIKey, ActorID: kc.KeyID.String(), UserID: kc.User.ID,
+		KeyScopes:  domain.KeyScopes(kc.Scopes, derefOr(kc.RoleWhenMade, "")),
+		Metadata: ledger.Metadata{
+			ActorType: ledger.ActorAPIKey, ActorID: kc.KeyID.String(), UserID: kc.User.ID,
 			UserAgent: userAgent(r), RequestID: requestID(ctx),
 		},
 	}, nil
@@ -352,11 +353,11 @@ const maxUserAgent = 512
 
 // userAgent is the request's User-Agent as it is stored: a header is not refused for it,
 // since a client's label is no reason to fail a write, but it is made storable and
-// fit to show (commands.Text.Clean): bytes that are not UTF-8, control characters (NUL
+// fit to show (domain.Text.Clean): bytes that are not UTF-8, control characters (NUL
 // among them) and bidirectional controls are dropped, surrounding spaces trimmed and
 // the rest cut to maxUserAgent characters.
 func userAgent(r *http.Request) string {
-	return commands.Text{Max: maxUserAgent}.Clean(strings.ToValidUTF8(r.UserAgent(), ""))
+	return domain.Text{Max: maxUserAgent}.Clean(strings.ToValidUTF8(r.UserAgent(), ""))
 }
 
 func derefOr(s *string, fallback string) string {

@@ -20,7 +20,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // maxBody is the largest request body accepted.
@@ -32,7 +32,7 @@ type body struct {
 	raw    []byte
 	fields map[string]json.RawMessage
 	known  map[string]bool
-	errs   []commands.FieldError
+	errs   []domain.FieldError
 }
 
 // readBody reads and parses a JSON object body. An empty body is an empty object.
@@ -71,7 +71,7 @@ func parseBody(data []byte) (*body, error) {
 		return nil, errorf(http.StatusBadRequest, "INVALID_JSON", "the request body holds more than one JSON value")
 	}
 	if problems := checkJSON(trimmed); len(problems) > 0 {
-		return nil, commands.Invalid(problems...)
+		return nil, domain.Invalid(problems...)
 	}
 	var compact bytes.Buffer
 	if err := json.Compact(&compact, trimmed); err != nil {
@@ -113,9 +113,9 @@ func jsonPath(levels []jsonLevel) string {
 // object, of which decoding would silently keep the last. It runs on every body, so it
 // reads the bytes in one pass and decodes only keys and the strings that escape a NUL:
 // the document was decoded before, so it is well-formed.
-func checkJSON(data []byte) []commands.FieldError {
+func checkJSON(data []byte) []domain.FieldError {
 	var levels []jsonLevel
-	var problems []commands.FieldError
+	var problems []domain.FieldError
 	for i := 0; i < len(data); i++ {
 		switch data[i] {
 		case '{', '[':
@@ -144,7 +144,7 @@ func checkJSON(data []byte) []commands.FieldError {
 			top := &levels[len(levels)-1]
 			if !top.object || !top.atKey {
 				if bytes.Contains(quoted, nulEscape) && strings.Contains(jsonText(quoted), "\x00") {
-					problems = append(problems, commands.FieldError{Field: jsonPath(levels), Message: "must not hold the NUL character (\\u0000), which cannot be stored"})
+					problems = append(problems, domain.FieldError{Field: jsonPath(levels), Message: "must not hold the NUL character (\\u0000), which cannot be stored"})
 				}
 				continue
 			}
@@ -152,9 +152,9 @@ func checkJSON(data []byte) []commands.FieldError {
 			top.key, top.atKey = strings.ReplaceAll(key, "\x00", `\u0000`), false
 			switch {
 			case strings.Contains(key, "\x00"):
-				problems = append(problems, commands.FieldError{Field: jsonPath(levels), Message: "is a key holding the NUL character (\\u0000), which cannot be stored"})
+				problems = append(problems, domain.FieldError{Field: jsonPath(levels), Message: "is a key holding the NUL character (\\u0000), which cannot be stored"})
 			case top.keys[key]:
-				problems = append(problems, commands.FieldError{Field: jsonPath(levels), Message: "is given more than once; send each key once"})
+				problems = append(problems, domain.FieldError{Field: jsonPath(levels), Message: "is given more than once; send each key once"})
 			}
 			if top.keys == nil {
 				top.keys = map[string]bool{}
@@ -180,7 +180,7 @@ func jsonText(quoted []byte) string {
 }
 
 func (b *body) fail(field, format string, args ...any) {
-	b.errs = append(b.errs, commands.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
+	b.errs = append(b.errs, domain.FieldError{Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
 // value decodes a present, non-null field into v. It reports whether there was one.
@@ -201,11 +201,11 @@ func (b *body) value(name string, v any, typeName string) (set, valid bool) {
 }
 
 // str reads a string field whose length in characters lies in [min, max].
-func (b *body) str(name string, min, max int) commands.Nullable[string] {
+func (b *body) str(name string, min, max int) domain.Nullable[string] {
 	var s string
 	set, valid := b.value(name, &s, "a string")
 	if !valid {
-		return commands.Nullable[string]{Set: set && !b.failed(name)}
+		return domain.Nullable[string]{Set: set && !b.failed(name)}
 	}
 	if n := utf8.RuneCountInString(s); n < min || n > max {
 		if min > 0 {
@@ -214,78 +214,78 @@ func (b *body) str(name string, min, max int) commands.Nullable[string] {
 			b.fail(name, "must be at most %d characters long", max)
 		}
 	}
-	return commands.Of(s)
+	return domain.Of(s)
 }
 
 // name reads a record's name: a required single line of 1 to max characters
-// (commands.Text: trimmed of spaces and invisible characters, so that a name of them
+// (domain.Text: trimmed of spaces and invisible characters, so that a name of them
 // alone is refused).
-func (b *body) name(field string, max int) commands.Nullable[string] {
-	return b.text(field, commands.Text{Min: 1, Max: max})
+func (b *body) name(field string, max int) domain.Nullable[string] {
+	return b.text(field, domain.Text{Min: 1, Max: max})
 }
 
 // text reads a text field a person writes under the rule of every such field
-// (commands.Text), and keeps it trimmed.
-func (b *body) text(field string, rule commands.Text) commands.Nullable[string] {
+// (domain.Text), and keeps it trimmed.
+func (b *body) text(field string, rule domain.Text) domain.Nullable[string] {
 	var s string
 	set, valid := b.value(field, &s, "a string")
 	if !valid {
-		return commands.Nullable[string]{Set: set && !b.failed(field)}
+		return domain.Nullable[string]{Set: set && !b.failed(field)}
 	}
 	s, problem := rule.Check(s)
 	if problem != "" {
 		b.fail(field, "%s", problem)
 	}
-	return commands.Of(s)
+	return domain.Of(s)
 }
 
 // The text rules of fields that several bodies share.
 var (
-	conceptText     = commands.Text{Max: 255}
-	descriptionText = commands.Text{Max: 2000, Multiline: true}
-	noteText        = commands.Text{Max: 500, Multiline: true}
+	conceptText     = domain.Text{Max: 255}
+	descriptionText = domain.Text{Max: 2000, Multiline: true}
+	noteText        = domain.Text{Max: 500, Multiline: true}
 )
 
 // pattern checks a present string field against re.
-func (b *body) pattern(name string, v commands.Nullable[string], re *regexp.Regexp, rule string) {
+func (b *body) pattern(name string, v domain.Nullable[string], re *regexp.Regexp, rule string) {
 	if v.Valid && !b.failed(name) && !re.MatchString(v.Value) {
 		b.fail(name, "must match %s", rule)
 	}
 }
 
 // enum reads a string field that must be one of values.
-func (b *body) enum(name string, values []string) commands.Nullable[string] {
+func (b *body) enum(name string, values []string) domain.Nullable[string] {
 	var s string
 	set, valid := b.value(name, &s, "a string")
 	if !valid {
-		return commands.Nullable[string]{Set: set && !b.failed(name)}
+		return domain.Nullable[string]{Set: set && !b.failed(name)}
 	}
 	if !slices.Contains(values, s) {
 		b.fail(name, "must be one of %s", strings.Join(values, ", "))
 	}
-	return commands.Of(s)
+	return domain.Of(s)
 }
 
 // boolean reads a boolean field.
-func (b *body) boolean(name string) commands.Nullable[bool] {
+func (b *body) boolean(name string) domain.Nullable[bool] {
 	var v bool
 	set, valid := b.value(name, &v, "a boolean")
-	return commands.Nullable[bool]{Set: set && !b.failed(name), Valid: valid, Value: v}
+	return domain.Nullable[bool]{Set: set && !b.failed(name), Valid: valid, Value: v}
 }
 
 // id reads a UUID field.
-func (b *body) id(name string) commands.Nullable[uuid.UUID] {
+func (b *body) id(name string) domain.Nullable[uuid.UUID] {
 	var s string
 	set, valid := b.value(name, &s, "a UUID string")
 	if !valid {
-		return commands.Nullable[uuid.UUID]{Set: set && !b.failed(name)}
+		return domain.Nullable[uuid.UUID]{Set: set && !b.failed(name)}
 	}
 	id, err := parseUUID(s)
 	if err != nil {
 		b.fail(name, "must be a UUID")
-		return commands.Nullable[uuid.UUID]{}
+		return domain.Nullable[uuid.UUID]{}
 	}
-	return commands.Of(id)
+	return domain.Of(id)
 }
 
 // stringList reads an array of between min and max strings.
@@ -333,10 +333,10 @@ func (b *body) ids(name string, max int) []uuid.UUID {
 
 // amount reads a JSON number exactly (never through float64) and checks it with the
 // domain's amount rule.
-func (b *body) amount(name string, positive bool) commands.Nullable[decimal.Decimal] {
+func (b *body) amount(name string, positive bool) domain.Nullable[decimal.Decimal] {
 	v := b.number(name)
 	if v.Valid {
-		if problem := commands.CheckAmount(v.Value, positive); problem != "" {
+		if problem := domain.CheckAmount(v.Value, positive); problem != "" {
 			b.fail(name, "%s", problem)
 		}
 	}
@@ -344,25 +344,25 @@ func (b *body) amount(name string, positive bool) commands.Nullable[decimal.Deci
 }
 
 // number reads a JSON number exactly.
-func (b *body) number(name string) commands.Nullable[decimal.Decimal] {
+func (b *body) number(name string) domain.Nullable[decimal.Decimal] {
 	b.known[name] = true
 	raw, ok := b.fields[name]
 	if !ok {
-		return commands.Nullable[decimal.Decimal]{}
+		return domain.Nullable[decimal.Decimal]{}
 	}
 	if string(raw) == "null" {
-		return commands.Null[decimal.Decimal]()
+		return domain.Null[decimal.Decimal]()
 	}
 	d, err := parseNumber(raw)
 	switch {
 	case errors.Is(err, errNotNumber):
 		b.fail(name, "must be a number")
-		return commands.Nullable[decimal.Decimal]{}
+		return domain.Nullable[decimal.Decimal]{}
 	case err != nil:
 		b.fail(name, "is out of range: its exponent lies beyond ±10000")
-		return commands.Nullable[decimal.Decimal]{}
+		return domain.Nullable[decimal.Decimal]{}
 	}
-	return commands.Of(d)
+	return domain.Of(d)
 }
 
 var errNotNumber = errors.New("not a number")
@@ -388,36 +388,36 @@ func parseNumber(raw json.RawMessage) (decimal.Decimal, error) {
 }
 
 // date reads a calendar date written YYYY-MM-DD.
-func (b *body) date(name string) commands.Nullable[string] {
+func (b *body) date(name string) domain.Nullable[string] {
 	var s string
 	set, valid := b.value(name, &s, "a string")
 	if !valid {
-		return commands.Nullable[string]{Set: set && !b.failed(name)}
+		return domain.Nullable[string]{Set: set && !b.failed(name)}
 	}
 	if _, err := parseDate(s); err != nil {
 		b.fail(name, "%s", dateRule)
 	}
-	return commands.Of(s)
+	return domain.Of(s)
 }
 
 // timestamp reads an RFC 3339 date-time.
-func (b *body) timestamp(name string) commands.Nullable[time.Time] {
+func (b *body) timestamp(name string) domain.Nullable[time.Time] {
 	v := b.str(name, 1, 64)
 	if !v.Valid || b.failed(name) {
-		return commands.Nullable[time.Time]{Set: v.Set}
+		return domain.Nullable[time.Time]{Set: v.Set}
 	}
 	t, err := parseDateTime(v.Value)
 	if err != nil {
 		b.fail(name, "%s", dateTimeRule)
-		return commands.Nullable[time.Time]{}
+		return domain.Nullable[time.Time]{}
 	}
-	return commands.Of(t)
+	return domain.Of(t)
 }
 
 // link reads an absolute http(s) URL of at most max characters, shown to people like
-// any text they write (commands.Text).
-func (b *body) link(name string, max int) commands.Nullable[string] {
-	v := b.text(name, commands.Text{Min: 1, Max: max})
+// any text they write (domain.Text).
+func (b *body) link(name string, max int) domain.Nullable[string] {
+	v := b.text(name, domain.Text{Min: 1, Max: max})
 	if v.Valid && !b.failed(name) {
 		u, err := url.Parse(v.Value)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -473,7 +473,7 @@ func (b *body) failed(name string) bool {
 }
 
 // alias merges two names of one field; giving both with different values is an error.
-func aliasOf[T comparable](b *body, name string, a commands.Nullable[T], other string, c commands.Nullable[T]) commands.Nullable[T] {
+func aliasOf[T comparable](b *body, name string, a domain.Nullable[T], other string, c domain.Nullable[T]) domain.Nullable[T] {
 	if a.Set && c.Set && (a.Valid != c.Valid || a.Value != c.Value) {
 		b.fail(other, "conflicts with %s; they are aliases", name)
 	}
@@ -496,24 +496,24 @@ func (b *body) finish() error {
 		b.fail(name, "is not a known field")
 	}
 	if len(b.errs) > 0 {
-		return commands.Invalid(b.errs...)
+		return domain.Invalid(b.errs...)
 	}
 	return nil
 }
 
 // checkQuery reports the query parameters that cannot be stored or searched for: a name
 // or value holding U+0000 or bytes that are not UTF-8. PostgreSQL refuses both in text.
-func checkQuery(values url.Values) []commands.FieldError {
-	var problems []commands.FieldError
+func checkQuery(values url.Values) []domain.FieldError {
+	var problems []domain.FieldError
 	for _, name := range slices.Sorted(maps.Keys(values)) {
 		field := strings.ToValidUTF8(strings.ReplaceAll(name, "\x00", `\u0000`), "\uFFFD")
 		if field != name {
-			problems = append(problems, commands.FieldError{Field: field, Message: "is a parameter name holding the NUL character or bytes that are not UTF-8"})
+			problems = append(problems, domain.FieldError{Field: field, Message: "is a parameter name holding the NUL character or bytes that are not UTF-8"})
 			continue
 		}
 		for _, v := range values[name] {
 			if strings.Contains(v, "\x00") || !utf8.ValidString(v) {
-				problems = append(problems, commands.FieldError{Field: name, Message: "must be UTF-8 text without the NUL character (%00)"})
+				problems = append(problems, domain.FieldError{Field: name, Message: "must be UTF-8 text without the NUL character (%00)"})
 				break
 			}
 		}
@@ -526,7 +526,7 @@ func checkQuery(values url.Values) []commands.FieldError {
 func refuseUnstorableQuery(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if problems := checkQuery(r.URL.Query()); len(problems) > 0 {
-			writeError(w, r, commands.Invalid(problems...))
+			writeError(w, r, domain.Invalid(problems...))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -537,7 +537,7 @@ func refuseUnstorableQuery(next http.Handler) http.Handler {
 func pathID(r *http.Request, name string) (uuid.UUID, error) {
 	id, err := parseUUID(chi.URLParam(r, name))
 	if err != nil {
-		return uuid.Nil, commands.InvalidField(name, "must be a UUID")
+		return uuid.Nil, domain.InvalidField(name, "must be a UUID")
 	}
 	return id, nil
 }
@@ -554,12 +554,12 @@ func parseUUID(s string) (uuid.UUID, error) {
 }
 
 // Every date, month and date-time the API reads lies within the ledger's calendar,
-// commands.FirstDay to commands.LastDay (in UTC for a date-time): the same bounds on
+// domain.FirstDay to domain.LastDay (in UTC for a date-time): the same bounds on
 // every instance and every day, so a retried or queued request never changes verdict.
 var (
-	calendarBounds = "from " + commands.FirstDay.Format(time.DateOnly) + " to " + commands.LastDay.Format(time.DateOnly)
+	calendarBounds = "from " + domain.FirstDay.Format(time.DateOnly) + " to " + domain.LastDay.Format(time.DateOnly)
 	dateRule       = "must be a date written YYYY-MM-DD, " + calendarBounds
-	monthBounds    = "from " + commands.FirstDay.Format(monthLayout) + " to " + commands.LastDay.Format(monthLayout)
+	monthBounds    = "from " + domain.FirstDay.Format(monthLayout) + " to " + domain.LastDay.Format(monthLayout)
 	monthRule      = "must be a month written YYYY-MM, " + monthBounds
 	dateTimeRule   = "must be a date-time such as 2026-12-31T23:59:59Z, " + calendarBounds + " in UTC"
 )
@@ -571,7 +571,7 @@ var errOutsideCalendar = errors.New("outside the ledger's calendar")
 
 // inCalendar reports whether the instant t falls on a day of the ledger's calendar.
 func inCalendar(t time.Time) bool {
-	return !t.Before(commands.FirstDay) && t.Before(commands.LastDay.AddDate(0, 0, 1))
+	return !t.Before(domain.FirstDay) && t.Before(domain.LastDay.AddDate(0, 0, 1))
 }
 
 func parseDate(s string) (time.Time, error) {

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/sealbox"
 )
 
@@ -59,7 +59,7 @@ func FuzzParseBody(f *testing.F) {
 			t.Fatalf("amount %s accepted", v.Value)
 		}
 		b.ids("ids", maxBulkIDs)
-		b.enum("type", commands.TransactionTypes)
+		b.enum("type", domain.TransactionTypes)
 		if err := b.finish(); err != nil {
 			if ae := toAPIError(err); ae.Status != http.StatusBadRequest || ae.Code != "VALIDATION_ERROR" {
 				t.Fatalf("field error maps to %d %s", ae.Status, ae.Code)

@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/projections"
@@ -177,14 +177,14 @@ func TestHistoryWithoutBudgetAlertsReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	tx := uuid.Must(uuid.NewV7())
-	data, err := json.Marshal(commands.TransactionCreated{TransactionID: tx, Type: commands.TxExpense, Amount: decimal.NewFromInt(90),
+	data, err := json.Marshal(domain.TransactionCreated{TransactionID: tx, Type: domain.TxExpense, Amount: decimal.NewFromInt(90),
 		Currency: "MXN", Date: "2026-03-09", WalletID: uuid.MustParse(f.cash), CategoryID: ptr(uuid.MustParse(f.food)),
-		Postings: []commands.Posting{{WalletID: uuid.MustParse(f.cash), Amount: decimal.NewFromInt(-90)}}, Effects: &commands.Effects{}})
+		Postings: []domain.Posting{{WalletID: uuid.MustParse(f.cash), Amount: decimal.NewFromInt(-90)}}, Effects: &domain.Effects{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := eventstore.Append(ctx, env.Pool, stream, head, []eventstore.Event{{ID: uuid.Must(uuid.NewV7()),
-		Type: commands.TypeTransactionCreated, Data: data, Metadata: json.RawMessage(`{"actorType":"user","actorId":"old"}`)}},
+		Type: domain.TypeTransactionCreated, Data: data, Metadata: json.RawMessage(`{"actorType":"user","actorId":"old"}`)}},
 		env.Clock.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestChannelBudgetWarningWhenTheExpenseExceedsTheBudget(t *testing.T) {
 	}
 	// The alert events stay once per budget and period: March (at 85) and February.
 	var alerts int
-	if err := env.Pool.QueryRow(t.Context(), `SELECT count(*) FROM events WHERE type = $1`, commands.TypeBudgetThresholdReached).Scan(&alerts); err != nil || alerts != 2 {
+	if err := env.Pool.QueryRow(t.Context(), `SELECT count(*) FROM events WHERE type = $1`, domain.TypeBudgetThresholdReached).Scan(&alerts); err != nil || alerts != 2 {
 		t.Fatalf("%d alert events, %v; want 2", alerts, err)
 	}
 }

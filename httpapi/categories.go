@@ -3,7 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -13,11 +13,11 @@ const (
 	defaultCategoryColor = "#6366f1"
 )
 
-func categoryInput(b *body, create bool) commands.UpdateCategory {
-	in := commands.UpdateCategory{
+func categoryInput(b *body, create bool) domain.UpdateCategory {
+	in := domain.UpdateCategory{
 		Name:        b.name("name", maxCategoryName),
-		Icon:        b.text("icon", commands.Text{Min: 1, Max: 50}),
-		Description: b.text("description", commands.Text{Max: 255, Multiline: true}),
+		Icon:        b.text("icon", domain.Text{Min: 1, Max: 50}),
+		Description: b.text("description", domain.Text{Max: 255, Multiline: true}),
 		Color:       b.str("color", 0, 7),
 		IsDefault:   b.boolean("isDefault"),
 		TagID:       b.id("tagId"),
@@ -37,7 +37,7 @@ func createCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := categoryInput(b, true)
-	cmd := commands.CreateCategory{CategoryID: newID(), CategoryFields: commands.CategoryFields{
+	cmd := domain.CreateCategory{CategoryID: newID(), CategoryFields: domain.CategoryFields{
 		Name: in.Name.Value, Icon: orDefault(in.Icon, defaultCategoryIcon), Description: in.Description.Ptr(),
 		Color: orDefault(in.Color, defaultCategoryColor), IsDefault: orDefault(in.IsDefault, false), TagID: in.TagID.Ptr(),
 	}}
@@ -59,6 +59,6 @@ func archiveCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.ArchiveCategory{CategoryID: id}
+	cmd := domain.ArchiveCategory{CategoryID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), id))})
 }

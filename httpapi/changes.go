@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -52,7 +52,7 @@ func listChanges(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	page, err := queries.Changes(r.Context(), s.pool, p.Workspace.ID, readableKinds(p), start, limit)
 	if errors.Is(err, queries.ErrCursorAhead) {
-		err = commands.InvalidField("cursor", "lies beyond the end of the workspace's history: give a cursor an earlier page gave")
+		err = domain.InvalidField("cursor", "lies beyond the end of the workspace's history: give a cursor an earlier page gave")
 	}
 	if err != nil {
 		writeError(w, r, err)
@@ -101,7 +101,7 @@ func diffChanges(s *Server, w http.ResponseWriter, r *http.Request) {
 		after = &cuts[0].Version
 	}
 	if *after < cuts[0].Version || *after > cuts[1].Version {
-		writeError(w, r, commands.Invalid(commands.FieldError{Field: "cursor", Message: "must be a cursor a page of these moments gave"}))
+		writeError(w, r, domain.Invalid(domain.FieldError{Field: "cursor", Message: "must be a cursor a page of these moments gave"}))
 		return
 	}
 	page, err := queries.Differences(ctx, s.pool, p.Workspace.ID, readableKinds(p), cuts[0].Version, cuts[1].Version, *after, limit)

@@ -13,8 +13,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/httpapi/channel"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -152,7 +153,7 @@ func (s *Server) resolveChannel(r *http.Request, key string, allowed bool) (*pri
 	}
 	phoneKey := channel.PhoneKey(s.channel.secret, id.Phone)
 	caller := &channelCaller{Identity: id, PhoneKey: phoneKey}
-	meta := commands.Metadata{ActorType: commands.ActorChannel, UserAgent: id.UserAgent(), RequestID: requestID(ctx)}
+	meta := ledger.Metadata{ActorType: ledger.ActorChannel, UserAgent: id.UserAgent(), RequestID: requestID(ctx)}
 	link, err := lookupWithLimiter(s, ctx, channelLimiter, namedBucket("phone:"+hex.EncodeToString(phoneKey[:16])), nil, queries.LinkByPhone(phoneKey), nil)
 	switch {
 	case key == "POST /api/whatsapp/link" && (errors.Is(err, queries.ErrNotFound) || err == nil):
@@ -164,13 +165,13 @@ func (s *Server) resolveChannel(r *http.Request, key string, allowed bool) (*pri
 		return nil, err
 	case link.UserDeleted:
 		return nil, errNotLinked
-	case link.Status != commands.LinkActive:
+	case link.Status != domain.LinkActive:
 		return nil, errSuspended
 	}
 	meta.ActorID, meta.UserID = link.LinkID.String(), link.User.ID
 	if id.IdentityKeyHash != "" && id.IdentityKeyHash != link.Fingerprint {
-		check := commands.CheckFingerprint{LinkID: link.LinkID, Fingerprint: id.IdentityKeyHash}
-		if _, err := s.ledger.Execute(ctx, commands.Call{WorkspaceID: link.User.PersonalWorkspaceID, Metadata: meta,
+		check := domain.CheckFingerprint{LinkID: link.LinkID, Fingerprint: id.IdentityKeyHash}
+		if _, err := s.ledger.Execute(ctx, ledger.Call{WorkspaceID: link.User.PersonalWorkspaceID, Metadata: meta,
 			UserID: link.User.ID, DecideUser: check.DecideUser}); err != nil {
 			return nil, err
 		}

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/ledger"
 )
 
 // Every write honours Idempotency-Key: the same request replays the first answer with
@@ -79,11 +79,11 @@ func TestPurges(t *testing.T) {
 	alice := env.As("alice")
 	alice.With("Idempotency-Key", "old").Post("/api/tags", map[string]any{"name": "x"}).Expect(t, http.StatusOK)
 	ctx := context.Background()
-	n, err := commands.PurgeIdempotencyKeys(ctx, env.Pool, env.Clock.Now().Add(-time.Hour))
+	n, err := ledger.PurgeIdempotencyKeys(ctx, env.Pool, env.Clock.Now().Add(-time.Hour))
 	if err != nil || n != 0 {
 		t.Fatalf("purged %d fresh keys, %v", n, err)
 	}
-	if n, err = commands.PurgeIdempotencyKeys(ctx, env.Pool, env.Clock.Now().Add(time.Second)); err != nil || n != 1 {
+	if n, err = ledger.PurgeIdempotencyKeys(ctx, env.Pool, env.Clock.Now().Add(time.Second)); err != nil || n != 1 {
 		t.Fatalf("purged %d old keys, %v", n, err)
 	}
 	// Forgotten, the key takes effect again.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -20,7 +20,7 @@ var decimalText = regexp.MustCompile(`^[0-9]{1,15}(\.[0-9]{1,8})?$`)
 
 // amountOrText reads an amount given as a JSON number or as a string holding one
 // ("12.50"), exactly either way.
-func (b *body) amountOrText(name string) commands.Nullable[decimal.Decimal] {
+func (b *body) amountOrText(name string) domain.Nullable[decimal.Decimal] {
 	raw, ok := b.fields[name]
 	if !ok || len(raw) == 0 || raw[0] != '"' {
 		return b.amount(name, true)
@@ -29,13 +29,13 @@ func (b *body) amountOrText(name string) commands.Nullable[decimal.Decimal] {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil || !decimalText.MatchString(s) {
 		b.fail(name, "must be a number, or a string holding one such as \"12.50\"")
-		return commands.Nullable[decimal.Decimal]{}
+		return domain.Nullable[decimal.Decimal]{}
 	}
 	d := decimal.RequireFromString(s)
-	if problem := commands.CheckAmount(d, true); problem != "" {
+	if problem := domain.CheckAmount(d, true); problem != "" {
 		b.fail(name, "%s", problem)
 	}
-	return commands.Of(d)
+	return domain.Of(d)
 }
 
 // incomingTransaction records a transaction sent by an external system (spec 4.A): the
@@ -46,8 +46,8 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	amount := b.amountOrText("amount")
-	concept := b.text("concept", commands.Text{Min: 1, Max: conceptText.Max})
-	typ := b.enum("type", []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer})
+	concept := b.text("concept", domain.Text{Min: 1, Max: conceptText.Max})
+	typ := b.enum("type", []string{domain.TxIncome, domain.TxExpense, domain.TxTransfer})
 	description := b.text("description", descriptionText)
 	date := b.date("date")
 	walletID, walletName := b.id("walletId"), b.name("walletName", 50)
@@ -61,15 +61,15 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if categoryID.Valid && categoryName.Valid {
 		b.fail("categoryName", "give categoryId or categoryName, not both")
 	}
-	kind := orDefault(typ, commands.TxExpense)
-	if kind == commands.TxTransfer {
+	kind := orDefault(typ, domain.TxExpense)
+	if kind == domain.TxTransfer {
 		b.required("toWalletId", toWalletID.Valid)
 	}
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	cmd := commands.CreateTransaction{TransactionID: newID(), Type: kind, Amount: amount.Value, WalletID: walletID.Ptr(),
+	cmd := domain.CreateTransaction{TransactionID: newID(), Type: kind, Amount: amount.Value, WalletID: walletID.Ptr(),
 		WalletName: walletName.Ptr(), ToWalletID: toWalletID.Ptr(), CategoryID: categoryID.Ptr(), CategoryName: categoryName.Ptr(),
 		Concept: concept.Ptr(), Description: description.Ptr(), Date: date.Value, Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,

@@ -3,7 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // The lengths in characters of the names and texts people type in the web app's forms.
@@ -31,10 +31,10 @@ var fieldLengths = map[string]int{
 }
 
 // limits answers GET /api/limits: the field lengths and the digits an amount may have
-// (commands.CheckAmount's).
+// (domain.CheckAmount's).
 func limits(s *Server, w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
-		"amount":  map[string]int{"maxIntegerDigits": commands.MaxAmountIntegerDigits, "maxDecimalPlaces": commands.MaxAmountScale},
+		"amount":  map[string]int{"maxIntegerDigits": domain.MaxAmountIntegerDigits, "maxDecimalPlaces": domain.MaxAmountScale},
 		"lengths": fieldLengths,
 	})
 }

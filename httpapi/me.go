@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -18,18 +18,18 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.UpdateProfile{
-		FirstName: b.text("firstName", commands.Text{Max: maxPersonName}), LastName: b.text("lastName", commands.Text{Max: maxPersonName}), Currency: currency(b, "currency"),
-		Language: b.text("language", commands.Text{Max: maxLanguage}), Theme: b.enum("theme", commands.Themes),
+	cmd := domain.UpdateProfile{
+		FirstName: b.text("firstName", domain.Text{Max: maxPersonName}), LastName: b.text("lastName", domain.Text{Max: maxPersonName}), Currency: currency(b, "currency"),
+		Language: b.text("language", domain.Text{Max: maxLanguage}), Theme: b.enum("theme", domain.Themes),
 		NotificationsEnabled: b.boolean("notificationsEnabled"), HasCompletedOnboarding: b.boolean("hasCompletedOnboarding"),
 	}
 	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")
 	p := principalFrom(r.Context())
 	c := command{UserID: p.User.ID, DecideUser: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("user", queries.UserByID(p.User.ID))}
 	if cmd.Language.Set {
-		// The personal workspace speaks its owner's language (commands/language.go).
+		// The personal workspace speaks its owner's language (domain/language.go).
 		c.WorkspaceID = p.User.PersonalWorkspaceID
-		c.Decide = commands.SetWorkspaceLanguage{ActorID: p.User.ID, Language: cmd.Language.Value}.Decide
+		c.Decide = domain.SetWorkspaceLanguage{ActorID: p.User.ID, Language: cmd.Language.Value}.Decide
 	}
 	s.run(w, r, b, c)
 }
@@ -48,7 +48,7 @@ func deleteMe(s *Server, w http.ResponseWriter, r *http.Request) {
 			Message: fmt.Sprintf("the payment provider could not cancel the subscriptions; nothing was deleted: %v", err)})
 		return
 	}
-	var cmd commands.DeleteUser
+	var cmd domain.DeleteUser
 	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, Decide: cmd.Decide, UserID: p.User.ID, DecideUser: cmd.DecideUser,
 		Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }

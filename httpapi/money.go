@@ -6,19 +6,20 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/queries"
 )
 
 // today is the current business day.
-func (s *Server) today() commands.Date { return commands.BusinessDay(s.now()) }
+func (s *Server) today() domain.Date { return domain.BusinessDay(s.now()) }
 
 // --- budgets ---
 
-func budgetInput(b *body, create bool) commands.UpdateBudget {
-	in := commands.UpdateBudget{
+func budgetInput(b *body, create bool) domain.UpdateBudget {
+	in := domain.UpdateBudget{
 		Name: b.name("name", maxRecordName), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
-		Currency: currency(b, "currency"), Period: b.enum("period", commands.Periods), StartDate: b.date("startDate"),
+		Currency: currency(b, "currency"), Period: b.enum("period", domain.Periods), StartDate: b.date("startDate"),
 		EndDate: b.date("endDate"), AlertThreshold: b.number("alertThreshold"), TagID: b.id("tagId"),
 	}
 	if create {
@@ -39,7 +40,7 @@ func createBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := budgetInput(b, true)
-	cmd := commands.CreateBudget{BudgetID: newID(), Name: in.Name.Value, CategoryID: in.CategoryID.Value, Amount: in.Amount.Value,
+	cmd := domain.CreateBudget{BudgetID: newID(), Name: in.Name.Value, CategoryID: in.CategoryID.Value, Amount: in.Amount.Value,
 		Currency: in.Currency.Ptr(), Period: in.Period.Ptr(), StartDate: in.StartDate.Value, EndDate: in.EndDate.Value,
 		AlertThreshold: in.AlertThreshold.Ptr(), TagID: in.TagID.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: s.budgetAnswer(r, cmd.BudgetID)})
@@ -60,13 +61,13 @@ func deleteBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.DeleteBudget{BudgetID: id}
+	cmd := domain.DeleteBudget{BudgetID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // budgetAnswer reads the budget after the write: its spending needs the period
 // arithmetic, so it is read on the write's connection rather than queued.
-func (s *Server) budgetAnswer(r *http.Request, id uuid.UUID) commands.Answer {
+func (s *Server) budgetAnswer(r *http.Request, id uuid.UUID) ledger.Answer {
 	workspaceID := activeWorkspace(r)
 	return queries.Read(func(ctx context.Context, db queries.DB) (any, error) {
 		budget, err := queries.BudgetByID(ctx, db, workspaceID, id, s.today())
@@ -82,7 +83,7 @@ func listBudgets(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var list []queries.Budget
-	err := s.readAt(r.Context(), activeWorkspace(r), at, func(db queries.DB, today commands.Date) (err error) {
+	err := s.readAt(r.Context(), activeWorkspace(r), at, func(db queries.DB, today domain.Date) (err error) {
 		list, err = queries.Budgets(r.Context(), db, activeWorkspace(r), today)
 		return err
 	})
@@ -109,8 +110,8 @@ func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 
 // --- goals ---
 
-func goalInput(b *body, create bool) commands.UpdateGoal {
-	in := commands.UpdateGoal{Name: b.name("name", maxRecordName), TargetAmount: b.amount("targetAmount", true),
+func goalInput(b *body, create bool) domain.UpdateGoal {
+	in := domain.UpdateGoal{Name: b.name("name", maxRecordName), TargetAmount: b.amount("targetAmount", true),
 		Currency: currency(b, "currency"), Deadline: b.date("deadline")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -127,7 +128,7 @@ func createGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := goalInput(b, true)
-	cmd := commands.CreateGoal{GoalID: newID(), Name: in.Name.Value, TargetAmount: in.TargetAmount.Value, Currency: in.Currency.Ptr(),
+	cmd := domain.CreateGoal{GoalID: newID(), Name: in.Name.Value, TargetAmount: in.TargetAmount.Value, Currency: in.Currency.Ptr(),
 		Deadline: in.Deadline.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), cmd.GoalID))})
 }
@@ -147,7 +148,7 @@ func deleteGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.DeleteGoal{GoalID: id}
+	cmd := domain.DeleteGoal{GoalID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
@@ -163,10 +164,10 @@ func goalMovement(kind string) handler {
 		note := b.text("note", noteText)
 		date := b.date("date")
 		b.required("amount", amount.Valid)
-		if kind == commands.TxGoalDeposit {
+		if kind == domain.TxGoalDeposit {
 			b.required("walletId", wallet.Valid)
 		}
-		cmd := commands.GoalMovement{GoalID: id, Type: kind, Amount: amount.Value, WalletID: wallet.Ptr(), Note: note.Ptr(),
+		cmd := domain.GoalMovement{GoalID: id, Type: kind, Amount: amount.Value, WalletID: wallet.Ptr(), Note: note.Ptr(),
 			Date: date.Value, Today: s.today(), NewID: newID}
 		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("goal", queries.GoalByID(activeWorkspace(r), id), activeWorkspace(r))})
 	}
@@ -174,8 +175,8 @@ func goalMovement(kind string) handler {
 
 // --- debts ---
 
-func debtInput(b *body, create bool) commands.UpdateDebt {
-	in := commands.UpdateDebt{Name: b.name("name", maxRecordName), Creditor: b.text("creditor", commands.Text{Max: maxCreditor}), TotalAmount: b.amount("totalAmount", true),
+func debtInput(b *body, create bool) domain.UpdateDebt {
+	in := domain.UpdateDebt{Name: b.name("name", maxRecordName), Creditor: b.text("creditor", domain.Text{Max: maxCreditor}), TotalAmount: b.amount("totalAmount", true),
 		PendingBalance: b.amount("pendingBalance", false), Currency: currency(b, "currency"), DueDate: b.date("dueDate")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -192,7 +193,7 @@ func createDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := debtInput(b, true)
-	cmd := commands.CreateDebt{DebtID: newID(), Name: in.Name.Value, Creditor: in.Creditor.Ptr(), TotalAmount: in.TotalAmount.Value,
+	cmd := domain.CreateDebt{DebtID: newID(), Name: in.Name.Value, Creditor: in.Creditor.Ptr(), TotalAmount: in.TotalAmount.Value,
 		PendingBalance: in.PendingBalance.Ptr(), Currency: in.Currency.Ptr(), DueDate: in.DueDate.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), cmd.DebtID))})
 }
@@ -212,7 +213,7 @@ func deleteDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.DeleteDebt{DebtID: id}
+	cmd := domain.DeleteDebt{DebtID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
@@ -226,16 +227,16 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	date := b.date("date")
 	note := b.text("note", noteText)
 	b.required("amount", amount.Valid)
-	cmd := commands.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
+	cmd := domain.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
 		Date: date.Value, Today: s.today(), Note: note.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("debt", queries.DebtByID(activeWorkspace(r), id), activeWorkspace(r))})
 }
 
 // --- recurring payments ---
 
-func recurringInput(b *body, create bool) commands.UpdateRecurring {
-	in := commands.UpdateRecurring{Name: b.name("name", maxRecordName), Amount: b.amount("amount", true), Kind: b.enum("kind", commands.RecurringKinds),
-		Periodicity: b.enum("periodicity", commands.Periods), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
+func recurringInput(b *body, create bool) domain.UpdateRecurring {
+	in := domain.UpdateRecurring{Name: b.name("name", maxRecordName), Amount: b.amount("amount", true), Kind: b.enum("kind", domain.RecurringKinds),
+		Periodicity: b.enum("periodicity", domain.Periods), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
 		WalletID: b.id("walletId"), CategoryID: b.id("categoryId")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -255,7 +256,7 @@ func createRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := recurringInput(b, true)
-	cmd := commands.CreateRecurring{RecurringID: newID(), Name: in.Name.Value, Amount: in.Amount.Value, Kind: in.Kind.Value,
+	cmd := domain.CreateRecurring{RecurringID: newID(), Name: in.Name.Value, Amount: in.Amount.Value, Kind: in.Kind.Value,
 		Periodicity: in.Periodicity.Value, NextPayment: in.NextPayment.Value, Active: in.Active.Ptr(), WalletID: in.WalletID.Ptr(),
 		CategoryID: in.CategoryID.Ptr(), Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), cmd.RecurringID))})
@@ -276,7 +277,7 @@ func deleteRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.DeleteRecurring{RecurringID: id}
+	cmd := domain.DeleteRecurring{RecurringID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
@@ -286,10 +287,10 @@ func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	date := b.date("date")
-	var paidOn commands.Date
+	var paidOn domain.Date
 	if date.Valid && !b.failed("date") {
-		paidOn, _ = commands.ParseDate(date.Value)
+		paidOn, _ = domain.ParseDate(date.Value)
 	}
-	cmd := commands.PayRecurring{RecurringID: id, TransactionID: newID(), PaidOn: paidOn, Today: s.today()}
+	cmd := domain.PayRecurring{RecurringID: id, TransactionID: newID(), PaidOn: paidOn, Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("recurring", queries.RecurringByID(activeWorkspace(r), id), activeWorkspace(r))})
 }

@@ -10,7 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -21,23 +22,23 @@ const maxIdempotencyKey = 255
 type command struct {
 	// KeyRequired makes the Idempotency-Key header mandatory.
 	KeyRequired bool
-	Decide      func(*commands.Workspace) ([]commands.NewEvent, error)
+	Decide      func(*domain.Workspace) ([]domain.Event, error)
 	// UserID and DecideUser decide events for a user's own stream (spec 2.8 profile).
 	UserID     uuid.UUID
-	DecideUser func(*commands.User) ([]commands.NewEvent, error)
+	DecideUser func(*domain.User) ([]domain.Event, error)
 	// Open creates a new workspace's stream.
-	Open *commands.WorkspaceCreated
+	Open *domain.WorkspaceCreated
 	// WorkspaceID overrides the active workspace as the command's workspace.
 	WorkspaceID uuid.UUID
 	Status      int
 	// Answer reads the answer's body once the command has run, in its round trip.
-	Answer commands.Answer
+	Answer ledger.Answer
 	// Secret holds fields added to the answer for this caller only, never stored for
 	// idempotent replays: a key shown once.
 	Secret map[string]any
 	// Bind, when set, completes the call instead of Decide: a command that also takes
-	// or counts something in the call's transaction (commands.CreateAPIKey.Bind).
-	Bind func(commands.Call) commands.Call
+	// or counts something in the call's transaction (ledger.BindAPIKey).
+	Bind func(ledger.Call) ledger.Call
 }
 
 // handler is the shape of every operation in the route table.
@@ -101,7 +102,7 @@ func listing[T any](plural string, list func(context.Context, queries.DB, uuid.U
 			}
 		}
 		var v []T
-		err := s.readAt(r.Context(), activeWorkspace(r), at, func(db queries.DB, _ commands.Date) (err error) {
+		err := s.readAt(r.Context(), activeWorkspace(r), at, func(db queries.DB, _ domain.Date) (err error) {
 			v, err = list(r.Context(), db, activeWorkspace(r))
 			return err
 		})
@@ -136,7 +137,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 	if c.WorkspaceID != uuid.Nil {
 		workspaceID = c.WorkspaceID
 	}
-	call := commands.Call{
+	call := ledger.Call{
 		WorkspaceID:   workspaceID,
 		Metadata:      p.Metadata,
 		Idempotency:   idem,
@@ -188,23 +189,23 @@ func withSecret(answer []byte, secret map[string]any) (map[string]any, error) {
 }
 
 // idempotencyOf reads the Idempotency-Key header; nil when there is none.
-func idempotencyOf(r *http.Request, p *principal, b *body) (*commands.Idempotency, error) {
+func idempotencyOf(r *http.Request, p *principal, b *body) (*ledger.Idempotency, error) {
 	key := r.Header.Get("Idempotency-Key")
 	if key == "" {
 		return nil, nil
 	}
 	if len(key) > maxIdempotencyKey {
-		return nil, commands.InvalidField("Idempotency-Key", "must be at most %d characters long", maxIdempotencyKey)
+		return nil, domain.InvalidField("Idempotency-Key", "must be at most %d characters long", maxIdempotencyKey)
 	}
 	for _, c := range key {
 		if c < 0x20 || c > 0x7e {
-			return nil, commands.InvalidField("Idempotency-Key", "must be printable ASCII")
+			return nil, domain.InvalidField("Idempotency-Key", "must be printable ASCII")
 		}
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n%s\n%s\n", r.Method, r.URL.Path, r.URL.RawQuery)
 	h.Write(b.raw)
-	return &commands.Idempotency{Credential: p.Credential, Key: key, RequestHash: h.Sum(nil)}, nil
+	return &ledger.Idempotency{Credential: p.Credential, Key: key, RequestHash: h.Sum(nil)}, nil
 }
 
 // activeWorkspace is the id of the workspace the request acts in.

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 	"github.com/finledger/finledger/webapp"
 )
@@ -141,7 +141,7 @@ var operationDocs = map[string]operationDoc{
 		queryParam("from", dateIn(""), "with to, instead of period: first day, YYYY-MM-DD"),
 		queryParam("to", dateIn(""), "with from: last day, at most 366 days after from"),
 		queryParam("category", str(obj{"minLength": 1}), "a category's id, or its name (accents and case ignored)"),
-		queryParam("type", str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}, "default": commands.TxExpense}), ""), asOfParam}},
+		queryParam("type", str(obj{"enum": []string{domain.TxExpense, domain.TxIncome}, "default": domain.TxExpense}), ""), asOfParam}},
 	"PUT /api/exchange-rates":      {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
 	"POST /api/exchange-rates/ecb": {Response: "ExchangeRates"},
 	"GET /api/audit/verify": {Response: "ChainVerification", Query: []obj{
@@ -168,7 +168,7 @@ var operationDocs = map[string]operationDoc{
 
 	"GET /api/push/subscriptions": {Response: "PushSubscriptionList"},
 	"GET /api/transactions": {Response: "TransactionList", Query: []obj{pageParam, pageSizeParam,
-		queryParam("type", str(obj{"enum": commands.TransactionTypes}), ""),
+		queryParam("type", str(obj{"enum": domain.TransactionTypes}), ""),
 		walletIDParam, categoryIDParm, queryParam("goalId", uuidRef(), "only this goal's movements"),
 		fromDateParam, toDateParam,
 		queryParam("search", str(obj{"maxLength": maxSearch}), "text searched in concepts and descriptions"),
@@ -317,14 +317,14 @@ func transactionFields() obj {
 func profileFields() obj {
 	return obj{
 		"firstName": nstr(obj{"maxLength": maxPersonName}), "lastName": nstr(obj{"maxLength": maxPersonName}), "currency": nstr(nil),
-		"language": nstr(obj{"maxLength": maxLanguage}), "theme": str(obj{"enum": commands.Themes}),
+		"language": nstr(obj{"maxLength": maxLanguage}), "theme": str(obj{"enum": domain.Themes}),
 		"notificationsEnabled": boolean(), "hasCompletedOnboarding": boolean(),
 	}
 }
 
 func budgetFields() obj {
 	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
-		"currency": str(obj{"description": "default: the workspace's"}), "period": str(obj{"enum": commands.Periods, "default": "monthly"}),
+		"currency": str(obj{"description": "default: the workspace's"}), "period": str(obj{"enum": domain.Periods, "default": "monthly"}),
 		"startDate": dateIn(""), "endDate": dateIn(""),
 		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80, "description": "percent of the amount spent at which the budget alerts, at most 2 decimal places"}),
 		"tagId":          nuuid()}
@@ -344,7 +344,7 @@ func debtFields() obj {
 
 func recurringFields() obj {
 	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "amount": positive(),
-		"kind": str(obj{"enum": commands.RecurringKinds}), "periodicity": str(obj{"enum": commands.Periods}),
+		"kind": str(obj{"enum": domain.RecurringKinds}), "periodicity": str(obj{"enum": domain.Periods}),
 		"nextPayment": dateIn(""), "active": obj{"type": "boolean", "default": true},
 		"walletId": nuuid(), "categoryId": nuuid()}
 }
@@ -354,18 +354,18 @@ func recurringFields() obj {
 // required in a shared schema, which is right for answers and wrong for requests.
 func requestSchemas() obj {
 	createTx := merge(transactionFields(), obj{
-		"type":   str(obj{"enum": commands.TransactionTypes}),
+		"type":   str(obj{"enum": domain.TransactionTypes}),
 		"goalId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "required for goal_deposit and goal_withdrawal"},
 		"debtId": nuuid(),
 	})
 	transactionCreate := input(createTx, "type", "amount")
 	// The rules that depend on the type (spec 2.3, shape B): a transfer names its
 	// destination, a goal movement its goal.
-	transactionCreate["if"] = obj{"properties": obj{"type": obj{"const": commands.TxTransfer}}, "required": []string{"type"}}
+	transactionCreate["if"] = obj{"properties": obj{"type": obj{"const": domain.TxTransfer}}, "required": []string{"type"}}
 	given := func(name string) obj { return obj{"properties": obj{name: uuidRef()}, "required": []string{name}} }
 	transactionCreate["then"] = obj{"anyOf": []obj{given("toWalletId"), given("destinationWalletId")}}
 	transactionCreate["else"] = obj{
-		"if":   obj{"properties": obj{"type": obj{"enum": []string{commands.TxGoalDeposit, commands.TxGoalWithdrawal}}}, "required": []string{"type"}},
+		"if":   obj{"properties": obj{"type": obj{"enum": []string{domain.TxGoalDeposit, domain.TxGoalWithdrawal}}}, "required": []string{"type"}},
 		"then": given("goalId"),
 	}
 	transactionCreate["description"] = "Both body shapes of spec 2.3 are accepted. Shape B (amount, type income, expense or transfer, " +
@@ -384,7 +384,7 @@ func requestSchemas() obj {
 		return input(props, "amount")
 	}
 	webhookEvents := eventsSchema()
-	webhookEvents["default"] = []string{commands.HookAll}
+	webhookEvents["default"] = []string{domain.HookAll}
 	return obj{
 		"WalletCreate":      input(walletFields(), "name"),
 		"WalletUpdate":      input(walletFields()),
@@ -396,7 +396,7 @@ func requestSchemas() obj {
 		"TransactionUpdate": input(updateTx),
 		"TransactionBulk": input(obj{
 			"ids":        obj{"type": "array", "items": uuidRef(), "minItems": 1, "maxItems": maxBulkIDs},
-			"operation":  str(obj{"enum": []string{commands.BulkDelete, commands.BulkRecategorize}}),
+			"operation":  str(obj{"enum": []string{domain.BulkDelete, domain.BulkRecategorize}}),
 			"categoryId": obj{"type": "string", "format": "uuid", "description": "required for recategorize"},
 		}, "ids", "operation"),
 		"ProfileUpdate": input(profileFields()),
@@ -405,7 +405,7 @@ func requestSchemas() obj {
 		"MemberAdd":    input(obj{"email": str(obj{"format": "email"}), "role": str(obj{"enum": roleNames})}, "email", "role"),
 		"MemberUpdate": input(obj{"role": str(obj{"enum": roleNames})}, "role"),
 		"APIKeyCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxAPIKeyName}), "description": nstr(obj{"maxLength": 2000}),
-			"scopes": obj{"type": "array", "minItems": 1, "items": str(obj{"enum": commands.Scopes}),
+			"scopes": obj{"type": "array", "minItems": 1, "items": str(obj{"enum": domain.Scopes}),
 				"description": "the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: " +
 					"every scope), and of them, at each request, what that role grants then: a later promotion never widens it"},
 			"expiresAt": ndateTimeIn()}, "name", "scopes"),
@@ -428,7 +428,7 @@ func requestSchemas() obj {
 				"base": str(obj{"pattern": "^[A-Za-z]{3}$"}), "quote": str(obj{"pattern": "^[A-Za-z]{3}$"}), "rate": num(obj{"exclusiveMinimum": 0})},
 				"base", "quote", "rate")}}, "rates"),
 		"LinkRequest": input(obj{"code": str(obj{"minLength": 1, "maxLength": 32})}, "code"),
-		"ChannelTransactionCreate": input(obj{"type": str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}}), "amount": positive(),
+		"ChannelTransactionCreate": input(obj{"type": str(obj{"enum": []string{domain.TxExpense, domain.TxIncome}}), "amount": positive(),
 			"currency": str(obj{"description": "must be the wallet's"}), "concept": str(obj{"maxLength": 255}),
 			"walletName":   str(obj{"description": "matched ignoring accents and case; default: the first active wallet"}),
 			"categoryName": str(obj{"description": "matched ignoring accents and case; default: the first active category"}),
@@ -453,7 +453,7 @@ func requestSchemas() obj {
 			"amount": obj{"oneOf": []obj{positive(), str(obj{"minLength": 1, "description": "the amount as text, such as \"12.50\""})},
 				"description": "a positive amount, as a number or a string"},
 			"concept":     str(obj{"minLength": 1, "maxLength": 255}),
-			"type":        str(obj{"enum": []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer}, "default": commands.TxExpense}),
+			"type":        str(obj{"enum": []string{domain.TxIncome, domain.TxExpense, domain.TxTransfer}, "default": domain.TxExpense}),
 			"description": str(obj{"maxLength": 2000}), "date": dateIn(""),
 			"walletId": uuidRef(), "walletName": str(nil), "categoryId": uuidRef(), "categoryName": str(nil),
 			"toWalletId": obj{"type": "string", "format": "uuid", "description": "the destination of a transfer"},
@@ -480,7 +480,7 @@ func schemas() obj {
 			"description": "the latest rate known however old, dated by its oldest part (directly, inverted or across the euro); null when there never was one"}})}
 	nmoney := obj{"type": []string{"number", "null"}, "description": "null when a currency has no rate in force (see missingRates)"}
 	transaction := obj{
-		"id": uuidRef(), "type": str(obj{"enum": commands.TransactionTypes}), "amount": num(money), "currency": str(nil),
+		"id": uuidRef(), "type": str(obj{"enum": domain.TransactionTypes}), "amount": num(money), "currency": str(nil),
 		"destinationAmount": obj{"type": []string{"number", "null"}}, "date": date,
 		"concept": nstr(nil), "description": str(nil), "walletId": uuidRef(), "toWalletId": nuuid(),
 		"destinationWalletId": nuuid(), "categoryId": nuuid(), "goalId": nuuid(), "debtId": nuuid(), "tagId": nuuid(),
@@ -497,9 +497,9 @@ func schemas() obj {
 	return obj{
 		"Budget": record(merge(merge(budgetFields(), stamps), obj{"id": uuidRef(), "active": boolean(), "periodStart": date, "periodEnd": date,
 			"spent": num(money), "remaining": num(money), "percentage": num(nil), "alertReached": boolean(),
-			"period": str(obj{"enum": commands.Periods}), "currency": str(nil), "alertThreshold": num(nil)})),
+			"period": str(obj{"enum": domain.Periods}), "currency": str(nil), "alertThreshold": num(nil)})),
 		"BudgetRecord": record(merge(merge(budgetFields(), stamps), obj{"id": uuidRef(),
-			"period": str(obj{"enum": commands.Periods}), "currency": str(nil), "alertThreshold": num(nil)})),
+			"period": str(obj{"enum": domain.Periods}), "currency": str(nil), "alertThreshold": num(nil)})),
 		"BudgetResponse": wrap("budget", "Budget"),
 		"BudgetList":     list("budgets", "Budget"),
 		"Goal": record(merge(merge(goalFields(), stamps), obj{"id": uuidRef(), "savedAmount": num(money), "currency": str(nil),
@@ -515,7 +515,7 @@ func schemas() obj {
 		"Recurring": record(merge(merge(recurringFields(), stamps), obj{"id": uuidRef(), "lastPayment": ndate, "active": boolean(),
 			"lastSkip": obj{"anyOf": []obj{record(obj{"cycles": obj{"type": "integer", "minimum": 1}, "firstDue": date, "lastDue": date}),
 				{"type": "null"}}, "description": fmt.Sprintf("the latest run of cycles left unpaid, from firstDue to lastDue: an item owing "+
-				"more than %d due cycles skips the oldest and pays the latest %[1]d; null when it never skipped any", commands.MaxOwedCycles)}})),
+				"more than %d due cycles skips the oldest and pays the latest %[1]d; null when it never skipped any", domain.MaxOwedCycles)}})),
 		"RecurringResponse":  wrap("recurring", "Recurring"),
 		"RecurringList":      list("recurrent", "Recurring"),
 		"RecurringPayResult": withTransactions("recurring", "Recurring"),
@@ -568,7 +568,7 @@ func schemas() obj {
 					"items": record(obj{"month": str(obj{"pattern": "^[0-9]{4}-[0-9]{2}$"}), "income": num(money), "expenses": num(money)})},
 				"unconverted": totals})}),
 		"SpendingSummary": record(obj{"period": str(obj{"enum": append(slices.Clone(summaryPeriods), "custom")}), "from": date, "to": date,
-			"type":   str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}}),
+			"type":   str(obj{"enum": []string{domain.TxExpense, domain.TxIncome}}),
 			"totals": obj{"type": "array", "items": record(obj{"currency": str(nil), "total": str(obj{"description": "two decimals"})})}}),
 		"ExchangeRates": record(obj{"date": date, "rates": obj{"type": "array", "items": rate},
 			"missing": merge(clone(missingRates), obj{"description": "the conversions of the workspace's wallets' currencies into its own with no rate in force"})}),
@@ -617,7 +617,7 @@ func schemas() obj {
 			"transactions": obj{"type": "array", "items": ref("Transaction")},
 			"pagination":   paginationSchema(),
 		}, "transactions", "pagination"),
-		"BulkResult": record(obj{"ok": boolean(), "operation": str(obj{"enum": []string{commands.BulkDelete, commands.BulkRecategorize}}),
+		"BulkResult": record(obj{"ok": boolean(), "operation": str(obj{"enum": []string{domain.BulkDelete, domain.BulkRecategorize}}),
 			"affected": obj{"type": "integer"}}),
 		"OK": object(obj{"ok": obj{"type": "boolean", "const": true}}, "ok"),
 		"User": record(merge(profileFields(), obj{"id": uuidRef(), "email": str(nil), "name": nstr(nil),
@@ -625,7 +625,7 @@ func schemas() obj {
 		"UserResponse": wrap("user", "User"),
 		"Workspace": record(obj{"id": uuidRef(), "name": str(nil), "type": str(obj{"enum": []string{"personal", "team"}}),
 			"currency": str(nil), "language": str(obj{"maxLength": maxLanguage}), "role": str(obj{"enum": roleNames}), "createdAt": dateTime(),
-			"scopes": obj{"type": "array", "items": str(obj{"enum": commands.Scopes}),
+			"scopes": obj{"type": "array", "items": str(obj{"enum": domain.Scopes}),
 				"description": "the scopes the caller's role holds in the workspace (\"*\": every scope); an API key may hold fewer"}}),
 		"WorkspaceResponse": wrap("workspace", "Workspace"),
 		"WorkspaceList":     list("workspaces", "Workspace"),
@@ -706,7 +706,7 @@ func clone(o obj) obj {
 
 var pathParam = regexp.MustCompile(`\{([a-zA-Z]+)\}`)
 
-var roleNames = commands.Roles
+var roleNames = domain.Roles
 
 // Security requirements: each alternative names one credential, so that a generated
 // client never sends two at once (the chat channel's identity must go alone).

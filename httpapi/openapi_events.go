@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/webhooks"
 )
 
@@ -30,7 +30,7 @@ func init() {
 
 // eventsSchema is the list of event names a webhook subscribes to.
 func eventsSchema() obj {
-	names := slices.Concat([]string{commands.HookAll}, commands.HookEvents)
+	names := slices.Concat([]string{domain.HookAll}, domain.HookEvents)
 	return obj{"type": "array", "minItems": 1, "items": str(obj{"enum": names}),
 		"description": "event names; \"*\" is every event"}
 }

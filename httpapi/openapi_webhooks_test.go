@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/webhooks"
 )
 
@@ -27,8 +27,8 @@ func TestOpenAPIWebhooks(t *testing.T) {
 	if err := json.Unmarshal(OpenAPIDocument(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Webhooks) != len(commands.HookEvents) {
-		t.Errorf("%d webhooks documented for %d public events", len(doc.Webhooks), len(commands.HookEvents))
+	if len(doc.Webhooks) != len(domain.HookEvents) {
+		t.Errorf("%d webhooks documented for %d public events", len(doc.Webhooks), len(domain.HookEvents))
 	}
 	for _, e := range webhooks.EventDocs() {
 		hook, ok := doc.Webhooks[e.Name]

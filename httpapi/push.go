@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // Web Push subscriptions are device data, not money: the handlers here write the
@@ -70,7 +70,7 @@ type pushInput struct {
 func pushSubscriptionInput(b *body) pushInput {
 	var in pushInput
 	endpoint := pushEndpoint(b)
-	var p256dh, auth commands.Nullable[string]
+	var p256dh, auth domain.Nullable[string]
 	keys := b.object("keys", func(k *body) {
 		p256dh = k.str("p256dh", 1, 100)
 		auth = k.str("auth", 1, 100)
@@ -104,7 +104,7 @@ func pushSubscriptionInput(b *body) pushInput {
 
 // pushEndpoint reads the endpoint field: an absolute https URL, since push services
 // are only reached over TLS.
-func pushEndpoint(b *body) commands.Nullable[string] {
+func pushEndpoint(b *body) domain.Nullable[string] {
 	v := b.str("endpoint", 1, maxPushEndpoint)
 	if v.Valid && !b.failed("endpoint") {
 		u, err := url.Parse(v.Value)
@@ -117,7 +117,7 @@ func pushEndpoint(b *body) commands.Nullable[string] {
 
 // base64URL decodes a present string field written in base64url (unpadded, as
 // browsers write it, or padded) and checks it decodes to size bytes.
-func base64URL(b *body, name string, v commands.Nullable[string], size int) ([]byte, bool) {
+func base64URL(b *body, name string, v domain.Nullable[string], size int) ([]byte, bool) {
 	if !v.Valid || b.failed(name) {
 		return nil, false
 	}

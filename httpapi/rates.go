@@ -10,7 +10,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/queries"
 )
@@ -35,7 +35,7 @@ func listExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 
 // ratesAnswer lists the rates a workspace sees on a day, and the conversions of its
 // wallets' currencies into its own that no rate in force makes.
-func ratesAnswer(ctx context.Context, db queries.DB, ws queries.Workspace, day commands.Date) (map[string]any, error) {
+func ratesAnswer(ctx context.Context, db queries.DB, ws queries.Workspace, day domain.Date) (map[string]any, error) {
 	list, err := fx.InForce(ctx, db, ws.ID, day)
 	if err != nil {
 		return nil, err
@@ -71,7 +71,7 @@ func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 	if len(raw) > 200 {
 		b.fail("rates", "must hold at most 200 rates")
 	}
-	var rates []commands.ExchangeRate
+	var rates []domain.ExchangeRate
 	for i, item := range raw {
 		rb, err := parseBody(item)
 		if err != nil {
@@ -83,7 +83,7 @@ func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 		rb.required("quote", quote.Valid)
 		rb.required("rate", rate.Valid)
 		if err := rb.finish(); err != nil {
-			var de *commands.Error
+			var de *domain.Error
 			if errors.As(err, &de) {
 				for _, f := range de.Fields {
 					b.fail(fmt.Sprintf("rates[%d].%s", i, f.Field), "%s", f.Message)
@@ -91,13 +91,13 @@ func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 			}
 			continue
 		}
-		rates = append(rates, commands.ExchangeRate{Base: base.Value, Quote: quote.Value, Rate: rate.Value})
+		rates = append(rates, domain.ExchangeRate{Base: base.Value, Quote: quote.Value, Rate: rate.Value})
 	}
 	day := orDefault(date, s.today().Format(time.DateOnly))
-	cmd := commands.SetExchangeRates{Date: day, Rates: rates}
+	cmd := domain.SetExchangeRates{Date: day, Rates: rates}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
 		Answer: queries.Read(func(ctx context.Context, db queries.DB) (any, error) {
-			d, _ := commands.ParseDate(day)
+			d, _ := domain.ParseDate(day)
 			return ratesAnswer(ctx, db, principalFrom(r.Context()).Workspace, d)
 		})})
 }

@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 	"github.com/finledger/finledger/webhooks"
 )
@@ -205,7 +205,7 @@ func lastEventID(r *http.Request) (int64, bool, error) {
 	}
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || n < 0 {
-		return 0, false, commands.InvalidField("Last-Event-ID", "must be the id of an event this stream sent")
+		return 0, false, domain.InvalidField("Last-Event-ID", "must be the id of an event this stream sent")
 	}
 	return n, true, nil
 }

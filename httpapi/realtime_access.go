@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // Reasons a stream's user lost access, sent in the revoked event and in the 403 of a
@@ -21,9 +21,9 @@ const (
 // realtimeAccessEvents change who may read a workspace: a stream that sees one on its
 // workspace's subject has its instance check access at once instead of at the next tick.
 var realtimeAccessEvents = map[string]bool{
-	commands.TypeMemberRemoved:     true,
-	commands.TypeMemberRoleChanged: true,
-	commands.TypeWorkspaceDeleted:  true,
+	domain.TypeMemberRemoved:     true,
+	domain.TypeMemberRoleChanged: true,
+	domain.TypeWorkspaceDeleted:  true,
 }
 
 // realtimeAccessSQL reads, for each row r carrying user_id and workspace_id, what
@@ -51,7 +51,7 @@ func (a realtimeAccess) lost() string {
 		return revokedWorkspaceDeleted
 	case a.role == nil:
 		return revokedMemberRemoved
-	case !commands.Grants(commands.RoleScopes(*a.role), scopeTransactionsRead):
+	case !domain.Grants(domain.RoleScopes(*a.role), scopeTransactionsRead):
 		return revokedRoleChanged
 	}
 	return ""

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/queries"
 )
@@ -23,7 +23,7 @@ var summaryPeriods = []string{"today", "yesterday", "this_week", "last_week", "t
 const maxSummaryDays = 366
 
 // periodBounds resolves a named period on today, weeks running Monday to Sunday.
-func periodBounds(name string, today commands.Date) (from, to commands.Date) {
+func periodBounds(name string, today domain.Date) (from, to domain.Date) {
 	monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
 	first := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
 	switch name {
@@ -51,9 +51,9 @@ func spendingSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	from, to := q.date("from"), q.date("to")
 	kind := q.values.Get("type")
 	if kind == "" {
-		kind = commands.TxExpense
+		kind = domain.TxExpense
 	}
-	if kind != commands.TxExpense && kind != commands.TxIncome {
+	if kind != domain.TxExpense && kind != domain.TxIncome {
 		q.fail("type", "must be expense or income")
 	}
 	custom := q.values.Has("from") || q.values.Has("to")
@@ -82,8 +82,8 @@ func spendingSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var summary queries.SpendingSummary
-	err = s.readAt(ctx, ws, at, func(db queries.DB, today commands.Date) (err error) {
-		var start, end commands.Date
+	err = s.readAt(ctx, ws, at, func(db queries.DB, today domain.Date) (err error) {
+		var start, end domain.Date
 		if custom {
 			period, start, end = "custom", *from, *to
 		} else {
@@ -117,13 +117,13 @@ func (s *Server) categoryParam(r *http.Request, value string) (*uuid.UUID, error
 	}
 	names := make([]string, len(list))
 	for i, c := range list {
-		if commands.FoldName(c.Name) == commands.FoldName(value) {
+		if domain.FoldName(c.Name) == domain.FoldName(value) {
 			return &c.ID, nil
 		}
 		names[i] = c.Name
 	}
 	return nil, &apiError{Status: http.StatusNotFound, Code: "CATEGORY_NOT_FOUND", Message: "no category is named " + value,
-		Details: map[string]any{"suggestions": commands.Suggest(names, value, 5)}}
+		Details: map[string]any{"suggestions": domain.Suggest(names, value, 5)}}
 }
 
 func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -144,7 +144,7 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := principalFrom(ctx)
 	var summary queries.MonthlySummary
-	err := s.readAt(ctx, p.Workspace.ID, at, func(db queries.DB, today commands.Date) error {
+	err := s.readAt(ctx, p.Workspace.ID, at, func(db queries.DB, today domain.Date) error {
 		if month == nil {
 			month = &today
 		}
@@ -167,7 +167,7 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 }
 
 // reportRange is a report's from and to: by default, the current month up to today.
-func reportRange(q *query, today commands.Date) (from, to commands.Date) {
+func reportRange(q *query, today domain.Date) (from, to domain.Date) {
 	from, to = time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC), today
 	if d := q.date("from"); d != nil {
 		from = *d
@@ -195,7 +195,7 @@ func reportSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	ws := principalFrom(ctx).Workspace
 	var summary queries.ReportSummary
-	err := s.readAt(ctx, ws.ID, at, func(db queries.DB, today commands.Date) error {
+	err := s.readAt(ctx, ws.ID, at, func(db queries.DB, today domain.Date) error {
 		rates, err := fx.Load(ctx, db, ws.ID, today)
 		if err != nil {
 			return err
@@ -239,7 +239,7 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	var rep queries.Report
 	var chart queries.ExpenseChart // the PDF's, on one scale
 	var lines []byte
-	err := s.readAt(r.Context(), p.Workspace.ID, at, func(db queries.DB, today commands.Date) (err error) {
+	err := s.readAt(r.Context(), p.Workspace.ID, at, func(db queries.DB, today domain.Date) (err error) {
 		if format == "csv" {
 			lines, err = queries.ReportCSV(r.Context(), db, p.Workspace.ID, f)
 			return err

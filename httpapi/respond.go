@@ -13,7 +13,8 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -50,12 +51,12 @@ var (
 // enough for a restart or a failover to make progress, short enough to notice its end.
 const unavailableRetryAfter = 5
 
-var kindStatus = map[commands.Kind]int{
-	commands.KindValidation:    http.StatusBadRequest,
-	commands.KindNotFound:      http.StatusNotFound,
-	commands.KindConflict:      http.StatusConflict,
-	commands.KindUnprocessable: http.StatusUnprocessableEntity,
-	commands.KindForbidden:     http.StatusForbidden,
+var kindStatus = map[domain.Kind]int{
+	domain.KindValidation:    http.StatusBadRequest,
+	domain.KindNotFound:      http.StatusNotFound,
+	domain.KindConflict:      http.StatusConflict,
+	domain.KindUnprocessable: http.StatusUnprocessableEntity,
+	domain.KindForbidden:     http.StatusForbidden,
 }
 
 // toAPIError maps any error to the envelope. This is the one place where domain errors
@@ -65,7 +66,7 @@ func toAPIError(err error) *apiError {
 	if errors.As(err, &ae) {
 		return ae
 	}
-	if de, ok := commands.AsError(err); ok {
+	if de, ok := domain.AsError(err); ok {
 		status, known := kindStatus[de.Kind]
 		if !known {
 			return errInternal
@@ -82,7 +83,7 @@ func toAPIError(err error) *apiError {
 	if databaseUnavailable(err) {
 		return errUnavailable
 	}
-	if errors.Is(err, commands.ErrContended) {
+	if errors.Is(err, ledger.ErrContended) {
 		return errContended
 	}
 	return errInternal

@@ -15,7 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/ledger"
 )
 
 // A panic, or any error the API does not know, answers 500 in the envelope without
@@ -89,7 +89,7 @@ func TestDatabaseErrorsAnswer503(t *testing.T) {
 // A command that other writers kept from committing wrote nothing: 503, retry soon.
 func TestContendedCommandAnswers503(t *testing.T) {
 	rec := httptest.NewRecorder()
-	err := fmt.Errorf("%w: %w", commands.ErrContended, errors.New("append at version 7: conflict"))
+	err := fmt.Errorf("%w: %w", ledger.ErrContended, errors.New("append at version 7: conflict"))
 	(&Server{}).observe(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { writeError(w, r, err) })).
 		ServeHTTP(rec, httptest.NewRequest("POST", "/api/transactions", nil))
 	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "1" ||

@@ -3,7 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -53,8 +53,8 @@ var routes = []route{
 	{"GET", "/api/goals/{id}", "goals:read", "Get a savings goal", http.StatusOK, getRecord("goal", "GOAL_NOT_FOUND", queries.GoalByID)},
 	{"PATCH", "/api/goals/{id}", "goals:write", "Update a savings goal", http.StatusOK, updateGoal},
 	{"DELETE", "/api/goals/{id}", "goals:write", "Delete an empty savings goal", http.StatusOK, deleteGoal},
-	{"POST", "/api/goals/{id}/deposit", "goals:write", "Move money from a wallet into a goal", http.StatusOK, goalMovement(commands.TxGoalDeposit)},
-	{"POST", "/api/goals/{id}/withdraw", "goals:write", "Move money from a goal back to wallets", http.StatusOK, goalMovement(commands.TxGoalWithdrawal)},
+	{"POST", "/api/goals/{id}/deposit", "goals:write", "Move money from a wallet into a goal", http.StatusOK, goalMovement(domain.TxGoalDeposit)},
+	{"POST", "/api/goals/{id}/withdraw", "goals:write", "Move money from a goal back to wallets", http.StatusOK, goalMovement(domain.TxGoalWithdrawal)},
 
 	{"GET", "/api/debts", "debts:read", "List debts with pending balances", http.StatusOK, listRecordsAsOf("debts", queries.Debts)},
 	{"POST", "/api/debts", "debts:write", "Register a debt", http.StatusOK, createDebt},

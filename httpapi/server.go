@@ -16,11 +16,11 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks/bus"
 )
@@ -30,7 +30,7 @@ type Server struct {
 	// requestLogLevel is the level requests are logged at (Options.RequestLogLevel).
 	requestLogLevel slog.Level
 	pool            *pgxpool.Pool
-	ledger          *commands.Ledger
+	ledger          *ledger.Ledger
 	sessions        *session.Verifier
 	now             func() time.Time
 	limiter         rateLimiter
@@ -116,7 +116,7 @@ type ChannelOptions struct {
 }
 
 // NewServer wires the API to its database, ledger, session verifier and clock.
-func NewServer(pool *pgxpool.Pool, ledger *commands.Ledger, sessions *session.Verifier, now func() time.Time, opts Options) *Server {
+func NewServer(pool *pgxpool.Pool, ledger *ledger.Ledger, sessions *session.Verifier, now func() time.Time, opts Options) *Server {
 	s := &Server{pool: pool, ledger: ledger, sessions: sessions, now: now, billing: opts.Billing, webhooks: opts.Webhooks, box: opts.Box, events: opts.Events, pushKey: opts.PushPublicKey, metrics: opts.Metrics, publicMetrics: opts.PublicMetrics, browser: opts.Browser,
 		limiter: rateLimiter{perMinute: float64(opts.RateLimitPerMinute), burst: float64(opts.RateLimitBurst), counts: "requests for this person"},
 		failures: rateLimiter{perMinute: float64(opts.AuthFailuresPerMinute), burst: float64(opts.AuthFailureBurst),

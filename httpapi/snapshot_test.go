@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/projections"
@@ -22,8 +22,8 @@ func TestNewInstanceLoadsFromSnapshot(t *testing.T) {
 	env.Ledger.SnapshotEvery(10)
 	ctx := context.Background()
 	f := newLedger(t, env, "alice")
-	workspace := commands.PersonalWorkspaceID(commands.UserIDFor("alice"))
-	stream := commands.StreamID(workspace)
+	workspace := domain.PersonalWorkspaceID(domain.UserIDFor("alice"))
+	stream := domain.StreamID(workspace)
 
 	var early []string
 	for i := range 8 {

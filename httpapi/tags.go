@@ -3,7 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -11,8 +11,8 @@ const defaultTagColor = "#6b7280"
 
 // tagInput reads a tag's fields: a create needs the name, an update may leave either
 // out but set neither to null.
-func tagInput(b *body, create bool) commands.UpdateTag {
-	in := commands.UpdateTag{Name: b.name("name", maxTagName), Color: b.str("color", 0, 7)}
+func tagInput(b *body, create bool) domain.UpdateTag {
+	in := domain.UpdateTag{Name: b.name("name", maxTagName), Color: b.str("color", 0, 7)}
 	b.pattern("color", in.Color, hexColor, "#RRGGBB")
 	if create {
 		b.required("name", in.Name.Valid)
@@ -28,7 +28,7 @@ func createTag(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := tagInput(b, true)
-	cmd := commands.CreateTag{TagID: newID(), Name: in.Name.Value, Color: orDefault(in.Color, defaultTagColor)}
+	cmd := domain.CreateTag{TagID: newID(), Name: in.Name.Value, Color: orDefault(in.Color, defaultTagColor)}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), cmd.TagID))})
 }
 
@@ -47,6 +47,6 @@ func archiveTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.ArchiveTag{TagID: id}
+	cmd := domain.ArchiveTag{TagID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
 }

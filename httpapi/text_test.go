@@ -9,7 +9,7 @@ import (
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
-// Every text field a person writes follows one rule (commands.Text): a name of
+// Every text field a person writes follows one rule (domain.Text): a name of
 // zero-width or other invisible format characters is refused as a name of spaces is,
 // bidirectional controls and stray control characters are refused anywhere, and a
 // blank concept is refused wherever a concept is required. Nothing is written.

@@ -10,7 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -27,8 +28,8 @@ const (
 // transactionInput reads the fields shared by the create and update bodies. The two
 // documented body shapes differ: toWalletId and destinationWalletId are aliases, and a
 // concept (short) and a description (long) are both kept.
-func transactionInput(b *body) commands.UpdateTransaction {
-	in := commands.UpdateTransaction{
+func transactionInput(b *body) domain.UpdateTransaction {
+	in := domain.UpdateTransaction{
 		Amount:            b.amount("amount", true),
 		DestinationAmount: b.amount("destinationAmount", true),
 		Date:              b.date("date"),
@@ -37,7 +38,7 @@ func transactionInput(b *body) commands.UpdateTransaction {
 		WalletID:          b.id("walletId"),
 		CategoryID:        b.id("categoryId"),
 		TagID:             b.id("tagId"),
-		ReferenceNumber:   b.text("referenceNumber", commands.Text{Max: 100}),
+		ReferenceNumber:   b.text("referenceNumber", domain.Text{Max: 100}),
 		AttachmentURL:     b.link("attachmentUrl", 2048),
 		Cleared:           b.boolean("cleared"),
 	}
@@ -50,12 +51,12 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	typ := b.enum("type", commands.TransactionTypes)
+	typ := b.enum("type", domain.TransactionTypes)
 	in := transactionInput(b)
 	goalID, debtID := b.id("goalId"), b.id("debtId")
 	b.required("type", typ.Valid)
 	b.required("amount", in.Amount.Valid)
-	cmd := commands.CreateTransaction{
+	cmd := domain.CreateTransaction{
 		TransactionID: newID(), Type: typ.Value, Amount: in.Amount.Value, DestinationAmount: in.DestinationAmount.Ptr(),
 		Date: in.Date.Value, Today: s.today(), Concept: in.Concept.Ptr(), Description: in.Description.Ptr(), WalletID: in.WalletID.Ptr(),
 		ToWalletID: in.ToWalletID.Ptr(), CategoryID: in.CategoryID.Ptr(), GoalID: goalID.Ptr(), DebtID: debtID.Ptr(),
@@ -81,7 +82,7 @@ func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.DeleteTransaction{TransactionID: id}
+	cmd := domain.DeleteTransaction{TransactionID: id}
 	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
@@ -91,20 +92,20 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ids := b.ids("ids", maxBulkIDs)
-	op := b.enum("operation", []string{commands.BulkDelete, commands.BulkRecategorize})
+	op := b.enum("operation", []string{domain.BulkDelete, domain.BulkRecategorize})
 	category := b.id("categoryId")
 	b.required("ids", ids != nil)
 	b.required("operation", op.Valid)
-	if op.Value == commands.BulkRecategorize {
+	if op.Value == domain.BulkRecategorize {
 		b.required("categoryId", category.Valid)
 	}
-	cmd := commands.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
+	cmd := domain.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
-		Answer: queries.OfEvents(func(events []commands.Appended) any {
+		Answer: queries.OfEvents(func(events []ledger.Appended) any {
 			affected := 0
 			for _, e := range events {
 				// The budget alerts a recategorization may cause are not transactions.
-				if e.Type != commands.TypeBudgetThresholdReached {
+				if e.Type != domain.TypeBudgetThresholdReached {
 					affected++
 				}
 			}
@@ -132,17 +133,17 @@ func listTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 // query validates query parameters field by field, like body does for JSON.
 type query struct {
 	values url.Values
-	errs   []commands.FieldError
+	errs   []domain.FieldError
 }
 
 func (q *query) fail(name, message string) {
-	q.errs = append(q.errs, commands.FieldError{Field: name, Message: message})
+	q.errs = append(q.errs, domain.FieldError{Field: name, Message: message})
 }
 
 // err returns every parameter error found, or nil.
 func (q *query) err() error {
 	if len(q.errs) > 0 {
-		return commands.Invalid(q.errs...)
+		return domain.Invalid(q.errs...)
 	}
 	return nil
 }
@@ -219,7 +220,7 @@ func transactionFilter(values url.Values) (queries.TransactionFilter, error) {
 		To:         q.date("to"),
 		Search:     q.text("search", maxSearch),
 	}
-	if f.Type != "" && !slices.Contains(commands.TransactionTypes, f.Type) {
+	if f.Type != "" && !slices.Contains(domain.TransactionTypes, f.Type) {
 		q.fail("type", "must be one of income, expense, transfer, goal_deposit, goal_withdrawal")
 	}
 	if f.From != nil && f.To != nil && f.To.Before(*f.From) {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -17,21 +17,21 @@ var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 const (
 	defaultWalletType  = "cash"
 	defaultCardColor   = "#111827"
-	defaultWalletMoney = commands.DefaultCurrency
+	defaultWalletMoney = domain.DefaultCurrency
 )
 
 // walletInput reads the fields of a wallet body; on create, absent fields take their
 // defaults and name is required.
-func walletInput(b *body, create bool) commands.UpdateWallet {
-	in := commands.UpdateWallet{
+func walletInput(b *body, create bool) domain.UpdateWallet {
+	in := domain.UpdateWallet{
 		Name:           b.name("name", maxWalletName),
-		Description:    b.text("description", commands.Text{Max: 255, Multiline: true}),
-		Type:           b.enum("type", commands.WalletTypes),
+		Description:    b.text("description", domain.Text{Max: 255, Multiline: true}),
+		Type:           b.enum("type", domain.WalletTypes),
 		Currency:       currency(b, "currency"),
 		CardColor:      b.str("cardColor", 0, 7),
 		InitialBalance: b.amount("balance", false),
-		Clabe:          b.text("clabe", commands.Text{Max: 40}),
-		Provider:       b.text("provider", commands.Text{Max: 70}),
+		Clabe:          b.text("clabe", domain.Text{Max: 40}),
+		Provider:       b.text("provider", domain.Text{Max: 70}),
 		IsDefault:      b.boolean("isDefault"),
 	}
 	b.pattern("cardColor", in.CardColor, hexColor, "#RRGGBB")
@@ -43,20 +43,20 @@ func walletInput(b *body, create bool) commands.UpdateWallet {
 	return in
 }
 
-// currency reads an ISO 4217 code money may be kept in (commands.IsCurrency), accepting
+// currency reads an ISO 4217 code money may be kept in (domain.IsCurrency), accepting
 // lower case. Every currency a request names is read through it.
-func currency(b *body, name string) commands.Nullable[string] {
+func currency(b *body, name string) domain.Nullable[string] {
 	v := b.str(name, 3, 3)
 	if v.Valid && !b.failed(name) {
 		v.Value = strings.ToUpper(v.Value)
-		if !commands.IsCurrency(v.Value) {
+		if !domain.IsCurrency(v.Value) {
 			b.fail(name, "must be an ISO 4217 currency code in use, such as MXN, USD or EUR")
 		}
 	}
 	return v
 }
 
-func orDefault[T any](n commands.Nullable[T], fallback T) T {
+func orDefault[T any](n domain.Nullable[T], fallback T) T {
 	if n.Valid {
 		return n.Value
 	}
@@ -69,7 +69,7 @@ func createWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := walletInput(b, true)
-	cmd := commands.CreateWallet{WalletID: newID(), WalletFields: commands.WalletFields{
+	cmd := domain.CreateWallet{WalletID: newID(), WalletFields: domain.WalletFields{
 		Name: in.Name.Value, Description: in.Description.Ptr(), Type: orDefault(in.Type, defaultWalletType),
 		Currency: orDefault(in.Currency, defaultWalletMoney), CardColor: orDefault(in.CardColor, defaultCardColor),
 		InitialBalance: orDefault(in.InitialBalance, decimal.Zero), Clabe: in.Clabe.Ptr(), Provider: in.Provider.Ptr(),
@@ -93,6 +93,6 @@ func archiveWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.ArchiveWallet{WalletID: id}
+	cmd := domain.ArchiveWallet{WalletID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
 }

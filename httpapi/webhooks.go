@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/safehttp"
@@ -38,8 +38,8 @@ var errNoBox = errorf(http.StatusServiceUnavailable, "SECRET_KEY_NOT_CONFIGURED"
 
 // webhookURL reads and checks a webhook URL: scheme, form, and, unless private
 // destinations are allowed, where it resolves.
-func (s *Server) webhookURL(r *http.Request, b *body, name string) commands.Nullable[string] {
-	v := b.text(name, commands.Text{Min: 1, Max: maxWebhookURL})
+func (s *Server) webhookURL(r *http.Request, b *body, name string) domain.Nullable[string] {
+	v := b.text(name, domain.Text{Min: 1, Max: maxWebhookURL})
 	if v.Valid && !b.failed(name) {
 		if err := s.webhooks.Policy.CheckURL(r.Context(), v.Value); err != nil {
 			b.fail(name, "%s", err.Error())
@@ -50,7 +50,7 @@ func (s *Server) webhookURL(r *http.Request, b *body, name string) commands.Null
 
 // hookEvents reads a list of event names.
 func hookEvents(b *body) []string {
-	events := b.stringList("events", 1, len(commands.HookEvents)+1)
+	events := b.stringList("events", 1, len(domain.HookEvents)+1)
 	for i, e := range events {
 		if strings.TrimSpace(e) == "" {
 			b.fail(fmt.Sprintf("events[%d]", i), "must not be empty")
@@ -116,7 +116,7 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	b.required("name", name.Valid)
 	b.required("url", target.Valid)
 	if events == nil && !b.failed("events") {
-		events = []string{commands.HookAll}
+		events = []string{domain.HookAll}
 	}
 	id := newID()
 	secret, sealed, err := s.newWebhookSecret(id)
@@ -125,8 +125,8 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
-	cmd := commands.CreateWebhook{WebhookID: id, CreatedBy: p.User.ID, SealedSecret: sealed,
-		Fields: commands.WebhookFields{Name: name.Value, URL: target.Value, Events: events, Active: true}}
+	cmd := domain.CreateWebhook{WebhookID: id, CreatedBy: p.User.ID, SealedSecret: sealed,
+		Fields: domain.WebhookFields{Name: name.Value, URL: target.Value, Events: events, Active: true}}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id)),
 		// The secret is in this answer only: a replay of the request gets the webhook without it.
 		Secret: map[string]any{"secret": secret}})
@@ -158,7 +158,7 @@ func rotateWebhookSecret(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	cmd := commands.RotateWebhookSecret{WebhookID: id, SealedSecret: sealed}
+	cmd := domain.RotateWebhookSecret{WebhookID: id, SealedSecret: sealed}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id)),
 		Secret: map[string]any{"secret": secret}})
 }
@@ -168,10 +168,10 @@ func updateWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.UpdateWebhook{WebhookID: id, Name: b.name("name", maxRecordName), URL: s.webhookURL(r, b, "url"),
+	cmd := domain.UpdateWebhook{WebhookID: id, Name: b.name("name", maxRecordName), URL: s.webhookURL(r, b, "url"),
 		Active: b.boolean("active")}
 	if events := hookEvents(b); events != nil {
-		cmd.Events = commands.Of(events)
+		cmd.Events = domain.Of(events)
 	}
 	b.notNull("name", "url", "events", "active")
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id))})
@@ -182,7 +182,7 @@ func deleteWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.DeleteWebhook{WebhookID: id}
+	cmd := domain.DeleteWebhook{WebhookID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
@@ -276,7 +276,7 @@ func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
 // webhookNotFound turns the dispatcher's not-found into the API's.
 func webhookNotFound(err error) error {
 	if errors.Is(err, webhooks.ErrNotFound) {
-		return commands.NotFound("WEBHOOK_NOT_FOUND", "webhook not found")
+		return domain.NotFound("WEBHOOK_NOT_FOUND", "webhook not found")
 	}
 	return err
 }

@@ -13,20 +13,21 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/httpapi/channel"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/queries"
 )
 
 // --- settings, for the account owner's session ---
 
 // issueLinkCode answers POST /api/me/whatsapp with a one-time code (the rules are
-// commands.IssueLinkCode's). The code is a secret shown once and is not kept for
+// ledger.IssueLinkCode's). The code is a secret shown once and is not kept for
 // idempotent replays.
 func issueLinkCode(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
-	code, expires, err := commands.IssueLinkCode(r.Context(), s.pool, s.drawLinkCode, p.User.ID, p.Workspace.ID, s.now())
-	if errors.Is(err, commands.ErrNoFreeLinkCode) {
+	code, expires, err := ledger.IssueLinkCode(r.Context(), s.pool, s.drawLinkCode, p.User.ID, p.Workspace.ID, s.now())
+	if errors.Is(err, ledger.ErrNoFreeLinkCode) {
 		err = &apiError{Status: http.StatusServiceUnavailable, Code: "SERVICE_UNAVAILABLE",
 			Message: "no unused link code could be drawn; retry after Retry-After seconds", RetryAfter: 1}
 	}
@@ -72,14 +73,14 @@ func unlink(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
-	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: commands.UnlinkPhone{}.DecideUser,
+	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: domain.UnlinkPhone{}.DecideUser,
 		Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // --- the channel ---
 
 // linkPhone answers POST /api/whatsapp/link {code} (the rules are
-// commands.LinkPhoneByCode's).
+// ledger.LinkPhoneByCode's).
 func linkPhone(s *Server, w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	p := principalFrom(ctx)
@@ -99,7 +100,7 @@ func linkPhone(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	linked, err := s.ledger.LinkPhoneByCode(ctx, commands.LinkPhoneByCode{CodeKey: channel.CodeKey(code.Value), LinkID: newID(),
+	linked, err := s.ledger.LinkPhoneByCode(ctx, ledger.LinkPhoneByCode{CodeKey: channel.CodeKey(code.Value), LinkID: newID(),
 		PhoneKey: phoneKey, PhoneMasked: channel.MaskPhone(id.Phone), Fingerprint: id.IdentityKeyHash, Metadata: p.Metadata, Now: s.now()})
 	if err != nil {
 		writeError(w, r, err)
@@ -128,7 +129,7 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 	if !ok {
 		return
 	}
-	typ := b.enum("type", []string{commands.TxExpense, commands.TxIncome})
+	typ := b.enum("type", []string{domain.TxExpense, domain.TxIncome})
 	amount := b.amount("amount", true)
 	money := currency(b, "currency")
 	concept := b.text("concept", conceptText)
@@ -138,7 +139,7 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 	b.required("type", typ.Valid)
 	b.required("amount", amount.Valid)
 	p := principalFrom(r.Context())
-	cmd := commands.CreateTransactionByName{TransactionID: newID(), Type: typ.Value, Amount: amount.Value, Currency: money.Ptr(),
+	cmd := domain.CreateTransactionByName{TransactionID: newID(), Type: typ.Value, Amount: amount.Value, Currency: money.Ptr(),
 		Concept: concept.Ptr(), WalletName: walletName.Value, CategoryName: categoryName.Value, Date: date.Value, Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated,
 		Answer: queries.Then(queries.TransactionByID(p.Workspace.ID, cmd.TransactionID),
@@ -167,7 +168,7 @@ func resolvedNames(ctx context.Context, db queries.DB, ws queries.Workspace, t q
 		return nil, err
 	}
 	resolved["categoryName"] = category.Name
-	if t.Type == commands.TxExpense {
+	if t.Type == domain.TxExpense {
 		warning, err := budgetWarning(ctx, db, ws.ID, category.ID, t.Currency, time.Time(t.Date))
 		if err != nil {
 			return nil, err
@@ -183,7 +184,7 @@ func resolvedNames(ctx context.Context, db queries.DB, ws queries.Workspace, t q
 // "present when the expense exceeds the category budget", on every such expense, not
 // only the one that reaches the alert threshold), each in its period holding the
 // expense's date. It reads the budgets after the write, in its transaction.
-func budgetWarning(ctx context.Context, db queries.DB, ws, category uuid.UUID, currency string, day commands.Date) (string, error) {
+func budgetWarning(ctx context.Context, db queries.DB, ws, category uuid.UUID, currency string, day domain.Date) (string, error) {
 	budgets, err := queries.Budgets(ctx, db, ws, day)
 	if err != nil {
 		return "", err
@@ -208,7 +209,7 @@ var errNoLastTransaction = errorf(http.StatusNotFound, "TRANSACTION_NOT_FOUND",
 func (s *Server) lastTransaction(ctx context.Context) (uuid.UUID, error) {
 	p := principalFrom(ctx)
 	link := p.Channel.Link
-	if link.LastTransactionID == nil || *link.LastTransactionWS != p.Workspace.ID || s.now().Sub(*link.LastTransactionAt) > commands.ChannelWindow {
+	if link.LastTransactionID == nil || *link.LastTransactionWS != p.Workspace.ID || s.now().Sub(*link.LastTransactionAt) > domain.ChannelWindow {
 		return uuid.Nil, errNoLastTransaction
 	}
 	return *link.LastTransactionID, nil
@@ -229,7 +230,7 @@ func undoLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFoundAs(err, "TRANSACTION_NOT_FOUND", "the last transaction was deleted already"))
 		return
 	}
-	cmd := commands.DeleteTransaction{TransactionID: id}
+	cmd := domain.DeleteTransaction{TransactionID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
 		Answer: queries.Then(queries.WalletByID(activeWorkspace(r), t.WalletID),
 			func(_ context.Context, _ queries.DB, wallet queries.Wallet) (any, error) {
@@ -261,7 +262,7 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	cmd := commands.UpdateTransactionByName{TransactionID: id, Amount: amount, Currency: money, Concept: concept, Date: date,
+	cmd := domain.UpdateTransactionByName{TransactionID: id, Amount: amount, Currency: money, Concept: concept, Date: date,
 		WalletName: walletName, CategoryName: categoryName}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
 }
@@ -304,12 +305,12 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	want := commands.FoldName(name.Value)
+	want := domain.FoldName(name.Value)
 	var exact, containing []queries.Workspace
 	var names []string
 	for _, ws := range list {
 		names = append(names, ws.Name)
-		switch folded := commands.FoldName(ws.Name); {
+		switch folded := domain.FoldName(ws.Name); {
 		case folded == want:
 			exact = append(exact, ws)
 		case strings.Contains(folded, want):
@@ -336,7 +337,7 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	target := matches[0]
-	cmd := commands.ChangeLinkWorkspace{LinkID: p.Channel.Link.LinkID, WorkspaceID: target.ID}
+	cmd := domain.ChangeLinkWorkspace{LinkID: p.Channel.Link.LinkID, WorkspaceID: target.ID}
 	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: cmd.DecideUser, Status: http.StatusOK,
 		Answer: queries.Value(map[string]any{"workspace": target})})
 }

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -32,14 +32,14 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	name := b.name("name", maxRecordName)
 	money := currency(b, "currency")
-	language := b.text("language", commands.Text{Max: maxLanguage})
+	language := b.text("language", domain.Text{Max: maxLanguage})
 	b.required("name", name.Valid)
 	p := principalFrom(r.Context())
 	if !language.Valid && p.User.Language != nil {
 		language.Value = *p.User.Language
 	}
-	created := &commands.WorkspaceCreated{WorkspaceID: newID(), Kind: commands.WorkspaceTeam, Name: name.Value,
-		Currency: orDefault(money, commands.DefaultCurrency), OwnerID: p.User.ID, Language: language.Value}
+	created := &domain.WorkspaceCreated{WorkspaceID: newID(), Kind: domain.WorkspaceTeam, Name: name.Value,
+		Currency: orDefault(money, domain.DefaultCurrency), OwnerID: p.User.ID, Language: language.Value}
 	s.run(w, r, b, command{Open: created, Status: http.StatusOK,
 		Answer: queries.Record("workspace", queries.MemberWorkspace(p.User.ID, created.WorkspaceID))})
 }
@@ -49,7 +49,7 @@ func deleteWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.DeleteWorkspace{ActorID: principalFrom(r.Context()).User.ID}
+	cmd := domain.DeleteWorkspace{ActorID: principalFrom(r.Context()).User.ID}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
@@ -58,8 +58,8 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	email := b.text("email", commands.Text{Min: 3, Max: 320})
-	role := b.enum("role", commands.Roles)
+	email := b.text("email", domain.Text{Min: 3, Max: 320})
+	role := b.enum("role", domain.Roles)
 	if email.Valid && !strings.Contains(email.Value, "@") {
 		b.fail("email", "must be an email address")
 	}
@@ -73,13 +73,13 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	userID, err := queries.UserIDByEmail(r.Context(), s.pool, email.Value)
 	switch {
 	case errors.Is(err, queries.ErrNotFound):
-		cmd := commands.InviteMember{Email: email.Value, Role: role.Value, InvitedBy: p.User.ID, ActorRole: p.Workspace.Role}
+		cmd := domain.InviteMember{Email: email.Value, Role: role.Value, InvitedBy: p.User.ID, ActorRole: p.Workspace.Role}
 		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
 			Answer: queries.Record("member", queries.InvitationByEmail(p.Workspace.ID, email.Value))})
 	case err != nil:
 		writeError(w, r, err)
 	default:
-		cmd := commands.AddMember{UserID: userID, Role: role.Value, ActorRole: p.Workspace.Role}
+		cmd := domain.AddMember{UserID: userID, Role: role.Value, ActorRole: p.Workspace.Role}
 		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), userID))})
 	}
 }
@@ -100,9 +100,9 @@ func updateMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	role := b.enum("role", commands.Roles)
+	role := b.enum("role", domain.Roles)
 	b.required("role", role.Valid)
-	cmd := commands.ChangeMemberRole{UserID: id, Role: role.Value, ActorRole: principalFrom(r.Context()).Workspace.Role}
+	cmd := domain.ChangeMemberRole{UserID: id, Role: role.Value, ActorRole: principalFrom(r.Context()).Workspace.Role}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), id))})
 }
 
@@ -111,7 +111,7 @@ func removeMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.RemoveMember{UserID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
+	cmd := domain.RemoveMember{UserID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
@@ -120,6 +120,6 @@ func cancelInvitation(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.CancelInvitation{InvitationID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
+	cmd := domain.CancelInvitation{InvitationID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
 	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
 }

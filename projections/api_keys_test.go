@@ -10,9 +10,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/testkit/testdb"
+	"github.com/finledger/finledger/ledger"
 )
 
 // A database written before keys recorded their creator's role, and before removals
@@ -33,52 +34,52 @@ func TestMigrationOfKeysEqualsTheReplay(t *testing.T) {
 		clock = clock.Add(time.Second)
 		return clock
 	}
-	ledger := commands.NewLedger(pool, Queue, now, 10)
-	meta := commands.Metadata{ActorType: commands.ActorSystem, ActorID: "test"}
-	run := func(ws uuid.UUID, events ...commands.NewEvent) {
+	l := ledger.NewLedger(pool, Queue, now, 10)
+	meta := ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"}
+	run := func(ws uuid.UUID, events ...domain.Event) {
 		t.Helper()
-		if _, err := ledger.Execute(ctx, commands.Call{WorkspaceID: ws, Metadata: meta,
-			Decide: func(*commands.Workspace) ([]commands.NewEvent, error) { return events, nil }}); err != nil {
+		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws, Metadata: meta,
+			Decide: func(*domain.Workspace) ([]domain.Event, error) { return events, nil }}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	users := map[string]uuid.UUID{}
 	for _, name := range []string{"alice", "bob", "carol", "dave"} {
-		id, err := ledger.RegisterUser(ctx, commands.Identity{Subject: name, Email: name + "@example.com"})
+		id, err := l.RegisterUser(ctx, domain.Identity{Subject: name, Email: name + "@example.com"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		users[name] = id
 	}
 	ws := uuid.New()
-	if _, err := ledger.Execute(ctx, commands.Call{WorkspaceID: ws, Metadata: meta, OpenWorkspace: &commands.WorkspaceCreated{
-		WorkspaceID: ws, Kind: commands.WorkspaceTeam, Name: "Acme", Currency: "MXN", OwnerID: users["alice"]}}); err != nil {
+	if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws, Metadata: meta, OpenWorkspace: &domain.WorkspaceCreated{
+		WorkspaceID: ws, Kind: domain.WorkspaceTeam, Name: "Acme", Currency: "MXN", OwnerID: users["alice"]}}); err != nil {
 		t.Fatal(err)
 	}
 	keys := map[string]uuid.UUID{}
-	key := func(name, creator string) commands.NewEvent {
+	key := func(name, creator string) domain.Event {
 		keys[name] = uuid.New()
-		return commands.NewEvent{Type: commands.TypeAPIKeyCreated, Data: &commands.APIKeyCreated{KeyID: keys[name], Name: name,
-			Scopes: []string{"*"}, Prefix: "fl_live_" + name[:4], Hash: []byte(name), CreatedBy: users[creator]}}
+		return &domain.APIKeyCreated{KeyID: keys[name], Name: name,
+			Scopes: []string{"*"}, Prefix: "fl_live_" + name[:4], Hash: []byte(name), CreatedBy: users[creator]}
 	}
-	member := func(name, role string) commands.NewEvent {
-		return commands.NewEvent{Type: commands.TypeMemberAdded, Data: &commands.MemberAdded{UserID: users[name], Role: role}}
+	member := func(name, role string) domain.Event {
+		return &domain.MemberAdded{UserID: users[name], Role: role}
 	}
-	removed := func(name string) commands.NewEvent {
-		return commands.NewEvent{Type: commands.TypeMemberRemoved, Data: &commands.MemberRemoved{UserID: users[name], Role: "reader"}}
+	removed := func(name string) domain.Event {
+		return &domain.MemberRemoved{UserID: users[name], Role: "reader"}
 	}
 	run(ws, member("bob", "collaborator"), member("carol", "reader"), member("dave", "reader"))
 	run(ws, key("owners", "alice"), key("bobs-suspended", "bob"), key("bobs-revoked", "bob"), key("carols", "carol"), key("daves", "dave"))
-	run(ws, commands.NewEvent{Type: commands.TypeMemberRoleChanged, Data: &commands.MemberRoleChanged{UserID: users["dave"],
-		Before: "reader", After: "admin"}})
+	run(ws, &domain.MemberRoleChanged{UserID: users["dave"],
+		Before: "reader", After: "admin"})
 	run(ws, removed("bob"))
 	mu.Lock()
 	clock = clock.Add(-time.Minute)
 	mu.Unlock()
-	run(ws, commands.NewEvent{Type: commands.TypeAPIKeyRevoked, Data: &commands.APIKeyRevoked{KeyID: keys["bobs-revoked"]}})
+	run(ws, &domain.APIKeyRevoked{KeyID: keys["bobs-revoked"]})
 	run(ws, member("bob", "admin"))
-	var deleteUser commands.DeleteUser
-	if _, err := ledger.Execute(ctx, commands.Call{WorkspaceID: commands.PersonalWorkspaceID(users["carol"]), Metadata: meta,
+	var deleteUser domain.DeleteUser
+	if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: domain.PersonalWorkspaceID(users["carol"]), Metadata: meta,
 		UserID: users["carol"], Decide: deleteUser.Decide, DecideUser: deleteUser.DecideUser}); err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/ledger"
 )
 
 // Audit actions.
@@ -54,14 +55,14 @@ var transactionColumns = map[string]string{
 // auditWorkspaceOf returns the workspace whose audit log an event's stream writes to:
 // a workspace stream's own, or the personal workspace of a user stream's user.
 func auditWorkspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
-	if id, ok := commands.WorkspaceOfStream(e.StreamID); ok {
+	if id, ok := domain.WorkspaceOfStream(e.StreamID); ok {
 		return id, nil
 	}
 	user, err := userOf(e)
 	if err != nil {
 		return uuid.Nil, err
 	}
-	return commands.PersonalWorkspaceID(user), nil
+	return domain.PersonalWorkspaceID(user), nil
 }
 
 // auditOf describes the audit entry of an event; ok is false for events that are not a
@@ -72,55 +73,55 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 		return auditEntry{}, false, err
 	}
 	switch d := data.(type) {
-	case *commands.UserRegistered:
+	case *domain.UserRegistered:
 		return auditEntry{workspace: d.PersonalWorkspaceID, entity: "user", entityID: d.UserID, action: actionCreate,
 			changes: created(map[string]any{"email": d.Email, "name": d.Name})}, true, nil
-	case *commands.UserIdentityChanged:
-		return auditEntry{workspace: commands.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionUpdate,
+	case *domain.UserIdentityChanged:
+		return auditEntry{workspace: domain.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionUpdate,
 			changes: created(map[string]any{"email": d.Email, "name": d.Name})}, true, nil
-	case *commands.UserProfileUpdated:
+	case *domain.UserProfileUpdated:
 		changes, err := diff(d.Before, d.After)
-		return auditEntry{workspace: commands.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionUpdate, changes: changes}, true, err
-	case *commands.UserDeleted:
-		return auditEntry{workspace: commands.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionDelete}, true, nil
-	case *commands.WorkspaceCreated:
+		return auditEntry{workspace: domain.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionUpdate, changes: changes}, true, err
+	case *domain.UserDeleted:
+		return auditEntry{workspace: domain.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionDelete}, true, nil
+	case *domain.WorkspaceCreated:
 		return auditEntry{workspace: ws, entity: "workspace", entityID: d.WorkspaceID, action: actionCreate,
 			changes: created(map[string]any{"name": d.Name, "type": d.Kind, "currency": d.Currency, "language": d.Language})}, true, nil
-	case *commands.WorkspaceLanguageChanged:
+	case *domain.WorkspaceLanguageChanged:
 		return auditEntry{workspace: ws, entity: "workspace", entityID: ws, action: actionUpdate,
 			changes: map[string]change{"language": {d.Before, d.After}}}, true, nil
-	case *commands.WorkspaceDeleted:
+	case *domain.WorkspaceDeleted:
 		return auditEntry{workspace: ws, entity: "workspace", entityID: d.WorkspaceID, action: actionDelete}, true, nil
-	case *commands.WalletCreated:
+	case *domain.WalletCreated:
 		changes, err := diff(nil, d.WalletFields)
 		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionCreate, changes: changes}, true, err
-	case *commands.WalletUpdated:
+	case *domain.WalletUpdated:
 		changes, err := diff(d.Before, d.After)
 		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionUpdate, changes: changes}, true, err
-	case *commands.WalletArchived:
+	case *domain.WalletArchived:
 		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionDelete}, true, nil
-	case *commands.CategoryCreated:
+	case *domain.CategoryCreated:
 		changes, err := diff(nil, d.CategoryFields)
 		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionCreate, changes: changes}, true, err
-	case *commands.CategoryUpdated:
+	case *domain.CategoryUpdated:
 		changes, err := diff(d.Before, d.After)
 		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionUpdate, changes: changes}, true, err
-	case *commands.CategoryArchived:
+	case *domain.CategoryArchived:
 		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionDelete}, true, nil
-	case *commands.TagCreated:
+	case *domain.TagCreated:
 		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionCreate,
 			changes: created(map[string]any{"name": d.Name, "color": d.Color})}, true, nil
-	case *commands.TagUpdated:
+	case *domain.TagUpdated:
 		changes, err := diff(d.Before, d.After)
 		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionUpdate, changes: changes}, true, err
-	case *commands.TagArchived:
+	case *domain.TagArchived:
 		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionDelete}, true, nil
-	case *commands.TransactionCreated:
+	case *domain.TransactionCreated:
 		fields := *d
 		fields.Postings, fields.Effects = nil, nil
 		written, err := createdChanges(&fields, "transactionId", "postings")
 		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionCreate, written: written}, true, err
-	case *commands.TransactionUpdated:
+	case *domain.TransactionUpdated:
 		after, err := json.Marshal(d.Changes)
 		if err != nil {
 			return auditEntry{}, false, err
@@ -135,53 +136,53 @@ func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, e
 		}
 		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionUpdate,
 			fromRow: cols, after: json.RawMessage(after)}, true, nil
-	case *commands.TransactionDeleted:
+	case *domain.TransactionDeleted:
 		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionDelete,
 			fromRow: transactionColumns, after: json.RawMessage(`{}`)}, true, nil
-	case *commands.MemberAdded:
+	case *domain.MemberAdded:
 		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionCreate,
 			changes: created(map[string]any{"role": d.Role})}, true, nil
-	case *commands.MemberInvited:
-		return auditEntry{workspace: ws, entity: "invitation", entityID: commands.InvitationID(d.Email), action: actionCreate,
+	case *domain.MemberInvited:
+		return auditEntry{workspace: ws, entity: "invitation", entityID: domain.InvitationID(d.Email), action: actionCreate,
 			changes: created(map[string]any{"email": d.Email, "role": d.Role})}, true, nil
-	case *commands.InvitationCancelled:
-		return auditEntry{workspace: ws, entity: "invitation", entityID: commands.InvitationID(d.Email), action: actionDelete,
+	case *domain.InvitationCancelled:
+		return auditEntry{workspace: ws, entity: "invitation", entityID: domain.InvitationID(d.Email), action: actionDelete,
 			changes: map[string]change{"email": {d.Email, nil}, "role": {d.Role, nil}}}, true, nil
-	case *commands.MemberRoleChanged:
+	case *domain.MemberRoleChanged:
 		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionUpdate,
 			changes: map[string]change{"role": {d.Before, d.After}}}, true, nil
-	case *commands.MemberRemoved:
+	case *domain.MemberRemoved:
 		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionDelete,
 			changes: map[string]change{"role": {d.Role, nil}}}, true, nil
-	case *commands.APIKeyCreated:
+	case *domain.APIKeyCreated:
 		// The hash stays out of the log, like the secret it stands for.
 		return auditEntry{workspace: ws, entity: "api_key", entityID: d.KeyID, action: actionCreate,
 			changes: created(map[string]any{"name": d.Name, "scopes": d.Scopes, "prefix": d.Prefix, "expiresAt": d.ExpiresAt})}, true, nil
-	case *commands.APIKeyRevoked:
+	case *domain.APIKeyRevoked:
 		entry := auditEntry{workspace: ws, entity: "api_key", entityID: d.KeyID, action: actionDelete}
 		if d.Reason != "" {
 			entry.changes = map[string]change{"reason": {nil, d.Reason}}
 		}
 		return entry, true, nil
-	case *commands.WhatsAppLinked:
+	case *domain.WhatsAppLinked:
 		// Neither the phone number nor fingerprints go to the log.
 		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID,
 			action: actionCreate, changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, true, nil
-	case *commands.WhatsAppUnlinked:
+	case *domain.WhatsAppUnlinked:
 		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionDelete}, true, nil
-	case *commands.WhatsAppSuspended:
+	case *domain.WhatsAppSuspended:
 		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
-			changes: map[string]change{"status": {commands.LinkActive, commands.LinkSuspended}, "reason": {nil, d.Reason}}}, true, nil
-	case *commands.WhatsAppFingerprintRecorded:
+			changes: map[string]change{"status": {domain.LinkActive, domain.LinkSuspended}, "reason": {nil, d.Reason}}}, true, nil
+	case *domain.WhatsAppFingerprintRecorded:
 		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
 			changes: map[string]change{"fingerprint": {nil, "recorded"}}}, true, nil
-	case *commands.WhatsAppWorkspaceChanged:
+	case *domain.WhatsAppWorkspaceChanged:
 		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
 			changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, true, nil
-	case *commands.RecurringPaid:
+	case *domain.RecurringPaid:
 		return auditEntry{workspace: ws, entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
 			changes: map[string]change{"nextPayment": {d.DueDate, d.NextPayment}, "lastPayment": {nil, max(d.PaidOn, d.DueDate)}}}, true, nil
-	case *commands.RecurringSkipped:
+	case *domain.RecurringSkipped:
 		return auditEntry{workspace: ws, entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
 			changes: map[string]change{"nextPayment": {d.FirstDue, d.NextPayment},
 				"lastSkip": {nil, map[string]any{"cycles": d.Cycles, "firstDue": d.FirstDue, "lastDue": d.LastDue}}}}, true, nil
@@ -197,13 +198,13 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
 		return auditEntry{workspace: ws, entity: entity, entityID: id, action: action, changes: changes}, true, err
 	}
 	switch d := data.(type) {
-	case *commands.BudgetCreated:
+	case *domain.BudgetCreated:
 		return entry("budget", d.BudgetID, actionCreate, nil, d.BudgetFields)
-	case *commands.BudgetUpdated:
+	case *domain.BudgetUpdated:
 		return entry("budget", d.BudgetID, actionUpdate, d.Before, d.After)
-	case *commands.BudgetDeleted:
+	case *domain.BudgetDeleted:
 		return entry("budget", d.BudgetID, actionDelete, nil, nil)
-	case *commands.BudgetThresholdReached:
+	case *domain.BudgetThresholdReached:
 		// The log's actions are create, update and delete (spec 2.9): an alert updates
 		// the budget, which has now alerted for the period, by the actor whose
 		// transaction took it there.
@@ -211,36 +212,36 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
 			"percentage": d.Percentage, "alertThreshold": d.Budget.AlertThreshold, "transactionId": d.TransactionID})
 		changes["alertReached"] = change{false, true}
 		return auditEntry{workspace: ws, entity: "budget", entityID: d.BudgetID, action: actionUpdate, changes: changes}, true, nil
-	case *commands.GoalCreated:
+	case *domain.GoalCreated:
 		return entry("goal", d.GoalID, actionCreate, nil, d.GoalFields)
-	case *commands.GoalUpdated:
+	case *domain.GoalUpdated:
 		return entry("goal", d.GoalID, actionUpdate, d.Before, d.After)
-	case *commands.GoalDeleted:
+	case *domain.GoalDeleted:
 		return entry("goal", d.GoalID, actionDelete, nil, nil)
-	case *commands.DebtCreated:
+	case *domain.DebtCreated:
 		return entry("debt", d.DebtID, actionCreate, nil, d.DebtFields)
-	case *commands.DebtUpdated:
+	case *domain.DebtUpdated:
 		return entry("debt", d.DebtID, actionUpdate, d.Before, d.After)
-	case *commands.DebtDeleted:
+	case *domain.DebtDeleted:
 		return entry("debt", d.DebtID, actionDelete, nil, nil)
-	case *commands.RecurringCreated:
+	case *domain.RecurringCreated:
 		return entry("recurring", d.RecurringID, actionCreate, nil, d.RecurringFields)
-	case *commands.RecurringUpdated:
+	case *domain.RecurringUpdated:
 		return entry("recurring", d.RecurringID, actionUpdate, d.Before, d.After)
-	case *commands.RecurringDeleted:
+	case *domain.RecurringDeleted:
 		return entry("recurring", d.RecurringID, actionDelete, nil, nil)
-	case *commands.WebhookCreated:
+	case *domain.WebhookCreated:
 		// The sealed secret stays out of the log.
 		return entry("webhook", d.WebhookID, actionCreate, nil, d.WebhookFields)
-	case *commands.WebhookUpdated:
+	case *domain.WebhookUpdated:
 		return entry("webhook", d.WebhookID, actionUpdate, d.Before, d.After)
-	case *commands.WebhookDeleted:
+	case *domain.WebhookDeleted:
 		return entry("webhook", d.WebhookID, actionDelete, nil, nil)
-	case *commands.WebhookSecretRotated:
+	case *domain.WebhookSecretRotated:
 		// Neither secret goes to the log: only that it changed.
 		return auditEntry{workspace: ws, entity: "webhook", entityID: d.WebhookID, action: actionUpdate,
 			changes: map[string]change{"secret": {"(previous)", "(rotated)"}}}, true, nil
-	case *commands.ExchangeRatesSet:
+	case *domain.ExchangeRatesSet:
 		changes := map[string]change{}
 		for _, r := range d.Rates {
 			changes[r.Base+"/"+r.Quote] = change{nil, r.Rate.String()}
@@ -515,7 +516,7 @@ var auditInsert = newRowInsert("audit_log", []string{"workspace_id uuid", "event
 	"occurred_at timestamptz", "changes jsonb"}, "")
 
 // queueAudit queues the audit entry of an event, if it has one.
-func queueAudit(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta commands.Metadata, data any) error {
+func queueAudit(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta ledger.Metadata, data any) error {
 	entry, ok, err := auditOf(e, data)
 	if err != nil || !ok {
 		return err

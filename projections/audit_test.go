@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // The audit log's own reading of JSON gives what encoding/json gives.
@@ -16,9 +16,9 @@ func TestAuditJSONAsEncodingJSON(t *testing.T) {
 	concept, category := `say "hi" \ <b> ñ`, uuid.New()
 	amount := decimal.RequireFromString("12.50")
 	records := []any{
-		commands.TransactionCreated{TransactionID: uuid.New(), Type: commands.TxExpense, Amount: amount, Currency: "MXN",
+		domain.TransactionCreated{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: amount, Currency: "MXN",
 			Date: "2026-01-02", Concept: &concept, CategoryID: &category, DestinationAmount: &amount,
-			Postings: []commands.Posting{{WalletID: uuid.New(), Amount: amount.Neg()}}},
+			Postings: []domain.Posting{{WalletID: uuid.New(), Amount: amount.Neg()}}},
 		map[string]any{"nested": map[string]any{"a": []any{1, "}", map[string]any{"b": nil}}, `k"ey`: true}, "n": -1.5e3, "e": []any{}, "o": map[string]any{}},
 		struct{}{},
 	}
@@ -59,10 +59,10 @@ func TestAuditJSONAsEncodingJSON(t *testing.T) {
 func TestCreatedChangesAsTheDiffFromNothing(t *testing.T) {
 	concept, empty, category, amount := `say "hi" \ <b> ñ`, "", uuid.New(), decimal.RequireFromString("12.50")
 	records := []any{
-		&commands.TransactionCreated{TransactionID: uuid.New(), Type: commands.TxExpense, Amount: amount, Currency: "MXN",
+		&domain.TransactionCreated{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: amount, Currency: "MXN",
 			Date: "2026-01-02", Concept: &concept, Description: &empty, CategoryID: &category, DestinationAmount: &amount},
-		&commands.TransactionCreated{TransactionID: uuid.New(), Type: commands.TxIncome, Amount: amount, Currency: "USD", Date: "2026-01-02"},
-		commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN", InitialBalance: amount, IsDefault: true},
+		&domain.TransactionCreated{TransactionID: uuid.New(), Type: domain.TxIncome, Amount: amount, Currency: "USD", Date: "2026-01-02"},
+		domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN", InitialBalance: amount, IsDefault: true},
 		map[string]any{"b": 1, "a": []any{nil, "x"}, "a!": map[string]any{"z": nil}, "n": nil, "transactionId": "skipped"},
 		map[string]any{`k"ey`: 1, "<b>": 2, "ñ": 3, "plain": nil},
 		struct{}{},

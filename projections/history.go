@@ -5,7 +5,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // historyOf names the history table of each read model whose every state is kept,
@@ -48,9 +48,9 @@ func queueReplaced(b *pgx.Batch, ws, transactionID uuid.UUID, version int64) {
 // effectsByRecord sums a transaction event's goal and debt effects per goal and per
 // debt, in the order they first appear, so that each record's row changes once per
 // event.
-func effectsByRecord(effects *commands.Effects) (goals, debts []recordMove) {
-	return movesOf(effects.Goals, func(p commands.GoalPosting) (uuid.UUID, decimal.Decimal) { return p.GoalID, p.Amount }),
-		movesOf(effects.Debts, func(p commands.DebtPosting) (uuid.UUID, decimal.Decimal) { return p.DebtID, p.Amount })
+func effectsByRecord(effects *domain.Effects) (goals, debts []recordMove) {
+	return movesOf(effects.Goals, func(p domain.GoalPosting) (uuid.UUID, decimal.Decimal) { return p.GoalID, p.Amount }),
+		movesOf(effects.Debts, func(p domain.DebtPosting) (uuid.UUID, decimal.Decimal) { return p.DebtID, p.Amount })
 }
 
 // recordMove is what an event moves a record's amount by.

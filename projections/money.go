@@ -6,7 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/fx"
 )
@@ -56,8 +56,8 @@ func queueTotalsAdded(b *pgx.Batch, ws, transactionID uuid.UUID) {
 }
 
 // queueEffects applies the goal and debt effects a transaction event carries. An event
-// without them was decoded without commands.Upcaster, which gives old events theirs.
-func queueEffects(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, effects *commands.Effects) error {
+// without them was decoded without ledger.Upcaster, which gives old events theirs.
+func queueEffects(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, effects *domain.Effects) error {
 	if effects == nil {
 		return fmt.Errorf("projections: %s@%d (%s) carries no goal and debt effects", e.StreamID, e.Version, e.Type)
 	}
@@ -84,78 +84,78 @@ func queueEffects(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, effect
 func queueMoney(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, data any) error {
 	at := e.RecordedAt
 	switch d := data.(type) {
-	case *commands.BudgetCreated:
+	case *domain.BudgetCreated:
 		f := d.BudgetFields
 		b.Queue(`INSERT INTO budgets (workspace_id, id, name, category_id, amount, currency, period, start_date, end_date,
 				alert_threshold, tag_id, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)`,
 			ws, d.BudgetID, f.Name, f.CategoryID, f.Amount, f.Currency, f.Period, f.StartDate, f.EndDate, f.AlertThreshold, f.TagID, at, e.Version)
 		queueVersion(b, "budgets", ws, d.BudgetID, e.Version)
-	case *commands.BudgetUpdated:
+	case *domain.BudgetUpdated:
 		f := d.After
 		b.Queue(`UPDATE budgets SET name = $3, category_id = $4, amount = $5, currency = $6, period = $7, start_date = $8,
 				end_date = $9, alert_threshold = $10, tag_id = $11, updated_at = $12
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.BudgetID, f.Name, f.CategoryID, f.Amount, f.Currency, f.Period, f.StartDate, f.EndDate, f.AlertThreshold, f.TagID, at)
 		queueVersion(b, "budgets", ws, d.BudgetID, e.Version)
-	case *commands.BudgetDeleted:
+	case *domain.BudgetDeleted:
 		b.Queue(`UPDATE budgets SET deleted = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.BudgetID, at)
 		queueVersion(b, "budgets", ws, d.BudgetID, e.Version)
-	case *commands.BudgetThresholdReached:
+	case *domain.BudgetThresholdReached:
 		// The audit log is its only read model: a budget's spending and alertReached are
 		// read from the daily totals, and webhooks and notifications read the log.
-	case *commands.GoalCreated:
+	case *domain.GoalCreated:
 		f := d.GoalFields
 		b.Queue(`INSERT INTO goals (workspace_id, id, name, target_amount, currency, deadline, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`, ws, d.GoalID, f.Name, f.TargetAmount, f.Currency, f.Deadline, at, e.Version)
 		queueVersion(b, "goals", ws, d.GoalID, e.Version)
-	case *commands.GoalUpdated:
+	case *domain.GoalUpdated:
 		f := d.After
 		b.Queue(`UPDATE goals SET name = $3, target_amount = $4, currency = $5, deadline = $6, updated_at = $7
 			WHERE workspace_id = $1 AND id = $2`, ws, d.GoalID, f.Name, f.TargetAmount, f.Currency, f.Deadline, at)
 		queueVersion(b, "goals", ws, d.GoalID, e.Version)
-	case *commands.GoalDeleted:
+	case *domain.GoalDeleted:
 		b.Queue(`UPDATE goals SET deleted = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.GoalID, at)
 		queueVersion(b, "goals", ws, d.GoalID, e.Version)
-	case *commands.DebtCreated:
+	case *domain.DebtCreated:
 		f := d.DebtFields
 		b.Queue(`INSERT INTO debts (workspace_id, id, name, creditor, total_amount, pending_balance, currency, due_date,
 				created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
 			ws, d.DebtID, f.Name, f.Creditor, f.TotalAmount, f.PendingBalance, f.Currency, f.DueDate, at, e.Version)
 		queueVersion(b, "debts", ws, d.DebtID, e.Version)
-	case *commands.DebtUpdated:
+	case *domain.DebtUpdated:
 		f := d.After
 		b.Queue(`UPDATE debts SET name = $3, creditor = $4, total_amount = $5, pending_balance = $6, currency = $7,
 				due_date = $8, updated_at = $9
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.DebtID, f.Name, f.Creditor, f.TotalAmount, f.PendingBalance, f.Currency, f.DueDate, at)
 		queueVersion(b, "debts", ws, d.DebtID, e.Version)
-	case *commands.DebtDeleted:
+	case *domain.DebtDeleted:
 		b.Queue(`UPDATE debts SET deleted = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.DebtID, at)
 		queueVersion(b, "debts", ws, d.DebtID, e.Version)
-	case *commands.RecurringCreated:
+	case *domain.RecurringCreated:
 		f := d.RecurringFields
 		b.Queue(`INSERT INTO recurring_payments (workspace_id, id, name, amount, kind, periodicity, next_payment, anchor, active,
 				wallet_id, category_id, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13)`,
 			ws, d.RecurringID, f.Name, f.Amount, f.Kind, f.Periodicity, f.NextPayment, f.Anchor, f.Active, f.WalletID, f.CategoryID, at, e.Version)
-	case *commands.RecurringUpdated:
+	case *domain.RecurringUpdated:
 		f := d.After
 		b.Queue(`UPDATE recurring_payments SET name = $3, amount = $4, kind = $5, periodicity = $6, next_payment = $7,
 				anchor = $8, active = $9, wallet_id = $10, category_id = $11, updated_at = $12
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.RecurringID, f.Name, f.Amount, f.Kind, f.Periodicity, f.NextPayment, f.Anchor, f.Active, f.WalletID, f.CategoryID, at)
-	case *commands.RecurringDeleted:
+	case *domain.RecurringDeleted:
 		b.Queue(`UPDATE recurring_payments SET deleted = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.RecurringID, at)
-	case *commands.RecurringPaid:
+	case *domain.RecurringPaid:
 		b.Queue(`UPDATE recurring_payments SET last_payment = greatest($3::date, $4::date), next_payment = $5, updated_at = $6
 			WHERE workspace_id = $1 AND id = $2`, ws, d.RecurringID, d.PaidOn, d.DueDate, d.NextPayment, at)
-	case *commands.RecurringSkipped:
+	case *domain.RecurringSkipped:
 		b.Queue(`UPDATE recurring_payments SET next_payment = $3, last_skip_cycles = $4, last_skip_first_due = $5,
 				last_skip_last_due = $6, updated_at = $7
 			WHERE workspace_id = $1 AND id = $2`, ws, d.RecurringID, d.NextPayment, d.Cycles, d.FirstDue, d.LastDue, at)
-	case *commands.ExchangeRatesSet:
+	case *domain.ExchangeRatesSet:
 		for _, r := range d.Rates {
 			b.Queue(fx.UpsertSQL, ws, r.Base, r.Quote, d.Date, r.Rate, "manual", at)
 		}

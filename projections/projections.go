@@ -13,8 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/ledger"
 )
 
 // Tables are the read-model tables, in the order they are cleared and compared.
@@ -38,16 +39,16 @@ var projected = func() map[string]string {
 // events' stream versions, never their global positions, so that they can travel in the
 // same round trip as the append that assigns the positions.
 // decoded, when not nil, holds each event's payload already parsed (as
-// commands.DecodeEvent returns it), which spares parsing it again.
-func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []any) error {
+// domain.DecodeEvent returns it), which spares parsing it again.
+func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error {
 	p := newPending()
 	for i, e := range events {
-		var data any
+		var data domain.Event
 		if decoded != nil {
 			data = decoded[i]
 		} else {
 			var err error
-			if data, err = commands.DecodeEvent(e.Type, e.Data); err != nil {
+			if data, err = domain.DecodeEvent(e.Type, e.Data); err != nil {
 				return err
 			}
 		}
@@ -70,8 +71,8 @@ func userOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 
 // queueChannelTransaction remembers, on the link that recorded it, a transaction made
 // through the chat channel: its "last transaction".
-func queueChannelTransaction(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, meta commands.Metadata, d *commands.TransactionCreated) {
-	if meta.ActorType != commands.ActorChannel {
+func queueChannelTransaction(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, meta ledger.Metadata, d *domain.TransactionCreated) {
+	if meta.ActorType != ledger.ActorChannel {
 		return
 	}
 	b.Queue(`UPDATE whatsapp_links SET last_transaction_id = $2, last_transaction_ws = $3, last_transaction_at = $4
@@ -80,7 +81,7 @@ func queueChannelTransaction(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEv
 
 // workspaceOf returns the workspace a workspace-stream event belongs to.
 func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
-	id, ok := commands.WorkspaceOfStream(e.StreamID)
+	id, ok := domain.WorkspaceOfStream(e.StreamID)
 	if !ok {
 		return uuid.Nil, fmt.Errorf("projections: %s in stream %s outside a workspace", e.Type, e.StreamID)
 	}
@@ -89,16 +90,16 @@ func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 
 func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error {
 	switch data.(type) {
-	case *commands.WalletUpdated, *commands.WalletArchived:
+	case *domain.WalletUpdated, *domain.WalletArchived:
 		p.postings.flush(b) // they write the wallet's row after the postings before them
-	case *commands.TransactionUpdated, *commands.TransactionDeleted:
+	case *domain.TransactionUpdated, *domain.TransactionDeleted:
 		// They read and change the transaction's row, and take it out of the totals and
 		// counts that must hold it.
 		p.transactions.flush(b)
 		p.totals.flush(b)
 	}
 	// Parsed once: the audit entry and the chat channel's last transaction read it.
-	var meta commands.Metadata
+	var meta ledger.Metadata
 	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
 		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
 	}
@@ -108,18 +109,18 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	}
 	at := e.RecordedAt
 	switch d := data.(type) {
-	case *commands.UserProfileUpdated:
+	case *domain.UserProfileUpdated:
 		p := d.After
 		b.Queue(`UPDATE users SET first_name = $2, last_name = $3, currency = $4, language = $5, theme = $6,
 				notifications_enabled = $7, has_completed_onboarding = $8, updated_at = $9 WHERE id = $1`,
 			d.UserID, p.FirstName, p.LastName, p.Currency, p.Language, p.Theme, p.NotificationsEnabled, p.HasCompletedOnboarding, at)
 		return nil
-	case *commands.UserDeleted:
+	case *domain.UserDeleted:
 		b.Queue(`UPDATE users SET deleted_at = $2, updated_at = $2 WHERE id = $1`, d.UserID, at)
 		// A closed account's keys stop working in every workspace where it made them.
 		b.Queue(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, $2) WHERE created_by = $1`, d.UserID, at)
 		return nil
-	case *commands.WhatsAppLinked:
+	case *domain.WhatsAppLinked:
 		user, err := userOf(e)
 		if err != nil {
 			return err
@@ -134,23 +135,23 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 				last_transaction_id = NULL, last_transaction_ws = NULL, last_transaction_at = NULL`,
 			user, d.LinkID, d.PhoneKey, d.PhoneMasked, d.WorkspaceID, d.Fingerprint, at)
 		return nil
-	case *commands.WhatsAppUnlinked:
+	case *domain.WhatsAppUnlinked:
 		b.Queue(`DELETE FROM whatsapp_links WHERE link_id = $1`, d.LinkID)
 		return nil
-	case *commands.WhatsAppSuspended:
+	case *domain.WhatsAppSuspended:
 		b.Queue(`UPDATE whatsapp_links SET status = 'suspended', updated_at = $2 WHERE link_id = $1`, d.LinkID, at)
 		return nil
-	case *commands.WhatsAppFingerprintRecorded:
+	case *domain.WhatsAppFingerprintRecorded:
 		b.Queue(`UPDATE whatsapp_links SET fingerprint = $2, updated_at = $3 WHERE link_id = $1`, d.LinkID, d.Fingerprint, at)
 		return nil
-	case *commands.WhatsAppWorkspaceChanged:
+	case *domain.WhatsAppWorkspaceChanged:
 		b.Queue(`UPDATE whatsapp_links SET workspace_id = $2, updated_at = $3 WHERE link_id = $1`, d.LinkID, d.WorkspaceID, at)
 		return nil
-	case *commands.UserRegistered:
+	case *domain.UserRegistered:
 		b.Queue(`INSERT INTO users (id, subject, email, name, personal_workspace_id, created_at, updated_at)
 			VALUES ($1, $2, $3, nullif($4, ''), $5, $6, $6)`, d.UserID, d.Subject, d.Email, d.Name, d.PersonalWorkspaceID, at)
 		return nil
-	case *commands.UserIdentityChanged:
+	case *domain.UserIdentityChanged:
 		b.Queue(`UPDATE users SET email = $2, name = nullif($3, ''), updated_at = $4 WHERE id = $1`, d.UserID, d.Email, d.Name, at)
 		return nil
 	}
@@ -159,53 +160,53 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		return err
 	}
 	switch d := data.(type) {
-	case *commands.WorkspaceCreated:
+	case *domain.WorkspaceCreated:
 		b.Queue(`INSERT INTO workspaces (id, kind, name, currency, owner_id, created_at, updated_at, language) VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`,
 			ws, d.Kind, d.Name, d.Currency, d.OwnerID, at, d.Language)
 		b.Queue(`INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)`,
-			ws, d.OwnerID, commands.RoleOwner, at)
-	case *commands.WorkspaceDeleted:
+			ws, d.OwnerID, domain.RoleOwner, at)
+	case *domain.WorkspaceDeleted:
 		b.Queue(`UPDATE workspaces SET deleted_at = $2, updated_at = $2 WHERE id = $1`, ws, at)
-	case *commands.WorkspaceLanguageChanged:
+	case *domain.WorkspaceLanguageChanged:
 		b.Queue(`UPDATE workspaces SET language = $2, updated_at = $3 WHERE id = $1`, ws, d.After, at)
-	case *commands.MemberAdded:
+	case *domain.MemberAdded:
 		b.Queue(`INSERT INTO workspace_members (workspace_id, user_id, role, joined_at) VALUES ($1, $2, $3, $4)`, ws, d.UserID, d.Role, at)
 		if d.Email != "" {
 			b.Queue(`DELETE FROM workspace_invitations WHERE workspace_id = $1 AND email = $2`, ws, d.Email)
 		}
-	case *commands.MemberInvited:
+	case *domain.MemberInvited:
 		b.Queue(`INSERT INTO workspace_invitations (workspace_id, email, role, invited_by, invited_at) VALUES ($1, $2, $3, $4, $5)`,
 			ws, d.Email, d.Role, d.InvitedBy, at)
-	case *commands.InvitationCancelled:
+	case *domain.InvitationCancelled:
 		b.Queue(`DELETE FROM workspace_invitations WHERE workspace_id = $1 AND email = $2`, ws, d.Email)
-	case *commands.MemberRoleChanged:
+	case *domain.MemberRoleChanged:
 		b.Queue(`UPDATE workspace_members SET role = $3 WHERE workspace_id = $1 AND user_id = $2`, ws, d.UserID, d.After)
-	case *commands.MemberRemoved:
+	case *domain.MemberRemoved:
 		b.Queue(`DELETE FROM workspace_members WHERE workspace_id = $1 AND user_id = $2`, ws, d.UserID)
 		// A key ends with the membership it was made in; removals recorded before their
 		// revocations were appended with them end the keys here alone (migration 0024).
 		b.Queue(`UPDATE api_keys SET revoked_at = $3 WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL`, ws, d.UserID, at)
-	case *commands.APIKeyCreated:
+	case *domain.APIKeyCreated:
 		b.Queue(`INSERT INTO api_keys (workspace_id, id, name, description, scopes, prefix, hash, created_by, created_at, expires_at, role)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, nullif($11, ''))`,
 			ws, d.KeyID, d.Name, d.Description, d.Scopes, d.Prefix, d.Hash, d.CreatedBy, at, d.ExpiresAt, d.Role)
-	case *commands.APIKeyRevoked:
+	case *domain.APIKeyRevoked:
 		b.Queue(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, $3) WHERE workspace_id = $1 AND id = $2`, ws, d.KeyID, at)
-	case *commands.WebhookCreated:
+	case *domain.WebhookCreated:
 		f := d.WebhookFields
 		b.Queue(`INSERT INTO webhooks (workspace_id, id, name, url, events, active, sealed_secret, created_by, created_version,
 				created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10)`,
 			ws, d.WebhookID, f.Name, f.URL, f.Events, f.Active, d.SealedSecret, d.CreatedBy, e.Version, at)
-	case *commands.WebhookUpdated:
+	case *domain.WebhookUpdated:
 		f := d.After
 		b.Queue(`UPDATE webhooks SET name = $3, url = $4, events = $5, active = $6, updated_at = $7 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.WebhookID, f.Name, f.URL, f.Events, f.Active, at)
-	case *commands.WebhookDeleted:
+	case *domain.WebhookDeleted:
 		b.Queue(`UPDATE webhooks SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.WebhookID, at)
-	case *commands.WebhookSecretRotated:
+	case *domain.WebhookSecretRotated:
 		b.Queue(`UPDATE webhooks SET sealed_secret = $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`, ws, d.WebhookID, d.SealedSecret, at)
-	case *commands.WalletCreated:
+	case *domain.WalletCreated:
 		f := d.WalletFields
 		b.Queue(`INSERT INTO wallets (workspace_id, id, name, description, type, currency, card_color, initial_balance,
 				balance, clabe, provider, is_default, created_at, updated_at, created_version)
@@ -213,7 +214,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 			ws, d.WalletID, f.Name, f.Description, f.Type, f.Currency, f.CardColor, f.InitialBalance,
 			f.Clabe, f.Provider, f.IsDefault, at, e.Version)
 		queueVersion(b, "wallets", ws, d.WalletID, e.Version)
-	case *commands.WalletUpdated:
+	case *domain.WalletUpdated:
 		f := d.After
 		b.Queue(`UPDATE wallets SET name = $3, description = $4, type = $5, currency = $6, card_color = $7,
 				balance = balance + ($8 - initial_balance), initial_balance = $8, clabe = $9, provider = $10,
@@ -222,37 +223,37 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 			ws, d.WalletID, f.Name, f.Description, f.Type, f.Currency, f.CardColor, f.InitialBalance,
 			f.Clabe, f.Provider, f.IsDefault, at)
 		queueVersion(b, "wallets", ws, d.WalletID, e.Version)
-	case *commands.WalletArchived:
+	case *domain.WalletArchived:
 		b.Queue(`UPDATE wallets SET archived = true, is_default = false, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.WalletID, at)
 		queueVersion(b, "wallets", ws, d.WalletID, e.Version)
-	case *commands.CategoryCreated:
+	case *domain.CategoryCreated:
 		f := d.CategoryFields
 		b.Queue(`INSERT INTO categories (workspace_id, id, name, icon, description, color, is_default, tag_id,
 				created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)`,
 			ws, d.CategoryID, f.Name, f.Icon, f.Description, f.Color, f.IsDefault, f.TagID, at, e.Version)
 		queueVersion(b, "categories", ws, d.CategoryID, e.Version)
-	case *commands.CategoryUpdated:
+	case *domain.CategoryUpdated:
 		f := d.After
 		b.Queue(`UPDATE categories SET name = $3, icon = $4, description = $5, color = $6, is_default = $7, tag_id = $8,
 				updated_at = $9
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.CategoryID, f.Name, f.Icon, f.Description, f.Color, f.IsDefault, f.TagID, at)
 		queueVersion(b, "categories", ws, d.CategoryID, e.Version)
-	case *commands.CategoryArchived:
+	case *domain.CategoryArchived:
 		b.Queue(`UPDATE categories SET archived = true, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.CategoryID, at)
 		queueVersion(b, "categories", ws, d.CategoryID, e.Version)
-	case *commands.TagCreated:
+	case *domain.TagCreated:
 		b.Queue(`INSERT INTO tags (workspace_id, id, name, color, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $5, $6)`, ws, d.TagID, d.Name, d.Color, at, e.Version)
-	case *commands.TagUpdated:
+	case *domain.TagUpdated:
 		b.Queue(`UPDATE tags SET name = $3, color = $4, updated_at = $5 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TagID, d.After.Name, d.After.Color, at)
-	case *commands.TagArchived:
+	case *domain.TagArchived:
 		b.Queue(`UPDATE tags SET active = false, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.TagID, at)
-	case *commands.TransactionCreated:
+	case *domain.TransactionCreated:
 		p.transactions.add(ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
 			d.AttachmentURL, d.Cleared, at, at, e.Version)
@@ -262,7 +263,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 			return err
 		}
 		queueChannelTransaction(b, ws, e, meta, d)
-	case *commands.TransactionUpdated:
+	case *domain.TransactionUpdated:
 		c := d.Changes
 		queueTotalsRemoved(b, ws, d.TransactionID)
 		queueReplaced(b, ws, d.TransactionID, e.Version)
@@ -293,7 +294,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		queueTotalsAdded(b, ws, d.TransactionID)
 		queueTotalsKept(b, ws, d.TransactionID, e.Version)
 		return queueEffects(b, ws, e, d.Effects)
-	case *commands.TransactionDeleted:
+	case *domain.TransactionDeleted:
 		queueTotalsRemoved(b, ws, d.TransactionID)
 		queueReplaced(b, ws, d.TransactionID, e.Version)
 		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3, changed_version = $4 WHERE workspace_id = $1 AND id = $2`,
@@ -330,7 +331,7 @@ type walletPosting struct {
 	moved    []decimal.Decimal
 }
 
-func (p *walletPostings) add(ws uuid.UUID, postings []commands.Posting, at time.Time, version int64) {
+func (p *walletPostings) add(ws uuid.UUID, postings []domain.Posting, at time.Time, version int64) {
 	for _, posting := range postings {
 		k := walletKey{ws, posting.WalletID}
 		if p.byWallet == nil {

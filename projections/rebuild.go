@@ -8,8 +8,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
+	"github.com/finledger/finledger/ledger"
 )
 
 // replayBatch is how many events a rebuild reads and projects per round trip (a
@@ -109,7 +110,7 @@ func readIndexes(ctx context.Context, tx pgx.Tx, schema string) ([]index, error)
 // With seen not nil, it is given each batch of the log as read, which it must not
 // change, and may go on reading after the call.
 func replayAll(ctx context.Context, tx pgx.Tx, replayed func(events int), seen func([]eventstore.RecordedEvent)) (int, error) {
-	history, p := commands.NewUpcaster(), newPending()
+	history, p := ledger.NewUpcaster(), newPending()
 	p.copying()
 	events, err := eventstore.ReadAllLocked(ctx, tx, eventstore.Position{}, replayBatch)
 	if err != nil {
@@ -164,7 +165,7 @@ func replayAll(ctx context.Context, tx pgx.Tx, replayed func(events int), seen f
 }
 
 // queueBatch queues a batch of the log, read after every event history has decoded.
-func queueBatch(batch *pgx.Batch, p *pending, events []eventstore.RecordedEvent, history *commands.Upcaster) error {
+func queueBatch(batch *pgx.Batch, p *pending, events []eventstore.RecordedEvent, history *ledger.Upcaster) error {
 	for _, e := range events {
 		data, err := history.Decode(e)
 		if err != nil {
@@ -231,7 +232,7 @@ const SnapshotsTable = "workspace_snapshots"
 // with the live ones row by row, without changing the live ones. It is the auditor's
 // check that the read models equal the history. It returns one entry per table, and a
 // last one (SnapshotsTable) for the workspace snapshots, each compared with the fold of
-// its stream (commands.CheckSnapshots).
+// its stream (ledger.CheckSnapshots).
 func Verify(ctx context.Context, pool *pgxpool.Pool) ([]Difference, error) {
 	return VerifyTelling(ctx, pool, nil, nil)
 }
@@ -422,7 +423,7 @@ func replayLinking(ctx context.Context, tx pgx.Tx, replayed func(events int), ch
 }
 
 type snapshotResult struct {
-	check commands.SnapshotCheck
+	check ledger.SnapshotCheck
 	err   error
 }
 
@@ -435,7 +436,7 @@ func checkSnapshots(ctx context.Context, pool *pgxpool.Pool) <-chan snapshotResu
 		var r snapshotResult
 		r.err = pgx.BeginTxFunc(ctx, pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 			var err error
-			r.check, err = commands.CheckSnapshots(ctx, tx)
+			r.check, err = ledger.CheckSnapshots(ctx, tx)
 			return err
 		})
 		done <- r
@@ -445,7 +446,7 @@ func checkSnapshots(ctx context.Context, pool *pgxpool.Pool) <-chan snapshotResu
 
 // snapshotDifference reports a snapshot check as a table's difference, naming the first
 // snapshots that differ.
-func snapshotDifference(c commands.SnapshotCheck) Difference {
+func snapshotDifference(c ledger.SnapshotCheck) Difference {
 	d := Difference{Table: SnapshotsTable, LiveRows: c.Checked, ReplayRows: c.Checked,
 		LiveOnly: int64(len(c.Differing)), ReplayOnly: int64(len(c.Differing))}
 	var notes []string
@@ -454,7 +455,7 @@ func snapshotDifference(c commands.SnapshotCheck) Difference {
 			notes = append(notes, fmt.Sprintf("and %d more", len(c.Differing)-i))
 			break
 		}
-		notes = append(notes, fmt.Sprintf("%s@%d differs from the fold", commands.StreamID(s.WorkspaceID), s.Version))
+		notes = append(notes, fmt.Sprintf("%s@%d differs from the fold", domain.StreamID(s.WorkspaceID), s.Version))
 	}
 	if c.OtherFormats > 0 {
 		notes = append(notes, fmt.Sprintf("%d of another format, which this build never reads", c.OtherFormats))

@@ -13,8 +13,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/testkit/testdb"
+	"github.com/finledger/finledger/ledger"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Main(m)) }
@@ -43,11 +44,11 @@ func readModels(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.Pool(t)
-	ledger := commands.NewLedger(pool, Queue, time.Now, 10)
-	run := func(ws uuid.UUID, decide func(*commands.Workspace) ([]commands.NewEvent, error)) {
+	l := ledger.NewLedger(pool, Queue, time.Now, 10)
+	run := func(ws uuid.UUID, decide func(*domain.Workspace) ([]domain.Event, error)) {
 		t.Helper()
-		if _, err := ledger.Execute(ctx, commands.Call{WorkspaceID: ws,
-			Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "test", RequestID: "r-1"}, Decide: decide}); err != nil {
+		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws,
+			Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test", RequestID: "r-1"}, Decide: decide}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -57,14 +58,14 @@ func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 	}
 	var books []*book
 	for _, subject := range []string{"alice", "bob"} {
-		user, err := ledger.RegisterUser(ctx, commands.Identity{Subject: subject, Email: subject + "@example.com"})
+		user, err := l.RegisterUser(ctx, domain.Identity{Subject: subject, Email: subject + "@example.com"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := &book{ws: commands.PersonalWorkspaceID(user), wallet: uuid.New(), category: uuid.New()}
-		run(b.ws, commands.CreateWallet{WalletID: b.wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash",
+		b := &book{ws: domain.PersonalWorkspaceID(user), wallet: uuid.New(), category: uuid.New()}
+		run(b.ws, domain.CreateWallet{WalletID: b.wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash",
 			Currency: "MXN", CardColor: "#111827", InitialBalance: decimal.New(1000, 0), IsDefault: true}}.Decide)
-		run(b.ws, commands.CreateCategory{CategoryID: b.category, CategoryFields: commands.CategoryFields{Name: "Food",
+		run(b.ws, domain.CreateCategory{CategoryID: b.category, CategoryFields: domain.CategoryFields{Name: "Food",
 			Icon: "tag", Color: "#6366f1"}}.Decide)
 		books = append(books, b)
 	}
@@ -72,7 +73,7 @@ func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 		b := books[i%2]
 		id := uuid.New()
 		concept := fmt.Sprintf(`lunch "%d" \ ñ`, i)
-		c := commands.CreateTransaction{TransactionID: id, Type: commands.TxExpense, Amount: decimal.New(int64(101+2*i), -2),
+		c := domain.CreateTransaction{TransactionID: id, Type: domain.TxExpense, Amount: decimal.New(int64(101+2*i), -2),
 			Date: fmt.Sprintf("2026-03-%02d", 1+i%3), Concept: &concept, WalletID: &b.wallet}
 		if i%3 != 0 {
 			c.CategoryID = &b.category
@@ -81,10 +82,10 @@ func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 		b.created = append(b.created, id)
 		switch i % 5 {
 		case 2:
-			run(b.ws, commands.UpdateTransaction{TransactionID: b.created[len(b.created)/2], Amount: commands.Of(decimal.New(7, 0)),
-				Date: commands.Of("2026-03-09")}.Decide)
+			run(b.ws, domain.UpdateTransaction{TransactionID: b.created[len(b.created)/2], Amount: domain.Of(decimal.New(7, 0)),
+				Date: domain.Of("2026-03-09")}.Decide)
 		case 4:
-			run(b.ws, commands.DeleteTransaction{TransactionID: b.created[0]}.Decide)
+			run(b.ws, domain.DeleteTransaction{TransactionID: b.created[0]}.Decide)
 			b.created = b.created[1:]
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // totalsTable is a read model of sums of incomes and expenses, one row per workspace,
@@ -191,7 +191,7 @@ type gatheredTotal struct {
 
 // add counts a new transaction, created by the event of the given version, and sums it
 // if it is an income or an expense.
-func (t *gatheredTotals) add(ws uuid.UUID, d *commands.TransactionCreated, version int64) {
+func (t *gatheredTotals) add(ws uuid.UUID, d *domain.TransactionCreated, version int64) {
 	k := totalsKey{workspaceID: ws, typ: d.Type, period: d.Date}
 	if d.CategoryID != nil {
 		k.categoryID = *d.CategoryID
@@ -200,7 +200,7 @@ func (t *gatheredTotals) add(ws uuid.UUID, d *commands.TransactionCreated, versi
 	m.period = monthOf(d.Date)
 	t.dayCounts.add(k)
 	t.monthCounts.add(m)
-	if d.Type != commands.TxIncome && d.Type != commands.TxExpense {
+	if d.Type != domain.TxIncome && d.Type != domain.TxExpense {
 		return
 	}
 	k.currency, m.currency = d.Currency, d.Currency

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // APIKey is an API key as listings show it: never the secret, never its hash.
@@ -95,7 +95,7 @@ func scanMember(row pgx.CollectableRow) (Member, error) {
 	var m Member
 	err := row.Scan(&m.UserID, &m.Email, &m.Name, &m.Role, &m.Status, &m.JoinedAt)
 	if m.UserID == nil {
-		id := commands.InvitationID(m.Email)
+		id := domain.InvitationID(m.Email)
 		m.InvitationID = &id
 	}
 	return m, err

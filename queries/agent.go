@@ -7,7 +7,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // RecentStats sums the last days of movements per currency.
@@ -42,7 +42,7 @@ const recentDays = 30
 
 // BuildAgentContext gathers wallets, categories, active goals, active budgets with
 // their spending, the last 30 days' totals and the currency settings.
-func BuildAgentContext(ctx context.Context, db DB, ws Workspace, today commands.Date, now time.Time) (AgentContext, error) {
+func BuildAgentContext(ctx context.Context, db DB, ws Workspace, today domain.Date, now time.Time) (AgentContext, error) {
 	c := AgentContext{Workspace: ws, GeneratedAt: now, Goals: []Goal{}, Budgets: []Budget{}}
 	var err error
 	if c.Wallets, err = Wallets(ctx, db, ws.ID); err != nil {
@@ -81,7 +81,7 @@ func BuildAgentContext(ctx context.Context, db DB, ws Workspace, today commands.
 		if sums[t.Currency] == nil {
 			sums[t.Currency] = &[2]decimal.Decimal{}
 		}
-		if t.Type == commands.TxIncome {
+		if t.Type == domain.TxIncome {
 			sums[t.Currency][0] = sums[t.Currency][0].Add(t.Amount)
 		} else {
 			sums[t.Currency][1] = sums[t.Currency][1].Add(t.Amount)

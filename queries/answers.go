@@ -6,15 +6,16 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/ledger"
 )
 
-// The answers below are what a command's caller answers with (commands.Answer): reads
+// The answers below are what a command's caller answers with (ledger.Answer): reads
 // of the read models that ride in the command's own round trip, after its projections,
 // so that they see its writes.
 
 // Record answers with the record lookup finds, under name: {name: record}.
-func Record[T any](name string, lookup Lookup[T]) commands.Answer {
+func Record[T any](name string, lookup Lookup[T]) ledger.Answer {
 	return Then(lookup, func(_ context.Context, _ DB, record T) (any, error) {
 		return map[string]any{name: record}, nil
 	})
@@ -22,10 +23,10 @@ func Record[T any](name string, lookup Lookup[T]) commands.Answer {
 
 // Then answers with what build makes of the record lookup finds, reading more on the
 // write's connection if it must.
-func Then[T any](lookup Lookup[T], build func(ctx context.Context, db DB, record T) (any, error)) commands.Answer {
-	return commands.AnswerFunc(func(b *pgx.Batch, _ []commands.Appended) commands.Answering {
+func Then[T any](lookup Lookup[T], build func(ctx context.Context, db DB, record T) (any, error)) ledger.Answer {
+	return ledger.AnswerFunc(func(b *pgx.Batch, _ []ledger.Appended) ledger.Answering {
 		found := lookup.Queue(b)
-		return func(ctx context.Context, conn commands.Conn) (any, error) {
+		return func(ctx context.Context, conn ledger.Conn) (any, error) {
 			record, err := found()
 			if err != nil {
 				return nil, err
@@ -37,16 +38,16 @@ func Then[T any](lookup Lookup[T], build func(ctx context.Context, db DB, record
 
 // RecordWithTransactions answers with the record lookup finds, under name, and under
 // "transactions" the transactions of workspace workspaceID that the command recorded.
-func RecordWithTransactions[T any](name string, lookup Lookup[T], workspaceID uuid.UUID) commands.Answer {
-	return commands.AnswerFunc(func(b *pgx.Batch, appended []commands.Appended) commands.Answering {
+func RecordWithTransactions[T any](name string, lookup Lookup[T], workspaceID uuid.UUID) ledger.Answer {
+	return ledger.AnswerFunc(func(b *pgx.Batch, appended []ledger.Appended) ledger.Answering {
 		record := lookup.Queue(b)
 		var transactions []func() (Transaction, error)
 		for _, e := range appended {
-			if created, ok := e.Data.(*commands.TransactionCreated); ok {
+			if created, ok := e.Data.(*domain.TransactionCreated); ok {
 				transactions = append(transactions, TransactionByID(workspaceID, created.TransactionID).Queue(b))
 			}
 		}
-		return func(context.Context, commands.Conn) (any, error) {
+		return func(context.Context, ledger.Conn) (any, error) {
 			v, err := record()
 			if err != nil {
 				return nil, err
@@ -65,24 +66,24 @@ func RecordWithTransactions[T any](name string, lookup Lookup[T], workspaceID uu
 }
 
 // Value answers with v, which needs no read.
-func Value(v any) commands.Answer {
-	return commands.AnswerFunc(func(*pgx.Batch, []commands.Appended) commands.Answering {
-		return func(context.Context, commands.Conn) (any, error) { return v, nil }
+func Value(v any) ledger.Answer {
+	return ledger.AnswerFunc(func(*pgx.Batch, []ledger.Appended) ledger.Answering {
+		return func(context.Context, ledger.Conn) (any, error) { return v, nil }
 	})
 }
 
 // OfEvents answers with what summary makes of the events the command appended.
-func OfEvents(summary func([]commands.Appended) any) commands.Answer {
-	return commands.AnswerFunc(func(_ *pgx.Batch, appended []commands.Appended) commands.Answering {
+func OfEvents(summary func([]ledger.Appended) any) ledger.Answer {
+	return ledger.AnswerFunc(func(_ *pgx.Batch, appended []ledger.Appended) ledger.Answering {
 		v := summary(appended)
-		return func(context.Context, commands.Conn) (any, error) { return v, nil }
+		return func(context.Context, ledger.Conn) (any, error) { return v, nil }
 	})
 }
 
-// Read answers with what read finds once the write has run (commands.Conn says where):
+// Read answers with what read finds once the write has run (ledger.Conn says where):
 // for answers of several queries, each needing the one before.
-func Read(read func(ctx context.Context, db DB) (any, error)) commands.Answer {
-	return commands.AnswerFunc(func(*pgx.Batch, []commands.Appended) commands.Answering {
-		return func(ctx context.Context, conn commands.Conn) (any, error) { return read(ctx, conn) }
+func Read(read func(ctx context.Context, db DB) (any, error)) ledger.Answer {
+	return ledger.AnswerFunc(func(*pgx.Batch, []ledger.Appended) ledger.Answering {
+		return func(ctx context.Context, conn ledger.Conn) (any, error) { return read(ctx, conn) }
 	})
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 )
 
@@ -35,7 +35,7 @@ var ErrHistoryNotKept = errors.New("queries: the history of the read models star
 
 // CutAt finds the version of a workspace's stream that stood at moment at.
 func CutAt(ctx context.Context, db DB, workspaceID uuid.UUID, at time.Time) (Cut, error) {
-	v, err := eventstore.VersionAt(ctx, db, commands.StreamID(workspaceID), at)
+	v, err := eventstore.VersionAt(ctx, db, domain.StreamID(workspaceID), at)
 	if err != nil {
 		return Cut{}, err
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // The change feed and the differences between two moments: the records a range of a
@@ -58,7 +58,7 @@ func keptStates(history string) []stateSource {
 // names it, and the stream's key reads them in version order.
 var transactionChanges = []stateSource{{`SELECT version, (data->>'transactionId')::uuid AS id FROM events
 		WHERE stream_id = 'workspace-' || $1::uuid::text AND version > $2 AND version <= $3
-			AND type IN ('` + commands.TypeTransactionCreated + `', '` + commands.TypeTransactionUpdated + `', '` + commands.TypeTransactionDeleted + `')`,
+			AND type IN ('` + domain.TypeTransactionCreated + `', '` + domain.TypeTransactionUpdated + `', '` + domain.TypeTransactionDeleted + `')`,
 	`data ? 'transactionId' AND data->>'transactionId' = ANY($4::uuid[]::text[])`}}
 
 var recordKinds = map[string]recordKind{
@@ -137,7 +137,7 @@ func touchedSQL(kinds []string) string {
 func pageOf(ctx context.Context, db *pgxpool.Pool, ws uuid.UUID, kinds []string, after, upTo int64, limit int) (end, head int64, touched []touch, err error) {
 	b := &pgx.Batch{}
 	if upTo == 0 {
-		b.Queue(`SELECT coalesce((SELECT version FROM streams WHERE stream_id = $1), 0)`, commands.StreamID(ws)).QueryRow(func(row pgx.Row) error {
+		b.Queue(`SELECT coalesce((SELECT version FROM streams WHERE stream_id = $1), 0)`, domain.StreamID(ws)).QueryRow(func(row pgx.Row) error {
 			return row.Scan(&upTo)
 		})
 	}

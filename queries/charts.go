@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/fx"
 )
 
@@ -136,7 +136,7 @@ const SeriesMonths = 12
 
 // ReportSummaryOf summarises [from, to] from the kept daily and monthly totals,
 // without reading a transaction.
-func ReportSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency string, from, to commands.Date, rates Converter) (ReportSummary, error) {
+func ReportSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency string, from, to domain.Date, rates Converter) (ReportSummary, error) {
 	s := ReportSummary{From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), Currency: currency, Totals: []ReportTotal{}}
 	totals, err := Totals(ctx, db, workspaceID, from, to, nil)
 	if err != nil {
@@ -146,7 +146,7 @@ func ReportSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency
 	var categories []ReportCategory
 	var ids []uuid.UUID
 	for _, t := range totals {
-		if t.Type != commands.TxIncome && t.Type != commands.TxExpense {
+		if t.Type != domain.TxIncome && t.Type != domain.TxExpense {
 			continue
 		}
 		sum := perCurrency[t.Currency]
@@ -154,7 +154,7 @@ func ReportSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency
 			sum = &ReportTotal{Currency: t.Currency, Income: Amount(decimal.Zero), Expenses: Amount(decimal.Zero)}
 			perCurrency[t.Currency] = sum
 		}
-		if t.Type == commands.TxIncome {
+		if t.Type == domain.TxIncome {
 			sum.Income = Amount(decimal.Decimal(sum.Income).Add(t.Amount))
 			continue
 		}
@@ -188,7 +188,7 @@ func ReportSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency
 
 // MonthSeriesOf is the income and expenses of the n months ending with last's, each
 // whole, read in one query of the monthly totals.
-func MonthSeriesOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency string, last commands.Date, n int, rates Converter) (MonthSeries, error) {
+func MonthSeriesOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency string, last domain.Date, n int, rates Converter) (MonthSeries, error) {
 	end := firstOfMonth(last)
 	start := end.AddDate(0, 1-n, 0)
 	s := MonthSeries{Currency: currency, Months: make([]MonthTotal, n), Unconverted: []ReportTotal{}}
@@ -208,7 +208,7 @@ func MonthSeriesOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency s
 	var amount decimal.Decimal
 	_, err = pgx.ForEachRow(rows, []any{&month, &kind, &cur, &amount}, func() error {
 		side := 0
-		if kind == commands.TxExpense {
+		if kind == domain.TxExpense {
 			side = 1
 		}
 		converted, err := rates.Convert(amount, cur, currency)

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // ExportFormat names the layout of an export's JSON, for whoever reads it back.
@@ -171,7 +171,7 @@ func (t exportTable) each(ctx context.Context, db DB, workspaceID uuid.UUID, fn 
 var amountType = reflect.TypeFor[Amount]()
 
 // exportFields are a record's fields as the API names them, in order: each one's JSON
-// value and CSV cell. An amount is written with its scale (commands.ExactString); a
+// value and CSV cell. An amount is written with its scale (domain.ExactString); a
 // null is an empty cell; text is the cell as it is; anything else (a number, true or
 // false, an object) the cell as its JSON. Fields tagged omitempty are left out.
 func exportFields(record any) (names []string, values []json.RawMessage, cells []string, err error) {
@@ -188,7 +188,7 @@ func exportFields(record any) (names []string, values []json.RawMessage, cells [
 		case value.Kind() == reflect.Pointer && value.IsNil():
 			raw = []byte("null")
 		case value.Type() == amountType || (value.Kind() == reflect.Pointer && value.Type().Elem() == amountType):
-			raw = []byte(commands.ExactString(decimal.Decimal(reflect.Indirect(value).Interface().(Amount))))
+			raw = []byte(domain.ExactString(decimal.Decimal(reflect.Indirect(value).Interface().(Amount))))
 		default:
 			if raw, err = json.Marshal(value.Interface()); err != nil {
 				return nil, nil, nil, fmt.Errorf("field %s: %w", name, err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 )
 
@@ -42,7 +42,7 @@ var ErrExportNotTaken = eventstore.ErrExportNotTaken
 // secrets out (eventstore.FormerHash), for a head kept from before then; a version the
 // history does not have is an invalid formerAt.
 func VerifyHistory(ctx context.Context, db DB, workspaceID uuid.UUID, formerAt *int64) (HistoryCheck, error) {
-	stream := commands.StreamID(workspaceID)
+	stream := domain.StreamID(workspaceID)
 	check, err := eventstore.VerifyChain(ctx, db, stream)
 	if err != nil {
 		return HistoryCheck{}, fmt.Errorf("queries: verify history: %w", err)
@@ -61,7 +61,7 @@ func VerifyHistory(ctx context.Context, db DB, workspaceID uuid.UUID, formerAt *
 			return HistoryCheck{}, fmt.Errorf("queries: former hash: %w", err)
 		}
 		if !found {
-			return HistoryCheck{}, commands.InvalidField("formerAt", "must be the version of an event of the workspace's history")
+			return HistoryCheck{}, domain.InvalidField("formerAt", "must be the version of an event of the workspace's history")
 		}
 		answer.Former = &ChainLink{Version: *formerAt, Hash: hex.EncodeToString(hash[:])}
 	}
@@ -71,6 +71,6 @@ func VerifyHistory(ctx context.Context, db DB, workspaceID uuid.UUID, formerAt *
 // ExportHistory writes the workspace's events as JSON lines, each the event's canonical
 // text and its chain hash. A failure of w is ErrExportNotTaken.
 func ExportHistory(ctx context.Context, db DB, workspaceID uuid.UUID, w io.Writer) error {
-	_, err := eventstore.ExportChain(ctx, db, commands.StreamID(workspaceID), w)
+	_, err := eventstore.ExportChain(ctx, db, domain.StreamID(workspaceID), w)
 	return err
 }

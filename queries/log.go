@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 )
 
@@ -26,13 +26,13 @@ type StreamEvent struct {
 
 // StreamHead returns the version of the workspace's stream, 0 before its first event.
 func StreamHead(ctx context.Context, db DB, workspaceID uuid.UUID) (int64, error) {
-	return eventstore.Version(ctx, db, commands.StreamID(workspaceID), false)
+	return eventstore.Version(ctx, db, domain.StreamID(workspaceID), false)
 }
 
 // StreamEvents returns up to limit events of the workspace's stream with versions above
 // after, in version order.
 func StreamEvents(ctx context.Context, db DB, workspaceID uuid.UUID, after int64, limit int) ([]StreamEvent, error) {
-	recorded, err := eventstore.ReadStream(ctx, db, commands.StreamID(workspaceID), after, limit)
+	recorded, err := eventstore.ReadStream(ctx, db, domain.StreamID(workspaceID), after, limit)
 	if err != nil {
 		return nil, fmt.Errorf("queries: %w", err)
 	}

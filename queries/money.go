@@ -9,13 +9,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 var hundred = decimal.NewFromInt(100)
 
-// percentOf is part of whole in percent with two decimals (commands.Percent).
-func percentOf(part, whole decimal.Decimal) Amount { return Amount(commands.Percent(part, whole)) }
+// percentOf is part of whole in percent with two decimals (domain.Percent).
+func percentOf(part, whole decimal.Decimal) Amount { return Amount(domain.Percent(part, whole)) }
 
 // BudgetRecord is a budget's own fields: what only its own changes change.
 type BudgetRecord struct {
@@ -66,7 +66,7 @@ func scanBudget(row pgx.CollectableRow) (Budget, error) {
 
 // Budgets lists a workspace's budgets with the spending of the period containing today
 // (or, outside the budget's dates, of its first or last period).
-func Budgets(ctx context.Context, db DB, workspaceID uuid.UUID, today commands.Date) ([]Budget, error) {
+func Budgets(ctx context.Context, db DB, workspaceID uuid.UUID, today domain.Date) ([]Budget, error) {
 	rows, err := db.Query(ctx, `SELECT `+budgetColumns+` FROM budgets WHERE workspace_id = $1 AND NOT deleted
 		ORDER BY created_version`, workspaceID)
 	if err != nil {
@@ -80,7 +80,7 @@ func Budgets(ctx context.Context, db DB, workspaceID uuid.UUID, today commands.D
 }
 
 // BudgetByID returns one budget with its spending.
-func BudgetByID(ctx context.Context, db DB, workspaceID, id uuid.UUID, today commands.Date) (Budget, error) {
+func BudgetByID(ctx context.Context, db DB, workspaceID, id uuid.UUID, today domain.Date) (Budget, error) {
 	rows, err := db.Query(ctx, `SELECT `+budgetColumns+` FROM budgets WHERE workspace_id = $1 AND id = $2 AND NOT deleted`, workspaceID, id)
 	if err != nil {
 		return Budget{}, fmt.Errorf("queries: budget: %w", err)
@@ -98,7 +98,7 @@ func BudgetByID(ctx context.Context, db DB, workspaceID, id uuid.UUID, today com
 
 // withSpending fills in each budget's period and what its category's expenses in the
 // budget's currency add up to in it, from the daily totals, in one query.
-func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []Budget, today commands.Date) ([]Budget, error) {
+func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []Budget, today domain.Date) ([]Budget, error) {
 	ids := make([]uuid.UUID, len(budgets))
 	categories := make([]uuid.UUID, len(budgets))
 	currencies := make([]string, len(budgets))
@@ -114,7 +114,7 @@ func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []B
 		case day.After(end):
 			day = end
 		}
-		from, to, _ := commands.PeriodAt(b.Period, start, day)
+		from, to, _ := domain.PeriodAt(b.Period, start, day)
 		if to.After(end) {
 			to = end
 		}
@@ -149,8 +149,8 @@ func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []B
 		b := &budgets[i]
 		s := spent[b.ID]
 		b.Spent, b.Remaining, b.Percentage = Amount(s), Amount(b.amount.Sub(s)), percentOf(s, b.amount)
-		// The rule the write side's budget alerts follow (commands.AlertReached).
-		b.AlertReached = commands.AlertReached(decimal.Decimal(b.Percentage), b.threshold)
+		// The rule the write side's budget alerts follow (domain.AlertReached).
+		b.AlertReached = domain.AlertReached(decimal.Decimal(b.Percentage), b.threshold)
 	}
 	return budgets, nil
 }
@@ -254,7 +254,7 @@ type Recurring struct {
 	Active      bool       `json:"active"`
 	WalletID    *uuid.UUID `json:"walletId"`
 	CategoryID  *uuid.UUID `json:"categoryId"`
-	// LastSkip is the latest skip of cycles owed beyond commands.MaxOwedCycles; nil
+	// LastSkip is the latest skip of cycles owed beyond domain.MaxOwedCycles; nil
 	// when the item never skipped any.
 	LastSkip  *RecurringSkip `json:"lastSkip"`
 	CreatedAt time.Time      `json:"createdAt"`
@@ -310,7 +310,7 @@ func RecurringByID(workspaceID, id uuid.UUID) Lookup[Recurring] {
 type DueRecurring struct {
 	WorkspaceID uuid.UUID
 	ID          uuid.UUID
-	NextPayment commands.Date
+	NextPayment domain.Date
 }
 
 // DueRecurringPayments lists, across workspaces, the active income and expense items
@@ -318,7 +318,7 @@ type DueRecurring struct {
 // turns (every workspace's first item, then every workspace's second, and so on), so
 // that a workspace with many items due comes no earlier than another with one. A
 // background job's scan, not a request's.
-func DueRecurringPayments(ctx context.Context, db DB, day commands.Date, perWorkspace int) ([]DueRecurring, error) {
+func DueRecurringPayments(ctx context.Context, db DB, day domain.Date, perWorkspace int) ([]DueRecurring, error) {
 	rows, err := db.Query(ctx, `SELECT workspace_id, id, next_payment FROM (
 			SELECT r.workspace_id, r.id, r.next_payment,
 				row_number() OVER (PARTITION BY r.workspace_id ORDER BY r.next_payment, r.id) AS turn

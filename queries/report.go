@@ -17,7 +17,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/fx"
 )
 
@@ -29,7 +29,7 @@ var ErrReportTooLarge = fmt.Errorf("the report would list more than %d transacti
 
 // ReportFilter selects a report's transactions.
 type ReportFilter struct {
-	From, To   commands.Date
+	From, To   domain.Date
 	WalletID   *uuid.UUID
 	CategoryID *uuid.UUID
 }
@@ -154,9 +154,9 @@ func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceNam
 	for _, l := range r.Transactions {
 		side := -1
 		switch l.Type {
-		case commands.TxIncome:
+		case domain.TxIncome:
 			side = 0
-		case commands.TxExpense:
+		case domain.TxExpense:
 			side = 1
 		}
 		if side < 0 {

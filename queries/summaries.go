@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/fx"
 )
 
@@ -27,7 +27,7 @@ type Total struct {
 // Totals sums the totals of a workspace over [from, to], optionally for one category,
 // by type, currency and category: the monthly totals of the months wholly within the
 // range and the daily totals of the days outside them.
-func Totals(ctx context.Context, db DB, workspaceID uuid.UUID, from, to commands.Date, category *uuid.UUID) ([]Total, error) {
+func Totals(ctx context.Context, db DB, workspaceID uuid.UUID, from, to domain.Date, category *uuid.UUID) ([]Total, error) {
 	s := splitByMonths(from, to)
 	rows, err := db.Query(ctx, `SELECT type, currency, category_id, sum(amount), sum(count) FROM (
 			SELECT type, currency, category_id, amount, count FROM monthly_totals
@@ -54,14 +54,14 @@ func Totals(ctx context.Context, db DB, workspaceID uuid.UUID, from, to commands
 // days, firstMonth to lastMonth) and the days before and after them ([headFrom,
 // headTo] and [tailFrom, tailTo]). A part that is empty has its start after its end.
 type monthSplit struct {
-	firstMonth, lastMonth commands.Date
-	headFrom, headTo      commands.Date
-	tailFrom, tailTo      commands.Date
+	firstMonth, lastMonth domain.Date
+	headFrom, headTo      domain.Date
+	tailFrom, tailTo      domain.Date
 }
 
 // splitByMonths splits [from, to] into the whole months within it and the days outside
 // them.
-func splitByMonths(from, to commands.Date) monthSplit {
+func splitByMonths(from, to domain.Date) monthSplit {
 	first := firstOfMonth(from)
 	if !first.Equal(from) {
 		first = first.AddDate(0, 1, 0)
@@ -121,7 +121,7 @@ type MonthlySummary struct {
 // categories (uncategorized expenses left out, each in its own currency: the
 // workspace's first, then the others alphabetically, biggest first within each), and
 // the change of expenses against the month before.
-func MonthlySummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceCurrency string, month commands.Date, rates Converter) (MonthlySummary, error) {
+func MonthlySummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceCurrency string, month domain.Date, rates Converter) (MonthlySummary, error) {
 	first := firstOfMonth(month)
 	last := first.AddDate(0, 1, -1)
 	s := MonthlySummary{Month: first.Format("2006-01"), Currency: workspaceCurrency, TopCategories: []CategoryTotal{}, MissingRates: []fx.Missing{}}
@@ -155,7 +155,7 @@ func MonthlySummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, workspa
 	var categories []CategoryTotal
 	var ids []uuid.UUID
 	for _, t := range current {
-		if t.Type == commands.TxExpense && t.CategoryID != uuid.Nil {
+		if t.Type == domain.TxExpense && t.CategoryID != uuid.Nil {
 			categories = append(categories, CategoryTotal{CategoryID: t.CategoryID, Currency: t.Currency, Total: Amount(t.Amount)})
 			ids = append(ids, t.CategoryID)
 		}
@@ -188,7 +188,7 @@ func MonthlySummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, workspa
 func perCurrency(totals []Total) []ReportTotal {
 	sums := map[string]*ReportTotal{}
 	for _, t := range totals {
-		if t.Type != commands.TxIncome && t.Type != commands.TxExpense {
+		if t.Type != domain.TxIncome && t.Type != domain.TxExpense {
 			continue
 		}
 		c := sums[t.Currency]
@@ -196,7 +196,7 @@ func perCurrency(totals []Total) []ReportTotal {
 			c = &ReportTotal{Currency: t.Currency}
 			sums[t.Currency] = c
 		}
-		if t.Type == commands.TxIncome {
+		if t.Type == domain.TxIncome {
 			c.Income = Amount(decimal.Decimal(c.Income).Add(t.Amount))
 		} else {
 			c.Expenses = Amount(decimal.Decimal(c.Expenses).Add(t.Amount))
@@ -263,7 +263,7 @@ type SpendingSummary struct {
 }
 
 // SpendingSummaryOf sums a type of movement over [from, to] per currency.
-func SpendingSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, period string, from, to commands.Date, kind string, category *uuid.UUID) (SpendingSummary, error) {
+func SpendingSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, period string, from, to domain.Date, kind string, category *uuid.UUID) (SpendingSummary, error) {
 	s := SpendingSummary{Period: period, From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), Type: kind, Totals: []CurrencyTotal{}}
 	totals, err := Totals(ctx, db, workspaceID, from, to, category)
 	if err != nil {

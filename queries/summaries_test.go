@@ -3,7 +3,7 @@ package queries
 import (
 	"testing"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // A range is read as the whole months within it and the days outside them, each day
@@ -25,10 +25,10 @@ func TestSplitByMonths(t *testing.T) {
 		{"2026-03-01", "2026-03-01", [2]string{}, [2]string{"2026-03-01", "2026-03-01"}, [2]string{}},
 		{"2026-03-05", "2026-04-20", [2]string{}, [2]string{"2026-03-05", "2026-04-20"}, [2]string{}},
 	} {
-		from, _ := commands.ParseDate(c.from)
-		to, _ := commands.ParseDate(c.to)
+		from, _ := domain.ParseDate(c.from)
+		to, _ := domain.ParseDate(c.to)
 		s := splitByMonths(from, to)
-		part := func(a, b commands.Date) [2]string {
+		part := func(a, b domain.Date) [2]string {
 			if a.After(b) {
 				return [2]string{}
 			}

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // User is a user record with their profile.
@@ -49,7 +49,7 @@ type Workspace struct {
 // that a client offers only what the role may do.
 func (w Workspace) MarshalJSON() ([]byte, error) {
 	type fields Workspace
-	scopes := commands.RoleScopes(w.Role)
+	scopes := domain.RoleScopes(w.Role)
 	if scopes == nil {
 		scopes = []string{}
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // The page names every module it imports in a modulepreload, so that a cold load
@@ -51,8 +51,8 @@ func TestTheAppListensToTheStreamsEvents(t *testing.T) {
 		got = append(got, string(m[1]))
 	}
 	want := []string{"reset"}
-	for _, name := range commands.HookEvents {
-		if name != commands.HookTest { // sent to webhooks only, never in a stream
+	for _, name := range domain.HookEvents {
+		if name != domain.HookTest { // sent to webhooks only, never in a stream
 			want = append(want, name)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 )
 
@@ -122,7 +122,7 @@ func EnqueueTest(ctx context.Context, db eventstore.DB, workspaceID, webhookID u
 		return uuid.Nil, ErrNotFound
 	}
 	id := uuid.New()
-	test, err := publicEvent(commands.HookTest, TestPayload{WebhookID: webhookID, Message: "This is a test delivery."})
+	test, err := publicEvent(domain.HookTest, TestPayload{WebhookID: webhookID, Message: "This is a test delivery."})
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("webhooks: %w", err)
 	}

@@ -20,7 +20,7 @@ import (
 
 	wmnats "github.com/ThreeDotsLabs/watermill-nats/v2/pkg/nats"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/testkit/testdb"
@@ -162,7 +162,7 @@ func TestRelayTakesOverFromTheFixedStream(t *testing.T) {
 	ws := uuid.New()
 	appendEvents := func(n int) []eventstore.RecordedEvent {
 		t.Helper()
-		stream := commands.StreamID(ws)
+		stream := domain.StreamID(ws)
 		version, err := eventstore.Version(ctx, pool, stream, false)
 		if err != nil {
 			t.Fatal(err)

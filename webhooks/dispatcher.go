@@ -16,7 +16,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/leader"
 	"github.com/finledger/finledger/webhooks/bus"
 	"github.com/finledger/finledger/webhooks/push"
@@ -216,8 +216,8 @@ func (d *Dispatcher) handle(ctx context.Context, msgs []*message.Message) {
 			return
 		}
 		seqs = append(seqs, e.StreamSeq)
-		if e.Type == commands.TypeBudgetThresholdReached && d.pushWanted(ctx, e.WorkspaceID) {
-			var alert commands.BudgetThresholdReached
+		if e.Type == domain.TypeBudgetThresholdReached && d.pushWanted(ctx, e.WorkspaceID) {
+			var alert domain.BudgetThresholdReached
 			if err := json.Unmarshal(e.Data, &alert); err != nil {
 				d.nackAll(ctx, msgs, fmt.Errorf("event %s: decode %s: %w", e.ID, e.Type, err))
 				return
@@ -299,7 +299,7 @@ func (d *Dispatcher) notify(ctx context.Context) {
 }
 
 // alertNotification is what members' browsers show of a budget alert.
-func alertNotification(a *commands.BudgetThresholdReached) push.Notification {
+func alertNotification(a *domain.BudgetThresholdReached) push.Notification {
 	b := a.Budget
 	return push.Notification{
 		Title: fmt.Sprintf("%s: %s%% of the budget spent", b.Name, a.Percentage.String()),
@@ -307,6 +307,6 @@ func alertNotification(a *commands.BudgetThresholdReached) push.Notification {
 			b.Currency, a.PeriodStart, a.PeriodEnd),
 		// The same budget and period collapse into one notification.
 		Tag:  "budget-" + a.BudgetID.String()[:8] + "-" + strings.ReplaceAll(a.PeriodStart, "-", ""),
-		Data: map[string]any{"type": commands.HookBudgetThresholdReached, "budgetId": a.BudgetID, "transactionId": a.TransactionID},
+		Data: map[string]any{"type": domain.HookBudgetThresholdReached, "budgetId": a.BudgetID, "transactionId": a.TransactionID},
 	}
 }

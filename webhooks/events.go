@@ -11,7 +11,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 // Public is an event as subscribers see it: its public name, and its data with the
@@ -63,63 +63,63 @@ var errUnclassified = errors.New("webhooks: event type neither public nor kept f
 // it); a type named in neither gives errUnclassified.
 func publicOf(eventType string, data []byte) ([]string, payload, error) {
 	switch eventType {
-	case commands.TypeTransactionCreated:
-		e, err := decode[commands.TransactionCreated](eventType, data)
+	case domain.TypeTransactionCreated:
+		e, err := decode[domain.TransactionCreated](eventType, data)
 		if err != nil {
 			return nil, nil, err
 		}
-		names := []string{commands.HookTransactionCreated}
+		names := []string{domain.HookTransactionCreated}
 		switch {
-		case e.Type == commands.TxGoalDeposit:
-			names = append(names, commands.HookGoalDeposit)
-		case e.Type == commands.TxGoalWithdrawal:
-			names = append(names, commands.HookGoalWithdrawal)
+		case e.Type == domain.TxGoalDeposit:
+			names = append(names, domain.HookGoalDeposit)
+		case e.Type == domain.TxGoalWithdrawal:
+			names = append(names, domain.HookGoalWithdrawal)
 		case e.DebtID != nil:
-			names = append(names, commands.HookDebtPayment)
+			names = append(names, domain.HookDebtPayment)
 		}
 		return names, transactionCreated(e), nil
-	case commands.TypeTransactionUpdated:
-		return told(commands.HookTransactionUpdated, eventType, data, transactionUpdated)
-	case commands.TypeTransactionDeleted:
-		return told(commands.HookTransactionDeleted, eventType, data, func(e *commands.TransactionDeleted) TransactionDeletedPayload {
+	case domain.TypeTransactionUpdated:
+		return told(domain.HookTransactionUpdated, eventType, data, transactionUpdated)
+	case domain.TypeTransactionDeleted:
+		return told(domain.HookTransactionDeleted, eventType, data, func(e *domain.TransactionDeleted) TransactionDeletedPayload {
 			return TransactionDeletedPayload{TransactionID: e.TransactionID}
 		})
-	case commands.TypeWalletCreated:
-		return told(commands.HookWalletCreated, eventType, data, func(e *commands.WalletCreated) WalletCreatedPayload {
+	case domain.TypeWalletCreated:
+		return told(domain.HookWalletCreated, eventType, data, func(e *domain.WalletCreated) WalletCreatedPayload {
 			return WalletCreatedPayload{WalletID: e.WalletID, WalletFields: walletFields(e.WalletFields)}
 		})
-	case commands.TypeWalletUpdated:
-		return told(commands.HookWalletUpdated, eventType, data, walletUpdated)
-	case commands.TypeWalletArchived:
-		return told(commands.HookWalletUpdated, eventType, data, func(e *commands.WalletArchived) WalletUpdatedPayload {
+	case domain.TypeWalletUpdated:
+		return told(domain.HookWalletUpdated, eventType, data, walletUpdated)
+	case domain.TypeWalletArchived:
+		return told(domain.HookWalletUpdated, eventType, data, func(e *domain.WalletArchived) WalletUpdatedPayload {
 			return WalletUpdatedPayload{WalletID: e.WalletID}
 		})
-	case commands.TypeCategoryCreated:
-		return told(commands.HookCategoryCreated, eventType, data, categoryCreated)
-	case commands.TypeBudgetCreated:
-		return told(commands.HookBudgetCreated, eventType, data, budgetCreated)
-	case commands.TypeBudgetThresholdReached:
-		return told(commands.HookBudgetThresholdReached, eventType, data, budgetThresholdReached)
-	case commands.TypeRecurringPaid:
-		return told(commands.HookRecurringPaid, eventType, data, recurringPaid)
-	case commands.TypeRecurringSkipped:
-		return told(commands.HookRecurringSkipped, eventType, data, recurringSkipped)
+	case domain.TypeCategoryCreated:
+		return told(domain.HookCategoryCreated, eventType, data, categoryCreated)
+	case domain.TypeBudgetCreated:
+		return told(domain.HookBudgetCreated, eventType, data, budgetCreated)
+	case domain.TypeBudgetThresholdReached:
+		return told(domain.HookBudgetThresholdReached, eventType, data, budgetThresholdReached)
+	case domain.TypeRecurringPaid:
+		return told(domain.HookRecurringPaid, eventType, data, recurringPaid)
+	case domain.TypeRecurringSkipped:
+		return told(domain.HookRecurringSkipped, eventType, data, recurringSkipped)
 	case
 		// Access: people, members, invitations, keys and the chat channel's links.
-		commands.TypeUserRegistered, commands.TypeUserIdentityChanged, commands.TypeUserProfileUpdated, commands.TypeUserDeleted,
-		commands.TypeWorkspaceCreated, commands.TypeWorkspaceDeleted, commands.TypeWorkspaceLanguageChanged,
-		commands.TypeMemberAdded, commands.TypeMemberInvited, commands.TypeMemberRoleChanged, commands.TypeMemberRemoved,
-		commands.TypeInvitationCancelled, commands.TypeAPIKeyCreated, commands.TypeAPIKeyRevoked,
-		commands.TypeWhatsAppLinked, commands.TypeWhatsAppUnlinked, commands.TypeWhatsAppSuspended,
-		commands.TypeWhatsAppFingerprintRecorded, commands.TypeWhatsAppWorkspaceChanged,
+		domain.TypeUserRegistered, domain.TypeUserIdentityChanged, domain.TypeUserProfileUpdated, domain.TypeUserDeleted,
+		domain.TypeWorkspaceCreated, domain.TypeWorkspaceDeleted, domain.TypeWorkspaceLanguageChanged,
+		domain.TypeMemberAdded, domain.TypeMemberInvited, domain.TypeMemberRoleChanged, domain.TypeMemberRemoved,
+		domain.TypeInvitationCancelled, domain.TypeAPIKeyCreated, domain.TypeAPIKeyRevoked,
+		domain.TypeWhatsAppLinked, domain.TypeWhatsAppUnlinked, domain.TypeWhatsAppSuspended,
+		domain.TypeWhatsAppFingerprintRecorded, domain.TypeWhatsAppWorkspaceChanged,
 		// Webhooks themselves.
-		commands.TypeWebhookCreated, commands.TypeWebhookUpdated, commands.TypeWebhookDeleted, commands.TypeWebhookSecretRotated,
+		domain.TypeWebhookCreated, domain.TypeWebhookUpdated, domain.TypeWebhookDeleted, domain.TypeWebhookSecretRotated,
 		// Changes of records no public event describes.
-		commands.TypeCategoryUpdated, commands.TypeCategoryArchived, commands.TypeTagCreated, commands.TypeTagUpdated,
-		commands.TypeTagArchived, commands.TypeBudgetUpdated, commands.TypeBudgetDeleted, commands.TypeGoalCreated,
-		commands.TypeGoalUpdated, commands.TypeGoalDeleted, commands.TypeDebtCreated, commands.TypeDebtUpdated,
-		commands.TypeDebtDeleted, commands.TypeRecurringCreated, commands.TypeRecurringUpdated, commands.TypeRecurringDeleted,
-		commands.TypeExchangeRatesSet:
+		domain.TypeCategoryUpdated, domain.TypeCategoryArchived, domain.TypeTagCreated, domain.TypeTagUpdated,
+		domain.TypeTagArchived, domain.TypeBudgetUpdated, domain.TypeBudgetDeleted, domain.TypeGoalCreated,
+		domain.TypeGoalUpdated, domain.TypeGoalDeleted, domain.TypeDebtCreated, domain.TypeDebtUpdated,
+		domain.TypeDebtDeleted, domain.TypeRecurringCreated, domain.TypeRecurringUpdated, domain.TypeRecurringDeleted,
+		domain.TypeExchangeRatesSet:
 		return nil, nil, nil
 	}
 	return nil, nil, fmt.Errorf("%w: %s", errUnclassified, eventType)

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 )
 
 func TestPublicEvents(t *testing.T) {
@@ -13,23 +13,23 @@ func TestPublicEvents(t *testing.T) {
 		typ, data string
 		want      string
 	}{
-		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"expense","amount":"1","postings":[{"walletId":"0195f3a2-0000-7000-8000-000000000004"}]}`, "[transaction.created]"},
-		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"goal_deposit","goalId":"0195f3a2-0000-7000-8000-000000000002"}`, "[transaction.created goal.deposit]"},
-		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"goal_withdrawal","goalId":"0195f3a2-0000-7000-8000-000000000002"}`, "[transaction.created goal.withdrawal]"},
-		{commands.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"expense","debtId":"0195f3a2-0000-7000-8000-000000000001","effects":{"debts":[{"debtId":"0195f3a2-0000-7000-8000-000000000001","amount":"-1"}]}}`, "[transaction.created debt.payment]"},
-		{commands.TypeTransactionUpdated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","changes":{},"postings":[]}`, "[transaction.updated]"},
-		{commands.TypeTransactionDeleted, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","postings":[]}`, "[transaction.deleted]"},
-		{commands.TypeWalletCreated, `{"walletId":"0195f3a2-0000-7000-8000-000000000005"}`, "[wallet.created]"},
-		{commands.TypeWalletUpdated, `{"walletId":"0195f3a2-0000-7000-8000-000000000005"}`, "[wallet.updated]"},
-		{commands.TypeWalletArchived, `{"walletId":"0195f3a2-0000-7000-8000-000000000005"}`, "[wallet.updated]"},
-		{commands.TypeCategoryCreated, `{"categoryId":"0195f3a2-0000-7000-8000-000000000005"}`, "[category.created]"},
-		{commands.TypeBudgetCreated, `{"budgetId":"0195f3a2-0000-7000-8000-000000000005"}`, "[budget.created]"},
-		{commands.TypeRecurringPaid, `{"recurringId":"0195f3a2-0000-7000-8000-000000000005"}`, "[recurring.paid]"},
-		{commands.TypeRecurringSkipped, `{"recurringId":"0195f3a2-0000-7000-8000-000000000005","firstDue":"2024-03-12","lastDue":"2025-12-16","cycles":93}`, "[recurring.skipped]"},
-		{commands.TypeCategoryUpdated, `{"categoryId":"0195f3a2-0000-7000-8000-000000000005"}`, "[]"},
-		{commands.TypeMemberAdded, `{"userId":"0195f3a2-0000-7000-8000-000000000005"}`, "[]"},
-		{commands.TypeAPIKeyCreated, `{"keyId":"0195f3a2-0000-7000-8000-000000000005","hash":"secret"}`, "[]"},
-		{commands.TypeWebhookCreated, `{"webhookId":"0195f3a2-0000-7000-8000-000000000005","sealedSecret":"x"}`, "[]"},
+		{domain.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"expense","amount":"1","postings":[{"walletId":"0195f3a2-0000-7000-8000-000000000004"}]}`, "[transaction.created]"},
+		{domain.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"goal_deposit","goalId":"0195f3a2-0000-7000-8000-000000000002"}`, "[transaction.created goal.deposit]"},
+		{domain.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"goal_withdrawal","goalId":"0195f3a2-0000-7000-8000-000000000002"}`, "[transaction.created goal.withdrawal]"},
+		{domain.TypeTransactionCreated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","type":"expense","debtId":"0195f3a2-0000-7000-8000-000000000001","effects":{"debts":[{"debtId":"0195f3a2-0000-7000-8000-000000000001","amount":"-1"}]}}`, "[transaction.created debt.payment]"},
+		{domain.TypeTransactionUpdated, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","changes":{},"postings":[]}`, "[transaction.updated]"},
+		{domain.TypeTransactionDeleted, `{"transactionId":"0195f3a2-0000-7000-8000-000000000003","postings":[]}`, "[transaction.deleted]"},
+		{domain.TypeWalletCreated, `{"walletId":"0195f3a2-0000-7000-8000-000000000005"}`, "[wallet.created]"},
+		{domain.TypeWalletUpdated, `{"walletId":"0195f3a2-0000-7000-8000-000000000005"}`, "[wallet.updated]"},
+		{domain.TypeWalletArchived, `{"walletId":"0195f3a2-0000-7000-8000-000000000005"}`, "[wallet.updated]"},
+		{domain.TypeCategoryCreated, `{"categoryId":"0195f3a2-0000-7000-8000-000000000005"}`, "[category.created]"},
+		{domain.TypeBudgetCreated, `{"budgetId":"0195f3a2-0000-7000-8000-000000000005"}`, "[budget.created]"},
+		{domain.TypeRecurringPaid, `{"recurringId":"0195f3a2-0000-7000-8000-000000000005"}`, "[recurring.paid]"},
+		{domain.TypeRecurringSkipped, `{"recurringId":"0195f3a2-0000-7000-8000-000000000005","firstDue":"2024-03-12","lastDue":"2025-12-16","cycles":93}`, "[recurring.skipped]"},
+		{domain.TypeCategoryUpdated, `{"categoryId":"0195f3a2-0000-7000-8000-000000000005"}`, "[]"},
+		{domain.TypeMemberAdded, `{"userId":"0195f3a2-0000-7000-8000-000000000005"}`, "[]"},
+		{domain.TypeAPIKeyCreated, `{"keyId":"0195f3a2-0000-7000-8000-000000000005","hash":"secret"}`, "[]"},
+		{domain.TypeWebhookCreated, `{"webhookId":"0195f3a2-0000-7000-8000-000000000005","sealedSecret":"x"}`, "[]"},
 	} {
 		got, err := PublicEvents(c.typ, []byte(c.data))
 		if err != nil {
@@ -49,7 +49,7 @@ func TestPublicEvents(t *testing.T) {
 			t.Errorf("%s: %v, want %s", c.typ, names, c.want)
 		}
 	}
-	if _, err := PublicEvents(commands.TypeTransactionCreated, []byte(`not json`)); err == nil {
+	if _, err := PublicEvents(domain.TypeTransactionCreated, []byte(`not json`)); err == nil {
 		t.Error("a broken payload was accepted")
 	}
 }
@@ -61,8 +61,8 @@ func TestPublicBudgetAlert(t *testing.T) {
 		"periodStart":"2026-03-01","periodEnd":"2026-03-31","spent":"85.5","percentage":"85.5",
 		"budget":{"name":"Groceries","categoryId":"0195f3a2-0000-7000-8000-000000000002","amount":"100","currency":"MXN",
 			"period":"monthly","startDate":"2026-01-01","endDate":"2026-12-31","alertThreshold":"80","tagId":null}}`
-	got, err := PublicEvents(commands.TypeBudgetThresholdReached, []byte(stored))
-	if err != nil || len(got) != 1 || got[0].Name != commands.HookBudgetThresholdReached {
+	got, err := PublicEvents(domain.TypeBudgetThresholdReached, []byte(stored))
+	if err != nil || len(got) != 1 || got[0].Name != domain.HookBudgetThresholdReached {
 		t.Fatalf("%v (%v)", got, err)
 	}
 	want := `{"budget":{"id":"0195f3a2-0000-7000-8000-000000000001","name":"Groceries","categoryId":"0195f3a2-0000-7000-8000-000000000002",` +
@@ -77,7 +77,7 @@ func TestPublicBudgetAlert(t *testing.T) {
 // Every stored event type is either told to subscribers or named in publicOf as kept
 // from them: a new type must take a side. Until it does it is kept from them.
 func TestEveryEventTypeIsPublicOrKept(t *testing.T) {
-	for _, name := range commands.EventTypes() {
+	for _, name := range domain.EventTypes() {
 		if _, _, err := publicOf(name, []byte(`{}`)); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -62,7 +62,7 @@ func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored,
 type hook struct {
 	ID             uuid.UUID
 	CreatedVersion int64
-	commands.WebhookFields
+	domain.WebhookFields
 }
 
 // hookCache holds each workspace's active webhooks as last read. Every webhook event

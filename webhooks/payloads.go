@@ -7,14 +7,14 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
 // The data of each public event is a type of its own, built field by field from the
 // stored event: a stored event's fields can be renamed or retyped without the public
 // API noticing, and a change of a payload type is a change of the public API, which the
-// golden files of testdata/ make plain. Their fields use no type of package commands
+// golden files of testdata/ make plain. Their fields use no type of package domain
 // (the tests check it). Each has a version, sent in the body's dataVersion: a change
 // that subscribers' code cannot take (a field removed, renamed or retyped) is a new
 // version; a field added is not.
@@ -31,7 +31,7 @@ type Decimal decimal.Decimal
 
 // MarshalJSON writes the decimal as a JSON string with its scale.
 func (d Decimal) MarshalJSON() ([]byte, error) {
-	return json.Marshal(commands.ExactString(decimal.Decimal(d)))
+	return json.Marshal(domain.ExactString(decimal.Decimal(d)))
 }
 
 // Date is a calendar date, YYYY-MM-DD.
@@ -56,7 +56,7 @@ func (c Change[T]) MarshalJSON() ([]byte, error) {
 }
 
 // changeOf turns a stored change into a public one, its value converted by conv.
-func changeOf[T, U any](n commands.Nullable[T], conv func(T) U) Change[U] {
+func changeOf[T, U any](n domain.Nullable[T], conv func(T) U) Change[U] {
 	c := Change[U]{Set: n.Set}
 	if n.Valid {
 		v := conv(n.Value)
@@ -102,7 +102,7 @@ type TransactionCreatedPayload struct {
 
 func (TransactionCreatedPayload) version() int { return 1 }
 
-func transactionCreated(e *commands.TransactionCreated) TransactionCreatedPayload {
+func transactionCreated(e *domain.TransactionCreated) TransactionCreatedPayload {
 	return TransactionCreatedPayload{TransactionID: e.TransactionID, Type: e.Type, Amount: Decimal(e.Amount), Currency: e.Currency,
 		DestinationAmount: decimalPtr(e.DestinationAmount), Date: Date(e.Date), Concept: e.Concept, Description: e.Description,
 		WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, GoalID: e.GoalID, DebtID: e.DebtID,
@@ -135,7 +135,7 @@ type TransactionUpdatedPayload struct {
 
 func (TransactionUpdatedPayload) version() int { return 1 }
 
-func transactionUpdated(e *commands.TransactionUpdated) TransactionUpdatedPayload {
+func transactionUpdated(e *domain.TransactionUpdated) TransactionUpdatedPayload {
 	c := e.Changes
 	return TransactionUpdatedPayload{TransactionID: e.TransactionID, Changes: TransactionChanges{
 		Amount: changeOf(c.Amount, decimalOf), Currency: changeOf(c.Currency, same),
@@ -167,7 +167,7 @@ type WalletFields struct {
 	IsDefault      bool    `json:"isDefault"`
 }
 
-func walletFields(f commands.WalletFields) WalletFields {
+func walletFields(f domain.WalletFields) WalletFields {
 	return WalletFields{Name: f.Name, Description: f.Description, Type: f.Type, Currency: f.Currency, CardColor: f.CardColor,
 		InitialBalance: Decimal(f.InitialBalance), Clabe: f.Clabe, Provider: f.Provider, IsDefault: f.IsDefault}
 }
@@ -190,7 +190,7 @@ type WalletUpdatedPayload struct {
 
 func (WalletUpdatedPayload) version() int { return 1 }
 
-func walletUpdated(e *commands.WalletUpdated) WalletUpdatedPayload {
+func walletUpdated(e *domain.WalletUpdated) WalletUpdatedPayload {
 	before, after := walletFields(e.Before), walletFields(e.After)
 	return WalletUpdatedPayload{WalletID: e.WalletID, Before: &before, After: &after}
 }
@@ -208,7 +208,7 @@ type CategoryCreatedPayload struct {
 
 func (CategoryCreatedPayload) version() int { return 1 }
 
-func categoryCreated(e *commands.CategoryCreated) CategoryCreatedPayload {
+func categoryCreated(e *domain.CategoryCreated) CategoryCreatedPayload {
 	return CategoryCreatedPayload{CategoryID: e.CategoryID, Name: e.Name, Icon: e.Icon, Description: e.Description,
 		Color: e.Color, IsDefault: e.IsDefault, TagID: e.TagID}
 }
@@ -229,7 +229,7 @@ type BudgetCreatedPayload struct {
 
 func (BudgetCreatedPayload) version() int { return 1 }
 
-func budgetCreated(e *commands.BudgetCreated) BudgetCreatedPayload {
+func budgetCreated(e *domain.BudgetCreated) BudgetCreatedPayload {
 	return BudgetCreatedPayload{BudgetID: e.BudgetID, Name: e.Name, CategoryID: e.CategoryID, Amount: Decimal(e.Amount),
 		Currency: e.Currency, Period: e.Period, StartDate: Date(e.StartDate), EndDate: Date(e.EndDate),
 		AlertThreshold: Decimal(e.AlertThreshold), TagID: e.TagID}
@@ -267,7 +267,7 @@ type AlertedBudget struct {
 	AlertReached   bool           `json:"alertReached" doc:"always true"`
 }
 
-func budgetThresholdReached(e *commands.BudgetThresholdReached) BudgetThresholdReachedPayload {
+func budgetThresholdReached(e *domain.BudgetThresholdReached) BudgetThresholdReachedPayload {
 	f := e.Budget
 	return BudgetThresholdReachedPayload{TransactionID: e.TransactionID, Budget: AlertedBudget{
 		ID: e.BudgetID, Name: f.Name, CategoryID: f.CategoryID, Amount: queries.Amount(f.Amount), Currency: f.Currency,
@@ -289,7 +289,7 @@ type RecurringPaidPayload struct {
 
 func (RecurringPaidPayload) version() int { return 1 }
 
-func recurringPaid(e *commands.RecurringPaid) RecurringPaidPayload {
+func recurringPaid(e *domain.RecurringPaid) RecurringPaidPayload {
 	return RecurringPaidPayload{RecurringID: e.RecurringID, DueDate: Date(e.DueDate), PaidOn: Date(e.PaidOn),
 		TransactionID: e.TransactionID, NextPayment: Date(e.NextPayment), Automatic: e.Automatic}
 }
@@ -306,7 +306,7 @@ type RecurringSkippedPayload struct {
 
 func (RecurringSkippedPayload) version() int { return 1 }
 
-func recurringSkipped(e *commands.RecurringSkipped) RecurringSkippedPayload {
+func recurringSkipped(e *domain.RecurringSkipped) RecurringSkippedPayload {
 	return RecurringSkippedPayload{RecurringID: e.RecurringID, FirstDue: Date(e.FirstDue), LastDue: Date(e.LastDue),
 		Cycles: e.Cycles, NextPayment: Date(e.NextPayment)}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -78,8 +78,8 @@ func TestPayloadSchemas(t *testing.T) {
 	for _, d := range EventDocs() {
 		schemas[d.Name] = d.Body
 	}
-	if len(schemas) != len(commands.HookEvents) {
-		t.Fatalf("%d schemas for %d public events", len(schemas), len(commands.HookEvents))
+	if len(schemas) != len(domain.HookEvents) {
+		t.Fatalf("%d schemas for %d public events", len(schemas), len(domain.HookEvents))
 	}
 	data, err := json.MarshalIndent(schemas, "", "  ")
 	if err != nil {
@@ -95,7 +95,7 @@ func TestPayloadsMatchTheirSchemas(t *testing.T) {
 	for _, d := range EventDocs() {
 		docs[d.Name] = d
 	}
-	for _, name := range commands.HookEvents {
+	for _, name := range domain.HookEvents {
 		if _, ok := publicPayloads[name]; !ok {
 			t.Errorf("%s has no payload type", name)
 		}
@@ -123,7 +123,7 @@ func TestPayloadsMatchTheirSchemas(t *testing.T) {
 			}
 		}
 	}
-	test, err := publicEvent(commands.HookTest, TestPayload{Message: "hello"})
+	test, err := publicEvent(domain.HookTest, TestPayload{Message: "hello"})
 	if err != nil || test.Version != 1 {
 		t.Fatalf("%+v, %v", test, err)
 	}
@@ -175,15 +175,15 @@ func fitsSchema(at string, v any, schema map[string]any) []string {
 	return problems
 }
 
-// No payload type has a field of a type of package commands, nor of any package but
+// No payload type has a field of a type of package domain, nor of any package but
 // the few a public payload may build on: a change of the ledger's own types cannot
 // reach subscribers through a payload's field.
-func TestPayloadsHoldNoLedgerTypes(t *testing.T) {
-	ledger := reflect.TypeFor[commands.TransactionCreated]().PkgPath()
+func TestPayloadsHoldNoDomainTypes(t *testing.T) {
+	domainPkg := reflect.TypeFor[domain.TransactionCreated]().PkgPath()
 	allowed := map[string]bool{"": true, reflect.TypeFor[Public]().PkgPath(): true,
 		reflect.TypeFor[uuid.UUID]().PkgPath(): true, reflect.TypeFor[queries.Amount]().PkgPath(): true}
-	if allowed[ledger] {
-		t.Fatalf("the ledger's package %s is among the allowed ones", ledger)
+	if allowed[domainPkg] {
+		t.Fatalf("the domain package %s is among the allowed ones", domainPkg)
 	}
 	seen := map[reflect.Type]bool{}
 	var walk func(at string, typ reflect.Type)
@@ -197,8 +197,8 @@ func TestPayloadsHoldNoLedgerTypes(t *testing.T) {
 			walk(at, typ.Elem())
 			return
 		}
-		if pkg := typ.PkgPath(); pkg == ledger {
-			t.Errorf("%s is of type %s, of the ledger's package %s", at, typ, pkg)
+		if pkg := typ.PkgPath(); pkg == domainPkg {
+			t.Errorf("%s is of type %s, of the domain package %s", at, typ, pkg)
 		} else if !allowed[pkg] {
 			t.Errorf("%s is of type %s, of package %s, which public payloads do not build on", at, typ, pkg)
 		}

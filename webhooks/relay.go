@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/leader"
 	"github.com/finledger/finledger/webhooks/bus"
@@ -91,7 +91,7 @@ func (r *Relay) relay(ctx context.Context) error {
 
 // publish sends one event of a workspace stream to JetStream.
 func (r *Relay) publish(_ context.Context, e eventstore.RecordedEvent) error {
-	ws, ok := commands.WorkspaceOfStream(e.StreamID)
+	ws, ok := domain.WorkspaceOfStream(e.StreamID)
 	if !ok {
 		return nil // user streams carry nothing a workspace subscribes to
 	}
@@ -184,7 +184,7 @@ func before(ctx context.Context, pool *pgxpool.Pool, msgs []*message.Message) (e
 		if err != nil {
 			continue // not a relayed event: nothing of ours
 		}
-		streams = append(streams, commands.StreamID(e.WorkspaceID))
+		streams = append(streams, domain.StreamID(e.WorkspaceID))
 		ids = append(ids, e.ID)
 	}
 	var p eventstore.Position

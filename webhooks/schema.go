@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -18,20 +18,20 @@ var publicPayloads = map[string]struct {
 	data    payload
 	summary string
 }{
-	commands.HookTransactionCreated:     {TransactionCreatedPayload{}, "A transaction was recorded"},
-	commands.HookTransactionUpdated:     {TransactionUpdatedPayload{}, "A transaction was changed"},
-	commands.HookTransactionDeleted:     {TransactionDeletedPayload{}, "A transaction was deleted"},
-	commands.HookWalletCreated:          {WalletCreatedPayload{}, "A wallet was added"},
-	commands.HookWalletUpdated:          {WalletUpdatedPayload{}, "A wallet was changed or archived"},
-	commands.HookCategoryCreated:        {CategoryCreatedPayload{}, "A category was added"},
-	commands.HookBudgetCreated:          {BudgetCreatedPayload{}, "A budget was added"},
-	commands.HookBudgetThresholdReached: {BudgetThresholdReachedPayload{}, "A transaction took a budget's period to its alert threshold"},
-	commands.HookGoalDeposit:            {TransactionCreatedPayload{}, "A goal deposit was recorded (also told as transaction.created)"},
-	commands.HookGoalWithdrawal:         {TransactionCreatedPayload{}, "A goal withdrawal was recorded (also told as transaction.created)"},
-	commands.HookDebtPayment:            {TransactionCreatedPayload{}, "A debt payment was recorded (also told as transaction.created)"},
-	commands.HookRecurringPaid:          {RecurringPaidPayload{}, "A cycle of a recurring payment was paid"},
-	commands.HookRecurringSkipped:       {RecurringSkippedPayload{}, "Cycles of a recurring payment were left unpaid"},
-	commands.HookTest:                   {TestPayload{}, "A test delivery, sent on request"},
+	domain.HookTransactionCreated:     {TransactionCreatedPayload{}, "A transaction was recorded"},
+	domain.HookTransactionUpdated:     {TransactionUpdatedPayload{}, "A transaction was changed"},
+	domain.HookTransactionDeleted:     {TransactionDeletedPayload{}, "A transaction was deleted"},
+	domain.HookWalletCreated:          {WalletCreatedPayload{}, "A wallet was added"},
+	domain.HookWalletUpdated:          {WalletUpdatedPayload{}, "A wallet was changed or archived"},
+	domain.HookCategoryCreated:        {CategoryCreatedPayload{}, "A category was added"},
+	domain.HookBudgetCreated:          {BudgetCreatedPayload{}, "A budget was added"},
+	domain.HookBudgetThresholdReached: {BudgetThresholdReachedPayload{}, "A transaction took a budget's period to its alert threshold"},
+	domain.HookGoalDeposit:            {TransactionCreatedPayload{}, "A goal deposit was recorded (also told as transaction.created)"},
+	domain.HookGoalWithdrawal:         {TransactionCreatedPayload{}, "A goal withdrawal was recorded (also told as transaction.created)"},
+	domain.HookDebtPayment:            {TransactionCreatedPayload{}, "A debt payment was recorded (also told as transaction.created)"},
+	domain.HookRecurringPaid:          {RecurringPaidPayload{}, "A cycle of a recurring payment was paid"},
+	domain.HookRecurringSkipped:       {RecurringSkippedPayload{}, "Cycles of a recurring payment were left unpaid"},
+	domain.HookTest:                   {TestPayload{}, "A test delivery, sent on request"},
 }
 
 // EventDoc is a public event as the OpenAPI document describes it.
@@ -42,12 +42,12 @@ type EventDoc struct {
 	Body    map[string]any // the JSON Schema of the body of its deliveries
 }
 
-// EventDocs describes every public event, in the order of commands.HookEvents. The
+// EventDocs describes every public event, in the order of domain.HookEvents. The
 // schemas are made from the Go types of the body and the data, their fields and json
 // tags (a field's doc tag is its description), so they cannot drift from what is sent.
 func EventDocs() []EventDoc {
-	out := make([]EventDoc, 0, len(commands.HookEvents))
-	for _, name := range commands.HookEvents {
+	out := make([]EventDoc, 0, len(domain.HookEvents))
+	for _, name := range domain.HookEvents {
 		p := publicPayloads[name]
 		body := schemaOf(reflect.TypeFor[envelope]())
 		props := body["properties"].(map[string]any)

@@ -53,7 +53,7 @@ func New(c Config) (*Service, error) {
 }
 
 // Committed tells this instance's relay that events were just stored; wire it to
-// commands.Ledger.OnCommit. Where another instance relays, it finds them by polling.
+// ledger.Ledger.OnCommit. Where another instance relays, it finds them by polling.
 func (s *Service) Committed() { s.Relay.Wake() }
 
 // Wake tells this instance's sender that a delivery is due now; it does nothing

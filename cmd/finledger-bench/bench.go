@@ -39,7 +39,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/session"
@@ -47,6 +47,7 @@ import (
 	"github.com/finledger/finledger/internal/pgcluster"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/internal/testkit/browser"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/safehttp"
@@ -181,7 +182,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cacheSize)
+	ledger := ledger.NewLedger(pool, projections.Queue, time.Now, cacheSize)
 	// The relay and the dispatcher run throughout, as they do in every instance.
 	events, stopEvents, err := benchBus(ctx, pool)
 	if err != nil {
@@ -476,28 +477,28 @@ func (b *benchRun) throughput(ctx context.Context, spaces []benchWorkspace, o be
 // depthLatency fills one workspace's stream to each depth through the ledger (in
 // batches of a thousand transactions per append) and measures sequential creates
 // over HTTP there.
-func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger *commands.Ledger, o benchOptions) error {
+func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ldg *ledger.Ledger, o benchOptions) error {
 	tok, category, err := b.workspace("bench-depth")
 	if err != nil {
 		return err
 	}
-	workspaceID := commands.PersonalWorkspaceID(commands.UserIDFor("bench-depth"))
+	workspaceID := domain.PersonalWorkspaceID(domain.UserIDFor("bench-depth"))
 	catID := uuid.MustParse(category)
 	for _, depth := range o.depths {
-		version, err := eventstore.Version(ctx, pool, commands.StreamID(workspaceID), false)
+		version, err := eventstore.Version(ctx, pool, domain.StreamID(workspaceID), false)
 		if err != nil {
 			return err
 		}
 		fill := time.Now()
 		for version < int64(depth) {
 			n := min(1000, int64(depth)-version)
-			_, err := ledger.Execute(ctx, commands.Call{
+			_, err := ldg.Execute(ctx, ledger.Call{
 				WorkspaceID: workspaceID,
-				Metadata:    commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"},
-				Decide: func(w *commands.Workspace) ([]commands.NewEvent, error) {
-					var out []commands.NewEvent
+				Metadata:    ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "bench"},
+				Decide: func(w *domain.Workspace) ([]domain.Event, error) {
+					var out []domain.Event
 					for i := int64(0); i < n; i++ {
-						evs, err := commands.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: commands.TxExpense,
+						evs, err := domain.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: domain.TxExpense,
 							Amount: decimal.New(1, 0), Date: time.Now().Format(time.DateOnly), CategoryID: &catID}.Decide(w)
 						if err != nil {
 							return nil, err
@@ -536,12 +537,12 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ledger 
 		// A new instance has no cached state: its first command loads the latest snapshot
 		// and folds the events after it, or, with snapshots off, folds the whole stream.
 		var cold [2]time.Duration
-		for i, every := range []int64{commands.DefaultSnapshotEvery, 0} {
-			l := commands.NewLedger(pool, projections.Queue, time.Now, 1)
+		for i, every := range []int64{ledger.DefaultSnapshotEvery, 0} {
+			l := ledger.NewLedger(pool, projections.Queue, time.Now, 1)
 			l.SnapshotEvery(every)
 			t0 := time.Now()
-			if _, err := l.Execute(ctx, commands.Call{WorkspaceID: workspaceID, Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"},
-				Decide: func(*commands.Workspace) ([]commands.NewEvent, error) { return nil, nil },
+			if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: workspaceID, Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "bench"},
+				Decide: func(*domain.Workspace) ([]domain.Event, error) { return nil, nil },
 			}); err != nil {
 				return err
 			}

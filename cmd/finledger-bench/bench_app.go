@@ -20,9 +20,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/testkit/browser"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks"
 )
@@ -37,7 +38,7 @@ type appOptions struct {
 }
 
 // The development identity, as `finledger dev` signs it in (cmd/finledger/dev.go).
-var devIdentity = commands.Identity{Subject: "dev-user", Email: "dev@finledger.local", Name: "Dev User"}
+var devIdentity = domain.Identity{Subject: "dev-user", Email: "dev@finledger.local", Name: "Dev User"}
 
 // appIncomes are recorded through the ledger, today, in two more wallets, so that the
 // newest page holds incomes and a filter on expenses changes it.
@@ -194,12 +195,12 @@ func benchApp(ctx context.Context, benchURL string, o appOptions, out io.Writer)
 // seedIncomes records two more wallets and appIncomes incomes in them, today, through
 // the ledger, as the app would.
 func seedIncomes(ctx context.Context, w *seededWorkspace) error {
-	l := commands.NewLedger(w.pool, projections.Queue, time.Now, 1)
+	l := ledger.NewLedger(w.pool, projections.Queue, time.Now, 1)
 	wallets := []uuid.UUID{uuid.New(), uuid.New()}
-	if err := w.execute(ctx, l, func(ws *commands.Workspace) ([]commands.NewEvent, error) {
-		var events []commands.NewEvent
+	if err := w.execute(ctx, l, func(ws *domain.Workspace) ([]domain.Event, error) {
+		var events []domain.Event
 		for i, name := range []string{"Savings", "Card"} {
-			more, err := commands.CreateWallet{WalletID: wallets[i], WalletFields: commands.WalletFields{Name: name, Type: "bank",
+			more, err := domain.CreateWallet{WalletID: wallets[i], WalletFields: domain.WalletFields{Name: name, Type: "bank",
 				Currency: "MXN", CardColor: "#111827", InitialBalance: decimal.New(1000, 0)}}.Decide(ws)
 			if err != nil {
 				return nil, err
@@ -210,11 +211,11 @@ func seedIncomes(ctx context.Context, w *seededWorkspace) error {
 	}); err != nil {
 		return fmt.Errorf("wallets: %w", err)
 	}
-	return w.execute(ctx, l, func(ws *commands.Workspace) ([]commands.NewEvent, error) {
-		var events []commands.NewEvent
+	return w.execute(ctx, l, func(ws *domain.Workspace) ([]domain.Event, error) {
+		var events []domain.Event
 		for i := range appIncomes {
 			desc := fmt.Sprintf("Income %d", i+1)
-			more, err := commands.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: commands.TxIncome,
+			more, err := domain.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: domain.TxIncome,
 				Amount: decimal.New(int64(100+i), 0), Date: time.Now().Format(time.DateOnly), Description: &desc,
 				WalletID: &wallets[i%2]}.Decide(ws)
 			if err != nil {

@@ -12,7 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/projections"
 )
 
@@ -22,15 +23,15 @@ import (
 // rows its reads must not wade through.
 func besideWorkspaces(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) error {
 	start := time.Now()
-	ledger := commands.NewLedger(pool, projections.Queue, time.Now, 64)
-	meta := commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"}
+	l := ledger.NewLedger(pool, projections.Queue, time.Now, 64)
+	meta := ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "bench"}
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for range 8 {
 		wg.Go(func() {
 			for i := next.Add(1) - 1; i < int64(n) && ctx.Err() == nil; i = next.Add(1) - 1 {
-				if err := besideWorkspace(ctx, ledger, meta, i); err != nil {
+				if err := besideWorkspace(ctx, l, meta, i); err != nil {
 					errs <- err
 					return
 				}
@@ -46,21 +47,21 @@ func besideWorkspaces(ctx context.Context, pool *pgxpool.Pool, n int, out io.Wri
 	return nil
 }
 
-func besideWorkspace(ctx context.Context, ledger *commands.Ledger, meta commands.Metadata, i int64) error {
-	owner, err := ledger.RegisterUser(ctx, commands.Identity{Subject: fmt.Sprintf("bench-beside-%d", i), Email: fmt.Sprintf("beside-%d@bench.local", i)})
+func besideWorkspace(ctx context.Context, ldg *ledger.Ledger, meta ledger.Metadata, i int64) error {
+	owner, err := ldg.RegisterUser(ctx, domain.Identity{Subject: fmt.Sprintf("bench-beside-%d", i), Email: fmt.Sprintf("beside-%d@bench.local", i)})
 	if err != nil {
 		return err
 	}
-	workspace := commands.PersonalWorkspaceID(owner)
+	workspace := domain.PersonalWorkspaceID(owner)
 	wallet, category := uuid.New(), uuid.New()
-	for _, decide := range []func(*commands.Workspace) ([]commands.NewEvent, error){
-		commands.CreateWallet{WalletID: wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
+	for _, decide := range []func(*domain.Workspace) ([]domain.Event, error){
+		domain.CreateWallet{WalletID: wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
 			CardColor: "#111827", InitialBalance: decimal.New(1000, 0), IsDefault: true}}.Decide,
-		commands.CreateCategory{CategoryID: category, CategoryFields: commands.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,
-		commands.CreateTransaction{TransactionID: uuid.New(), Type: commands.TxExpense, Amount: decimal.New(int64(100+i%900), -2),
+		domain.CreateCategory{CategoryID: category, CategoryFields: domain.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,
+		domain.CreateTransaction{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: decimal.New(int64(100+i%900), -2),
 			Date: "2025-06-01", CategoryID: &category}.Decide,
 	} {
-		if _, err := ledger.Execute(ctx, commands.Call{WorkspaceID: workspace, Metadata: meta, Decide: decide}); err != nil {
+		if _, err := ldg.Execute(ctx, ledger.Call{WorkspaceID: workspace, Metadata: meta, Decide: decide}); err != nil {
 			return err
 		}
 	}

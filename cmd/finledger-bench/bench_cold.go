@@ -11,8 +11,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/projections"
 )
 
@@ -96,25 +97,25 @@ type seededWorkspace struct {
 
 // seedWorkspace registers who (a first sign-in's provisioning) and gives the personal
 // workspace a wallet, twenty categories and one expense, through the ledger.
-func seedWorkspace(ctx context.Context, pool *pgxpool.Pool, who commands.Identity) (*seededWorkspace, error) {
-	setup := commands.NewLedger(pool, projections.Queue, time.Now, 1)
+func seedWorkspace(ctx context.Context, pool *pgxpool.Pool, who domain.Identity) (*seededWorkspace, error) {
+	setup := ledger.NewLedger(pool, projections.Queue, time.Now, 1)
 	owner, err := setup.RegisterUser(ctx, who)
 	if err != nil {
 		return nil, err
 	}
-	w := &seededWorkspace{pool: pool, owner: owner, id: commands.PersonalWorkspaceID(owner), wallet: uuid.New(), category: uuid.New()}
-	w.stream = commands.StreamID(w.id)
+	w := &seededWorkspace{pool: pool, owner: owner, id: domain.PersonalWorkspaceID(owner), wallet: uuid.New(), category: uuid.New()}
+	w.stream = domain.StreamID(w.id)
 	w.categories = []string{w.category.String()} // twenty, as a household's
-	for _, decide := range []func(*commands.Workspace) ([]commands.NewEvent, error){
-		commands.CreateWallet{WalletID: w.wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
+	for _, decide := range []func(*domain.Workspace) ([]domain.Event, error){
+		domain.CreateWallet{WalletID: w.wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
 			CardColor: "#111827", InitialBalance: decimal.New(1000000, 0), IsDefault: true}}.Decide,
-		commands.CreateCategory{CategoryID: w.category, CategoryFields: commands.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,
-		func(ws *commands.Workspace) ([]commands.NewEvent, error) {
-			var events []commands.NewEvent
+		domain.CreateCategory{CategoryID: w.category, CategoryFields: domain.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,
+		func(ws *domain.Workspace) ([]domain.Event, error) {
+			var events []domain.Event
 			for i := 1; i < 20; i++ {
 				id := uuid.New()
 				w.categories = append(w.categories, id.String())
-				more, err := commands.CreateCategory{CategoryID: id, CategoryFields: commands.CategoryFields{
+				more, err := domain.CreateCategory{CategoryID: id, CategoryFields: domain.CategoryFields{
 					Name: fmt.Sprintf("Category %d", i), Icon: "tag", Color: "#6366f1"}}.Decide(ws)
 				if err != nil {
 					return nil, err
@@ -136,15 +137,15 @@ func seedWorkspace(ctx context.Context, pool *pgxpool.Pool, who commands.Identit
 }
 
 // execute runs one command on the workspace as the system.
-func (w *seededWorkspace) execute(ctx context.Context, l *commands.Ledger, decide func(*commands.Workspace) ([]commands.NewEvent, error)) error {
-	_, err := l.Execute(ctx, commands.Call{WorkspaceID: w.id,
-		Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "bench"}, Decide: decide})
+func (w *seededWorkspace) execute(ctx context.Context, l *ledger.Ledger, decide func(*domain.Workspace) ([]domain.Event, error)) error {
+	_, err := l.Execute(ctx, ledger.Call{WorkspaceID: w.id,
+		Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "bench"}, Decide: decide})
 	return err
 }
 
 // expense decides one expense of 1 in the first category, today.
-func (w *seededWorkspace) expense(ws *commands.Workspace) ([]commands.NewEvent, error) {
-	return commands.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: commands.TxExpense, Amount: decimal.New(1, 0),
+func (w *seededWorkspace) expense(ws *domain.Workspace) ([]domain.Event, error) {
+	return domain.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: domain.TxExpense, Amount: decimal.New(1, 0),
 		Date: time.Now().Format(time.DateOnly), CategoryID: &w.category}.Decide(ws)
 }
 
@@ -170,12 +171,12 @@ func (w *seededWorkspace) fill(ctx context.Context, until int64) error {
 }
 
 func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writer) error {
-	w, err := seedWorkspace(ctx, pool, commands.Identity{Subject: coldSubject(depth), Email: "cold@bench.local"})
+	w, err := seedWorkspace(ctx, pool, domain.Identity{Subject: coldSubject(depth), Email: "cold@bench.local"})
 	if err != nil {
 		return err
 	}
 	workspace, stream, expense := w.id, w.stream, w.expense
-	run := func(l *commands.Ledger, decide func(*commands.Workspace) ([]commands.NewEvent, error)) (time.Duration, error) {
+	run := func(l *ledger.Ledger, decide func(*domain.Workspace) ([]domain.Event, error)) (time.Duration, error) {
 		runtime.GC() // so that no collection of what came before falls in the timing
 		start := time.Now()
 		err := w.execute(ctx, l, decide)
@@ -187,14 +188,14 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 	}
 	written := time.Since(started)
 
-	off := commands.NewLedger(pool, projections.Queue, time.Now, 1)
+	off := ledger.NewLedger(pool, projections.Queue, time.Now, 1)
 	off.SnapshotEvery(0)
 	folded, err := run(off, expense)
 	if err != nil {
 		return err
 	}
 	// A first command with snapshots on finds none yet: it folds the stream and takes one.
-	if _, err := run(commands.NewLedger(pool, projections.Queue, time.Now, 1), expense); err != nil {
+	if _, err := run(ledger.NewLedger(pool, projections.Queue, time.Now, 1), expense); err != nil {
 		return err
 	}
 	var snapshotAt, size int64
@@ -202,13 +203,13 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 		ORDER BY version DESC LIMIT 1`, workspace).Scan(&snapshotAt, &size); err != nil {
 		return fmt.Errorf("the snapshot: %w", err)
 	}
-	atHead, err := run(commands.NewLedger(pool, projections.Queue, time.Now, 1), expense)
+	atHead, err := run(ledger.NewLedger(pool, projections.Queue, time.Now, 1), expense)
 	if err != nil {
 		return err
 	}
 	// The most events a load folds after a snapshot: so many that the timed command
 	// takes the stream to one short of the next snapshot, which the next command takes.
-	warm := commands.NewLedger(pool, projections.Queue, time.Now, 1)
+	warm := ledger.NewLedger(pool, projections.Queue, time.Now, 1)
 	next := snapshotAt + warm.SnapshotInterval() // the version at which the next snapshot is due
 	tail := next - 2 - snapshotAt
 	if err := w.fill(ctx, next-2); err != nil {
@@ -233,8 +234,8 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 		stream, depth/2).Scan(&old); err != nil {
 		return fmt.Errorf("an old transaction: %w", err)
 	}
-	corrected, err := run(commands.NewLedger(pool, projections.Queue, time.Now, 1),
-		commands.UpdateTransaction{TransactionID: old, Amount: commands.Of(decimal.New(2, 0))}.Decide)
+	corrected, err := run(ledger.NewLedger(pool, projections.Queue, time.Now, 1),
+		domain.UpdateTransaction{TransactionID: old, Amount: domain.Of(decimal.New(2, 0))}.Decide)
 	if err != nil {
 		return err
 	}

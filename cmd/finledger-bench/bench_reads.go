@@ -16,11 +16,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/projections"
 )
 
@@ -83,7 +83,7 @@ func readsAtDepth(ctx context.Context, pool *pgxpool.Pool, subject string, depth
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: httpapi.NewServer(pool, commands.NewLedger(pool, projections.Queue, time.Now, 10), verifier, time.Now,
+	srv := &http.Server{Handler: httpapi.NewServer(pool, ledger.NewLedger(pool, projections.Queue, time.Now, 10), verifier, time.Now,
 		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: &httpapi.RecordingBilling{}, Box: box}).Handler(),
 		ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()

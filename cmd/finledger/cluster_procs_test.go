@@ -367,7 +367,7 @@ func (in *serveProcess) waitReady(timeout time.Duration) error {
 }
 
 // Leader roles and the advisory locks that elect them, as in webhooks/relay.go,
-// webhooks/dispatcher.go and commands/scheduler.
+// webhooks/dispatcher.go and scheduler.
 var leaderLocks = map[int64]string{
 	0x66696e72656c6179: "relay",
 	0x66696e6469737061: "dispatcher",

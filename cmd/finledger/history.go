@@ -12,7 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
@@ -74,7 +74,7 @@ func asofFlags(fs *flag.FlagSet) runner {
 				if answer["wallets"], err = queries.Wallets(ctx, db, id); err != nil {
 					return err
 				}
-				if answer["budgets"], err = queries.Budgets(ctx, db, id, commands.BusinessDay(moment)); err != nil {
+				if answer["budgets"], err = queries.Budgets(ctx, db, id, domain.BusinessDay(moment)); err != nil {
 					return err
 				}
 				if answer["goals"], err = queries.Goals(ctx, db, id); err != nil {

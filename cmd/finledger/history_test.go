@@ -13,9 +13,10 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/testkit/testdb"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/projections"
 )
 
@@ -25,20 +26,20 @@ import (
 func TestHistoryCommands(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)
-	cfg, _, ledger, ws := personalWorkspace(t, func() time.Time { return now }, "historian")
-	execute := func(decide func(*commands.Workspace) ([]commands.NewEvent, error)) {
+	cfg, _, l, ws := personalWorkspace(t, func() time.Time { return now }, "historian")
+	execute := func(decide func(*domain.Workspace) ([]domain.Event, error)) {
 		t.Helper()
 		now = now.Add(time.Minute)
-		if _, err := ledger.Execute(ctx, commands.Call{WorkspaceID: ws, Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "test"},
+		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws, Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"},
 			Decide: decide}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	wallet := uuid.New()
-	execute(commands.CreateWallet{WalletID: wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
+	execute(domain.CreateWallet{WalletID: wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
 		CardColor: "#111827", InitialBalance: decimal.New(100, 0), IsDefault: true}}.Decide)
 	before := now
-	execute(commands.CreateTransaction{TransactionID: uuid.New(), Type: commands.TxExpense, Amount: decimal.RequireFromString("12.5"),
+	execute(domain.CreateTransaction{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: decimal.RequireFromString("12.5"),
 		Date: "2026-03-10", WalletID: &wallet}.Decide)
 
 	balanceAt := func(at time.Time) string {
@@ -97,7 +98,7 @@ func TestHistoryCommands(t *testing.T) {
 // personalWorkspace registers a user on a test database of its own and returns the
 // configuration that reaches it, its pool, a ledger on the given clock and the user's
 // personal workspace.
-func personalWorkspace(t *testing.T, now func() time.Time, subject string) (config, *pgxpool.Pool, *commands.Ledger, uuid.UUID) {
+func personalWorkspace(t *testing.T, now func() time.Time, subject string) (config, *pgxpool.Pool, *ledger.Ledger, uuid.UUID) {
 	t.Helper()
 	cfg := config{DatabaseURL: testdb.URL(t)}
 	pool, err := database.Open(context.Background(), cfg.DatabaseURL, 2)
@@ -105,10 +106,10 @@ func personalWorkspace(t *testing.T, now func() time.Time, subject string) (conf
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	ledger := commands.NewLedger(pool, projections.Queue, now, 10)
-	user, err := ledger.RegisterUser(context.Background(), commands.Identity{Subject: subject, Email: subject + "@example.com"})
+	ledger := ledger.NewLedger(pool, projections.Queue, now, 10)
+	user, err := ledger.RegisterUser(context.Background(), domain.Identity{Subject: subject, Email: subject + "@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg, pool, ledger, commands.PersonalWorkspaceID(user)
+	return cfg, pool, ledger, domain.PersonalWorkspaceID(user)
 }

@@ -21,8 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
-	"github.com/finledger/finledger/commands/scheduler"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/session"
@@ -31,7 +30,9 @@ import (
 	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/progress"
 	"github.com/finledger/finledger/internal/sealbox"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/projections"
+	"github.com/finledger/finledger/scheduler"
 	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks"
 	"github.com/finledger/finledger/webhooks/push"
@@ -303,7 +304,7 @@ func exportFlags(fs *flag.FlagSet) runner {
 			return err
 		}
 		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
-			head, err := eventstore.ExportChain(ctx, pool, commands.StreamID(id), out)
+			head, err := eventstore.ExportChain(ctx, pool, domain.StreamID(id), out)
 			if err == nil && head.Version == 0 {
 				return fmt.Errorf("workspace %s has no history", id)
 			}
@@ -392,7 +393,7 @@ func purgeHourly(ctx context.Context, pool *pgxpool.Pool, browser *webapp.Sessio
 	defer tick.Stop()
 	for {
 		now := time.Now()
-		if _, err := commands.PurgeIdempotencyKeys(ctx, pool, now.Add(-commands.IdempotencyRetention)); err != nil && ctx.Err() == nil {
+		if _, err := ledger.PurgeIdempotencyKeys(ctx, pool, now.Add(-ledger.IdempotencyRetention)); err != nil && ctx.Err() == nil {
 			slog.Error("purge", "err", err)
 		}
 		if _, err := httpapi.PurgeRateLimits(ctx, pool, now.Add(-time.Hour)); err != nil && ctx.Err() == nil {
@@ -486,7 +487,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	}
 	measured := metrics.New()
 	measured.WatchPool(pool)
-	ledger := commands.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
+	ledger := ledger.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
 	ledger.LimitStateBytes(int64(cfg.StateCacheMB) << 20)
 	ledger.Instrument(measured)
 	box, err := secretBox(cfg)

@@ -23,11 +23,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/commands"
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/pgcluster"
 	"github.com/finledger/finledger/internal/testkit/testdb"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/webapp"
 )
 
@@ -354,12 +355,12 @@ func TestExportAndVerifyChains(t *testing.T) {
 		t.Fatalf("verify: %v %s", err, out)
 	}
 	if _, err := pool.Exec(ctx, `UPDATE events SET recorded_at = recorded_at - interval '1 day' WHERE stream_id = $1 AND version = 1`,
-		commands.StreamID(workspace)); err != nil {
+		domain.StreamID(workspace)); err != nil {
 		t.Fatal(err)
 	}
 	out = &syncBuffer{}
 	if err := run(ctx, cfg, out, "verify", nil); exitCode(err) != exitDifferent ||
-		!strings.Contains(out.String(), "chain of "+commands.StreamID(workspace)+" BREAKS at version 1") {
+		!strings.Contains(out.String(), "chain of "+domain.StreamID(workspace)+" BREAKS at version 1") {
 		t.Fatalf("verify of a changed event: %v (exit %d) %s", err, exitCode(err), out)
 	}
 }
@@ -371,15 +372,15 @@ func TestExportAndVerifyChains(t *testing.T) {
 // read models then say what the history says.
 func TestVerifyTellsAScaleApart(t *testing.T) {
 	ctx := context.Background()
-	cfg, pool, ledger, ws := personalWorkspace(t, time.Now, "scale")
+	cfg, pool, l, ws := personalWorkspace(t, time.Now, "scale")
 	wallet, tx := uuid.New(), uuid.New()
-	for _, decide := range []func(*commands.Workspace) ([]commands.NewEvent, error){
-		commands.CreateWallet{WalletID: wallet, WalletFields: commands.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
+	for _, decide := range []func(*domain.Workspace) ([]domain.Event, error){
+		domain.CreateWallet{WalletID: wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
 			CardColor: "#111827", InitialBalance: decimal.RequireFromString("100.00"), IsDefault: true}}.Decide,
-		commands.CreateTransaction{TransactionID: tx, Type: commands.TxExpense, Amount: decimal.RequireFromString("1.1"),
+		domain.CreateTransaction{TransactionID: tx, Type: domain.TxExpense, Amount: decimal.RequireFromString("1.1"),
 			Date: "2026-03-10", WalletID: &wallet}.Decide,
 	} {
-		if _, err := ledger.Execute(ctx, commands.Call{WorkspaceID: ws, Metadata: commands.Metadata{ActorType: commands.ActorSystem, ActorID: "test"},
+		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws, Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"},
 			Decide: decide}); err != nil {
 			t.Fatal(err)
 		}

@@ -18,12 +18,12 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/internal/testkit/testdb"
+	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks/push"
@@ -59,7 +59,7 @@ type Env struct {
 	URL     string
 	Pool    *pgxpool.Pool
 	Clock   *Clock
-	Ledger  *commands.Ledger
+	Ledger  *ledger.Ledger
 	Billing *httpapi.RecordingBilling
 	options httpapi.Options
 	server  *httptest.Server
@@ -180,7 +180,7 @@ func (e *Env) serve() *Env {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.Ledger = commands.NewLedger(e.Pool, projections.Queue, e.Clock.Now, 1000)
+	e.Ledger = ledger.NewLedger(e.Pool, projections.Queue, e.Clock.Now, 1000)
 	e.Ledger.Instrument(e.options.Metrics)
 	srv := httptest.NewServer(e.checkContract(httpapi.NewServer(e.Pool, e.Ledger, verifier, e.Clock.Now, e.options).Handler()))
 	e.t.Cleanup(srv.Close)

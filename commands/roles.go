@@ -1,7 +1,0 @@
-package commands
-
-// Workspace kinds.
-const (
-	WorkspacePersonal = "personal" // every user's own, created at first sign-in
-	WorkspaceTeam     = "team"
-)

@@ -1,0 +1,91 @@
+package ledger
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/eventstore"
+)
+
+// maxMetTransactions bounds the transactions a cached state keeps: past it, the state
+// forgets them all and loads again those that later commands name.
+const maxMetTransactions = 1024
+
+// meetTransactions loads into state the transactions named by ids as the stream stood at
+// version asOf, from their own events, and records those that did not exist then as
+// known not to. Events up to asOf never change, so the load is exact whatever has been
+// appended since.
+func meetTransactions(ctx context.Context, db eventstore.Reader, state *domain.Workspace, ids []uuid.UUID, asOf int64) error {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = id.String()
+	}
+	rows, err := db.Query(ctx, `SELECT version, type, data FROM events
+		WHERE stream_id = $1 AND data ? 'transactionId' AND data->>'transactionId' = ANY($2) AND version <= $3
+		ORDER BY version`,
+		domain.StreamID(state.ID), keys, asOf)
+	if err != nil {
+		return fmt.Errorf("ledger: load transactions: %w", err)
+	}
+	defer rows.Close()
+	var history []domain.Event
+	for rows.Next() {
+		var version int64
+		var typ string
+		var data []byte
+		if err := rows.Scan(&version, &typ, &data); err != nil {
+			return fmt.Errorf("ledger: load transactions: %w", err)
+		}
+		event, err := domain.DecodeEvent(typ, data)
+		if err != nil {
+			return fmt.Errorf("ledger: load transactions: %s@%d: %w", domain.StreamID(state.ID), version, err)
+		}
+		history = append(history, event)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("ledger: load transactions: %w", err)
+	}
+	state.MeetTransactions(ids, history)
+	return nil
+}
+
+// meetTransactionsOf loads, before a batch of decoded events is folded into state, the
+// transactions the batch corrects or deletes that state has not met and the batch
+// does not create first.
+func meetTransactionsOf(ctx context.Context, db eventstore.Reader, state *domain.Workspace, events []domain.Event) error {
+	if !state.TransactionsPartial {
+		return nil
+	}
+	created, asked := map[uuid.UUID]bool{}, map[uuid.UUID]bool{}
+	var unmet []uuid.UUID
+	need := func(id uuid.UUID) {
+		if _, ok := state.Transactions[id]; !ok && !created[id] && !asked[id] {
+			asked[id] = true
+			unmet = append(unmet, id)
+		}
+	}
+	for _, event := range events {
+		switch e := event.(type) {
+		case *domain.TransactionCreated:
+			created[e.TransactionID] = true
+		case *domain.TransactionUpdated:
+			need(e.TransactionID)
+		case *domain.TransactionDeleted:
+			need(e.TransactionID)
+		}
+	}
+	if len(unmet) == 0 {
+		return nil
+	}
+	return meetTransactions(ctx, db, state, unmet, state.Version)
+}
+
+// forgetTransactions bounds the transactions a cached state keeps.
+func forgetTransactions(w *domain.Workspace) {
+	if len(w.Transactions) > maxMetTransactions {
+		w.Transactions, w.TransactionsPartial = map[uuid.UUID]*domain.Transaction{}, true
+	}
+}

@@ -1,0 +1,132 @@
+package ledger
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/internal/testkit/testdb"
+)
+
+// A state loaded from a snapshot has met no transaction: a fold that corrects or
+// deletes one created before the snapshot, and a command that names one, load it from
+// the stream as of the state's version; the results are those of a fold from the start.
+func TestTransactionsMetFromTheStream(t *testing.T) {
+	pool := testdb.Pool(t)
+	ctx := context.Background()
+	workspaceID := fixtureID(700)
+	meta := Metadata{ActorType: ActorSystem}
+	writer := NewLedger(pool, noProjection, time.Now, 10)
+	writer.SnapshotEvery(5)
+	run := func(l *Ledger, decide func(*domain.Workspace) ([]domain.Event, error)) error {
+		_, err := l.Execute(ctx, Call{WorkspaceID: workspaceID, Metadata: meta, Decide: decide})
+		return err
+	}
+	opened := workspace()[0].(*domain.WorkspaceCreated)
+	opened.WorkspaceID = workspaceID
+	if _, err := writer.Execute(ctx, Call{WorkspaceID: workspaceID, Metadata: meta, OpenWorkspace: opened}); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(writer, func(*domain.Workspace) ([]domain.Event, error) {
+		return workspace()[1:], nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]uuid.UUID, 12)
+	for i := range ids {
+		ids[i] = fixtureID(710 + i)
+		expense := domain.CreateTransaction{TransactionID: ids[i], Type: domain.TxExpense, Amount: dec("10.50"), WalletID: &cash,
+			CategoryID: &food, Date: "2026-03-0" + string(rune('1'+i%9)), Today: issued}
+		if err := run(writer, expense.Decide); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snapshots := snapshotVersions(t, pool, workspaceID)
+	if len(snapshots) == 0 {
+		t.Fatal("no snapshot taken")
+	}
+
+	// After the latest snapshot, through an instance that has met every transaction:
+	// one corrected, one deleted, one created and corrected.
+	late := NewLedger(pool, noProjection, time.Now, 10)
+	late.SnapshotEvery(0)
+	newer := fixtureID(730)
+	for _, decide := range []func(*domain.Workspace) ([]domain.Event, error){
+		domain.UpdateTransaction{TransactionID: ids[0], Amount: domain.Of(dec("99")), CategoryID: domain.Of(travel)}.Decide,
+		domain.DeleteTransaction{TransactionID: ids[1]}.Decide,
+		domain.CreateTransaction{TransactionID: newer, Type: domain.TxExpense, Amount: dec("1"), WalletID: &bank, CategoryID: &food,
+			Date: "2026-03-05", Today: issued}.Decide,
+		domain.UpdateTransaction{TransactionID: newer, Amount: domain.Of(dec("2"))}.Decide,
+	} {
+		if err := run(late, decide); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// A new instance starts from the snapshot and folds that tail.
+	cold := NewLedger(pool, noProjection, time.Now, 10)
+	state, from := load(t, pool, cold, workspaceID, -1)
+	if from == 0 || !state.TransactionsPartial {
+		t.Fatalf("loaded from %d (partial %v), want a snapshot", from, state.TransactionsPartial)
+	}
+	if _, met := state.Transactions[ids[5]]; met {
+		t.Fatalf("a transaction the tail does not name was loaded")
+	}
+
+	// Commands on transactions it has not met: corrected, deleted in bulk, refused as
+	// deleted or unknown.
+	if err := run(cold, domain.UpdateTransaction{TransactionID: ids[2], Amount: domain.Of(dec("3.25"))}.Decide); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(cold, domain.BulkTransactions{IDs: []uuid.UUID{ids[3], ids[4], ids[0]}, Operation: domain.BulkRecategorize,
+		CategoryID: &food}.Decide); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []uuid.UUID{ids[1], fixtureID(799)} {
+		err := run(cold, domain.DeleteTransaction{TransactionID: id}.Decide)
+		if code(err) != "TRANSACTION_NOT_FOUND" {
+			t.Fatalf("deleting %s: %v, want TRANSACTION_NOT_FOUND", id, err)
+		}
+	}
+	if err := run(cold, func(w *domain.Workspace) ([]domain.Event, error) {
+		_, err := domain.BulkTransactions{IDs: []uuid.UUID{ids[6], ids[1]}, Operation: domain.BulkDelete}.Decide(w)
+		return nil, err
+	}); code(err) != "TRANSACTION_NOT_FOUND" {
+		t.Fatalf("a bulk deletion naming a deleted transaction: %v, want TRANSACTION_NOT_FOUND", err)
+	}
+
+	// The cold instance's state is the fold from the start, transactions included.
+	full := domain.NewWorkspace(workspaceID)
+	if err := foldStream(ctx, pool, full, -1); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := load(t, pool, NewLedger(pool, noProjection, time.Now, 10), workspaceID, -1)
+	if diffs := sameState(got, full); len(diffs) > 0 {
+		t.Fatalf("a load from the snapshot differs from the fold:\n%v", diffs)
+	}
+	entry, err := cold.states.acquire(ctx, workspaceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cached := entry.state
+	cold.states.release(entry)
+	if diffs := sameState(cached, full); len(diffs) > 0 || cached.Version != full.Version {
+		t.Fatalf("the cold instance's cached state differs from the fold:\n%v", diffs)
+	}
+	sameTransactions(t, pool, cached, full)
+	if spent := full.Spending[travel]["MXN"]; len(spent) > 0 {
+		t.Fatalf("travel spending %v after the recategorization back to food, want none", spent)
+	}
+}
+
+func mustDate(t *testing.T, s string) domain.Date {
+	t.Helper()
+	d, err := domain.ParseDate(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
