@@ -21,6 +21,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/billing"
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/commands/scheduler"
 	"github.com/finledger/finledger/eventstore"
@@ -530,8 +531,8 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
 		AuthFailuresPerMinute: cfg.AuthFailuresPerMinute, AuthFailureBurst: cfg.AuthFailureBurst,
 		TrustedProxies: cfg.TrustedProxies,
-		// No payment provider is wired yet: cancellations are recorded in memory.
-		Billing: &httpapi.RecordingBilling{},
+		// No payment provider: a self-hosted deployment has nothing to cancel.
+		Billing: billing.None{},
 		ECBURL:  cfg.ECBURL,
 		Channel: httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},
 	})
