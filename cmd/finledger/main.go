@@ -21,7 +21,6 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/finledger/finledger/billing"
 	"github.com/finledger/finledger/commands"
 	"github.com/finledger/finledger/commands/scheduler"
 	"github.com/finledger/finledger/eventstore"
@@ -518,6 +517,10 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
+	provider, err := cfg.billing()
+	if err != nil {
+		return err
+	}
 	requestLogLevel := slog.LevelInfo
 	if cfg.QuietRequests {
 		requestLogLevel = slog.LevelDebug
@@ -531,10 +534,9 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
 		AuthFailuresPerMinute: cfg.AuthFailuresPerMinute, AuthFailureBurst: cfg.AuthFailureBurst,
 		TrustedProxies: cfg.TrustedProxies,
-		// No payment provider: a self-hosted deployment has nothing to cancel.
-		Billing: billing.None{},
-		ECBURL:  cfg.ECBURL,
-		Channel: httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},
+		Billing:        provider,
+		ECBURL:         cfg.ECBURL,
+		Channel:        httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},
 	})
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
