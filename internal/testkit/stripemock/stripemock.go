@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -57,6 +58,7 @@ type Mock struct {
 	target   *url.URL
 	stop     func() // nil while stopped
 	requests []Request
+	edits    map[string]func(query url.Values, answer map[string]any)
 }
 
 // Start builds stripe-mock if this machine has not yet and starts it, and the proxy; both
@@ -81,8 +83,15 @@ func Start(t testing.TB) *Mock {
 			if err != nil {
 				return fmt.Errorf("read stripe-mock's answer: %w", err)
 			}
-			resp.Body = io.NopCloser(bytes.NewReader(body))
 			req := resp.Request
+			if resp.StatusCode == http.StatusOK {
+				if body, err = m.edit(req.URL.Path, req.URL.Query(), body); err != nil {
+					return err
+				}
+			}
+			resp.Body = io.NopCloser(bytes.NewReader(body))
+			resp.ContentLength = int64(len(body))
+			resp.Header.Set("Content-Length", strconv.Itoa(len(body)))
 			m.record(Request{Method: req.Method, Path: req.URL.Path, Query: req.URL.Query(), Status: resp.StatusCode, Body: body})
 			return nil
 		},
@@ -91,6 +100,33 @@ func Start(t testing.TB) *Mock {
 	t.Cleanup(srv.Close)
 	m.URL = srv.URL
 	return m
+}
+
+// Edit changes the mock's JSON answers to the requests of a path before the service
+// reads them: the mock answers a list with one fixture, and a test may want several
+// customers, or subscriptions in several states.
+func (m *Mock) Edit(path string, edit func(query url.Values, answer map[string]any)) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.edits == nil {
+		m.edits = map[string]func(url.Values, map[string]any){}
+	}
+	m.edits[path] = edit
+}
+
+func (m *Mock) edit(path string, query url.Values, body []byte) ([]byte, error) {
+	m.mu.Lock()
+	edit := m.edits[path]
+	m.mu.Unlock()
+	if edit == nil {
+		return body, nil
+	}
+	var answer map[string]any
+	if err := json.Unmarshal(body, &answer); err != nil {
+		return nil, fmt.Errorf("stripe-mock's answer to %s: %w", path, err)
+	}
+	edit(query, answer)
+	return json.Marshal(answer)
 }
 
 // Requests returns the requests the mock answered, in order.
