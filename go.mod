@@ -24,6 +24,7 @@ require (
 	github.com/pb33f/libopenapi-validator v0.16.2
 	github.com/prometheus/client_golang v1.25.0
 	github.com/shopspring/decimal v1.6.0
+	github.com/stripe/stripe-go/v85 v85.0.0
 	github.com/zitadel/oidc/v3 v3.51.17
 	golang.org/x/net v0.62.0
 	golang.org/x/oauth2 v0.37.0

@@ -1,7 +1,7 @@
 package httpapi
 
 import (
-	"fmt"
+	"log/slog"
 	"net/http"
 
 	"github.com/finledger/finledger/domain"
@@ -36,16 +36,17 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 
 // deleteMe closes the caller's account. The payment provider goes first, outside any
 // transaction: if it cannot cancel the subscriptions, nothing is deleted and the call
-// can be retried.
+// can be retried; the cause is logged, not shown.
 func deleteMe(s *Server, w http.ResponseWriter, r *http.Request) {
 	_, b, ok := readRequest(w, r, false)
 	if !ok {
 		return
 	}
 	p := principalFrom(r.Context())
-	if err := s.billing.CancelSubscriptions(r.Context(), p.User.ID, p.User.Email); err != nil {
-		writeError(w, r, &apiError{Status: http.StatusBadGateway, Code: "BILLING_UNAVAILABLE",
-			Message: fmt.Sprintf("the payment provider could not cancel the subscriptions; nothing was deleted: %v", err)})
+	if err := s.billing.CancelSubscriptions(r.Context(), p.User.ID); err != nil {
+		slog.WarnContext(r.Context(), "cancel subscriptions", "requestId", requestID(r.Context()), "err", err)
+		writeError(w, r, &apiError{Status: http.StatusServiceUnavailable, Code: "BILLING_UNAVAILABLE", RetryAfter: billingRetryAfter,
+			Message: "the payment provider could not cancel your subscriptions, so nothing was deleted; try again after Retry-After seconds"})
 		return
 	}
 	var cmd domain.DeleteUser

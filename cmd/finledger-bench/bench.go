@@ -39,6 +39,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
+	"github.com/finledger/finledger/billing"
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/httpapi"
@@ -208,7 +209,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	}
 	srv := &http.Server{Handler: httpapi.NewServer(pool, ledger, verifier, time.Now,
 		// The limiter runs on every request, with a limit no load here reaches.
-		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: &httpapi.RecordingBilling{},
+		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: billing.None{},
 			Box: box, Events: events, Webhooks: httpapi.WebhookOptions{Policy: policy, Wake: hooks.Wake}}).Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()

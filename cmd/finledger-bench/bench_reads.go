@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/billing"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/session"
@@ -84,7 +85,7 @@ func readsAtDepth(ctx context.Context, pool *pgxpool.Pool, subject string, depth
 		return err
 	}
 	srv := &http.Server{Handler: httpapi.NewServer(pool, ledger.NewLedger(pool, projections.Queue, time.Now, 10), verifier, time.Now,
-		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: &httpapi.RecordingBilling{}, Box: box}).Handler(),
+		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: billing.None{}, Box: box}).Handler(),
 		ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/billing"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/httpapi/session"
@@ -61,6 +62,9 @@ type config struct {
 	ECBURL                string
 	OIDCClientID          string
 	OIDCClientSecret      string
+	Billing               string // the payment provider: "none" or "stripe"
+	StripeSecretKey       string
+	StripeAPIURL          string
 	// DevSignIn turns on the web app's one-click sign-in as the development identity;
 	// only `finledger dev` sets it.
 	DevSignIn bool
@@ -233,6 +237,33 @@ var settings = []setting{
 		c.VAPIDSubject = v
 		return nil
 	}},
+	// The Stripe settings are read after FINLEDGER_BILLING, which they are checked against:
+	// a key without the provider would leave subscriptions running after an account is gone.
+	{"FINLEDGER_BILLING", "none", "the payment provider whose subscriptions account deletion cancels: none (nothing to cancel) or stripe", false, func(c *config, v string) error {
+		if v != "none" && v != "stripe" {
+			return errors.New("must be none or stripe")
+		}
+		c.Billing = v
+		return nil
+	}},
+	{"FINLEDGER_STRIPE_SECRET_KEY", "", "Stripe's secret or restricted API key, for FINLEDGER_BILLING=stripe", true, func(c *config, v string) error {
+		switch {
+		case c.Billing == "stripe" && v == "":
+			return errors.New("must be set when FINLEDGER_BILLING is stripe")
+		case c.Billing != "stripe" && v != "":
+			return errors.New("is set but FINLEDGER_BILLING is not stripe: set FINLEDGER_BILLING=stripe, or unset the key")
+		case v != "" && !strings.HasPrefix(v, "sk_") && !strings.HasPrefix(v, "rk_"):
+			return errors.New("must be a Stripe secret (sk_) or restricted (rk_) key")
+		}
+		c.StripeSecretKey = v
+		return nil
+	}},
+	{"FINLEDGER_STRIPE_API_URL", "", "where Stripe's API is reached (a stripe-mock, a proxy); unset: api.stripe.com", false, func(c *config, v string) error {
+		if v != "" && c.Billing != "stripe" {
+			return errors.New("is set but FINLEDGER_BILLING is not stripe")
+		}
+		return httpURL(func(c *config) *string { return &c.StripeAPIURL })(c, v)
+	}},
 }
 
 func text(field func(*config) *string) func(*config, string) error {
@@ -331,6 +362,14 @@ func mask(v string) string {
 		return u.String()
 	}
 	return "(set, not shown)"
+}
+
+// billing returns the payment provider FINLEDGER_BILLING names.
+func (c config) billing() (httpapi.Billing, error) {
+	if c.Billing != "stripe" {
+		return billing.None{}, nil
+	}
+	return billing.NewStripe(billing.StripeConfig{SecretKey: c.StripeSecretKey, APIURL: c.StripeAPIURL})
 }
 
 // webhookPolicy says where webhooks may point: anywhere outside production, and in

@@ -518,6 +518,10 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
+	provider, err := cfg.billing()
+	if err != nil {
+		return err
+	}
 	requestLogLevel := slog.LevelInfo
 	if cfg.QuietRequests {
 		requestLogLevel = slog.LevelDebug
@@ -531,10 +535,9 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
 		AuthFailuresPerMinute: cfg.AuthFailuresPerMinute, AuthFailureBurst: cfg.AuthFailureBurst,
 		TrustedProxies: cfg.TrustedProxies,
-		// No payment provider is wired yet: cancellations are recorded in memory.
-		Billing: &httpapi.RecordingBilling{},
-		ECBURL:  cfg.ECBURL,
-		Channel: httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},
+		Billing:        provider,
+		ECBURL:         cfg.ECBURL,
+		Channel:        httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},
 	})
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {

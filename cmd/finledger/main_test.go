@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -23,6 +24,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
+	"github.com/finledger/finledger/billing"
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
@@ -653,5 +655,56 @@ func TestMemoryLimits(t *testing.T) {
 	}
 	if instanceMemoryLimit >= commandMemoryLimit {
 		t.Errorf("an instance's limit %d is not below a one-off command's %d", instanceMemoryLimit, commandMemoryLimit)
+	}
+}
+
+// No payment provider by default; Stripe needs its key, a key or an API address needs
+// Stripe, and the key is never shown.
+func TestConfigOfBilling(t *testing.T) {
+	c, err := loadConfig()
+	if err != nil || c.Billing != "none" {
+		t.Fatalf("default provider %q (%v)", c.Billing, err)
+	}
+	if p, err := c.billing(); err != nil || p != (billing.None{}) {
+		t.Fatalf("default provider %T (%v)", p, err)
+	}
+	var out strings.Builder
+	printConfig(&out)
+	if !regexp.MustCompile(`(?m)^FINLEDGER_BILLING +none +default .*none \(nothing to cancel\)`).MatchString(out.String()) {
+		t.Fatalf("config output:\n%s", out.String())
+	}
+
+	const key = "sk_live_51Hsecretsecretsecret"
+	for _, bad := range []struct{ billing, key, url, want string }{
+		{"stripe", "", "", "FINLEDGER_STRIPE_SECRET_KEY: its value must be set when FINLEDGER_BILLING is stripe"},
+		{"none", key, "", "FINLEDGER_STRIPE_SECRET_KEY: its value is set but FINLEDGER_BILLING is not stripe"},
+		{"stripe", "pk_live_51Hpublishable", "", "FINLEDGER_STRIPE_SECRET_KEY: its value must be a Stripe secret (sk_) or restricted (rk_) key"},
+		{"none", "", "http://127.0.0.1:12111", `FINLEDGER_STRIPE_API_URL: "http://127.0.0.1:12111" is set but FINLEDGER_BILLING is not stripe`},
+		{"stripe", key, "localhost:12111", `FINLEDGER_STRIPE_API_URL: "localhost:12111" must be an http(s) URL`},
+		{"paypal", "", "", `FINLEDGER_BILLING: "paypal" must be none or stripe`},
+	} {
+		t.Setenv("FINLEDGER_BILLING", bad.billing)
+		t.Setenv("FINLEDGER_STRIPE_SECRET_KEY", bad.key)
+		t.Setenv("FINLEDGER_STRIPE_API_URL", bad.url)
+		if _, err := loadConfig(); err == nil || !strings.HasPrefix(err.Error(), bad.want) || (bad.key != "" && strings.Contains(err.Error(), bad.key)) {
+			t.Errorf("%+v: %v", bad, err)
+		}
+	}
+
+	t.Setenv("FINLEDGER_BILLING", "stripe")
+	t.Setenv("FINLEDGER_STRIPE_SECRET_KEY", key)
+	t.Setenv("FINLEDGER_STRIPE_API_URL", "http://127.0.0.1:12111")
+	if c, err = loadConfig(); err != nil || c.StripeSecretKey != key || c.StripeAPIURL != "http://127.0.0.1:12111" {
+		t.Fatalf("stripe settings %q %q (%v)", c.Billing, c.StripeAPIURL, err)
+	}
+	if p, err := c.billing(); err != nil {
+		t.Fatal(err)
+	} else if _, ok := p.(*billing.Stripe); !ok {
+		t.Fatalf("provider %T", p)
+	}
+	out.Reset()
+	printConfig(&out)
+	if strings.Contains(out.String(), "51Hsecret") || !regexp.MustCompile(`(?m)^FINLEDGER_STRIPE_SECRET_KEY +\(set, not shown\) +set `).MatchString(out.String()) {
+		t.Fatalf("config output:\n%s", out.String())
 	}
 }

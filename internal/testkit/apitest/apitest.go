@@ -18,6 +18,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/billing"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/channel"
 	"github.com/finledger/finledger/httpapi/session"
@@ -60,7 +61,6 @@ type Env struct {
 	Pool    *pgxpool.Pool
 	Clock   *Clock
 	Ledger  *ledger.Ledger
-	Billing *httpapi.RecordingBilling
 	options httpapi.Options
 	server  *httptest.Server
 }
@@ -124,7 +124,7 @@ func Start(t testing.TB) *Env {
 	return StartWith(t, Options())
 }
 
-// StartWith runs the API with the given options; a nil Billing records calls.
+// StartWith runs the API with the given options; a nil Billing is billing.None.
 func StartWith(t testing.TB, opts httpapi.Options) *Env {
 	t.Helper()
 	return StartOn(t, testdb.Pool(t), opts)
@@ -147,10 +147,8 @@ func StartWithBrowser(t testing.TB, opts httpapi.Options, app func(*Env) *webapp
 }
 
 func newEnv(t testing.TB, pool *pgxpool.Pool, opts httpapi.Options) *Env {
-	billing, _ := opts.Billing.(*httpapi.RecordingBilling)
 	if opts.Billing == nil {
-		billing = &httpapi.RecordingBilling{}
-		opts.Billing = billing
+		opts.Billing = billing.None{}
 	}
 	if opts.ECBURL == "" {
 		// Tests never reach the real ECB: a feed of this machine answers for it.
@@ -158,7 +156,7 @@ func newEnv(t testing.TB, pool *pgxpool.Pool, opts httpapi.Options) *Env {
 		t.Cleanup(feed.Close)
 		opts.ECBURL = feed.URL
 	}
-	return &Env{t: t, Pool: pool, Clock: &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}, Billing: billing, options: opts}
+	return &Env{t: t, Pool: pool, Clock: &Clock{now: time.Date(2026, 3, 10, 18, 0, 0, 0, time.UTC)}, options: opts}
 }
 
 // ecbFeed is the ECB's daily feed as tests see it, of the day before the clock's start.
