@@ -32,7 +32,7 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	cmd := commands.CreateAPIKey{KeyID: newID(), Name: name.Value, Description: description.Ptr(), Scopes: scopes,
 		Prefix: prefix, Hash: hash[:], ExpiresAt: expiresAt.Ptr(), CreatedBy: p.User.ID, Now: s.now()}
-	s.run(w, r, b, command{Bind: cmd.Bind, Status: http.StatusOK, Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), cmd.KeyID)),
+	s.run(w, r, b, command{Bind: cmd.Bind, Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), cmd.KeyID)),
 		// The secret is in this answer only: a replay of the request gets the key without it.
 		Secret: map[string]any{"plaintext": plaintext}})
 }
@@ -44,5 +44,5 @@ func revokeAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	p := principalFrom(r.Context())
 	cmd := commands.RevokeAPIKey{KeyID: id, ActorID: p.User.ID, ActorRole: p.Workspace.Role}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), id))})
 }

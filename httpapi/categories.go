@@ -41,7 +41,7 @@ func createCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 		Name: in.Name.Value, Icon: orDefault(in.Icon, defaultCategoryIcon), Description: in.Description.Ptr(),
 		Color: orDefault(in.Color, defaultCategoryColor), IsDefault: orDefault(in.IsDefault, false), TagID: in.TagID.Ptr(),
 	}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), cmd.CategoryID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), cmd.CategoryID))})
 }
 
 func updateCategory(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -51,7 +51,7 @@ func updateCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := categoryInput(b, false)
 	cmd.CategoryID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), id))})
 }
 
 func archiveCategory(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -60,5 +60,5 @@ func archiveCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.ArchiveCategory{CategoryID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), id))})
 }

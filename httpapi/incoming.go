@@ -72,6 +72,6 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := commands.CreateTransaction{TransactionID: newID(), Type: kind, Amount: amount.Value, WalletID: walletID.Ptr(),
 		WalletName: walletName.Ptr(), ToWalletID: toWalletID.Ptr(), CategoryID: categoryID.Ptr(), CategoryName: categoryName.Ptr(),
 		Concept: concept.Ptr(), Description: description.Ptr(), Date: date.Value, Today: s.today()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
 }

@@ -39,10 +39,6 @@ func limits(s *Server, w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func init() {
-	operationDocs["GET /api/limits"] = operationDoc{Response: "Limits"}
-}
-
 // limitsSchemas describe GET /api/limits's answer, a property for each served length.
 func limitsSchemas() obj {
 	count := obj{"type": "integer", "minimum": 1}

@@ -25,7 +25,7 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")
 	p := principalFrom(r.Context())
-	c := command{UserID: p.User.ID, DecideUser: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("user", queries.UserByID(p.User.ID))}
+	c := command{UserID: p.User.ID, DecideUser: cmd.Decide, Answer: queries.Record("user", queries.UserByID(p.User.ID))}
 	if cmd.Language.Set {
 		// The personal workspace speaks its owner's language (commands/language.go).
 		c.WorkspaceID = p.User.PersonalWorkspaceID
@@ -49,6 +49,5 @@ func deleteMe(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var cmd commands.DeleteUser
-	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, Decide: cmd.Decide, UserID: p.User.ID, DecideUser: cmd.DecideUser,
-		Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, Decide: cmd.Decide, UserID: p.User.ID, DecideUser: cmd.DecideUser, Answer: queries.Value(map[string]bool{"ok": true})})
 }

@@ -42,7 +42,7 @@ func createBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := commands.CreateBudget{BudgetID: newID(), Name: in.Name.Value, CategoryID: in.CategoryID.Value, Amount: in.Amount.Value,
 		Currency: in.Currency.Ptr(), Period: in.Period.Ptr(), StartDate: in.StartDate.Value, EndDate: in.EndDate.Value,
 		AlertThreshold: in.AlertThreshold.Ptr(), TagID: in.TagID.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: s.budgetAnswer(r, cmd.BudgetID)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: s.budgetAnswer(r, cmd.BudgetID)})
 }
 
 func updateBudget(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -52,7 +52,7 @@ func updateBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := budgetInput(b, false)
 	cmd.BudgetID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: s.budgetAnswer(r, id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: s.budgetAnswer(r, id)})
 }
 
 func deleteBudget(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -61,7 +61,7 @@ func deleteBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteBudget{BudgetID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // budgetAnswer reads the budget after the write: its spending needs the period
@@ -129,7 +129,7 @@ func createGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 	in := goalInput(b, true)
 	cmd := commands.CreateGoal{GoalID: newID(), Name: in.Name.Value, TargetAmount: in.TargetAmount.Value, Currency: in.Currency.Ptr(),
 		Deadline: in.Deadline.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), cmd.GoalID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), cmd.GoalID))})
 }
 
 func updateGoal(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -139,7 +139,7 @@ func updateGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := goalInput(b, false)
 	cmd.GoalID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), id))})
 }
 
 func deleteGoal(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -148,7 +148,7 @@ func deleteGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteGoal{GoalID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // goalMovement handles POST /api/goals/{id}/deposit and /withdraw (spec 4.A).
@@ -168,7 +168,7 @@ func goalMovement(kind string) handler {
 		}
 		cmd := commands.GoalMovement{GoalID: id, Type: kind, Amount: amount.Value, WalletID: wallet.Ptr(), Note: note.Ptr(),
 			Date: date.Value, Today: s.today(), NewID: newID}
-		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("goal", queries.GoalByID(activeWorkspace(r), id), activeWorkspace(r))})
+		s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.RecordWithTransactions("goal", queries.GoalByID(activeWorkspace(r), id), activeWorkspace(r))})
 	}
 }
 
@@ -194,7 +194,7 @@ func createDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	in := debtInput(b, true)
 	cmd := commands.CreateDebt{DebtID: newID(), Name: in.Name.Value, Creditor: in.Creditor.Ptr(), TotalAmount: in.TotalAmount.Value,
 		PendingBalance: in.PendingBalance.Ptr(), Currency: in.Currency.Ptr(), DueDate: in.DueDate.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), cmd.DebtID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), cmd.DebtID))})
 }
 
 func updateDebt(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -204,7 +204,7 @@ func updateDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := debtInput(b, false)
 	cmd.DebtID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), id))})
 }
 
 func deleteDebt(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -213,7 +213,7 @@ func deleteDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteDebt{DebtID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -228,7 +228,7 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	b.required("amount", amount.Valid)
 	cmd := commands.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
 		Date: date.Value, Today: s.today(), Note: note.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("debt", queries.DebtByID(activeWorkspace(r), id), activeWorkspace(r))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.RecordWithTransactions("debt", queries.DebtByID(activeWorkspace(r), id), activeWorkspace(r))})
 }
 
 // --- recurring payments ---
@@ -258,7 +258,7 @@ func createRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := commands.CreateRecurring{RecurringID: newID(), Name: in.Name.Value, Amount: in.Amount.Value, Kind: in.Kind.Value,
 		Periodicity: in.Periodicity.Value, NextPayment: in.NextPayment.Value, Active: in.Active.Ptr(), WalletID: in.WalletID.Ptr(),
 		CategoryID: in.CategoryID.Ptr(), Today: s.today()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), cmd.RecurringID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), cmd.RecurringID))})
 }
 
 func updateRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -268,7 +268,7 @@ func updateRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := recurringInput(b, false)
 	cmd.RecurringID, cmd.Today = id, s.today()
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), id))})
 }
 
 func deleteRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -277,7 +277,7 @@ func deleteRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteRecurring{RecurringID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -291,5 +291,5 @@ func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		paidOn, _ = commands.ParseDate(date.Value)
 	}
 	cmd := commands.PayRecurring{RecurringID: id, TransactionID: newID(), PaidOn: paidOn, Today: s.today()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("recurring", queries.RecurringByID(activeWorkspace(r), id), activeWorkspace(r))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.RecordWithTransactions("recurring", queries.RecurringByID(activeWorkspace(r), id), activeWorkspace(r))})
 }

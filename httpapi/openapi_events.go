@@ -1,30 +1,10 @@
 package httpapi
 
 import (
-	"fmt"
 	"slices"
 
 	"github.com/finledger/finledger/commands"
 )
-
-func init() {
-	for key, doc := range map[string]operationDoc{
-		"GET /api/webhooks/outbound":                     {Response: "WebhookList"},
-		"POST /api/webhooks/outbound":                    {Request: "WebhookCreate", Response: "WebhookCreated"},
-		"GET /api/webhooks/outbound/{id}":                {Response: "WebhookResponse"},
-		"PATCH /api/webhooks/outbound/{id}":              {Request: "WebhookUpdate", Response: "WebhookResponse"},
-		"DELETE /api/webhooks/outbound/{id}":             {Response: "OK"},
-		"POST /api/webhooks/outbound/{id}/rotate-secret": {Response: "WebhookCreated"},
-		"POST /api/webhooks/outbound/{id}/test":          {Response: "DeliveryResponse"},
-		"GET /api/webhooks/outbound/{id}/deliveries": {Response: "DeliveryList", Query: []obj{pageParam, pageSizeParam,
-			queryParam("status", str(obj{"enum": deliveryStatuses}), "")}},
-		"POST /api/webhooks/outbound/{id}/deliveries/{deliveryId}/redeliver": {Response: "DeliveryResponse"},
-		"GET /api/push/vapid-public-key":                                     {Response: "PushPublicKey"},
-		"POST " + incomingPath:                                               {Request: "IncomingTransaction", Response: "TransactionResponse"},
-	} {
-		operationDocs[key] = doc
-	}
-}
 
 // eventsSchema is the list of event names a webhook subscribes to.
 func eventsSchema() obj {
@@ -62,41 +42,4 @@ func eventSchemas() obj {
 		"RealtimeToken": record(obj{"token": str(nil), "expiresAt": timestamp,
 			"url": str(obj{"description": "where to open the stream with this token"})}),
 	}
-}
-
-// realtimeStreamDoc describes the realtime stream, which the token authenticates.
-func realtimeStreamDoc() obj {
-	requestID := obj{"$ref": "#/components/headers/X-Request-Id"}
-	return obj{"get": obj{
-		"summary": "Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream",
-		"description": "Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and " +
-			"`revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses " +
-			"access to the workspace, after which the stream ends; a client should close its EventSource then. " +
-			"401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace " +
-			"(details.reason, as in the revoked event); " + fmt.Sprintf("429 TOO_MANY_STREAMS: the token already has %d streams open, "+
-			"its person %d or the workspace %d (details.limit says which); a client that stops reading for %s is cut off.",
-			realtimeStreamsPerToken, defaultStreamsPerUser, defaultStreamsPerWorkspace, defaultWriteDeadline),
-		"operationId": "realtimeEvents",
-		"tags":        []string{"realtime"},
-		"x-scope":     "realtime token",
-		"security":    []obj{{"realtimeToken": []string{}}},
-		"parameters": []obj{
-			{"name": "Last-Event-ID", "in": "header", "schema": obj{"type": "integer", "minimum": 0}, "description": "resume after this event"},
-			{"name": "lastEventId", "in": "query", "schema": obj{"type": "integer", "minimum": 0}, "description": "the same, for clients that cannot set headers"},
-			requestIDParam,
-		},
-		"responses": obj{
-			"200": obj{"description": "the stream", "headers": obj{"X-Request-Id": requestID,
-				"Cache-Control":     obj{"description": "no-cache", "schema": str(nil)},
-				"X-Accel-Buffering": obj{"description": "no: proxies must not buffer the stream", "schema": str(nil)}},
-				"content": obj{"text/event-stream": obj{"schema": str(nil)}}},
-			"400": errorResponse(400),
-			"401": errorResponse(401),
-			"403": errorResponse(403),
-			"405": errorResponse(405),
-			"429": errorResponse(429),
-			"500": errorResponse(500),
-			"503": errorResponse(503),
-		},
-	}}
 }

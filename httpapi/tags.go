@@ -29,7 +29,7 @@ func createTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	in := tagInput(b, true)
 	cmd := commands.CreateTag{TagID: newID(), Name: in.Name.Value, Color: orDefault(in.Color, defaultTagColor)}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), cmd.TagID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), cmd.TagID))})
 }
 
 func updateTag(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -39,7 +39,7 @@ func updateTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := tagInput(b, false)
 	cmd.TagID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
 }
 
 func archiveTag(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -48,5 +48,5 @@ func archiveTag(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.ArchiveTag{TagID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
 }

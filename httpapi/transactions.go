@@ -62,7 +62,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		TagID: in.TagID.Ptr(), ReferenceNumber: in.ReferenceNumber.Ptr(), AttachmentURL: in.AttachmentURL.Ptr(),
 		Cleared: orDefault(in.Cleared, false),
 	}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
 }
 
 func updateTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -73,7 +73,7 @@ func updateTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := transactionInput(b)
 	cmd.TransactionID = id
 	b.notNull("amount", "date", "walletId")
-	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
 }
 
 func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -82,7 +82,7 @@ func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteTransaction{TransactionID: id}
-	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -99,7 +99,7 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 		b.required("categoryId", category.Valid)
 	}
 	cmd := commands.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.OfEvents(func(events []commands.Appended) any {
 			affected := 0
 			for _, e := range events {

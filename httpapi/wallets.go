@@ -75,7 +75,7 @@ func createWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 		InitialBalance: orDefault(in.InitialBalance, decimal.Zero), Clabe: in.Clabe.Ptr(), Provider: in.Provider.Ptr(),
 		IsDefault: orDefault(in.IsDefault, false),
 	}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), cmd.WalletID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), cmd.WalletID))})
 }
 
 func updateWallet(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -85,7 +85,7 @@ func updateWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := walletInput(b, false)
 	cmd.WalletID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
 }
 
 func archiveWallet(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -94,5 +94,5 @@ func archiveWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.ArchiveWallet{WalletID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
 }

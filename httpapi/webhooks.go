@@ -127,7 +127,7 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	cmd := commands.CreateWebhook{WebhookID: id, CreatedBy: p.User.ID, SealedSecret: sealed,
 		Fields: commands.WebhookFields{Name: name.Value, URL: target.Value, Events: events, Active: true}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id)),
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id)),
 		// The secret is in this answer only: a replay of the request gets the webhook without it.
 		Secret: map[string]any{"secret": secret}})
 }
@@ -159,7 +159,7 @@ func rotateWebhookSecret(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.RotateWebhookSecret{WebhookID: id, SealedSecret: sealed}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id)),
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id)),
 		Secret: map[string]any{"secret": secret}})
 }
 
@@ -174,7 +174,7 @@ func updateWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 		cmd.Events = commands.Of(events)
 	}
 	b.notNull("name", "url", "events", "active")
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id))})
 }
 
 func deleteWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -183,7 +183,7 @@ func deleteWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteWebhook{WebhookID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // testWebhook queues a webhook.test delivery and answers with it, pending.

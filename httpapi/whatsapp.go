@@ -72,8 +72,7 @@ func unlink(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
-	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: commands.UnlinkPhone{}.DecideUser,
-		Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: commands.UnlinkPhone{}.DecideUser, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // --- the channel ---
@@ -140,7 +139,7 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 	p := principalFrom(r.Context())
 	cmd := commands.CreateTransactionByName{TransactionID: newID(), Type: typ.Value, Amount: amount.Value, Currency: money.Ptr(),
 		Concept: concept.Ptr(), WalletName: walletName.Value, CategoryName: categoryName.Value, Date: date.Value, Today: s.today()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated,
+	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.Then(queries.TransactionByID(p.Workspace.ID, cmd.TransactionID),
 			func(ctx context.Context, db queries.DB, t queries.Transaction) (any, error) {
 				resolved, err := resolvedNames(ctx, db, p.Workspace, t)
@@ -230,7 +229,7 @@ func undoLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteTransaction{TransactionID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.Then(queries.WalletByID(activeWorkspace(r), t.WalletID),
 			func(_ context.Context, _ queries.DB, wallet queries.Wallet) (any, error) {
 				return map[string]any{"ok": true, "transaction": t, "wallet": wallet}, nil
@@ -263,7 +262,7 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := commands.UpdateTransactionByName{TransactionID: id, Amount: amount, Currency: money, Concept: concept, Date: date,
 		WalletName: walletName, CategoryName: categoryName}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
 }
 
 // --- workspaces ---
@@ -337,6 +336,6 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	target := matches[0]
 	cmd := commands.ChangeLinkWorkspace{LinkID: p.Channel.Link.LinkID, WorkspaceID: target.ID}
-	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: cmd.DecideUser, Status: http.StatusOK,
+	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: cmd.DecideUser,
 		Answer: queries.Value(map[string]any{"workspace": target})})
 }

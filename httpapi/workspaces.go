@@ -40,7 +40,7 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	created := &commands.WorkspaceCreated{WorkspaceID: newID(), Kind: commands.WorkspaceTeam, Name: name.Value,
 		Currency: orDefault(money, commands.DefaultCurrency), OwnerID: p.User.ID, Language: language.Value}
-	s.run(w, r, b, command{Open: created, Status: http.StatusOK,
+	s.run(w, r, b, command{Open: created,
 		Answer: queries.Record("workspace", queries.MemberWorkspace(p.User.ID, created.WorkspaceID))})
 }
 
@@ -50,7 +50,7 @@ func deleteWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.DeleteWorkspace{ActorID: principalFrom(r.Context()).User.ID}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -74,13 +74,13 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, queries.ErrNotFound):
 		cmd := commands.InviteMember{Email: email.Value, Role: role.Value, InvitedBy: p.User.ID, ActorRole: p.Workspace.Role}
-		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+		s.run(w, r, b, command{Decide: cmd.Decide,
 			Answer: queries.Record("member", queries.InvitationByEmail(p.Workspace.ID, email.Value))})
 	case err != nil:
 		writeError(w, r, err)
 	default:
 		cmd := commands.AddMember{UserID: userID, Role: role.Value, ActorRole: p.Workspace.Role}
-		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), userID))})
+		s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), userID))})
 	}
 }
 
@@ -103,7 +103,7 @@ func updateMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	role := b.enum("role", commands.Roles)
 	b.required("role", role.Valid)
 	cmd := commands.ChangeMemberRole{UserID: id, Role: role.Value, ActorRole: principalFrom(r.Context()).Workspace.Role}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), id))})
 }
 
 func removeMember(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -112,7 +112,7 @@ func removeMember(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.RemoveMember{UserID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func cancelInvitation(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -121,5 +121,5 @@ func cancelInvitation(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.CancelInvitation{InvitationID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
