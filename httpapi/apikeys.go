@@ -13,8 +13,8 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", maxAPIKeyName)
-	description := b.text("description", descriptionText)
+	name := b.read(apiKeyName)
+	description := b.read(apiKeyDescription)
 	scopes := b.stringList("scopes", 1, len(commands.Scopes))
 	expiresAt := b.timestamp("expiresAt")
 	b.required("name", name.Valid)

@@ -217,13 +217,6 @@ func (b *body) str(name string, min, max int) commands.Nullable[string] {
 	return commands.Of(s)
 }
 
-// name reads a record's name: a required single line of 1 to max characters
-// (commands.Text: trimmed of spaces and invisible characters, so that a name of them
-// alone is refused).
-func (b *body) name(field string, max int) commands.Nullable[string] {
-	return b.text(field, commands.Text{Min: 1, Max: max})
-}
-
 // text reads a text field a person writes under the rule of every such field
 // (commands.Text), and keeps it trimmed.
 func (b *body) text(field string, rule commands.Text) commands.Nullable[string] {
@@ -238,13 +231,6 @@ func (b *body) text(field string, rule commands.Text) commands.Nullable[string] 
 	}
 	return commands.Of(s)
 }
-
-// The text rules of fields that several bodies share.
-var (
-	conceptText     = commands.Text{Max: 255}
-	descriptionText = commands.Text{Max: 2000, Multiline: true}
-	noteText        = commands.Text{Max: 500, Multiline: true}
-)
 
 // pattern checks a present string field against re.
 func (b *body) pattern(name string, v commands.Nullable[string], re *regexp.Regexp, rule string) {
@@ -414,14 +400,14 @@ func (b *body) timestamp(name string) commands.Nullable[time.Time] {
 	return commands.Of(t)
 }
 
-// link reads an absolute http(s) URL of at most max characters, shown to people like
-// any text they write (commands.Text).
-func (b *body) link(name string, max int) commands.Nullable[string] {
-	v := b.text(name, commands.Text{Min: 1, Max: max})
-	if v.Valid && !b.failed(name) {
+// link reads an absolute http(s) URL by its rule, shown to people like any text they
+// write (commands.Text).
+func (b *body) link(f textField) commands.Nullable[string] {
+	v := b.read(f)
+	if v.Valid && !b.failed(f.Name) {
 		u, err := url.Parse(v.Value)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			b.fail(name, "must be an absolute http or https URL")
+			b.fail(f.Name, "must be an absolute http or https URL")
 		}
 	}
 	return v

@@ -15,14 +15,13 @@ const (
 
 func categoryInput(b *body, create bool) commands.UpdateCategory {
 	in := commands.UpdateCategory{
-		Name:        b.name("name", maxCategoryName),
-		Icon:        b.text("icon", commands.Text{Min: 1, Max: 50}),
-		Description: b.text("description", commands.Text{Max: 255, Multiline: true}),
-		Color:       b.str("color", 0, 7),
+		Name:        b.read(categoryName),
+		Icon:        b.read(categoryIcon),
+		Description: b.read(categoryDescription),
+		Color:       b.read(categoryColor),
 		IsDefault:   b.boolean("isDefault"),
 		TagID:       b.id("tagId"),
 	}
-	b.pattern("color", in.Color, hexColor, "#RRGGBB")
 	if create {
 		b.required("name", in.Name.Valid)
 	} else {

@@ -46,12 +46,12 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	amount := b.amountOrText("amount")
-	concept := b.text("concept", commands.Text{Min: 1, Max: conceptText.Max})
+	concept := b.read(incomingConcept)
 	typ := b.enum("type", []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer})
-	description := b.text("description", descriptionText)
+	description := b.read(incomingDescription)
 	date := b.date("date")
-	walletID, walletName := b.id("walletId"), b.name("walletName", 50)
-	categoryID, categoryName := b.id("categoryId"), b.name("categoryName", 100)
+	walletID, walletName := b.id("walletId"), b.read(channelWalletName)
+	categoryID, categoryName := b.id("categoryId"), b.read(channelCategoryName)
 	toWalletID := b.id("toWalletId")
 	b.required("amount", amount.Valid)
 	b.required("concept", concept.Valid)

@@ -19,8 +19,8 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := commands.UpdateProfile{
-		FirstName: b.text("firstName", commands.Text{Max: maxPersonName}), LastName: b.text("lastName", commands.Text{Max: maxPersonName}), Currency: currency(b, "currency"),
-		Language: b.text("language", commands.Text{Max: maxLanguage}), Theme: b.enum("theme", commands.Themes),
+		FirstName: b.read(profileFirstName), LastName: b.read(profileLastName), Currency: currency(b, "currency"),
+		Language: b.read(profileLanguage), Theme: b.enum("theme", commands.Themes),
 		NotificationsEnabled: b.boolean("notificationsEnabled"), HasCompletedOnboarding: b.boolean("hasCompletedOnboarding"),
 	}
 	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")

@@ -17,7 +17,7 @@ func (s *Server) today() commands.Date { return commands.BusinessDay(s.now()) }
 
 func budgetInput(b *body, create bool) commands.UpdateBudget {
 	in := commands.UpdateBudget{
-		Name: b.name("name", maxRecordName), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
+		Name: b.read(recordName), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
 		Currency: currency(b, "currency"), Period: b.enum("period", commands.Periods), StartDate: b.date("startDate"),
 		EndDate: b.date("endDate"), AlertThreshold: b.number("alertThreshold"), TagID: b.id("tagId"),
 	}
@@ -110,7 +110,7 @@ func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 // --- goals ---
 
 func goalInput(b *body, create bool) commands.UpdateGoal {
-	in := commands.UpdateGoal{Name: b.name("name", maxRecordName), TargetAmount: b.amount("targetAmount", true),
+	in := commands.UpdateGoal{Name: b.read(recordName), TargetAmount: b.amount("targetAmount", true),
 		Currency: currency(b, "currency"), Deadline: b.date("deadline")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -160,7 +160,7 @@ func goalMovement(kind string) handler {
 		}
 		amount := b.amount("amount", true)
 		wallet := b.id("walletId")
-		note := b.text("note", noteText)
+		note := b.read(movementNote)
 		date := b.date("date")
 		b.required("amount", amount.Valid)
 		if kind == commands.TxGoalDeposit {
@@ -175,7 +175,7 @@ func goalMovement(kind string) handler {
 // --- debts ---
 
 func debtInput(b *body, create bool) commands.UpdateDebt {
-	in := commands.UpdateDebt{Name: b.name("name", maxRecordName), Creditor: b.text("creditor", commands.Text{Max: maxCreditor}), TotalAmount: b.amount("totalAmount", true),
+	in := commands.UpdateDebt{Name: b.read(recordName), Creditor: b.read(debtCreditor), TotalAmount: b.amount("totalAmount", true),
 		PendingBalance: b.amount("pendingBalance", false), Currency: currency(b, "currency"), DueDate: b.date("dueDate")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -224,7 +224,7 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	amount := b.amount("amount", true)
 	wallet := b.id("walletId")
 	date := b.date("date")
-	note := b.text("note", noteText)
+	note := b.read(movementNote)
 	b.required("amount", amount.Valid)
 	cmd := commands.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
 		Date: date.Value, Today: s.today(), Note: note.Ptr()}
@@ -234,7 +234,7 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 // --- recurring payments ---
 
 func recurringInput(b *body, create bool) commands.UpdateRecurring {
-	in := commands.UpdateRecurring{Name: b.name("name", maxRecordName), Amount: b.amount("amount", true), Kind: b.enum("kind", commands.RecurringKinds),
+	in := commands.UpdateRecurring{Name: b.read(recordName), Amount: b.amount("amount", true), Kind: b.enum("kind", commands.RecurringKinds),
 		Periodicity: b.enum("periodicity", commands.Periods), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
 		WalletID: b.id("walletId"), CategoryID: b.id("categoryId")}
 	if create {

@@ -141,22 +141,22 @@ func anyRecord(description string) obj {
 // Field sets shared by a record, its create body and its update body.
 func walletFields() obj {
 	return obj{
-		"name": str(obj{"minLength": 1, "maxLength": maxWalletName}), "description": nstr(obj{"maxLength": 255}),
+		"name": walletName.schema(), "description": walletDescription.schema(),
 		"type":     str(obj{"enum": []string{"cash", "card", "bank_account", "digital_wallet"}, "default": "cash"}),
-		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}), "cardColor": str(merge(obj{"default": "#111827"}, colorRule)),
+		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}), "cardColor": walletCardColor.schema(),
 		"balance": num(merge(obj{"minimum": 0, "default": 0, "description": "initial balance; changing it moves the current balance by the difference"}, money)),
-		"clabe":   nstr(obj{"maxLength": 40}), "provider": nstr(obj{"maxLength": 70}), "isDefault": obj{"type": "boolean", "default": false},
+		"clabe":   walletClabe.schema(), "provider": walletProvider.schema(), "isDefault": obj{"type": "boolean", "default": false},
 	}
 }
 
 func tagFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": maxTagName}), "color": str(merge(obj{"default": defaultTagColor}, colorRule))}
+	return obj{"name": tagName.schema(), "color": tagColor.schema()}
 }
 
 func categoryFields() obj {
 	return obj{
-		"name": str(obj{"minLength": 1, "maxLength": maxCategoryName}), "icon": str(obj{"minLength": 1, "maxLength": 50, "default": "tag"}),
-		"description": nstr(obj{"maxLength": 255}), "color": str(merge(obj{"default": "#6366f1"}, colorRule)),
+		"name": categoryName.schema(), "icon": categoryIcon.schema(),
+		"description": categoryDescription.schema(), "color": categoryColor.schema(),
 		"isDefault": obj{"type": "boolean", "default": false}, "tagId": nuuid(),
 	}
 }
@@ -164,26 +164,26 @@ func categoryFields() obj {
 func transactionFields() obj {
 	return obj{
 		"amount": positive(), "date": dateIn("default: today in America/Mexico_City"),
-		"concept": nstr(obj{"maxLength": conceptText.Max}), "description": nstr(obj{"maxLength": descriptionText.Max}),
+		"concept": transactionConcept.schema(), "description": transactionDescription.schema(),
 		"categoryId": nuuid(), "walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet"},
 		"toWalletId": nuuid(), "destinationWalletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "alias of toWalletId"},
 		"destinationAmount": obj{"type": []string{"number", "null"}, "exclusiveMinimum": 0,
 			"description": "amount credited to the destination of a transfer between currencies (required then); within one currency absent or equal to amount"},
-		"tagId": nuuid(), "referenceNumber": nstr(obj{"maxLength": 100}), "attachmentUrl": nstr(obj{"format": "uri", "maxLength": 2048}),
+		"tagId": nuuid(), "referenceNumber": transactionReference.schema(), "attachmentUrl": transactionAttachment.schema(),
 		"cleared": obj{"type": "boolean", "default": false, "description": "seen on the wallet's statement; a mark that moves no money, and the one change a goal movement takes"},
 	}
 }
 
 func profileFields() obj {
 	return obj{
-		"firstName": nstr(obj{"maxLength": maxPersonName}), "lastName": nstr(obj{"maxLength": maxPersonName}), "currency": nstr(nil),
-		"language": nstr(obj{"maxLength": maxLanguage}), "theme": str(obj{"enum": commands.Themes}),
+		"firstName": profileFirstName.schema(), "lastName": profileLastName.schema(), "currency": nstr(nil),
+		"language": profileLanguage.schema(), "theme": str(obj{"enum": commands.Themes}),
 		"notificationsEnabled": boolean(), "hasCompletedOnboarding": boolean(),
 	}
 }
 
 func budgetFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
+	return obj{"name": recordName.schema(), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
 		"currency": str(obj{"description": "default: the workspace's"}), "period": str(obj{"enum": commands.Periods, "default": "monthly"}),
 		"startDate": dateIn(""), "endDate": dateIn(""),
 		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80, "description": "percent of the amount spent at which the budget alerts, at most 2 decimal places"}),
@@ -191,19 +191,19 @@ func budgetFields() obj {
 }
 
 func goalFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "targetAmount": positive(),
+	return obj{"name": recordName.schema(), "targetAmount": positive(),
 		"currency": str(obj{"description": "default: the workspace's"}), "deadline": ndateIn("")}
 }
 
 func debtFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "creditor": nstr(obj{"maxLength": maxCreditor}),
+	return obj{"name": recordName.schema(), "creditor": debtCreditor.schema(),
 		"totalAmount":    positive(),
 		"pendingBalance": num(merge(obj{"minimum": 0, "description": "default: totalAmount"}, money)),
 		"currency":       str(obj{"description": "default: the workspace's"}), "dueDate": ndateIn("")}
 }
 
 func recurringFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "amount": positive(),
+	return obj{"name": recordName.schema(), "amount": positive(),
 		"kind": str(obj{"enum": commands.RecurringKinds}), "periodicity": str(obj{"enum": commands.Periods}),
 		"nextPayment": dateIn(""), "active": obj{"type": "boolean", "default": true},
 		"walletId": nuuid(), "categoryId": nuuid()}
@@ -233,7 +233,7 @@ func requestSchemas() obj {
 		"alias destinationWalletId; goal_deposit and goal_withdrawal need goalId (a deposit also a wallet); categoryId is optional."
 	updateTx := merge(transactionFields(), obj{"amount": positive(), "date": dateIn(""), "walletId": uuidRef()})
 	movement := func(walletRequired bool) obj {
-		props := obj{"amount": positive(), "walletId": nuuid(), "note": nstr(obj{"maxLength": 500}),
+		props := obj{"amount": positive(), "walletId": nuuid(), "note": movementNote.schema(),
 			"date": dateIn("default: today in America/Mexico_City")}
 		if walletRequired {
 			props["walletId"] = uuidRef()
@@ -260,11 +260,11 @@ func requestSchemas() obj {
 			"categoryId": obj{"type": "string", "format": "uuid", "description": "required for recategorize"},
 		}, "ids", "operation"),
 		"ProfileUpdate": input(profileFields()),
-		"WorkspaceCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}),
-			"language": str(obj{"maxLength": maxLanguage, "description": "the language of the text the service writes into records; default: the creator's profile language"})}, "name"),
-		"MemberAdd":    input(obj{"email": str(obj{"format": "email"}), "role": str(obj{"enum": roleNames})}, "email", "role"),
+		"WorkspaceCreate": input(obj{"name": recordName.schema(), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}),
+			"language": workspaceLanguage.schema()}, "name"),
+		"MemberAdd":    input(obj{"email": memberEmail.schema(), "role": str(obj{"enum": roleNames})}, "email", "role"),
 		"MemberUpdate": input(obj{"role": str(obj{"enum": roleNames})}, "role"),
-		"APIKeyCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxAPIKeyName}), "description": nstr(obj{"maxLength": 2000}),
+		"APIKeyCreate": input(obj{"name": apiKeyName.schema(), "description": apiKeyDescription.schema(),
 			"scopes": obj{"type": "array", "minItems": 1, "items": str(obj{"enum": commands.Scopes}),
 				"description": "the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: " +
 					"every scope), and of them, at each request, what that role grants then: a later promotion never widens it; " +
@@ -280,7 +280,7 @@ func requestSchemas() obj {
 		"DebtUpdate":     input(debtFields()),
 		"DebtPayment": input(obj{"amount": positive(),
 			"walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet, else the oldest"},
-			"date":     dateIn(""), "note": nstr(obj{"maxLength": 500})}, "amount"),
+			"date":     dateIn(""), "note": movementNote.schema()}, "amount"),
 		"RecurringCreate": input(recurringFields(), "name", "amount", "kind", "periodicity", "nextPayment"),
 		"RecurringUpdate": input(recurringFields()),
 		"RecurringPay":    input(obj{"date": dateIn("default: today in America/Mexico_City")}),
@@ -288,35 +288,35 @@ func requestSchemas() obj {
 			"rates": obj{"type": "array", "maxItems": 200, "items": input(obj{
 				"base": str(obj{"pattern": "^[A-Za-z]{3}$"}), "quote": str(obj{"pattern": "^[A-Za-z]{3}$"}), "rate": num(obj{"exclusiveMinimum": 0})},
 				"base", "quote", "rate")}}, "rates"),
-		"LinkRequest": input(obj{"code": str(obj{"minLength": 1, "maxLength": 32})}, "code"),
+		"LinkRequest": input(obj{"code": linkCode.schema()}, "code"),
 		"ChannelTransactionCreate": input(obj{"type": str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}}), "amount": positive(),
-			"currency": str(obj{"description": "must be the wallet's"}), "concept": str(obj{"maxLength": 255}),
-			"walletName":   str(obj{"description": "matched ignoring accents and case; default: the first active wallet"}),
-			"categoryName": str(obj{"description": "matched ignoring accents and case; default: the first active category"}),
+			"currency": str(obj{"description": "must be the wallet's"}), "concept": channelConcept.schema(),
+			"walletName":   merge(channelWalletName.schema(), obj{"description": "matched ignoring accents and case; default: the first active wallet"}),
+			"categoryName": merge(channelCategoryName.schema(), obj{"description": "matched ignoring accents and case; default: the first active category"}),
 			"date":         dateIn("default: today in America/Mexico_City")}, "type", "amount"),
 		"ChannelTransactionUpdate": input(obj{"amount": positive(), "currency": str(obj{"description": "only with amount"}),
-			"concept": str(obj{"maxLength": 255}), "walletName": str(nil), "categoryName": str(nil), "date": dateIn("")}),
-		"ChannelWorkspaceSet": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100})}, "name"),
+			"concept": channelConcept.schema(), "walletName": channelWalletName.schema(), "categoryName": channelCategoryName.schema(), "date": dateIn("")}),
+		"ChannelWorkspaceSet": input(obj{"name": channelWorkspaceName.schema()}, "name"),
 		"PushSubscribe": input(obj{
-			"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint, "description": "the push service's absolute https URL"}),
+			"endpoint": merge(pushEndpointField.schema(), obj{"description": "the push service's absolute https URL"}),
 			"keys": input(obj{
 				"p256dh": str(obj{"description": "base64url of the 65-byte uncompressed P-256 public key (first byte 0x04)"}),
 				"auth":   str(obj{"description": "base64url of the 16-byte authentication secret"}),
 			}, "p256dh", "auth"),
 			"expirationTime": obj{"type": []string{"number", "null"}, "minimum": 0, "description": "milliseconds since 1970-01-01 (UTC)"},
 		}, "endpoint", "keys"),
-		"PushUnsubscribe": input(obj{"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint})}, "endpoint"),
-		"WebhookCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}),
-			"url": str(obj{"format": "uri", "maxLength": maxWebhookURL}), "events": webhookEvents}, "name", "url"),
-		"WebhookUpdate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}),
-			"url": str(obj{"format": "uri", "maxLength": maxWebhookURL}), "events": eventsSchema(), "active": boolean()}),
+		"PushUnsubscribe": input(obj{"endpoint": pushEndpointField.schema()}, "endpoint"),
+		"WebhookCreate": input(obj{"name": recordName.schema(),
+			"url": webhookURLField.schema(), "events": webhookEvents}, "name", "url"),
+		"WebhookUpdate": input(obj{"name": recordName.schema(),
+			"url": webhookURLField.schema(), "events": eventsSchema(), "active": boolean()}),
 		"IncomingTransaction": input(obj{
 			"amount": obj{"oneOf": []obj{positive(), str(obj{"minLength": 1, "description": "the amount as text, such as \"12.50\""})},
 				"description": "a positive amount, as a number or a string"},
-			"concept":     str(obj{"minLength": 1, "maxLength": 255}),
+			"concept":     incomingConcept.schema(),
 			"type":        str(obj{"enum": []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer}, "default": commands.TxExpense}),
-			"description": str(obj{"maxLength": 2000}), "date": dateIn(""),
-			"walletId": uuidRef(), "walletName": str(nil), "categoryId": uuidRef(), "categoryName": str(nil),
+			"description": incomingDescription.schema(), "date": dateIn(""),
+			"walletId": uuidRef(), "walletName": channelWalletName.schema(), "categoryId": uuidRef(), "categoryName": channelCategoryName.schema(),
 			"toWalletId": obj{"type": "string", "format": "uuid", "description": "the destination of a transfer"},
 		}, "amount", "concept"),
 	}

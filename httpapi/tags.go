@@ -12,8 +12,7 @@ const defaultTagColor = "#6b7280"
 // tagInput reads a tag's fields: a create needs the name, an update may leave either
 // out but set neither to null.
 func tagInput(b *body, create bool) commands.UpdateTag {
-	in := commands.UpdateTag{Name: b.name("name", maxTagName), Color: b.str("color", 0, 7)}
-	b.pattern("color", in.Color, hexColor, "#RRGGBB")
+	in := commands.UpdateTag{Name: b.read(tagName), Color: b.read(tagColor)}
 	if create {
 		b.required("name", in.Name.Valid)
 	} else {

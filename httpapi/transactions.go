@@ -32,13 +32,13 @@ func transactionInput(b *body) commands.UpdateTransaction {
 		Amount:            b.amount("amount", true),
 		DestinationAmount: b.amount("destinationAmount", true),
 		Date:              b.date("date"),
-		Concept:           b.text("concept", conceptText),
-		Description:       b.text("description", descriptionText),
+		Concept:           b.read(transactionConcept),
+		Description:       b.read(transactionDescription),
 		WalletID:          b.id("walletId"),
 		CategoryID:        b.id("categoryId"),
 		TagID:             b.id("tagId"),
-		ReferenceNumber:   b.text("referenceNumber", commands.Text{Max: 100}),
-		AttachmentURL:     b.link("attachmentUrl", 2048),
+		ReferenceNumber:   b.read(transactionReference),
+		AttachmentURL:     b.link(transactionAttachment),
 		Cleared:           b.boolean("cleared"),
 	}
 	in.ToWalletID = aliasOf(b, "toWalletId", b.id("toWalletId"), "destinationWalletId", b.id("destinationWalletId"))

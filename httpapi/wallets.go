@@ -24,17 +24,16 @@ const (
 // defaults and name is required.
 func walletInput(b *body, create bool) commands.UpdateWallet {
 	in := commands.UpdateWallet{
-		Name:           b.name("name", maxWalletName),
-		Description:    b.text("description", commands.Text{Max: 255, Multiline: true}),
+		Name:           b.read(walletName),
+		Description:    b.read(walletDescription),
 		Type:           b.enum("type", commands.WalletTypes),
 		Currency:       currency(b, "currency"),
-		CardColor:      b.str("cardColor", 0, 7),
+		CardColor:      b.read(walletCardColor),
 		InitialBalance: b.amount("balance", false),
-		Clabe:          b.text("clabe", commands.Text{Max: 40}),
-		Provider:       b.text("provider", commands.Text{Max: 70}),
+		Clabe:          b.read(walletClabe),
+		Provider:       b.read(walletProvider),
 		IsDefault:      b.boolean("isDefault"),
 	}
-	b.pattern("cardColor", in.CardColor, hexColor, "#RRGGBB")
 	if create {
 		b.required("name", in.Name.Valid)
 	} else {

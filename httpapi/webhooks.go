@@ -38,11 +38,11 @@ var errNoBox = errorf(http.StatusServiceUnavailable, "SECRET_KEY_NOT_CONFIGURED"
 
 // webhookURL reads and checks a webhook URL: scheme, form, and, unless private
 // destinations are allowed, where it resolves.
-func (s *Server) webhookURL(r *http.Request, b *body, name string) commands.Nullable[string] {
-	v := b.text(name, commands.Text{Min: 1, Max: maxWebhookURL})
-	if v.Valid && !b.failed(name) {
+func (s *Server) webhookURL(r *http.Request, b *body) commands.Nullable[string] {
+	v := b.read(webhookURLField)
+	if v.Valid && !b.failed(webhookURLField.Name) {
 		if err := s.webhooks.Policy.CheckURL(r.Context(), v.Value); err != nil {
-			b.fail(name, "%s", err.Error())
+			b.fail(webhookURLField.Name, "%s", err.Error())
 		}
 	}
 	return v
@@ -110,8 +110,8 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", maxRecordName)
-	target := s.webhookURL(r, b, "url")
+	name := b.read(recordName)
+	target := s.webhookURL(r, b)
 	events := hookEvents(b)
 	b.required("name", name.Valid)
 	b.required("url", target.Valid)
@@ -168,7 +168,7 @@ func updateWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := commands.UpdateWebhook{WebhookID: id, Name: b.name("name", maxRecordName), URL: s.webhookURL(r, b, "url"),
+	cmd := commands.UpdateWebhook{WebhookID: id, Name: b.read(recordName), URL: s.webhookURL(r, b),
 		Active: b.boolean("active")}
 	if events := hookEvents(b); events != nil {
 		cmd.Events = commands.Of(events)

@@ -87,7 +87,7 @@ func linkPhone(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	code := b.str("code", 1, 32)
+	code := b.read(linkCode)
 	b.required("code", code.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
@@ -130,9 +130,9 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 	typ := b.enum("type", []string{commands.TxExpense, commands.TxIncome})
 	amount := b.amount("amount", true)
 	money := currency(b, "currency")
-	concept := b.text("concept", conceptText)
-	walletName := b.name("walletName", 50)
-	categoryName := b.name("categoryName", 100)
+	concept := b.read(channelConcept)
+	walletName := b.read(channelWalletName)
+	categoryName := b.read(channelCategoryName)
 	date := b.date("date")
 	b.required("type", typ.Valid)
 	b.required("amount", amount.Valid)
@@ -243,9 +243,9 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	amount := b.amount("amount", true)
 	money := currency(b, "currency")
-	concept := b.text("concept", conceptText)
-	walletName := b.name("walletName", 50)
-	categoryName := b.name("categoryName", 100)
+	concept := b.read(channelConcept)
+	walletName := b.read(channelWalletName)
+	categoryName := b.read(channelCategoryName)
 	date := b.date("date")
 	b.notNull("amount", "currency", "walletName", "categoryName", "date")
 	if money.Set && !amount.Set {
@@ -291,7 +291,7 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", 100)
+	name := b.read(channelWorkspaceName)
 	b.required("name", name.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)

@@ -30,9 +30,9 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", maxRecordName)
+	name := b.read(recordName)
 	money := currency(b, "currency")
-	language := b.text("language", commands.Text{Max: maxLanguage})
+	language := b.read(workspaceLanguage)
 	b.required("name", name.Valid)
 	p := principalFrom(r.Context())
 	if !language.Valid && p.User.Language != nil {
@@ -58,7 +58,7 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	email := b.text("email", commands.Text{Min: 3, Max: 320})
+	email := b.read(memberEmail)
 	role := b.enum("role", commands.Roles)
 	if email.Valid && !strings.Contains(email.Value, "@") {
 		b.fail("email", "must be an email address")

@@ -1,0 +1,118 @@
+package httpapi
+
+import (
+	"regexp"
+
+	"github.com/finledger/finledger/commands"
+)
+
+// textField is the rule of a string field of a request body, declared once: the
+// handler reads the field with it (body.read) and the request schema states it
+// (schema), so that the document never allows what the API refuses, nor the reverse.
+// Lengths are in characters and come from limits.go where GET /api/limits serves them.
+type textField struct {
+	Name string
+	// Text is the length rule, and whether the text may hold line breaks; a text a
+	// person writes is trimmed of spaces and invisible characters (commands.Text).
+	commands.Text
+	// Raw reads the value as sent, untrimmed: codes, colours, URLs of machines.
+	Raw bool
+	// Pattern, when set, is what the value must match, said to clients as PatternRule.
+	Pattern     *regexp.Regexp
+	PatternRule string
+	// Nullable documents that null clears the field.
+	Nullable bool
+	// Doc is what else the schema says: description, default, format.
+	Doc obj
+}
+
+// schema is the field's schema in a request body.
+func (f textField) schema() obj {
+	o := str(nil)
+	if f.Nullable {
+		o = nstr(nil)
+	}
+	if f.Min > 0 {
+		o["minLength"] = f.Min
+	}
+	if f.Max > 0 {
+		o["maxLength"] = f.Max
+	}
+	if f.Pattern != nil {
+		o["pattern"] = f.Pattern.String()
+	}
+	return merge(o, clone(f.Doc))
+}
+
+// optional is the field with no minimum length: the same field where a body may leave
+// it empty.
+func (f textField) optional() textField {
+	f.Min = 0
+	return f
+}
+
+// The string fields of the request bodies, by body. Fields that several bodies share
+// are declared once, with the first body that has them.
+var (
+	colorField = func(name, def string) textField {
+		return textField{Name: name, Text: commands.Text{Max: 7}, Raw: true, Pattern: hexColor, PatternRule: "#RRGGBB", Doc: obj{"default": def}}
+	}
+	recordName = textField{Name: "name", Text: commands.Text{Min: 1, Max: maxRecordName}}
+
+	walletName        = textField{Name: "name", Text: commands.Text{Min: 1, Max: maxWalletName}}
+	walletDescription = textField{Name: "description", Text: commands.Text{Max: 255, Multiline: true}, Nullable: true}
+	walletCardColor   = colorField("cardColor", defaultCardColor)
+	walletClabe       = textField{Name: "clabe", Text: commands.Text{Max: 40}, Nullable: true}
+	walletProvider    = textField{Name: "provider", Text: commands.Text{Max: 70}, Nullable: true}
+
+	tagName  = textField{Name: "name", Text: commands.Text{Min: 1, Max: maxTagName}}
+	tagColor = colorField("color", defaultTagColor)
+
+	categoryName        = textField{Name: "name", Text: commands.Text{Min: 1, Max: maxCategoryName}}
+	categoryIcon        = textField{Name: "icon", Text: commands.Text{Min: 1, Max: 50}, Doc: obj{"default": defaultCategoryIcon}}
+	categoryDescription = textField{Name: "description", Text: commands.Text{Max: 255, Multiline: true}, Nullable: true}
+	categoryColor       = colorField("color", defaultCategoryColor)
+
+	transactionConcept     = textField{Name: "concept", Text: commands.Text{Max: 255}, Nullable: true}
+	transactionDescription = textField{Name: "description", Text: commands.Text{Max: 2000, Multiline: true}, Nullable: true}
+	transactionReference   = textField{Name: "referenceNumber", Text: commands.Text{Max: 100}, Nullable: true}
+	transactionAttachment  = textField{Name: "attachmentUrl", Text: commands.Text{Min: 1, Max: 2048}, Nullable: true, Doc: obj{"format": "uri"}}
+
+	profileFirstName = textField{Name: "firstName", Text: commands.Text{Max: maxPersonName}, Nullable: true}
+	profileLastName  = textField{Name: "lastName", Text: commands.Text{Max: maxPersonName}, Nullable: true}
+	profileLanguage  = textField{Name: "language", Text: commands.Text{Max: maxLanguage}, Nullable: true}
+
+	debtCreditor = textField{Name: "creditor", Text: commands.Text{Max: maxCreditor}, Nullable: true}
+	movementNote = textField{Name: "note", Text: commands.Text{Max: 500, Multiline: true}, Nullable: true}
+
+	workspaceLanguage = textField{Name: "language", Text: commands.Text{Max: maxLanguage},
+		Doc: obj{"description": "the language of the text the service writes into records; default: the creator's profile language"}}
+	memberEmail = textField{Name: "email", Text: commands.Text{Min: 3, Max: 320}, Doc: obj{"format": "email"}}
+
+	apiKeyName        = textField{Name: "name", Text: commands.Text{Min: 1, Max: maxAPIKeyName}}
+	apiKeyDescription = transactionDescription
+
+	linkCode             = textField{Name: "code", Text: commands.Text{Min: 1, Max: 32}, Raw: true}
+	channelWalletName    = textField{Name: "walletName", Text: commands.Text{Min: 1, Max: maxWalletName}}
+	channelCategoryName  = textField{Name: "categoryName", Text: commands.Text{Min: 1, Max: maxCategoryName}}
+	channelWorkspaceName = textField{Name: "name", Text: commands.Text{Min: 1, Max: maxRecordName}}
+	channelConcept       = transactionConcept
+	incomingConcept      = textField{Name: "concept", Text: commands.Text{Min: 1, Max: transactionConcept.Max}}
+	incomingDescription  = textField{Name: "description", Text: transactionDescription.Text}
+	pushEndpointField    = textField{Name: "endpoint", Text: commands.Text{Min: 1, Max: maxPushEndpoint}, Raw: true, Doc: obj{"format": "uri"}}
+	webhookURLField      = textField{Name: "url", Text: commands.Text{Min: 1, Max: maxWebhookURL}, Doc: obj{"format": "uri"}}
+)
+
+// read reads a string field by its rule.
+func (b *body) read(f textField) commands.Nullable[string] {
+	var v commands.Nullable[string]
+	if f.Raw {
+		v = b.str(f.Name, f.Min, f.Max)
+	} else {
+		v = b.text(f.Name, f.Text)
+	}
+	if f.Pattern != nil {
+		b.pattern(f.Name, v, f.Pattern, f.PatternRule)
+	}
+	return v
+}
