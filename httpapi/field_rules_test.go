@@ -21,7 +21,11 @@ func TestRequestSchemasLengthsAreTheHandlers(t *testing.T) {
 	env := apitest.Start(t)
 	alice := env.As("alice")
 	var doc struct {
-		Paths         map[string]map[string]struct{ RequestBody struct{ Ref string `json:"$ref"` } `json:"requestBody"` }
+		Paths map[string]map[string]struct {
+			RequestBody struct {
+				Ref string `json:"$ref"`
+			} `json:"requestBody"`
+		}
 		RequestBodies map[string]struct {
 			Content struct {
 				JSON struct {
