@@ -12,12 +12,13 @@ import (
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
-// Every string field with a length in a request schema of the served document is
-// checked at that length by its handler: one character more is 400 VALIDATION_ERROR
-// naming the field and its length, and the length itself draws no length error. The
-// bodies are built from the document alone, so a rule declared for the document and
-// not applied by the handler, or the reverse, fails here.
-func TestRequestSchemasLengthsAreTheHandlers(t *testing.T) {
+// The request schemas of the served document state the rules the handlers apply: a
+// field the schema requires is refused as missing, and no other; every string field
+// with a length is checked at that length, one character more being 400
+// VALIDATION_ERROR naming the field and its length, the length itself drawing no length
+// error. The bodies are built from the document, so a rule the document states and the
+// handler does not apply, or the reverse, fails here.
+func TestRequestSchemasAreTheHandlersRules(t *testing.T) {
 	env := apitest.Start(t)
 	alice := env.As("alice")
 	var doc struct {
@@ -30,6 +31,7 @@ func TestRequestSchemasLengthsAreTheHandlers(t *testing.T) {
 			Content struct {
 				JSON struct {
 					Schema struct {
+						Required   []string
 						Properties map[string]struct {
 							MaxLength int `json:"maxLength"`
 						}
@@ -66,15 +68,30 @@ func TestRequestSchemasLengthsAreTheHandlers(t *testing.T) {
 		{"POST", "/api/workspaces", map[string]any{"name": "team"}},
 		{"PATCH", "/api/me", map[string]any{}},
 		{"POST", "/api/api-keys", map[string]any{"name": "k", "scopes": []string{"*"}}},
-		{"POST", "/api/push/subscribe", map[string]any{}},
+		{"POST", "/api/push/subscribe", map[string]any{"endpoint": "https://push.example/1", "keys": map[string]any{"p256dh": "x", "auth": "y"}}},
 		{"POST", "/api/webhooks/incoming", map[string]any{"amount": 1, "concept": "c"}},
 	}
 	tried := 0
 	for _, wr := range writes {
 		ref := doc.Paths[wr.path][strings.ToLower(wr.method)].RequestBody.Ref
-		props := doc.RequestBodies[strings.TrimPrefix(ref, "#/components/requestBodies/")].Content.JSON.Schema.Properties
+		schema := doc.RequestBodies[strings.TrimPrefix(ref, "#/components/requestBodies/")].Content.JSON.Schema
+		props := schema.Properties
 		if len(props) == 0 {
 			t.Fatalf("%s %s: no request schema in the document", wr.method, wr.path)
+		}
+		// A field the schema requires is required by the handler, and the handler
+		// requires no other.
+		for _, name := range schema.Required {
+			body := maps.Clone(wr.base)
+			delete(body, name)
+			if !slices.Contains(fieldProblems(alice.Do(wr.method, wr.path, body)), name+" is required") {
+				t.Errorf("%s %s without %s, which the document requires, is not refused for it", wr.method, wr.path, name)
+			}
+		}
+		for _, problem := range fieldProblems(alice.Do(wr.method, wr.path, wr.base)) {
+			if strings.HasSuffix(problem, " is required") {
+				t.Errorf("%s %s with the fields the document requires: %s", wr.method, wr.path, problem)
+			}
 		}
 		for _, name := range slices.Sorted(maps.Keys(props)) {
 			max := props[name].MaxLength
@@ -111,4 +128,19 @@ func TestRequestSchemasLengthsAreTheHandlers(t *testing.T) {
 	if tried < 25 {
 		t.Errorf("only %d fields tried", tried)
 	}
+}
+
+// fieldProblems are the field errors of a VALIDATION_ERROR answer, as "field message".
+func fieldProblems(res *apitest.Response) []string {
+	var answer struct {
+		Error struct {
+			Details []struct{ Field, Message string }
+		}
+	}
+	_ = json.Unmarshal(res.Raw, &answer)
+	var out []string
+	for _, d := range answer.Error.Details {
+		out = append(out, d.Field+" "+d.Message)
+	}
+	return out
 }

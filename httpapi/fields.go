@@ -17,6 +17,8 @@ type textField struct {
 	commands.Text
 	// Raw reads the value as sent, untrimmed: codes, colours, URLs of machines.
 	Raw bool
+	// Enum, when set, are the values the field takes, as sent.
+	Enum []string
 	// Pattern, when set, is what the value must match, said to clients as PatternRule.
 	Pattern     *regexp.Regexp
 	PatternRule string
@@ -41,6 +43,9 @@ func (f textField) schema() obj {
 	if f.Pattern != nil {
 		o["pattern"] = f.Pattern.String()
 	}
+	if f.Enum != nil {
+		o["enum"] = f.Enum
+	}
 	return merge(o, clone(f.Doc))
 }
 
@@ -59,6 +64,7 @@ var (
 	}
 	recordName = textField{Name: "name", Text: commands.Text{Min: 1, Max: maxRecordName}}
 
+	walletType        = textField{Name: "type", Enum: commands.WalletTypes, Doc: obj{"default": defaultWalletType}}
 	walletName        = textField{Name: "name", Text: commands.Text{Min: 1, Max: maxWalletName}}
 	walletDescription = textField{Name: "description", Text: commands.Text{Max: 255, Multiline: true}, Nullable: true}
 	walletCardColor   = colorField("cardColor", defaultCardColor)
@@ -78,15 +84,24 @@ var (
 	transactionReference   = textField{Name: "referenceNumber", Text: commands.Text{Max: 100}, Nullable: true}
 	transactionAttachment  = textField{Name: "attachmentUrl", Text: commands.Text{Min: 1, Max: 2048}, Nullable: true, Doc: obj{"format": "uri"}}
 
+	transactionType = textField{Name: "type", Enum: commands.TransactionTypes}
+	bulkOperation   = textField{Name: "operation", Enum: []string{commands.BulkDelete, commands.BulkRecategorize}}
+
+	profileTheme     = textField{Name: "theme", Enum: commands.Themes}
 	profileFirstName = textField{Name: "firstName", Text: commands.Text{Max: maxPersonName}, Nullable: true}
 	profileLastName  = textField{Name: "lastName", Text: commands.Text{Max: maxPersonName}, Nullable: true}
 	profileLanguage  = textField{Name: "language", Text: commands.Text{Max: maxLanguage}, Nullable: true}
+
+	budgetPeriod         = textField{Name: "period", Enum: commands.Periods, Doc: obj{"default": commands.PeriodMonthly}}
+	recurringKind        = textField{Name: "kind", Enum: commands.RecurringKinds}
+	recurringPeriodicity = textField{Name: "periodicity", Enum: commands.Periods}
 
 	debtCreditor = textField{Name: "creditor", Text: commands.Text{Max: maxCreditor}, Nullable: true}
 	movementNote = textField{Name: "note", Text: commands.Text{Max: 500, Multiline: true}, Nullable: true}
 
 	workspaceLanguage = textField{Name: "language", Text: commands.Text{Max: maxLanguage},
 		Doc: obj{"description": "the language of the text the service writes into records; default: the creator's profile language"}}
+	memberRole  = textField{Name: "role", Enum: commands.Roles}
 	memberEmail = textField{Name: "email", Text: commands.Text{Min: 3, Max: 320}, Doc: obj{"format": "email"}}
 
 	apiKeyName        = textField{Name: "name", Text: commands.Text{Min: 1, Max: maxAPIKeyName}}
@@ -97,6 +112,8 @@ var (
 	channelCategoryName  = textField{Name: "categoryName", Text: commands.Text{Min: 1, Max: maxCategoryName}}
 	channelWorkspaceName = textField{Name: "name", Text: commands.Text{Min: 1, Max: maxRecordName}}
 	channelConcept       = transactionConcept
+	channelType          = textField{Name: "type", Enum: []string{commands.TxExpense, commands.TxIncome}}
+	incomingType         = textField{Name: "type", Enum: []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer}, Doc: obj{"default": commands.TxExpense}}
 	incomingConcept      = textField{Name: "concept", Text: commands.Text{Min: 1, Max: transactionConcept.Max}}
 	incomingDescription  = textField{Name: "description", Text: transactionDescription.Text}
 	pushEndpointField    = textField{Name: "endpoint", Text: commands.Text{Min: 1, Max: maxPushEndpoint}, Raw: true, Doc: obj{"format": "uri"}}
@@ -106,9 +123,12 @@ var (
 // read reads a string field by its rule.
 func (b *body) read(f textField) commands.Nullable[string] {
 	var v commands.Nullable[string]
-	if f.Raw {
+	switch {
+	case f.Enum != nil:
+		v = b.enum(f.Name, f.Enum)
+	case f.Raw:
 		v = b.str(f.Name, f.Min, f.Max)
-	} else {
+	default:
 		v = b.text(f.Name, f.Text)
 	}
 	if f.Pattern != nil {

@@ -47,7 +47,7 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	amount := b.amountOrText("amount")
 	concept := b.read(incomingConcept)
-	typ := b.enum("type", []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer})
+	typ := b.read(incomingType)
 	description := b.read(incomingDescription)
 	date := b.date("date")
 	walletID, walletName := b.id("walletId"), b.read(channelWalletName)

@@ -20,7 +20,7 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := commands.UpdateProfile{
 		FirstName: b.read(profileFirstName), LastName: b.read(profileLastName), Currency: currency(b, "currency"),
-		Language: b.read(profileLanguage), Theme: b.enum("theme", commands.Themes),
+		Language: b.read(profileLanguage), Theme: b.read(profileTheme),
 		NotificationsEnabled: b.boolean("notificationsEnabled"), HasCompletedOnboarding: b.boolean("hasCompletedOnboarding"),
 	}
 	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")

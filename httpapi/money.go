@@ -18,7 +18,7 @@ func (s *Server) today() commands.Date { return commands.BusinessDay(s.now()) }
 func budgetInput(b *body, create bool) commands.UpdateBudget {
 	in := commands.UpdateBudget{
 		Name: b.read(recordName), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
-		Currency: currency(b, "currency"), Period: b.enum("period", commands.Periods), StartDate: b.date("startDate"),
+		Currency: currency(b, "currency"), Period: b.read(budgetPeriod), StartDate: b.date("startDate"),
 		EndDate: b.date("endDate"), AlertThreshold: b.number("alertThreshold"), TagID: b.id("tagId"),
 	}
 	if create {
@@ -234,8 +234,8 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 // --- recurring payments ---
 
 func recurringInput(b *body, create bool) commands.UpdateRecurring {
-	in := commands.UpdateRecurring{Name: b.read(recordName), Amount: b.amount("amount", true), Kind: b.enum("kind", commands.RecurringKinds),
-		Periodicity: b.enum("periodicity", commands.Periods), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
+	in := commands.UpdateRecurring{Name: b.read(recordName), Amount: b.amount("amount", true), Kind: b.read(recurringKind),
+		Periodicity: b.read(recurringPeriodicity), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
 		WalletID: b.id("walletId"), CategoryID: b.id("categoryId")}
 	if create {
 		b.required("name", in.Name.Valid)

@@ -142,7 +142,7 @@ func anyRecord(description string) obj {
 func walletFields() obj {
 	return obj{
 		"name": walletName.schema(), "description": walletDescription.schema(),
-		"type":     str(obj{"enum": []string{"cash", "card", "bank_account", "digital_wallet"}, "default": "cash"}),
+		"type":     walletType.schema(),
 		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}), "cardColor": walletCardColor.schema(),
 		"balance": num(merge(obj{"minimum": 0, "default": 0, "description": "initial balance; changing it moves the current balance by the difference"}, money)),
 		"clabe":   walletClabe.schema(), "provider": walletProvider.schema(), "isDefault": obj{"type": "boolean", "default": false},
@@ -177,14 +177,14 @@ func transactionFields() obj {
 func profileFields() obj {
 	return obj{
 		"firstName": profileFirstName.schema(), "lastName": profileLastName.schema(), "currency": nstr(nil),
-		"language": profileLanguage.schema(), "theme": str(obj{"enum": commands.Themes}),
+		"language": profileLanguage.schema(), "theme": profileTheme.schema(),
 		"notificationsEnabled": boolean(), "hasCompletedOnboarding": boolean(),
 	}
 }
 
 func budgetFields() obj {
 	return obj{"name": recordName.schema(), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
-		"currency": str(obj{"description": "default: the workspace's"}), "period": str(obj{"enum": commands.Periods, "default": "monthly"}),
+		"currency": str(obj{"description": "default: the workspace's"}), "period": budgetPeriod.schema(),
 		"startDate": dateIn(""), "endDate": dateIn(""),
 		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80, "description": "percent of the amount spent at which the budget alerts, at most 2 decimal places"}),
 		"tagId":          nuuid()}
@@ -204,7 +204,7 @@ func debtFields() obj {
 
 func recurringFields() obj {
 	return obj{"name": recordName.schema(), "amount": positive(),
-		"kind": str(obj{"enum": commands.RecurringKinds}), "periodicity": str(obj{"enum": commands.Periods}),
+		"kind": recurringKind.schema(), "periodicity": recurringPeriodicity.schema(),
 		"nextPayment": dateIn(""), "active": obj{"type": "boolean", "default": true},
 		"walletId": nuuid(), "categoryId": nuuid()}
 }
@@ -214,7 +214,7 @@ func recurringFields() obj {
 // required in a shared schema, which is right for answers and wrong for requests.
 func requestSchemas() obj {
 	createTx := merge(transactionFields(), obj{
-		"type":   str(obj{"enum": commands.TransactionTypes}),
+		"type":   transactionType.schema(),
 		"goalId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "required for goal_deposit and goal_withdrawal"},
 		"debtId": nuuid(),
 	})
@@ -256,14 +256,14 @@ func requestSchemas() obj {
 		"TransactionUpdate": input(updateTx),
 		"TransactionBulk": input(obj{
 			"ids":        obj{"type": "array", "items": uuidRef(), "minItems": 1, "maxItems": maxBulkIDs},
-			"operation":  str(obj{"enum": []string{commands.BulkDelete, commands.BulkRecategorize}}),
+			"operation":  bulkOperation.schema(),
 			"categoryId": obj{"type": "string", "format": "uuid", "description": "required for recategorize"},
 		}, "ids", "operation"),
 		"ProfileUpdate": input(profileFields()),
 		"WorkspaceCreate": input(obj{"name": recordName.schema(), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}),
 			"language": workspaceLanguage.schema()}, "name"),
-		"MemberAdd":    input(obj{"email": memberEmail.schema(), "role": str(obj{"enum": roleNames})}, "email", "role"),
-		"MemberUpdate": input(obj{"role": str(obj{"enum": roleNames})}, "role"),
+		"MemberAdd":    input(obj{"email": memberEmail.schema(), "role": memberRole.schema()}, "email", "role"),
+		"MemberUpdate": input(obj{"role": memberRole.schema()}, "role"),
 		"APIKeyCreate": input(obj{"name": apiKeyName.schema(), "description": apiKeyDescription.schema(),
 			"scopes": obj{"type": "array", "minItems": 1, "items": str(obj{"enum": commands.Scopes}),
 				"description": "the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: " +
@@ -289,7 +289,7 @@ func requestSchemas() obj {
 				"base": str(obj{"pattern": "^[A-Za-z]{3}$"}), "quote": str(obj{"pattern": "^[A-Za-z]{3}$"}), "rate": num(obj{"exclusiveMinimum": 0})},
 				"base", "quote", "rate")}}, "rates"),
 		"LinkRequest": input(obj{"code": linkCode.schema()}, "code"),
-		"ChannelTransactionCreate": input(obj{"type": str(obj{"enum": []string{commands.TxExpense, commands.TxIncome}}), "amount": positive(),
+		"ChannelTransactionCreate": input(obj{"type": channelType.schema(), "amount": positive(),
 			"currency": str(obj{"description": "must be the wallet's"}), "concept": channelConcept.schema(),
 			"walletName":   merge(channelWalletName.schema(), obj{"description": "matched ignoring accents and case; default: the first active wallet"}),
 			"categoryName": merge(channelCategoryName.schema(), obj{"description": "matched ignoring accents and case; default: the first active category"}),
@@ -314,7 +314,7 @@ func requestSchemas() obj {
 			"amount": obj{"oneOf": []obj{positive(), str(obj{"minLength": 1, "description": "the amount as text, such as \"12.50\""})},
 				"description": "a positive amount, as a number or a string"},
 			"concept":     incomingConcept.schema(),
-			"type":        str(obj{"enum": []string{commands.TxIncome, commands.TxExpense, commands.TxTransfer}, "default": commands.TxExpense}),
+			"type":        incomingType.schema(),
 			"description": incomingDescription.schema(), "date": dateIn(""),
 			"walletId": uuidRef(), "walletName": channelWalletName.schema(), "categoryId": uuidRef(), "categoryName": channelCategoryName.schema(),
 			"toWalletId": obj{"type": "string", "format": "uuid", "description": "the destination of a transfer"},
@@ -455,7 +455,7 @@ func schemas() obj {
 		}),
 		"FieldError": record(obj{"field": str(obj{"description": "the field's name or path: name, keys.auth, rates[0].rate"}), "message": str(nil)}),
 		"Wallet": record(merge(walletFields(), obj{
-			"id": uuidRef(), "balance": num(money), "initialBalance": num(money), "archived": boolean(), "type": str(obj{"enum": []string{"cash", "card", "bank_account", "digital_wallet"}}),
+			"id": uuidRef(), "balance": num(money), "initialBalance": num(money), "archived": boolean(), "type": str(obj{"enum": commands.WalletTypes}),
 			"currency": str(nil), "cardColor": str(colorRule), "isDefault": boolean(), "createdAt": dateTime(), "updatedAt": dateTime(),
 		})),
 		"WalletResponse": wrap("wallet", "Wallet"),

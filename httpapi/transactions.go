@@ -50,7 +50,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	typ := b.enum("type", commands.TransactionTypes)
+	typ := b.read(transactionType)
 	in := transactionInput(b)
 	goalID, debtID := b.id("goalId"), b.id("debtId")
 	b.required("type", typ.Valid)
@@ -91,7 +91,7 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ids := b.ids("ids", maxBulkIDs)
-	op := b.enum("operation", []string{commands.BulkDelete, commands.BulkRecategorize})
+	op := b.read(bulkOperation)
 	category := b.id("categoryId")
 	b.required("ids", ids != nil)
 	b.required("operation", op.Valid)

@@ -26,7 +26,7 @@ func walletInput(b *body, create bool) commands.UpdateWallet {
 	in := commands.UpdateWallet{
 		Name:           b.read(walletName),
 		Description:    b.read(walletDescription),
-		Type:           b.enum("type", commands.WalletTypes),
+		Type:           b.read(walletType),
 		Currency:       currency(b, "currency"),
 		CardColor:      b.read(walletCardColor),
 		InitialBalance: b.amount("balance", false),

@@ -127,7 +127,7 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 	if !ok {
 		return
 	}
-	typ := b.enum("type", []string{commands.TxExpense, commands.TxIncome})
+	typ := b.read(channelType)
 	amount := b.amount("amount", true)
 	money := currency(b, "currency")
 	concept := b.read(channelConcept)

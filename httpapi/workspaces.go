@@ -59,7 +59,7 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	email := b.read(memberEmail)
-	role := b.enum("role", commands.Roles)
+	role := b.read(memberRole)
 	if email.Valid && !strings.Contains(email.Value, "@") {
 		b.fail("email", "must be an email address")
 	}
@@ -100,7 +100,7 @@ func updateMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	role := b.enum("role", commands.Roles)
+	role := b.read(memberRole)
 	b.required("role", role.Valid)
 	cmd := commands.ChangeMemberRole{UserID: id, Role: role.Value, ActorRole: principalFrom(r.Context()).Workspace.Role}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), id))})
