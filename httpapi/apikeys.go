@@ -14,8 +14,8 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", maxAPIKeyName)
-	description := b.text("description", descriptionText)
+	name := b.read(apiKeyName)
+	description := b.read(apiKeyDescription)
 	scopes := b.stringList("scopes", 1, len(domain.Scopes))
 	expiresAt := b.timestamp("expiresAt")
 	b.required("name", name.Valid)
@@ -33,7 +33,7 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	cmd := domain.CreateAPIKey{KeyID: newID(), Name: name.Value, Description: description.Ptr(), Scopes: scopes,
 		Prefix: prefix, Hash: hash[:], ExpiresAt: expiresAt.Ptr(), CreatedBy: p.User.ID, Now: s.now()}
-	s.run(w, r, b, command{Bind: ledger.BindAPIKey(&cmd), Status: http.StatusOK, Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), cmd.KeyID)),
+	s.run(w, r, b, command{Bind: ledger.BindAPIKey(&cmd), Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), cmd.KeyID)),
 		// The secret is in this answer only: a replay of the request gets the key without it.
 		Secret: map[string]any{"plaintext": plaintext}})
 }
@@ -45,5 +45,5 @@ func revokeAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	p := principalFrom(r.Context())
 	cmd := domain.RevokeAPIKey{KeyID: id, ActorID: p.User.ID, ActorRole: p.Workspace.Role}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), id))})
 }

@@ -217,13 +217,6 @@ func (b *body) str(name string, min, max int) domain.Nullable[string] {
 	return domain.Of(s)
 }
 
-// name reads a record's name: a required single line of 1 to max characters
-// (domain.Text: trimmed of spaces and invisible characters, so that a name of them
-// alone is refused).
-func (b *body) name(field string, max int) domain.Nullable[string] {
-	return b.text(field, domain.Text{Min: 1, Max: max})
-}
-
 // text reads a text field a person writes under the rule of every such field
 // (domain.Text), and keeps it trimmed.
 func (b *body) text(field string, rule domain.Text) domain.Nullable[string] {
@@ -238,13 +231,6 @@ func (b *body) text(field string, rule domain.Text) domain.Nullable[string] {
 	}
 	return domain.Of(s)
 }
-
-// The text rules of fields that several bodies share.
-var (
-	conceptText     = domain.Text{Max: 255}
-	descriptionText = domain.Text{Max: 2000, Multiline: true}
-	noteText        = domain.Text{Max: 500, Multiline: true}
-)
 
 // pattern checks a present string field against re.
 func (b *body) pattern(name string, v domain.Nullable[string], re *regexp.Regexp, rule string) {
@@ -414,14 +400,14 @@ func (b *body) timestamp(name string) domain.Nullable[time.Time] {
 	return domain.Of(t)
 }
 
-// link reads an absolute http(s) URL of at most max characters, shown to people like
-// any text they write (domain.Text).
-func (b *body) link(name string, max int) domain.Nullable[string] {
-	v := b.text(name, domain.Text{Min: 1, Max: max})
-	if v.Valid && !b.failed(name) {
+// link reads an absolute http(s) URL by its rule, shown to people like any text they
+// write (domain.Text).
+func (b *body) link(f textField) domain.Nullable[string] {
+	v := b.read(f)
+	if v.Valid && !b.failed(f.Name) {
 		u, err := url.Parse(v.Value)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			b.fail(name, "must be an absolute http or https URL")
+			b.fail(f.Name, "must be an absolute http or https URL")
 		}
 	}
 	return v

@@ -15,14 +15,13 @@ const (
 
 func categoryInput(b *body, create bool) domain.UpdateCategory {
 	in := domain.UpdateCategory{
-		Name:        b.name("name", maxCategoryName),
-		Icon:        b.text("icon", domain.Text{Min: 1, Max: 50}),
-		Description: b.text("description", domain.Text{Max: 255, Multiline: true}),
-		Color:       b.str("color", 0, 7),
+		Name:        b.read(categoryName),
+		Icon:        b.read(categoryIcon),
+		Description: b.read(categoryDescription),
+		Color:       b.read(categoryColor),
 		IsDefault:   b.boolean("isDefault"),
 		TagID:       b.id("tagId"),
 	}
-	b.pattern("color", in.Color, hexColor, "#RRGGBB")
 	if create {
 		b.required("name", in.Name.Valid)
 	} else {
@@ -41,7 +40,7 @@ func createCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 		Name: in.Name.Value, Icon: orDefault(in.Icon, defaultCategoryIcon), Description: in.Description.Ptr(),
 		Color: orDefault(in.Color, defaultCategoryColor), IsDefault: orDefault(in.IsDefault, false), TagID: in.TagID.Ptr(),
 	}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), cmd.CategoryID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), cmd.CategoryID))})
 }
 
 func updateCategory(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -51,7 +50,7 @@ func updateCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := categoryInput(b, false)
 	cmd.CategoryID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), id))})
 }
 
 func archiveCategory(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -60,5 +59,5 @@ func archiveCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.ArchiveCategory{CategoryID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), id))})
 }

@@ -31,35 +31,6 @@ var (
 	linkLimiter    = rateLimiter{perMinute: 5, burst: 5, counts: "link attempts from this phone"}
 )
 
-// channelRoutes is the chat channel's allow-list (spec 4.B), with the scope each
-// operation needs of the user's role in the link's workspace ("" for none).
-var channelRoutes = map[string]string{
-	"POST /api/whatsapp/link":                  "",
-	"POST /api/whatsapp/last-transaction/undo": "transactions:write",
-	"PATCH /api/whatsapp/last-transaction":     "transactions:write",
-	"GET /api/wallets":                         "wallets:read",
-	"GET /api/categories":                      "categories:read",
-	"POST /api/categories":                     "categories:write",
-	"GET /api/tags":                            "tags:read",
-	"POST /api/tags":                           "tags:write",
-	"GET /api/transactions":                    "transactions:read",
-	"POST /api/whatsapp/transactions":          "transactions:write",
-	"GET /api/budgets":                         "budgets:read",
-	"GET /api/goals":                           "goals:read",
-	"POST /api/goals/{id}/deposit":             "goals:write",
-	"POST /api/goals/{id}/withdraw":            "goals:write",
-	"GET /api/debts":                           "debts:read",
-	"POST /api/debts/{id}/payments":            "debts:write",
-	"GET /api/recurrent":                       "recurrent:read",
-	"POST /api/recurrent/{id}/pay":             "recurrent:write",
-	"GET /api/reports/monthly-summary":         "reports:read",
-	"GET /api/reports/spending-summary":        "reports:read",
-	"PATCH /api/transactions/{id}":             "transactions:write",
-	"DELETE /api/transactions/{id}":            "transactions:write",
-	"GET /api/whatsapp/workspaces":             "",
-	"PUT /api/whatsapp/workspace":              "",
-}
-
 // channelCaller is the chat channel's side of a principal.
 type channelCaller struct {
 	Identity channel.Identity

@@ -46,12 +46,12 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	amount := b.amountOrText("amount")
-	concept := b.text("concept", domain.Text{Min: 1, Max: conceptText.Max})
-	typ := b.enum("type", []string{domain.TxIncome, domain.TxExpense, domain.TxTransfer})
-	description := b.text("description", descriptionText)
+	concept := b.read(incomingConcept)
+	typ := b.read(incomingType)
+	description := b.read(incomingDescription)
 	date := b.date("date")
-	walletID, walletName := b.id("walletId"), b.name("walletName", 50)
-	categoryID, categoryName := b.id("categoryId"), b.name("categoryName", 100)
+	walletID, walletName := b.id("walletId"), b.read(channelWalletName)
+	categoryID, categoryName := b.id("categoryId"), b.read(channelCategoryName)
 	toWalletID := b.id("toWalletId")
 	b.required("amount", amount.Valid)
 	b.required("concept", concept.Valid)
@@ -72,6 +72,6 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := domain.CreateTransaction{TransactionID: newID(), Type: kind, Amount: amount.Value, WalletID: walletID.Ptr(),
 		WalletName: walletName.Ptr(), ToWalletID: toWalletID.Ptr(), CategoryID: categoryID.Ptr(), CategoryName: categoryName.Ptr(),
 		Concept: concept.Ptr(), Description: description.Ptr(), Date: date.Value, Today: s.today()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
 }

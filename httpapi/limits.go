@@ -27,7 +27,7 @@ var fieldLengths = map[string]int{
 	"budget.name": maxRecordName, "goal.name": maxRecordName, "debt.name": maxRecordName, "debt.creditor": maxCreditor,
 	"recurring.name": maxRecordName, "webhook.name": maxRecordName, "workspace.name": maxRecordName,
 	"apiKey.name": maxAPIKeyName, "me.firstName": maxPersonName,
-	"transaction.concept": conceptText.Max, "transaction.description": descriptionText.Max,
+	"transaction.concept": transactionConcept.Max, "transaction.description": transactionDescription.Max,
 }
 
 // limits answers GET /api/limits: the field lengths and the digits an amount may have
@@ -37,10 +37,6 @@ func limits(s *Server, w http.ResponseWriter, r *http.Request) {
 		"amount":  map[string]int{"maxIntegerDigits": domain.MaxAmountIntegerDigits, "maxDecimalPlaces": domain.MaxAmountScale},
 		"lengths": fieldLengths,
 	})
-}
-
-func init() {
-	operationDocs["GET /api/limits"] = operationDoc{Response: "Limits"}
 }
 
 // limitsSchemas describe GET /api/limits's answer, a property for each served length.

@@ -41,11 +41,6 @@ const (
 // answerChunk is how much of a long answer is written at a time, under one deadline.
 const answerChunk = 32 << 10
 
-// bulkReads are the operations whose answers are bulk reads.
-var bulkReads = map[string]bool{
-	"GET /api/audit/export": true, "GET /api/export": true, "GET /api/reports": true, "GET /api/changes": true, "GET /api/changes/diff": true,
-}
-
 // LongAnswerOptions bound the long answers: the realtime streams and the bulk reads
 // (the audit export, reports, the change feed's pages); zero values take the defaults.
 type LongAnswerOptions struct {

@@ -19,13 +19,13 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.UpdateProfile{
-		FirstName: b.text("firstName", domain.Text{Max: maxPersonName}), LastName: b.text("lastName", domain.Text{Max: maxPersonName}), Currency: currency(b, "currency"),
-		Language: b.text("language", domain.Text{Max: maxLanguage}), Theme: b.enum("theme", domain.Themes),
+		FirstName: b.read(profileFirstName), LastName: b.read(profileLastName), Currency: currency(b, "currency"),
+		Language: b.read(profileLanguage), Theme: b.read(profileTheme),
 		NotificationsEnabled: b.boolean("notificationsEnabled"), HasCompletedOnboarding: b.boolean("hasCompletedOnboarding"),
 	}
 	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")
 	p := principalFrom(r.Context())
-	c := command{UserID: p.User.ID, DecideUser: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("user", queries.UserByID(p.User.ID))}
+	c := command{UserID: p.User.ID, DecideUser: cmd.Decide, Answer: queries.Record("user", queries.UserByID(p.User.ID))}
 	if cmd.Language.Set {
 		// The personal workspace speaks its owner's language (domain/language.go).
 		c.WorkspaceID = p.User.PersonalWorkspaceID
@@ -50,6 +50,5 @@ func deleteMe(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var cmd domain.DeleteUser
-	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, Decide: cmd.Decide, UserID: p.User.ID, DecideUser: cmd.DecideUser,
-		Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, Decide: cmd.Decide, UserID: p.User.ID, DecideUser: cmd.DecideUser, Answer: queries.Value(map[string]bool{"ok": true})})
 }

@@ -18,8 +18,8 @@ func (s *Server) today() domain.Date { return domain.BusinessDay(s.now()) }
 
 func budgetInput(b *body, create bool) domain.UpdateBudget {
 	in := domain.UpdateBudget{
-		Name: b.name("name", maxRecordName), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
-		Currency: currency(b, "currency"), Period: b.enum("period", domain.Periods), StartDate: b.date("startDate"),
+		Name: b.read(recordName), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
+		Currency: currency(b, "currency"), Period: b.read(budgetPeriod), StartDate: b.date("startDate"),
 		EndDate: b.date("endDate"), AlertThreshold: b.number("alertThreshold"), TagID: b.id("tagId"),
 	}
 	if create {
@@ -43,7 +43,7 @@ func createBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := domain.CreateBudget{BudgetID: newID(), Name: in.Name.Value, CategoryID: in.CategoryID.Value, Amount: in.Amount.Value,
 		Currency: in.Currency.Ptr(), Period: in.Period.Ptr(), StartDate: in.StartDate.Value, EndDate: in.EndDate.Value,
 		AlertThreshold: in.AlertThreshold.Ptr(), TagID: in.TagID.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: s.budgetAnswer(r, cmd.BudgetID)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: s.budgetAnswer(r, cmd.BudgetID)})
 }
 
 func updateBudget(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -53,7 +53,7 @@ func updateBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := budgetInput(b, false)
 	cmd.BudgetID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: s.budgetAnswer(r, id)})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: s.budgetAnswer(r, id)})
 }
 
 func deleteBudget(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -62,7 +62,7 @@ func deleteBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteBudget{BudgetID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // budgetAnswer reads the budget after the write: its spending needs the period
@@ -111,7 +111,7 @@ func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 // --- goals ---
 
 func goalInput(b *body, create bool) domain.UpdateGoal {
-	in := domain.UpdateGoal{Name: b.name("name", maxRecordName), TargetAmount: b.amount("targetAmount", true),
+	in := domain.UpdateGoal{Name: b.read(recordName), TargetAmount: b.amount("targetAmount", true),
 		Currency: currency(b, "currency"), Deadline: b.date("deadline")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -130,7 +130,7 @@ func createGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 	in := goalInput(b, true)
 	cmd := domain.CreateGoal{GoalID: newID(), Name: in.Name.Value, TargetAmount: in.TargetAmount.Value, Currency: in.Currency.Ptr(),
 		Deadline: in.Deadline.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), cmd.GoalID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), cmd.GoalID))})
 }
 
 func updateGoal(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -140,7 +140,7 @@ func updateGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := goalInput(b, false)
 	cmd.GoalID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), id))})
 }
 
 func deleteGoal(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -149,7 +149,7 @@ func deleteGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteGoal{GoalID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // goalMovement handles POST /api/goals/{id}/deposit and /withdraw (spec 4.A).
@@ -161,7 +161,7 @@ func goalMovement(kind string) handler {
 		}
 		amount := b.amount("amount", true)
 		wallet := b.id("walletId")
-		note := b.text("note", noteText)
+		note := b.read(movementNote)
 		date := b.date("date")
 		b.required("amount", amount.Valid)
 		if kind == domain.TxGoalDeposit {
@@ -169,14 +169,14 @@ func goalMovement(kind string) handler {
 		}
 		cmd := domain.GoalMovement{GoalID: id, Type: kind, Amount: amount.Value, WalletID: wallet.Ptr(), Note: note.Ptr(),
 			Date: date.Value, Today: s.today(), NewID: newID}
-		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("goal", queries.GoalByID(activeWorkspace(r), id), activeWorkspace(r))})
+		s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.RecordWithTransactions("goal", queries.GoalByID(activeWorkspace(r), id), activeWorkspace(r))})
 	}
 }
 
 // --- debts ---
 
 func debtInput(b *body, create bool) domain.UpdateDebt {
-	in := domain.UpdateDebt{Name: b.name("name", maxRecordName), Creditor: b.text("creditor", domain.Text{Max: maxCreditor}), TotalAmount: b.amount("totalAmount", true),
+	in := domain.UpdateDebt{Name: b.read(recordName), Creditor: b.read(debtCreditor), TotalAmount: b.amount("totalAmount", true),
 		PendingBalance: b.amount("pendingBalance", false), Currency: currency(b, "currency"), DueDate: b.date("dueDate")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -195,7 +195,7 @@ func createDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	in := debtInput(b, true)
 	cmd := domain.CreateDebt{DebtID: newID(), Name: in.Name.Value, Creditor: in.Creditor.Ptr(), TotalAmount: in.TotalAmount.Value,
 		PendingBalance: in.PendingBalance.Ptr(), Currency: in.Currency.Ptr(), DueDate: in.DueDate.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), cmd.DebtID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), cmd.DebtID))})
 }
 
 func updateDebt(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -205,7 +205,7 @@ func updateDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := debtInput(b, false)
 	cmd.DebtID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), id))})
 }
 
 func deleteDebt(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -214,7 +214,7 @@ func deleteDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteDebt{DebtID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -225,18 +225,18 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	amount := b.amount("amount", true)
 	wallet := b.id("walletId")
 	date := b.date("date")
-	note := b.text("note", noteText)
+	note := b.read(movementNote)
 	b.required("amount", amount.Valid)
 	cmd := domain.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
 		Date: date.Value, Today: s.today(), Note: note.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("debt", queries.DebtByID(activeWorkspace(r), id), activeWorkspace(r))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.RecordWithTransactions("debt", queries.DebtByID(activeWorkspace(r), id), activeWorkspace(r))})
 }
 
 // --- recurring payments ---
 
 func recurringInput(b *body, create bool) domain.UpdateRecurring {
-	in := domain.UpdateRecurring{Name: b.name("name", maxRecordName), Amount: b.amount("amount", true), Kind: b.enum("kind", domain.RecurringKinds),
-		Periodicity: b.enum("periodicity", domain.Periods), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
+	in := domain.UpdateRecurring{Name: b.read(recordName), Amount: b.amount("amount", true), Kind: b.read(recurringKind),
+		Periodicity: b.read(recurringPeriodicity), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
 		WalletID: b.id("walletId"), CategoryID: b.id("categoryId")}
 	if create {
 		b.required("name", in.Name.Valid)
@@ -259,7 +259,7 @@ func createRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := domain.CreateRecurring{RecurringID: newID(), Name: in.Name.Value, Amount: in.Amount.Value, Kind: in.Kind.Value,
 		Periodicity: in.Periodicity.Value, NextPayment: in.NextPayment.Value, Active: in.Active.Ptr(), WalletID: in.WalletID.Ptr(),
 		CategoryID: in.CategoryID.Ptr(), Today: s.today()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), cmd.RecurringID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), cmd.RecurringID))})
 }
 
 func updateRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -269,7 +269,7 @@ func updateRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := recurringInput(b, false)
 	cmd.RecurringID, cmd.Today = id, s.today()
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), id))})
 }
 
 func deleteRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -278,7 +278,7 @@ func deleteRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteRecurring{RecurringID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -292,5 +292,5 @@ func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 		paidOn, _ = domain.ParseDate(date.Value)
 	}
 	cmd := domain.PayRecurring{RecurringID: id, TransactionID: newID(), PaidOn: paidOn, Today: s.today()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.RecordWithTransactions("recurring", queries.RecurringByID(activeWorkspace(r), id), activeWorkspace(r))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.RecordWithTransactions("recurring", queries.RecurringByID(activeWorkspace(r), id), activeWorkspace(r))})
 }

@@ -18,11 +18,10 @@ import (
 // maxIdempotencyKey is the longest Idempotency-Key accepted.
 const maxIdempotencyKey = 255
 
-// command is a write request: what to decide and how to answer once it is applied.
+// command is a write request: what to decide and how to answer once it is applied; the
+// answer's status and whether the Idempotency-Key header is mandatory are the route's.
 type command struct {
-	// KeyRequired makes the Idempotency-Key header mandatory.
-	KeyRequired bool
-	Decide      func(*domain.Workspace) ([]domain.Event, error)
+	Decide func(*domain.Workspace) ([]domain.Event, error)
 	// UserID and DecideUser decide events for a user's own stream (spec 2.8 profile).
 	UserID     uuid.UUID
 	DecideUser func(*domain.User) ([]domain.Event, error)
@@ -30,7 +29,6 @@ type command struct {
 	Open *domain.WorkspaceCreated
 	// WorkspaceID overrides the active workspace as the command's workspace.
 	WorkspaceID uuid.UUID
-	Status      int
 	// Answer reads the answer's body once the command has run, in its round trip.
 	Answer ledger.Answer
 	// Secret holds fields added to the answer for this caller only, never stored for
@@ -115,21 +113,22 @@ func listing[T any](plural string, list func(context.Context, queries.DB, uuid.U
 }
 
 // run checks the body's fields, executes a command for the caller and writes its
-// answer. With an Idempotency-Key the answer is stored with the events, and a retry of
-// the same request gets it back with Idempotent-Replayed: true instead of a second
-// effect.
+// answer with the route's status. With an Idempotency-Key the answer is stored with the
+// events, and a retry of the same request gets it back with Idempotent-Replayed: true
+// instead of a second effect.
 func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command) {
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return
 	}
+	rt := routeFrom(r.Context())
 	p := principalFrom(r.Context())
 	idem, err := idempotencyOf(r, p, b)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if idem == nil && c.KeyRequired {
+	if idem == nil && rt.Replay == replayKeyRequired {
 		writeError(w, r, errorf(http.StatusBadRequest, "IDEMPOTENCY_KEY_REQUIRED", "this operation requires an Idempotency-Key header"))
 		return
 	}
@@ -157,7 +156,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 	}
 	if res.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
-		writeRaw(w, c.Status, res.Answer)
+		writeRaw(w, rt.Status, res.Answer)
 		return
 	}
 	if c.Secret != nil {
@@ -166,10 +165,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 			writeError(w, r, err)
 			return
 		}
-		writeJSON(w, c.Status, answer)
+		writeJSON(w, rt.Status, answer)
 		return
 	}
-	writeRaw(w, c.Status, res.Answer)
+	writeRaw(w, rt.Status, res.Answer)
 }
 
 // withSecret adds the secret's fields to an answer, an object.

@@ -21,16 +21,6 @@ const APIVersion = "1.0.0"
 
 type obj = map[string]any
 
-// operationDoc adds to a route what the OpenAPI document needs beyond the route table.
-type operationDoc struct {
-	Request  string // request body of the JSON body, in components/requestBodies; "" for none
-	Response string // component schema of the success body
-	Query    []obj  // query parameters
-	// KeyRequired documents a mandatory Idempotency-Key; the HTTP tests check that such
-	// routes refuse requests without one.
-	KeyRequired bool
-}
-
 // Query parameters shared by several operations.
 func queryParam(name string, schema obj, description string) obj {
 	p := obj{"name": name, "in": "query", "schema": schema}
@@ -55,136 +45,6 @@ var (
 		"answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the "+
 			"event recorded last at or before it; business days are those of that instant")
 )
-
-// operationDocs is keyed by "METHOD pattern"; a test checks that every route has one.
-var operationDocs = map[string]operationDoc{
-	"GET /api/me":                                           {Response: "MeResponse"},
-	"GET /api/wallets":                                      {Response: "WalletList", Query: []obj{asOfParam}},
-	"POST /api/wallets":                                     {Request: "WalletCreate", Response: "WalletResponse"},
-	"GET /api/wallets/{id}":                                 {Response: "WalletResponse"},
-	"PATCH /api/wallets/{id}":                               {Request: "WalletUpdate", Response: "WalletResponse"},
-	"DELETE /api/wallets/{id}":                              {Response: "WalletResponse"},
-	"GET /api/categories":                                   {Response: "CategoryList"},
-	"POST /api/categories":                                  {Request: "CategoryCreate", Response: "CategoryResponse"},
-	"GET /api/categories/{id}":                              {Response: "CategoryResponse"},
-	"PATCH /api/categories/{id}":                            {Request: "CategoryUpdate", Response: "CategoryResponse"},
-	"DELETE /api/categories/{id}":                           {Response: "CategoryResponse"},
-	"GET /api/tags":                                         {Response: "TagList"},
-	"POST /api/tags":                                        {Request: "TagCreate", Response: "TagResponse"},
-	"PATCH /api/tags/{id}":                                  {Request: "TagUpdate", Response: "TagResponse"},
-	"DELETE /api/tags/{id}":                                 {Response: "TagResponse"},
-	"POST /api/transactions":                                {Request: "TransactionCreate", Response: "TransactionResponse"},
-	"POST /api/transactions/bulk":                           {Request: "TransactionBulk", Response: "BulkResult"},
-	"GET /api/transactions/{id}":                            {Response: "TransactionResponse"},
-	"PATCH /api/transactions/{id}":                          {Request: "TransactionUpdate", Response: "TransactionResponse", KeyRequired: true},
-	"DELETE /api/transactions/{id}":                         {Response: "OK", KeyRequired: true},
-	"PATCH /api/me":                                         {Request: "ProfileUpdate", Response: "UserResponse"},
-	"DELETE /api/me":                                        {Response: "OK"},
-	"GET /api/api-keys":                                     {Response: "APIKeyList"},
-	"POST /api/api-keys":                                    {Request: "APIKeyCreate", Response: "APIKeyCreated"},
-	"DELETE /api/api-keys/{id}":                             {Response: "APIKeyResponse"},
-	"GET /api/workspaces":                                   {Response: "WorkspaceList"},
-	"POST /api/workspaces":                                  {Request: "WorkspaceCreate", Response: "WorkspaceResponse"},
-	"DELETE /api/workspace":                                 {Response: "OK"},
-	"GET /api/workspaces/{workspaceId}/members":             {Response: "MemberList"},
-	"POST /api/workspaces/{workspaceId}/members":            {Request: "MemberAdd", Response: "MemberResponse"},
-	"PATCH /api/workspaces/{workspaceId}/members/{userId}":  {Request: "MemberUpdate", Response: "MemberResponse"},
-	"DELETE /api/workspaces/{workspaceId}/members/{userId}": {Response: "OK"},
-	"GET /api/budgets":                                      {Response: "BudgetList", Query: []obj{asOfParam}},
-	"POST /api/budgets":                                     {Request: "BudgetCreate", Response: "BudgetResponse"},
-	"GET /api/budgets/{id}":                                 {Response: "BudgetResponse"},
-	"PATCH /api/budgets/{id}":                               {Request: "BudgetUpdate", Response: "BudgetResponse"},
-	"DELETE /api/budgets/{id}":                              {Response: "OK"},
-	"GET /api/goals":                                        {Response: "GoalList", Query: []obj{asOfParam}},
-	"POST /api/goals":                                       {Request: "GoalCreate", Response: "GoalResponse"},
-	"GET /api/goals/{id}":                                   {Response: "GoalResponse"},
-	"PATCH /api/goals/{id}":                                 {Request: "GoalUpdate", Response: "GoalResponse"},
-	"DELETE /api/goals/{id}":                                {Response: "OK"},
-	"POST /api/goals/{id}/deposit":                          {Request: "GoalDeposit", Response: "GoalMovementResult"},
-	"POST /api/goals/{id}/withdraw":                         {Request: "GoalWithdrawal", Response: "GoalMovementResult"},
-	"GET /api/debts":                                        {Response: "DebtList", Query: []obj{asOfParam}},
-	"POST /api/debts":                                       {Request: "DebtCreate", Response: "DebtResponse"},
-	"GET /api/debts/{id}":                                   {Response: "DebtResponse"},
-	"PATCH /api/debts/{id}":                                 {Request: "DebtUpdate", Response: "DebtResponse"},
-	"DELETE /api/debts/{id}":                                {Response: "OK"},
-	"POST /api/debts/{id}/payments":                         {Request: "DebtPayment", Response: "DebtPaymentResult"},
-	"GET /api/recurrent":                                    {Response: "RecurringList"},
-	"POST /api/recurrent":                                   {Request: "RecurringCreate", Response: "RecurringResponse"},
-	"GET /api/recurrent/{id}":                               {Response: "RecurringResponse"},
-	"PATCH /api/recurrent/{id}":                             {Request: "RecurringUpdate", Response: "RecurringResponse"},
-	"DELETE /api/recurrent/{id}":                            {Response: "OK"},
-	"POST /api/recurrent/{id}/pay":                          {Request: "RecurringPay", Response: "RecurringPayResult"},
-	"GET /api/exchange-rates": {Response: "ExchangeRates", Query: []obj{
-		queryParam("date", dateIn(""), "the day, YYYY-MM-DD; default: today in America/Mexico_City")}},
-	"POST /api/me/whatsapp":                    {Response: "LinkCode"},
-	"GET /api/me/whatsapp":                     {Response: "LinkStatus"},
-	"DELETE /api/me/whatsapp":                  {Response: "OK"},
-	"POST /api/whatsapp/link":                  {Request: "LinkRequest", Response: "LinkResult"},
-	"POST /api/whatsapp/transactions":          {Request: "ChannelTransactionCreate", Response: "ChannelTransactionResult"},
-	"POST /api/whatsapp/last-transaction/undo": {Response: "UndoResult"},
-	"PATCH /api/whatsapp/last-transaction":     {Request: "ChannelTransactionUpdate", Response: "TransactionResponse"},
-	"GET /api/whatsapp/workspaces":             {Response: "ChannelWorkspaces"},
-	"PUT /api/whatsapp/workspace":              {Request: "ChannelWorkspaceSet", Response: "WorkspaceResponse"},
-	"GET /api/agent/context":                   {Response: "AgentContext"},
-	"GET /api/reports": {Response: "Report", Query: []obj{
-		queryParam("from", dateIn(""), "first day, YYYY-MM-DD; default: the first of the current month"),
-		queryParam("to", dateIn(""), "last day, YYYY-MM-DD; default: today; not before from"),
-		walletIDParam, categoryIDParm,
-		queryParam("format", str(obj{"enum": reportFormats, "default": "json"}), "json, or a csv or pdf file"), asOfParam}},
-	"GET /api/reports/monthly-summary": {Response: "MonthlySummary", Query: []obj{
-		queryParam("month", str(obj{"pattern": "^[0-9]{4}-(0[1-9]|1[0-2])$", "description": monthBounds}), "YYYY-MM; default: the current month"), asOfParam}},
-	"GET /api/reports/summary": {Response: "ReportSummary", Query: []obj{
-		queryParam("from", dateIn(""), "first day, YYYY-MM-DD; default: the first of the current month"),
-		queryParam("to", dateIn(""), "last day, YYYY-MM-DD; default: today; not before from"), asOfParam}},
-	"GET /api/reports/spending-summary": {Response: "SpendingSummary", Query: []obj{
-		queryParam("period", str(obj{"enum": summaryPeriods, "default": "this_week"}), "a named period; not with from and to"),
-		queryParam("from", dateIn(""), "with to, instead of period: first day, YYYY-MM-DD"),
-		queryParam("to", dateIn(""), "with from: last day, at most 366 days after from"),
-		queryParam("category", str(obj{"minLength": 1}), "a category's id, or its name (accents and case ignored)"),
-		queryParam("type", str(obj{"enum": []string{domain.TxExpense, domain.TxIncome}, "default": domain.TxExpense}), ""), asOfParam}},
-	"PUT /api/exchange-rates":      {Request: "ExchangeRatesSet", Response: "ExchangeRates"},
-	"POST /api/exchange-rates/ecb": {Response: "ExchangeRates"},
-	"GET /api/audit/verify": {Response: "ChainVerification", Query: []obj{
-		queryParam("formerAt", obj{"type": "integer", "minimum": 1}, "a version of the history: the answer's former gives the hash the chain had there "+
-			"before its canonical text left secrets out, to compare with a head kept from before then")}},
-	"GET /api/audit/export": {}, // JSON lines, described where the answers are built
-	"GET /api/export":       {}, // a zip, described where the answers are built
-	"GET /api/changes": {Response: "ChangePage", Query: []obj{
-		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave; left out, the feed starts at the workspace's beginning; beyond the end of the history, 400"),
-		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes per page; a page ends at a version of the history, so it may hold more")}},
-	"GET /api/changes/diff": {Response: "ChangeDiff", Query: []obj{
-		queryParam("from", dateTimeIn(), "the earlier moment (RFC 3339); required"),
-		queryParam("to", dateTimeIn(), "the later moment; default: now; not before from"),
-		queryParam("cursor", str(obj{"pattern": "^[0-9]+$"}), "the cursor the previous page gave"),
-		queryParam("limit", integer(1, maxChanges, defaultChanges), "changes looked at per page; a page may show fewer differences, or none, and still have more after it")}},
-	"GET /api/audit": {Response: "AuditList", Query: []obj{pageParam, pageSizeParam,
-		queryParam("entity", str(obj{"maxLength": 64}), "only entries of this entity (wallet, transaction, ...)"),
-		queryParam("action", str(obj{"enum": auditActions}), ""),
-		queryParam("from", dateTimeIn(), "entries at or after this instant (RFC 3339)"),
-		queryParam("to", dateTimeIn(), "entries at or before this instant; not before from")}},
-	"POST /api/realtime/token":   {Response: "RealtimeToken"},
-	"POST /api/push/subscribe":   {Request: "PushSubscribe", Response: "PushSubscriptionResponse"},
-	"POST /api/push/unsubscribe": {Request: "PushUnsubscribe", Response: "PushUnsubscribeResult"},
-
-	"GET /api/push/subscriptions": {Response: "PushSubscriptionList"},
-	"GET /api/transactions": {Response: "TransactionList", Query: []obj{pageParam, pageSizeParam,
-		queryParam("type", str(obj{"enum": domain.TransactionTypes}), ""),
-		walletIDParam, categoryIDParm, queryParam("goalId", uuidRef(), "only this goal's movements"),
-		fromDateParam, toDateParam,
-		queryParam("search", str(obj{"maxLength": maxSearch}), "text searched in concepts and descriptions"),
-		queryParam("q", str(obj{"maxLength": maxQuickSearch}), "quick search: alias of search that returns at most 10 results")}},
-	"DELETE /api/workspaces/{workspaceId}/invitations/{invitationId}": {Response: "OK"},
-}
-
-// unreplayed are the writes that do not store their answer for an Idempotency-Key:
-// repeating them is harmless or is the point (a test delivery), so they accept the
-// header and never answer Idempotent-Replayed.
-var unreplayed = map[string]bool{
-	"POST /api/me/whatsapp": true, "POST /api/whatsapp/link": true, "POST /api/realtime/token": true,
-	"POST /api/push/subscribe": true, "POST /api/push/unsubscribe": true, "POST /api/webhooks/outbound/{id}/test": true,
-	"POST /api/exchange-rates/ecb":                                       true,
-	"POST /api/webhooks/outbound/{id}/deliveries/{deliveryId}/redeliver": true,
-}
 
 func str(extra obj) obj  { return merge(obj{"type": "string"}, extra) }
 func nstr(extra obj) obj { return merge(obj{"type": []string{"string", "null"}}, extra) }
@@ -281,22 +141,22 @@ func anyRecord(description string) obj {
 // Field sets shared by a record, its create body and its update body.
 func walletFields() obj {
 	return obj{
-		"name": str(obj{"minLength": 1, "maxLength": maxWalletName}), "description": nstr(obj{"maxLength": 255}),
-		"type":     str(obj{"enum": []string{"cash", "card", "bank_account", "digital_wallet"}, "default": "cash"}),
-		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}), "cardColor": str(merge(obj{"default": "#111827"}, colorRule)),
+		"name": walletName.schema(), "description": walletDescription.schema(),
+		"type":     walletType.schema(),
+		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}), "cardColor": walletCardColor.schema(),
 		"balance": num(merge(obj{"minimum": 0, "default": 0, "description": "initial balance; changing it moves the current balance by the difference"}, money)),
-		"clabe":   nstr(obj{"maxLength": 40}), "provider": nstr(obj{"maxLength": 70}), "isDefault": obj{"type": "boolean", "default": false},
+		"clabe":   walletClabe.schema(), "provider": walletProvider.schema(), "isDefault": obj{"type": "boolean", "default": false},
 	}
 }
 
 func tagFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": maxTagName}), "color": str(merge(obj{"default": defaultTagColor}, colorRule))}
+	return obj{"name": tagName.schema(), "color": tagColor.schema()}
 }
 
 func categoryFields() obj {
 	return obj{
-		"name": str(obj{"minLength": 1, "maxLength": maxCategoryName}), "icon": str(obj{"minLength": 1, "maxLength": 50, "default": "tag"}),
-		"description": nstr(obj{"maxLength": 255}), "color": str(merge(obj{"default": "#6366f1"}, colorRule)),
+		"name": categoryName.schema(), "icon": categoryIcon.schema(),
+		"description": categoryDescription.schema(), "color": categoryColor.schema(),
 		"isDefault": obj{"type": "boolean", "default": false}, "tagId": nuuid(),
 	}
 }
@@ -304,47 +164,47 @@ func categoryFields() obj {
 func transactionFields() obj {
 	return obj{
 		"amount": positive(), "date": dateIn("default: today in America/Mexico_City"),
-		"concept": nstr(obj{"maxLength": conceptText.Max}), "description": nstr(obj{"maxLength": descriptionText.Max}),
+		"concept": transactionConcept.schema(), "description": transactionDescription.schema(),
 		"categoryId": nuuid(), "walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet"},
 		"toWalletId": nuuid(), "destinationWalletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "alias of toWalletId"},
 		"destinationAmount": obj{"type": []string{"number", "null"}, "exclusiveMinimum": 0,
 			"description": "amount credited to the destination of a transfer between currencies (required then); within one currency absent or equal to amount"},
-		"tagId": nuuid(), "referenceNumber": nstr(obj{"maxLength": 100}), "attachmentUrl": nstr(obj{"format": "uri", "maxLength": 2048}),
+		"tagId": nuuid(), "referenceNumber": transactionReference.schema(), "attachmentUrl": transactionAttachment.schema(),
 		"cleared": obj{"type": "boolean", "default": false, "description": "seen on the wallet's statement; a mark that moves no money, and the one change a goal movement takes"},
 	}
 }
 
 func profileFields() obj {
 	return obj{
-		"firstName": nstr(obj{"maxLength": maxPersonName}), "lastName": nstr(obj{"maxLength": maxPersonName}), "currency": nstr(nil),
-		"language": nstr(obj{"maxLength": maxLanguage}), "theme": str(obj{"enum": domain.Themes}),
+		"firstName": profileFirstName.schema(), "lastName": profileLastName.schema(), "currency": nstr(nil),
+		"language": profileLanguage.schema(), "theme": profileTheme.schema(),
 		"notificationsEnabled": boolean(), "hasCompletedOnboarding": boolean(),
 	}
 }
 
 func budgetFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
-		"currency": str(obj{"description": "default: the workspace's"}), "period": str(obj{"enum": domain.Periods, "default": "monthly"}),
+	return obj{"name": recordName.schema(), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
+		"currency": str(obj{"description": "default: the workspace's"}), "period": budgetPeriod.schema(),
 		"startDate": dateIn(""), "endDate": dateIn(""),
 		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80, "description": "percent of the amount spent at which the budget alerts, at most 2 decimal places"}),
 		"tagId":          nuuid()}
 }
 
 func goalFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "targetAmount": positive(),
+	return obj{"name": recordName.schema(), "targetAmount": positive(),
 		"currency": str(obj{"description": "default: the workspace's"}), "deadline": ndateIn("")}
 }
 
 func debtFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "creditor": nstr(obj{"maxLength": maxCreditor}),
+	return obj{"name": recordName.schema(), "creditor": debtCreditor.schema(),
 		"totalAmount":    positive(),
 		"pendingBalance": num(merge(obj{"minimum": 0, "description": "default: totalAmount"}, money)),
 		"currency":       str(obj{"description": "default: the workspace's"}), "dueDate": ndateIn("")}
 }
 
 func recurringFields() obj {
-	return obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "amount": positive(),
-		"kind": str(obj{"enum": domain.RecurringKinds}), "periodicity": str(obj{"enum": domain.Periods}),
+	return obj{"name": recordName.schema(), "amount": positive(),
+		"kind": recurringKind.schema(), "periodicity": recurringPeriodicity.schema(),
 		"nextPayment": dateIn(""), "active": obj{"type": "boolean", "default": true},
 		"walletId": nuuid(), "categoryId": nuuid()}
 }
@@ -354,7 +214,7 @@ func recurringFields() obj {
 // required in a shared schema, which is right for answers and wrong for requests.
 func requestSchemas() obj {
 	createTx := merge(transactionFields(), obj{
-		"type":   str(obj{"enum": domain.TransactionTypes}),
+		"type":   transactionType.schema(),
 		"goalId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "required for goal_deposit and goal_withdrawal"},
 		"debtId": nuuid(),
 	})
@@ -373,7 +233,7 @@ func requestSchemas() obj {
 		"alias destinationWalletId; goal_deposit and goal_withdrawal need goalId (a deposit also a wallet); categoryId is optional."
 	updateTx := merge(transactionFields(), obj{"amount": positive(), "date": dateIn(""), "walletId": uuidRef()})
 	movement := func(walletRequired bool) obj {
-		props := obj{"amount": positive(), "walletId": nuuid(), "note": nstr(obj{"maxLength": 500}),
+		props := obj{"amount": positive(), "walletId": nuuid(), "note": movementNote.schema(),
 			"date": dateIn("default: today in America/Mexico_City")}
 		if walletRequired {
 			props["walletId"] = uuidRef()
@@ -396,18 +256,19 @@ func requestSchemas() obj {
 		"TransactionUpdate": input(updateTx),
 		"TransactionBulk": input(obj{
 			"ids":        obj{"type": "array", "items": uuidRef(), "minItems": 1, "maxItems": maxBulkIDs},
-			"operation":  str(obj{"enum": []string{domain.BulkDelete, domain.BulkRecategorize}}),
+			"operation":  bulkOperation.schema(),
 			"categoryId": obj{"type": "string", "format": "uuid", "description": "required for recategorize"},
 		}, "ids", "operation"),
 		"ProfileUpdate": input(profileFields()),
-		"WorkspaceCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}),
-			"language": str(obj{"maxLength": maxLanguage, "description": "the language of the text the service writes into records; default: the creator's profile language"})}, "name"),
-		"MemberAdd":    input(obj{"email": str(obj{"format": "email"}), "role": str(obj{"enum": roleNames})}, "email", "role"),
-		"MemberUpdate": input(obj{"role": str(obj{"enum": roleNames})}, "role"),
-		"APIKeyCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxAPIKeyName}), "description": nstr(obj{"maxLength": 2000}),
+		"WorkspaceCreate": input(obj{"name": recordName.schema(), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}),
+			"language": workspaceLanguage.schema()}, "name"),
+		"MemberAdd":    input(obj{"email": memberEmail.schema(), "role": memberRole.schema()}, "email", "role"),
+		"MemberUpdate": input(obj{"role": memberRole.schema()}, "role"),
+		"APIKeyCreate": input(obj{"name": apiKeyName.schema(), "description": apiKeyDescription.schema(),
 			"scopes": obj{"type": "array", "minItems": 1, "items": str(obj{"enum": domain.Scopes}),
 				"description": "the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: " +
-					"every scope), and of them, at each request, what that role grants then: a later promotion never widens it"},
+					"every scope), and of them, at each request, what that role grants then: a later promotion never widens it; " +
+					"the reserved scopes (see the document's description) are accepted and open no operation yet"},
 			"expiresAt": ndateTimeIn()}, "name", "scopes"),
 		"BudgetCreate":   input(budgetFields(), "name", "categoryId", "amount", "startDate", "endDate"),
 		"BudgetUpdate":   input(budgetFields()),
@@ -419,7 +280,7 @@ func requestSchemas() obj {
 		"DebtUpdate":     input(debtFields()),
 		"DebtPayment": input(obj{"amount": positive(),
 			"walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet, else the oldest"},
-			"date":     dateIn(""), "note": nstr(obj{"maxLength": 500})}, "amount"),
+			"date":     dateIn(""), "note": movementNote.schema()}, "amount"),
 		"RecurringCreate": input(recurringFields(), "name", "amount", "kind", "periodicity", "nextPayment"),
 		"RecurringUpdate": input(recurringFields()),
 		"RecurringPay":    input(obj{"date": dateIn("default: today in America/Mexico_City")}),
@@ -427,35 +288,35 @@ func requestSchemas() obj {
 			"rates": obj{"type": "array", "maxItems": 200, "items": input(obj{
 				"base": str(obj{"pattern": "^[A-Za-z]{3}$"}), "quote": str(obj{"pattern": "^[A-Za-z]{3}$"}), "rate": num(obj{"exclusiveMinimum": 0})},
 				"base", "quote", "rate")}}, "rates"),
-		"LinkRequest": input(obj{"code": str(obj{"minLength": 1, "maxLength": 32})}, "code"),
-		"ChannelTransactionCreate": input(obj{"type": str(obj{"enum": []string{domain.TxExpense, domain.TxIncome}}), "amount": positive(),
-			"currency": str(obj{"description": "must be the wallet's"}), "concept": str(obj{"maxLength": 255}),
-			"walletName":   str(obj{"description": "matched ignoring accents and case; default: the first active wallet"}),
-			"categoryName": str(obj{"description": "matched ignoring accents and case; default: the first active category"}),
+		"LinkRequest": input(obj{"code": linkCode.schema()}, "code"),
+		"ChannelTransactionCreate": input(obj{"type": channelType.schema(), "amount": positive(),
+			"currency": str(obj{"description": "must be the wallet's"}), "concept": channelConcept.schema(),
+			"walletName":   merge(channelWalletName.schema(), obj{"description": "matched ignoring accents and case; default: the first active wallet"}),
+			"categoryName": merge(channelCategoryName.schema(), obj{"description": "matched ignoring accents and case; default: the first active category"}),
 			"date":         dateIn("default: today in America/Mexico_City")}, "type", "amount"),
 		"ChannelTransactionUpdate": input(obj{"amount": positive(), "currency": str(obj{"description": "only with amount"}),
-			"concept": str(obj{"maxLength": 255}), "walletName": str(nil), "categoryName": str(nil), "date": dateIn("")}),
-		"ChannelWorkspaceSet": input(obj{"name": str(obj{"minLength": 1, "maxLength": 100})}, "name"),
+			"concept": channelConcept.schema(), "walletName": channelWalletName.schema(), "categoryName": channelCategoryName.schema(), "date": dateIn("")}),
+		"ChannelWorkspaceSet": input(obj{"name": channelWorkspaceName.schema()}, "name"),
 		"PushSubscribe": input(obj{
-			"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint, "description": "the push service's absolute https URL"}),
+			"endpoint": merge(pushEndpointField.schema(), obj{"description": "the push service's absolute https URL"}),
 			"keys": input(obj{
 				"p256dh": str(obj{"description": "base64url of the 65-byte uncompressed P-256 public key (first byte 0x04)"}),
 				"auth":   str(obj{"description": "base64url of the 16-byte authentication secret"}),
 			}, "p256dh", "auth"),
 			"expirationTime": obj{"type": []string{"number", "null"}, "minimum": 0, "description": "milliseconds since 1970-01-01 (UTC)"},
 		}, "endpoint", "keys"),
-		"PushUnsubscribe": input(obj{"endpoint": str(obj{"format": "uri", "maxLength": maxPushEndpoint})}, "endpoint"),
-		"WebhookCreate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}),
-			"url": str(obj{"format": "uri", "maxLength": maxWebhookURL}), "events": webhookEvents}, "name", "url"),
-		"WebhookUpdate": input(obj{"name": str(obj{"minLength": 1, "maxLength": maxRecordName}),
-			"url": str(obj{"format": "uri", "maxLength": maxWebhookURL}), "events": eventsSchema(), "active": boolean()}),
+		"PushUnsubscribe": input(obj{"endpoint": pushEndpointField.schema()}, "endpoint"),
+		"WebhookCreate": input(obj{"name": recordName.schema(),
+			"url": webhookURLField.schema(), "events": webhookEvents}, "name", "url"),
+		"WebhookUpdate": input(obj{"name": recordName.schema(),
+			"url": webhookURLField.schema(), "events": eventsSchema(), "active": boolean()}),
 		"IncomingTransaction": input(obj{
 			"amount": obj{"oneOf": []obj{positive(), str(obj{"minLength": 1, "description": "the amount as text, such as \"12.50\""})},
 				"description": "a positive amount, as a number or a string"},
-			"concept":     str(obj{"minLength": 1, "maxLength": 255}),
-			"type":        str(obj{"enum": []string{domain.TxIncome, domain.TxExpense, domain.TxTransfer}, "default": domain.TxExpense}),
-			"description": str(obj{"maxLength": 2000}), "date": dateIn(""),
-			"walletId": uuidRef(), "walletName": str(nil), "categoryId": uuidRef(), "categoryName": str(nil),
+			"concept":     incomingConcept.schema(),
+			"type":        incomingType.schema(),
+			"description": incomingDescription.schema(), "date": dateIn(""),
+			"walletId": uuidRef(), "walletName": channelWalletName.schema(), "categoryId": uuidRef(), "categoryName": channelCategoryName.schema(),
 			"toWalletId": obj{"type": "string", "format": "uuid", "description": "the destination of a transfer"},
 		}, "amount", "concept"),
 	}
@@ -594,7 +455,7 @@ func schemas() obj {
 		}),
 		"FieldError": record(obj{"field": str(obj{"description": "the field's name or path: name, keys.auth, rates[0].rate"}), "message": str(nil)}),
 		"Wallet": record(merge(walletFields(), obj{
-			"id": uuidRef(), "balance": num(money), "initialBalance": num(money), "archived": boolean(), "type": str(obj{"enum": []string{"cash", "card", "bank_account", "digital_wallet"}}),
+			"id": uuidRef(), "balance": num(money), "initialBalance": num(money), "archived": boolean(), "type": str(obj{"enum": domain.WalletTypes}),
 			"currency": str(nil), "cardColor": str(colorRule), "isDefault": boolean(), "createdAt": dateTime(), "updatedAt": dateTime(),
 		})),
 		"WalletResponse": wrap("wallet", "Wallet"),
@@ -717,6 +578,7 @@ var (
 	sessionOnlyS = []obj{{"bearer": []string{}}, browser}
 	channelS     = []obj{{"channelIdentity": []string{}}}
 	incomingS    = []obj{{"bearer": []string{}}, {"apiKey": []string{}}, {"apiKeyQuery": []string{}}, browser}
+	realtimeS    = []obj{{"realtimeToken": []string{}}}
 )
 
 // errorResponse refers to one of the shared error answers.
@@ -776,7 +638,6 @@ func openAPIDocument() obj {
 	paths := obj{}
 	for _, rt := range routes {
 		key := rt.Method + " " + rt.Pattern
-		doc := operationDocs[key]
 		op := obj{
 			"summary":     rt.Summary,
 			"operationId": operationID(rt),
@@ -784,24 +645,25 @@ func openAPIDocument() obj {
 			"security":    bearerOrKey,
 			"x-scope":     rt.Scope,
 		}
-		channelScope, channelAllowed := channelRoutes[key]
 		switch {
 		case rt.Scope == channelOnly:
 			op["security"] = channelS
-			op["x-channel-scope"] = channelScope
+			op["x-channel-scope"] = rt.Channel.Scope
 			op["description"] = "Called by the chat channel only, with its identity alone (spec 5.4)."
 		case rt.Scope == sessionOnly:
 			op["security"] = sessionOnlyS
 			op["description"] = "Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403."
+		case rt.Scope == realtimeTokenOnly:
+			op["security"] = realtimeS
 		case key == "POST "+incomingPath:
 			op["security"] = incomingS
 		}
-		if channelAllowed && rt.Scope != channelOnly {
-			op["x-channel-scope"] = channelScope
+		if rt.Channel != nil && rt.Scope != channelOnly {
+			op["x-channel-scope"] = rt.Channel.Scope
 			op["description"] = "The chat channel may call this operation too, with its identity (X-Channel-Identity) alone and " +
 				"no other credential; it then needs the scope given in x-channel-scope of the user's role in the link's workspace."
 		}
-		if bulkReads[key] {
+		if rt.Bulk {
 			op["description"] = fmt.Sprintf("A bulk read: a person has at most %d on their way at once, whatever credentials they use "+
 				"(429 TOO_MANY_BULK_READS, with Retry-After), and a client that stops reading for %s is cut off.",
 				defaultBulkReadsPerUser, defaultWriteDeadline)
@@ -810,18 +672,21 @@ func openAPIDocument() obj {
 		for _, m := range pathParam.FindAllStringSubmatch(rt.Pattern, -1) {
 			params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": uuidRef(), "description": pathParamDescriptions[m[1]]})
 		}
-		params = append(params, doc.Query...)
+		if rt.Description != "" {
+			op["description"] = rt.Description
+		}
+		params = append(params, rt.Query...)
 		params = append(params, requestIDParam)
-		if rt.Scope != channelOnly {
+		if rt.Scope != channelOnly && rt.Scope != realtimeTokenOnly {
 			params = append(params, obj{"name": "X-Workspace-Id", "in": "header", "schema": uuidRef(),
 				"description": "workspace to act in; default: the caller's personal workspace (an API key's own)"})
 		}
 		write := rt.Method != http.MethodGet
 		if write {
-			p := obj{"name": "Idempotency-Key", "in": "header", "required": doc.KeyRequired,
+			p := obj{"name": "Idempotency-Key", "in": "header", "required": rt.Replay == replayKeyRequired,
 				"schema": obj{"type": "string", "minLength": 1, "maxLength": maxIdempotencyKey, "pattern": "^[ -~]+$"}}
-			if unreplayed[key] {
-				p["description"] = "accepted; this operation does not replay answers"
+			if rt.Replay == replayNever {
+				p["description"] = "accepted; this operation does not replay answers: " + rt.NotReplayedBecause
 			} else {
 				p["description"] = "a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect"
 			}
@@ -830,40 +695,43 @@ func openAPIDocument() obj {
 		if len(params) > 0 {
 			op["parameters"] = params
 		}
-		if doc.Request != "" {
-			op["requestBody"] = obj{"$ref": "#/components/requestBodies/" + doc.Request}
+		if rt.Request != "" {
+			op["requestBody"] = obj{"$ref": "#/components/requestBodies/" + rt.Request}
 		}
 		headers := obj{"X-Request-Id": obj{"$ref": "#/components/headers/X-Request-Id"}}
-		if write && !unreplayed[key] {
+		if write && rt.Replay != replayNever {
 			headers["Idempotent-Replayed"] = obj{"$ref": "#/components/headers/Idempotent-Replayed"}
 		}
-		content := obj{"application/json": obj{"schema": ref(doc.Response)}}
+		content := obj{"application/json": obj{"schema": ref(rt.Response)}}
+		answer := "success"
 		switch key {
 		case "GET /api/reports":
+			answer = "the report: JSON by default, a CSV or PDF file by format"
 			content["text/csv"] = obj{"schema": str(obj{"description": "with format=csv: one line per transaction"})}
 			content["application/pdf"] = obj{"schema": str(obj{"contentMediaType": "application/pdf", "description": "with format=pdf"})}
 			headers["Content-Disposition"] = obj{"description": "with format csv or pdf: attachment; filename=\"finledger-FROM-TO.csv\" (or .pdf)",
 				"schema": str(nil)}
 		case "GET /api/audit/export":
-			content = obj{"application/x-ndjson": obj{"schema": str(obj{"description": "one JSON object a line, in version order: " +
+			content = obj{rt.Media: obj{"schema": str(obj{"description": "one JSON object a line, in version order: " +
 				"{\"event\": the event's canonical text, \"hash\": its SHA-256 over the previous line's hash (32 zero bytes before the first) " +
 				"and the event's UTF-8 bytes, hexadecimal}"})}}
 			headers["Content-Disposition"] = obj{"description": "attachment; filename=\"finledger-WORKSPACE.jsonl\"", "schema": str(nil)}
 		case "GET /api/export":
-			content = obj{"application/zip": obj{"schema": str(obj{"contentMediaType": "application/zip", "description": "wallets.csv, " +
+			content = obj{rt.Media: obj{"schema": str(obj{"contentMediaType": "application/zip", "description": "wallets.csv, " +
 				"categories.csv, tags.csv, transactions.csv, budgets.csv, goals.csv, debts.csv, recurring-payments.csv, members.csv (RFC 4180, " +
 				"UTF-8, a header row of the fields as the API names them, text a spreadsheet could run as a formula quoted behind a ') and " +
 				"finledger.json ({format: \"" + queries.ExportFormat + "\", exportedAt, workspace, and a list per CSV}); amounts keep their " +
 				"scale; archived wallets, categories and tags are in, with their flag; deleted records are not"})}}
 			headers["Content-Disposition"] = obj{"description": "attachment; filename=\"finledger-YYYY-MM-DD.zip\"", "schema": str(nil)}
+		case "GET " + realtimePath:
+			content = obj{rt.Media: obj{"schema": str(nil)}}
+			headers["Cache-Control"] = obj{"description": "no-cache", "schema": str(nil)}
+			headers["X-Accel-Buffering"] = obj{"description": "no: proxies must not buffer the stream", "schema": str(nil)}
+			answer = "the stream"
 		case "GET /api/agent/context":
 			headers["Cache-Control"] = obj{"description": "private, max-age=300: meant to be read once per conversation", "schema": str(nil)}
 		}
-		success := obj{"description": "success", "headers": headers, "content": content}
-		if key == "GET /api/reports" {
-			success["description"] = "the report: JSON by default, a CSV or PDF file by format"
-		}
-		responses := obj{strconv.Itoa(rt.Success): success}
+		responses := obj{strconv.Itoa(rt.Status): obj{"description": answer, "headers": headers, "content": content}}
 		statuses := []int{400, 401, 403, 404, 405, 409, 422, 429, 500, 503}
 		if write {
 			statuses = append(statuses, 413)
@@ -882,21 +750,20 @@ func openAPIDocument() obj {
 		}
 		item[strings.ToLower(rt.Method)] = op
 	}
-	paths[realtimePath] = realtimeStreamDoc()
 	requestBodies := obj{}
 	for name, schema := range requestSchemas() {
 		_, required := schema.(obj)["required"]
 		requestBodies[name] = obj{"required": required, "content": obj{"application/json": obj{"schema": schema}}}
 	}
 	for _, rt := range routes {
-		if name := operationDocs[rt.Method+" "+rt.Pattern].Request; name != "" {
-			requestBodies[name].(obj)["description"] = "The body of: " + rt.Summary
+		if rt.Request != "" {
+			requestBodies[rt.Request].(obj)["description"] = "The body of: " + rt.Summary
 		}
 	}
 	return obj{
 		"openapi": "3.1.0",
 		"info": obj{"title": "Finledger API", "version": APIVersion,
-			"description": "Personal and team finances: an event-sourced ledger with read models.",
+			"description": "Personal and team finances: an event-sourced ledger with read models.\n\n" + scopesDescription(),
 			"license":     obj{"name": "Proprietary", "identifier": "LicenseRef-Proprietary"}},
 		"servers": []obj{{"url": "{baseUrl}", "description": "the service's origin",
 			"variables": obj{"baseUrl": obj{"default": "http://localhost:8080", "description": "scheme, host and port, without a trailing slash"}}}},

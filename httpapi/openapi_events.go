@@ -9,25 +9,6 @@ import (
 	"github.com/finledger/finledger/webhooks"
 )
 
-func init() {
-	for key, doc := range map[string]operationDoc{
-		"GET /api/webhooks/outbound":                     {Response: "WebhookList"},
-		"POST /api/webhooks/outbound":                    {Request: "WebhookCreate", Response: "WebhookCreated"},
-		"GET /api/webhooks/outbound/{id}":                {Response: "WebhookResponse"},
-		"PATCH /api/webhooks/outbound/{id}":              {Request: "WebhookUpdate", Response: "WebhookResponse"},
-		"DELETE /api/webhooks/outbound/{id}":             {Response: "OK"},
-		"POST /api/webhooks/outbound/{id}/rotate-secret": {Response: "WebhookCreated"},
-		"POST /api/webhooks/outbound/{id}/test":          {Response: "DeliveryResponse"},
-		"GET /api/webhooks/outbound/{id}/deliveries": {Response: "DeliveryList", Query: []obj{pageParam, pageSizeParam,
-			queryParam("status", str(obj{"enum": deliveryStatuses}), "")}},
-		"POST /api/webhooks/outbound/{id}/deliveries/{deliveryId}/redeliver": {Response: "DeliveryResponse"},
-		"GET /api/push/vapid-public-key":                                     {Response: "PushPublicKey"},
-		"POST " + incomingPath:                                               {Request: "IncomingTransaction", Response: "TransactionResponse"},
-	} {
-		operationDocs[key] = doc
-	}
-}
-
 // eventsSchema is the list of event names a webhook subscribes to.
 func eventsSchema() obj {
 	names := slices.Concat([]string{domain.HookAll}, domain.HookEvents)

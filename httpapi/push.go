@@ -105,7 +105,7 @@ func pushSubscriptionInput(b *body) pushInput {
 // pushEndpoint reads the endpoint field: an absolute https URL, since push services
 // are only reached over TLS.
 func pushEndpoint(b *body) domain.Nullable[string] {
-	v := b.str("endpoint", 1, maxPushEndpoint)
+	v := b.read(pushEndpointField)
 	if v.Valid && !b.failed("endpoint") {
 		u, err := url.Parse(v.Value)
 		if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {

@@ -95,7 +95,7 @@ func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	day := orDefault(date, s.today().Format(time.DateOnly))
 	cmd := domain.SetExchangeRates{Date: day, Rates: rates}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.Read(func(ctx context.Context, db queries.DB) (any, error) {
 			d, _ := domain.ParseDate(day)
 			return ratesAnswer(ctx, db, principalFrom(r.Context()).Workspace, d)

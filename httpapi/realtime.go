@@ -86,6 +86,16 @@ func (s *Server) openRealtimeToken(token string) (realtimeClaims, error) {
 	return c, nil
 }
 
+// realtimeStreamDescription is what the OpenAPI document says of the stream beyond its
+// summary.
+var realtimeStreamDescription = "Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and " +
+	"`revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses " +
+	"access to the workspace, after which the stream ends; a client should close its EventSource then. " +
+	"401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace " +
+	"(details.reason, as in the revoked event); " + fmt.Sprintf("429 TOO_MANY_STREAMS: the token already has %d streams open, "+
+	"its person %d or the workspace %d (details.limit says which); a client that stops reading for %s is cut off.",
+	realtimeStreamsPerToken, defaultStreamsPerUser, defaultStreamsPerWorkspace, defaultWriteDeadline)
+
 // realtimeEvents serves GET /api/realtime/events?token=...: Server-Sent Events of the
 // workspace's public events, live from NATS. Each event's id is its version in the
 // workspace's stream; a client that reconnects with Last-Event-ID (or ?lastEventId=)

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/netip"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -128,17 +127,6 @@ func NewServer(pool *pgxpool.Pool, ledger *ledger.Ledger, sessions *session.Veri
 	return s
 }
 
-// route is one operation of the API. The route table is the single source of the
-// router, the scopes each operation needs and the OpenAPI document.
-type route struct {
-	Method  string
-	Pattern string
-	Scope   string // the scope the caller needs, or sessionOnly
-	Summary string
-	Success int
-	Handler handler
-}
-
 // Handler returns the HTTP handler of the whole service.
 func (s *Server) Handler() http.Handler {
 	r := chi.NewRouter()
@@ -160,30 +148,30 @@ func (s *Server) Handler() http.Handler {
 	if s.metrics != nil && s.publicMetrics {
 		r.Method(http.MethodGet, "/metrics", s.metrics.Handler())
 	}
-	// The realtime stream authenticates by its token, not by the route table's credentials.
-	r.Get(realtimePath, s.realtimeEvents)
 	for _, rt := range routes {
+		if rt.Scope == realtimeTokenOnly {
+			// The realtime stream authenticates by its token, not by the guard's credentials.
+			r.Method(rt.Method, rt.Pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rt.Handler(s, w, r) }))
+			continue
+		}
 		r.Method(rt.Method, rt.Pattern, s.guard(rt))
 	}
 	return r
 }
 
 // guard authenticates a request for a route, checks the caller may call it, and runs
-// the route's handler, as a bulk read for those that are (readInBulk). The chat
-// channel's identity header makes it a channel request, allowed only on the routes of
-// spec 4.B.
+// the route's handler, as a bulk read for those that are (readInBulk), with the route
+// in the request's context (routeFrom). The chat channel's identity header makes it a
+// channel request, allowed only on the routes that declare Channel (spec 4.B).
 func (s *Server) guard(rt route) http.Handler {
 	key := rt.Method + " " + rt.Pattern
-	channelScope, channelAllowed := channelRoutes[key]
-	channelOnly := strings.HasPrefix(rt.Pattern, "/api/whatsapp/")
-	bulk := bulkReads[key]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var p *principal
 		var err error
 		switch {
 		case r.Header.Get(channelHeader) != "":
-			p, err = s.resolveChannel(r, key, channelAllowed)
-		case channelOnly:
+			p, err = s.resolveChannel(r, key, rt.Channel != nil)
+		case rt.Scope == channelOnly:
 			err = identityError(channelReasonMissing())
 		default:
 			p, err = s.resolve(r)
@@ -191,7 +179,7 @@ func (s *Server) guard(rt route) http.Handler {
 		if err == nil {
 			scope := rt.Scope
 			if p.Channel != nil {
-				scope = channelScope
+				scope = rt.Channel.Scope
 			}
 			err = p.authorize(scope)
 		}
@@ -202,13 +190,22 @@ func (s *Server) guard(rt route) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
-		if bulk {
+		ctx := context.WithValue(r.Context(), principalKey{}, p)
+		r = r.WithContext(context.WithValue(ctx, routeKey{}, &rt))
+		if rt.Bulk {
 			s.readInBulk(w, r, p, rt.Handler)
 			return
 		}
 		rt.Handler(s, w, r)
 	})
+}
+
+type routeKey struct{}
+
+// routeFrom is the route a request is served by, which the guard put in its context.
+func routeFrom(ctx context.Context) *route {
+	rt, _ := ctx.Value(routeKey{}).(*route)
+	return rt
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {

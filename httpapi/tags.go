@@ -12,8 +12,7 @@ const defaultTagColor = "#6b7280"
 // tagInput reads a tag's fields: a create needs the name, an update may leave either
 // out but set neither to null.
 func tagInput(b *body, create bool) domain.UpdateTag {
-	in := domain.UpdateTag{Name: b.name("name", maxTagName), Color: b.str("color", 0, 7)}
-	b.pattern("color", in.Color, hexColor, "#RRGGBB")
+	in := domain.UpdateTag{Name: b.read(tagName), Color: b.read(tagColor)}
 	if create {
 		b.required("name", in.Name.Valid)
 	} else {
@@ -29,7 +28,7 @@ func createTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	in := tagInput(b, true)
 	cmd := domain.CreateTag{TagID: newID(), Name: in.Name.Value, Color: orDefault(in.Color, defaultTagColor)}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), cmd.TagID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), cmd.TagID))})
 }
 
 func updateTag(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -39,7 +38,7 @@ func updateTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := tagInput(b, false)
 	cmd.TagID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
 }
 
 func archiveTag(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -48,5 +47,5 @@ func archiveTag(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.ArchiveTag{TagID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
 }

@@ -33,13 +33,13 @@ func transactionInput(b *body) domain.UpdateTransaction {
 		Amount:            b.amount("amount", true),
 		DestinationAmount: b.amount("destinationAmount", true),
 		Date:              b.date("date"),
-		Concept:           b.text("concept", conceptText),
-		Description:       b.text("description", descriptionText),
+		Concept:           b.read(transactionConcept),
+		Description:       b.read(transactionDescription),
 		WalletID:          b.id("walletId"),
 		CategoryID:        b.id("categoryId"),
 		TagID:             b.id("tagId"),
-		ReferenceNumber:   b.text("referenceNumber", domain.Text{Max: 100}),
-		AttachmentURL:     b.link("attachmentUrl", 2048),
+		ReferenceNumber:   b.read(transactionReference),
+		AttachmentURL:     b.link(transactionAttachment),
 		Cleared:           b.boolean("cleared"),
 	}
 	in.ToWalletID = aliasOf(b, "toWalletId", b.id("toWalletId"), "destinationWalletId", b.id("destinationWalletId"))
@@ -51,7 +51,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	typ := b.enum("type", domain.TransactionTypes)
+	typ := b.read(transactionType)
 	in := transactionInput(b)
 	goalID, debtID := b.id("goalId"), b.id("debtId")
 	b.required("type", typ.Valid)
@@ -63,7 +63,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		TagID: in.TagID.Ptr(), ReferenceNumber: in.ReferenceNumber.Ptr(), AttachmentURL: in.AttachmentURL.Ptr(),
 		Cleared: orDefault(in.Cleared, false),
 	}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
 }
 
 func updateTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -74,7 +74,7 @@ func updateTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := transactionInput(b)
 	cmd.TransactionID = id
 	b.notNull("amount", "date", "walletId")
-	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
 }
 
 func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -83,7 +83,7 @@ func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteTransaction{TransactionID: id}
-	s.run(w, r, b, command{KeyRequired: true, Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -92,7 +92,7 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ids := b.ids("ids", maxBulkIDs)
-	op := b.enum("operation", []string{domain.BulkDelete, domain.BulkRecategorize})
+	op := b.read(bulkOperation)
 	category := b.id("categoryId")
 	b.required("ids", ids != nil)
 	b.required("operation", op.Valid)
@@ -100,7 +100,7 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 		b.required("categoryId", category.Valid)
 	}
 	cmd := domain.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.OfEvents(func(events []ledger.Appended) any {
 			affected := 0
 			for _, e := range events {

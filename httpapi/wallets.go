@@ -24,17 +24,16 @@ const (
 // defaults and name is required.
 func walletInput(b *body, create bool) domain.UpdateWallet {
 	in := domain.UpdateWallet{
-		Name:           b.name("name", maxWalletName),
-		Description:    b.text("description", domain.Text{Max: 255, Multiline: true}),
-		Type:           b.enum("type", domain.WalletTypes),
+		Name:           b.read(walletName),
+		Description:    b.read(walletDescription),
+		Type:           b.read(walletType),
 		Currency:       currency(b, "currency"),
-		CardColor:      b.str("cardColor", 0, 7),
+		CardColor:      b.read(walletCardColor),
 		InitialBalance: b.amount("balance", false),
-		Clabe:          b.text("clabe", domain.Text{Max: 40}),
-		Provider:       b.text("provider", domain.Text{Max: 70}),
+		Clabe:          b.read(walletClabe),
+		Provider:       b.read(walletProvider),
 		IsDefault:      b.boolean("isDefault"),
 	}
-	b.pattern("cardColor", in.CardColor, hexColor, "#RRGGBB")
 	if create {
 		b.required("name", in.Name.Valid)
 	} else {
@@ -75,7 +74,7 @@ func createWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 		InitialBalance: orDefault(in.InitialBalance, decimal.Zero), Clabe: in.Clabe.Ptr(), Provider: in.Provider.Ptr(),
 		IsDefault: orDefault(in.IsDefault, false),
 	}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), cmd.WalletID))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), cmd.WalletID))})
 }
 
 func updateWallet(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -85,7 +84,7 @@ func updateWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := walletInput(b, false)
 	cmd.WalletID = id
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
 }
 
 func archiveWallet(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -94,5 +93,5 @@ func archiveWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.ArchiveWallet{WalletID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
 }

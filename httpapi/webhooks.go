@@ -38,11 +38,11 @@ var errNoBox = errorf(http.StatusServiceUnavailable, "SECRET_KEY_NOT_CONFIGURED"
 
 // webhookURL reads and checks a webhook URL: scheme, form, and, unless private
 // destinations are allowed, where it resolves.
-func (s *Server) webhookURL(r *http.Request, b *body, name string) domain.Nullable[string] {
-	v := b.text(name, domain.Text{Min: 1, Max: maxWebhookURL})
-	if v.Valid && !b.failed(name) {
+func (s *Server) webhookURL(r *http.Request, b *body) domain.Nullable[string] {
+	v := b.read(webhookURLField)
+	if v.Valid && !b.failed(webhookURLField.Name) {
 		if err := s.webhooks.Policy.CheckURL(r.Context(), v.Value); err != nil {
-			b.fail(name, "%s", err.Error())
+			b.fail(webhookURLField.Name, "%s", err.Error())
 		}
 	}
 	return v
@@ -110,8 +110,8 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", maxRecordName)
-	target := s.webhookURL(r, b, "url")
+	name := b.read(recordName)
+	target := s.webhookURL(r, b)
 	events := hookEvents(b)
 	b.required("name", name.Valid)
 	b.required("url", target.Valid)
@@ -127,7 +127,7 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	cmd := domain.CreateWebhook{WebhookID: id, CreatedBy: p.User.ID, SealedSecret: sealed,
 		Fields: domain.WebhookFields{Name: name.Value, URL: target.Value, Events: events, Active: true}}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id)),
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id)),
 		// The secret is in this answer only: a replay of the request gets the webhook without it.
 		Secret: map[string]any{"secret": secret}})
 }
@@ -159,7 +159,7 @@ func rotateWebhookSecret(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.RotateWebhookSecret{WebhookID: id, SealedSecret: sealed}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id)),
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id)),
 		Secret: map[string]any{"secret": secret}})
 }
 
@@ -168,13 +168,13 @@ func updateWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := domain.UpdateWebhook{WebhookID: id, Name: b.name("name", maxRecordName), URL: s.webhookURL(r, b, "url"),
+	cmd := domain.UpdateWebhook{WebhookID: id, Name: b.read(recordName), URL: s.webhookURL(r, b),
 		Active: b.boolean("active")}
 	if events := hookEvents(b); events != nil {
 		cmd.Events = domain.Of(events)
 	}
 	b.notNull("name", "url", "events", "active")
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id))})
 }
 
 func deleteWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -183,7 +183,7 @@ func deleteWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteWebhook{WebhookID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // testWebhook queues a webhook.test delivery and answers with it, pending.

@@ -73,8 +73,7 @@ func unlink(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := principalFrom(r.Context())
-	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: domain.UnlinkPhone{}.DecideUser,
-		Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: domain.UnlinkPhone{}.DecideUser, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 // --- the channel ---
@@ -89,7 +88,7 @@ func linkPhone(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	code := b.str("code", 1, 32)
+	code := b.read(linkCode)
 	b.required("code", code.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
@@ -129,19 +128,19 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 	if !ok {
 		return
 	}
-	typ := b.enum("type", []string{domain.TxExpense, domain.TxIncome})
+	typ := b.read(channelType)
 	amount := b.amount("amount", true)
 	money := currency(b, "currency")
-	concept := b.text("concept", conceptText)
-	walletName := b.name("walletName", 50)
-	categoryName := b.name("categoryName", 100)
+	concept := b.read(channelConcept)
+	walletName := b.read(channelWalletName)
+	categoryName := b.read(channelCategoryName)
 	date := b.date("date")
 	b.required("type", typ.Valid)
 	b.required("amount", amount.Valid)
 	p := principalFrom(r.Context())
 	cmd := domain.CreateTransactionByName{TransactionID: newID(), Type: typ.Value, Amount: amount.Value, Currency: money.Ptr(),
 		Concept: concept.Ptr(), WalletName: walletName.Value, CategoryName: categoryName.Value, Date: date.Value, Today: s.today()}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusCreated,
+	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.Then(queries.TransactionByID(p.Workspace.ID, cmd.TransactionID),
 			func(ctx context.Context, db queries.DB, t queries.Transaction) (any, error) {
 				resolved, err := resolvedNames(ctx, db, p.Workspace, t)
@@ -231,7 +230,7 @@ func undoLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteTransaction{TransactionID: id}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.Then(queries.WalletByID(activeWorkspace(r), t.WalletID),
 			func(_ context.Context, _ queries.DB, wallet queries.Wallet) (any, error) {
 				return map[string]any{"ok": true, "transaction": t, "wallet": wallet}, nil
@@ -245,9 +244,9 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	amount := b.amount("amount", true)
 	money := currency(b, "currency")
-	concept := b.text("concept", conceptText)
-	walletName := b.name("walletName", 50)
-	categoryName := b.name("categoryName", 100)
+	concept := b.read(channelConcept)
+	walletName := b.read(channelWalletName)
+	categoryName := b.read(channelCategoryName)
 	date := b.date("date")
 	b.notNull("amount", "currency", "walletName", "categoryName", "date")
 	if money.Set && !amount.Set {
@@ -264,7 +263,7 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := domain.UpdateTransactionByName{TransactionID: id, Amount: amount, Currency: money, Concept: concept, Date: date,
 		WalletName: walletName, CategoryName: categoryName}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
 }
 
 // --- workspaces ---
@@ -293,7 +292,7 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", 100)
+	name := b.read(channelWorkspaceName)
 	b.required("name", name.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
@@ -338,6 +337,6 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	target := matches[0]
 	cmd := domain.ChangeLinkWorkspace{LinkID: p.Channel.Link.LinkID, WorkspaceID: target.ID}
-	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: cmd.DecideUser, Status: http.StatusOK,
+	s.run(w, r, b, command{WorkspaceID: p.User.PersonalWorkspaceID, UserID: p.User.ID, DecideUser: cmd.DecideUser,
 		Answer: queries.Value(map[string]any{"workspace": target})})
 }

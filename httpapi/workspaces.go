@@ -30,9 +30,9 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.name("name", maxRecordName)
+	name := b.read(recordName)
 	money := currency(b, "currency")
-	language := b.text("language", domain.Text{Max: maxLanguage})
+	language := b.read(workspaceLanguage)
 	b.required("name", name.Valid)
 	p := principalFrom(r.Context())
 	if !language.Valid && p.User.Language != nil {
@@ -40,7 +40,7 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	created := &domain.WorkspaceCreated{WorkspaceID: newID(), Kind: domain.WorkspaceTeam, Name: name.Value,
 		Currency: orDefault(money, domain.DefaultCurrency), OwnerID: p.User.ID, Language: language.Value}
-	s.run(w, r, b, command{Open: created, Status: http.StatusOK,
+	s.run(w, r, b, command{Open: created,
 		Answer: queries.Record("workspace", queries.MemberWorkspace(p.User.ID, created.WorkspaceID))})
 }
 
@@ -50,7 +50,7 @@ func deleteWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.DeleteWorkspace{ActorID: principalFrom(r.Context()).User.ID}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -58,8 +58,8 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	email := b.text("email", domain.Text{Min: 3, Max: 320})
-	role := b.enum("role", domain.Roles)
+	email := b.read(memberEmail)
+	role := b.read(memberRole)
 	if email.Valid && !strings.Contains(email.Value, "@") {
 		b.fail("email", "must be an email address")
 	}
@@ -74,13 +74,13 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, queries.ErrNotFound):
 		cmd := domain.InviteMember{Email: email.Value, Role: role.Value, InvitedBy: p.User.ID, ActorRole: p.Workspace.Role}
-		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK,
+		s.run(w, r, b, command{Decide: cmd.Decide,
 			Answer: queries.Record("member", queries.InvitationByEmail(p.Workspace.ID, email.Value))})
 	case err != nil:
 		writeError(w, r, err)
 	default:
 		cmd := domain.AddMember{UserID: userID, Role: role.Value, ActorRole: p.Workspace.Role}
-		s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), userID))})
+		s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), userID))})
 	}
 }
 
@@ -100,10 +100,10 @@ func updateMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	role := b.enum("role", domain.Roles)
+	role := b.read(memberRole)
 	b.required("role", role.Valid)
 	cmd := domain.ChangeMemberRole{UserID: id, Role: role.Value, ActorRole: principalFrom(r.Context()).Workspace.Role}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), id))})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), id))})
 }
 
 func removeMember(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -112,7 +112,7 @@ func removeMember(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.RemoveMember{UserID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
 func cancelInvitation(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -121,5 +121,5 @@ func cancelInvitation(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.CancelInvitation{InvitationID: id, ActorRole: principalFrom(r.Context()).Workspace.Role}
-	s.run(w, r, b, command{Decide: cmd.Decide, Status: http.StatusOK, Answer: queries.Value(map[string]bool{"ok": true})})
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
