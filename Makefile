@@ -1,28 +1,89 @@
 # Finledger: the two commands a new machine needs are `make dev` and `make test`.
 GO ?= go
+SHELL := /bin/bash
 
-.PHONY: dev test lint-openapi build bench bench-app fuzz torture screenshots
+.PHONY: dev test deps test-go test-deploy lint-openapi build bench bench-app fuzz torture screenshots
 
 # Run the whole service locally: private PostgreSQL, migrations, API, a dev token.
 dev:
 	$(GO) run ./cmd/finledger dev
 
-# The lint of the served OpenAPI document, the whole test suite on real PostgreSQL
-# servers the tests start themselves, then the checks of deploy/ (a module of its own, so
-# the service does not carry their libraries). The browser tests check accessibility with
-# axe-core, pinned by the lockfile of tools/axe.
-test: lint-openapi
-	npm ci --prefix tools/axe --no-audit --no-fund --loglevel=error >/dev/null
-	$(GO) vet ./...
-	$(GO) test -count=1 -race -timeout 20m ./...
-	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
+# `make test`, in this order: the module downloads of the three Go modules (the service,
+# deploy/, tools/openapilint) and axe-core, side by side; then, side by side, the lint of
+# the served OpenAPI document, the service's vet and tests on real PostgreSQL servers the
+# tests start themselves, and the checks of deploy/ (a module of its own, so the service
+# does not carry their libraries). Each step prints one line when it passes and all it
+# has when it fails; a green run ends with the time it took.
+test:
+	@start=$$(date +%s) && \
+		$(MAKE) --no-print-directory deps && \
+		$(MAKE) --no-print-directory -j3 --output-sync=line lint-openapi test-go test-deploy && \
+		echo "make test: passed in $$(( $$(date +%s) - start ))s"
 
-# Lint the OpenAPI document the API serves with vacuum's recommended rules: any error
-# fails, warnings are shown. vacuum is pinned in tools/openapilint, a module of its own.
+# Modules and axe-core (the browser tests' accessibility checker, pinned by the lockfile
+# of tools/axe), fetched side by side; quiet unless one fails.
+deps:
+	@pids="" && \
+		{ $(GO) mod download & pids="$$pids $$!"; } && \
+		{ (cd deploy && $(GO) mod download) & pids="$$pids $$!"; } && \
+		{ (cd tools/openapilint && $(GO) mod download) & pids="$$pids $$!"; } && \
+		{ npm ci --prefix tools/axe --no-audit --no-fund --loglevel=error >/dev/null & pids="$$pids $$!"; } && \
+		rc=0 && for p in $$pids; do wait $$p || rc=1; done && exit $$rc
+
+# Packages tested without -race. The race detector builds every package a second time,
+# instrumented, and slows tests 2 to 20 times (Go's documentation), so it is spared where
+# the code has no goroutines or shared state of its own; every other package (a new one
+# too) is race-tested. These have neither:
+#   internal/fx             rate parsing, storage and lookup: straight-line code
+#   internal/sealbox        sealing of secrets: pure functions
+#   queries                 the read side's SQL, one statement per call
+#   webhooks/safehttp       an HTTP client's dialer rules; its tests' servers are httptest's
+#   httpapi/openapiclient   generated client, used from one goroutine by its tests
+# A package moved or renamed drops out of this list and is race-tested, never skipped.
+NORACE := internal/fx internal/sealbox queries webhooks/safehttp httpapi/openapiclient
+MODULE := github.com/finledger/finledger
+
+# go vet, then the tests (-race where it finds things): an `ok` line as each package
+# passes, the failing tests' output in full (go test shows a passing test's output only
+# with -v), and a count at the end.
+test-go:
+	@$(GO) vet ./... && echo "go vet: clean"
+	@pkgs=$$($(GO) list ./...) && norace=" $(addprefix $(MODULE)/,$(NORACE)) " && \
+	race=$$(for p in $$pkgs; do case "$$norace" in *" $$p "*) ;; *) echo $$p;; esac; done) && \
+	plain=$$(for p in $$pkgs; do case "$$norace" in *" $$p "*) echo $$p;; esac; done) && \
+	log=$$(mktemp) && \
+	{ rc=0; $(GO) test -count=1 -race -timeout 20m $$race || rc=1; \
+	  $(GO) test -count=1 -timeout 20m $$plain || rc=1; exit $$rc; } 2>&1 | tee "$$log" | { grep -v 'no test files$$' || true; }; \
+	rc=$${PIPESTATUS[0]}; \
+	echo "go test: $$(grep -c '^ok' "$$log") packages passed$$(n=$$(grep -c '^FAIL[[:space:]]' "$$log"); \
+		[ "$$n" = 0 ] || echo ", $$n FAILED"); $$(echo $$race | wc -w) of the $$(echo $$pkgs | wc -w) run with -race"; \
+	rm -f "$$log"; exit $$rc
+
+# The checks of deploy/ (deploy/check): their vet and tests, one line when they pass.
+test-deploy:
+	@cd deploy && if out=$$($(GO) vet ./... 2>&1 && $(GO) test -count=1 ./... 2>&1); then \
+		echo "deploy: vet clean, checks passed $$(echo "$$out" | awk '/^ok/ {print "(" $$3 ")"}')"; \
+	else echo "$$out"; echo "deploy: FAILED"; exit 1; fi
+
+# Lint the OpenAPI document the API serves with vacuum, pinned in tools/openapilint (a
+# module of its own; `go tool` keeps the built binary in the build cache), under its
+# ruleset.yaml (vacuum's recommended rules less those that do not apply, each with its
+# reason) and ignore.yaml (findings the document means). A warning or an error fails and
+# all is shown; a pass is one line, then the infos: the document's known faults. vacuum
+# is built first: beside test-go on a cold cache, the document's writer then finds the
+# service's packages compiled by go vet, not compiled a second time at once.
 lint-openapi:
 	@dir=$$(mktemp -d) && trap 'rm -rf "$$dir"' EXIT && \
-		$(GO) run ./internal/openapidoc -o "$$dir/openapi.json" && \
-		cd tools/openapilint && $(GO) tool vacuum lint --details --errors --no-style --no-banner --remote=false --min-score 0 "$$dir/openapi.json"
+	(cd tools/openapilint && $(GO) tool vacuum version >/dev/null) && \
+	$(GO) run ./internal/openapidoc -o "$$dir/openapi.json" && cd tools/openapilint && \
+	if $(GO) tool vacuum lint --ruleset ruleset.yaml --ignore-file ignore.yaml --fail-severity warn --min-score 0 \
+		--details --no-clip --no-style --no-banner --remote=false "$$dir/openapi.json" >"$$dir/lint.txt" 2>&1; then \
+		awk '$$1 == "total" && NF == 4 { n = $$4 } \
+			/^[^ ]+:[0-9]+:[0-9]+ +● / { sub(/^.* ● +/, ""); sub(/ +$$/, ""); msg = $$0; getline; infos = infos "  " msg ": " $$0 "\n" } \
+			END { printf "openapi: 0 errors, 0 warnings"; \
+				if (n > 0) printf ", %d infos (known faults of the document, see tools/openapilint/ruleset.yaml):\n%s", n, infos; \
+				else print "" }' "$$dir/lint.txt"; \
+	else cat "$$dir/lint.txt"; echo "openapi: lint FAILED"; exit 1; fi
 
 build:
 	$(GO) build -o bin/finledger ./cmd/finledger

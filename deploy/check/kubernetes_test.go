@@ -18,14 +18,27 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/kubernetes/scheme"
 )
+
+// manifestScheme knows the API groups deploy/kubernetes uses (core, apps, policy), not
+// the whole of client-go's: a manifest of another group fails to decode until its group
+// is added here.
+func manifestScheme(t *testing.T) *runtime.Scheme {
+	t.Helper()
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, appsv1.AddToScheme, policyv1.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
 
 // decodeManifests decodes every document of the YAML files of dir strictly: an unknown
 // or repeated field is an error, as `kubectl apply --validate=strict` makes it.
 func decodeManifests(t *testing.T, dir string) map[string]runtime.Object {
 	t.Helper()
-	decoder := serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
+	decoder := serializer.NewCodecFactory(manifestScheme(t), serializer.EnableStrict).UniversalDeserializer()
 	files, err := filepath.Glob(filepath.Join(deployFile(t, dir), "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no manifests in %s (%v)", dir, err)
