@@ -221,11 +221,12 @@ func requestSchemas() obj {
 	transactionCreate := input(createTx, "type", "amount")
 	// The rules that depend on the type (spec 2.3, shape B): a transfer names its
 	// destination, a goal movement its goal.
-	transactionCreate["if"] = obj{"properties": obj{"type": obj{"const": domain.TxTransfer}}, "required": []string{"type"}}
-	given := func(name string) obj { return obj{"properties": obj{name: uuidRef()}, "required": []string{name}} }
+	transactionCreate["if"] = object(obj{"type": obj{"const": domain.TxTransfer}}, "type")
+	given := func(name string) obj { return object(obj{name: uuidRef()}, name) }
 	transactionCreate["then"] = obj{"anyOf": []obj{given("toWalletId"), given("destinationWalletId")}}
 	transactionCreate["else"] = obj{
-		"if":   obj{"properties": obj{"type": obj{"enum": []string{domain.TxGoalDeposit, domain.TxGoalWithdrawal}}}, "required": []string{"type"}},
+		"type": "object",
+		"if":   object(obj{"type": obj{"enum": []string{domain.TxGoalDeposit, domain.TxGoalWithdrawal}}}, "type"),
 		"then": given("goalId"),
 	}
 	transactionCreate["description"] = "Both body shapes of spec 2.3 are accepted. Shape B (amount, type income, expense or transfer, " +
@@ -826,6 +827,9 @@ var tags = []obj{
 	{"name": "agent", "description": "Context for AI agents"},
 	{"name": "exchange-rates", "description": "Exchange rates"},
 	{"name": "audit", "description": "The audit log"},
+	{"name": "changes", "description": "The change feed for clients that sync"},
+	{"name": "export", "description": "Every record of the workspace as one download"},
+	{"name": "limits", "description": "The limits of the fields people type"},
 	{"name": "webhooks", "description": "Outbound webhooks and the incoming webhook"},
 	{"name": "whatsapp", "description": "The chat channel and its link to an account"},
 	{"name": "realtime", "description": "The realtime event stream"},
