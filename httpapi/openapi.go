@@ -607,7 +607,7 @@ func errorResponses() obj {
 			headers["Retry-After"] = merge(clone(retryAfterHeader), obj{"required": true})
 		case 503:
 			headers["Retry-After"] = merge(clone(retryAfterHeader), obj{"description": "seconds to wait; sent with SERVICE_UNAVAILABLE " +
-				"(the database cannot be reached, or the workspace takes too many writes at once), not with the *_NOT_CONFIGURED codes"})
+				"(the database cannot be reached, or the workspace takes too many writes at once) and BILLING_UNAVAILABLE, not with the *_NOT_CONFIGURED codes"})
 		}
 		out[name] = obj{"description": errorDescriptions[status], "headers": headers,
 			"content": obj{"application/json": obj{"schema": ref(schema)}}}
@@ -631,8 +631,8 @@ var errorDescriptions = map[int]string{
 	422: "Well-formed but cannot be carried out",
 	429: "Too many requests for this person, or failed authentications from this address or with this key prefix (RATE_LIMITED; the ECB import: once every 10 minutes, across instances), or too many long answers open at once: bulk reads of this person (TOO_MANY_BULK_READS), realtime streams (TOO_MANY_STREAMS)",
 	500: "Internal error; the cause is logged, never shown: quote the request id",
-	502: "A provider the operation needs failed; nothing was done (BILLING_UNAVAILABLE, ECB_UNAVAILABLE)",
-	503: "The service cannot serve the request now (its database is unreachable or busy, or a feature is not configured)",
+	502: "The European Central Bank's feed failed; nothing was done (ECB_UNAVAILABLE)",
+	503: "The service cannot serve the request now (its database is unreachable or busy, a feature is not configured, or the payment provider could not cancel the account's subscriptions: BILLING_UNAVAILABLE, nothing deleted)",
 }
 
 func openAPIDocument() obj {
@@ -737,7 +737,7 @@ func openAPIDocument() obj {
 		if write {
 			statuses = append(statuses, 413)
 		}
-		if key == "DELETE /api/me" || key == "POST /api/exchange-rates/ecb" {
+		if key == "POST /api/exchange-rates/ecb" {
 			statuses = append(statuses, 502)
 		}
 		for _, status := range statuses {
