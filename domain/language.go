@@ -10,7 +10,7 @@ import (
 // its records: the concept of a goal's deposit or withdrawal, of a debt's payment. It is
 // a profile language code ("en", "es-MX"); empty, as in workspaces created before it
 // existed, is English. A team takes its creator's profile language unless the request
-// names one; a personal workspace follows its owner's profile (README, "A workspace's
+// names one; a personal workspace follows its owner's profile (docs/api.md, "A workspace's
 // language").
 
 // TypeWorkspaceLanguageChanged: the workspace's language changed.

@@ -24,7 +24,7 @@ import (
 )
 
 // A workspace's history is a hash chain: intact after writes from two instances at once,
-// with a head the export ends at; the README's procedure checks an export and catches
+// with a head the export ends at; the procedure of docs/history.md checks an export and catches
 // one changed byte; a stored event changed afterwards breaks the chain where it is.
 func TestHistoryIsATamperEvidentChain(t *testing.T) {
 	env := apitest.Start(t)
@@ -67,7 +67,7 @@ func TestHistoryIsATamperEvidentChain(t *testing.T) {
 	}
 	out, err := verifyExport(t, export.Raw)
 	if err != nil || !strings.Contains(out, fmt.Sprintf("%d events, head %s", version, head["hash"])) {
-		t.Fatalf("the README's check of the export: %v\n%s", err, out)
+		t.Fatalf("the check of docs/history.md of the export: %v\n%s", err, out)
 	}
 	// One byte changed: the number of the meal described in the fourth line's event.
 	lines := bytes.SplitAfter(export.Raw, []byte("\n"))
@@ -83,7 +83,7 @@ func TestHistoryIsATamperEvidentChain(t *testing.T) {
 		tampered[at]++
 	}
 	if out, err := verifyExport(t, tampered); err == nil || !strings.Contains(out, "line 4: the chain breaks here") {
-		t.Fatalf("the README's check of an export with one byte changed: %v\n%s", err, out)
+		t.Fatalf("the check of docs/history.md of an export with one byte changed: %v\n%s", err, out)
 	}
 
 	// A stored event rewritten in the database breaks the chain at that event.
@@ -97,7 +97,7 @@ func TestHistoryIsATamperEvidentChain(t *testing.T) {
 	}
 }
 
-// verifyExport runs the README's procedure ("Verifying an export") with Node.js on an
+// verifyExport runs the procedure of docs/history.md ("Verifying an export") with Node.js on an
 // export, and returns what it printed.
 func verifyExport(t *testing.T, export []byte) (string, error) {
 	t.Helper()
@@ -109,7 +109,7 @@ func verifyExport(t *testing.T, export []byte) (string, error) {
 	_, code, ok2 := strings.Cut(section, "```js\n")
 	code, _, ok3 := strings.Cut(code, "```")
 	if !ok || !ok2 || !ok3 {
-		t.Fatal("README has no JavaScript block under \"Verifying an export\"")
+		t.Fatal("docs/history.md has no JavaScript block under \"Verifying an export\"")
 	}
 	script := filepath.Join(t.TempDir(), "verify-export.mjs")
 	if err := os.WriteFile(script, []byte(code), 0o644); err != nil {
@@ -127,7 +127,7 @@ func verifyExport(t *testing.T, export []byte) (string, error) {
 
 // The export leaves out every secret its events hold, an API key's hash and a webhook's
 // sealed signing secret, and carries instead a commitment to each, which is what the
-// chain hashes: the README's check passes on it and ends at the head verify gives, which
+// chain hashes: the check of docs/history.md passes on it and ends at the head verify gives, which
 // finledger verify's own text agrees with. The audit log shows none of them either.
 // verify's formerAt gives the hash a head kept before secrets were left out holds.
 func TestExportLeavesSecretsOut(t *testing.T) {
@@ -179,7 +179,7 @@ func TestExportLeavesSecretsOut(t *testing.T) {
 	head := check.JSON["head"].(map[string]any)
 	out, err := verifyExport(t, export.Raw)
 	if err != nil || check.JSON["intact"] != true || !strings.Contains(out, fmt.Sprintf("%v events, head %s", head["version"], head["hash"])) {
-		t.Fatalf("the README's check of the export: %v\n%s\nverify: %s", err, out, check.Raw)
+		t.Fatalf("the check of docs/history.md of the export: %v\n%s\nverify: %s", err, out, check.Raw)
 	}
 	if _, err := projections.VerifyTelling(context.Background(), env.Pool, nil, func(s string, c eventstore.ChainCheck) {
 		if s == stream && (c.BrokenAt != 0 || fmt.Sprint(c.Head.Version) != fmt.Sprint(head["version"]) ||

@@ -29,7 +29,7 @@ type receipt struct {
 	Raw             string
 }
 
-// receiver is a webhook endpoint that verifies signatures the way the README tells
+// receiver is a webhook endpoint that verifies signatures the way docs/api.md tells
 // subscribers to, and answers with the status status gives (200 when nil).
 type receiver struct {
 	t      *testing.T

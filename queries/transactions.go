@@ -316,7 +316,7 @@ func (c *conditions) sql() string { return strings.Join(c.where, " AND ") }
 // amountSearch is a search that reads as an amount, written as the API writes amounts:
 // digits, a point before the decimals, and optionally commas between groups of three
 // ("120", "12.50", "1,250.50"). A comma before two digits ("12,50") is no grouping, and
-// the API reads no locale: that search is text alone (README, "Search").
+// the API reads no locale: that search is text alone (docs/api.md, "API notes").
 var amountSearch = regexp.MustCompile(`^(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?$`)
 
 // searchAmount is the amount a search names, if it reads as one (amountSearch), a

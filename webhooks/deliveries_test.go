@@ -23,7 +23,7 @@ func TestDefaultSchedule(t *testing.T) {
 	}
 }
 
-// The signature is the one the README shows receivers how to check.
+// The signature is the one docs/api.md shows receivers how to check.
 func TestSign(t *testing.T) {
 	got := Sign([]byte("whsec_test"), time.Unix(1700000000, 0), []byte(`{"a":1}`))
 	// echo -n '1700000000.{"a":1}' | openssl dgst -sha256 -hmac whsec_test

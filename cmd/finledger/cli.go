@@ -25,7 +25,7 @@ type command struct {
 // runner runs a command whose flags are parsed.
 type runner func(ctx context.Context, cfg config, out io.Writer) error
 
-// Exit codes, documented in README ("Commands").
+// Exit codes, documented in docs/operating.md ("Commands").
 const (
 	exitOK        = 0
 	exitFailed    = 1 // the command ran and failed: a database unreachable, a listener taken, ...

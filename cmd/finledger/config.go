@@ -114,7 +114,7 @@ type setting struct {
 }
 
 // settings are every FINLEDGER_* variable the binary reads, in the order `finledger
-// config` prints them. README's tables say more of each.
+// config` prints them. docs/operating.md's tables say more of each.
 var settings = []setting{
 	{"FINLEDGER_ENV", "development", "development or production", false, func(c *config, v string) error {
 		if v != "development" && v != "production" {

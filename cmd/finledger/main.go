@@ -198,7 +198,7 @@ func subcommands() []command {
 				return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return verify(ctx, pool, out) })
 			})},
 		{name: "export", synopsis: "--workspace ID", about: "write a workspace's history as JSON lines, each event with its chain hash",
-			details: "README, \"Verifying an export\", says how anyone can check it.",
+			details: "docs/history.md, \"Verifying an export\", says how anyone can check it.",
 			setup:   exportFlags},
 		{name: "asof", synopsis: "--workspace ID [--at T]", about: "print a workspace's wallets, budgets, goals and debts as they stood at a moment",
 			details: "One JSON object, as GET /api/wallets?asOf=T and its neighbours answer, with the version of the history that stood then.",

@@ -86,7 +86,7 @@ func TestComposeTopology(t *testing.T) {
 		}
 	}
 
-	// Three instances sharing every setting README says must be shared, each starting
+	// Three instances sharing every setting docs/operating.md says must be shared, each starting
 	// once PostgreSQL and every NATS node are healthy.
 	var first types.ServiceConfig
 	for i := 1; i <= 3; i++ {

@@ -60,7 +60,7 @@ func TestSystemdUnit(t *testing.T) {
 	if !strings.Contains(envs, "FINLEDGER_ENV=production") {
 		t.Errorf("Environment=%s, want FINLEDGER_ENV=production", envs)
 	}
-	// A bad setting exits 2 (README, "Commands"); restarting cannot mend it.
+	// A bad setting exits 2 (docs/operating.md, "Commands"); restarting cannot mend it.
 	if got := one("Service.RestartPreventExitStatus"); got != "2" {
 		t.Errorf("RestartPreventExitStatus=%s, want 2", got)
 	}

@@ -123,7 +123,7 @@ async function recurringPage(main, ctx) {
         [t('Amount'), (r) => money(r.amount, (names[r.walletId] || {}).currency || 'MXN')],
         [t('Frequency'), (r) => term(r.periodicity)],
         [t('Next payment'), (r) => day(r.nextPayment), 'nowrap'],
-        // Cycles owed beyond the 12 paid late are skipped (README, "At most 12 cycles").
+        // Cycles owed beyond the 12 paid late are skipped (docs/api.md, "At most 12 cycles").
         [t('Skipped'), (r) => (r.lastSkip ? `${r.lastSkip.cycles} (${day(r.lastSkip.firstDue)} – ${day(r.lastSkip.lastDue)})` : '')],
         ['', (r) => can(ctx.workspace, 'recurrent:write') && h('div', { class: 'row-actions' },
           r.active && act(t('Pay now'), r.name, draw, () => api.post(`/api/recurrent/${r.id}/pay`, { date: today() })),

@@ -79,7 +79,7 @@ function places(currency) {
   return Math.min(digits, limits.amount.maxDecimalPlaces);
 }
 
-// readAmount reads an amount as a person writes it in their locale (README, "Amounts
+// readAmount reads an amount as a person writes it in their locale (docs/webapp.md, "Amounts
 // typed in"): {value} is its exact decimal text, {error} says what is wrong, with the
 // readings the text may have meant when it is written another way. Spaces group too.
 export function readAmount(text, currency, zero) {
