@@ -2,6 +2,7 @@ package domain
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -525,11 +526,17 @@ func registry(events ...Event) map[string]func() Event {
 	return out
 }
 
+// ErrUnknownEvent is what each consumer of the log (the states' Apply, the projections,
+// the audit log, the webhooks' publicOf) returns for an event type its switch does not
+// name, so that a type left out is told apart from one a consumer deliberately does
+// nothing with; internal/eventcontract runs every type through each of them.
+var ErrUnknownEvent = errors.New("unknown event type")
+
 // DecodeEvent parses a stored payload into its typed struct (a pointer).
 func DecodeEvent(eventType string, data []byte) (Event, error) {
 	factory, ok := eventTypes[eventType]
 	if !ok {
-		return nil, fmt.Errorf("domain: unknown event type %q", eventType)
+		return nil, fmt.Errorf("domain: %w %q", ErrUnknownEvent, eventType)
 	}
 	v := factory()
 	if err := json.Unmarshal(data, v); err != nil {
@@ -538,8 +545,8 @@ func DecodeEvent(eventType string, data []byte) (Event, error) {
 	return v, nil
 }
 
-// EventTypes lists every event type name, sorted: for the tests that push each through
-// every consumer of the log (projections, audit, webhooks).
+// EventTypes lists every event type name, sorted: for the test that pushes each through
+// every consumer of the log (internal/eventcontract).
 func EventTypes() []string {
 	return slices.Sorted(maps.Keys(eventTypes))
 }

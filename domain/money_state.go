@@ -126,7 +126,7 @@ func (w *Workspace) applyMoney(event Event) error {
 	case *ExchangeRatesSet:
 		// Rates inform summaries, not decisions.
 	default:
-		return fmt.Errorf("domain: workspace state cannot apply %T", event)
+		return fmt.Errorf("domain: workspace state cannot apply %T: %w", event, ErrUnknownEvent)
 	}
 	return nil
 }

@@ -59,7 +59,7 @@ func (u *User) Apply(event Event) error {
 		u.Deleted = true
 	default:
 		if !u.applyLink(event) {
-			return fmt.Errorf("domain: user state cannot apply %T", event)
+			return fmt.Errorf("domain: user state cannot apply %T: %w", event, ErrUnknownEvent)
 		}
 	}
 	return nil

@@ -65,137 +65,138 @@ func auditWorkspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 	return domain.PersonalWorkspaceID(user), nil
 }
 
-// auditOf describes the audit entry of an event; ok is false for events that are not a
-// create, update or delete of something a person would look for.
-func auditOf(e eventstore.RecordedEvent, data any) (entry auditEntry, ok bool, err error) {
+// auditOf describes the audit entry of an event: every event is a create, update or
+// delete of something a person would look for, and a type named in no case gives
+// domain.ErrUnknownEvent.
+func auditOf(e eventstore.RecordedEvent, data any) (auditEntry, error) {
 	ws, err := auditWorkspaceOf(e)
 	if err != nil {
-		return auditEntry{}, false, err
+		return auditEntry{}, err
 	}
 	switch d := data.(type) {
 	case *domain.UserRegistered:
 		return auditEntry{workspace: d.PersonalWorkspaceID, entity: "user", entityID: d.UserID, action: actionCreate,
-			changes: created(map[string]any{"email": d.Email, "name": d.Name})}, true, nil
+			changes: created(map[string]any{"email": d.Email, "name": d.Name})}, nil
 	case *domain.UserIdentityChanged:
 		return auditEntry{workspace: domain.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionUpdate,
-			changes: created(map[string]any{"email": d.Email, "name": d.Name})}, true, nil
+			changes: created(map[string]any{"email": d.Email, "name": d.Name})}, nil
 	case *domain.UserProfileUpdated:
 		changes, err := diff(d.Before, d.After)
-		return auditEntry{workspace: domain.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionUpdate, changes: changes}, true, err
+		return auditEntry{workspace: domain.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionUpdate, changes: changes}, err
 	case *domain.UserDeleted:
-		return auditEntry{workspace: domain.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionDelete}, true, nil
+		return auditEntry{workspace: domain.PersonalWorkspaceID(d.UserID), entity: "user", entityID: d.UserID, action: actionDelete}, nil
 	case *domain.WorkspaceCreated:
 		return auditEntry{workspace: ws, entity: "workspace", entityID: d.WorkspaceID, action: actionCreate,
-			changes: created(map[string]any{"name": d.Name, "type": d.Kind, "currency": d.Currency, "language": d.Language})}, true, nil
+			changes: created(map[string]any{"name": d.Name, "type": d.Kind, "currency": d.Currency, "language": d.Language})}, nil
 	case *domain.WorkspaceLanguageChanged:
 		return auditEntry{workspace: ws, entity: "workspace", entityID: ws, action: actionUpdate,
-			changes: map[string]change{"language": {d.Before, d.After}}}, true, nil
+			changes: map[string]change{"language": {d.Before, d.After}}}, nil
 	case *domain.WorkspaceDeleted:
-		return auditEntry{workspace: ws, entity: "workspace", entityID: d.WorkspaceID, action: actionDelete}, true, nil
+		return auditEntry{workspace: ws, entity: "workspace", entityID: d.WorkspaceID, action: actionDelete}, nil
 	case *domain.WalletCreated:
 		changes, err := diff(nil, d.WalletFields)
-		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionCreate, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionCreate, changes: changes}, err
 	case *domain.WalletUpdated:
 		changes, err := diff(d.Before, d.After)
-		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionUpdate, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionUpdate, changes: changes}, err
 	case *domain.WalletArchived:
-		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionDelete}, true, nil
+		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionDelete}, nil
 	case *domain.CategoryCreated:
 		changes, err := diff(nil, d.CategoryFields)
-		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionCreate, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionCreate, changes: changes}, err
 	case *domain.CategoryUpdated:
 		changes, err := diff(d.Before, d.After)
-		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionUpdate, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionUpdate, changes: changes}, err
 	case *domain.CategoryArchived:
-		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionDelete}, true, nil
+		return auditEntry{workspace: ws, entity: "category", entityID: d.CategoryID, action: actionDelete}, nil
 	case *domain.TagCreated:
 		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionCreate,
-			changes: created(map[string]any{"name": d.Name, "color": d.Color})}, true, nil
+			changes: created(map[string]any{"name": d.Name, "color": d.Color})}, nil
 	case *domain.TagUpdated:
 		changes, err := diff(d.Before, d.After)
-		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionUpdate, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionUpdate, changes: changes}, err
 	case *domain.TagArchived:
-		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionDelete}, true, nil
+		return auditEntry{workspace: ws, entity: "tag", entityID: d.TagID, action: actionDelete}, nil
 	case *domain.TransactionCreated:
 		fields := *d
 		fields.Postings, fields.Effects = nil, nil
 		written, err := createdChanges(&fields, "transactionId", "postings")
-		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionCreate, written: written}, true, err
+		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionCreate, written: written}, err
 	case *domain.TransactionUpdated:
 		after, err := json.Marshal(d.Changes)
 		if err != nil {
-			return auditEntry{}, false, err
+			return auditEntry{}, err
 		}
 		var set map[string]json.RawMessage
 		if err := json.Unmarshal(after, &set); err != nil {
-			return auditEntry{}, false, err
+			return auditEntry{}, err
 		}
 		cols := map[string]string{}
 		for k := range set {
 			cols[k] = transactionColumns[k]
 		}
 		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionUpdate,
-			fromRow: cols, after: json.RawMessage(after)}, true, nil
+			fromRow: cols, after: json.RawMessage(after)}, nil
 	case *domain.TransactionDeleted:
 		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionDelete,
-			fromRow: transactionColumns, after: json.RawMessage(`{}`)}, true, nil
+			fromRow: transactionColumns, after: json.RawMessage(`{}`)}, nil
 	case *domain.MemberAdded:
 		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionCreate,
-			changes: created(map[string]any{"role": d.Role})}, true, nil
+			changes: created(map[string]any{"role": d.Role})}, nil
 	case *domain.MemberInvited:
 		return auditEntry{workspace: ws, entity: "invitation", entityID: domain.InvitationID(d.Email), action: actionCreate,
-			changes: created(map[string]any{"email": d.Email, "role": d.Role})}, true, nil
+			changes: created(map[string]any{"email": d.Email, "role": d.Role})}, nil
 	case *domain.InvitationCancelled:
 		return auditEntry{workspace: ws, entity: "invitation", entityID: domain.InvitationID(d.Email), action: actionDelete,
-			changes: map[string]change{"email": {d.Email, nil}, "role": {d.Role, nil}}}, true, nil
+			changes: map[string]change{"email": {d.Email, nil}, "role": {d.Role, nil}}}, nil
 	case *domain.MemberRoleChanged:
 		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionUpdate,
-			changes: map[string]change{"role": {d.Before, d.After}}}, true, nil
+			changes: map[string]change{"role": {d.Before, d.After}}}, nil
 	case *domain.MemberRemoved:
 		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionDelete,
-			changes: map[string]change{"role": {d.Role, nil}}}, true, nil
+			changes: map[string]change{"role": {d.Role, nil}}}, nil
 	case *domain.APIKeyCreated:
 		// The hash stays out of the log, like the secret it stands for.
 		return auditEntry{workspace: ws, entity: "api_key", entityID: d.KeyID, action: actionCreate,
-			changes: created(map[string]any{"name": d.Name, "scopes": d.Scopes, "prefix": d.Prefix, "expiresAt": d.ExpiresAt})}, true, nil
+			changes: created(map[string]any{"name": d.Name, "scopes": d.Scopes, "prefix": d.Prefix, "expiresAt": d.ExpiresAt})}, nil
 	case *domain.APIKeyRevoked:
 		entry := auditEntry{workspace: ws, entity: "api_key", entityID: d.KeyID, action: actionDelete}
 		if d.Reason != "" {
 			entry.changes = map[string]change{"reason": {nil, d.Reason}}
 		}
-		return entry, true, nil
+		return entry, nil
 	case *domain.WhatsAppLinked:
 		// Neither the phone number nor fingerprints go to the log.
 		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID,
-			action: actionCreate, changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, true, nil
+			action: actionCreate, changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, nil
 	case *domain.WhatsAppUnlinked:
-		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionDelete}, true, nil
+		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionDelete}, nil
 	case *domain.WhatsAppSuspended:
 		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
-			changes: map[string]change{"status": {domain.LinkActive, domain.LinkSuspended}, "reason": {nil, d.Reason}}}, true, nil
+			changes: map[string]change{"status": {domain.LinkActive, domain.LinkSuspended}, "reason": {nil, d.Reason}}}, nil
 	case *domain.WhatsAppFingerprintRecorded:
 		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
-			changes: map[string]change{"fingerprint": {nil, "recorded"}}}, true, nil
+			changes: map[string]change{"fingerprint": {nil, "recorded"}}}, nil
 	case *domain.WhatsAppWorkspaceChanged:
 		return auditEntry{workspace: ws, entity: "whatsapp_link", entityID: d.LinkID, action: actionUpdate,
-			changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, true, nil
+			changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, nil
 	case *domain.RecurringPaid:
 		return auditEntry{workspace: ws, entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
-			changes: map[string]change{"nextPayment": {d.DueDate, d.NextPayment}, "lastPayment": {nil, max(d.PaidOn, d.DueDate)}}}, true, nil
+			changes: map[string]change{"nextPayment": {d.DueDate, d.NextPayment}, "lastPayment": {nil, max(d.PaidOn, d.DueDate)}}}, nil
 	case *domain.RecurringSkipped:
 		return auditEntry{workspace: ws, entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
 			changes: map[string]change{"nextPayment": {d.FirstDue, d.NextPayment},
-				"lastSkip": {nil, map[string]any{"cycles": d.Cycles, "firstDue": d.FirstDue, "lastDue": d.LastDue}}}}, true, nil
+				"lastSkip": {nil, map[string]any{"cycles": d.Cycles, "firstDue": d.FirstDue, "lastDue": d.LastDue}}}}, nil
 	}
 	return moneyAudit(ws, data)
 }
 
 // moneyAudit describes the audit entries of budgets, goals, debts, recurring payments
 // and webhooks.
-func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
-	entry := func(entity string, id uuid.UUID, action string, before, after any) (auditEntry, bool, error) {
+func moneyAudit(ws uuid.UUID, data any) (auditEntry, error) {
+	entry := func(entity string, id uuid.UUID, action string, before, after any) (auditEntry, error) {
 		changes, err := diff(before, after)
-		return auditEntry{workspace: ws, entity: entity, entityID: id, action: action, changes: changes}, true, err
+		return auditEntry{workspace: ws, entity: entity, entityID: id, action: action, changes: changes}, err
 	}
 	switch d := data.(type) {
 	case *domain.BudgetCreated:
@@ -211,7 +212,7 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
 		changes := created(map[string]any{"periodStart": d.PeriodStart, "periodEnd": d.PeriodEnd, "spent": d.Spent,
 			"percentage": d.Percentage, "alertThreshold": d.Budget.AlertThreshold, "transactionId": d.TransactionID})
 		changes["alertReached"] = change{false, true}
-		return auditEntry{workspace: ws, entity: "budget", entityID: d.BudgetID, action: actionUpdate, changes: changes}, true, nil
+		return auditEntry{workspace: ws, entity: "budget", entityID: d.BudgetID, action: actionUpdate, changes: changes}, nil
 	case *domain.GoalCreated:
 		return entry("goal", d.GoalID, actionCreate, nil, d.GoalFields)
 	case *domain.GoalUpdated:
@@ -240,16 +241,16 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, bool, error) {
 	case *domain.WebhookSecretRotated:
 		// Neither secret goes to the log: only that it changed.
 		return auditEntry{workspace: ws, entity: "webhook", entityID: d.WebhookID, action: actionUpdate,
-			changes: map[string]change{"secret": {"(previous)", "(rotated)"}}}, true, nil
+			changes: map[string]change{"secret": {"(previous)", "(rotated)"}}}, nil
 	case *domain.ExchangeRatesSet:
 		changes := map[string]change{}
 		for _, r := range d.Rates {
 			changes[r.Base+"/"+r.Quote] = change{nil, r.Rate.String()}
 		}
 		return auditEntry{workspace: ws, entity: "exchange_rates", entityID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(d.Date)),
-			action: actionUpdate, changes: changes}, true, nil
+			action: actionUpdate, changes: changes}, nil
 	}
-	return auditEntry{}, false, nil
+	return auditEntry{}, fmt.Errorf("projections: no audit entry for %T: %w", data, domain.ErrUnknownEvent)
 }
 
 // created lists the values of a new record.
@@ -515,10 +516,10 @@ var auditInsert = newRowInsert("audit_log", []string{"workspace_id uuid", "event
 	"entity_id text", "action text", "actor_type text", "actor_id text", "user_agent text", "request_id text",
 	"occurred_at timestamptz", "changes jsonb"}, "")
 
-// queueAudit queues the audit entry of an event, if it has one.
+// queueAudit queues the audit entry of an event.
 func queueAudit(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta ledger.Metadata, data any) error {
-	entry, ok, err := auditOf(e, data)
-	if err != nil || !ok {
+	entry, err := auditOf(e, data)
+	if err != nil {
 		return err
 	}
 	args := []any{entry.workspace, e.ID, e.Version, entry.entity, entry.entityID.String(), entry.action,

@@ -160,7 +160,7 @@ func queueMoney(b *pgx.Batch, ws uuid.UUID, e eventstore.RecordedEvent, data any
 			b.Queue(fx.UpsertSQL, ws, r.Base, r.Quote, d.Date, r.Rate, "manual", at)
 		}
 	default:
-		return fmt.Errorf("projections: no projector for %s", e.Type)
+		return fmt.Errorf("projections: no projector for %s: %w", e.Type, domain.ErrUnknownEvent)
 	}
 	return nil
 }

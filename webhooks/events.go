@@ -54,7 +54,16 @@ func publicEvent(name string, p payload) (Public, error) {
 }
 
 // errUnclassified is what publicOf returns for an event type its switch does not name.
-var errUnclassified = errors.New("webhooks: event type neither public nor kept from subscribers")
+var errUnclassified = fmt.Errorf("webhooks: event type neither public nor kept from subscribers: %w", domain.ErrUnknownEvent)
+
+// Classify returns what publicOf makes of a stored event: nil when it tells subscribers
+// of it or keeps it from them, an error wrapping domain.ErrUnknownEvent for a type it
+// names in neither case (which PublicEvents keeps from subscribers), or the payload's
+// decoding error. internal/eventcontract runs every type through it.
+func Classify(eventType string, data []byte) error {
+	_, _, err := publicOf(eventType, data)
+	return err
+}
 
 // publicOf returns the public names a stored event is told to subscribers under, with
 // its data, or no names for the event types subscribers are not told of. A goal deposit
