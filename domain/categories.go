@@ -2,14 +2,29 @@ package domain
 
 import "github.com/google/uuid"
 
+// Category field defaults (spec 2.2).
+const (
+	DefaultCategoryIcon  = "tag"
+	DefaultCategoryColor = "#6366f1"
+)
+
 // CreateCategory adds a category.
+//
+// Defaults: Icon empty is DefaultCategoryIcon ("tag"); Color empty is
+// DefaultCategoryColor; IsDefault left out is false. An empty string is never a valid
+// icon or colour, so the zero value stands for a field the client left out.
+//
+// Errors: TAG_NOT_FOUND, CONFLICT (a live category already has the name).
 type CreateCategory struct {
 	CategoryID uuid.UUID
 	CategoryFields
 }
 
-// Decide checks the category against the workspace and returns its event.
+// Decide fills the defaults, checks the category against the workspace and returns its
+// event.
 func (c CreateCategory) Decide(w *Workspace) ([]Event, error) {
+	c.Icon = stringOr(c.Icon, DefaultCategoryIcon)
+	c.Color = stringOr(c.Color, DefaultCategoryColor)
 	if err := c.check(w, uuid.Nil); err != nil {
 		return nil, err
 	}

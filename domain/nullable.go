@@ -59,3 +59,11 @@ func valueOr[T any](p *T, fallback T) T {
 	}
 	return *p
 }
+
+// stringOr returns s, or fallback when s is empty: a text field a command was not given.
+func stringOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}

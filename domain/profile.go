@@ -53,6 +53,24 @@ func (DeleteUser) Decide(w *Workspace) ([]Event, error) {
 	return w.deleted(KeyRevokedAccountDeleted), nil
 }
 
+// CreateWorkspace opens a team workspace owned by OwnerID. A new stream has no state
+// to decide against, so the command gives the event that opens it.
+//
+// Defaults: Currency empty is DefaultCurrency; Language empty is English.
+type CreateWorkspace struct {
+	WorkspaceID uuid.UUID
+	Name        string
+	Currency    string
+	OwnerID     uuid.UUID
+	Language    string
+}
+
+// Opened fills the defaults and returns the event that opens the workspace.
+func (c CreateWorkspace) Opened() *WorkspaceCreated {
+	return &WorkspaceCreated{WorkspaceID: c.WorkspaceID, Kind: WorkspaceTeam, Name: c.Name,
+		Currency: stringOr(c.Currency, DefaultCurrency), OwnerID: c.OwnerID, Language: c.Language}
+}
+
 // DeleteWorkspace closes a team workspace, revoking its keys; only an owner may.
 type DeleteWorkspace struct {
 	ActorID uuid.UUID

@@ -2,19 +2,26 @@ package domain
 
 import "github.com/google/uuid"
 
+// DefaultTagColor is the colour of a tag created without one.
+const DefaultTagColor = "#6b7280"
+
 // CreateTag adds a tag.
+//
+// Defaults: Color empty is DefaultTagColor (an empty string is never a valid colour).
+//
+// Errors: CONFLICT (an active tag already has the name).
 type CreateTag struct {
 	TagID uuid.UUID
 	Name  string
 	Color string
 }
 
-// Decide checks the tag's name is free and returns its event.
+// Decide fills the default colour, checks the tag's name is free and returns its event.
 func (c CreateTag) Decide(w *Workspace) ([]Event, error) {
 	if err := w.freeTagName(c.Name, uuid.Nil); err != nil {
 		return nil, err
 	}
-	return []Event{&TagCreated{TagID: c.TagID, Name: c.Name, Color: c.Color}}, nil
+	return []Event{&TagCreated{TagID: c.TagID, Name: c.Name, Color: stringOr(c.Color, DefaultTagColor)}}, nil
 }
 
 // UpdateTag renames or recolours a tag.

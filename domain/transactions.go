@@ -22,7 +22,7 @@ var TransactionTypes = []string{TxIncome, TxExpense, TxTransfer, TxGoalDeposit, 
 
 // CreateTransaction records income, an expense, a transfer or a goal movement.
 //
-// Defaults: Date empty is the business day of Today; WalletID nil is the wallet named
+// Defaults: Type empty is TxExpense; Date empty is the business day of Today; WalletID nil is the wallet named
 // WalletName when that is set, else the workspace's default wallet; CategoryID nil is
 // the category named CategoryName when that is set, else none.
 //
@@ -78,6 +78,7 @@ func (c CreateTransaction) Decide(w *Workspace) ([]Event, error) {
 		return nil, err
 	}
 	c.Date = date
+	c.Type = stringOr(c.Type, TxExpense)
 	switch c.Type {
 	case TxIncome, TxExpense, TxTransfer:
 	case TxGoalDeposit, TxGoalWithdrawal:

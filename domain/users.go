@@ -27,7 +27,8 @@ func PersonalWorkspaceID(userID uuid.UUID) uuid.UUID {
 	return uuid.NewSHA1(idNamespace, []byte("personal\x00"+userID.String()))
 }
 
-// DefaultCurrency is the currency of a new personal workspace.
+// DefaultCurrency is the currency of a new personal workspace, and of a team workspace
+// or a wallet created without one.
 const DefaultCurrency = "MXN"
 
 // User is the write-side state of a user stream.

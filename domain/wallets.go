@@ -8,14 +8,31 @@ import (
 // Wallet types.
 var WalletTypes = []string{"cash", "card", "bank_account", "digital_wallet"}
 
+// Wallet field defaults (spec 2.1).
+const (
+	DefaultWalletType = "cash"
+	DefaultCardColor  = "#111827"
+)
+
 // CreateWallet adds a wallet.
+//
+// Defaults: Type empty is DefaultWalletType ("cash"); Currency empty is DefaultCurrency;
+// CardColor empty is DefaultCardColor; InitialBalance left out is zero and IsDefault
+// left out is false. An empty string is never a valid type, currency or colour, so
+// the zero value stands for a field the client left out.
+//
+// Errors: VALIDATION_ERROR, CONFLICT (a live wallet already has the name).
 type CreateWallet struct {
 	WalletID uuid.UUID
 	WalletFields
 }
 
-// Decide checks the wallet against the workspace and returns its events.
+// Decide fills the defaults, checks the wallet against the workspace and returns its
+// events.
 func (c CreateWallet) Decide(w *Workspace) ([]Event, error) {
+	c.Type = stringOr(c.Type, DefaultWalletType)
+	c.Currency = stringOr(c.Currency, DefaultCurrency)
+	c.CardColor = stringOr(c.CardColor, DefaultCardColor)
 	if err := c.check(w, uuid.Nil); err != nil {
 		return nil, err
 	}

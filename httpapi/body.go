@@ -601,3 +601,11 @@ func parseDateTime(s string) (time.Time, error) {
 	}
 	return t, nil
 }
+
+// orDefault returns the field's value, or fallback when it is absent or null.
+func orDefault[T any](n domain.Nullable[T], fallback T) T {
+	if n.Valid {
+		return n.Value
+	}
+	return fallback
+}

@@ -7,12 +7,6 @@ import (
 	"github.com/finledger/finledger/queries"
 )
 
-// Category field defaults (spec 2.2).
-const (
-	defaultCategoryIcon  = "tag"
-	defaultCategoryColor = "#6366f1"
-)
-
 func categoryInput(b *body, create bool) domain.UpdateCategory {
 	in := domain.UpdateCategory{
 		Name:        b.read(categoryName),
@@ -37,8 +31,8 @@ func createCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	in := categoryInput(b, true)
 	cmd := domain.CreateCategory{CategoryID: newID(), CategoryFields: domain.CategoryFields{
-		Name: in.Name.Value, Icon: orDefault(in.Icon, defaultCategoryIcon), Description: in.Description.Ptr(),
-		Color: orDefault(in.Color, defaultCategoryColor), IsDefault: orDefault(in.IsDefault, false), TagID: in.TagID.Ptr(),
+		Name: in.Name.Value, Icon: in.Icon.Value, Description: in.Description.Ptr(),
+		Color: in.Color.Value, IsDefault: in.IsDefault.Value, TagID: in.TagID.Ptr(),
 	}}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), cmd.CategoryID))})
 }

@@ -64,20 +64,20 @@ var (
 	}
 	recordName = textField{Name: "name", Text: domain.Text{Min: 1, Max: maxRecordName}}
 
-	walletType        = textField{Name: "type", Enum: domain.WalletTypes, Doc: obj{"default": defaultWalletType}}
+	walletType        = textField{Name: "type", Enum: domain.WalletTypes, Doc: obj{"default": domain.DefaultWalletType}}
 	walletName        = textField{Name: "name", Text: domain.Text{Min: 1, Max: maxWalletName}}
 	walletDescription = textField{Name: "description", Text: domain.Text{Max: 255, Multiline: true}, Nullable: true}
-	walletCardColor   = colorField("cardColor", defaultCardColor)
+	walletCardColor   = colorField("cardColor", domain.DefaultCardColor)
 	walletClabe       = textField{Name: "clabe", Text: domain.Text{Max: 40}, Nullable: true}
 	walletProvider    = textField{Name: "provider", Text: domain.Text{Max: 70}, Nullable: true}
 
 	tagName  = textField{Name: "name", Text: domain.Text{Min: 1, Max: maxTagName}}
-	tagColor = colorField("color", defaultTagColor)
+	tagColor = colorField("color", domain.DefaultTagColor)
 
 	categoryName        = textField{Name: "name", Text: domain.Text{Min: 1, Max: maxCategoryName}}
-	categoryIcon        = textField{Name: "icon", Text: domain.Text{Min: 1, Max: 50}, Doc: obj{"default": defaultCategoryIcon}}
+	categoryIcon        = textField{Name: "icon", Text: domain.Text{Min: 1, Max: 50}, Doc: obj{"default": domain.DefaultCategoryIcon}}
 	categoryDescription = textField{Name: "description", Text: domain.Text{Max: 255, Multiline: true}, Nullable: true}
-	categoryColor       = colorField("color", defaultCategoryColor)
+	categoryColor       = colorField("color", domain.DefaultCategoryColor)
 
 	transactionConcept     = textField{Name: "concept", Text: domain.Text{Max: 255}, Nullable: true}
 	transactionDescription = textField{Name: "description", Text: domain.Text{Max: 2000, Multiline: true}, Nullable: true}

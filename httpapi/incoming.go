@@ -39,7 +39,8 @@ func (b *body) amountOrText(name string) domain.Nullable[decimal.Decimal] {
 }
 
 // incomingTransaction records a transaction sent by an external system (spec 4.A): the
-// wallet and category by id or by name, the default wallet when neither is given.
+// wallet and category by id or by name; the command fills the defaults (an expense, the
+// default wallet when neither is given).
 func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	_, b, ok := readRequest(w, r, false)
 	if !ok {
@@ -61,15 +62,14 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if categoryID.Valid && categoryName.Valid {
 		b.fail("categoryName", "give categoryId or categoryName, not both")
 	}
-	kind := orDefault(typ, domain.TxExpense)
-	if kind == domain.TxTransfer {
+	if typ.Value == domain.TxTransfer {
 		b.required("toWalletId", toWalletID.Valid)
 	}
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	cmd := domain.CreateTransaction{TransactionID: newID(), Type: kind, Amount: amount.Value, WalletID: walletID.Ptr(),
+	cmd := domain.CreateTransaction{TransactionID: newID(), Type: typ.Value, Amount: amount.Value, WalletID: walletID.Ptr(),
 		WalletName: walletName.Ptr(), ToWalletID: toWalletID.Ptr(), CategoryID: categoryID.Ptr(), CategoryName: categoryName.Ptr(),
 		Concept: concept.Ptr(), Description: description.Ptr(), Date: date.Value, Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide,

@@ -143,7 +143,7 @@ func walletFields() obj {
 	return obj{
 		"name": walletName.schema(), "description": walletDescription.schema(),
 		"type":     walletType.schema(),
-		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}), "cardColor": walletCardColor.schema(),
+		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": domain.DefaultCurrency}), "cardColor": walletCardColor.schema(),
 		"balance": num(merge(obj{"minimum": 0, "default": 0, "description": "initial balance; changing it moves the current balance by the difference"}, money)),
 		"clabe":   walletClabe.schema(), "provider": walletProvider.schema(), "isDefault": obj{"type": "boolean", "default": false},
 	}
@@ -261,7 +261,7 @@ func requestSchemas() obj {
 			"categoryId": obj{"type": "string", "format": "uuid", "description": "required for recategorize"},
 		}, "ids", "operation"),
 		"ProfileUpdate": input(profileFields()),
-		"WorkspaceCreate": input(obj{"name": recordName.schema(), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": "MXN"}),
+		"WorkspaceCreate": input(obj{"name": recordName.schema(), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": domain.DefaultCurrency}),
 			"language": workspaceLanguage.schema()}, "name"),
 		"MemberAdd":    input(obj{"email": memberEmail.schema(), "role": memberRole.schema()}, "email", "role"),
 		"MemberUpdate": input(obj{"role": memberRole.schema()}, "role"),

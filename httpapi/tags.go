@@ -7,8 +7,6 @@ import (
 	"github.com/finledger/finledger/queries"
 )
 
-const defaultTagColor = "#6b7280"
-
 // tagInput reads a tag's fields: a create needs the name, an update may leave either
 // out but set neither to null.
 func tagInput(b *body, create bool) domain.UpdateTag {
@@ -27,7 +25,7 @@ func createTag(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	in := tagInput(b, true)
-	cmd := domain.CreateTag{TagID: newID(), Name: in.Name.Value, Color: orDefault(in.Color, defaultTagColor)}
+	cmd := domain.CreateTag{TagID: newID(), Name: in.Name.Value, Color: in.Color.Value}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), cmd.TagID))})
 }
 

@@ -5,23 +5,14 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
 )
 
 var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 
-// Wallet field defaults (spec 2.1).
-const (
-	defaultWalletType  = "cash"
-	defaultCardColor   = "#111827"
-	defaultWalletMoney = domain.DefaultCurrency
-)
-
-// walletInput reads the fields of a wallet body; on create, absent fields take their
-// defaults and name is required.
+// walletInput reads the fields of a wallet body; on create, name is required (the
+// command fills the defaults of the fields left out).
 func walletInput(b *body, create bool) domain.UpdateWallet {
 	in := domain.UpdateWallet{
 		Name:           b.read(walletName),
@@ -55,13 +46,6 @@ func currency(b *body, name string) domain.Nullable[string] {
 	return v
 }
 
-func orDefault[T any](n domain.Nullable[T], fallback T) T {
-	if n.Valid {
-		return n.Value
-	}
-	return fallback
-}
-
 func createWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 	_, b, ok := readRequest(w, r, false)
 	if !ok {
@@ -69,10 +53,9 @@ func createWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	in := walletInput(b, true)
 	cmd := domain.CreateWallet{WalletID: newID(), WalletFields: domain.WalletFields{
-		Name: in.Name.Value, Description: in.Description.Ptr(), Type: orDefault(in.Type, defaultWalletType),
-		Currency: orDefault(in.Currency, defaultWalletMoney), CardColor: orDefault(in.CardColor, defaultCardColor),
-		InitialBalance: orDefault(in.InitialBalance, decimal.Zero), Clabe: in.Clabe.Ptr(), Provider: in.Provider.Ptr(),
-		IsDefault: orDefault(in.IsDefault, false),
+		Name: in.Name.Value, Description: in.Description.Ptr(), Type: in.Type.Value, Currency: in.Currency.Value,
+		CardColor: in.CardColor.Value, InitialBalance: in.InitialBalance.Value, Clabe: in.Clabe.Ptr(), Provider: in.Provider.Ptr(),
+		IsDefault: in.IsDefault.Value,
 	}}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), cmd.WalletID))})
 }

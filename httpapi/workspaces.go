@@ -38,8 +38,8 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !language.Valid && p.User.Language != nil {
 		language.Value = *p.User.Language
 	}
-	created := &domain.WorkspaceCreated{WorkspaceID: newID(), Kind: domain.WorkspaceTeam, Name: name.Value,
-		Currency: orDefault(money, domain.DefaultCurrency), OwnerID: p.User.ID, Language: language.Value}
+	created := domain.CreateWorkspace{WorkspaceID: newID(), Name: name.Value, Currency: money.Value,
+		OwnerID: p.User.ID, Language: language.Value}.Opened()
 	s.run(w, r, b, command{Open: created,
 		Answer: queries.Record("workspace", queries.MemberWorkspace(p.User.ID, created.WorkspaceID))})
 }
