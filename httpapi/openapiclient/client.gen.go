@@ -3776,7 +3776,7 @@ type APIKeyCreate struct {
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 	Name      string     `json:"name"`
 
-	// Scopes the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: every scope), and of them, at each request, what that role grants then: a later promotion never widens it
+	// Scopes the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: every scope), and of them, at each request, what that role grants then: a later promotion never widens it; the reserved scopes (see the document's description) are accepted and open no operation yet
 	Scopes []APIKeyCreateScopes `json:"scopes"`
 }
 
@@ -4324,7 +4324,7 @@ type PostApiKeysJSONBody struct {
 	ExpiresAt *time.Time `json:"expiresAt,omitempty"`
 	Name      string     `json:"name"`
 
-	// Scopes the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: every scope), and of them, at each request, what that role grants then: a later promotion never widens it
+	// Scopes the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: every scope), and of them, at each request, what that role grants then: a later promotion never widens it; the reserved scopes (see the document's description) are accepted and open no operation yet
 	Scopes []PostApiKeysJSONBodyScopes `json:"scopes"`
 }
 
@@ -4364,7 +4364,9 @@ type GetAuditParams struct {
 	PageSize *int `form:"pageSize,omitempty" json:"pageSize,omitempty"`
 
 	// Entity only entries of this entity (wallet, transaction, ...)
-	Entity *string               `form:"entity,omitempty" json:"entity,omitempty"`
+	Entity *string `form:"entity,omitempty" json:"entity,omitempty"`
+
+	// Action only entries of this action
 	Action *GetAuditParamsAction `form:"action,omitempty" json:"action,omitempty"`
 
 	// From entries at or after this instant (RFC 3339)
@@ -4782,7 +4784,7 @@ type PostExchangeRatesEcbParams struct {
 	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 
-	// IdempotencyKey accepted; this operation does not replay answers
+	// IdempotencyKey accepted; this operation does not replay answers: each call fetches the day's rates again, at most once every 10 minutes
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -5011,7 +5013,7 @@ type PostMeWhatsappParams struct {
 	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 
-	// IdempotencyKey accepted; this operation does not replay answers
+	// IdempotencyKey accepted; this operation does not replay answers: each call issues a new link code
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -5039,7 +5041,7 @@ type PostPushSubscribeParams struct {
 	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 
-	// IdempotencyKey accepted; this operation does not replay answers
+	// IdempotencyKey accepted; this operation does not replay answers: the same endpoint again replaces its keys
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -5065,7 +5067,7 @@ type PostPushUnsubscribeParams struct {
 	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 
-	// IdempotencyKey accepted; this operation does not replay answers
+	// IdempotencyKey accepted; this operation does not replay answers: removing a subscription twice is harmless
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -5078,8 +5080,8 @@ type GetPushVapidPublicKeyParams struct {
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 }
 
-// RealtimeEventsParams defines parameters for RealtimeEvents.
-type RealtimeEventsParams struct {
+// GetRealtimeEventsParams defines parameters for GetRealtimeEvents.
+type GetRealtimeEventsParams struct {
 	// LastEventId the same, for clients that cannot set headers
 	LastEventId *int `form:"lastEventId,omitempty" json:"lastEventId,omitempty"`
 
@@ -5098,7 +5100,7 @@ type PostRealtimeTokenParams struct {
 	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 
-	// IdempotencyKey accepted; this operation does not replay answers
+	// IdempotencyKey accepted; this operation does not replay answers: each call issues a new token
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -5275,8 +5277,10 @@ type GetReportsSpendingSummaryParams struct {
 	To *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
 
 	// Category a category's id, or its name (accents and case ignored)
-	Category *string                              `form:"category,omitempty" json:"category,omitempty"`
-	Type     *GetReportsSpendingSummaryParamsType `form:"type,omitempty" json:"type,omitempty"`
+	Category *string `form:"category,omitempty" json:"category,omitempty"`
+
+	// Type whether to sum spending or income
+	Type *GetReportsSpendingSummaryParamsType `form:"type,omitempty" json:"type,omitempty"`
 
 	// AsOf answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the event recorded last at or before it; business days are those of that instant
 	AsOf *time.Time `form:"asOf,omitempty" json:"asOf,omitempty"`
@@ -5375,8 +5379,10 @@ type GetTransactionsParams struct {
 	Page *int `form:"page,omitempty" json:"page,omitempty"`
 
 	// PageSize entries per page
-	PageSize *int                       `form:"pageSize,omitempty" json:"pageSize,omitempty"`
-	Type     *GetTransactionsParamsType `form:"type,omitempty" json:"type,omitempty"`
+	PageSize *int `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Type only transactions of this type
+	Type *GetTransactionsParamsType `form:"type,omitempty" json:"type,omitempty"`
 
 	// WalletId only this wallet's
 	WalletId *openapi_types.UUID `form:"walletId,omitempty" json:"walletId,omitempty"`
@@ -5759,8 +5765,10 @@ type GetWebhooksOutboundByIdDeliveriesParams struct {
 	Page *int `form:"page,omitempty" json:"page,omitempty"`
 
 	// PageSize entries per page
-	PageSize *int                                           `form:"pageSize,omitempty" json:"pageSize,omitempty"`
-	Status   *GetWebhooksOutboundByIdDeliveriesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+	PageSize *int `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// Status only deliveries in this state
+	Status *GetWebhooksOutboundByIdDeliveriesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
@@ -5780,7 +5788,7 @@ type PostWebhooksOutboundByIdDeliveriesByDeliveryIdRedeliverParams struct {
 	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 
-	// IdempotencyKey accepted; this operation does not replay answers
+	// IdempotencyKey accepted; this operation does not replay answers: each call sends the delivery again: repeating it is the point
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -5804,7 +5812,7 @@ type PostWebhooksOutboundByIdTestParams struct {
 	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 
-	// IdempotencyKey accepted; this operation does not replay answers
+	// IdempotencyKey accepted; this operation does not replay answers: each call sends a new test delivery: repeating it is the point
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -5851,7 +5859,7 @@ type PostWhatsappLinkParams struct {
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
-	// IdempotencyKey accepted; this operation does not replay answers
+	// IdempotencyKey accepted; this operation does not replay answers: a code links once; the same code again from the same number answers alreadyLinked
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -8092,12 +8100,12 @@ type ClientInterface interface {
 	// Corresponds with GET /api/push/vapid-public-key (the `GetPushVapidPublicKey` operationId).
 	GetPushVapidPublicKey(ctx context.Context, params *GetPushVapidPublicKeyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RealtimeEvents Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
+	// GetRealtimeEvents Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
 	//
 	// Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open, its person 10 or the workspace 100 (details.limit says which); a client that stops reading for 10s is cut off.
 	//
-	// Corresponds with GET /api/realtime/events (the `RealtimeEvents` operationId).
-	RealtimeEvents(ctx context.Context, params *RealtimeEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+	// Corresponds with GET /api/realtime/events (the `GetRealtimeEvents` operationId).
+	GetRealtimeEvents(ctx context.Context, params *GetRealtimeEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostRealtimeToken Get a 5-minute token to open the workspace's realtime event stream (GET /api/realtime/events?token=)
 	//
@@ -9655,13 +9663,13 @@ func (c *Client) GetPushVapidPublicKey(ctx context.Context, params *GetPushVapid
 	return c.Client.Do(req)
 }
 
-// RealtimeEvents Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
+// GetRealtimeEvents Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
 //
 // Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open, its person 10 or the workspace 100 (details.limit says which); a client that stops reading for 10s is cut off.
 //
-// Corresponds with GET /api/realtime/events (the `RealtimeEvents` operationId).
-func (c *Client) RealtimeEvents(ctx context.Context, params *RealtimeEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRealtimeEventsRequest(c.Server, params)
+// Corresponds with GET /api/realtime/events (the `GetRealtimeEvents` operationId).
+func (c *Client) GetRealtimeEvents(ctx context.Context, params *GetRealtimeEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRealtimeEventsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -14268,8 +14276,8 @@ func NewGetPushVapidPublicKeyRequest(server string, params *GetPushVapidPublicKe
 	return req, nil
 }
 
-// NewRealtimeEventsRequest constructs an http.Request for the RealtimeEvents method
-func NewRealtimeEventsRequest(server string, params *RealtimeEventsParams) (*http.Request, error) {
+// NewGetRealtimeEventsRequest constructs an http.Request for the GetRealtimeEvents method
+func NewGetRealtimeEventsRequest(server string, params *GetRealtimeEventsParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -18769,14 +18777,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/push/vapid-public-key (the `GetPushVapidPublicKey` operationId).
 	GetPushVapidPublicKeyWithResponse(ctx context.Context, params *GetPushVapidPublicKeyParams, reqEditors ...RequestEditorFn) (*GetPushVapidPublicKeyResponse, error)
 
-	// RealtimeEventsWithResponse Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
+	// GetRealtimeEventsWithResponse Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
 	//
 	// Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open, its person 10 or the workspace 100 (details.limit says which); a client that stops reading for 10s is cut off.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
-	// Corresponds with GET /api/realtime/events (the `RealtimeEvents` operationId).
-	RealtimeEventsWithResponse(ctx context.Context, params *RealtimeEventsParams, reqEditors ...RequestEditorFn) (*RealtimeEventsResponse, error)
+	// Corresponds with GET /api/realtime/events (the `GetRealtimeEvents` operationId).
+	GetRealtimeEventsWithResponse(ctx context.Context, params *GetRealtimeEventsParams, reqEditors ...RequestEditorFn) (*GetRealtimeEventsResponse, error)
 
 	// PostRealtimeTokenWithResponse Get a 5-minute token to open the workspace's realtime event stream (GET /api/realtime/events?token=)
 	//
@@ -26699,11 +26707,6 @@ type DeleteMeResponse500Headers struct {
 	XRequestId string
 }
 
-// DeleteMeResponse502Headers the declared response headers of an HTTP 502 response for DeleteMe
-type DeleteMeResponse502Headers struct {
-	XRequestId string
-}
-
 // DeleteMeResponse503Headers the declared response headers of an HTTP 503 response for DeleteMe
 type DeleteMeResponse503Headers struct {
 	RetryAfter *int
@@ -26735,8 +26738,6 @@ type DeleteMeResponse struct {
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *InternalError
-	// JSON502 the response for an HTTP 502 `application/json` response
-	JSON502 *BadGateway
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -26761,8 +26762,6 @@ type DeleteMeResponse struct {
 	Headers429 *DeleteMeResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
 	Headers500 *DeleteMeResponse500Headers
-	// Headers502 the parsed response headers for an HTTP 502 response
-	Headers502 *DeleteMeResponse502Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteMeResponse503Headers
 }
@@ -26820,11 +26819,6 @@ func (r DeleteMeResponse) GetJSON429() *TooManyRequests {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r DeleteMeResponse) GetJSON500() *InternalError {
 	return r.JSON500
-}
-
-// GetJSON502 returns the response for an HTTP 502 `application/json` response
-func (r DeleteMeResponse) GetJSON502() *BadGateway {
-	return r.JSON502
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -28643,51 +28637,66 @@ func (r GetPushVapidPublicKeyResponse) ContentType() string {
 	return ""
 }
 
-// RealtimeEventsResponse200Headers the declared response headers of an HTTP 200 response for RealtimeEvents
-type RealtimeEventsResponse200Headers struct {
+// GetRealtimeEventsResponse200Headers the declared response headers of an HTTP 200 response for GetRealtimeEvents
+type GetRealtimeEventsResponse200Headers struct {
 	CacheControl    *string
 	XAccelBuffering *string
 	XRequestId      string
 }
 
-// RealtimeEventsResponse400Headers the declared response headers of an HTTP 400 response for RealtimeEvents
-type RealtimeEventsResponse400Headers struct {
+// GetRealtimeEventsResponse400Headers the declared response headers of an HTTP 400 response for GetRealtimeEvents
+type GetRealtimeEventsResponse400Headers struct {
 	XRequestId string
 }
 
-// RealtimeEventsResponse401Headers the declared response headers of an HTTP 401 response for RealtimeEvents
-type RealtimeEventsResponse401Headers struct {
+// GetRealtimeEventsResponse401Headers the declared response headers of an HTTP 401 response for GetRealtimeEvents
+type GetRealtimeEventsResponse401Headers struct {
 	XRequestId string
 }
 
-// RealtimeEventsResponse403Headers the declared response headers of an HTTP 403 response for RealtimeEvents
-type RealtimeEventsResponse403Headers struct {
+// GetRealtimeEventsResponse403Headers the declared response headers of an HTTP 403 response for GetRealtimeEvents
+type GetRealtimeEventsResponse403Headers struct {
 	XRequestId string
 }
 
-// RealtimeEventsResponse405Headers the declared response headers of an HTTP 405 response for RealtimeEvents
-type RealtimeEventsResponse405Headers struct {
+// GetRealtimeEventsResponse404Headers the declared response headers of an HTTP 404 response for GetRealtimeEvents
+type GetRealtimeEventsResponse404Headers struct {
 	XRequestId string
 }
 
-// RealtimeEventsResponse429Headers the declared response headers of an HTTP 429 response for RealtimeEvents
-type RealtimeEventsResponse429Headers struct {
+// GetRealtimeEventsResponse405Headers the declared response headers of an HTTP 405 response for GetRealtimeEvents
+type GetRealtimeEventsResponse405Headers struct {
+	XRequestId string
+}
+
+// GetRealtimeEventsResponse409Headers the declared response headers of an HTTP 409 response for GetRealtimeEvents
+type GetRealtimeEventsResponse409Headers struct {
+	XRequestId string
+}
+
+// GetRealtimeEventsResponse422Headers the declared response headers of an HTTP 422 response for GetRealtimeEvents
+type GetRealtimeEventsResponse422Headers struct {
+	XRequestId string
+}
+
+// GetRealtimeEventsResponse429Headers the declared response headers of an HTTP 429 response for GetRealtimeEvents
+type GetRealtimeEventsResponse429Headers struct {
 	RetryAfter int
 	XRequestId string
 }
 
-// RealtimeEventsResponse500Headers the declared response headers of an HTTP 500 response for RealtimeEvents
-type RealtimeEventsResponse500Headers struct {
+// GetRealtimeEventsResponse500Headers the declared response headers of an HTTP 500 response for GetRealtimeEvents
+type GetRealtimeEventsResponse500Headers struct {
 	XRequestId string
 }
 
-// RealtimeEventsResponse503Headers the declared response headers of an HTTP 503 response for RealtimeEvents
-type RealtimeEventsResponse503Headers struct {
+// GetRealtimeEventsResponse503Headers the declared response headers of an HTTP 503 response for GetRealtimeEvents
+type GetRealtimeEventsResponse503Headers struct {
 	RetryAfter *int
 	XRequestId string
 }
 
-type RealtimeEventsResponse struct {
+type GetRealtimeEventsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON400 the response for an HTTP 400 `application/json` response
@@ -28696,8 +28705,14 @@ type RealtimeEventsResponse struct {
 	JSON401 *Unauthorized
 	// JSON403 the response for an HTTP 403 `application/json` response
 	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
 	// JSON405 the response for an HTTP 405 `application/json` response
 	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *TooManyRequests
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -28705,65 +28720,86 @@ type RealtimeEventsResponse struct {
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *ServiceUnavailable
 	// Headers200 the parsed response headers for an HTTP 200 response
-	Headers200 *RealtimeEventsResponse200Headers
+	Headers200 *GetRealtimeEventsResponse200Headers
 	// Headers400 the parsed response headers for an HTTP 400 response
-	Headers400 *RealtimeEventsResponse400Headers
+	Headers400 *GetRealtimeEventsResponse400Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
-	Headers401 *RealtimeEventsResponse401Headers
+	Headers401 *GetRealtimeEventsResponse401Headers
 	// Headers403 the parsed response headers for an HTTP 403 response
-	Headers403 *RealtimeEventsResponse403Headers
+	Headers403 *GetRealtimeEventsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetRealtimeEventsResponse404Headers
 	// Headers405 the parsed response headers for an HTTP 405 response
-	Headers405 *RealtimeEventsResponse405Headers
+	Headers405 *GetRealtimeEventsResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetRealtimeEventsResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetRealtimeEventsResponse422Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
-	Headers429 *RealtimeEventsResponse429Headers
+	Headers429 *GetRealtimeEventsResponse429Headers
 	// Headers500 the parsed response headers for an HTTP 500 response
-	Headers500 *RealtimeEventsResponse500Headers
+	Headers500 *GetRealtimeEventsResponse500Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
-	Headers503 *RealtimeEventsResponse503Headers
+	Headers503 *GetRealtimeEventsResponse503Headers
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
-func (r RealtimeEventsResponse) GetJSON400() *BadRequest {
+func (r GetRealtimeEventsResponse) GetJSON400() *BadRequest {
 	return r.JSON400
 }
 
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
-func (r RealtimeEventsResponse) GetJSON401() *Unauthorized {
+func (r GetRealtimeEventsResponse) GetJSON401() *Unauthorized {
 	return r.JSON401
 }
 
 // GetJSON403 returns the response for an HTTP 403 `application/json` response
-func (r RealtimeEventsResponse) GetJSON403() *Forbidden {
+func (r GetRealtimeEventsResponse) GetJSON403() *Forbidden {
 	return r.JSON403
 }
 
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRealtimeEventsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
 // GetJSON405 returns the response for an HTTP 405 `application/json` response
-func (r RealtimeEventsResponse) GetJSON405() *MethodNotAllowed {
+func (r GetRealtimeEventsResponse) GetJSON405() *MethodNotAllowed {
 	return r.JSON405
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetRealtimeEventsResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetRealtimeEventsResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r RealtimeEventsResponse) GetJSON429() *TooManyRequests {
+func (r GetRealtimeEventsResponse) GetJSON429() *TooManyRequests {
 	return r.JSON429
 }
 
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
-func (r RealtimeEventsResponse) GetJSON500() *InternalError {
+func (r GetRealtimeEventsResponse) GetJSON500() *InternalError {
 	return r.JSON500
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
-func (r RealtimeEventsResponse) GetJSON503() *ServiceUnavailable {
+func (r GetRealtimeEventsResponse) GetJSON503() *ServiceUnavailable {
 	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
-func (r RealtimeEventsResponse) GetBody() []byte {
+func (r GetRealtimeEventsResponse) GetBody() []byte {
 	return r.Body
 }
 
 // Status returns HTTPResponse.Status
-func (r RealtimeEventsResponse) Status() string {
+func (r GetRealtimeEventsResponse) Status() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Status
 	}
@@ -28771,7 +28807,7 @@ func (r RealtimeEventsResponse) Status() string {
 }
 
 // StatusCode returns HTTPResponse.StatusCode
-func (r RealtimeEventsResponse) StatusCode() int {
+func (r GetRealtimeEventsResponse) StatusCode() int {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.StatusCode
 	}
@@ -28779,7 +28815,7 @@ func (r RealtimeEventsResponse) StatusCode() int {
 }
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
-func (r RealtimeEventsResponse) ContentType() string {
+func (r GetRealtimeEventsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -39657,19 +39693,19 @@ func (c *ClientWithResponses) GetPushVapidPublicKeyWithResponse(ctx context.Cont
 	return ParseGetPushVapidPublicKeyResponse(rsp)
 }
 
-// RealtimeEventsWithResponse Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
+// GetRealtimeEventsWithResponse Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream
 //
 // Besides the workspace's events: `reset` ({lastEventId}) when a reconnecting client is too far behind, and `revoked` ({reason}: member_removed, role_changed, account_deleted or workspace_deleted) when the user loses access to the workspace, after which the stream ends; a client should close its EventSource then. 401: the token is missing, invalid or expired; 403: the token's user may no longer read the workspace (details.reason, as in the revoked event); 429 TOO_MANY_STREAMS: the token already has 5 streams open, its person 10 or the workspace 100 (details.limit says which); a client that stops reading for 10s is cut off.
 //
 // Returns a wrapper object for the known response body format(s).
 //
-// Corresponds with GET /api/realtime/events (the `RealtimeEvents` operationId).
-func (c *ClientWithResponses) RealtimeEventsWithResponse(ctx context.Context, params *RealtimeEventsParams, reqEditors ...RequestEditorFn) (*RealtimeEventsResponse, error) {
-	rsp, err := c.RealtimeEvents(ctx, params, reqEditors...)
+// Corresponds with GET /api/realtime/events (the `GetRealtimeEvents` operationId).
+func (c *ClientWithResponses) GetRealtimeEventsWithResponse(ctx context.Context, params *GetRealtimeEventsParams, reqEditors ...RequestEditorFn) (*GetRealtimeEventsResponse, error) {
+	rsp, err := c.GetRealtimeEvents(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
-	return ParseRealtimeEventsResponse(rsp)
+	return ParseGetRealtimeEventsResponse(rsp)
 }
 
 // PostRealtimeTokenWithResponse Get a 5-minute token to open the workspace's realtime event stream (GET /api/realtime/events?token=)
@@ -49453,13 +49489,6 @@ func ParseDeleteMeResponse(rsp *http.Response) (*DeleteMeResponse, error) {
 		}
 		response.JSON500 = &dest
 
-	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
-		var dest BadGateway
-		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
-			return nil, err
-		}
-		response.JSON502 = &dest
-
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest ServiceUnavailable
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -49594,16 +49623,6 @@ func ParseDeleteMeResponse(rsp *http.Response) (*DeleteMeResponse, error) {
 			headers.XRequestId = value
 		}
 		response.Headers500 = &headers
-	case rsp.StatusCode == 502:
-		var headers DeleteMeResponse502Headers
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestId = value
-		}
-		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteMeResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -51732,15 +51751,15 @@ func ParseGetPushVapidPublicKeyResponse(rsp *http.Response) (*GetPushVapidPublic
 	return response, nil
 }
 
-// ParseRealtimeEventsResponse parses an HTTP response from a RealtimeEventsWithResponse call
-func ParseRealtimeEventsResponse(rsp *http.Response) (*RealtimeEventsResponse, error) {
+// ParseGetRealtimeEventsResponse parses an HTTP response from a GetRealtimeEventsWithResponse call
+func ParseGetRealtimeEventsResponse(rsp *http.Response) (*GetRealtimeEventsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
 	defer func() { _ = rsp.Body.Close() }()
 	if err != nil {
 		return nil, err
 	}
 
-	response := &RealtimeEventsResponse{
+	response := &GetRealtimeEventsResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -51767,12 +51786,33 @@ func ParseRealtimeEventsResponse(rsp *http.Response) (*RealtimeEventsResponse, e
 		}
 		response.JSON403 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
 		var dest MethodNotAllowed
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest TooManyRequests
@@ -51799,7 +51839,7 @@ func ParseRealtimeEventsResponse(rsp *http.Response) (*RealtimeEventsResponse, e
 
 	switch {
 	case rsp.StatusCode == 200:
-		var headers RealtimeEventsResponse200Headers
+		var headers GetRealtimeEventsResponse200Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -51823,7 +51863,7 @@ func ParseRealtimeEventsResponse(rsp *http.Response) (*RealtimeEventsResponse, e
 		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
-		var headers RealtimeEventsResponse400Headers
+		var headers GetRealtimeEventsResponse400Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -51833,7 +51873,7 @@ func ParseRealtimeEventsResponse(rsp *http.Response) (*RealtimeEventsResponse, e
 		}
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
-		var headers RealtimeEventsResponse401Headers
+		var headers GetRealtimeEventsResponse401Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -51843,7 +51883,7 @@ func ParseRealtimeEventsResponse(rsp *http.Response) (*RealtimeEventsResponse, e
 		}
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
-		var headers RealtimeEventsResponse403Headers
+		var headers GetRealtimeEventsResponse403Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -51852,8 +51892,18 @@ func ParseRealtimeEventsResponse(rsp *http.Response) (*RealtimeEventsResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetRealtimeEventsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
 	case rsp.StatusCode == 405:
-		var headers RealtimeEventsResponse405Headers
+		var headers GetRealtimeEventsResponse405Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -51862,8 +51912,28 @@ func ParseRealtimeEventsResponse(rsp *http.Response) (*RealtimeEventsResponse, e
 			headers.XRequestId = value
 		}
 		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetRealtimeEventsResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetRealtimeEventsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
-		var headers RealtimeEventsResponse429Headers
+		var headers GetRealtimeEventsResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
@@ -51880,7 +51950,7 @@ func ParseRealtimeEventsResponse(rsp *http.Response) (*RealtimeEventsResponse, e
 		}
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
-		var headers RealtimeEventsResponse500Headers
+		var headers GetRealtimeEventsResponse500Headers
 		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
@@ -51890,7 +51960,7 @@ func ParseRealtimeEventsResponse(rsp *http.Response) (*RealtimeEventsResponse, e
 		}
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
-		var headers RealtimeEventsResponse503Headers
+		var headers GetRealtimeEventsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
