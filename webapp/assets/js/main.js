@@ -107,6 +107,7 @@ function startLive() {
   });
 }
 
+let routed = 0;
 async function route() {
   const path = location.pathname.replace(/\/+$/, '') || '/app';
   if (path === '/app/signin') return signInPage();
@@ -127,10 +128,17 @@ async function route() {
   document.title = t(page.title) + ' · Finledger';
   const ctx = { ...state, go, reloadSession, id };
   state.refresh = null;
+  // Each page draws into a view of its own, shown once drawn unless the person has moved
+  // on: a redraw of the page left behind, still under way, draws into its own view, no
+  // longer shown, never over this one.
+  const view = h('div'), at = ++routed;
   try {
-    state.refresh = await page.render(main, ctx);
+    const refresh = await page.render(view, ctx);
+    if (at !== routed) return;
+    main.replaceChildren(view);
+    state.refresh = refresh;
   } catch (err) {
-    if (err.status !== 401) main.replaceChildren(h('h1', {}, t(page.title)), h('p', { class: 'form-error', role: 'alert' }, err.message));
+    if (at === routed && err.status !== 401) main.replaceChildren(h('h1', {}, t(page.title)), h('p', { class: 'form-error', role: 'alert' }, err.message));
   }
 }
 

@@ -395,7 +395,7 @@ function auditLine(e, names, currency) {
     if (k === 'expiresAt') return moment(v);
     if (k.endsWith('Id')) return names[v] || String(v).slice(0, 8);
     if (typeof v === 'boolean') return v ? '✓' : '—';
-    if (Array.isArray(v)) return h('code', {}, v.join(', '));
+    if (Array.isArray(v) || k === 'prefix') return h('code', {}, [v].flat().join(', '));
     return /^(type|kind|period|periodicity|role|status)$/.test(k) ? term(v) : String(v);
   };
   const named = ['name', 'description', 'concept', 'email'].map((k) => c[k] && (c[k].after || c[k].before)).find(Boolean);

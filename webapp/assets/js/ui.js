@@ -185,15 +185,17 @@ export function fieldError(fieldName, message, details = [{ field: fieldName, me
 }
 
 // keeping redraws the page keeping what is typed: each form touched or focused (found
-// again by its label, or its row's data-key) replaces its new twin, focus and caret kept.
+// again by its label, or its row's data-key) replaces its new twin, focus and caret kept;
+// a page left meanwhile is left alone.
 export async function keeping(draw) {
-  const main = document.getElementById('main');
+  const main = document.getElementById('main').firstElementChild;
   const active = document.activeElement;
   const forms = [...main.querySelectorAll('form')];
   const keyOf = (f, all) => f.getAttribute('aria-label') || all.indexOf(f);
   const kept = forms.filter((f) => 'touched' in f.dataset || f.contains(active))
     .map((f) => [f.closest('[data-key]') || f, keyOf(f, forms)]);
   await draw();
+  if (!main.isConnected) return;
   const now = [...main.querySelectorAll('form')];
   for (const [old, key] of kept) {
     const twin = old.dataset.key ? main.querySelector(`[data-key="${CSS.escape(old.dataset.key)}"]`) : now.find((f) => keyOf(f, now) === key);
