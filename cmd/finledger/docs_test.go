@@ -108,6 +108,11 @@ func checkLink(page, target string) error {
 		return fmt.Errorf("leads outside the repository")
 	}
 	path, anchor, _ := strings.Cut(target, "#")
+	// A page is read where it lies, and alone: a link climbing out of its folder leads
+	// where a reader of that folder need not be. Such a file is named as a path instead.
+	if strings.HasPrefix(path, "../") || strings.HasPrefix(path, "/") {
+		return fmt.Errorf("climbs out of the page's folder; name the file as a path instead")
+	}
 	file := filepath.Join(filepath.Dir(filepath.FromSlash(page)), filepath.FromSlash(path))
 	if path == "" {
 		file = filepath.FromSlash(page)
