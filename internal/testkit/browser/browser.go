@@ -1,6 +1,6 @@
-// Package browser owns the browser the web app's tests drive: a headless Debian Chromium
-// of its own for each test, started with the network features that call outside the
-// machine turned off; the tab's viewport as a desktop or a phone; screenshots kept as
+// Package browser owns the browser the web app's tests drive: one headless Debian
+// Chromium per test binary, started with the network features that call outside the
+// machine turned off, and a browser context of its own for each test; the tab's viewport as a desktop or a phone; screenshots kept as
 // test artifacts; the errors the page writes to its console; and the accessibility
 // check, axe-core (pinned in tools/axe), run in the page.
 package browser
@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -35,29 +36,30 @@ const (
 // defaultChromium is where Debian's chromium package installs the browser.
 const defaultChromium = "/usr/bin/chromium"
 
-// Start starts a headless Chromium for the test, with a fresh profile, and returns the
-// context of its one tab, at the desktop viewport. The browser stops when the test ends
-// (after a screenshot, if the test failed) or when Timeout passes. The browser is
-// /usr/bin/chromium, or the one $FINLEDGER_CHROMIUM names; without it the test fails.
+// Start opens a tab for the test in the test binary's one headless Chromium, in a
+// browser context of its own (cookies, storage and downloads apart from every other
+// test's, as a fresh profile would keep them), and returns the tab's context, at the
+// desktop viewport. The context and its tab close when the test ends (after a
+// screenshot, if the test failed) or when Timeout passes; the browser stays for the
+// next test, and Main stops it. The browser is /usr/bin/chromium, or the one
+// $FINLEDGER_CHROMIUM names; without it the test fails.
 func Start(t testing.TB) context.Context {
 	t.Helper()
-	exe, err := Chromium()
+	browserCtx, err := shared.get()
 	if err != nil {
 		t.Fatal(err)
 	}
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), Options(exe)...)
-	timeoutCtx, cancelTimeout := context.WithTimeout(allocCtx, Timeout)
-	tabCtx, cancelTab := chromedp.NewContext(timeoutCtx)
+	timeoutCtx, cancelTimeout := context.WithTimeout(browserCtx, Timeout)
+	tabCtx, cancelTab := chromedp.NewContext(timeoutCtx, chromedp.WithNewBrowserContext())
 	c := &console{}
 	ctx := context.WithValue(tabCtx, consoleKey{}, c)
 	t.Cleanup(func() {
 		cancelTab()
 		cancelTimeout()
-		cancelAlloc()
 	})
-	// Listening opens the tab, which starts the browser.
+	// Listening opens the tab, in its new browser context.
 	if err := chromedp.Listen(ctx, c.record); err != nil {
-		t.Fatalf("browser: starting %s: %v", exe, err)
+		t.Fatalf("browser: opening a tab: %v", err)
 	}
 	t.Cleanup(func() {
 		if !t.Failed() || ctx.Err() != nil {
@@ -73,6 +75,73 @@ func Start(t testing.TB) context.Context {
 		t.Fatalf("browser: setting the desktop viewport: %v", err)
 	}
 	return ctx
+}
+
+// Main runs a package's tests and then stops the browser they shared: a package whose
+// tests call Start has `func TestMain(m *testing.M) { browser.Main(m) }`.
+func Main(m *testing.M) {
+	code := m.Run()
+	shared.stop()
+	os.Exit(code)
+}
+
+// AllowDownloads saves what the test's tab downloads into dir, for the test's browser
+// context alone.
+func AllowDownloads(t testing.TB, ctx context.Context, dir string) {
+	t.Helper()
+	params := cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir}
+	if c := chromedp.FromContext(ctx); c != nil {
+		params.BrowserContextID = c.BrowserContextID
+	}
+	if _, err := chromedp.CallBrowser(ctx, cdpbrowser.SetDownloadBehavior, params); err != nil {
+		t.Fatalf("browser: allowing downloads into %s: %v", dir, err)
+	}
+}
+
+// shared is the test binary's one browser. Starting Chromium costs about half a second
+// of a busy machine; a browser context costs little and isolates a test as well. A
+// browser that died (its context done) is started again for the next test.
+var shared sharedBrowser
+
+type sharedBrowser struct {
+	mu     sync.Mutex
+	ctx    context.Context // the browser's first tab, which no test uses
+	cancel func()
+}
+
+// get returns the running browser's context, starting the browser when there is none.
+func (b *sharedBrowser) get() (context.Context, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ctx != nil && b.ctx.Err() == nil {
+		return b.ctx, nil
+	}
+	exe, err := Chromium()
+	if err != nil {
+		return nil, err
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), Options(exe)...)
+	ctx, cancelTab := chromedp.NewContext(allocCtx)
+	cancel := func() {
+		cancelTab()
+		cancelAlloc()
+	}
+	if err := chromedp.Do(ctx); err != nil {
+		cancel()
+		return nil, fmt.Errorf("browser: starting %s: %w", exe, err)
+	}
+	b.ctx, b.cancel = ctx, cancel
+	return ctx, nil
+}
+
+// stop closes the browser and removes its profile.
+func (b *sharedBrowser) stop() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.cancel != nil {
+		b.cancel()
+		b.ctx, b.cancel = nil, nil
+	}
 }
 
 // Options are how a browser of the tests (and of the app's bench) is started: headless,

@@ -1,4 +1,4 @@
-package webapp_test
+package browsertest_test
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"github.com/finledger/finledger/httpapi/session"
@@ -197,10 +196,7 @@ func TestAppInABrowser(t *testing.T) {
 
 	// The month's CSV, downloaded as a person would.
 	downloads := t.TempDir()
-	if _, err := chromedp.CallBrowser(p.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads}); err != nil {
-		t.Fatal(err)
-	}
+	browser.AllowDownloads(t, p.ctx, downloads)
 	p.open("/app/reports", "Reports")
 	p.check("reports")
 	p.do(chromedp.Click(`//button[text()="Download CSV"]`))

@@ -1,4 +1,4 @@
-package webapp_test
+package browsertest_test
 
 import (
 	"encoding/json"
@@ -54,7 +54,7 @@ func furnish(t *testing.T, s *scene) (ids map[string]string) {
 // Spanish, where the two differ.
 func words(t *testing.T) map[string]string {
 	t.Helper()
-	src, err := os.ReadFile("assets/js/i18n.js")
+	src, err := os.ReadFile("../assets/js/i18n.js")
 	if err != nil {
 		t.Fatal(err)
 	}

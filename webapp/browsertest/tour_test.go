@@ -1,4 +1,4 @@
-package webapp_test
+package browsertest_test
 
 import (
 	"os"
@@ -23,7 +23,7 @@ const screenshotsDir = "FINLEDGER_DOCS_SCREENSHOTS"
 func TestTourOfEveryPage(t *testing.T) {
 	docs := os.Getenv(screenshotsDir)
 	if docs != "" && !filepath.IsAbs(docs) {
-		docs = filepath.Join("..", docs)
+		docs = filepath.Join("..", "..", docs)
 	}
 	inEachView(t, func(t *testing.T, s *scene) { furnish(t, s) }, func(t *testing.T, s *scene) {
 		var links []string

@@ -1,4 +1,4 @@
-package webapp_test
+package browsertest_test
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package webapp_test
+package browsertest_test
 
 import (
 	"encoding/json"
@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
-	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+
+	"github.com/finledger/finledger/internal/testkit/browser"
 )
 
 // reportMonth is the first day of the business month months away from today's.
@@ -182,10 +183,7 @@ func TestReportsOverAChosenRange(t *testing.T) {
 
 		// The downloads cover the range shown.
 		dir := t.TempDir()
-		if _, err := chromedp.CallBrowser(s.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: dir}); err != nil {
-			t.Fatal(err)
-		}
+		browser.AllowDownloads(t, s.ctx, dir)
 		s.do(chromedp.Click(fmt.Sprintf(`//button[text()=%q]`, s.view.say("Download CSV", "Descargar CSV"))))
 		csv := waitForFile(t, dir, ".csv")
 		if !strings.Contains(csv, "1200.5") || strings.Contains(csv, day(20)) {

@@ -1,4 +1,4 @@
-package webapp_test
+package browsertest_test
 
 import (
 	"archive/zip"
@@ -11,8 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
+
+	"github.com/finledger/finledger/internal/testkit/browser"
 )
 
 // recordScene gives the person a wallet of 1,000.00 and a bank, a category, and
@@ -107,10 +108,7 @@ func mustFloat(t *testing.T, v any) float64 {
 func TestExportDownloadsAZipOfEveryRecord(t *testing.T) {
 	inEachView(t, func(t *testing.T, s *scene) { recordScene(t, s) }, func(t *testing.T, s *scene) {
 		downloads := t.TempDir()
-		if _, err := chromedp.CallBrowser(s.ctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
-			Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllow, DownloadPath: downloads}); err != nil {
-			t.Fatal(err)
-		}
+		browser.AllowDownloads(t, s.ctx, downloads)
 		s.open("/app/profile", s.view.say("Profile", "Perfil"))
 		s.axe("export")
 		label := s.view.say("Export all data", "Exportar todos los datos")
