@@ -48,15 +48,16 @@ MODULE := github.com/finledger/finledger
 
 # go vet, then the tests (-race where it finds things): an `ok` line as each package
 # passes, the failing tests' output in full (go test shows a passing test's output only
-# with -v), and a count at the end.
+# with -v), and a count at the end. The two runs, with and without -race, go side by
+# side: the browser tests, the longest package, wait on Chromium more than they compute.
 test-go:
 	@$(GO) vet ./... && echo "go vet: clean"
 	@pkgs=$$($(GO) list ./...) && norace=" $(addprefix $(MODULE)/,$(NORACE)) " && \
 	race=$$(for p in $$pkgs; do case "$$norace" in *" $$p "*) ;; *) echo $$p;; esac; done) && \
 	plain=$$(for p in $$pkgs; do case "$$norace" in *" $$p "*) echo $$p;; esac; done) && \
 	log=$$(mktemp) && \
-	{ rc=0; $(GO) test -count=1 -race -timeout 20m $$race || rc=1; \
-	  $(GO) test -count=1 -timeout 20m $$plain || rc=1; exit $$rc; } 2>&1 | tee "$$log" | { grep -v 'no test files$$' || true; }; \
+	{ $(GO) test -count=1 -race -timeout 20m $$race & racing=$$!; \
+	  rc=0; $(GO) test -count=1 -timeout 20m $$plain || rc=1; wait $$racing || rc=1; exit $$rc; } 2>&1 | tee "$$log" | { grep -v 'no test files$$' || true; }; \
 	rc=$${PIPESTATUS[0]}; \
 	echo "go test: $$(grep -c '^ok' "$$log") packages passed$$(n=$$(grep -c '^FAIL[[:space:]]' "$$log"); \
 		[ "$$n" = 0 ] || echo ", $$n FAILED"); $$(echo $$race | wc -w) of the $$(echo $$pkgs | wc -w) run with -race"; \
