@@ -57,7 +57,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	b.required("type", typ.Valid)
 	b.required("amount", in.Amount.Valid)
 	cmd := domain.CreateTransaction{
-		TransactionID: newID(), Type: typ.Value, Amount: in.Amount.Value, DestinationAmount: in.DestinationAmount.Ptr(),
+		TransactionID: newID(), Type: domain.TransactionType(typ.Value), Amount: in.Amount.Value, DestinationAmount: in.DestinationAmount.Ptr(),
 		Date: in.Date.Value, Today: s.today(), Concept: in.Concept.Ptr(), Description: in.Description.Ptr(), WalletID: in.WalletID.Ptr(),
 		ToWalletID: in.ToWalletID.Ptr(), CategoryID: in.CategoryID.Ptr(), GoalID: goalID.Ptr(), DebtID: debtID.Ptr(),
 		TagID: in.TagID.Ptr(), ReferenceNumber: in.ReferenceNumber.Ptr(), AttachmentURL: in.AttachmentURL.Ptr(),
@@ -212,7 +212,7 @@ func transactionFilter(values url.Values) (queries.TransactionFilter, error) {
 	q := &query{values: values}
 	page, size := q.paging()
 	f := queries.TransactionFilter{
-		Type:       values.Get("type"),
+		Type:       domain.TransactionType(values.Get("type")),
 		WalletID:   q.id("walletId"),
 		CategoryID: q.id("categoryId"),
 		GoalID:     q.id("goalId"),

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -192,12 +191,12 @@ type gatheredTotal struct {
 // add counts a new transaction, created by the event of the given version, and sums it
 // if it is an income or an expense.
 func (t *gatheredTotals) add(ws uuid.UUID, d *domain.TransactionCreated, version int64) {
-	k := totalsKey{workspaceID: ws, typ: d.Type, period: d.Date}
+	k := totalsKey{workspaceID: ws, typ: string(d.Type), period: d.Date.String()}
 	if d.CategoryID != nil {
 		k.categoryID = *d.CategoryID
 	}
 	m := k
-	m.period = monthOf(d.Date)
+	m.period = d.Date.MonthStart().String()
 	t.dayCounts.add(k)
 	t.monthCounts.add(m)
 	if d.Type != domain.TxIncome && d.Type != domain.TxExpense {
@@ -286,14 +285,4 @@ func (p *periodSums) flush(b *pgx.Batch, tt totalsTable) {
 	b.Queue(totalsSQL[tt.table].sums, ws, periods, types, currencies, categories, amounts, counts, totals, versions, laterAmounts,
 		laterCounts)
 	p.order, p.sums = p.order[:0], nil
-}
-
-// monthOf is the first day of a date's month, both YYYY-MM-DD. A date it cannot read it
-// leaves as it is, for the insert of the transaction to refuse.
-func monthOf(day string) string {
-	d, err := time.Parse(time.DateOnly, day)
-	if err != nil {
-		return day
-	}
-	return d.AddDate(0, 0, 1-d.Day()).Format(time.DateOnly)
 }
