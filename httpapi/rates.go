@@ -19,7 +19,7 @@ func listExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
 	day := s.today()
 	if d := q.date("date"); d != nil {
-		day = domain.DateAt(*d)
+		day = *d
 	}
 	if err := q.err(); err != nil {
 		writeError(w, r, err)

@@ -64,7 +64,7 @@ func spendingSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 		q.fail("to", "from and to go together")
 	case custom && from != nil && to != nil && to.Before(*from):
 		q.fail("to", "must not be before from")
-	case custom && from != nil && to != nil && to.Sub(*from) > maxSummaryDays*24*time.Hour:
+	case custom && from != nil && to != nil && to.Sub(*from) > maxSummaryDays:
 		q.fail("to", "must be at most 366 days after from")
 	case period != "" && !slices.Contains(summaryPeriods, period):
 		q.fail("period", "must be one of today, yesterday, this_week, last_week, this_month, last_month, last_7_days, last_30_days")
@@ -85,7 +85,7 @@ func spendingSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	err = s.readAt(ctx, ws, at, func(db queries.DB, today domain.Date) (err error) {
 		var start, end domain.Date
 		if custom {
-			period, start, end = "custom", domain.DateAt(*from), domain.DateAt(*to)
+			period, start, end = "custom", *from, *to
 		} else {
 			if period == "" {
 				period = "this_week"
@@ -171,10 +171,10 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 func reportRange(q *query, today domain.Date) (from, to domain.Date) {
 	from, to = today.MonthStart(), today
 	if d := q.date("from"); d != nil {
-		from = domain.DateAt(*d)
+		from = *d
 	}
 	if d := q.date("to"); d != nil {
-		to = domain.DateAt(*d)
+		to = *d
 	}
 	if to.Before(from) {
 		q.fail("to", "must not be before from")

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -184,16 +183,17 @@ func (q *query) id(name string) *uuid.UUID {
 	return &id
 }
 
-func (q *query) date(name string) *time.Time {
+func (q *query) date(name string) *domain.Date {
 	s := q.values.Get(name)
 	if s == "" {
 		return nil
 	}
-	d, err := parseDate(s)
+	t, err := parseDate(s)
 	if err != nil {
 		q.fail(name, dateRule)
 		return nil
 	}
+	d := domain.DateAt(t)
 	return &d
 }
 

@@ -92,8 +92,8 @@ type TransactionFilter struct {
 	WalletID   *uuid.UUID // as source or destination
 	CategoryID *uuid.UUID
 	GoalID     *uuid.UUID
-	From, To   *time.Time // inclusive dates
-	Search     string     // in concept or description, ignoring accents and case; or an amount (searchAmount)
+	From, To   *domain.Date // inclusive
+	Search     string       // in concept or description, ignoring accents and case; or an amount (searchAmount)
 	Limit      int
 	Offset     int
 }
@@ -204,20 +204,20 @@ func (f TransactionFilter) listingStart(workspaceID uuid.UUID, offset int) (stri
 	group := c.sql()
 	// The months the dates cover whole are [monthFrom, monthTo); none when they begin
 	// and end within one month.
-	var monthFrom, monthTo *time.Time
+	var monthFrom, monthTo *domain.Date
 	if f.From != nil {
-		m := firstOfMonth(*f.From)
+		m := f.From.MonthStart()
 		if m.Before(*f.From) {
 			m = m.AddDate(0, 1, 0)
 		}
 		monthFrom = &m
 	}
 	if f.To != nil {
-		m := firstOfMonth(f.To.AddDate(0, 0, 1))
+		m := f.To.AddDays(1).MonthStart()
 		monthTo = &m
 	}
 	var spans []string
-	days := func(from, to time.Time) {
+	days := func(from, to domain.Date) {
 		spans = append(spans, fmt.Sprintf(`SELECT day, day, sum(count) FROM transaction_counts
 			WHERE %s AND day >= %s AND day <= %s GROUP BY day`, group, c.arg(from), c.arg(to)))
 	}
@@ -228,7 +228,7 @@ func (f TransactionFilter) listingStart(workspaceID uuid.UUID, offset int) (stri
 		if monthFrom != nil {
 			months += " AND month >= " + c.arg(*monthFrom)
 			if f.From.Before(*monthFrom) {
-				days(*f.From, monthFrom.AddDate(0, 0, -1))
+				days(*f.From, monthFrom.AddDays(-1))
 			}
 		}
 		if monthTo != nil {
