@@ -139,7 +139,9 @@ type gatheredTotals struct {
 // YYYY-MM-DD; a transaction without a category counts under the nil category.
 type totalsKey struct {
 	workspaceID, categoryID uuid.UUID
-	typ, currency, period   string
+	typ                     domain.TransactionType
+	currency                string
+	period                  domain.Date // the day, or the month's first day
 }
 
 // periodCounts is how many new transactions each row of one table of transaction
@@ -191,12 +193,12 @@ type gatheredTotal struct {
 // add counts a new transaction, created by the event of the given version, and sums it
 // if it is an income or an expense.
 func (t *gatheredTotals) add(ws uuid.UUID, d *domain.TransactionCreated, version int64) {
-	k := totalsKey{workspaceID: ws, typ: string(d.Type), period: d.Date.String()}
+	k := totalsKey{workspaceID: ws, typ: d.Type, period: d.Date}
 	if d.CategoryID != nil {
 		k.categoryID = *d.CategoryID
 	}
 	m := k
-	m.period = d.Date.MonthStart().String()
+	m.period = d.Date.MonthStart()
 	t.dayCounts.add(k)
 	t.monthCounts.add(m)
 	if d.Type != domain.TxIncome && d.Type != domain.TxExpense {
@@ -242,7 +244,7 @@ func (p *periodSums) flushHistory(b *pgx.Batch, tt totalsTable) {
 	for _, k := range p.order {
 		s := p.sums[k]
 		for i, v := range s.versions {
-			ws, periods, types, currencies, categories = append(ws, k.workspaceID), append(periods, k.period), append(types, k.typ),
+			ws, periods, types, currencies, categories = append(ws, k.workspaceID), append(periods, k.period.String()), append(types, string(k.typ)),
 				append(currencies, k.currency), append(categories, k.categoryID)
 			versions, added, counted = append(versions, v), append(added, s.added[i]), append(counted, s.counted[i])
 		}
@@ -275,7 +277,7 @@ func (p *periodSums) flush(b *pgx.Batch, tt totalsTable) {
 	var laterAmounts []decimal.Decimal
 	for i, k := range p.order {
 		s := p.sums[k]
-		ws[i], periods[i], types[i], currencies[i], categories[i] = k.workspaceID, k.period, k.typ, k.currency, k.categoryID
+		ws[i], periods[i], types[i], currencies[i], categories[i] = k.workspaceID, k.period.String(), string(k.typ), k.currency, k.categoryID
 		amounts[i], counts[i] = s.amount, s.count
 		for j, v := range s.versions {
 			totals, versions = append(totals, int32(i+1)), append(versions, v)
