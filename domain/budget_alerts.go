@@ -3,7 +3,6 @@ package domain
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -42,9 +41,9 @@ var hundred = decimal.NewFromInt(100)
 // has reached its alert threshold.
 func AlertReached(percentage, threshold decimal.Decimal) bool { return !percentage.LessThan(threshold) }
 
-// Spending is what live expenses add up to per category, currency and day (YYYY-MM-DD):
+// Spending is what live expenses add up to per category, currency and day:
 // the write side's own daily totals, kept for budget alerts.
-type Spending map[uuid.UUID]map[string]map[string]decimal.Decimal
+type Spending map[uuid.UUID]map[string]map[Date]decimal.Decimal
 
 // add adds a transaction's amount (sign 1) to its day's spending or takes it away
 // (sign -1); only live expenses with a category count. A day whose spending comes back
@@ -59,12 +58,12 @@ func (s Spending) add(t *Transaction, sign int) {
 	}
 	byCurrency := s[*t.CategoryID]
 	if byCurrency == nil {
-		byCurrency = map[string]map[string]decimal.Decimal{}
+		byCurrency = map[string]map[Date]decimal.Decimal{}
 		s[*t.CategoryID] = byCurrency
 	}
 	days := byCurrency[t.Currency]
 	if days == nil {
-		days = map[string]decimal.Decimal{}
+		days = map[Date]decimal.Decimal{}
 		byCurrency[t.Currency] = days
 	}
 	total := days[t.Date].Add(amount)
@@ -87,17 +86,16 @@ func (s Spending) add(t *Transaction, sign int) {
 func (s Spending) between(category uuid.UUID, currency string, from, to Date) decimal.Decimal {
 	days := s[category][currency]
 	sum := decimal.Zero
-	if span := int(to.Sub(from).Hours()/24) + 1; len(days) < span {
-		first, last := from.Format(time.DateOnly), to.Format(time.DateOnly)
+	if span := to.Sub(from) + 1; len(days) < span {
 		for day, total := range days {
-			if day >= first && day <= last { // YYYY-MM-DD sorts as the days do
+			if !day.Before(from) && !day.After(to) {
 				sum = sum.Add(total)
 			}
 		}
 		return sum
 	}
-	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
-		sum = sum.Add(days[d.Format(time.DateOnly)])
+	for d := from; !d.After(to); d = d.AddDays(1) {
+		sum = sum.Add(days[d])
 	}
 	return sum
 }
@@ -109,7 +107,7 @@ func (t *Transaction) countsTowardsBudgets() bool {
 // budgetPeriod names one period of one budget by its first day.
 type budgetPeriod struct {
 	budget uuid.UUID
-	start  string
+	start  Date
 }
 
 // alertDecision follows a command's events over the state, which they have not changed.
@@ -120,7 +118,7 @@ type alertDecision struct {
 	// spent holds each period the events touched, with its spending as they leave it,
 	// and ends its last day.
 	spent map[budgetPeriod]decimal.Decimal
-	ends  map[budgetPeriod]string
+	ends  map[budgetPeriod]Date
 	// alerted holds the periods the command alerts in, or was decided with alerts for.
 	alerted map[budgetPeriod]bool
 }
@@ -132,7 +130,7 @@ func (w *Workspace) WithBudgetAlerts(events []Event) ([]Event, error) {
 		return events, nil
 	}
 	d := alertDecision{w: w, transactions: map[uuid.UUID]*Transaction{}, spent: map[budgetPeriod]decimal.Decimal{},
-		ends: map[budgetPeriod]string{}, alerted: map[budgetPeriod]bool{}}
+		ends: map[budgetPeriod]Date{}, alerted: map[budgetPeriod]bool{}}
 	for _, e := range events {
 		// Alerts among the events were decided with them: not twice.
 		if a, ok := e.(*BudgetThresholdReached); ok {
@@ -198,10 +196,7 @@ func (d *alertDecision) move(t *Transaction, sign int, raised map[budgetPeriod]d
 	if !t.countsTowardsBudgets() {
 		return nil
 	}
-	day, err := ParseDate(t.Date)
-	if err != nil {
-		return fmt.Errorf("domain: budget alerts: transaction %s: %w", t.Date, err)
-	}
+	day := t.Date
 	amount := t.Amount
 	if sign < 0 {
 		amount = amount.Neg()
@@ -217,11 +212,11 @@ func (d *alertDecision) move(t *Transaction, sign int, raised map[budgetPeriod]d
 		if !ok {
 			continue
 		}
-		key := budgetPeriod{id, from.Format(time.DateOnly)}
+		key := budgetPeriod{id, from}
 		spent, seen := d.spent[key]
 		if !seen {
 			spent = d.w.Spending.between(b.CategoryID, b.Currency, from, to)
-			d.ends[key] = to.Format(time.DateOnly)
+			d.ends[key] = to
 		}
 		d.spent[key] = spent.Add(amount)
 		raised[key] = raised[key].Add(amount)
@@ -232,14 +227,7 @@ func (d *alertDecision) move(t *Transaction, sign int, raised map[budgetPeriod]d
 // periodAt returns the bounds of the budget's period holding day, the last one cut
 // at the budget's end date; ok is false outside the budget's dates.
 func (b *Budget) periodAt(day Date) (from, to Date, ok bool, err error) {
-	start, err := ParseDate(b.StartDate)
-	if err != nil {
-		return from, to, false, err
-	}
-	end, err := ParseDate(b.EndDate)
-	if err != nil {
-		return from, to, false, err
-	}
+	start, end := b.StartDate, b.EndDate
 	if day.Before(start) || day.After(end) {
 		return from, to, false, nil
 	}

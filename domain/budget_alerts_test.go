@@ -16,11 +16,11 @@ func TestBudgetAlerts(t *testing.T) {
 	tx := func(n int) uuid.UUID { return uuid.MustParse(fmt.Sprintf("00000000-0000-0000-00aa-%012d", n)) }
 	budget := func(id uuid.UUID, name string, category uuid.UUID, amount, threshold, start, end string) *BudgetCreated {
 		return &BudgetCreated{BudgetID: id, BudgetFields: BudgetFields{Name: name, CategoryID: category, Amount: dec(amount), Currency: "MXN",
-			Period: PeriodMonthly, StartDate: start, EndDate: end, AlertThreshold: dec(threshold)}}
+			Period: PeriodMonthly, StartDate: MustParseDate(start), EndDate: MustParseDate(end), AlertThreshold: dec(threshold)}}
 	}
 	food100 := budget(groceries, "Groceries", food, "100", "80", "2026-01-01", "2026-12-31")
 	spend := func(n int, amount, date string, category uuid.UUID) func(*Workspace) ([]Event, error) {
-		return CreateTransaction{TransactionID: tx(n), Type: TxExpense, Amount: dec(amount), Date: date, CategoryID: &category}.Decide
+		return CreateTransaction{TransactionID: tx(n), Type: TxExpense, Amount: dec(amount), Date: MustParseDate(date), CategoryID: &category}.Decide
 	}
 	type step struct {
 		decide func(*Workspace) ([]Event, error)
@@ -54,14 +54,14 @@ func TestBudgetAlerts(t *testing.T) {
 		{"a correction of the date into a period alerts there", []Event{food100}, []step{
 			{spend(1, "50", "2026-03-02", food), ""},
 			{spend(2, "40", "2026-02-10", food), ""},
-			{UpdateTransaction{TransactionID: tx(2), Date: Of("2026-03-05")}.Decide, "Groceries 2026-03-01..2026-03-31 spent 90 (90%) by tx2"},
+			{UpdateTransaction{TransactionID: tx(2), Date: Of(MustParseDate("2026-03-05"))}.Decide, "Groceries 2026-03-01..2026-03-31 spent 90 (90%) by tx2"},
 		}},
 		{"a correction of the category into a budget's alerts", []Event{food100}, []step{
 			{spend(1, "90", "2026-03-02", travel), ""},
 			{UpdateTransaction{TransactionID: tx(1), CategoryID: Of(food)}.Decide, "Groceries 2026-03-01..2026-03-31 spent 90 (90%) by tx1"},
 		}},
 		{"a history stored without alerts: a correction that lowers spending alerts for none, the next expense does", []Event{food100,
-			&TransactionCreated{TransactionID: tx(1), Type: TxExpense, Amount: dec("90"), Currency: "MXN", Date: "2026-03-02", WalletID: cash, CategoryID: idp(food)},
+			&TransactionCreated{TransactionID: tx(1), Type: TxExpense, Amount: dec("90"), Currency: "MXN", Date: MustParseDate("2026-03-02"), WalletID: cash, CategoryID: idp(food)},
 		}, []step{
 			{UpdateTransaction{TransactionID: tx(1), Amount: Of(dec("85"))}.Decide, ""},
 			{UpdateTransaction{TransactionID: tx(1), Concept: Of("groceries")}.Decide, ""},
@@ -90,10 +90,10 @@ func TestBudgetAlerts(t *testing.T) {
 		{"what does not count alerts for nothing", []Event{food100,
 			budget(trips, "Gone", travel, "1", "1", "2026-01-01", "2026-12-31"), &BudgetDeleted{BudgetID: trips},
 		}, []step{
-			{CreateTransaction{TransactionID: tx(1), Type: TxIncome, Amount: dec("500"), Date: "2026-03-02", CategoryID: idp(food)}.Decide, ""},
-			{CreateTransaction{TransactionID: tx(2), Type: TxExpense, Amount: dec("500"), Date: "2026-03-02", WalletID: idp(usd), CategoryID: idp(food)}.Decide, ""},
-			{CreateTransaction{TransactionID: tx(3), Type: TxExpense, Amount: dec("500"), Date: "2026-03-02"}.Decide, ""},
-			{CreateTransaction{TransactionID: tx(4), Type: TxTransfer, Amount: dec("500"), Date: "2026-03-02", ToWalletID: idp(bank), CategoryID: idp(food)}.Decide, ""},
+			{CreateTransaction{TransactionID: tx(1), Type: TxIncome, Amount: dec("500"), Date: MustParseDate("2026-03-02"), CategoryID: idp(food)}.Decide, ""},
+			{CreateTransaction{TransactionID: tx(2), Type: TxExpense, Amount: dec("500"), Date: MustParseDate("2026-03-02"), WalletID: idp(usd), CategoryID: idp(food)}.Decide, ""},
+			{CreateTransaction{TransactionID: tx(3), Type: TxExpense, Amount: dec("500"), Date: MustParseDate("2026-03-02")}.Decide, ""},
+			{CreateTransaction{TransactionID: tx(4), Type: TxTransfer, Amount: dec("500"), Date: MustParseDate("2026-03-02"), ToWalletID: idp(bank), CategoryID: idp(food)}.Decide, ""},
 			{spend(5, "500", "2025-12-31", food), ""},
 			{spend(6, "500", "2027-01-01", food), ""},
 			{spend(7, "500", "2026-03-02", travel), ""},
@@ -101,7 +101,7 @@ func TestBudgetAlerts(t *testing.T) {
 		{"a payment of a debt is an expense like any other", []Event{food100,
 			&DebtCreated{DebtID: trips, DebtFields: DebtFields{Name: "Car", TotalAmount: dec("1000"), PendingBalance: dec("1000"), Currency: "MXN"}},
 		}, []step{
-			{PayDebt{DebtID: trips, TransactionID: tx(1), Amount: dec("90"), Date: "2026-03-02"}.Decide, ""},
+			{PayDebt{DebtID: trips, TransactionID: tx(1), Amount: dec("90"), Date: MustParseDate("2026-03-02")}.Decide, ""},
 			{UpdateTransaction{TransactionID: tx(1), CategoryID: Of(food)}.Decide, "Groceries 2026-03-01..2026-03-31 spent 90 (90%) by tx1"},
 		}},
 	}

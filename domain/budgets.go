@@ -27,8 +27,8 @@ type CreateBudget struct {
 	Amount         decimal.Decimal
 	Currency       *string
 	Period         *string
-	StartDate      string
-	EndDate        string
+	StartDate      Date
+	EndDate        Date
 	AlertThreshold *decimal.Decimal
 	TagID          *uuid.UUID
 }
@@ -57,7 +57,7 @@ func checkBudget(w *Workspace, c BudgetFields, newThreshold bool) error {
 	if newThreshold && !c.AlertThreshold.Equal(c.AlertThreshold.Truncate(MaxAlertThresholdScale)) {
 		return InvalidField("alertThreshold", "must have at most %d decimal places", MaxAlertThresholdScale)
 	}
-	if c.EndDate < c.StartDate {
+	if c.EndDate.Before(c.StartDate) {
 		return InvalidField("endDate", "must not be before startDate")
 	}
 	if _, err := w.liveCategory(c.CategoryID); err != nil {
@@ -81,8 +81,8 @@ type UpdateBudget struct {
 	Amount         Nullable[decimal.Decimal]
 	Currency       Nullable[string]
 	Period         Nullable[string]
-	StartDate      Nullable[string]
-	EndDate        Nullable[string]
+	StartDate      Nullable[Date]
+	EndDate        Nullable[Date]
 	AlertThreshold Nullable[decimal.Decimal]
 	TagID          Nullable[uuid.UUID]
 }

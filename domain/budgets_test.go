@@ -11,11 +11,11 @@ import (
 func TestAlertThresholdScale(t *testing.T) {
 	legacy := uuid.New()
 	w := given(t, append(workspace(), &BudgetCreated{BudgetID: legacy, BudgetFields: BudgetFields{Name: "Food", CategoryID: food,
-		Amount: dec("100"), Currency: "MXN", Period: PeriodMonthly, StartDate: "2026-03-01", EndDate: "2026-12-31",
+		Amount: dec("100"), Currency: "MXN", Period: PeriodMonthly, StartDate: MustParseDate("2026-03-01"), EndDate: MustParseDate("2026-12-31"),
 		AlertThreshold: dec("80.125")}})...)
 	create := func(threshold string) error {
-		_, err := CreateBudget{BudgetID: uuid.New(), Name: "Trips", CategoryID: travel, Amount: dec("100"), StartDate: "2026-03-01",
-			EndDate: "2026-12-31", AlertThreshold: decp(threshold)}.Decide(w)
+		_, err := CreateBudget{BudgetID: uuid.New(), Name: "Trips", CategoryID: travel, Amount: dec("100"), StartDate: MustParseDate("2026-03-01"),
+			EndDate: MustParseDate("2026-12-31"), AlertThreshold: decp(threshold)}.Decide(w)
 		return err
 	}
 	for _, ok := range []string{"1", "87.5", "33.33", "99.990", "100"} {

@@ -21,7 +21,7 @@ import (
 // CreateTransaction.
 type CreateTransactionByName struct {
 	TransactionID uuid.UUID
-	Type          string // TxIncome or TxExpense
+	Type          TransactionType // TxIncome or TxExpense
 	Amount        decimal.Decimal
 	// Currency, when given, must be the wallet's: the channel says what it means to
 	// record, and a wallet in another currency is refused rather than converted.
@@ -29,7 +29,7 @@ type CreateTransactionByName struct {
 	Concept      *string
 	WalletName   string
 	CategoryName string
-	Date         string
+	Date         Date
 	// Today is the business day the command was issued.
 	Today Date
 }
@@ -73,7 +73,7 @@ type UpdateTransactionByName struct {
 	// transaction is in after the change.
 	Currency     Nullable[string]
 	Concept      Nullable[string]
-	Date         Nullable[string]
+	Date         Nullable[Date]
 	WalletName   Nullable[string]
 	CategoryName Nullable[string]
 }

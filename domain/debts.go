@@ -18,7 +18,7 @@ type CreateDebt struct {
 	TotalAmount    decimal.Decimal
 	PendingBalance *decimal.Decimal
 	Currency       *string
-	DueDate        *string
+	DueDate        *Date
 }
 
 // Decide fills the defaults and checks the amounts.
@@ -56,7 +56,7 @@ type UpdateDebt struct {
 	TotalAmount    Nullable[decimal.Decimal]
 	PendingBalance Nullable[decimal.Decimal]
 	Currency       Nullable[string]
-	DueDate        Nullable[string]
+	DueDate        Nullable[Date]
 }
 
 // Decide applies the changes; a debt with payments keeps its currency.
@@ -109,7 +109,7 @@ type PayDebt struct {
 	TransactionID uuid.UUID
 	Amount        decimal.Decimal
 	WalletID      *uuid.UUID
-	Date          string
+	Date          Date
 	// Today is the business day the payment was issued.
 	Today Date
 	Note  *string

@@ -365,7 +365,7 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 		wallet uuid.UUID
 		amount string
 	}{{cash, "10"}, {bank, "20.01"}} {
-		events, err := GoalMovement{Today: issued, GoalID: goal, Type: TxGoalDeposit, Amount: dec(dep.amount), WalletID: idp(dep.wallet), Date: "2026-03-01", NewID: newID}.Decide(w)
+		events, err := GoalMovement{Today: issued, GoalID: goal, Type: TxGoalDeposit, Amount: dec(dep.amount), WalletID: idp(dep.wallet), Date: MustParseDate("2026-03-01"), NewID: newID}.Decide(w)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -373,7 +373,7 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 	}
 	// 15 split 10 : 20.01 is 4.998... and 10.001...: cents rounded down, the one left
 	// over to the bigger funder.
-	events, err := GoalMovement{Today: issued, GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("15"), Date: "2026-03-02", NewID: newID}.Decide(w)
+	events, err := GoalMovement{Today: issued, GoalID: goal, Type: TxGoalWithdrawal, Amount: dec("15"), Date: MustParseDate("2026-03-02"), NewID: newID}.Decide(w)
 	if err != nil || len(events) != 2 {
 		t.Fatalf("split: %v %v", events, err)
 	}
@@ -401,7 +401,7 @@ func TestGoalMovementsAndDebtPayments(t *testing.T) {
 
 	// Debt payments lower the pending balance; more than owed is refused.
 	pay := uuid.New()
-	events, err = PayDebt{Today: issued, DebtID: debt, TransactionID: pay, Amount: dec("20"), Date: "2026-03-03"}.Decide(w)
+	events, err = PayDebt{Today: issued, DebtID: debt, TransactionID: pay, Amount: dec("20"), Date: MustParseDate("2026-03-03")}.Decide(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,14 +525,14 @@ func TestGoalAndDebtEffectsTravelInEvents(t *testing.T) {
 		&DebtCreated{DebtID: debt, DebtFields: DebtFields{Name: "Car", TotalAmount: dec("1000"), PendingBalance: dec("1000"), Currency: "MXN"}})
 
 	deposit := func(from uuid.UUID, amount string) GoalMovement {
-		return GoalMovement{Today: issued, GoalID: goal, Type: TxGoalDeposit, Amount: dec(amount), WalletID: idp(from), Date: "2026-03-01", NewID: uuid.New}
+		return GoalMovement{Today: issued, GoalID: goal, Type: TxGoalDeposit, Amount: dec(amount), WalletID: idp(from), Date: MustParseDate("2026-03-01"), NewID: uuid.New}
 	}
 	withdraw := func(amount string) GoalMovement {
-		return GoalMovement{Today: issued, GoalID: goal, Type: TxGoalWithdrawal, Amount: dec(amount), Date: "2026-03-02", NewID: uuid.New}
+		return GoalMovement{Today: issued, GoalID: goal, Type: TxGoalWithdrawal, Amount: dec(amount), Date: MustParseDate("2026-03-02"), NewID: uuid.New}
 	}
 	firstDeposit := deposit(cash, "100")
 	firstDeposit.NewID = func() uuid.UUID { return depositID }
-	pay := PayDebt{Today: issued, DebtID: debt, TransactionID: paymentID, Amount: dec("40"), WalletID: idp(cash), Date: "2026-03-03"}
+	pay := PayDebt{Today: issued, DebtID: debt, TransactionID: paymentID, Amount: dec("40"), WalletID: idp(cash), Date: MustParseDate("2026-03-03")}
 	saved := func(wallet uuid.UUID, amount string) Effects {
 		return Effects{Goals: []GoalPosting{{GoalID: goal, WalletID: wallet, Amount: dec(amount)}}}
 	}

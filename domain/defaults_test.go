@@ -2,7 +2,6 @@ package domain
 
 import (
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 )
@@ -80,7 +79,7 @@ func TestCreateWorkspaceDefaults(t *testing.T) {
 func TestCreateTransactionDefaults(t *testing.T) {
 	w := given(t, workspace()...)
 	left := only[*TransactionCreated](t, w, CreateTransaction{TransactionID: uuid.New(), Amount: dec("10"), Today: issued}.Decide)
-	if left.Type != TxExpense || left.WalletID != cash || left.Date != issued.Format(time.DateOnly) {
+	if left.Type != TxExpense || left.WalletID != cash || left.Date != issued {
 		t.Errorf("left out: type %q wallet %s date %s, want expense from the default wallet today", left.Type, left.WalletID, left.Date)
 	}
 	kept := only[*TransactionCreated](t, w, CreateTransaction{TransactionID: uuid.New(), Type: TxIncome, Amount: dec("10"),

@@ -226,11 +226,11 @@ type Posting struct {
 // TransactionCreated records a money movement.
 type TransactionCreated struct {
 	TransactionID     uuid.UUID        `json:"transactionId"`
-	Type              string           `json:"type"`
+	Type              TransactionType  `json:"type"`
 	Amount            decimal.Decimal  `json:"amount"`
 	Currency          string           `json:"currency"`
 	DestinationAmount *decimal.Decimal `json:"destinationAmount"`
-	Date              string           `json:"date"`
+	Date              Date             `json:"date"`
 	Concept           *string          `json:"concept"`
 	Description       *string          `json:"description"`
 	WalletID          uuid.UUID        `json:"walletId"`
@@ -259,7 +259,7 @@ type TransactionChanges struct {
 	Amount            Nullable[decimal.Decimal] `json:"amount,omitzero"`
 	Currency          Nullable[string]          `json:"currency,omitzero"`
 	DestinationAmount Nullable[decimal.Decimal] `json:"destinationAmount,omitzero"`
-	Date              Nullable[string]          `json:"date,omitzero"`
+	Date              Nullable[Date]            `json:"date,omitzero"`
 	Concept           Nullable[string]          `json:"concept,omitzero"`
 	Description       Nullable[string]          `json:"description,omitzero"`
 	WalletID          Nullable[uuid.UUID]       `json:"walletId,omitzero"`

@@ -17,7 +17,7 @@ type CreateGoal struct {
 	Name         string
 	TargetAmount decimal.Decimal
 	Currency     *string
-	Deadline     *string
+	Deadline     *Date
 }
 
 // Decide fills the default currency and checks the target.
@@ -46,7 +46,7 @@ type UpdateGoal struct {
 	Name         Nullable[string]
 	TargetAmount Nullable[decimal.Decimal]
 	Currency     Nullable[string]
-	Deadline     Nullable[string]
+	Deadline     Nullable[Date]
 }
 
 // Decide keeps the currency of a goal that holds money.
@@ -101,10 +101,10 @@ func (c DeleteGoal) Decide(w *Workspace) ([]Event, error) {
 // Errors: GOAL_NOT_FOUND, WALLET_NOT_FOUND, VALIDATION_ERROR.
 type GoalMovement struct {
 	GoalID   uuid.UUID
-	Type     string // TxGoalDeposit or TxGoalWithdrawal
+	Type     TransactionType // TxGoalDeposit or TxGoalWithdrawal
 	Amount   decimal.Decimal
 	WalletID *uuid.UUID
-	Date     string
+	Date     Date
 	// Today is the business day the movement was issued.
 	Today Date
 	Note  *string

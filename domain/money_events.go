@@ -30,8 +30,8 @@ type BudgetFields struct {
 	Amount         decimal.Decimal `json:"amount"`
 	Currency       string          `json:"currency"`
 	Period         string          `json:"period"`
-	StartDate      string          `json:"startDate"`
-	EndDate        string          `json:"endDate"`
+	StartDate      Date            `json:"startDate"`
+	EndDate        Date            `json:"endDate"`
 	AlertThreshold decimal.Decimal `json:"alertThreshold"`
 	TagID          *uuid.UUID      `json:"tagId"`
 }
@@ -81,8 +81,8 @@ const TypeBudgetThresholdReached = "budget.threshold_reached.v1"
 type BudgetThresholdReached struct {
 	BudgetID      uuid.UUID `json:"budgetId"`
 	TransactionID uuid.UUID `json:"transactionId"`
-	PeriodStart   string    `json:"periodStart"`
-	PeriodEnd     string    `json:"periodEnd"`
+	PeriodStart   Date      `json:"periodStart"`
+	PeriodEnd     Date      `json:"periodEnd"`
 	// Spent is what the period's expenses add up to once the command's events apply;
 	// Percentage is Spent in percent of the budget's amount (Percent).
 	Spent      decimal.Decimal `json:"spent"`
@@ -100,7 +100,7 @@ type GoalFields struct {
 	Name         string          `json:"name"`
 	TargetAmount decimal.Decimal `json:"targetAmount"`
 	Currency     string          `json:"currency"`
-	Deadline     *string         `json:"deadline"`
+	Deadline     *Date           `json:"deadline"`
 }
 
 // GoalCreated adds a savings goal; its saved amount starts at zero and moves with
@@ -145,7 +145,7 @@ type DebtFields struct {
 	TotalAmount    decimal.Decimal `json:"totalAmount"`
 	PendingBalance decimal.Decimal `json:"pendingBalance"`
 	Currency       string          `json:"currency"`
-	DueDate        *string         `json:"dueDate"`
+	DueDate        *Date           `json:"dueDate"`
 }
 
 // DebtCreated adds a debt.
@@ -208,12 +208,12 @@ type Effects struct {
 type RecurringFields struct {
 	Name        string          `json:"name"`
 	Amount      decimal.Decimal `json:"amount"`
-	Kind        string          `json:"kind"`
+	Kind        RecurringKind   `json:"kind"`
 	Periodicity string          `json:"periodicity"`
 	// NextPayment is the due date of the oldest unpaid cycle; Anchor is the date the
 	// cycles count from, so that a monthly item due on the 31st stays on month ends.
-	NextPayment string     `json:"nextPayment"`
-	Anchor      string     `json:"anchor"`
+	NextPayment Date       `json:"nextPayment"`
+	Anchor      Date       `json:"anchor"`
 	Active      bool       `json:"active"`
 	WalletID    *uuid.UUID `json:"walletId"`
 	CategoryID  *uuid.UUID `json:"categoryId"`
@@ -256,10 +256,10 @@ func (RecurringDeleted) sealed() {}
 // that moved the money, and moves the item to its next cycle.
 type RecurringPaid struct {
 	RecurringID   uuid.UUID `json:"recurringId"`
-	DueDate       string    `json:"dueDate"`
-	PaidOn        string    `json:"paidOn"`
+	DueDate       Date      `json:"dueDate"`
+	PaidOn        Date      `json:"paidOn"`
 	TransactionID uuid.UUID `json:"transactionId"`
-	NextPayment   string    `json:"nextPayment"`
+	NextPayment   Date      `json:"nextPayment"`
 	Automatic     bool      `json:"automatic"`
 }
 
@@ -273,10 +273,10 @@ func (RecurringPaid) sealed() {}
 // included. The item moves to NextPayment, the oldest cycle it still pays.
 type RecurringSkipped struct {
 	RecurringID uuid.UUID `json:"recurringId"`
-	FirstDue    string    `json:"firstDue"`
-	LastDue     string    `json:"lastDue"`
+	FirstDue    Date      `json:"firstDue"`
+	LastDue     Date      `json:"lastDue"`
 	Cycles      int       `json:"cycles"`
-	NextPayment string    `json:"nextPayment"`
+	NextPayment Date      `json:"nextPayment"`
 }
 
 // EventType names RecurringSkipped in history.
@@ -297,7 +297,7 @@ type ExchangeRate struct {
 // ExchangeRatesSet records the workspace's own rates for a day; they win over the
 // reference feed's.
 type ExchangeRatesSet struct {
-	Date  string         `json:"date"`
+	Date  Date           `json:"date"`
 	Rates []ExchangeRate `json:"rates"`
 }
 

@@ -11,9 +11,9 @@ import (
 type Budget struct {
 	BudgetFields
 	Deleted bool
-	// Alerted holds the starts (YYYY-MM-DD) of the periods in which the budget reached
+	// Alerted holds the starts of the periods in which the budget reached
 	// its alert threshold: each alerts once.
-	Alerted map[string]bool
+	Alerted map[Date]bool
 }
 
 // Goal is a savings goal as the write side sees it: what it holds, and how much of that
@@ -37,7 +37,7 @@ type Debt struct {
 // Recurring is a recurring payment as the write side sees it.
 type Recurring struct {
 	RecurringFields
-	LastPayment *string
+	LastPayment *Date
 	Deleted     bool
 }
 
@@ -64,7 +64,7 @@ func (w *Workspace) applyMoney(event Event) error {
 			return err
 		}
 		if b.Alerted == nil {
-			b.Alerted = map[string]bool{}
+			b.Alerted = map[Date]bool{}
 		}
 		b.Alerted[e.PeriodStart] = true
 	case *GoalCreated:
@@ -115,7 +115,7 @@ func (w *Workspace) applyMoney(event Event) error {
 			return err
 		}
 		// The last payment covers the cycle paid: paid ahead, it counts from the due date.
-		last := max(e.PaidOn, e.DueDate)
+		last := LaterDate(e.PaidOn, e.DueDate)
 		r.LastPayment, r.NextPayment = &last, e.NextPayment
 	case *RecurringSkipped:
 		r, err := find(w.Recurring, e.RecurringID, "recurring payment")

@@ -61,7 +61,7 @@ func valueOr[T any](p *T, fallback T) T {
 }
 
 // stringOr returns s, or fallback when s is empty: a text field a command was not given.
-func stringOr(s, fallback string) string {
+func stringOr[S ~string](s, fallback S) S {
 	if s == "" {
 		return fallback
 	}

@@ -5,13 +5,7 @@ import (
 	"time"
 )
 
-func d(s string) Date {
-	t, err := ParseDate(s)
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
+func d(s string) Date { return MustParseDate(s) }
 
 func TestPeriodAt(t *testing.T) {
 	cases := []struct {
@@ -45,9 +39,9 @@ func TestPeriodAt(t *testing.T) {
 	}
 	for _, c := range cases {
 		from, to, ok := PeriodAt(c.kind, d(c.anchor), d(c.day))
-		if !ok || !from.Equal(d(c.from)) || !to.Equal(d(c.to)) {
+		if !ok || from != d(c.from) || to != d(c.to) {
 			t.Errorf("%s from %s on %s = %s..%s (%v), want %s..%s", c.kind, c.anchor, c.day,
-				from.Format(time.DateOnly), to.Format(time.DateOnly), ok, c.from, c.to)
+				from, to, ok, c.from, c.to)
 		}
 	}
 	for _, kind := range Periods {
@@ -59,14 +53,14 @@ func TestPeriodAt(t *testing.T) {
 		_, prevTo, _ := PeriodAt(kind, day, day)
 		for i := 0; i < 200; i++ {
 			from, to, _ := PeriodAt(kind, d("2024-01-31"), prevTo.AddDate(0, 0, 1))
-			if !from.Equal(prevTo.AddDate(0, 0, 1)) || to.Before(from) {
-				t.Fatalf("%s: period after %s is %s..%s", kind, prevTo.Format(time.DateOnly), from.Format(time.DateOnly), to.Format(time.DateOnly))
+			if from != prevTo.AddDate(0, 0, 1) || to.Before(from) {
+				t.Fatalf("%s: period after %s is %s..%s", kind, prevTo, from, to)
 			}
 			prevTo = to
 		}
 	}
-	if got := NextPeriodStart(PeriodMonthly, d("2026-01-31"), d("2026-01-31")); !got.Equal(d("2026-02-28")) {
-		t.Errorf("next monthly after 31 January: %s", got.Format(time.DateOnly))
+	if got := NextPeriodStart(PeriodMonthly, d("2026-01-31"), d("2026-01-31")); got != d("2026-02-28") {
+		t.Errorf("next monthly after 31 January: %s", got)
 	}
 }
 
@@ -82,7 +76,7 @@ func TestBusinessDayIsMexicoCitys(t *testing.T) {
 		{time.Date(2027, 1, 1, 5, 59, 0, 0, time.UTC), "2026-12-31"},
 	}
 	for _, c := range cases {
-		if got := BusinessDay(c.utc).Format(time.DateOnly); got != c.want {
+		if got := BusinessDay(c.utc).String(); got != c.want {
 			t.Errorf("BusinessDay(%s) = %s, want %s", c.utc, got, c.want)
 		}
 	}

@@ -29,7 +29,7 @@ func checkRate(d decimal.Decimal) string {
 
 // SetExchangeRates records a workspace's own rates for a day.
 type SetExchangeRates struct {
-	Date  string
+	Date  Date
 	Rates []ExchangeRate
 }
 

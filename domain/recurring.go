@@ -3,14 +3,34 @@ package domain
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 )
 
-// Recurring payment kinds: only income and expense items move money.
-var RecurringKinds = []string{TxIncome, TxExpense, "other"}
+// RecurringKind says what a recurring payment's cycles are: only income and expense
+// items move money, as transactions of their type.
+type RecurringKind string
+
+// Recurring payment kinds.
+const (
+	RecurringIncome                = RecurringKind(TxIncome)
+	RecurringExpense               = RecurringKind(TxExpense)
+	RecurringOther   RecurringKind = "other"
+)
+
+// RecurringKinds lists the recurring payment kinds.
+var RecurringKinds = []RecurringKind{RecurringIncome, RecurringExpense, RecurringOther}
+
+// TransactionType returns the type of the transactions that pay an item of kind k, and
+// false for a kind that moves no money.
+func (k RecurringKind) TransactionType() (TransactionType, bool) {
+	switch k {
+	case RecurringIncome, RecurringExpense:
+		return TransactionType(k), true
+	}
+	return "", false
+}
 
 // CreateRecurring adds a recurring payment; its cycles count from its first due date.
 // Dated further back than MaxOwedCycles cycles, it skips the oldest at once
@@ -23,9 +43,9 @@ type CreateRecurring struct {
 	RecurringID uuid.UUID
 	Name        string
 	Amount      decimal.Decimal
-	Kind        string
+	Kind        RecurringKind
 	Periodicity string
-	NextPayment string
+	NextPayment Date
 	Active      *bool
 	WalletID    *uuid.UUID
 	CategoryID  *uuid.UUID
@@ -73,9 +93,9 @@ type UpdateRecurring struct {
 	RecurringID uuid.UUID
 	Name        Nullable[string]
 	Amount      Nullable[decimal.Decimal]
-	Kind        Nullable[string]
+	Kind        Nullable[RecurringKind]
 	Periodicity Nullable[string]
-	NextPayment Nullable[string]
+	NextPayment Nullable[Date]
 	Active      Nullable[bool]
 	WalletID    Nullable[uuid.UUID]
 	CategoryID  Nullable[uuid.UUID]
@@ -155,13 +175,14 @@ func (c PayRecurring) Decide(w *Workspace) ([]Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.DueDate != nil && (!c.DueDate.Equal(due) || !r.Active || r.Kind == "other") {
+	if c.DueDate != nil && (*c.DueDate != due || !r.Active || r.Kind == RecurringOther) {
 		return nil, nil
 	}
+	typ, moves := r.Kind.TransactionType()
 	switch {
 	case !r.Active:
 		return nil, Conflict("CONFLICT", "the recurring payment is paused; activate it first")
-	case r.Kind != TxIncome && r.Kind != TxExpense:
+	case !moves:
 		return nil, Conflict("CONFLICT", "only income and expense items can be paid")
 	}
 	var events []Event
@@ -171,22 +192,19 @@ func (c PayRecurring) Decide(w *Workspace) ([]Event, error) {
 	}
 	if skip != nil {
 		events = append(events, skip)
-		if due, err = ParseDate(skip.NextPayment); err != nil {
-			return nil, err
-		}
+		due = skip.NextPayment
 	}
-	dueDate := due.Format(time.DateOnly)
 	// The current cycle is the one due on the next payment date once that has come,
 	// else the one before it; paid ahead, the next cycle counts as paid from its due date.
 	current, hasCurrent := due, !due.After(c.Today)
 	if !hasCurrent && due.After(anchor) {
-		current, _, _ = PeriodAt(r.Periodicity, anchor, due.AddDate(0, 0, -1))
+		current, _, _ = PeriodAt(r.Periodicity, anchor, due.AddDays(-1))
 		hasCurrent = true
 	}
 	if hasCurrent && r.LastPayment != nil {
-		if last, err := ParseDate(*r.LastPayment); err == nil && !last.Before(current) {
+		if last := *r.LastPayment; !last.IsZero() && !last.Before(current) {
 			return nil, Conflict("RECURRING_ALREADY_PAID", "the cycle due %s is already paid; the next one is due %s",
-				current.Format(time.DateOnly), dueDate)
+				current, due)
 		}
 	}
 	walletID := w.DefaultWallet
@@ -203,9 +221,8 @@ func (c PayRecurring) Decide(w *Workspace) ([]Event, error) {
 	default:
 		c.PaidOn = c.Today
 	}
-	paidOn := c.PaidOn.Format(time.DateOnly)
 	concept := r.Name
-	payment, err := CreateTransaction{TransactionID: c.TransactionID, Type: r.Kind, Amount: r.Amount, Date: paidOn,
+	payment, err := CreateTransaction{TransactionID: c.TransactionID, Type: typ, Amount: r.Amount, Date: c.PaidOn,
 		Concept: &concept, WalletID: &walletID, CategoryID: r.CategoryID, RecurringID: &c.RecurringID}.Decide(w)
 	if err != nil {
 		return nil, err
@@ -213,12 +230,12 @@ func (c PayRecurring) Decide(w *Workspace) ([]Event, error) {
 	next := NextPeriodStart(r.Periodicity, anchor, due)
 	if next.After(LastDay) {
 		return nil, Conflict("CONFLICT", "paying would move the next payment past %s, the last day of the ledger's calendar",
-			LastDay.Format(time.DateOnly))
+			LastDay)
 	}
 	events = append(events, payment...)
 	return append(events, &RecurringPaid{
-		RecurringID: c.RecurringID, DueDate: dueDate, PaidOn: paidOn, TransactionID: c.TransactionID,
-		NextPayment: next.Format(time.DateOnly), Automatic: c.DueDate != nil,
+		RecurringID: c.RecurringID, DueDate: due, PaidOn: c.PaidOn, TransactionID: c.TransactionID,
+		NextPayment: next, Automatic: c.DueDate != nil,
 	}), nil
 }
 
@@ -242,7 +259,7 @@ func appendSkip(events []Event, id uuid.UUID, r RecurringFields, today Date) ([]
 // skipOwed returns the skip of the cycles item id owes on today beyond the latest
 // MaxOwedCycles, or nil when it owes no more than those.
 func skipOwed(id uuid.UUID, r RecurringFields, today Date) (*RecurringSkipped, error) {
-	if !r.Active || (r.Kind != TxIncome && r.Kind != TxExpense) {
+	if _, moves := r.Kind.TransactionType(); !r.Active || !moves {
 		return nil, nil
 	}
 	if today.IsZero() {
@@ -262,7 +279,7 @@ func skipOwed(id uuid.UUID, r RecurringFields, today Date) (*RecurringSkipped, e
 		owed++
 		next := NextPeriodStart(r.Periodicity, anchor, d)
 		if !next.After(d) {
-			return nil, fmt.Errorf("domain: recurring payment %s: no %s cycle follows %s", id, r.Periodicity, d.Format(time.DateOnly))
+			return nil, fmt.Errorf("domain: recurring payment %s: no %s cycle follows %s", id, r.Periodicity, d)
 		}
 		d = next
 	}
@@ -270,20 +287,17 @@ func skipOwed(id uuid.UUID, r RecurringFields, today Date) (*RecurringSkipped, e
 		return nil, nil
 	}
 	skipped := owed - MaxOwedCycles
-	return &RecurringSkipped{RecurringID: id, FirstDue: r.NextPayment, LastDue: latest[(skipped-1)%len(latest)].Format(time.DateOnly),
-		Cycles: skipped, NextPayment: latest[skipped%len(latest)].Format(time.DateOnly)}, nil
+	return &RecurringSkipped{RecurringID: id, FirstDue: r.NextPayment, LastDue: latest[(skipped-1)%len(latest)],
+		Cycles: skipped, NextPayment: latest[skipped%len(latest)]}, nil
 }
 
 // cycleDates returns the due date of the item's oldest unpaid cycle and the date its
 // cycles count from.
 func (r RecurringFields) cycleDates() (due, anchor Date, err error) {
-	if due, err = ParseDate(r.NextPayment); err != nil {
-		return Date{}, Date{}, err
+	if r.NextPayment.IsZero() || r.Anchor.IsZero() {
+		return Date{}, Date{}, errors.New("domain: a recurring payment without a next payment date or an anchor")
 	}
-	if anchor, err = ParseDate(r.Anchor); err != nil {
-		return Date{}, Date{}, err
-	}
-	return due, anchor, nil
+	return r.NextPayment, r.Anchor, nil
 }
 
 func (w *Workspace) liveRecurring(id uuid.UUID) (*Recurring, error) {

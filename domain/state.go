@@ -83,11 +83,11 @@ type Tag struct {
 // Transaction holds what is needed to move balances and budget spending when a
 // transaction changes.
 type Transaction struct {
-	Type              string
+	Type              TransactionType
 	Amount            decimal.Decimal
 	DestinationAmount *decimal.Decimal
 	Currency          string
-	Date              string
+	Date              Date
 	WalletID          uuid.UUID
 	ToWalletID        *uuid.UUID
 	CategoryID        *uuid.UUID

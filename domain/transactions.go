@@ -8,17 +8,21 @@ import (
 	"github.com/shopspring/decimal"
 )
 
+// TransactionType says what a transaction does: its events, the state and the read
+// models carry it as its name.
+type TransactionType string
+
 // Transaction types.
 const (
-	TxIncome         = "income"
-	TxExpense        = "expense"
-	TxTransfer       = "transfer"
-	TxGoalDeposit    = "goal_deposit"
-	TxGoalWithdrawal = "goal_withdrawal"
+	TxIncome         TransactionType = "income"
+	TxExpense        TransactionType = "expense"
+	TxTransfer       TransactionType = "transfer"
+	TxGoalDeposit    TransactionType = "goal_deposit"
+	TxGoalWithdrawal TransactionType = "goal_withdrawal"
 )
 
 // TransactionTypes lists every transaction type.
-var TransactionTypes = []string{TxIncome, TxExpense, TxTransfer, TxGoalDeposit, TxGoalWithdrawal}
+var TransactionTypes = []TransactionType{TxIncome, TxExpense, TxTransfer, TxGoalDeposit, TxGoalWithdrawal}
 
 // CreateTransaction records income, an expense, a transfer or a goal movement.
 //
@@ -33,10 +37,10 @@ var TransactionTypes = []string{TxIncome, TxExpense, TxTransfer, TxGoalDeposit, 
 // the closest names as suggestions); TAG_NOT_FOUND, GOAL_NOT_FOUND, DEBT_NOT_FOUND.
 type CreateTransaction struct {
 	TransactionID     uuid.UUID
-	Type              string
+	Type              TransactionType
 	Amount            decimal.Decimal
 	DestinationAmount *decimal.Decimal
-	Date              string
+	Date              Date
 	// Today is the business day the command was issued, the date of a transaction
 	// given none.
 	Today           Date
@@ -137,7 +141,7 @@ type UpdateTransaction struct {
 	TransactionID     uuid.UUID
 	Amount            Nullable[decimal.Decimal]
 	DestinationAmount Nullable[decimal.Decimal]
-	Date              Nullable[string]
+	Date              Nullable[Date]
 	Concept           Nullable[string]
 	Description       Nullable[string]
 	WalletID          Nullable[uuid.UUID]

@@ -15,7 +15,7 @@ func strp(s string) *string { return &s }
 func TestCreateDefaults(t *testing.T) {
 	w := given(t, workspace()...)
 	events, err := CreateBudget{BudgetID: uuid.New(), Name: "Food", CategoryID: food, Amount: dec("100"),
-		StartDate: "2026-03-01", EndDate: "2026-12-31"}.Decide(w)
+		StartDate: MustParseDate("2026-03-01"), EndDate: MustParseDate("2026-12-31")}.Decide(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,8 +25,8 @@ func TestCreateDefaults(t *testing.T) {
 	}
 	// Given, a value is kept, and checked: 0 is not "not given".
 	zero := decimal.Zero
-	if _, err := (CreateBudget{BudgetID: uuid.New(), Name: "Food", CategoryID: food, Amount: dec("100"), StartDate: "2026-03-01",
-		EndDate: "2026-12-31", AlertThreshold: &zero}).Decide(w); code(err) != "VALIDATION_ERROR" {
+	if _, err := (CreateBudget{BudgetID: uuid.New(), Name: "Food", CategoryID: food, Amount: dec("100"), StartDate: MustParseDate("2026-03-01"),
+		EndDate: MustParseDate("2026-12-31"), AlertThreshold: &zero}).Decide(w); code(err) != "VALIDATION_ERROR" {
 		t.Errorf("a zero threshold: %v", err)
 	}
 
@@ -53,12 +53,12 @@ func TestCreateDefaults(t *testing.T) {
 		t.Errorf("debt as given %+v", debt.DebtFields)
 	}
 
-	events, err = CreateRecurring{RecurringID: uuid.New(), Name: "Rent", Amount: dec("10"), Kind: TxExpense, Periodicity: PeriodMonthly,
-		NextPayment: "2026-04-01", Today: issued}.Decide(w)
+	events, err = CreateRecurring{RecurringID: uuid.New(), Name: "Rent", Amount: dec("10"), Kind: RecurringExpense, Periodicity: PeriodMonthly,
+		NextPayment: MustParseDate("2026-04-01"), Today: issued}.Decide(w)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := events[0].(*RecurringCreated); !r.Active || r.Anchor != "2026-04-01" {
+	if r := events[0].(*RecurringCreated); !r.Active || r.Anchor != MustParseDate("2026-04-01") {
 		t.Errorf("recurring defaults %+v", r.RecurringFields)
 	}
 }
@@ -71,8 +71,8 @@ func TestMovementDatesDefaultToTheDayIssued(t *testing.T) {
 	then(t, w, mustDecide(t, w, CreateDebt{DebtID: debt, Name: "Car", TotalAmount: dec("300")}.Decide))
 	then(t, w, mustDecide(t, w, CreateGoal{GoalID: goal, Name: "Trip", TargetAmount: dec("300")}.Decide))
 	rent := uuid.New()
-	then(t, w, mustDecide(t, w, CreateRecurring{RecurringID: rent, Name: "Rent", Amount: dec("10"), Kind: TxExpense,
-		Periodicity: PeriodMonthly, NextPayment: "2026-03-01", Today: issued}.Decide))
+	then(t, w, mustDecide(t, w, CreateRecurring{RecurringID: rent, Name: "Rent", Amount: dec("10"), Kind: RecurringExpense,
+		Periodicity: PeriodMonthly, NextPayment: MustParseDate("2026-03-01"), Today: issued}.Decide))
 	cases := map[string]func(*Workspace) ([]Event, error){
 		"transaction": CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1"), Today: issued}.Decide,
 		"goal movement": GoalMovement{GoalID: goal, Type: TxGoalDeposit, Amount: dec("1"), WalletID: idp(cash), Today: issued,
@@ -83,12 +83,12 @@ func TestMovementDatesDefaultToTheDayIssued(t *testing.T) {
 	}
 	for name, decide := range cases {
 		created := mustDecide(t, w, decide)[0].(*TransactionCreated)
-		if created.Date != "2026-03-10" {
+		if created.Date != MustParseDate("2026-03-10") {
 			t.Errorf("%s: date %q, want the day issued", name, created.Date)
 		}
 	}
-	given := CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1"), Date: "2026-01-02", Today: issued}
-	if created := mustDecide(t, w, given.Decide)[0].(*TransactionCreated); created.Date != "2026-01-02" {
+	given := CreateTransaction{TransactionID: uuid.New(), Type: TxExpense, Amount: dec("1"), Date: MustParseDate("2026-01-02"), Today: issued}
+	if created := mustDecide(t, w, given.Decide)[0].(*TransactionCreated); created.Date != MustParseDate("2026-01-02") {
 		t.Errorf("a given date became %q", created.Date)
 	}
 	// A command that may default its date must say when it was issued.
@@ -118,7 +118,7 @@ func TestNamesResolvedAgainstTheWorkspace(t *testing.T) {
 		t.Fatal(err)
 	}
 	created := events[0].(*TransactionCreated)
-	if created.WalletID != bank || created.CategoryID == nil || *created.CategoryID != cafe || created.Date != "2026-03-10" {
+	if created.WalletID != bank || created.CategoryID == nil || *created.CategoryID != cafe || created.Date != MustParseDate("2026-03-10") {
 		t.Errorf("resolved into %+v", created)
 	}
 

@@ -374,16 +374,17 @@ func parseNumber(raw json.RawMessage) (decimal.Decimal, error) {
 }
 
 // date reads a calendar date written YYYY-MM-DD.
-func (b *body) date(name string) domain.Nullable[string] {
+func (b *body) date(name string) domain.Nullable[domain.Date] {
 	var s string
 	set, valid := b.value(name, &s, "a string")
 	if !valid {
-		return domain.Nullable[string]{Set: set && !b.failed(name)}
+		return domain.Nullable[domain.Date]{Set: set && !b.failed(name)}
 	}
-	if _, err := parseDate(s); err != nil {
+	d, err := parseDate(s)
+	if err != nil {
 		b.fail(name, "%s", dateRule)
 	}
-	return domain.Of(s)
+	return domain.Of(domain.DateAt(d))
 }
 
 // timestamp reads an RFC 3339 date-time.
@@ -543,9 +544,9 @@ func parseUUID(s string) (uuid.UUID, error) {
 // domain.FirstDay to domain.LastDay (in UTC for a date-time): the same bounds on
 // every instance and every day, so a retried or queued request never changes verdict.
 var (
-	calendarBounds = "from " + domain.FirstDay.Format(time.DateOnly) + " to " + domain.LastDay.Format(time.DateOnly)
+	calendarBounds = "from " + domain.FirstDay.String() + " to " + domain.LastDay.String()
 	dateRule       = "must be a date written YYYY-MM-DD, " + calendarBounds
-	monthBounds    = "from " + domain.FirstDay.Format(monthLayout) + " to " + domain.LastDay.Format(monthLayout)
+	monthBounds    = "from " + domain.FirstDay.Time().Format(monthLayout) + " to " + domain.LastDay.Time().Format(monthLayout)
 	monthRule      = "must be a month written YYYY-MM, " + monthBounds
 	dateTimeRule   = "must be a date-time such as 2026-12-31T23:59:59Z, " + calendarBounds + " in UTC"
 )
@@ -557,7 +558,7 @@ var errOutsideCalendar = errors.New("outside the ledger's calendar")
 
 // inCalendar reports whether the instant t falls on a day of the ledger's calendar.
 func inCalendar(t time.Time) bool {
-	return !t.Before(domain.FirstDay) && t.Before(domain.LastDay.AddDate(0, 0, 1))
+	return !t.Before(domain.FirstDay.Time()) && t.Before(domain.LastDay.AddDays(1).Time())
 }
 
 func parseDate(s string) (time.Time, error) {

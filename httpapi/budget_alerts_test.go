@@ -178,7 +178,7 @@ func TestHistoryWithoutBudgetAlertsReplays(t *testing.T) {
 	}
 	tx := uuid.Must(uuid.NewV7())
 	data, err := json.Marshal(domain.TransactionCreated{TransactionID: tx, Type: domain.TxExpense, Amount: decimal.NewFromInt(90),
-		Currency: "MXN", Date: "2026-03-09", WalletID: uuid.MustParse(f.cash), CategoryID: ptr(uuid.MustParse(f.food)),
+		Currency: "MXN", Date: domain.MustParseDate("2026-03-09"), WalletID: uuid.MustParse(f.cash), CategoryID: ptr(uuid.MustParse(f.food)),
 		Postings: []domain.Posting{{WalletID: uuid.MustParse(f.cash), Amount: decimal.NewFromInt(-90)}}, Effects: &domain.Effects{}})
 	if err != nil {
 		t.Fatal(err)

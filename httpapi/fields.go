@@ -84,7 +84,7 @@ var (
 	transactionReference   = textField{Name: "referenceNumber", Text: domain.Text{Max: 100}, Nullable: true}
 	transactionAttachment  = textField{Name: "attachmentUrl", Text: domain.Text{Min: 1, Max: 2048}, Nullable: true, Doc: obj{"format": "uri"}}
 
-	transactionType = textField{Name: "type", Enum: domain.TransactionTypes}
+	transactionType = textField{Name: "type", Enum: enum(domain.TransactionTypes...)}
 	bulkOperation   = textField{Name: "operation", Enum: []string{domain.BulkDelete, domain.BulkRecategorize}}
 
 	profileTheme     = textField{Name: "theme", Enum: domain.Themes}
@@ -93,7 +93,7 @@ var (
 	profileLanguage  = textField{Name: "language", Text: domain.Text{Max: maxLanguage}, Nullable: true}
 
 	budgetPeriod         = textField{Name: "period", Enum: domain.Periods, Doc: obj{"default": domain.PeriodMonthly}}
-	recurringKind        = textField{Name: "kind", Enum: domain.RecurringKinds}
+	recurringKind        = textField{Name: "kind", Enum: enum(domain.RecurringKinds...)}
 	recurringPeriodicity = textField{Name: "periodicity", Enum: domain.Periods}
 
 	debtCreditor = textField{Name: "creditor", Text: domain.Text{Max: maxCreditor}, Nullable: true}
@@ -112,8 +112,8 @@ var (
 	channelCategoryName  = textField{Name: "categoryName", Text: domain.Text{Min: 1, Max: maxCategoryName}}
 	channelWorkspaceName = textField{Name: "name", Text: domain.Text{Min: 1, Max: maxRecordName}}
 	channelConcept       = transactionConcept
-	channelType          = textField{Name: "type", Enum: []string{domain.TxExpense, domain.TxIncome}}
-	incomingType         = textField{Name: "type", Enum: []string{domain.TxIncome, domain.TxExpense, domain.TxTransfer}, Doc: obj{"default": domain.TxExpense}}
+	channelType          = textField{Name: "type", Enum: enum(domain.TxExpense, domain.TxIncome)}
+	incomingType         = textField{Name: "type", Enum: enum(domain.TxIncome, domain.TxExpense, domain.TxTransfer), Doc: obj{"default": domain.TxExpense}}
 	incomingConcept      = textField{Name: "concept", Text: domain.Text{Min: 1, Max: transactionConcept.Max}}
 	incomingDescription  = textField{Name: "description", Text: transactionDescription.Text}
 	pushEndpointField    = textField{Name: "endpoint", Text: domain.Text{Min: 1, Max: maxPushEndpoint}, Raw: true, Doc: obj{"format": "uri"}}

@@ -62,14 +62,14 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if categoryID.Valid && categoryName.Valid {
 		b.fail("categoryName", "give categoryId or categoryName, not both")
 	}
-	if typ.Value == domain.TxTransfer {
+	if domain.TransactionType(typ.Value) == domain.TxTransfer {
 		b.required("toWalletId", toWalletID.Valid)
 	}
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	cmd := domain.CreateTransaction{TransactionID: newID(), Type: typ.Value, Amount: amount.Value, WalletID: walletID.Ptr(),
+	cmd := domain.CreateTransaction{TransactionID: newID(), Type: domain.TransactionType(typ.Value), Amount: amount.Value, WalletID: walletID.Ptr(),
 		WalletName: walletName.Ptr(), ToWalletID: toWalletID.Ptr(), CategoryID: categoryID.Ptr(), CategoryName: categoryName.Ptr(),
 		Concept: concept.Ptr(), Description: description.Ptr(), Date: date.Value, Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide,

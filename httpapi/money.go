@@ -153,7 +153,7 @@ func deleteGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 }
 
 // goalMovement handles POST /api/goals/{id}/deposit and /withdraw (spec 4.A).
-func goalMovement(kind string) handler {
+func goalMovement(kind domain.TransactionType) handler {
 	return func(s *Server, w http.ResponseWriter, r *http.Request) {
 		id, b, ok := readRequest(w, r, true)
 		if !ok {
@@ -235,7 +235,7 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 // --- recurring payments ---
 
 func recurringInput(b *body, create bool) domain.UpdateRecurring {
-	in := domain.UpdateRecurring{Name: b.read(recordName), Amount: b.amount("amount", true), Kind: b.read(recurringKind),
+	in := domain.UpdateRecurring{Name: b.read(recordName), Amount: b.amount("amount", true), Kind: typed[domain.RecurringKind](b.read(recurringKind)),
 		Periodicity: b.read(recurringPeriodicity), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
 		WalletID: b.id("walletId"), CategoryID: b.id("categoryId")}
 	if create {
@@ -289,7 +289,7 @@ func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	date := b.date("date")
 	var paidOn domain.Date
 	if date.Valid && !b.failed("date") {
-		paidOn, _ = domain.ParseDate(date.Value)
+		paidOn = date.Value
 	}
 	cmd := domain.PayRecurring{RecurringID: id, TransactionID: newID(), PaidOn: paidOn, Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.RecordWithTransactions("recurring", queries.RecurringByID(activeWorkspace(r), id), activeWorkspace(r))})

@@ -221,12 +221,12 @@ func requestSchemas() obj {
 	transactionCreate := input(createTx, "type", "amount")
 	// The rules that depend on the type (spec 2.3, shape B): a transfer names its
 	// destination, a goal movement its goal.
-	transactionCreate["if"] = object(obj{"type": obj{"const": domain.TxTransfer}}, "type")
+	transactionCreate["if"] = object(obj{"type": obj{"const": string(domain.TxTransfer)}}, "type")
 	given := func(name string) obj { return object(obj{name: uuidRef()}, name) }
 	transactionCreate["then"] = obj{"anyOf": []obj{given("toWalletId"), given("destinationWalletId")}}
 	transactionCreate["else"] = obj{
 		"type": "object",
-		"if":   object(obj{"type": obj{"enum": []string{domain.TxGoalDeposit, domain.TxGoalWithdrawal}}}, "type"),
+		"if":   object(obj{"type": obj{"enum": enum(domain.TxGoalDeposit, domain.TxGoalWithdrawal)}}, "type"),
 		"then": given("goalId"),
 	}
 	transactionCreate["description"] = "Both body shapes of spec 2.3 are accepted. Shape B (amount, type income, expense or transfer, " +
@@ -342,7 +342,7 @@ func schemas() obj {
 			"description": "the latest rate known however old, dated by its oldest part (directly, inverted or across the euro); null when there never was one"}})}
 	nmoney := obj{"type": []string{"number", "null"}, "description": "null when a currency has no rate in force (see missingRates)"}
 	transaction := obj{
-		"id": uuidRef(), "type": str(obj{"enum": domain.TransactionTypes}), "amount": num(money), "currency": str(nil),
+		"id": uuidRef(), "type": str(obj{"enum": enum(domain.TransactionTypes...)}), "amount": num(money), "currency": str(nil),
 		"destinationAmount": obj{"type": []string{"number", "null"}}, "date": date,
 		"concept": nstr(nil), "description": str(nil), "walletId": uuidRef(), "toWalletId": nuuid(),
 		"destinationWalletId": nuuid(), "categoryId": nuuid(), "goalId": nuuid(), "debtId": nuuid(), "tagId": nuuid(),
@@ -430,7 +430,7 @@ func schemas() obj {
 					"items": record(obj{"month": str(obj{"pattern": "^[0-9]{4}-[0-9]{2}$"}), "income": num(money), "expenses": num(money)})},
 				"unconverted": totals})}),
 		"SpendingSummary": record(obj{"period": str(obj{"enum": append(slices.Clone(summaryPeriods), "custom")}), "from": date, "to": date,
-			"type":   str(obj{"enum": []string{domain.TxExpense, domain.TxIncome}}),
+			"type":   str(obj{"enum": enum(domain.TxExpense, domain.TxIncome)}),
 			"totals": obj{"type": "array", "items": record(obj{"currency": str(nil), "total": str(obj{"description": "two decimals"})})}}),
 		"ExchangeRates": record(obj{"date": date, "rates": obj{"type": "array", "items": rate},
 			"missing": merge(clone(missingRates), obj{"description": "the conversions of the workspace's wallets' currencies into its own with no rate in force"})}),

@@ -36,7 +36,7 @@ func listExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 // ratesAnswer lists the rates a workspace sees on a day, and the conversions of its
 // wallets' currencies into its own that no rate in force makes.
 func ratesAnswer(ctx context.Context, db queries.DB, ws queries.Workspace, day domain.Date) (map[string]any, error) {
-	list, err := fx.InForce(ctx, db, ws.ID, day)
+	list, err := fx.InForce(ctx, db, ws.ID, day.Time())
 	if err != nil {
 		return nil, err
 	}
@@ -51,11 +51,11 @@ func ratesAnswer(ctx context.Context, db queries.DB, ws queries.Workspace, day d
 		}
 	}
 	slices.Sort(currencies)
-	missing, err := fx.NewRates(list, day).Missing(ctx, db, ws.ID, currencies, ws.Currency)
+	missing, err := fx.NewRates(list, day.Time()).Missing(ctx, db, ws.ID, currencies, ws.Currency)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"date": day.Format(time.DateOnly), "rates": list, "missing": missing}, nil
+	return map[string]any{"date": day.String(), "rates": list, "missing": missing}, nil
 }
 
 func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -93,12 +93,11 @@ func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 		}
 		rates = append(rates, domain.ExchangeRate{Base: base.Value, Quote: quote.Value, Rate: rate.Value})
 	}
-	day := orDefault(date, s.today().Format(time.DateOnly))
+	day := orDefault(date, s.today())
 	cmd := domain.SetExchangeRates{Date: day, Rates: rates}
 	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.Read(func(ctx context.Context, db queries.DB) (any, error) {
-			d, _ := domain.ParseDate(day)
-			return ratesAnswer(ctx, db, principalFrom(r.Context()).Workspace, d)
+			return ratesAnswer(ctx, db, principalFrom(r.Context()).Workspace, day)
 		})})
 }
 

@@ -25,7 +25,7 @@ const maxSummaryDays = 366
 // periodBounds resolves a named period on today, weeks running Monday to Sunday.
 func periodBounds(name string, today domain.Date) (from, to domain.Date) {
 	monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
-	first := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	first := today.MonthStart()
 	switch name {
 	case "today":
 		return today, today
@@ -49,7 +49,7 @@ func spendingSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	q := &query{values: r.URL.Query()}
 	period := q.values.Get("period")
 	from, to := q.date("from"), q.date("to")
-	kind := q.values.Get("type")
+	kind := domain.TransactionType(q.values.Get("type"))
 	if kind == "" {
 		kind = domain.TxExpense
 	}
@@ -64,7 +64,7 @@ func spendingSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 		q.fail("to", "from and to go together")
 	case custom && from != nil && to != nil && to.Before(*from):
 		q.fail("to", "must not be before from")
-	case custom && from != nil && to != nil && to.Sub(*from) > maxSummaryDays*24*time.Hour:
+	case custom && from != nil && to != nil && to.Sub(*from) > maxSummaryDays:
 		q.fail("to", "must be at most 366 days after from")
 	case period != "" && !slices.Contains(summaryPeriods, period):
 		q.fail("period", "must be one of today, yesterday, this_week, last_week, this_month, last_month, last_7_days, last_30_days")
@@ -145,14 +145,15 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(ctx)
 	var summary queries.MonthlySummary
 	err := s.readAt(ctx, p.Workspace.ID, at, func(db queries.DB, today domain.Date) error {
-		if month == nil {
-			month = &today
+		day := today
+		if month != nil {
+			day = domain.DateAt(*month)
 		}
-		rates, err := fx.Load(ctx, db, p.Workspace.ID, today)
+		rates, err := fx.Load(ctx, db, p.Workspace.ID, today.Time())
 		if err != nil {
 			return err
 		}
-		summary, err = queries.MonthlySummaryOf(ctx, db, p.Workspace.ID, p.Workspace.Currency, *month, rates)
+		summary, err = queries.MonthlySummaryOf(ctx, db, p.Workspace.ID, p.Workspace.Currency, day, rates)
 		if err != nil {
 			return err
 		}
@@ -168,7 +169,7 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 
 // reportRange is a report's from and to: by default, the current month up to today.
 func reportRange(q *query, today domain.Date) (from, to domain.Date) {
-	from, to = time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC), today
+	from, to = today.MonthStart(), today
 	if d := q.date("from"); d != nil {
 		from = *d
 	}
@@ -196,7 +197,7 @@ func reportSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 	ws := principalFrom(ctx).Workspace
 	var summary queries.ReportSummary
 	err := s.readAt(ctx, ws.ID, at, func(db queries.DB, today domain.Date) error {
-		rates, err := fx.Load(ctx, db, ws.ID, today)
+		rates, err := fx.Load(ctx, db, ws.ID, today.Time())
 		if err != nil {
 			return err
 		}
@@ -248,7 +249,7 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			return err
 		}
-		rates, err := fx.Load(r.Context(), db, p.Workspace.ID, today)
+		rates, err := fx.Load(r.Context(), db, p.Workspace.ID, today.Time())
 		if err != nil {
 			return err
 		}
@@ -263,7 +264,7 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	name := fmt.Sprintf("finledger-%s-%s", f.From.Format(time.DateOnly), f.To.Format(time.DateOnly))
+	name := fmt.Sprintf("finledger-%s-%s", f.From, f.To)
 	switch format {
 	case "csv":
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")

@@ -5,7 +5,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -57,7 +56,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	b.required("type", typ.Valid)
 	b.required("amount", in.Amount.Valid)
 	cmd := domain.CreateTransaction{
-		TransactionID: newID(), Type: typ.Value, Amount: in.Amount.Value, DestinationAmount: in.DestinationAmount.Ptr(),
+		TransactionID: newID(), Type: domain.TransactionType(typ.Value), Amount: in.Amount.Value, DestinationAmount: in.DestinationAmount.Ptr(),
 		Date: in.Date.Value, Today: s.today(), Concept: in.Concept.Ptr(), Description: in.Description.Ptr(), WalletID: in.WalletID.Ptr(),
 		ToWalletID: in.ToWalletID.Ptr(), CategoryID: in.CategoryID.Ptr(), GoalID: goalID.Ptr(), DebtID: debtID.Ptr(),
 		TagID: in.TagID.Ptr(), ReferenceNumber: in.ReferenceNumber.Ptr(), AttachmentURL: in.AttachmentURL.Ptr(),
@@ -184,16 +183,17 @@ func (q *query) id(name string) *uuid.UUID {
 	return &id
 }
 
-func (q *query) date(name string) *time.Time {
+func (q *query) date(name string) *domain.Date {
 	s := q.values.Get(name)
 	if s == "" {
 		return nil
 	}
-	d, err := parseDate(s)
+	t, err := parseDate(s)
 	if err != nil {
 		q.fail(name, dateRule)
 		return nil
 	}
+	d := domain.DateAt(t)
 	return &d
 }
 
@@ -212,7 +212,7 @@ func transactionFilter(values url.Values) (queries.TransactionFilter, error) {
 	q := &query{values: values}
 	page, size := q.paging()
 	f := queries.TransactionFilter{
-		Type:       values.Get("type"),
+		Type:       domain.TransactionType(values.Get("type")),
 		WalletID:   q.id("walletId"),
 		CategoryID: q.id("categoryId"),
 		GoalID:     q.id("goalId"),

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -138,7 +137,7 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 	b.required("type", typ.Valid)
 	b.required("amount", amount.Valid)
 	p := principalFrom(r.Context())
-	cmd := domain.CreateTransactionByName{TransactionID: newID(), Type: typ.Value, Amount: amount.Value, Currency: money.Ptr(),
+	cmd := domain.CreateTransactionByName{TransactionID: newID(), Type: domain.TransactionType(typ.Value), Amount: amount.Value, Currency: money.Ptr(),
 		Concept: concept.Ptr(), WalletName: walletName.Value, CategoryName: categoryName.Value, Date: date.Value, Today: s.today()}
 	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.Then(queries.TransactionByID(p.Workspace.ID, cmd.TransactionID),
@@ -168,7 +167,7 @@ func resolvedNames(ctx context.Context, db queries.DB, ws queries.Workspace, t q
 	}
 	resolved["categoryName"] = category.Name
 	if t.Type == domain.TxExpense {
-		warning, err := budgetWarning(ctx, db, ws.ID, category.ID, t.Currency, time.Time(t.Date))
+		warning, err := budgetWarning(ctx, db, ws.ID, category.ID, t.Currency, t.Date)
 		if err != nil {
 			return nil, err
 		}
@@ -193,7 +192,7 @@ func budgetWarning(ctx context.Context, db queries.DB, ws, category uuid.UUID, c
 		spent, limit := decimal.Decimal(b.Spent), decimal.Decimal(b.Amount)
 		if b.Active && b.CategoryID == category && b.Currency == currency && spent.GreaterThan(limit) {
 			over = append(over, fmt.Sprintf("budget %s exceeded: %s of %s %s spent from %s to %s", b.Name, spent.StringFixed(2), limit.StringFixed(2),
-				b.Currency, time.Time(b.PeriodStart).Format(time.DateOnly), time.Time(b.PeriodEnd).Format(time.DateOnly)))
+				b.Currency, b.PeriodStart, b.PeriodEnd))
 		}
 	}
 	return strings.Join(over, "; "), nil

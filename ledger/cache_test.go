@@ -22,12 +22,12 @@ func household(t *testing.T, categories, days, met int) *domain.Workspace {
 		then(t, w, []domain.Event{&domain.CategoryCreated{CategoryID: ids[i],
 			CategoryFields: domain.CategoryFields{Name: fmt.Sprintf("Category %d", i), Icon: "tag", Color: "#6366f1"}}})
 	}
-	first := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	first := domain.DateOf(2024, time.January, 1)
 	n := 0
 	for c, id := range ids {
 		for d := range days {
 			create := domain.CreateTransaction{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: decimal.New(int64(100+c+d), -2),
-				CategoryID: idp(id), WalletID: idp(cash), Date: first.AddDate(0, 0, d).Format(time.DateOnly), Today: issued}
+				CategoryID: idp(id), WalletID: idp(cash), Date: first.AddDays(d), Today: issued}
 			events, err := create.Decide(w)
 			if err != nil {
 				t.Fatal(err)

@@ -67,7 +67,7 @@ func projectVersions(b *pgx.Batch, events []eventstore.RecordedEvent, _ []domain
 // Its answer counts the workspace's events projected, read in the write's batch: each
 // command of a group must see its own effects and none of those after it.
 func (f *groupFixture) expense(amount int64, key string) Call {
-	create := domain.CreateTransaction{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: decimal.NewFromInt(amount), Date: "2026-03-01", Today: issued}
+	create := domain.CreateTransaction{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: decimal.NewFromInt(amount), Date: domain.MustParseDate("2026-03-01"), Today: issued}
 	c := Call{WorkspaceID: f.workspace, Metadata: f.meta, Decide: create.Decide,
 		Answer: AnswerFunc(func(b *pgx.Batch, appended []Appended) Answering {
 			var projected int
@@ -85,7 +85,7 @@ func (f *groupFixture) expense(amount int64, key string) Call {
 func (f *groupFixture) refused(key string) Call {
 	c := f.expense(1, key)
 	c.Decide = domain.CreateTransaction{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: decimal.NewFromInt(1),
-		CategoryID: idp(fixtureID(999)), Date: "2026-03-01", Today: issued}.Decide
+		CategoryID: idp(fixtureID(999)), Date: domain.MustParseDate("2026-03-01"), Today: issued}.Decide
 	return c
 }
 

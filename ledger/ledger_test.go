@@ -182,7 +182,7 @@ func TestKeyedCommandsOnCachedStates(t *testing.T) {
 	// recorded key appends in its transaction, and the record's insert undoes it.
 	expense := func(n int) Call {
 		create := domain.CreateTransaction{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: decimal.NewFromInt(int64(n + 1)),
-			Date: "2026-03-01", Today: issued}
+			Date: domain.MustParseDate("2026-03-01"), Today: issued}
 		return Call{WorkspaceID: workspaceID, Metadata: meta, Decide: create.Decide, Answer: answer,
 			Idempotency: &Idempotency{Credential: "test", Key: fmt.Sprintf("expense-%d", n), RequestHash: []byte(create.Amount.String())}}
 	}
@@ -243,7 +243,7 @@ func TestKeyedCommandsOnCachedStates(t *testing.T) {
 	// A domain error is answered, and leaves no record: the key may be used again.
 	clash := expense(3)
 	clash.Decide = domain.CreateTransaction{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: decimal.NewFromInt(1),
-		CategoryID: idp(fixtureID(999)), Date: "2026-03-01", Today: issued}.Decide
+		CategoryID: idp(fixtureID(999)), Date: domain.MustParseDate("2026-03-01"), Today: issued}.Decide
 	if _, err := instances[1].Execute(ctx, clash); code(err) != "CATEGORY_NOT_FOUND" {
 		t.Fatalf("an expense in no category: %v, want CATEGORY_NOT_FOUND", err)
 	}

@@ -34,6 +34,8 @@ import (
 //     currencies, and amounts repeat;
 //   - map entries in the order of their keys' bytes, so that a state has one encoding
 //     and two states are equal when their encodings are (verify compares them so);
+//   - dates (domain.Date, whose field is its own) as the strings they are written as,
+//     "" for no date: as a state held them when they were strings;
 //   - decimals exactly, as a coefficient and an exponent, scale included (1.50 is not
 //     1.5): events keep the scale of every decimal (EncodePayload), so a cached state,
 //     which folds a decided 1.50 as given, and the fold of the stored event agree to the
@@ -57,7 +59,10 @@ type keyCodec struct {
 	decode func(*snapshotReader, reflect.Value)
 }
 
-var decimalType = reflect.TypeFor[decimal.Decimal]()
+var (
+	decimalType = reflect.TypeFor[decimal.Decimal]()
+	dateType    = reflect.TypeFor[domain.Date]()
+)
 
 // workspaceCodec is the codec of Workspace, or why the state cannot be snapshotted.
 var workspaceCodec = sync.OnceValues(func() (*stateCodec, error) {
@@ -74,6 +79,8 @@ func (b codecBuilder) of(t reflect.Type, path string) (*stateCodec, error) {
 	switch {
 	case t == decimalType:
 		return &stateCodec{encode: encodeDecimal, decode: decodeDecimal, shape: "decimal"}, nil
+	case t == dateType:
+		return &stateCodec{encode: encodeDate, decode: decodeDate, shape: "date"}, nil
 	case t.Kind() == reflect.Array && t.Elem().Kind() == reflect.Uint8:
 		return &stateCodec{encode: encodeByteArray, decode: decodeByteArray, shape: t.String()}, nil
 	}
@@ -269,6 +276,17 @@ func keyCodecOf(t reflect.Type, path string) (*keyCodec, error) {
 			encode: func(raw []byte, v reflect.Value) []byte { return append(raw, v.Bytes()...) },
 			decode: func(r *snapshotReader, v reflect.Value) { copy(v.Bytes(), r.bytes(v.Len())) },
 		}, nil
+	case t == dateType:
+		// As the string it is written as, so that the keys sort as the dates do.
+		return &keyCodec{
+			encode: func(raw []byte, v reflect.Value) []byte {
+				s := v.Interface().(domain.Date).String()
+				return append(binary.AppendUvarint(raw, uint64(len(s))), s...)
+			},
+			decode: func(r *snapshotReader, v reflect.Value) {
+				decodeDateText(r, v, string(r.bytes(r.count())))
+			},
+		}, nil
 	case t.Kind() == reflect.String:
 		return &keyCodec{
 			encode: func(raw []byte, v reflect.Value) []byte {
@@ -302,6 +320,21 @@ func decodeInt(r *snapshotReader, v reflect.Value) {
 }
 
 func encodeString(w *snapshotWriter, v reflect.Value) { w.interned(v.String()) }
+
+// encodeDate writes a date as the string it is written as ("" for no date), interned as
+// strings are.
+func encodeDate(w *snapshotWriter, v reflect.Value) { w.interned(v.Interface().(domain.Date).String()) }
+
+func decodeDate(r *snapshotReader, v reflect.Value) { decodeDateText(r, v, r.interned()) }
+
+func decodeDateText(r *snapshotReader, v reflect.Value, s string) {
+	var d domain.Date
+	if err := d.UnmarshalText([]byte(s)); err != nil {
+		r.fail("a date that does not read")
+		return
+	}
+	v.Set(reflect.ValueOf(d))
+}
 
 func decodeString(r *snapshotReader, v reflect.Value) { v.SetString(r.interned()) }
 

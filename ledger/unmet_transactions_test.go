@@ -39,7 +39,7 @@ func TestTransactionsMetFromTheStream(t *testing.T) {
 	for i := range ids {
 		ids[i] = fixtureID(710 + i)
 		expense := domain.CreateTransaction{TransactionID: ids[i], Type: domain.TxExpense, Amount: dec("10.50"), WalletID: &cash,
-			CategoryID: &food, Date: "2026-03-0" + string(rune('1'+i%9)), Today: issued}
+			CategoryID: &food, Date: domain.DateOf(2026, time.March, 1+i%9), Today: issued}
 		if err := run(writer, expense.Decide); err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestTransactionsMetFromTheStream(t *testing.T) {
 		domain.UpdateTransaction{TransactionID: ids[0], Amount: domain.Of(dec("99")), CategoryID: domain.Of(travel)}.Decide,
 		domain.DeleteTransaction{TransactionID: ids[1]}.Decide,
 		domain.CreateTransaction{TransactionID: newer, Type: domain.TxExpense, Amount: dec("1"), WalletID: &bank, CategoryID: &food,
-			Date: "2026-03-05", Today: issued}.Decide,
+			Date: domain.MustParseDate("2026-03-05"), Today: issued}.Decide,
 		domain.UpdateTransaction{TransactionID: newer, Amount: domain.Of(dec("2"))}.Decide,
 	} {
 		if err := run(late, decide); err != nil {

@@ -182,7 +182,7 @@ func auditOf(e eventstore.RecordedEvent, data any) (auditEntry, error) {
 			changes: map[string]change{"workspaceId": {nil, d.WorkspaceID}}}, nil
 	case *domain.RecurringPaid:
 		return auditEntry{workspace: ws, entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
-			changes: map[string]change{"nextPayment": {d.DueDate, d.NextPayment}, "lastPayment": {nil, max(d.PaidOn, d.DueDate)}}}, nil
+			changes: map[string]change{"nextPayment": {d.DueDate, d.NextPayment}, "lastPayment": {nil, domain.LaterDate(d.PaidOn, d.DueDate)}}}, nil
 	case *domain.RecurringSkipped:
 		return auditEntry{workspace: ws, entity: "recurring", entityID: d.RecurringID, action: actionUpdate,
 			changes: map[string]change{"nextPayment": {d.FirstDue, d.NextPayment},
@@ -247,7 +247,7 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, error) {
 		for _, r := range d.Rates {
 			changes[r.Base+"/"+r.Quote] = change{nil, r.Rate.String()}
 		}
-		return auditEntry{workspace: ws, entity: "exchange_rates", entityID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(d.Date)),
+		return auditEntry{workspace: ws, entity: "exchange_rates", entityID: uuid.NewSHA1(uuid.NameSpaceOID, []byte(d.Date.String())),
 			action: actionUpdate, changes: changes}, nil
 	}
 	return auditEntry{}, fmt.Errorf("projections: no audit entry for %T: %w", data, domain.ErrUnknownEvent)
@@ -257,7 +257,7 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, error) {
 func created(values map[string]any) map[string]change {
 	out := map[string]change{}
 	for k, v := range values {
-		if v != nil && v != "" && !(reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil()) {
+		if v != nil && v != "" && v != (domain.Date{}) && !(reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil()) {
 			out[k] = change{nil, v}
 		}
 	}

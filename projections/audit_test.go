@@ -17,7 +17,7 @@ func TestAuditJSONAsEncodingJSON(t *testing.T) {
 	amount := decimal.RequireFromString("12.50")
 	records := []any{
 		domain.TransactionCreated{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: amount, Currency: "MXN",
-			Date: "2026-01-02", Concept: &concept, CategoryID: &category, DestinationAmount: &amount,
+			Date: domain.MustParseDate("2026-01-02"), Concept: &concept, CategoryID: &category, DestinationAmount: &amount,
 			Postings: []domain.Posting{{WalletID: uuid.New(), Amount: amount.Neg()}}},
 		map[string]any{"nested": map[string]any{"a": []any{1, "}", map[string]any{"b": nil}}, `k"ey`: true}, "n": -1.5e3, "e": []any{}, "o": map[string]any{}},
 		struct{}{},
@@ -60,8 +60,8 @@ func TestCreatedChangesAsTheDiffFromNothing(t *testing.T) {
 	concept, empty, category, amount := `say "hi" \ <b> ñ`, "", uuid.New(), decimal.RequireFromString("12.50")
 	records := []any{
 		&domain.TransactionCreated{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: amount, Currency: "MXN",
-			Date: "2026-01-02", Concept: &concept, Description: &empty, CategoryID: &category, DestinationAmount: &amount},
-		&domain.TransactionCreated{TransactionID: uuid.New(), Type: domain.TxIncome, Amount: amount, Currency: "USD", Date: "2026-01-02"},
+			Date: domain.MustParseDate("2026-01-02"), Concept: &concept, Description: &empty, CategoryID: &category, DestinationAmount: &amount},
+		&domain.TransactionCreated{TransactionID: uuid.New(), Type: domain.TxIncome, Amount: amount, Currency: "USD", Date: domain.MustParseDate("2026-01-02")},
 		domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN", InitialBalance: amount, IsDefault: true},
 		map[string]any{"b": 1, "a": []any{nil, "x"}, "a!": map[string]any{"z": nil}, "n": nil, "transactionId": "skipped"},
 		map[string]any{`k"ey`: 1, "<b>": 2, "ñ": 3, "plain": nil},

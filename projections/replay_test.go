@@ -74,7 +74,7 @@ func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 		id := uuid.New()
 		concept := fmt.Sprintf(`lunch "%d" \ ñ`, i)
 		c := domain.CreateTransaction{TransactionID: id, Type: domain.TxExpense, Amount: decimal.New(int64(101+2*i), -2),
-			Date: fmt.Sprintf("2026-03-%02d", 1+i%3), Concept: &concept, WalletID: &b.wallet}
+			Date: domain.DateOf(2026, time.March, 1+i%3), Concept: &concept, WalletID: &b.wallet}
 		if i%3 != 0 {
 			c.CategoryID = &b.category
 		}
@@ -83,7 +83,7 @@ func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 		switch i % 5 {
 		case 2:
 			run(b.ws, domain.UpdateTransaction{TransactionID: b.created[len(b.created)/2], Amount: domain.Of(decimal.New(7, 0)),
-				Date: domain.Of("2026-03-09")}.Decide)
+				Date: domain.Of(domain.MustParseDate("2026-03-09"))}.Decide)
 		case 4:
 			run(b.ws, domain.DeleteTransaction{TransactionID: b.created[0]}.Decide)
 			b.created = b.created[1:]

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/finledger/finledger/domain"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -134,11 +135,24 @@ func (c *copyRows) Values() ([]any, error) { return c.row, nil }
 
 func (c *copyRows) Err() error { return c.err }
 
-// plain is a value as pgx encodes it fastest in an array: a pointer's element, or nil.
+// plain is a value as pgx encodes it fastest in an array: a pointer's element, or nil;
+// a date as its "YYYY-MM-DD" text (none as nil), a transaction type as its name.
 // Given a pointer, pgx asks reflect of every element whether its type is a
 // driver.Valuer.
 func plain(v any) any {
 	switch v := v.(type) {
+	case domain.Date:
+		if v.IsZero() {
+			return nil
+		}
+		return v.String()
+	case *domain.Date:
+		if v != nil && !v.IsZero() {
+			return v.String()
+		}
+		return nil
+	case domain.TransactionType:
+		return string(v)
 	case *string:
 		if v != nil {
 			return *v

@@ -2,7 +2,6 @@ package projections
 
 import (
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -140,7 +139,9 @@ type gatheredTotals struct {
 // YYYY-MM-DD; a transaction without a category counts under the nil category.
 type totalsKey struct {
 	workspaceID, categoryID uuid.UUID
-	typ, currency, period   string
+	typ                     domain.TransactionType
+	currency                string
+	period                  domain.Date // the day, or the month's first day
 }
 
 // periodCounts is how many new transactions each row of one table of transaction
@@ -197,7 +198,7 @@ func (t *gatheredTotals) add(ws uuid.UUID, d *domain.TransactionCreated, version
 		k.categoryID = *d.CategoryID
 	}
 	m := k
-	m.period = monthOf(d.Date)
+	m.period = d.Date.MonthStart()
 	t.dayCounts.add(k)
 	t.monthCounts.add(m)
 	if d.Type != domain.TxIncome && d.Type != domain.TxExpense {
@@ -243,7 +244,7 @@ func (p *periodSums) flushHistory(b *pgx.Batch, tt totalsTable) {
 	for _, k := range p.order {
 		s := p.sums[k]
 		for i, v := range s.versions {
-			ws, periods, types, currencies, categories = append(ws, k.workspaceID), append(periods, k.period), append(types, k.typ),
+			ws, periods, types, currencies, categories = append(ws, k.workspaceID), append(periods, k.period.String()), append(types, string(k.typ)),
 				append(currencies, k.currency), append(categories, k.categoryID)
 			versions, added, counted = append(versions, v), append(added, s.added[i]), append(counted, s.counted[i])
 		}
@@ -276,7 +277,7 @@ func (p *periodSums) flush(b *pgx.Batch, tt totalsTable) {
 	var laterAmounts []decimal.Decimal
 	for i, k := range p.order {
 		s := p.sums[k]
-		ws[i], periods[i], types[i], currencies[i], categories[i] = k.workspaceID, k.period, k.typ, k.currency, k.categoryID
+		ws[i], periods[i], types[i], currencies[i], categories[i] = k.workspaceID, k.period.String(), string(k.typ), k.currency, k.categoryID
 		amounts[i], counts[i] = s.amount, s.count
 		for j, v := range s.versions {
 			totals, versions = append(totals, int32(i+1)), append(versions, v)
@@ -286,14 +287,4 @@ func (p *periodSums) flush(b *pgx.Batch, tt totalsTable) {
 	b.Queue(totalsSQL[tt.table].sums, ws, periods, types, currencies, categories, amounts, counts, totals, versions, laterAmounts,
 		laterCounts)
 	p.order, p.sums = p.order[:0], nil
-}
-
-// monthOf is the first day of a date's month, both YYYY-MM-DD. A date it cannot read it
-// leaves as it is, for the insert of the transaction to refuse.
-func monthOf(day string) string {
-	d, err := time.Parse(time.DateOnly, day)
-	if err != nil {
-		return day
-	}
-	return d.AddDate(0, 0, 1-d.Day()).Format(time.DateOnly)
 }

@@ -12,8 +12,8 @@ import (
 
 // RecentStats sums the last days of movements per currency.
 type RecentStats struct {
-	From   string        `json:"from"`
-	To     string        `json:"to"`
+	From   domain.Date   `json:"from"`
+	To     domain.Date   `json:"to"`
 	Days   int           `json:"days"`
 	Count  int64         `json:"count"`
 	Totals []ReportTotal `json:"totals"`
@@ -69,12 +69,12 @@ func BuildAgentContext(ctx context.Context, db DB, ws Workspace, today domain.Da
 			c.Budgets = append(c.Budgets, b)
 		}
 	}
-	from := today.AddDate(0, 0, -(recentDays - 1))
+	from := today.AddDays(-(recentDays - 1))
 	totals, err := Totals(ctx, db, ws.ID, from, today, nil)
 	if err != nil {
 		return c, err
 	}
-	c.RecentStats = RecentStats{From: from.Format(time.DateOnly), To: today.Format(time.DateOnly), Days: recentDays, Totals: []ReportTotal{}}
+	c.RecentStats = RecentStats{From: from, To: today, Days: recentDays, Totals: []ReportTotal{}}
 	sums := map[string]*[2]decimal.Decimal{}
 	for _, t := range totals {
 		c.RecentStats.Count += t.Count

@@ -120,8 +120,8 @@ type MonthSeries struct {
 // expenses by category as one chart, and the income and expenses of the twelve months
 // ending with the range's last month.
 type ReportSummary struct {
-	From     string        `json:"from"`
-	To       string        `json:"to"`
+	From     domain.Date   `json:"from"`
+	To       domain.Date   `json:"to"`
 	Currency string        `json:"currency"`
 	Totals   []ReportTotal `json:"totals"`
 	// Converted and MissingRates are as a Report's; the caller fills both.
@@ -137,7 +137,7 @@ const SeriesMonths = 12
 // ReportSummaryOf summarises [from, to] from the kept daily and monthly totals,
 // without reading a transaction.
 func ReportSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency string, from, to domain.Date, rates Converter) (ReportSummary, error) {
-	s := ReportSummary{From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), Currency: currency, Totals: []ReportTotal{}}
+	s := ReportSummary{From: from, To: to, Currency: currency, Totals: []ReportTotal{}}
 	totals, err := Totals(ctx, db, workspaceID, from, to, nil)
 	if err != nil {
 		return s, err
@@ -189,12 +189,12 @@ func ReportSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency
 // MonthSeriesOf is the income and expenses of the n months ending with last's, each
 // whole, read in one query of the monthly totals.
 func MonthSeriesOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency string, last domain.Date, n int, rates Converter) (MonthSeries, error) {
-	end := firstOfMonth(last)
+	end := last.MonthStart()
 	start := end.AddDate(0, 1-n, 0)
 	s := MonthSeries{Currency: currency, Months: make([]MonthTotal, n), Unconverted: []ReportTotal{}}
 	sums := make([][2]decimal.Decimal, n)
 	for i := range s.Months {
-		s.Months[i].Month = start.AddDate(0, i, 0).Format("2006-01")
+		s.Months[i].Month = start.AddDate(0, i, 0).Time().Format("2006-01")
 	}
 	rows, err := db.Query(ctx, `SELECT month, type, currency, sum(amount) FROM monthly_totals
 		WHERE workspace_id = $1 AND month BETWEEN $2 AND $3 AND type IN ('income', 'expense')
@@ -204,7 +204,8 @@ func MonthSeriesOf(ctx context.Context, db DB, workspaceID uuid.UUID, currency s
 	}
 	left := map[string]*ReportTotal{}
 	var month time.Time
-	var kind, cur string
+	var kind domain.TransactionType
+	var cur string
 	var amount decimal.Decimal
 	_, err = pgx.ForEachRow(rows, []any{&month, &kind, &cur, &amount}, func() error {
 		side := 0

@@ -19,18 +19,18 @@ func percentOf(part, whole decimal.Decimal) Amount { return Amount(domain.Percen
 
 // BudgetRecord is a budget's own fields: what only its own changes change.
 type BudgetRecord struct {
-	ID             uuid.UUID  `json:"id"`
-	Name           string     `json:"name"`
-	CategoryID     uuid.UUID  `json:"categoryId"`
-	Amount         Amount     `json:"amount"`
-	Currency       string     `json:"currency"`
-	Period         string     `json:"period"`
-	StartDate      Date       `json:"startDate"`
-	EndDate        Date       `json:"endDate"`
-	AlertThreshold Amount     `json:"alertThreshold"`
-	TagID          *uuid.UUID `json:"tagId"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	UpdatedAt      time.Time  `json:"updatedAt"`
+	ID             uuid.UUID   `json:"id"`
+	Name           string      `json:"name"`
+	CategoryID     uuid.UUID   `json:"categoryId"`
+	Amount         Amount      `json:"amount"`
+	Currency       string      `json:"currency"`
+	Period         string      `json:"period"`
+	StartDate      domain.Date `json:"startDate"`
+	EndDate        domain.Date `json:"endDate"`
+	AlertThreshold Amount      `json:"alertThreshold"`
+	TagID          *uuid.UUID  `json:"tagId"`
+	CreatedAt      time.Time   `json:"createdAt"`
+	UpdatedAt      time.Time   `json:"updatedAt"`
 
 	amount, threshold decimal.Decimal
 }
@@ -38,13 +38,13 @@ type BudgetRecord struct {
 // Budget is a budget with its current period's spending.
 type Budget struct {
 	BudgetRecord
-	Active       bool   `json:"active"`
-	PeriodStart  Date   `json:"periodStart"`
-	PeriodEnd    Date   `json:"periodEnd"`
-	Spent        Amount `json:"spent"`
-	Remaining    Amount `json:"remaining"`
-	Percentage   Amount `json:"percentage"`
-	AlertReached bool   `json:"alertReached"`
+	Active       bool        `json:"active"`
+	PeriodStart  domain.Date `json:"periodStart"`
+	PeriodEnd    domain.Date `json:"periodEnd"`
+	Spent        Amount      `json:"spent"`
+	Remaining    Amount      `json:"remaining"`
+	Percentage   Amount      `json:"percentage"`
+	AlertReached bool        `json:"alertReached"`
 }
 
 const budgetColumns = `id, name, category_id, amount, currency, period, start_date, end_date, alert_threshold, tag_id,
@@ -52,10 +52,9 @@ const budgetColumns = `id, name, category_id, amount, currency, period, start_da
 
 func scanBudgetRecord(row pgx.CollectableRow) (BudgetRecord, error) {
 	var b BudgetRecord
-	var start, end time.Time
-	err := row.Scan(&b.ID, &b.Name, &b.CategoryID, &b.amount, &b.Currency, &b.Period, &start, &end, &b.threshold, &b.TagID,
+	err := row.Scan(&b.ID, &b.Name, &b.CategoryID, &b.amount, &b.Currency, &b.Period, &b.StartDate, &b.EndDate, &b.threshold, &b.TagID,
 		&b.CreatedAt, &b.UpdatedAt)
-	b.Amount, b.AlertThreshold, b.StartDate, b.EndDate = Amount(b.amount), Amount(b.threshold), Date(start), Date(end)
+	b.Amount, b.AlertThreshold = Amount(b.amount), Amount(b.threshold)
 	return b, err
 }
 
@@ -106,7 +105,7 @@ func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []B
 	tos := make([]time.Time, len(budgets))
 	for i := range budgets {
 		b := &budgets[i]
-		start, end := time.Time(b.StartDate), time.Time(b.EndDate)
+		start, end := b.StartDate, b.EndDate
 		day := today
 		switch {
 		case day.Before(start):
@@ -119,8 +118,8 @@ func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []B
 			to = end
 		}
 		b.Active = !today.Before(start) && !today.After(end)
-		b.PeriodStart, b.PeriodEnd = Date(from), Date(to)
-		ids[i], categories[i], currencies[i], froms[i], tos[i] = b.ID, b.CategoryID, b.Currency, from, to
+		b.PeriodStart, b.PeriodEnd = from, to
+		ids[i], categories[i], currencies[i], froms[i], tos[i] = b.ID, b.CategoryID, b.Currency, from.Time(), to.Time()
 	}
 	// Each budget's sum is its own subquery, so that its conditions reach the totals' key
 	// even where daily_totals is a view that looks up each total's history (AsOf).
@@ -157,16 +156,16 @@ func withSpending(ctx context.Context, db DB, workspaceID uuid.UUID, budgets []B
 
 // Goal is a savings goal with its progress.
 type Goal struct {
-	ID           uuid.UUID `json:"id"`
-	Name         string    `json:"name"`
-	TargetAmount Amount    `json:"targetAmount"`
-	Currency     string    `json:"currency"`
-	Deadline     *Date     `json:"deadline"`
-	SavedAmount  Amount    `json:"savedAmount"`
-	Progress     Amount    `json:"progress"`
-	Completed    bool      `json:"completed"`
-	CreatedAt    time.Time `json:"createdAt"`
-	UpdatedAt    time.Time `json:"updatedAt"`
+	ID           uuid.UUID    `json:"id"`
+	Name         string       `json:"name"`
+	TargetAmount Amount       `json:"targetAmount"`
+	Currency     string       `json:"currency"`
+	Deadline     *domain.Date `json:"deadline"`
+	SavedAmount  Amount       `json:"savedAmount"`
+	Progress     Amount       `json:"progress"`
+	Completed    bool         `json:"completed"`
+	CreatedAt    time.Time    `json:"createdAt"`
+	UpdatedAt    time.Time    `json:"updatedAt"`
 }
 
 const goalSelect = `SELECT id, name, target_amount, currency, deadline, saved_amount, created_at, updated_at FROM goals`
@@ -174,14 +173,9 @@ const goalSelect = `SELECT id, name, target_amount, currency, deadline, saved_am
 func scanGoal(row pgx.CollectableRow) (Goal, error) {
 	var g Goal
 	var target, saved decimal.Decimal
-	var deadline *time.Time
-	err := row.Scan(&g.ID, &g.Name, &target, &g.Currency, &deadline, &saved, &g.CreatedAt, &g.UpdatedAt)
+	err := row.Scan(&g.ID, &g.Name, &target, &g.Currency, &g.Deadline, &saved, &g.CreatedAt, &g.UpdatedAt)
 	g.TargetAmount, g.SavedAmount, g.Progress = Amount(target), Amount(saved), percentOf(saved, target)
 	g.Completed = saved.GreaterThanOrEqual(target)
-	if deadline != nil {
-		d := Date(*deadline)
-		g.Deadline = &d
-	}
 	return g, err
 }
 
@@ -201,16 +195,16 @@ func GoalByID(workspaceID, id uuid.UUID) Lookup[Goal] {
 
 // Debt is a debt with what is left to pay.
 type Debt struct {
-	ID             uuid.UUID `json:"id"`
-	Name           string    `json:"name"`
-	Creditor       *string   `json:"creditor"`
-	TotalAmount    Amount    `json:"totalAmount"`
-	PendingBalance Amount    `json:"pendingBalance"`
-	PaidAmount     Amount    `json:"paidAmount"`
-	Currency       string    `json:"currency"`
-	DueDate        *Date     `json:"dueDate"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
+	ID             uuid.UUID    `json:"id"`
+	Name           string       `json:"name"`
+	Creditor       *string      `json:"creditor"`
+	TotalAmount    Amount       `json:"totalAmount"`
+	PendingBalance Amount       `json:"pendingBalance"`
+	PaidAmount     Amount       `json:"paidAmount"`
+	Currency       string       `json:"currency"`
+	DueDate        *domain.Date `json:"dueDate"`
+	CreatedAt      time.Time    `json:"createdAt"`
+	UpdatedAt      time.Time    `json:"updatedAt"`
 }
 
 const debtSelect = `SELECT id, name, creditor, total_amount, pending_balance, currency, due_date, created_at, updated_at FROM debts`
@@ -218,13 +212,8 @@ const debtSelect = `SELECT id, name, creditor, total_amount, pending_balance, cu
 func scanDebt(row pgx.CollectableRow) (Debt, error) {
 	var d Debt
 	var total, pending decimal.Decimal
-	var due *time.Time
-	err := row.Scan(&d.ID, &d.Name, &d.Creditor, &total, &pending, &d.Currency, &due, &d.CreatedAt, &d.UpdatedAt)
+	err := row.Scan(&d.ID, &d.Name, &d.Creditor, &total, &pending, &d.Currency, &d.DueDate, &d.CreatedAt, &d.UpdatedAt)
 	d.TotalAmount, d.PendingBalance, d.PaidAmount = Amount(total), Amount(pending), Amount(total.Sub(pending))
-	if due != nil {
-		dd := Date(*due)
-		d.DueDate = &dd
-	}
 	return d, err
 }
 
@@ -244,16 +233,16 @@ func DebtByID(workspaceID, id uuid.UUID) Lookup[Debt] {
 
 // Recurring is a recurring payment.
 type Recurring struct {
-	ID          uuid.UUID  `json:"id"`
-	Name        string     `json:"name"`
-	Amount      Amount     `json:"amount"`
-	Kind        string     `json:"kind"`
-	Periodicity string     `json:"periodicity"`
-	NextPayment Date       `json:"nextPayment"`
-	LastPayment *Date      `json:"lastPayment"`
-	Active      bool       `json:"active"`
-	WalletID    *uuid.UUID `json:"walletId"`
-	CategoryID  *uuid.UUID `json:"categoryId"`
+	ID          uuid.UUID            `json:"id"`
+	Name        string               `json:"name"`
+	Amount      Amount               `json:"amount"`
+	Kind        domain.RecurringKind `json:"kind"`
+	Periodicity string               `json:"periodicity"`
+	NextPayment domain.Date          `json:"nextPayment"`
+	LastPayment *domain.Date         `json:"lastPayment"`
+	Active      bool                 `json:"active"`
+	WalletID    *uuid.UUID           `json:"walletId"`
+	CategoryID  *uuid.UUID           `json:"categoryId"`
 	// LastSkip is the latest skip of cycles owed beyond domain.MaxOwedCycles; nil
 	// when the item never skipped any.
 	LastSkip  *RecurringSkip `json:"lastSkip"`
@@ -264,9 +253,9 @@ type Recurring struct {
 // RecurringSkip is a run of a recurring payment's cycles left unpaid: Cycles cycles due
 // from FirstDue to LastDue.
 type RecurringSkip struct {
-	Cycles   int  `json:"cycles"`
-	FirstDue Date `json:"firstDue"`
-	LastDue  Date `json:"lastDue"`
+	Cycles   int         `json:"cycles"`
+	FirstDue domain.Date `json:"firstDue"`
+	LastDue  domain.Date `json:"lastDue"`
 }
 
 const recurringSelect = `SELECT id, name, amount, kind, periodicity, next_payment, last_payment, active, wallet_id, category_id,
@@ -275,18 +264,13 @@ const recurringSelect = `SELECT id, name, amount, kind, periodicity, next_paymen
 func scanRecurring(row pgx.CollectableRow) (Recurring, error) {
 	var r Recurring
 	var amount decimal.Decimal
-	var next time.Time
-	var last, skipFirst, skipLast *time.Time
+	var skipFirst, skipLast domain.Date
 	var skipped *int
-	err := row.Scan(&r.ID, &r.Name, &amount, &r.Kind, &r.Periodicity, &next, &last, &r.Active, &r.WalletID, &r.CategoryID,
+	err := row.Scan(&r.ID, &r.Name, &amount, &r.Kind, &r.Periodicity, &r.NextPayment, &r.LastPayment, &r.Active, &r.WalletID, &r.CategoryID,
 		&skipped, &skipFirst, &skipLast, &r.CreatedAt, &r.UpdatedAt)
-	r.Amount, r.NextPayment = Amount(amount), Date(next)
-	if last != nil {
-		l := Date(*last)
-		r.LastPayment = &l
-	}
-	if skipped != nil && skipFirst != nil && skipLast != nil {
-		r.LastSkip = &RecurringSkip{Cycles: *skipped, FirstDue: Date(*skipFirst), LastDue: Date(*skipLast)}
+	r.Amount = Amount(amount)
+	if skipped != nil && !skipFirst.IsZero() && !skipLast.IsZero() {
+		r.LastSkip = &RecurringSkip{Cycles: *skipped, FirstDue: skipFirst, LastDue: skipLast}
 	}
 	return r, err
 }

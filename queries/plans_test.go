@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
@@ -29,7 +30,7 @@ func TestHotQueriesUseTheirIndexesUnderGenericPlans(t *testing.T) {
 	if _, err := conn.Exec(ctx, `SET plan_cache_mode = force_generic_plan`); err != nil {
 		t.Fatal(err)
 	}
-	from, to := time.Date(2025, 12, 15, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 3, 0, 0, 0, 0, time.UTC)
+	from, to := domain.DateOf(2025, time.December, 15), domain.DateOf(2026, time.March, 3)
 	start, startArgs := TransactionFilter{}.listingStart(uuid.New(), 500000)
 	startCut, startCutArgs := TransactionFilter{Type: "expense", From: &from, To: &to}.listingStart(uuid.New(), 500000)
 	cases := []struct {

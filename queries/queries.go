@@ -7,7 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -38,14 +37,6 @@ type Amount decimal.Decimal
 
 // MarshalJSON writes the decimal's exact digits as a JSON number.
 func (a Amount) MarshalJSON() ([]byte, error) { return []byte(decimal.Decimal(a).String()), nil }
-
-// Date is a calendar date written as YYYY-MM-DD.
-type Date time.Time
-
-// MarshalJSON writes the date as "YYYY-MM-DD".
-func (d Date) MarshalJSON() ([]byte, error) {
-	return []byte(`"` + time.Time(d).Format(time.DateOnly) + `"`), nil
-}
 
 func amountPtr(d *decimal.Decimal) *Amount {
 	if d == nil {

@@ -10,7 +10,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-pdf/fpdf"
 	"github.com/google/uuid"
@@ -61,8 +60,8 @@ type ReportLine struct {
 // Report is the data of GET /api/reports.
 type Report struct {
 	Workspace string        `json:"workspace"`
-	From      string        `json:"from"`
-	To        string        `json:"to"`
+	From      domain.Date   `json:"from"`
+	To        domain.Date   `json:"to"`
 	Totals    []ReportTotal `json:"totals"`
 	// Converted is the total in the workspace currency at today's rates, null where a
 	// currency has none (MissingRates then says which); the caller fills both.
@@ -123,7 +122,7 @@ func (n reportNames) of(id *uuid.UUID) *string {
 // currency and per category. Transfers and goal movements are listed but are neither
 // income nor expenses.
 func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceName string, f ReportFilter) (Report, error) {
-	r := Report{Workspace: workspaceName, From: f.From.Format(time.DateOnly), To: f.To.Format(time.DateOnly),
+	r := Report{Workspace: workspaceName, From: f.From, To: f.To,
 		Totals: []ReportTotal{}, ByCategory: []ReportCategory{}}
 	names, err := readReportNames(ctx, db, workspaceID)
 	if err != nil {
@@ -384,7 +383,7 @@ func (r Report) WritePDF(w io.Writer, chart ExpenseChart) error {
 	widths := []float64{22, 24, 60, 30, 24, 30}
 	row(widths, []string{"Date", "Type", "Concept", "Category", "Wallet", "Amount"}, true)
 	for _, l := range r.Transactions {
-		row(widths, []string{time.Time(l.Date).Format(time.DateOnly), l.Type, clip(l.Description, 40), clip(deref(l.CategoryName), 18), l.WalletName,
+		row(widths, []string{l.Date.String(), string(l.Type), clip(l.Description, 40), clip(deref(l.CategoryName), 18), l.WalletName,
 			money(l.Amount) + " " + l.Currency}, false)
 	}
 	if err := pdf.Output(w); err != nil {
@@ -436,14 +435,13 @@ func clip(text string, n int) string {
 	return text
 }
 
-// PeriodLabel names a range of days (YYYY-MM-DD) as a person says it: "October 2026"
-// for a whole month, else "1 Sep - 15 Oct 2026", the year said once when both share it.
-func PeriodLabel(from, to string) string {
-	a, errA := time.Parse(time.DateOnly, from)
-	b, errB := time.Parse(time.DateOnly, to)
+// PeriodLabel names a range of days as a person says it: "October 2026" for a whole
+// month, else "1 Sep - 15 Oct 2026", the year said once when both share it.
+func PeriodLabel(from, to domain.Date) string {
+	a, b := from.Time(), to.Time()
 	switch {
-	case errA != nil || errB != nil:
-		return from + " - " + to
+	case from.IsZero() || to.IsZero():
+		return from.String() + " - " + to.String()
 	case a.Day() == 1 && firstOfMonth(a).AddDate(0, 1, -1).Equal(b):
 		return a.Format("January 2006")
 	case a.Equal(b):

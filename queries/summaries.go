@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -17,7 +16,7 @@ import (
 
 // Total is a sum of one type, currency and category over a range of days.
 type Total struct {
-	Type       string
+	Type       domain.TransactionType
 	Currency   string
 	CategoryID uuid.UUID // uuid.Nil for uncategorized
 	Amount     decimal.Decimal
@@ -62,19 +61,19 @@ type monthSplit struct {
 // splitByMonths splits [from, to] into the whole months within it and the days outside
 // them.
 func splitByMonths(from, to domain.Date) monthSplit {
-	first := firstOfMonth(from)
-	if !first.Equal(from) {
+	first := from.MonthStart()
+	if first != from {
 		first = first.AddDate(0, 1, 0)
 	}
-	end := firstOfMonth(to).AddDate(0, 1, 0) // the day after to's month
-	if !end.AddDate(0, 0, -1).Equal(to) {
+	end := to.MonthStart().AddDate(0, 1, 0) // the day after to's month
+	if end.AddDays(-1) != to {
 		end = end.AddDate(0, -1, 0)
 	}
 	if !first.Before(end) { // no month lies wholly within: the days are all the head
-		after := to.AddDate(0, 0, 1)
+		after := to.AddDays(1)
 		return monthSplit{firstMonth: after, lastMonth: from, headFrom: from, headTo: to, tailFrom: after, tailTo: to}
 	}
-	return monthSplit{firstMonth: first, lastMonth: end.AddDate(0, -1, 0), headFrom: from, headTo: first.AddDate(0, 0, -1),
+	return monthSplit{firstMonth: first, lastMonth: end.AddDate(0, -1, 0), headFrom: from, headTo: first.AddDays(-1),
 		tailFrom: end, tailTo: to}
 }
 
@@ -122,14 +121,14 @@ type MonthlySummary struct {
 // workspace's first, then the others alphabetically, biggest first within each), and
 // the change of expenses against the month before.
 func MonthlySummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceCurrency string, month domain.Date, rates Converter) (MonthlySummary, error) {
-	first := firstOfMonth(month)
+	first := month.MonthStart()
 	last := first.AddDate(0, 1, -1)
-	s := MonthlySummary{Month: first.Format("2006-01"), Currency: workspaceCurrency, TopCategories: []CategoryTotal{}, MissingRates: []fx.Missing{}}
+	s := MonthlySummary{Month: first.Time().Format("2006-01"), Currency: workspaceCurrency, TopCategories: []CategoryTotal{}, MissingRates: []fx.Missing{}}
 	current, err := Totals(ctx, db, workspaceID, first, last, nil)
 	if err != nil {
 		return s, err
 	}
-	previous, err := Totals(ctx, db, workspaceID, first.AddDate(0, -1, 0), first.AddDate(0, 0, -1), nil)
+	previous, err := Totals(ctx, db, workspaceID, first.AddDate(0, -1, 0), first.AddDays(-1), nil)
 	if err != nil {
 		return s, err
 	}
@@ -255,16 +254,16 @@ type CurrencyTotal struct {
 
 // SpendingSummary is spec 4.B rule 4's total per currency over a period.
 type SpendingSummary struct {
-	Period string          `json:"period"`
-	From   string          `json:"from"`
-	To     string          `json:"to"`
-	Type   string          `json:"type"`
-	Totals []CurrencyTotal `json:"totals"`
+	Period string                 `json:"period"`
+	From   domain.Date            `json:"from"`
+	To     domain.Date            `json:"to"`
+	Type   domain.TransactionType `json:"type"`
+	Totals []CurrencyTotal        `json:"totals"`
 }
 
 // SpendingSummaryOf sums a type of movement over [from, to] per currency.
-func SpendingSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, period string, from, to domain.Date, kind string, category *uuid.UUID) (SpendingSummary, error) {
-	s := SpendingSummary{Period: period, From: from.Format(time.DateOnly), To: to.Format(time.DateOnly), Type: kind, Totals: []CurrencyTotal{}}
+func SpendingSummaryOf(ctx context.Context, db DB, workspaceID uuid.UUID, period string, from, to domain.Date, kind domain.TransactionType, category *uuid.UUID) (SpendingSummary, error) {
+	s := SpendingSummary{Period: period, From: from, To: to, Type: kind, Totals: []CurrencyTotal{}}
 	totals, err := Totals(ctx, db, workspaceID, from, to, category)
 	if err != nil {
 		return s, err

@@ -32,7 +32,7 @@ func TestSplitByMonths(t *testing.T) {
 			if a.After(b) {
 				return [2]string{}
 			}
-			return [2]string{a.Format("2006-01-02"), b.Format("2006-01-02")}
+			return [2]string{a.String(), b.String()}
 		}
 		if got := part(s.firstMonth, s.lastMonth); got != c.months {
 			t.Errorf("%s..%s: months %v, want %v", c.from, c.to, got, c.months)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/finledger/finledger/domain"
 	"regexp"
 	"strings"
 	"time"
@@ -16,24 +17,24 @@ import (
 // Transaction is a transaction record. DestinationWalletID repeats ToWalletID under the
 // name the reference page uses, so clients of either body shape read their own name.
 type Transaction struct {
-	ID                  uuid.UUID  `json:"id"`
-	Type                string     `json:"type"`
-	Amount              Amount     `json:"amount"`
-	Currency            string     `json:"currency"`
-	DestinationAmount   *Amount    `json:"destinationAmount"`
-	Date                Date       `json:"date"`
-	Concept             *string    `json:"concept"`
-	Description         string     `json:"description"`
-	WalletID            uuid.UUID  `json:"walletId"`
-	ToWalletID          *uuid.UUID `json:"toWalletId"`
-	DestinationWalletID *uuid.UUID `json:"destinationWalletId"`
-	CategoryID          *uuid.UUID `json:"categoryId"`
-	GoalID              *uuid.UUID `json:"goalId"`
-	DebtID              *uuid.UUID `json:"debtId"`
-	TagID               *uuid.UUID `json:"tagId"`
-	ReferenceNumber     *string    `json:"referenceNumber"`
-	AttachmentURL       *string    `json:"attachmentUrl"`
-	Cleared             bool       `json:"cleared"`
+	ID                  uuid.UUID              `json:"id"`
+	Type                domain.TransactionType `json:"type"`
+	Amount              Amount                 `json:"amount"`
+	Currency            string                 `json:"currency"`
+	DestinationAmount   *Amount                `json:"destinationAmount"`
+	Date                domain.Date            `json:"date"`
+	Concept             *string                `json:"concept"`
+	Description         string                 `json:"description"`
+	WalletID            uuid.UUID              `json:"walletId"`
+	ToWalletID          *uuid.UUID             `json:"toWalletId"`
+	DestinationWalletID *uuid.UUID             `json:"destinationWalletId"`
+	CategoryID          *uuid.UUID             `json:"categoryId"`
+	GoalID              *uuid.UUID             `json:"goalId"`
+	DebtID              *uuid.UUID             `json:"debtId"`
+	TagID               *uuid.UUID             `json:"tagId"`
+	ReferenceNumber     *string                `json:"referenceNumber"`
+	AttachmentURL       *string                `json:"attachmentUrl"`
+	Cleared             bool                   `json:"cleared"`
 	// RunningBalance is, in a listing of one wallet's transactions, the wallet's
 	// balance after this transaction (walletBalancesAfter); nil elsewhere.
 	RunningBalance *Amount   `json:"runningBalance,omitempty"`
@@ -49,12 +50,11 @@ func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) 
 	var t Transaction
 	var amount decimal.Decimal
 	var dest *decimal.Decimal
-	var date time.Time
 	var description *string
-	err := row.Scan(append([]any{&t.ID, &t.Type, &amount, &t.Currency, &dest, &date, &t.Concept, &description, &t.WalletID,
+	err := row.Scan(append([]any{&t.ID, &t.Type, &amount, &t.Currency, &dest, &t.Date, &t.Concept, &description, &t.WalletID,
 		&t.ToWalletID, &t.CategoryID, &t.GoalID, &t.DebtID, &t.TagID, &t.ReferenceNumber, &t.AttachmentURL,
 		&t.Cleared, &t.CreatedAt, &t.UpdatedAt}, extra...)...)
-	t.Amount, t.DestinationAmount, t.Date = Amount(amount), amountPtr(dest), Date(date)
+	t.Amount, t.DestinationAmount = Amount(amount), amountPtr(dest)
 	t.DestinationWalletID = t.ToWalletID
 	// The reference page's clients read only `description`; a transaction recorded with
 	// just a concept shows it there.
@@ -88,12 +88,12 @@ func TransactionByID(workspaceID, id uuid.UUID) Lookup[Transaction] {
 
 // TransactionFilter selects live transactions of a workspace.
 type TransactionFilter struct {
-	Type       string
+	Type       domain.TransactionType
 	WalletID   *uuid.UUID // as source or destination
 	CategoryID *uuid.UUID
 	GoalID     *uuid.UUID
-	From, To   *time.Time // inclusive dates
-	Search     string     // in concept or description, ignoring accents and case; or an amount (searchAmount)
+	From, To   *domain.Date // inclusive
+	Search     string       // in concept or description, ignoring accents and case; or an amount (searchAmount)
 	Limit      int
 	Offset     int
 }
@@ -204,20 +204,20 @@ func (f TransactionFilter) listingStart(workspaceID uuid.UUID, offset int) (stri
 	group := c.sql()
 	// The months the dates cover whole are [monthFrom, monthTo); none when they begin
 	// and end within one month.
-	var monthFrom, monthTo *time.Time
+	var monthFrom, monthTo *domain.Date
 	if f.From != nil {
-		m := firstOfMonth(*f.From)
+		m := f.From.MonthStart()
 		if m.Before(*f.From) {
 			m = m.AddDate(0, 1, 0)
 		}
 		monthFrom = &m
 	}
 	if f.To != nil {
-		m := firstOfMonth(f.To.AddDate(0, 0, 1))
+		m := f.To.AddDays(1).MonthStart()
 		monthTo = &m
 	}
 	var spans []string
-	days := func(from, to time.Time) {
+	days := func(from, to domain.Date) {
 		spans = append(spans, fmt.Sprintf(`SELECT day, day, sum(count) FROM transaction_counts
 			WHERE %s AND day >= %s AND day <= %s GROUP BY day`, group, c.arg(from), c.arg(to)))
 	}
@@ -228,7 +228,7 @@ func (f TransactionFilter) listingStart(workspaceID uuid.UUID, offset int) (stri
 		if monthFrom != nil {
 			months += " AND month >= " + c.arg(*monthFrom)
 			if f.From.Before(*monthFrom) {
-				days(*f.From, monthFrom.AddDate(0, 0, -1))
+				days(*f.From, monthFrom.AddDays(-1))
 			}
 		}
 		if monthTo != nil {

@@ -100,7 +100,7 @@ func (s *Scheduler) payDue(ctx context.Context, d queries.DueRecurring, today do
 	for due := d.NextPayment; !due.After(today); {
 		cmd := domain.PayRecurring{
 			RecurringID:   d.ID,
-			TransactionID: uuid.NewSHA1(paymentIDs, []byte(d.ID.String()+due.Format(time.DateOnly))),
+			TransactionID: uuid.NewSHA1(paymentIDs, []byte(d.ID.String()+due.String())),
 			Today:         today, DueDate: &due,
 		}
 		res, err := s.Ledger.Execute(ctx, ledger.Call{
@@ -109,16 +109,14 @@ func (s *Scheduler) payDue(ctx context.Context, d queries.DueRecurring, today do
 			Decide:      cmd.Decide,
 		})
 		if err != nil {
-			return paid, fmt.Errorf("pay the cycle due %s: %w", due.Format(time.DateOnly), err)
+			return paid, fmt.Errorf("pay the cycle due %s: %w", due, err)
 		}
 		payment := paymentOf(res)
 		if payment == nil {
 			return paid, nil
 		}
 		paid++
-		if due, err = domain.ParseDate(payment.NextPayment); err != nil {
-			return paid, err
-		}
+		due = payment.NextPayment
 	}
 	return paid, nil
 }

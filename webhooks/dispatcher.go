@@ -306,7 +306,7 @@ func alertNotification(a *domain.BudgetThresholdReached) push.Notification {
 		Body: fmt.Sprintf("%s of %s %s spent from %s to %s.", a.Spent.StringFixed(2), b.Amount.StringFixed(2),
 			b.Currency, a.PeriodStart, a.PeriodEnd),
 		// The same budget and period collapse into one notification.
-		Tag:  "budget-" + a.BudgetID.String()[:8] + "-" + strings.ReplaceAll(a.PeriodStart, "-", ""),
+		Tag:  "budget-" + a.BudgetID.String()[:8] + "-" + strings.ReplaceAll(a.PeriodStart.String(), "-", ""),
 		Data: map[string]any{"type": domain.HookBudgetThresholdReached, "budgetId": a.BudgetID, "transactionId": a.TransactionID},
 	}
 }

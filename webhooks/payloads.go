@@ -15,7 +15,8 @@ import (
 // stored event: a stored event's fields can be renamed or retyped without the public
 // API noticing, and a change of a payload type is a change of the public API, which the
 // golden files of testdata/ make plain. Their fields use no type of package domain
-// (the tests check it). Each has a version, sent in the body's dataVersion: a change
+// but Date and TransactionType, whose JSON is fixed as "YYYY-MM-DD" and the type's
+// name (the tests check it). Each has a version, sent in the body's dataVersion: a change
 // that subscribers' code cannot take (a field removed, renamed or retyped) is a new
 // version; a field added is not.
 
@@ -33,9 +34,6 @@ type Decimal decimal.Decimal
 func (d Decimal) MarshalJSON() ([]byte, error) {
 	return json.Marshal(domain.ExactString(decimal.Decimal(d)))
 }
-
-// Date is a calendar date, YYYY-MM-DD.
-type Date string
 
 // Change is a field of a transaction.updated: absent when the update left the field as
 // it was, null when it cleared it, else its new value.
@@ -67,7 +65,6 @@ func changeOf[T, U any](n domain.Nullable[T], conv func(T) U) Change[U] {
 
 func same[T any](v T) T                   { return v }
 func decimalOf(d decimal.Decimal) Decimal { return Decimal(d) }
-func dateOf(s string) Date                { return Date(s) }
 
 func decimalPtr(d *decimal.Decimal) *Decimal {
 	if d == nil {
@@ -80,31 +77,31 @@ func decimalPtr(d *decimal.Decimal) *Decimal {
 // TransactionCreatedPayload is the data of transaction.created, and of the goal.deposit,
 // goal.withdrawal or debt.payment the same transaction may also be.
 type TransactionCreatedPayload struct {
-	TransactionID     uuid.UUID  `json:"transactionId"`
-	Type              string     `json:"type" doc:"income, expense, transfer, goal_deposit or goal_withdrawal"`
-	Amount            Decimal    `json:"amount"`
-	Currency          string     `json:"currency"`
-	DestinationAmount *Decimal   `json:"destinationAmount" doc:"what a transfer puts in the destination wallet, in its currency"`
-	Date              Date       `json:"date"`
-	Concept           *string    `json:"concept"`
-	Description       *string    `json:"description"`
-	WalletID          uuid.UUID  `json:"walletId"`
-	ToWalletID        *uuid.UUID `json:"toWalletId"`
-	CategoryID        *uuid.UUID `json:"categoryId"`
-	GoalID            *uuid.UUID `json:"goalId"`
-	DebtID            *uuid.UUID `json:"debtId"`
-	RecurringID       *uuid.UUID `json:"recurringId,omitempty" doc:"the recurring payment the transaction paid; absent for others"`
-	TagID             *uuid.UUID `json:"tagId"`
-	ReferenceNumber   *string    `json:"referenceNumber"`
-	AttachmentURL     *string    `json:"attachmentUrl"`
-	Cleared           bool       `json:"cleared,omitempty" doc:"true when the transaction is cleared; absent when it is not"`
+	TransactionID     uuid.UUID              `json:"transactionId"`
+	Type              domain.TransactionType `json:"type" doc:"income, expense, transfer, goal_deposit or goal_withdrawal"`
+	Amount            Decimal                `json:"amount"`
+	Currency          string                 `json:"currency"`
+	DestinationAmount *Decimal               `json:"destinationAmount" doc:"what a transfer puts in the destination wallet, in its currency"`
+	Date              domain.Date            `json:"date"`
+	Concept           *string                `json:"concept"`
+	Description       *string                `json:"description"`
+	WalletID          uuid.UUID              `json:"walletId"`
+	ToWalletID        *uuid.UUID             `json:"toWalletId"`
+	CategoryID        *uuid.UUID             `json:"categoryId"`
+	GoalID            *uuid.UUID             `json:"goalId"`
+	DebtID            *uuid.UUID             `json:"debtId"`
+	RecurringID       *uuid.UUID             `json:"recurringId,omitempty" doc:"the recurring payment the transaction paid; absent for others"`
+	TagID             *uuid.UUID             `json:"tagId"`
+	ReferenceNumber   *string                `json:"referenceNumber"`
+	AttachmentURL     *string                `json:"attachmentUrl"`
+	Cleared           bool                   `json:"cleared,omitempty" doc:"true when the transaction is cleared; absent when it is not"`
 }
 
 func (TransactionCreatedPayload) version() int { return 1 }
 
 func transactionCreated(e *domain.TransactionCreated) TransactionCreatedPayload {
 	return TransactionCreatedPayload{TransactionID: e.TransactionID, Type: e.Type, Amount: Decimal(e.Amount), Currency: e.Currency,
-		DestinationAmount: decimalPtr(e.DestinationAmount), Date: Date(e.Date), Concept: e.Concept, Description: e.Description,
+		DestinationAmount: decimalPtr(e.DestinationAmount), Date: e.Date, Concept: e.Concept, Description: e.Description,
 		WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, GoalID: e.GoalID, DebtID: e.DebtID,
 		RecurringID: e.RecurringID, TagID: e.TagID, ReferenceNumber: e.ReferenceNumber, AttachmentURL: e.AttachmentURL,
 		Cleared: e.Cleared}
@@ -112,19 +109,19 @@ func transactionCreated(e *domain.TransactionCreated) TransactionCreatedPayload 
 
 // TransactionChanges are the fields a transaction.updated sets.
 type TransactionChanges struct {
-	Amount            Change[Decimal]   `json:"amount,omitzero"`
-	Currency          Change[string]    `json:"currency,omitzero"`
-	DestinationAmount Change[Decimal]   `json:"destinationAmount,omitzero"`
-	Date              Change[Date]      `json:"date,omitzero"`
-	Concept           Change[string]    `json:"concept,omitzero"`
-	Description       Change[string]    `json:"description,omitzero"`
-	WalletID          Change[uuid.UUID] `json:"walletId,omitzero"`
-	ToWalletID        Change[uuid.UUID] `json:"toWalletId,omitzero"`
-	CategoryID        Change[uuid.UUID] `json:"categoryId,omitzero"`
-	TagID             Change[uuid.UUID] `json:"tagId,omitzero"`
-	ReferenceNumber   Change[string]    `json:"referenceNumber,omitzero"`
-	AttachmentURL     Change[string]    `json:"attachmentUrl,omitzero"`
-	Cleared           Change[bool]      `json:"cleared,omitzero"`
+	Amount            Change[Decimal]     `json:"amount,omitzero"`
+	Currency          Change[string]      `json:"currency,omitzero"`
+	DestinationAmount Change[Decimal]     `json:"destinationAmount,omitzero"`
+	Date              Change[domain.Date] `json:"date,omitzero"`
+	Concept           Change[string]      `json:"concept,omitzero"`
+	Description       Change[string]      `json:"description,omitzero"`
+	WalletID          Change[uuid.UUID]   `json:"walletId,omitzero"`
+	ToWalletID        Change[uuid.UUID]   `json:"toWalletId,omitzero"`
+	CategoryID        Change[uuid.UUID]   `json:"categoryId,omitzero"`
+	TagID             Change[uuid.UUID]   `json:"tagId,omitzero"`
+	ReferenceNumber   Change[string]      `json:"referenceNumber,omitzero"`
+	AttachmentURL     Change[string]      `json:"attachmentUrl,omitzero"`
+	Cleared           Change[bool]        `json:"cleared,omitzero"`
 }
 
 // TransactionUpdatedPayload is the data of transaction.updated.
@@ -139,7 +136,7 @@ func transactionUpdated(e *domain.TransactionUpdated) TransactionUpdatedPayload 
 	c := e.Changes
 	return TransactionUpdatedPayload{TransactionID: e.TransactionID, Changes: TransactionChanges{
 		Amount: changeOf(c.Amount, decimalOf), Currency: changeOf(c.Currency, same),
-		DestinationAmount: changeOf(c.DestinationAmount, decimalOf), Date: changeOf(c.Date, dateOf),
+		DestinationAmount: changeOf(c.DestinationAmount, decimalOf), Date: changeOf(c.Date, same),
 		Concept: changeOf(c.Concept, same), Description: changeOf(c.Description, same), WalletID: changeOf(c.WalletID, same),
 		ToWalletID: changeOf(c.ToWalletID, same), CategoryID: changeOf(c.CategoryID, same), TagID: changeOf(c.TagID, same),
 		ReferenceNumber: changeOf(c.ReferenceNumber, same), AttachmentURL: changeOf(c.AttachmentURL, same),
@@ -215,23 +212,23 @@ func categoryCreated(e *domain.CategoryCreated) CategoryCreatedPayload {
 
 // BudgetCreatedPayload is the data of budget.created.
 type BudgetCreatedPayload struct {
-	BudgetID       uuid.UUID  `json:"budgetId"`
-	Name           string     `json:"name"`
-	CategoryID     uuid.UUID  `json:"categoryId"`
-	Amount         Decimal    `json:"amount"`
-	Currency       string     `json:"currency"`
-	Period         string     `json:"period"`
-	StartDate      Date       `json:"startDate"`
-	EndDate        Date       `json:"endDate"`
-	AlertThreshold Decimal    `json:"alertThreshold" doc:"the percentage of the amount whose spending raises budget.threshold_reached"`
-	TagID          *uuid.UUID `json:"tagId"`
+	BudgetID       uuid.UUID   `json:"budgetId"`
+	Name           string      `json:"name"`
+	CategoryID     uuid.UUID   `json:"categoryId"`
+	Amount         Decimal     `json:"amount"`
+	Currency       string      `json:"currency"`
+	Period         string      `json:"period"`
+	StartDate      domain.Date `json:"startDate"`
+	EndDate        domain.Date `json:"endDate"`
+	AlertThreshold Decimal     `json:"alertThreshold" doc:"the percentage of the amount whose spending raises budget.threshold_reached"`
+	TagID          *uuid.UUID  `json:"tagId"`
 }
 
 func (BudgetCreatedPayload) version() int { return 1 }
 
 func budgetCreated(e *domain.BudgetCreated) BudgetCreatedPayload {
 	return BudgetCreatedPayload{BudgetID: e.BudgetID, Name: e.Name, CategoryID: e.CategoryID, Amount: Decimal(e.Amount),
-		Currency: e.Currency, Period: e.Period, StartDate: Date(e.StartDate), EndDate: Date(e.EndDate),
+		Currency: e.Currency, Period: e.Period, StartDate: e.StartDate, EndDate: e.EndDate,
 		AlertThreshold: Decimal(e.AlertThreshold), TagID: e.TagID}
 }
 
@@ -254,13 +251,13 @@ type AlertedBudget struct {
 	Amount         queries.Amount `json:"amount"`
 	Currency       string         `json:"currency"`
 	Period         string         `json:"period"`
-	StartDate      Date           `json:"startDate"`
-	EndDate        Date           `json:"endDate"`
+	StartDate      domain.Date    `json:"startDate"`
+	EndDate        domain.Date    `json:"endDate"`
 	AlertThreshold queries.Amount `json:"alertThreshold"`
 	TagID          *uuid.UUID     `json:"tagId"`
 	Active         bool           `json:"active" doc:"always true: the transaction's date lies within the budget's dates"`
-	PeriodStart    Date           `json:"periodStart"`
-	PeriodEnd      Date           `json:"periodEnd"`
+	PeriodStart    domain.Date    `json:"periodStart"`
+	PeriodEnd      domain.Date    `json:"periodEnd"`
 	Spent          queries.Amount `json:"spent"`
 	Remaining      queries.Amount `json:"remaining"`
 	Percentage     queries.Amount `json:"percentage"`
@@ -271,44 +268,44 @@ func budgetThresholdReached(e *domain.BudgetThresholdReached) BudgetThresholdRea
 	f := e.Budget
 	return BudgetThresholdReachedPayload{TransactionID: e.TransactionID, Budget: AlertedBudget{
 		ID: e.BudgetID, Name: f.Name, CategoryID: f.CategoryID, Amount: queries.Amount(f.Amount), Currency: f.Currency,
-		Period: f.Period, StartDate: Date(f.StartDate), EndDate: Date(f.EndDate), AlertThreshold: queries.Amount(f.AlertThreshold),
-		TagID: f.TagID, Active: true, PeriodStart: Date(e.PeriodStart), PeriodEnd: Date(e.PeriodEnd), Spent: queries.Amount(e.Spent),
+		Period: f.Period, StartDate: f.StartDate, EndDate: f.EndDate, AlertThreshold: queries.Amount(f.AlertThreshold),
+		TagID: f.TagID, Active: true, PeriodStart: e.PeriodStart, PeriodEnd: e.PeriodEnd, Spent: queries.Amount(e.Spent),
 		Remaining: queries.Amount(f.Amount.Sub(e.Spent)), Percentage: queries.Amount(e.Percentage), AlertReached: true,
 	}}
 }
 
 // RecurringPaidPayload is the data of recurring.paid.
 type RecurringPaidPayload struct {
-	RecurringID   uuid.UUID `json:"recurringId"`
-	DueDate       Date      `json:"dueDate" doc:"the due date of the cycle paid"`
-	PaidOn        Date      `json:"paidOn"`
-	TransactionID uuid.UUID `json:"transactionId" doc:"the transaction that moved the money"`
-	NextPayment   Date      `json:"nextPayment"`
-	Automatic     bool      `json:"automatic" doc:"paid by the scheduler rather than by a request"`
+	RecurringID   uuid.UUID   `json:"recurringId"`
+	DueDate       domain.Date `json:"dueDate" doc:"the due date of the cycle paid"`
+	PaidOn        domain.Date `json:"paidOn"`
+	TransactionID uuid.UUID   `json:"transactionId" doc:"the transaction that moved the money"`
+	NextPayment   domain.Date `json:"nextPayment"`
+	Automatic     bool        `json:"automatic" doc:"paid by the scheduler rather than by a request"`
 }
 
 func (RecurringPaidPayload) version() int { return 1 }
 
 func recurringPaid(e *domain.RecurringPaid) RecurringPaidPayload {
-	return RecurringPaidPayload{RecurringID: e.RecurringID, DueDate: Date(e.DueDate), PaidOn: Date(e.PaidOn),
-		TransactionID: e.TransactionID, NextPayment: Date(e.NextPayment), Automatic: e.Automatic}
+	return RecurringPaidPayload{RecurringID: e.RecurringID, DueDate: e.DueDate, PaidOn: e.PaidOn,
+		TransactionID: e.TransactionID, NextPayment: e.NextPayment, Automatic: e.Automatic}
 }
 
 // RecurringSkippedPayload is the data of recurring.skipped: the cycles left unpaid, from
 // firstDue to lastDue, both included.
 type RecurringSkippedPayload struct {
-	RecurringID uuid.UUID `json:"recurringId"`
-	FirstDue    Date      `json:"firstDue"`
-	LastDue     Date      `json:"lastDue"`
-	Cycles      int       `json:"cycles"`
-	NextPayment Date      `json:"nextPayment"`
+	RecurringID uuid.UUID   `json:"recurringId"`
+	FirstDue    domain.Date `json:"firstDue"`
+	LastDue     domain.Date `json:"lastDue"`
+	Cycles      int         `json:"cycles"`
+	NextPayment domain.Date `json:"nextPayment"`
 }
 
 func (RecurringSkippedPayload) version() int { return 1 }
 
 func recurringSkipped(e *domain.RecurringSkipped) RecurringSkippedPayload {
-	return RecurringSkippedPayload{RecurringID: e.RecurringID, FirstDue: Date(e.FirstDue), LastDue: Date(e.LastDue),
-		Cycles: e.Cycles, NextPayment: Date(e.NextPayment)}
+	return RecurringSkippedPayload{RecurringID: e.RecurringID, FirstDue: e.FirstDue, LastDue: e.LastDue,
+		Cycles: e.Cycles, NextPayment: e.NextPayment}
 }
 
 // TestPayload is the data of webhook.test, which a request to test a webhook sends.

@@ -31,10 +31,10 @@ func storedSamples(t *testing.T) []storedSample {
 	wallet := domain.WalletFields{Name: "Cash", Description: str("pocket"), Type: "cash", Currency: "MXN", CardColor: "#111827",
 		InitialBalance: dec("100.50"), Clabe: str("002010077777777771"), Provider: str("Banamex"), IsDefault: true}
 	budget := domain.BudgetFields{Name: "Groceries", CategoryID: id(2), Amount: dec("100.00"), Currency: "MXN", Period: "monthly",
-		StartDate: "2026-01-01", EndDate: "2026-12-31", AlertThreshold: dec("80"), TagID: idp(9)}
+		StartDate: domain.MustParseDate("2026-01-01"), EndDate: domain.MustParseDate("2026-12-31"), AlertThreshold: dec("80"), TagID: idp(9)}
 	postings := []domain.Posting{{WalletID: id(4), Amount: dec("-12.50")}}
 	transaction := domain.TransactionCreated{TransactionID: id(3), Type: domain.TxExpense, Amount: dec("12.50"), Currency: "MXN",
-		DestinationAmount: decp("0.6250"), Date: "2026-03-14", Concept: str("lunch"), Description: str("with Ana"), WalletID: id(4),
+		DestinationAmount: decp("0.6250"), Date: domain.MustParseDate("2026-03-14"), Concept: str("lunch"), Description: str("with Ana"), WalletID: id(4),
 		ToWalletID: idp(5), CategoryID: idp(2), TagID: idp(9), ReferenceNumber: str("REF-1"), AttachmentURL: str("https://example.com/r.pdf"),
 		RecurringID: idp(8), Cleared: true, Postings: postings}
 	deposit := transaction
@@ -55,7 +55,7 @@ func storedSamples(t *testing.T) []storedSample {
 		{"transaction.created, a debt payment", domain.TypeTransactionCreated, payment},
 		{"transaction.updated", domain.TypeTransactionUpdated, domain.TransactionUpdated{TransactionID: id(3),
 			Changes: domain.TransactionChanges{Amount: domain.Of(dec("13.00")), Currency: domain.Of("USD"),
-				DestinationAmount: domain.Null[decimal.Decimal](), Date: domain.Of("2026-03-15"), Concept: domain.Of("dinner"),
+				DestinationAmount: domain.Null[decimal.Decimal](), Date: domain.Of(domain.MustParseDate("2026-03-15")), Concept: domain.Of("dinner"),
 				Description: domain.Null[string](), WalletID: domain.Of(id(4)), ToWalletID: domain.Null[uuid.UUID](),
 				CategoryID: domain.Of(id(2)), TagID: domain.Null[uuid.UUID](), ReferenceNumber: domain.Of("REF-2"),
 				AttachmentURL: domain.Null[string](), Cleared: domain.Of(false)},
@@ -77,13 +77,13 @@ func storedSamples(t *testing.T) []storedSample {
 		{"budget.created", domain.TypeBudgetCreated, domain.BudgetCreated{BudgetID: id(1), BudgetFields: budget}},
 		{"budget.created, empty", domain.TypeBudgetCreated, domain.BudgetCreated{}},
 		{"budget.threshold_reached", domain.TypeBudgetThresholdReached, domain.BudgetThresholdReached{BudgetID: id(1),
-			TransactionID: id(3), PeriodStart: "2026-03-01", PeriodEnd: "2026-03-31", Spent: dec("85.50"), Percentage: dec("85.5"),
+			TransactionID: id(3), PeriodStart: domain.MustParseDate("2026-03-01"), PeriodEnd: domain.MustParseDate("2026-03-31"), Spent: dec("85.50"), Percentage: dec("85.5"),
 			Budget: budget}},
-		{"recurring.paid", domain.TypeRecurringPaid, domain.RecurringPaid{RecurringID: id(8), DueDate: "2026-03-01",
-			PaidOn: "2026-03-02", TransactionID: id(3), NextPayment: "2026-04-01", Automatic: true}},
+		{"recurring.paid", domain.TypeRecurringPaid, domain.RecurringPaid{RecurringID: id(8), DueDate: domain.MustParseDate("2026-03-01"),
+			PaidOn: domain.MustParseDate("2026-03-02"), TransactionID: id(3), NextPayment: domain.MustParseDate("2026-04-01"), Automatic: true}},
 		{"recurring.paid, empty", domain.TypeRecurringPaid, domain.RecurringPaid{}},
-		{"recurring.skipped", domain.TypeRecurringSkipped, domain.RecurringSkipped{RecurringID: id(8), FirstDue: "2024-03-12",
-			LastDue: "2025-12-16", Cycles: 93, NextPayment: "2025-12-30"}},
+		{"recurring.skipped", domain.TypeRecurringSkipped, domain.RecurringSkipped{RecurringID: id(8), FirstDue: domain.MustParseDate("2024-03-12"),
+			LastDue: domain.MustParseDate("2025-12-16"), Cycles: 93, NextPayment: domain.MustParseDate("2025-12-30")}},
 		{"recurring.skipped, empty", domain.TypeRecurringSkipped, domain.RecurringSkipped{}},
 	}
 	out := make([]storedSample, len(samples))

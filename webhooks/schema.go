@@ -82,7 +82,7 @@ func schemaOf(t reflect.Type) map[string]any {
 		return map[string]any{"type": "string", "format": "uuid"}
 	case t == reflect.TypeFor[Decimal]():
 		return map[string]any{"type": "string", "pattern": decimalPattern, "description": "a decimal number, its digits as recorded"}
-	case t == reflect.TypeFor[Date]():
+	case t == reflect.TypeFor[domain.Date]():
 		return map[string]any{"type": "string", "format": "date"}
 	case t == reflect.TypeFor[queries.Amount]():
 		return map[string]any{"type": "number"}

@@ -500,7 +500,7 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ldg *le
 					var out []domain.Event
 					for i := int64(0); i < n; i++ {
 						evs, err := domain.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: domain.TxExpense,
-							Amount: decimal.New(1, 0), Date: time.Now().Format(time.DateOnly), CategoryID: &catID}.Decide(w)
+							Amount: decimal.New(1, 0), Date: domain.DateAt(time.Now()), CategoryID: &catID}.Decide(w)
 						if err != nil {
 							return nil, err
 						}

@@ -216,7 +216,7 @@ func seedIncomes(ctx context.Context, w *seededWorkspace) error {
 		for i := range appIncomes {
 			desc := fmt.Sprintf("Income %d", i+1)
 			more, err := domain.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: domain.TxIncome,
-				Amount: decimal.New(int64(100+i), 0), Date: time.Now().Format(time.DateOnly), Description: &desc,
+				Amount: decimal.New(int64(100+i), 0), Date: domain.DateAt(time.Now()), Description: &desc,
 				WalletID: &wallets[i%2]}.Decide(ws)
 			if err != nil {
 				return nil, fmt.Errorf("income: %w", err)

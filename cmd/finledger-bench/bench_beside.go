@@ -59,7 +59,7 @@ func besideWorkspace(ctx context.Context, ldg *ledger.Ledger, meta ledger.Metada
 			CardColor: "#111827", InitialBalance: decimal.New(1000, 0), IsDefault: true}}.Decide,
 		domain.CreateCategory{CategoryID: category, CategoryFields: domain.CategoryFields{Name: "Food", Icon: "tag", Color: "#6366f1"}}.Decide,
 		domain.CreateTransaction{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: decimal.New(int64(100+i%900), -2),
-			Date: "2025-06-01", CategoryID: &category}.Decide,
+			Date: domain.DateOf(2025, time.June, 1), CategoryID: &category}.Decide,
 	} {
 		if _, err := ldg.Execute(ctx, ledger.Call{WorkspaceID: workspace, Metadata: meta, Decide: decide}); err != nil {
 			return err

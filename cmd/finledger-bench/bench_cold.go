@@ -146,7 +146,7 @@ func (w *seededWorkspace) execute(ctx context.Context, l *ledger.Ledger, decide 
 // expense decides one expense of 1 in the first category, today.
 func (w *seededWorkspace) expense(ws *domain.Workspace) ([]domain.Event, error) {
 	return domain.CreateTransaction{TransactionID: uuid.Must(uuid.NewV7()), Type: domain.TxExpense, Amount: decimal.New(1, 0),
-		Date: time.Now().Format(time.DateOnly), CategoryID: &w.category}.Decide(ws)
+		Date: domain.DateAt(time.Now()), CategoryID: &w.category}.Decide(ws)
 }
 
 // fill copies the expense in SQL until the stream holds until events, then vacuums

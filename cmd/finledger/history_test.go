@@ -40,7 +40,7 @@ func TestHistoryCommands(t *testing.T) {
 		CardColor: "#111827", InitialBalance: decimal.New(100, 0), IsDefault: true}}.Decide)
 	before := now
 	execute(domain.CreateTransaction{TransactionID: uuid.New(), Type: domain.TxExpense, Amount: decimal.RequireFromString("12.5"),
-		Date: "2026-03-10", WalletID: &wallet}.Decide)
+		Date: domain.MustParseDate("2026-03-10"), WalletID: &wallet}.Decide)
 
 	balanceAt := func(at time.Time) string {
 		t.Helper()

@@ -380,7 +380,7 @@ func TestVerifyTellsAScaleApart(t *testing.T) {
 		domain.CreateWallet{WalletID: wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
 			CardColor: "#111827", InitialBalance: decimal.RequireFromString("100.00"), IsDefault: true}}.Decide,
 		domain.CreateTransaction{TransactionID: tx, Type: domain.TxExpense, Amount: decimal.RequireFromString("1.1"),
-			Date: "2026-03-10", WalletID: &wallet}.Decide,
+			Date: domain.MustParseDate("2026-03-10"), WalletID: &wallet}.Decide,
 	} {
 		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws, Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"},
 			Decide: decide}); err != nil {
