@@ -10,7 +10,7 @@ import (
 
 func getMe(_ *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
-	writeJSON(w, http.StatusOK, map[string]any{"user": p.User, "workspace": p.Workspace})
+	respond(w, r, map[string]any{"user": p.User, "workspace": p.Workspace})
 }
 
 func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {

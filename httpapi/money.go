@@ -91,7 +91,7 @@ func listBudgets(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"budgets": list})
+	respond(w, r, map[string]any{"budgets": list})
 }
 
 func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -105,7 +105,7 @@ func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFoundAs(err, "BUDGET_NOT_FOUND", "budget not found"))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"budget": budget})
+	respond(w, r, map[string]any{"budget": budget})
 }
 
 // --- goals ---

@@ -163,7 +163,7 @@ func subscribePush(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, fmt.Errorf("httpapi: store push subscription: %w", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"subscription": sub})
+	respond(w, r, map[string]any{"subscription": sub})
 }
 
 // unsubscribePush answers POST /api/push/unsubscribe {endpoint}: whether the caller
@@ -186,7 +186,7 @@ func unsubscribePush(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, fmt.Errorf("httpapi: remove push subscription: %w", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"removed": tag.RowsAffected() > 0})
+	respond(w, r, map[string]bool{"removed": tag.RowsAffected() > 0})
 }
 
 // listPushSubscriptions answers GET /api/push/subscriptions: the caller's own
@@ -207,7 +207,7 @@ func listPushSubscriptions(s *Server, w http.ResponseWriter, r *http.Request) {
 	if list == nil {
 		list = []pushSubscription{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"subscriptions": list})
+	respond(w, r, map[string]any{"subscriptions": list})
 }
 
 // pushPublicKey answers GET /api/push/vapid-public-key: the key a browser passes to
@@ -217,5 +217,5 @@ func pushPublicKey(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errorf(http.StatusServiceUnavailable, "PUSH_NOT_CONFIGURED", "Web Push notifications are not configured on this server"))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"publicKey": s.pushKey})
+	respond(w, r, map[string]string{"publicKey": s.pushKey})
 }

@@ -30,7 +30,7 @@ func listExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, answer)
+	respond(w, r, answer)
 }
 
 // ratesAnswer lists the rates a workspace sees on a day, and the conversions of its
@@ -131,5 +131,5 @@ func importECBRates(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, answer)
+	respond(w, r, answer)
 }

@@ -124,7 +124,7 @@ func listTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	respond(w, r, map[string]any{
 		"transactions": page.Transactions,
 		"pagination":   pagination(f.Limit, f.Offset, page.Total),
 	})

@@ -76,7 +76,7 @@ func listWebhooks(s *Server, w http.ResponseWriter, r *http.Request) {
 			list[i] = h.Masked()
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"webhooks": list})
+	respond(w, r, map[string]any{"webhooks": list})
 }
 
 func getWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -92,7 +92,7 @@ func getWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !principalFrom(r.Context()).seesWebhookURLs() {
 		h = h.Masked()
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"webhook": h})
+	respond(w, r, map[string]any{"webhook": h})
 }
 
 // webhook reads a webhook of the active workspace, or answers that there is none.
@@ -234,7 +234,7 @@ func (s *Server) answerDelivery(w http.ResponseWriter, r *http.Request, ws, webh
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"delivery": d})
+	respond(w, r, map[string]any{"delivery": d})
 }
 
 func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -267,7 +267,7 @@ func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
 			list[i] = d.Masked(hook.URL)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	respond(w, r, map[string]any{
 		"deliveries": list,
 		"pagination": pagination(size, (page-1)*size, total),
 	})

@@ -35,7 +35,7 @@ func issueLinkCode(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"code": code, "expiresAt": expires.UTC()})
+	respond(w, r, map[string]any{"code": code, "expiresAt": expires.UTC()})
 }
 
 // drawLinkCode draws a fresh link code from the server's randomness, with its key.
@@ -52,7 +52,7 @@ func getLink(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	link, err := queries.LinkByUser(p.User.ID).Get(r.Context(), s.pool)
 	if errors.Is(err, queries.ErrNotFound) {
-		writeJSON(w, http.StatusOK, map[string]any{"linked": false})
+		respond(w, r, map[string]any{"linked": false})
 		return
 	}
 	if err != nil {
@@ -64,7 +64,7 @@ func getLink(s *Server, w http.ResponseWriter, r *http.Request) {
 	if link.Workspace != nil {
 		body["workspaceName"] = link.Workspace.Name
 	}
-	writeJSON(w, http.StatusOK, body)
+	respond(w, r, body)
 }
 
 func unlink(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -118,7 +118,7 @@ func (s *Server) answerLinked(w http.ResponseWriter, r *http.Request, workspaceI
 	if already {
 		body["alreadyLinked"] = true
 	}
-	writeJSON(w, http.StatusOK, body)
+	respond(w, r, body)
 }
 
 // --- createTransactionByName ---
@@ -280,7 +280,7 @@ func listChannelWorkspaces(s *Server, w http.ResponseWriter, r *http.Request) {
 		out[i] = map[string]any{"id": ws.ID, "name": ws.Name, "type": ws.Type, "role": ws.Role, "currency": ws.Currency,
 			"active": ws.ID == p.Channel.Link.WorkspaceID}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})
+	respond(w, r, map[string]any{"workspaces": out})
 }
 
 // setChannelWorkspace answers PUT /api/whatsapp/workspace {name} (spec 4.B rule 8):

@@ -14,7 +14,7 @@ import (
 func listWorkspaces(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	if p.isKey() {
-		writeJSON(w, http.StatusOK, map[string]any{"workspaces": []queries.Workspace{p.Workspace}})
+		respond(w, r, map[string]any{"workspaces": []queries.Workspace{p.Workspace}})
 		return
 	}
 	list, err := queries.Workspaces(r.Context(), s.pool, p.User.ID)
@@ -22,7 +22,7 @@ func listWorkspaces(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"workspaces": list})
+	respond(w, r, map[string]any{"workspaces": list})
 }
 
 func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
