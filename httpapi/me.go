@@ -19,11 +19,10 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.UpdateProfile{
-		FirstName: b.read(profileFirstName), LastName: b.read(profileLastName), Currency: currency(b, "currency"),
+		FirstName: b.read(profileFirstName), LastName: b.read(profileLastName), Currency: profileCurrency.read(b),
 		Language: b.read(profileLanguage), Theme: b.read(profileTheme),
-		NotificationsEnabled: b.boolean("notificationsEnabled"), HasCompletedOnboarding: b.boolean("hasCompletedOnboarding"),
+		NotificationsEnabled: profileNotifications.read(b), HasCompletedOnboarding: profileOnboarded.read(b),
 	}
-	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")
 	p := principalFrom(r.Context())
 	c := command{UserID: p.User.ID, DecideUser: cmd.Decide, Answer: queries.Record("user", queries.UserByID(p.User.ID))}
 	if cmd.Language.Set {

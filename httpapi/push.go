@@ -71,9 +71,9 @@ func pushSubscriptionInput(b *body) pushInput {
 	var in pushInput
 	endpoint := pushEndpoint(b)
 	var p256dh, auth domain.Nullable[string]
-	keys := b.object("keys", func(k *body) {
-		p256dh = k.str("p256dh", 1, 100)
-		auth = k.str("auth", 1, 100)
+	pushKeys.read(b, func(k *body) {
+		p256dh = k.read(pushKeysP256dh)
+		auth = k.read(pushKeysAuth)
 		if key, ok := base64URL(k, "p256dh", p256dh, pushKeyLength); ok {
 			if key[0] != 0x04 {
 				k.fail("p256dh", "must be an uncompressed P-256 public key (first byte 0x04)")
@@ -82,21 +82,11 @@ func pushSubscriptionInput(b *body) pushInput {
 			}
 		}
 		base64URL(k, "auth", auth, pushAuthLength)
-		k.required("p256dh", p256dh.Valid)
-		k.required("auth", auth.Valid)
 	})
-	b.required("endpoint", endpoint.Valid)
-	b.required("keys", keys)
-	// A timestamp, not money, so float64 is exact enough; it also keeps an extreme
-	// exponent such as 1e-999999999 cheap to read. Fractions of a millisecond are dropped.
-	var ms float64
-	if _, valid := b.value("expirationTime", &ms, "a number of milliseconds since 1970-01-01 (UTC), or null"); valid {
-		if ms < 0 || ms > maxPushExpiration {
-			b.fail("expirationTime", "must lie between 0 and %.0f milliseconds since 1970-01-01 (UTC)", maxPushExpiration)
-		} else {
-			t := time.UnixMilli(int64(ms)).UTC()
-			in.ExpirationTime = &t
-		}
+	// Fractions of a millisecond are dropped.
+	if ms := pushExpiration.read(b); ms.Valid && !b.failed(pushExpiration.Name) {
+		t := time.UnixMilli(ms.Value.IntPart()).UTC()
+		in.ExpirationTime = &t
 	}
 	in.Endpoint, in.P256dh, in.Auth = endpoint.Value, p256dh.Value, auth.Value
 	return in
@@ -174,7 +164,6 @@ func unsubscribePush(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	endpoint := pushEndpoint(b)
-	b.required("endpoint", endpoint.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return

@@ -50,7 +50,7 @@ func (s *Server) webhookURL(r *http.Request, b *body) domain.Nullable[string] {
 
 // hookEvents reads a list of event names.
 func hookEvents(b *body) []string {
-	events := b.stringList("events", 1, len(domain.HookEvents)+1)
+	events := webhookEvents.read(b)
 	for i, e := range events {
 		if strings.TrimSpace(e) == "" {
 			b.fail(fmt.Sprintf("events[%d]", i), "must not be empty")
@@ -113,8 +113,6 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	name := b.read(recordName)
 	target := s.webhookURL(r, b)
 	events := hookEvents(b)
-	b.required("name", name.Valid)
-	b.required("url", target.Valid)
 	if events == nil && !b.failed("events") {
 		events = []string{domain.HookAll}
 	}
@@ -169,11 +167,10 @@ func updateWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.UpdateWebhook{WebhookID: id, Name: b.read(recordName), URL: s.webhookURL(r, b),
-		Active: b.boolean("active")}
+		Active: webhookActive.read(b)}
 	if events := hookEvents(b); events != nil {
 		cmd.Events = domain.Of(events)
 	}
-	b.notNull("name", "url", "events", "active")
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id))})
 }
 

@@ -89,7 +89,6 @@ func linkPhone(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := b.read(linkCode)
-	b.required("code", code.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return
@@ -129,14 +128,12 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	typ := b.read(channelType)
-	amount := b.amount("amount", true)
-	money := currency(b, "currency")
+	amount := channelAmount.read(b)
+	money := channelCurrency.read(b)
 	concept := b.read(channelConcept)
 	walletName := b.read(channelWalletName)
 	categoryName := b.read(channelCategoryName)
-	date := b.date("date")
-	b.required("type", typ.Valid)
-	b.required("amount", amount.Valid)
+	date := channelDate.read(b)
 	p := principalFrom(r.Context())
 	cmd := domain.CreateTransactionByName{TransactionID: newID(), Type: typ.Value, Amount: amount.Value, Currency: money.Ptr(),
 		Concept: concept.Ptr(), WalletName: walletName.Value, CategoryName: categoryName.Value, Date: date.Value, Today: s.today()}
@@ -242,13 +239,12 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	amount := b.amount("amount", true)
-	money := currency(b, "currency")
+	amount := channelAmount.read(b)
+	money := channelCurrencyChange.read(b)
 	concept := b.read(channelConcept)
 	walletName := b.read(channelWalletName)
 	categoryName := b.read(channelCategoryName)
-	date := b.date("date")
-	b.notNull("amount", "currency", "walletName", "categoryName", "date")
+	date := channelDateChange.read(b)
 	if money.Set && !amount.Set {
 		b.fail("currency", "goes with amount only")
 	}
@@ -293,7 +289,6 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := b.read(channelWorkspaceName)
-	b.required("name", name.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return
