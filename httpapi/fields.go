@@ -130,7 +130,10 @@ type numberField struct {
 	Above    bool
 	Max      float64
 	Nullable bool
-	Doc      obj
+	// Decided leaves the bounds to the command, which checks them with the rest of
+	// the request so that one answer lists every bad entry (exchange rates).
+	Decided bool
+	Doc     obj
 }
 
 func (f numberField) key() string    { return f.Name }
@@ -138,19 +141,41 @@ func (f numberField) nullable() bool { return f.Nullable }
 
 func (f numberField) read(b *body) domain.Nullable[decimal.Decimal] {
 	v := b.number(f.Name)
-	if !v.Valid || b.failed(f.Name) {
+	if !v.Valid || b.failed(f.Name) || f.Decided {
 		return v
 	}
 	lo, hi := decimal.NewFromFloat(f.Min), decimal.NewFromFloat(f.Max)
-	switch {
-	case f.Above && !v.Value.GreaterThan(lo):
-		b.fail(f.Name, "must be greater than %s", bound(f.Min))
-	case f.Max != 0 && (v.Value.LessThan(lo) || v.Value.GreaterThan(hi)):
-		b.fail(f.Name, "must be from %s to %s", bound(f.Min), bound(f.Max))
-	case v.Value.LessThan(lo):
-		b.fail(f.Name, "must be at least %s", bound(f.Min))
+	if f.Above && !v.Value.GreaterThan(lo) || !f.Above && v.Value.LessThan(lo) || f.Max != 0 && v.Value.GreaterThan(hi) {
+		b.fail(f.Name, "%s", f.refusal())
 	}
 	return v
+}
+
+// readFloat reads the number as a float64, for a number that is not an amount and
+// need not be exact (a timestamp in milliseconds): an extreme exponent such as
+// 1e-999999999 stays cheap to read, and is 0.
+func (f numberField) readFloat(b *body) domain.Nullable[float64] {
+	var v float64
+	set, valid := b.value(f.Name, &v, "a number")
+	if !valid {
+		return domain.Nullable[float64]{Set: set && !b.failed(f.Name)}
+	}
+	if f.Above && v <= f.Min || !f.Above && v < f.Min || f.Max != 0 && v > f.Max {
+		b.fail(f.Name, "%s", f.refusal())
+		return domain.Nullable[float64]{}
+	}
+	return domain.Of(v)
+}
+
+// refusal says the bounds to a client that sent a number outside them.
+func (f numberField) refusal() string {
+	switch {
+	case f.Max != 0:
+		return fmt.Sprintf("must be from %s to %s", bound(f.Min), bound(f.Max))
+	case f.Above:
+		return "must be greater than " + bound(f.Min)
+	}
+	return "must be at least " + bound(f.Min)
 }
 
 func (f numberField) schema() obj {
@@ -606,7 +631,7 @@ var (
 	ratesDate = dateField{Name: "date", Note: todayNote}
 	rateBase  = currencyField{Name: "base"}
 	rateQuote = currencyField{Name: "quote"}
-	rateValue = numberField{Name: "rate", Above: true}
+	rateValue = numberField{Name: "rate", Above: true, Decided: true}
 	ratesList = objectsField{Name: "rates", Max: 200, Item: &bodyRule{Fields: []field{rateBase, rateQuote, rateValue}, Required: []string{"base", "quote", "rate"}}}
 
 	workspaceCurrency = currencyField{Name: "currency", Doc: obj{"default": domain.DefaultCurrency}}

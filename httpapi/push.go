@@ -83,9 +83,10 @@ func pushSubscriptionInput(b *body) pushInput {
 		}
 		base64URL(k, "auth", auth, pushAuthLength)
 	})
-	// Fractions of a millisecond are dropped.
-	if ms := pushExpiration.read(b); ms.Valid && !b.failed(pushExpiration.Name) {
-		t := time.UnixMilli(ms.Value.IntPart()).UTC()
+	// A timestamp, not money, so float64 is exact enough. Fractions of a millisecond
+	// are dropped.
+	if ms := pushExpiration.readFloat(b); ms.Valid {
+		t := time.UnixMilli(int64(ms.Value)).UTC()
 		in.ExpirationTime = &t
 	}
 	in.Endpoint, in.P256dh, in.Auth = endpoint.Value, p256dh.Value, auth.Value
