@@ -423,7 +423,7 @@ type requiredWhen struct {
 	Message string
 }
 
-// fields returns the body's fields as schema properties.
+// propsOf is the schemas of fields, as the properties of an object schema.
 func propsOf(fields []field) obj {
 	props := obj{}
 	for _, f := range fields {
