@@ -16,10 +16,8 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	name := b.read(apiKeyName)
 	description := b.read(apiKeyDescription)
-	scopes := b.stringList("scopes", 1, len(domain.Scopes))
-	expiresAt := b.timestamp("expiresAt")
-	b.required("name", name.Valid)
-	b.required("scopes", scopes != nil)
+	scopes := apiKeyScopes.read(b)
+	expiresAt := apiKeyExpiresAt.read(b)
 	for i, scope := range scopes {
 		if !domain.KnownScope(scope) {
 			b.fail(fmt.Sprintf("scopes[%d]", i), "%q is not a scope", scope)

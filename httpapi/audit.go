@@ -33,7 +33,7 @@ func listAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	respond(w, r, map[string]any{
 		"entries":    entries,
 		"pagination": pagination(f.Limit, f.Offset, total),
 	})
@@ -54,7 +54,7 @@ func verifyAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, check)
+	respond(w, r, check)
 }
 
 // version reads a parameter naming a version of a stream, from 1; nil when left out.
@@ -77,7 +77,7 @@ func exportAudit(s *Server, w http.ResponseWriter, r *http.Request) {
 	ws := activeWorkspace(r)
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="finledger-`+ws.String()+`.jsonl"`)
-	w.WriteHeader(http.StatusOK)
+	startAnswer(w, r)
 	err := queries.ExportHistory(r.Context(), s.pool, ws, w)
 	// The answer has begun: cut short, its last line is incomplete, and the reader's
 	// check of it fails. A reader that went away, or stopped reading past the write

@@ -33,9 +33,13 @@ type body struct {
 	fields map[string]json.RawMessage
 	known  map[string]bool
 	errs   []domain.FieldError
+	// rule is the body's declaration, which finish checks it by; nil for a route that
+	// takes no body.
+	rule *bodyRule
 }
 
-// readBody reads and parses a JSON object body. An empty body is an empty object.
+// readBody reads and parses a JSON object body, to be checked by the declaration of
+// the body its route takes. An empty body is an empty object.
 func readBody(w http.ResponseWriter, r *http.Request) (*body, error) {
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
 	if err != nil {
@@ -45,7 +49,14 @@ func readBody(w http.ResponseWriter, r *http.Request) (*body, error) {
 		}
 		return nil, errorf(http.StatusBadRequest, "INVALID_BODY", "the request body could not be read")
 	}
-	return parseBody(data)
+	b, err := parseBody(data)
+	if err != nil {
+		return nil, err
+	}
+	if rt := routeFrom(r.Context()); rt != nil {
+		b.rule = bodyRules[rt.Request]
+	}
+	return b, nil
 }
 
 func parseBody(data []byte) (*body, error) {
@@ -415,11 +426,11 @@ func (b *body) link(f textField) domain.Nullable[string] {
 }
 
 // object reads a nested JSON object field: read validates its fields on a body of their
-// own, and their errors, unknown fields included, are reported here as "name.field". It
-// reports whether the field held an object (not missing, null or another type); read
-// runs only then.
-func (b *body) object(name string, read func(*body)) bool {
-	nested := &body{known: map[string]bool{}}
+// own, checked by the object's declaration, and their errors, unknown fields included,
+// are reported here as "name.field". It reports whether the field held an object (not
+// missing, null or another type); read runs only then.
+func (b *body) object(name string, rule *bodyRule, read func(*body)) bool {
+	nested := &body{known: map[string]bool{}, rule: rule}
 	_, valid := b.value(name, &nested.fields, "an object")
 	if !valid || nested.fields == nil {
 		return false
@@ -432,22 +443,6 @@ func (b *body) object(name string, read func(*body)) bool {
 		}
 	}
 	return true
-}
-
-// required reports a missing or null field.
-func (b *body) required(name string, valid bool) {
-	if !valid && !b.failed(name) {
-		b.fail(name, "is required")
-	}
-}
-
-// notNull reports fields sent as null that cannot be cleared.
-func (b *body) notNull(names ...string) {
-	for _, name := range names {
-		if string(b.fields[name]) == "null" && !b.failed(name) {
-			b.fail(name, "cannot be null")
-		}
-	}
 }
 
 func (b *body) failed(name string) bool {
@@ -470,8 +465,13 @@ func aliasOf[T comparable](b *body, name string, a domain.Nullable[T], other str
 	return c
 }
 
-// finish reports unknown fields and returns every field error found.
+// finish reports what the body's declaration refuses (bodyRule.check) and unknown
+// fields, and returns every field error found. It may run again: a field refused once
+// is not refused twice.
 func (b *body) finish() error {
+	if b.rule != nil {
+		b.rule.check(b)
+	}
 	var unknown []string
 	for name := range b.fields {
 		if !b.known[name] {

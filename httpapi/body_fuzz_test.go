@@ -54,7 +54,8 @@ func FuzzParseBody(f *testing.F) {
 			t.Fatalf("date %q accepted", d.Value)
 		}
 		transactionInput(b)
-		walletInput(b, true)
+		walletInput(b)
+		b.rule = bodyRules["TransactionCreate"]
 		if v := b.amountOrText("amount"); v.Valid && !b.failed("amount") && !v.Value.IsPositive() {
 			t.Fatalf("amount %s accepted", v.Value)
 		}

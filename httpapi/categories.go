@@ -7,19 +7,15 @@ import (
 	"github.com/finledger/finledger/queries"
 )
 
-func categoryInput(b *body, create bool) domain.UpdateCategory {
+// categoryInput reads a category's fields (categoryRules).
+func categoryInput(b *body) domain.UpdateCategory {
 	in := domain.UpdateCategory{
 		Name:        b.read(categoryName),
 		Icon:        b.read(categoryIcon),
 		Description: b.read(categoryDescription),
 		Color:       b.read(categoryColor),
-		IsDefault:   b.boolean("isDefault"),
-		TagID:       b.id("tagId"),
-	}
-	if create {
-		b.required("name", in.Name.Valid)
-	} else {
-		b.notNull("name", "icon", "color", "isDefault")
+		IsDefault:   categoryIsDefault.read(b),
+		TagID:       recordTag.read(b),
 	}
 	return in
 }
@@ -29,7 +25,7 @@ func createCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := categoryInput(b, true)
+	in := categoryInput(b)
 	cmd := domain.CreateCategory{CategoryID: newID(), CategoryFields: domain.CategoryFields{
 		Name: in.Name.Value, Icon: in.Icon.Value, Description: in.Description.Ptr(),
 		Color: in.Color.Value, IsDefault: in.IsDefault.Value, TagID: in.TagID.Ptr(),
@@ -42,7 +38,7 @@ func updateCategory(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := categoryInput(b, false)
+	cmd := categoryInput(b)
 	cmd.CategoryID = id
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("category", queries.CategoryByID(activeWorkspace(r), id))})
 }

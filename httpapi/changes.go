@@ -58,7 +58,7 @@ func listChanges(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"changes": page.Changes, "cursor": strconv.FormatInt(page.Cursor, 10), "more": page.More})
+	respond(w, r, map[string]any{"changes": page.Changes, "cursor": strconv.FormatInt(page.Cursor, 10), "more": page.More})
 }
 
 // diffChanges answers the records whose state differs between two moments, each with
@@ -114,7 +114,7 @@ func diffChanges(s *Server, w http.ResponseWriter, r *http.Request) {
 		c := strconv.FormatInt(page.Next, 10)
 		cursor = &c
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"from": cuts[0], "to": cuts[1], "differences": page.Differences, "cursor": cursor, "more": cursor != nil})
+	respond(w, r, map[string]any{"from": cuts[0], "to": cuts[1], "differences": page.Differences, "cursor": cursor, "more": cursor != nil})
 }
 
 // cursor reads the cursor parameter: a version of the history an earlier page gave;

@@ -27,5 +27,6 @@ func exportWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/zip")
 	w.Header().Set("Content-Disposition", `attachment; filename="finledger-`+at.Format(time.DateOnly)+`.zip"`)
+	startAnswer(w, r)
 	_, _ = w.Write(zipped.Bytes())
 }

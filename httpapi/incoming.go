@@ -46,24 +46,19 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	amount := b.amountOrText("amount")
+	amount := incomingAmount.read(b)
 	concept := b.read(incomingConcept)
 	typ := b.read(incomingType)
 	description := b.read(incomingDescription)
-	date := b.date("date")
-	walletID, walletName := b.id("walletId"), b.read(channelWalletName)
-	categoryID, categoryName := b.id("categoryId"), b.read(channelCategoryName)
-	toWalletID := b.id("toWalletId")
-	b.required("amount", amount.Valid)
-	b.required("concept", concept.Valid)
+	date := incomingDate.read(b)
+	walletID, walletName := incomingWallet.read(b), b.read(channelWalletName)
+	categoryID, categoryName := incomingCategory.read(b), b.read(channelCategoryName)
+	toWalletID := incomingToWallet.read(b)
 	if walletID.Valid && walletName.Valid {
 		b.fail("walletName", "give walletId or walletName, not both")
 	}
 	if categoryID.Valid && categoryName.Valid {
 		b.fail("categoryName", "give categoryId or categoryName, not both")
-	}
-	if domain.TransactionType(typ.Value) == domain.TxTransfer {
-		b.required("toWalletId", toWalletID.Valid)
 	}
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)

@@ -33,7 +33,7 @@ var fieldLengths = map[string]int{
 // limits answers GET /api/limits: the field lengths and the digits an amount may have
 // (domain.CheckAmount's).
 func limits(s *Server, w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
+	respond(w, r, map[string]any{
 		"amount":  map[string]int{"maxIntegerDigits": domain.MaxAmountIntegerDigits, "maxDecimalPlaces": domain.MaxAmountScale},
 		"lengths": fieldLengths,
 	})

@@ -10,7 +10,7 @@ import (
 
 func getMe(_ *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
-	writeJSON(w, http.StatusOK, map[string]any{"user": p.User, "workspace": p.Workspace})
+	respond(w, r, map[string]any{"user": p.User, "workspace": p.Workspace})
 }
 
 func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -19,11 +19,10 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.UpdateProfile{
-		FirstName: b.read(profileFirstName), LastName: b.read(profileLastName), Currency: currency(b, "currency"),
+		FirstName: b.read(profileFirstName), LastName: b.read(profileLastName), Currency: profileCurrency.read(b),
 		Language: b.read(profileLanguage), Theme: b.read(profileTheme),
-		NotificationsEnabled: b.boolean("notificationsEnabled"), HasCompletedOnboarding: b.boolean("hasCompletedOnboarding"),
+		NotificationsEnabled: profileNotifications.read(b), HasCompletedOnboarding: profileOnboarded.read(b),
 	}
-	b.notNull("theme", "notificationsEnabled", "hasCompletedOnboarding")
 	p := principalFrom(r.Context())
 	c := command{UserID: p.User.ID, DecideUser: cmd.Decide, Answer: queries.Record("user", queries.UserByID(p.User.ID))}
 	if cmd.Language.Set {

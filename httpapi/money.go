@@ -16,22 +16,13 @@ func (s *Server) today() domain.Date { return domain.BusinessDay(s.now()) }
 
 // --- budgets ---
 
-func budgetInput(b *body, create bool) domain.UpdateBudget {
-	in := domain.UpdateBudget{
-		Name: b.read(recordName), CategoryID: b.id("categoryId"), Amount: b.amount("amount", false),
-		Currency: currency(b, "currency"), Period: b.read(budgetPeriod), StartDate: b.date("startDate"),
-		EndDate: b.date("endDate"), AlertThreshold: b.number("alertThreshold"), TagID: b.id("tagId"),
+// budgetInput reads a budget's fields (budgetRules).
+func budgetInput(b *body) domain.UpdateBudget {
+	return domain.UpdateBudget{
+		Name: b.read(recordName), CategoryID: budgetCategory.read(b), Amount: budgetAmount.read(b),
+		Currency: recordCurrency.read(b), Period: b.read(budgetPeriod), StartDate: budgetStart.read(b),
+		EndDate: budgetEnd.read(b), AlertThreshold: budgetAlert.read(b), TagID: recordTag.read(b),
 	}
-	if create {
-		b.required("name", in.Name.Valid)
-		b.required("categoryId", in.CategoryID.Valid)
-		b.required("amount", in.Amount.Valid)
-		b.required("startDate", in.StartDate.Valid)
-		b.required("endDate", in.EndDate.Valid)
-	} else {
-		b.notNull("name", "categoryId", "amount", "currency", "period", "startDate", "endDate", "alertThreshold")
-	}
-	return in
 }
 
 func createBudget(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -39,7 +30,7 @@ func createBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := budgetInput(b, true)
+	in := budgetInput(b)
 	cmd := domain.CreateBudget{BudgetID: newID(), Name: in.Name.Value, CategoryID: in.CategoryID.Value, Amount: in.Amount.Value,
 		Currency: in.Currency.Ptr(), Period: in.Period.Ptr(), StartDate: in.StartDate.Value, EndDate: in.EndDate.Value,
 		AlertThreshold: in.AlertThreshold.Ptr(), TagID: in.TagID.Ptr()}
@@ -51,7 +42,7 @@ func updateBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := budgetInput(b, false)
+	cmd := budgetInput(b)
 	cmd.BudgetID = id
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: s.budgetAnswer(r, id)})
 }
@@ -91,7 +82,7 @@ func listBudgets(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"budgets": list})
+	respond(w, r, map[string]any{"budgets": list})
 }
 
 func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -105,21 +96,15 @@ func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, notFoundAs(err, "BUDGET_NOT_FOUND", "budget not found"))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"budget": budget})
+	respond(w, r, map[string]any{"budget": budget})
 }
 
 // --- goals ---
 
-func goalInput(b *body, create bool) domain.UpdateGoal {
-	in := domain.UpdateGoal{Name: b.read(recordName), TargetAmount: b.amount("targetAmount", true),
-		Currency: currency(b, "currency"), Deadline: b.date("deadline")}
-	if create {
-		b.required("name", in.Name.Valid)
-		b.required("targetAmount", in.TargetAmount.Valid)
-	} else {
-		b.notNull("name", "targetAmount", "currency")
-	}
-	return in
+// goalInput reads a goal's fields (goalRules).
+func goalInput(b *body) domain.UpdateGoal {
+	return domain.UpdateGoal{Name: b.read(recordName), TargetAmount: goalTarget.read(b),
+		Currency: recordCurrency.read(b), Deadline: goalDeadline.read(b)}
 }
 
 func createGoal(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -127,7 +112,7 @@ func createGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := goalInput(b, true)
+	in := goalInput(b)
 	cmd := domain.CreateGoal{GoalID: newID(), Name: in.Name.Value, TargetAmount: in.TargetAmount.Value, Currency: in.Currency.Ptr(),
 		Deadline: in.Deadline.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), cmd.GoalID))})
@@ -138,7 +123,7 @@ func updateGoal(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := goalInput(b, false)
+	cmd := goalInput(b)
 	cmd.GoalID = id
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("goal", queries.GoalByID(activeWorkspace(r), id))})
 }
@@ -159,14 +144,10 @@ func goalMovement(kind domain.TransactionType) handler {
 		if !ok {
 			return
 		}
-		amount := b.amount("amount", true)
-		wallet := b.id("walletId")
+		amount := movementAmount.read(b)
+		wallet := depositWallet.read(b)
 		note := b.read(movementNote)
-		date := b.date("date")
-		b.required("amount", amount.Valid)
-		if kind == domain.TxGoalDeposit {
-			b.required("walletId", wallet.Valid)
-		}
+		date := movementDate.read(b)
 		cmd := domain.GoalMovement{GoalID: id, Type: kind, Amount: amount.Value, WalletID: wallet.Ptr(), Note: note.Ptr(),
 			Date: date.Value, Today: s.today(), NewID: newID}
 		s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.RecordWithTransactions("goal", queries.GoalByID(activeWorkspace(r), id), activeWorkspace(r))})
@@ -175,16 +156,10 @@ func goalMovement(kind domain.TransactionType) handler {
 
 // --- debts ---
 
-func debtInput(b *body, create bool) domain.UpdateDebt {
-	in := domain.UpdateDebt{Name: b.read(recordName), Creditor: b.read(debtCreditor), TotalAmount: b.amount("totalAmount", true),
-		PendingBalance: b.amount("pendingBalance", false), Currency: currency(b, "currency"), DueDate: b.date("dueDate")}
-	if create {
-		b.required("name", in.Name.Valid)
-		b.required("totalAmount", in.TotalAmount.Valid)
-	} else {
-		b.notNull("name", "totalAmount", "pendingBalance", "currency")
-	}
-	return in
+// debtInput reads a debt's fields (debtRules).
+func debtInput(b *body) domain.UpdateDebt {
+	return domain.UpdateDebt{Name: b.read(recordName), Creditor: b.read(debtCreditor), TotalAmount: debtTotal.read(b),
+		PendingBalance: debtPending.read(b), Currency: recordCurrency.read(b), DueDate: debtDue.read(b)}
 }
 
 func createDebt(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -192,7 +167,7 @@ func createDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := debtInput(b, true)
+	in := debtInput(b)
 	cmd := domain.CreateDebt{DebtID: newID(), Name: in.Name.Value, Creditor: in.Creditor.Ptr(), TotalAmount: in.TotalAmount.Value,
 		PendingBalance: in.PendingBalance.Ptr(), Currency: in.Currency.Ptr(), DueDate: in.DueDate.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), cmd.DebtID))})
@@ -203,7 +178,7 @@ func updateDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := debtInput(b, false)
+	cmd := debtInput(b)
 	cmd.DebtID = id
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("debt", queries.DebtByID(activeWorkspace(r), id))})
 }
@@ -222,11 +197,10 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	amount := b.amount("amount", true)
-	wallet := b.id("walletId")
-	date := b.date("date")
+	amount := movementAmount.read(b)
+	wallet := paymentWallet.read(b)
+	date := paymentDate.read(b)
 	note := b.read(movementNote)
-	b.required("amount", amount.Valid)
 	cmd := domain.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
 		Date: date.Value, Today: s.today(), Note: note.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.RecordWithTransactions("debt", queries.DebtByID(activeWorkspace(r), id), activeWorkspace(r))})
@@ -234,20 +208,11 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 
 // --- recurring payments ---
 
-func recurringInput(b *body, create bool) domain.UpdateRecurring {
-	in := domain.UpdateRecurring{Name: b.read(recordName), Amount: b.amount("amount", true), Kind: typed[domain.RecurringKind](b.read(recurringKind)),
-		Periodicity: b.read(recurringPeriodicity), NextPayment: b.date("nextPayment"), Active: b.boolean("active"),
-		WalletID: b.id("walletId"), CategoryID: b.id("categoryId")}
-	if create {
-		b.required("name", in.Name.Valid)
-		b.required("amount", in.Amount.Valid)
-		b.required("kind", in.Kind.Valid)
-		b.required("periodicity", in.Periodicity.Valid)
-		b.required("nextPayment", in.NextPayment.Valid)
-	} else {
-		b.notNull("name", "amount", "kind", "periodicity", "nextPayment", "active")
-	}
-	return in
+// recurringInput reads a recurring payment's fields (recurringRules).
+func recurringInput(b *body) domain.UpdateRecurring {
+	return domain.UpdateRecurring{Name: b.read(recordName), Amount: recurringAmount.read(b), Kind: typed[domain.RecurringKind](b.read(recurringKind)),
+		Periodicity: b.read(recurringPeriodicity), NextPayment: recurringNext.read(b), Active: recurringActive.read(b),
+		WalletID: recurringWallet.read(b), CategoryID: recurringCategory.read(b)}
 }
 
 func createRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -255,7 +220,7 @@ func createRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := recurringInput(b, true)
+	in := recurringInput(b)
 	cmd := domain.CreateRecurring{RecurringID: newID(), Name: in.Name.Value, Amount: in.Amount.Value, Kind: in.Kind.Value,
 		Periodicity: in.Periodicity.Value, NextPayment: in.NextPayment.Value, Active: in.Active.Ptr(), WalletID: in.WalletID.Ptr(),
 		CategoryID: in.CategoryID.Ptr(), Today: s.today()}
@@ -267,7 +232,7 @@ func updateRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := recurringInput(b, false)
+	cmd := recurringInput(b)
 	cmd.RecurringID, cmd.Today = id, s.today()
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("recurring", queries.RecurringByID(activeWorkspace(r), id))})
 }
@@ -286,7 +251,7 @@ func payRecurring(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	date := b.date("date")
+	date := movementDate.read(b)
 	var paidOn domain.Date
 	if date.Valid && !b.failed("date") {
 		paidOn = date.Value

@@ -74,7 +74,7 @@ func getRecord[T any](name, notFoundCode string, lookup func(workspaceID, id uui
 			writeError(w, r, notFoundAs(err, notFoundCode, name+" not found"))
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{name: v})
+		respond(w, r, map[string]any{name: v})
 	}
 }
 
@@ -108,7 +108,7 @@ func listing[T any](plural string, list func(context.Context, queries.DB, uuid.U
 			writeError(w, r, err)
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]any{plural: v})
+		respond(w, r, map[string]any{plural: v})
 	}
 }
 

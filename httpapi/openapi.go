@@ -138,189 +138,26 @@ func anyRecord(description string) obj {
 	return obj{"anyOf": append(kinds, obj{"type": "null"}), "description": description}
 }
 
-// Field sets shared by a record, its create body and its update body.
-func walletFields() obj {
-	return obj{
-		"name": walletName.schema(), "description": walletDescription.schema(),
-		"type":     walletType.schema(),
-		"currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": domain.DefaultCurrency}), "cardColor": walletCardColor.schema(),
-		"balance": num(merge(obj{"minimum": 0, "default": 0, "description": "initial balance; changing it moves the current balance by the difference"}, money)),
-		"clabe":   walletClabe.schema(), "provider": walletProvider.schema(), "isDefault": obj{"type": "boolean", "default": false},
-	}
-}
+// Field sets shared by a record, its create body and its update body: the schemas of
+// the fields the bodies declare (fields.go), which the records' schemas start from.
+func walletFields() obj    { return propsOf(walletRules) }
+func categoryFields() obj  { return propsOf(categoryRules) }
+func profileFields() obj   { return propsOf(profileRules) }
+func budgetFields() obj    { return propsOf(budgetRules) }
+func goalFields() obj      { return propsOf(goalRules) }
+func debtFields() obj      { return propsOf(debtRules) }
+func recurringFields() obj { return propsOf(recurringRules) }
 
-func tagFields() obj {
-	return obj{"name": tagName.schema(), "color": tagColor.schema()}
-}
-
-func categoryFields() obj {
-	return obj{
-		"name": categoryName.schema(), "icon": categoryIcon.schema(),
-		"description": categoryDescription.schema(), "color": categoryColor.schema(),
-		"isDefault": obj{"type": "boolean", "default": false}, "tagId": nuuid(),
-	}
-}
-
-func transactionFields() obj {
-	return obj{
-		"amount": positive(), "date": dateIn("default: today in America/Mexico_City"),
-		"concept": transactionConcept.schema(), "description": transactionDescription.schema(),
-		"categoryId": nuuid(), "walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet"},
-		"toWalletId": nuuid(), "destinationWalletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "alias of toWalletId"},
-		"destinationAmount": obj{"type": []string{"number", "null"}, "exclusiveMinimum": 0,
-			"description": "amount credited to the destination of a transfer between currencies (required then); within one currency absent or equal to amount"},
-		"tagId": nuuid(), "referenceNumber": transactionReference.schema(), "attachmentUrl": transactionAttachment.schema(),
-		"cleared": obj{"type": "boolean", "default": false, "description": "seen on the wallet's statement; a mark that moves no money, and the one change a goal movement takes"},
-	}
-}
-
-func profileFields() obj {
-	return obj{
-		"firstName": profileFirstName.schema(), "lastName": profileLastName.schema(), "currency": nstr(nil),
-		"language": profileLanguage.schema(), "theme": profileTheme.schema(),
-		"notificationsEnabled": boolean(), "hasCompletedOnboarding": boolean(),
-	}
-}
-
-func budgetFields() obj {
-	return obj{"name": recordName.schema(), "categoryId": uuidRef(), "amount": num(merge(obj{"minimum": 0}, money)),
-		"currency": str(obj{"description": "default: the workspace's"}), "period": budgetPeriod.schema(),
-		"startDate": dateIn(""), "endDate": dateIn(""),
-		"alertThreshold": num(obj{"minimum": 1, "maximum": 100, "default": 80, "description": "percent of the amount spent at which the budget alerts, at most 2 decimal places"}),
-		"tagId":          nuuid()}
-}
-
-func goalFields() obj {
-	return obj{"name": recordName.schema(), "targetAmount": positive(),
-		"currency": str(obj{"description": "default: the workspace's"}), "deadline": ndateIn("")}
-}
-
-func debtFields() obj {
-	return obj{"name": recordName.schema(), "creditor": debtCreditor.schema(),
-		"totalAmount":    positive(),
-		"pendingBalance": num(merge(obj{"minimum": 0, "description": "default: totalAmount"}, money)),
-		"currency":       str(obj{"description": "default: the workspace's"}), "dueDate": ndateIn("")}
-}
-
-func recurringFields() obj {
-	return obj{"name": recordName.schema(), "amount": positive(),
-		"kind": recurringKind.schema(), "periodicity": recurringPeriodicity.schema(),
-		"nextPayment": dateIn(""), "active": obj{"type": "boolean", "default": true},
-		"walletId": nuuid(), "categoryId": nuuid()}
-}
-
-// requestSchemas are the request bodies. They live in components/requestBodies, not
-// among the schemas: generators such as openapi-typescript make a field with a default
-// required in a shared schema, which is right for answers and wrong for requests.
+// requestSchemas are the request bodies, each the schema of its declaration
+// (bodyRules). They live in components/requestBodies, not among the schemas:
+// generators such as openapi-typescript make a field with a default required in a
+// shared schema, which is right for answers and wrong for requests.
 func requestSchemas() obj {
-	createTx := merge(transactionFields(), obj{
-		"type":   transactionType.schema(),
-		"goalId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "required for goal_deposit and goal_withdrawal"},
-		"debtId": nuuid(),
-	})
-	transactionCreate := input(createTx, "type", "amount")
-	// The rules that depend on the type (spec 2.3, shape B): a transfer names its
-	// destination, a goal movement its goal.
-	transactionCreate["if"] = object(obj{"type": obj{"const": string(domain.TxTransfer)}}, "type")
-	given := func(name string) obj { return object(obj{name: uuidRef()}, name) }
-	transactionCreate["then"] = obj{"anyOf": []obj{given("toWalletId"), given("destinationWalletId")}}
-	transactionCreate["else"] = obj{
-		"type": "object",
-		"if":   object(obj{"type": obj{"enum": enum(domain.TxGoalDeposit, domain.TxGoalWithdrawal)}}, "type"),
-		"then": given("goalId"),
+	out := obj{}
+	for name, rule := range bodyRules {
+		out[name] = rule.schema()
 	}
-	transactionCreate["description"] = "Both body shapes of spec 2.3 are accepted. Shape B (amount, type income, expense or transfer, " +
-		"walletId, destinationWalletId, categoryId, description, date) is a subset of this one. A transfer needs toWalletId or its " +
-		"alias destinationWalletId; goal_deposit and goal_withdrawal need goalId (a deposit also a wallet); categoryId is optional."
-	updateTx := merge(transactionFields(), obj{"amount": positive(), "date": dateIn(""), "walletId": uuidRef()})
-	movement := func(walletRequired bool) obj {
-		props := obj{"amount": positive(), "walletId": nuuid(), "note": movementNote.schema(),
-			"date": dateIn("default: today in America/Mexico_City")}
-		if walletRequired {
-			props["walletId"] = uuidRef()
-			return input(props, "amount", "walletId")
-		}
-		props["walletId"] = obj{"type": []string{"string", "null"}, "format": "uuid",
-			"description": "without it, the amount is split among the wallets that funded the goal"}
-		return input(props, "amount")
-	}
-	webhookEvents := eventsSchema()
-	webhookEvents["default"] = []string{domain.HookAll}
-	return obj{
-		"WalletCreate":      input(walletFields(), "name"),
-		"WalletUpdate":      input(walletFields()),
-		"CategoryCreate":    input(categoryFields(), "name"),
-		"CategoryUpdate":    input(categoryFields()),
-		"TagCreate":         input(tagFields(), "name"),
-		"TagUpdate":         input(tagFields()),
-		"TransactionCreate": transactionCreate,
-		"TransactionUpdate": input(updateTx),
-		"TransactionBulk": input(obj{
-			"ids":        obj{"type": "array", "items": uuidRef(), "minItems": 1, "maxItems": maxBulkIDs},
-			"operation":  bulkOperation.schema(),
-			"categoryId": obj{"type": "string", "format": "uuid", "description": "required for recategorize"},
-		}, "ids", "operation"),
-		"ProfileUpdate": input(profileFields()),
-		"WorkspaceCreate": input(obj{"name": recordName.schema(), "currency": str(obj{"pattern": "^[A-Za-z]{3}$", "default": domain.DefaultCurrency}),
-			"language": workspaceLanguage.schema()}, "name"),
-		"MemberAdd":    input(obj{"email": memberEmail.schema(), "role": memberRole.schema()}, "email", "role"),
-		"MemberUpdate": input(obj{"role": memberRole.schema()}, "role"),
-		"APIKeyCreate": input(obj{"name": apiKeyName.schema(), "description": apiKeyDescription.schema(),
-			"scopes": obj{"type": "array", "minItems": 1, "items": str(obj{"enum": domain.Scopes}),
-				"description": "the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: " +
-					"every scope), and of them, at each request, what that role grants then: a later promotion never widens it; " +
-					"the reserved scopes (see the document's description) are accepted and open no operation yet"},
-			"expiresAt": ndateTimeIn()}, "name", "scopes"),
-		"BudgetCreate":   input(budgetFields(), "name", "categoryId", "amount", "startDate", "endDate"),
-		"BudgetUpdate":   input(budgetFields()),
-		"GoalCreate":     input(goalFields(), "name", "targetAmount"),
-		"GoalUpdate":     input(goalFields()),
-		"GoalDeposit":    movement(true),
-		"GoalWithdrawal": movement(false),
-		"DebtCreate":     input(debtFields(), "name", "totalAmount"),
-		"DebtUpdate":     input(debtFields()),
-		"DebtPayment": input(obj{"amount": positive(),
-			"walletId": obj{"type": []string{"string", "null"}, "format": "uuid", "description": "default: the default-flagged wallet, else the oldest"},
-			"date":     dateIn(""), "note": movementNote.schema()}, "amount"),
-		"RecurringCreate": input(recurringFields(), "name", "amount", "kind", "periodicity", "nextPayment"),
-		"RecurringUpdate": input(recurringFields()),
-		"RecurringPay":    input(obj{"date": dateIn("default: today in America/Mexico_City")}),
-		"ExchangeRatesSet": input(obj{"date": dateIn("default: today in America/Mexico_City"),
-			"rates": obj{"type": "array", "maxItems": 200, "items": input(obj{
-				"base": str(obj{"pattern": "^[A-Za-z]{3}$"}), "quote": str(obj{"pattern": "^[A-Za-z]{3}$"}), "rate": num(obj{"exclusiveMinimum": 0})},
-				"base", "quote", "rate")}}, "rates"),
-		"LinkRequest": input(obj{"code": linkCode.schema()}, "code"),
-		"ChannelTransactionCreate": input(obj{"type": channelType.schema(), "amount": positive(),
-			"currency": str(obj{"description": "must be the wallet's"}), "concept": channelConcept.schema(),
-			"walletName":   merge(channelWalletName.schema(), obj{"description": "matched ignoring accents and case; default: the first active wallet"}),
-			"categoryName": merge(channelCategoryName.schema(), obj{"description": "matched ignoring accents and case; default: the first active category"}),
-			"date":         dateIn("default: today in America/Mexico_City")}, "type", "amount"),
-		"ChannelTransactionUpdate": input(obj{"amount": positive(), "currency": str(obj{"description": "only with amount"}),
-			"concept": channelConcept.schema(), "walletName": channelWalletName.schema(), "categoryName": channelCategoryName.schema(), "date": dateIn("")}),
-		"ChannelWorkspaceSet": input(obj{"name": channelWorkspaceName.schema()}, "name"),
-		"PushSubscribe": input(obj{
-			"endpoint": merge(pushEndpointField.schema(), obj{"description": "the push service's absolute https URL"}),
-			"keys": input(obj{
-				"p256dh": str(obj{"description": "base64url of the 65-byte uncompressed P-256 public key (first byte 0x04)"}),
-				"auth":   str(obj{"description": "base64url of the 16-byte authentication secret"}),
-			}, "p256dh", "auth"),
-			"expirationTime": obj{"type": []string{"number", "null"}, "minimum": 0, "description": "milliseconds since 1970-01-01 (UTC)"},
-		}, "endpoint", "keys"),
-		"PushUnsubscribe": input(obj{"endpoint": pushEndpointField.schema()}, "endpoint"),
-		"WebhookCreate": input(obj{"name": recordName.schema(),
-			"url": webhookURLField.schema(), "events": webhookEvents}, "name", "url"),
-		"WebhookUpdate": input(obj{"name": recordName.schema(),
-			"url": webhookURLField.schema(), "events": eventsSchema(), "active": boolean()}),
-		"IncomingTransaction": input(obj{
-			"amount": obj{"oneOf": []obj{positive(), str(obj{"minLength": 1, "description": "the amount as text, such as \"12.50\""})},
-				"description": "a positive amount, as a number or a string"},
-			"concept":     incomingConcept.schema(),
-			"type":        incomingType.schema(),
-			"description": incomingDescription.schema(), "date": dateIn(""),
-			"walletId": uuidRef(), "walletName": channelWalletName.schema(), "categoryId": uuidRef(), "categoryName": channelCategoryName.schema(),
-			"toWalletId": obj{"type": "string", "format": "uuid", "description": "the destination of a transfer"},
-		}, "amount", "concept"),
-	}
+	return out
 }
 
 func schemas() obj {
@@ -482,7 +319,7 @@ func schemas() obj {
 		"BulkResult": record(obj{"ok": boolean(), "operation": str(obj{"enum": []string{domain.BulkDelete, domain.BulkRecategorize}}),
 			"affected": obj{"type": "integer"}}),
 		"OK": object(obj{"ok": obj{"type": "boolean", "const": true}}, "ok"),
-		"User": record(merge(profileFields(), obj{"id": uuidRef(), "email": str(nil), "name": nstr(nil),
+		"User": record(merge(profileFields(), obj{"currency": nstr(nil), "id": uuidRef(), "email": str(nil), "name": nstr(nil),
 			"personalWorkspaceId": uuidRef(), "createdAt": dateTime()})),
 		"UserResponse": wrap("user", "User"),
 		"Workspace": record(obj{"id": uuidRef(), "name": str(nil), "type": str(obj{"enum": []string{"personal", "team"}}),

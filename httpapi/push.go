@@ -71,9 +71,9 @@ func pushSubscriptionInput(b *body) pushInput {
 	var in pushInput
 	endpoint := pushEndpoint(b)
 	var p256dh, auth domain.Nullable[string]
-	keys := b.object("keys", func(k *body) {
-		p256dh = k.str("p256dh", 1, 100)
-		auth = k.str("auth", 1, 100)
+	pushKeys.read(b, func(k *body) {
+		p256dh = k.read(pushKeysP256dh)
+		auth = k.read(pushKeysAuth)
 		if key, ok := base64URL(k, "p256dh", p256dh, pushKeyLength); ok {
 			if key[0] != 0x04 {
 				k.fail("p256dh", "must be an uncompressed P-256 public key (first byte 0x04)")
@@ -82,21 +82,12 @@ func pushSubscriptionInput(b *body) pushInput {
 			}
 		}
 		base64URL(k, "auth", auth, pushAuthLength)
-		k.required("p256dh", p256dh.Valid)
-		k.required("auth", auth.Valid)
 	})
-	b.required("endpoint", endpoint.Valid)
-	b.required("keys", keys)
-	// A timestamp, not money, so float64 is exact enough; it also keeps an extreme
-	// exponent such as 1e-999999999 cheap to read. Fractions of a millisecond are dropped.
-	var ms float64
-	if _, valid := b.value("expirationTime", &ms, "a number of milliseconds since 1970-01-01 (UTC), or null"); valid {
-		if ms < 0 || ms > maxPushExpiration {
-			b.fail("expirationTime", "must lie between 0 and %.0f milliseconds since 1970-01-01 (UTC)", maxPushExpiration)
-		} else {
-			t := time.UnixMilli(int64(ms)).UTC()
-			in.ExpirationTime = &t
-		}
+	// A timestamp, not money, so float64 is exact enough. Fractions of a millisecond
+	// are dropped.
+	if ms := pushExpiration.readFloat(b); ms.Valid {
+		t := time.UnixMilli(int64(ms.Value)).UTC()
+		in.ExpirationTime = &t
 	}
 	in.Endpoint, in.P256dh, in.Auth = endpoint.Value, p256dh.Value, auth.Value
 	return in
@@ -163,7 +154,7 @@ func subscribePush(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, fmt.Errorf("httpapi: store push subscription: %w", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"subscription": sub})
+	respond(w, r, map[string]any{"subscription": sub})
 }
 
 // unsubscribePush answers POST /api/push/unsubscribe {endpoint}: whether the caller
@@ -174,7 +165,6 @@ func unsubscribePush(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	endpoint := pushEndpoint(b)
-	b.required("endpoint", endpoint.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return
@@ -186,7 +176,7 @@ func unsubscribePush(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, fmt.Errorf("httpapi: remove push subscription: %w", err))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]bool{"removed": tag.RowsAffected() > 0})
+	respond(w, r, map[string]bool{"removed": tag.RowsAffected() > 0})
 }
 
 // listPushSubscriptions answers GET /api/push/subscriptions: the caller's own
@@ -207,7 +197,7 @@ func listPushSubscriptions(s *Server, w http.ResponseWriter, r *http.Request) {
 	if list == nil {
 		list = []pushSubscription{}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"subscriptions": list})
+	respond(w, r, map[string]any{"subscriptions": list})
 }
 
 // pushPublicKey answers GET /api/push/vapid-public-key: the key a browser passes to
@@ -217,5 +207,5 @@ func pushPublicKey(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, errorf(http.StatusServiceUnavailable, "PUSH_NOT_CONFIGURED", "Web Push notifications are not configured on this server"))
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"publicKey": s.pushKey})
+	respond(w, r, map[string]string{"publicKey": s.pushKey})
 }

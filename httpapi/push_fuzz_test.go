@@ -21,6 +21,7 @@ func FuzzPushSubscriptionBody(f *testing.F) {
 		if err != nil {
 			return
 		}
+		b.rule = bodyRules["PushSubscribe"]
 		in := pushSubscriptionInput(b)
 		err = b.finish()
 		if err != nil {

@@ -2,9 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -30,7 +27,7 @@ func listExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, answer)
+	respond(w, r, answer)
 }
 
 // ratesAnswer lists the rates a workspace sees on a day, and the conversions of its
@@ -63,36 +60,10 @@ func setExchangeRates(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	date := b.date("date")
-	var raw []json.RawMessage
-	if _, valid := b.value("rates", &raw, "an array of {base, quote, rate}"); !valid && !b.failed("rates") {
-		b.fail("rates", "is required")
-	}
-	if len(raw) > 200 {
-		b.fail("rates", "must hold at most 200 rates")
-	}
-	var rates []domain.ExchangeRate
-	for i, item := range raw {
-		rb, err := parseBody(item)
-		if err != nil {
-			b.fail(fmt.Sprintf("rates[%d]", i), "must be an object {base, quote, rate}")
-			continue
-		}
-		base, quote, rate := currency(rb, "base"), currency(rb, "quote"), rb.number("rate")
-		rb.required("base", base.Valid)
-		rb.required("quote", quote.Valid)
-		rb.required("rate", rate.Valid)
-		if err := rb.finish(); err != nil {
-			var de *domain.Error
-			if errors.As(err, &de) {
-				for _, f := range de.Fields {
-					b.fail(fmt.Sprintf("rates[%d].%s", i, f.Field), "%s", f.Message)
-				}
-			}
-			continue
-		}
-		rates = append(rates, domain.ExchangeRate{Base: base.Value, Quote: quote.Value, Rate: rate.Value})
-	}
+	date := ratesDate.read(b)
+	rates := readObjects(b, ratesList, func(rb *body) domain.ExchangeRate {
+		return domain.ExchangeRate{Base: rateBase.read(rb).Value, Quote: rateQuote.read(rb).Value, Rate: rateValue.read(rb).Value}
+	})
 	day := orDefault(date, s.today())
 	cmd := domain.SetExchangeRates{Date: day, Rates: rates}
 	s.run(w, r, b, command{Decide: cmd.Decide,
@@ -130,5 +101,5 @@ func importECBRates(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, answer)
+	respond(w, r, answer)
 }

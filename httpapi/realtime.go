@@ -64,7 +64,7 @@ func realtimeToken(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	token := base64.RawURLEncoding.EncodeToString(s.box.Seal(raw, realtimeOwner))
-	writeJSON(w, http.StatusOK, map[string]any{"token": token, "expiresAt": expires.UTC(),
+	respond(w, r, map[string]any{"token": token, "expiresAt": expires.UTC(),
 		"url": realtimePath + "?token=" + token})
 }
 
@@ -154,7 +154,7 @@ func (s *Server) realtimeEvents(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	startAnswer(w, r)
 	answer := s.answers.writer(w)
 	defer answer.finish()
 	out := &sseWriter{out: answer, workspaceID: claims.WorkspaceID}

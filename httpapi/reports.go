@@ -99,7 +99,7 @@ func spendingSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, summary)
+	respond(w, r, summary)
 }
 
 // categoryParam resolves a category given by id or by name (ignoring accents and
@@ -164,7 +164,7 @@ func monthlySummary(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, summary)
+	respond(w, r, summary)
 }
 
 // reportRange is a report's from and to: by default, the current month up to today.
@@ -212,7 +212,7 @@ func reportSummary(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, summary)
+	respond(w, r, summary)
 }
 
 // Report formats.
@@ -269,6 +269,7 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 	case "csv":
 		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.csv"`)
+		startAnswer(w, r)
 		_, _ = w.Write(lines)
 	case "pdf":
 		var buf bytes.Buffer
@@ -278,9 +279,10 @@ func report(s *Server, w http.ResponseWriter, r *http.Request) {
 		}
 		w.Header().Set("Content-Type", "application/pdf")
 		w.Header().Set("Content-Disposition", `attachment; filename="`+name+`.pdf"`)
+		startAnswer(w, r)
 		_, _ = w.Write(buf.Bytes())
 	default:
-		writeJSON(w, http.StatusOK, map[string]any{"report": rep})
+		respond(w, r, map[string]any{"report": rep})
 	}
 }
 
@@ -308,5 +310,5 @@ func agentContext(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	// Meant to be read once per conversation (spec 4.A rule 2).
 	w.Header().Set("Cache-Control", "private, max-age=300")
-	writeJSON(w, http.StatusOK, c)
+	respond(w, r, c)
 }

@@ -113,6 +113,28 @@ func databaseUnavailable(err error) bool {
 		errors.Is(err, context.DeadlineExceeded)
 }
 
+// respond writes a route's answer with the status its declaration gives (route.Status),
+// so that a route's status is written once: every handler's answer goes through it or
+// through run, which writes the same status.
+func respond(w http.ResponseWriter, r *http.Request, body any) {
+	writeJSON(w, routeStatus(r), body)
+}
+
+// startAnswer writes the header of a route's streamed answer (its content type set
+// before) with the route's status.
+func startAnswer(w http.ResponseWriter, r *http.Request) {
+	w.WriteHeader(routeStatus(r))
+}
+
+// routeStatus is the status of the request's route's answer; 200 outside the route
+// table (the health checks, the home page), which have none declared.
+func routeStatus(r *http.Request) int {
+	if rt := routeFrom(r.Context()); rt != nil && rt.Status != 0 {
+		return rt.Status
+	}
+	return http.StatusOK
+}
+
 func writeJSON(w http.ResponseWriter, status int, body any) {
 	data, err := json.Marshal(body)
 	if err != nil {

@@ -7,16 +7,9 @@ import (
 	"github.com/finledger/finledger/queries"
 )
 
-// tagInput reads a tag's fields: a create needs the name, an update may leave either
-// out but set neither to null.
-func tagInput(b *body, create bool) domain.UpdateTag {
-	in := domain.UpdateTag{Name: b.read(tagName), Color: b.read(tagColor)}
-	if create {
-		b.required("name", in.Name.Valid)
-	} else {
-		b.notNull("name", "color")
-	}
-	return in
+// tagInput reads a tag's fields (tagRules).
+func tagInput(b *body) domain.UpdateTag {
+	return domain.UpdateTag{Name: b.read(tagName), Color: b.read(tagColor)}
 }
 
 func createTag(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -24,7 +17,7 @@ func createTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := tagInput(b, true)
+	in := tagInput(b)
 	cmd := domain.CreateTag{TagID: newID(), Name: in.Name.Value, Color: in.Color.Value}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), cmd.TagID))})
 }
@@ -34,7 +27,7 @@ func updateTag(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := tagInput(b, false)
+	cmd := tagInput(b)
 	cmd.TagID = id
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("tag", queries.TagByID(activeWorkspace(r), id))})
 }

@@ -29,19 +29,19 @@ const (
 // concept (short) and a description (long) are both kept.
 func transactionInput(b *body) domain.UpdateTransaction {
 	in := domain.UpdateTransaction{
-		Amount:            b.amount("amount", true),
-		DestinationAmount: b.amount("destinationAmount", true),
-		Date:              b.date("date"),
+		Amount:            transactionAmount.read(b),
+		DestinationAmount: transactionDestAmount.read(b),
+		Date:              transactionDate.read(b),
 		Concept:           b.read(transactionConcept),
 		Description:       b.read(transactionDescription),
-		WalletID:          b.id("walletId"),
-		CategoryID:        b.id("categoryId"),
-		TagID:             b.id("tagId"),
+		WalletID:          transactionWallet.read(b),
+		CategoryID:        transactionCategory.read(b),
+		TagID:             recordTag.read(b),
 		ReferenceNumber:   b.read(transactionReference),
 		AttachmentURL:     b.link(transactionAttachment),
-		Cleared:           b.boolean("cleared"),
+		Cleared:           transactionCleared.read(b),
 	}
-	in.ToWalletID = aliasOf(b, "toWalletId", b.id("toWalletId"), "destinationWalletId", b.id("destinationWalletId"))
+	in.ToWalletID = aliasOf(b, transactionToWallet.Name, transactionToWallet.read(b), transactionDestination.Name, transactionDestination.read(b))
 	return in
 }
 
@@ -52,9 +52,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	typ := b.read(transactionType)
 	in := transactionInput(b)
-	goalID, debtID := b.id("goalId"), b.id("debtId")
-	b.required("type", typ.Valid)
-	b.required("amount", in.Amount.Valid)
+	goalID, debtID := transactionGoal.read(b), transactionDebt.read(b)
 	cmd := domain.CreateTransaction{
 		TransactionID: newID(), Type: domain.TransactionType(typ.Value), Amount: in.Amount.Value, DestinationAmount: in.DestinationAmount.Ptr(),
 		Date: in.Date.Value, Today: s.today(), Concept: in.Concept.Ptr(), Description: in.Description.Ptr(), WalletID: in.WalletID.Ptr(),
@@ -72,7 +70,6 @@ func updateTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	cmd := transactionInput(b)
 	cmd.TransactionID = id
-	b.notNull("amount", "date", "walletId")
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
 }
 
@@ -90,14 +87,9 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ids := b.ids("ids", maxBulkIDs)
+	ids := bulkIDs.read(b)
 	op := b.read(bulkOperation)
-	category := b.id("categoryId")
-	b.required("ids", ids != nil)
-	b.required("operation", op.Valid)
-	if op.Value == domain.BulkRecategorize {
-		b.required("categoryId", category.Valid)
-	}
+	category := bulkCategory.read(b)
 	cmd := domain.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.OfEvents(func(events []ledger.Appended) any {
@@ -123,7 +115,7 @@ func listTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	respond(w, r, map[string]any{
 		"transactions": page.Transactions,
 		"pagination":   pagination(f.Limit, f.Offset, page.Total),
 	})

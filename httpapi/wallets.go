@@ -11,24 +11,19 @@ import (
 
 var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 
-// walletInput reads the fields of a wallet body; on create, name is required (the
-// command fills the defaults of the fields left out).
-func walletInput(b *body, create bool) domain.UpdateWallet {
+// walletInput reads the fields of a wallet body (walletRules); the command fills the
+// defaults of the fields left out.
+func walletInput(b *body) domain.UpdateWallet {
 	in := domain.UpdateWallet{
 		Name:           b.read(walletName),
 		Description:    b.read(walletDescription),
 		Type:           b.read(walletType),
-		Currency:       currency(b, "currency"),
+		Currency:       walletCurrency.read(b),
 		CardColor:      b.read(walletCardColor),
-		InitialBalance: b.amount("balance", false),
+		InitialBalance: walletBalance.read(b),
 		Clabe:          b.read(walletClabe),
 		Provider:       b.read(walletProvider),
-		IsDefault:      b.boolean("isDefault"),
-	}
-	if create {
-		b.required("name", in.Name.Valid)
-	} else {
-		b.notNull("name", "type", "currency", "cardColor", "balance", "isDefault")
+		IsDefault:      walletIsDefault.read(b),
 	}
 	return in
 }
@@ -51,7 +46,7 @@ func createWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	in := walletInput(b, true)
+	in := walletInput(b)
 	cmd := domain.CreateWallet{WalletID: newID(), WalletFields: domain.WalletFields{
 		Name: in.Name.Value, Description: in.Description.Ptr(), Type: in.Type.Value, Currency: in.Currency.Value,
 		CardColor: in.CardColor.Value, InitialBalance: in.InitialBalance.Value, Clabe: in.Clabe.Ptr(), Provider: in.Provider.Ptr(),
@@ -65,7 +60,7 @@ func updateWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := walletInput(b, false)
+	cmd := walletInput(b)
 	cmd.WalletID = id
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
 }

@@ -50,7 +50,7 @@ func (s *Server) webhookURL(r *http.Request, b *body) domain.Nullable[string] {
 
 // hookEvents reads a list of event names.
 func hookEvents(b *body) []string {
-	events := b.stringList("events", 1, len(domain.HookEvents)+1)
+	events := webhookEvents.read(b)
 	for i, e := range events {
 		if strings.TrimSpace(e) == "" {
 			b.fail(fmt.Sprintf("events[%d]", i), "must not be empty")
@@ -76,7 +76,7 @@ func listWebhooks(s *Server, w http.ResponseWriter, r *http.Request) {
 			list[i] = h.Masked()
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"webhooks": list})
+	respond(w, r, map[string]any{"webhooks": list})
 }
 
 func getWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -92,7 +92,7 @@ func getWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !principalFrom(r.Context()).seesWebhookURLs() {
 		h = h.Masked()
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"webhook": h})
+	respond(w, r, map[string]any{"webhook": h})
 }
 
 // webhook reads a webhook of the active workspace, or answers that there is none.
@@ -113,8 +113,6 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	name := b.read(recordName)
 	target := s.webhookURL(r, b)
 	events := hookEvents(b)
-	b.required("name", name.Valid)
-	b.required("url", target.Valid)
 	if events == nil && !b.failed("events") {
 		events = []string{domain.HookAll}
 	}
@@ -169,11 +167,10 @@ func updateWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.UpdateWebhook{WebhookID: id, Name: b.read(recordName), URL: s.webhookURL(r, b),
-		Active: b.boolean("active")}
+		Active: webhookActive.read(b)}
 	if events := hookEvents(b); events != nil {
 		cmd.Events = domain.Of(events)
 	}
-	b.notNull("name", "url", "events", "active")
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("webhook", queries.WebhookByID(activeWorkspace(r), id))})
 }
 
@@ -234,7 +231,7 @@ func (s *Server) answerDelivery(w http.ResponseWriter, r *http.Request, ws, webh
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"delivery": d})
+	respond(w, r, map[string]any{"delivery": d})
 }
 
 func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -267,7 +264,7 @@ func listDeliveries(s *Server, w http.ResponseWriter, r *http.Request) {
 			list[i] = d.Masked(hook.URL)
 		}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{
+	respond(w, r, map[string]any{
 		"deliveries": list,
 		"pagination": pagination(size, (page-1)*size, total),
 	})

@@ -34,7 +34,7 @@ func issueLinkCode(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"code": code, "expiresAt": expires.UTC()})
+	respond(w, r, map[string]any{"code": code, "expiresAt": expires.UTC()})
 }
 
 // drawLinkCode draws a fresh link code from the server's randomness, with its key.
@@ -51,7 +51,7 @@ func getLink(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	link, err := queries.LinkByUser(p.User.ID).Get(r.Context(), s.pool)
 	if errors.Is(err, queries.ErrNotFound) {
-		writeJSON(w, http.StatusOK, map[string]any{"linked": false})
+		respond(w, r, map[string]any{"linked": false})
 		return
 	}
 	if err != nil {
@@ -63,7 +63,7 @@ func getLink(s *Server, w http.ResponseWriter, r *http.Request) {
 	if link.Workspace != nil {
 		body["workspaceName"] = link.Workspace.Name
 	}
-	writeJSON(w, http.StatusOK, body)
+	respond(w, r, body)
 }
 
 func unlink(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -88,7 +88,6 @@ func linkPhone(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	code := b.read(linkCode)
-	b.required("code", code.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return
@@ -117,7 +116,7 @@ func (s *Server) answerLinked(w http.ResponseWriter, r *http.Request, workspaceI
 	if already {
 		body["alreadyLinked"] = true
 	}
-	writeJSON(w, http.StatusOK, body)
+	respond(w, r, body)
 }
 
 // --- createTransactionByName ---
@@ -128,14 +127,12 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 		return
 	}
 	typ := b.read(channelType)
-	amount := b.amount("amount", true)
-	money := currency(b, "currency")
+	amount := channelAmount.read(b)
+	money := channelCurrency.read(b)
 	concept := b.read(channelConcept)
 	walletName := b.read(channelWalletName)
 	categoryName := b.read(channelCategoryName)
-	date := b.date("date")
-	b.required("type", typ.Valid)
-	b.required("amount", amount.Valid)
+	date := channelDate.read(b)
 	p := principalFrom(r.Context())
 	cmd := domain.CreateTransactionByName{TransactionID: newID(), Type: domain.TransactionType(typ.Value), Amount: amount.Value, Currency: money.Ptr(),
 		Concept: concept.Ptr(), WalletName: walletName.Value, CategoryName: categoryName.Value, Date: date.Value, Today: s.today()}
@@ -241,13 +238,12 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	amount := b.amount("amount", true)
-	money := currency(b, "currency")
+	amount := channelAmount.read(b)
+	money := channelCurrencyChange.read(b)
 	concept := b.read(channelConcept)
 	walletName := b.read(channelWalletName)
 	categoryName := b.read(channelCategoryName)
-	date := b.date("date")
-	b.notNull("amount", "currency", "walletName", "categoryName", "date")
+	date := channelDateChange.read(b)
 	if money.Set && !amount.Set {
 		b.fail("currency", "goes with amount only")
 	}
@@ -279,7 +275,7 @@ func listChannelWorkspaces(s *Server, w http.ResponseWriter, r *http.Request) {
 		out[i] = map[string]any{"id": ws.ID, "name": ws.Name, "type": ws.Type, "role": ws.Role, "currency": ws.Currency,
 			"active": ws.ID == p.Channel.Link.WorkspaceID}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"workspaces": out})
+	respond(w, r, map[string]any{"workspaces": out})
 }
 
 // setChannelWorkspace answers PUT /api/whatsapp/workspace {name} (spec 4.B rule 8):
@@ -292,7 +288,6 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := b.read(channelWorkspaceName)
-	b.required("name", name.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return

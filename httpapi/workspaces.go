@@ -14,7 +14,7 @@ import (
 func listWorkspaces(s *Server, w http.ResponseWriter, r *http.Request) {
 	p := principalFrom(r.Context())
 	if p.isKey() {
-		writeJSON(w, http.StatusOK, map[string]any{"workspaces": []queries.Workspace{p.Workspace}})
+		respond(w, r, map[string]any{"workspaces": []queries.Workspace{p.Workspace}})
 		return
 	}
 	list, err := queries.Workspaces(r.Context(), s.pool, p.User.ID)
@@ -22,7 +22,7 @@ func listWorkspaces(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"workspaces": list})
+	respond(w, r, map[string]any{"workspaces": list})
 }
 
 func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -31,9 +31,8 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := b.read(recordName)
-	money := currency(b, "currency")
+	money := workspaceCurrency.read(b)
 	language := b.read(workspaceLanguage)
-	b.required("name", name.Valid)
 	p := principalFrom(r.Context())
 	if !language.Valid && p.User.Language != nil {
 		language.Value = *p.User.Language
@@ -63,8 +62,6 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if email.Valid && !strings.Contains(email.Value, "@") {
 		b.fail("email", "must be an email address")
 	}
-	b.required("email", email.Valid)
-	b.required("role", role.Valid)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return
@@ -101,7 +98,6 @@ func updateMember(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	role := b.read(memberRole)
-	b.required("role", role.Valid)
 	cmd := domain.ChangeMemberRole{UserID: id, Role: role.Value, ActorRole: principalFrom(r.Context()).Workspace.Role}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), id))})
 }

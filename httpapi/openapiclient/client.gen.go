@@ -3907,7 +3907,7 @@ type DebtCreate struct {
 	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
 	Name    string              `json:"name"`
 
-	// PendingBalance exact decimal, at most 4 decimal places
+	// PendingBalance default: totalAmount
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
 
 	// TotalAmount exact decimal, at most 4 decimal places
@@ -3938,7 +3938,7 @@ type DebtUpdate struct {
 	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
 	Name    *string             `json:"name,omitempty"`
 
-	// PendingBalance exact decimal, at most 4 decimal places
+	// PendingBalance default: totalAmount
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
 
 	// TotalAmount exact decimal, at most 4 decimal places
@@ -4233,7 +4233,7 @@ type TransactionUpdate struct {
 
 // WalletCreate defines model for WalletCreate.
 type WalletCreate struct {
-	// Balance exact decimal, at most 4 decimal places
+	// Balance initial balance; changing it moves the current balance by the difference
 	Balance     *float32          `json:"balance,omitempty"`
 	CardColor   *string           `json:"cardColor,omitempty"`
 	Clabe       *string           `json:"clabe,omitempty"`
@@ -4250,7 +4250,7 @@ type WalletCreateType string
 
 // WalletUpdate defines model for WalletUpdate.
 type WalletUpdate struct {
-	// Balance exact decimal, at most 4 decimal places
+	// Balance initial balance; changing it moves the current balance by the difference
 	Balance     *float32          `json:"balance,omitempty"`
 	CardColor   *string           `json:"cardColor,omitempty"`
 	Clabe       *string           `json:"clabe,omitempty"`
@@ -4646,7 +4646,7 @@ type PostDebtsJSONBody struct {
 	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
 	Name    string              `json:"name"`
 
-	// PendingBalance exact decimal, at most 4 decimal places
+	// PendingBalance default: totalAmount
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
 
 	// TotalAmount exact decimal, at most 4 decimal places
@@ -4697,7 +4697,7 @@ type PatchDebtsByIdJSONBody struct {
 	DueDate *openapi_types.Date `json:"dueDate,omitempty"`
 	Name    *string             `json:"name,omitempty"`
 
-	// PendingBalance exact decimal, at most 4 decimal places
+	// PendingBalance default: totalAmount
 	PendingBalance *float32 `json:"pendingBalance,omitempty"`
 
 	// TotalAmount exact decimal, at most 4 decimal places
@@ -5559,7 +5559,7 @@ type GetWalletsParams struct {
 
 // PostWalletsJSONBody defines parameters for PostWallets.
 type PostWalletsJSONBody struct {
-	// Balance exact decimal, at most 4 decimal places
+	// Balance initial balance; changing it moves the current balance by the difference
 	Balance     *float32                 `json:"balance,omitempty"`
 	CardColor   *string                  `json:"cardColor,omitempty"`
 	Clabe       *string                  `json:"clabe,omitempty"`
@@ -5609,7 +5609,7 @@ type GetWalletsByIdParams struct {
 
 // PatchWalletsByIdJSONBody defines parameters for PatchWalletsById.
 type PatchWalletsByIdJSONBody struct {
-	// Balance exact decimal, at most 4 decimal places
+	// Balance initial balance; changing it moves the current balance by the difference
 	Balance     *float32                      `json:"balance,omitempty"`
 	CardColor   *string                       `json:"cardColor,omitempty"`
 	Clabe       *string                       `json:"clabe,omitempty"`
