@@ -42,7 +42,7 @@ func TestServeRefusesAnotherDatabasesDeployment(t *testing.T) {
 	}
 	t.Cleanup(srv.Shutdown)
 	instance := func(dbURL string) config {
-		return config{DatabaseURL: dbURL, HTTPAddr: freeAddr(t), Env: "development", DataDir: t.TempDir(),
+		return config{DatabaseURL: dbURL, HTTPAddr: "127.0.0.1:0", Env: "development", DataDir: t.TempDir(),
 			SessionHS256Secret: "a-session-secret-for-these-tests", StateCacheSize: 100, DBMaxConns: 4, NATSURL: srv.URL(), Deployment: "prod"}
 	}
 	ctx, cancel := context.WithCancel(context.Background())

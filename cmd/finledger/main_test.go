@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
@@ -54,14 +55,25 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// freeAddr returns a loopback address free now, for a listener a test starts later (a
+// process of its own, or a second listener whose address is not reported). Its port is
+// below the kernel's ephemeral range (32768 and up on Linux), where a port ":0" hands out,
+// or an outgoing connection of a test beside it takes, would take this one meanwhile.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000)))
+		if err != nil {
+			continue // taken
+		}
+		addr := ln.Addr().String()
+		if err := ln.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return addr
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	t.Fatal("no free port below 32000 on the loopback after 100 tries")
+	return ""
 }
 
 // devSignInIsThePrintedUser signs in to the web app with its one click, as a browser

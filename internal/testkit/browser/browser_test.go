@@ -15,6 +15,9 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
+// The tests share one browser, as the web app's do.
+func TestMain(m *testing.M) { Main(m) }
+
 // policy is the web app's Content-Security-Policy, as far as these pages need it: no
 // inline script, none from elsewhere.
 const policy = "default-src 'none'; script-src 'self'; style-src 'self'"
@@ -161,8 +164,10 @@ func TestConsoleErrors(t *testing.T) {
 	}
 }
 
-// Without Chromium the test fails, saying what to install.
+// Without Chromium the test fails, saying what to install: the browser the tests
+// before it shared is stopped, so this Start must start one.
 func TestNoChromium(t *testing.T) {
+	shared.stop()
 	t.Setenv("FINLEDGER_CHROMIUM", filepath.Join(t.TempDir(), "chromium"))
 	rec := &fatalRecorder{TB: t}
 	done := make(chan struct{})
