@@ -312,24 +312,33 @@ func (d *dateReading) samplesWith(text string) []string {
 	return out
 }
 
-// decide sets the order from the dates of a file's first rows, unless it was given.
-func (d *dateReading) decide(texts []string, lines []int) {
+// decide sets the order from the dates of a file's first rows, unless it was given; it
+// asks for the order when they need one and none of them decides it.
+func (d *dateReading) decide(texts []string, lines []int) error {
 	if d.order != DateOrderUnknown {
 		d.decided = "as given"
-		return
+		return nil
 	}
+	first := 0
 	for i, t := range texts {
 		f, err := parseDateForm(t)
 		if err != nil {
 			continue
 		}
-		if f.numeric && len(d.samples) < 5 {
+		if f.needsOrder() && len(d.samples) < 5 {
 			d.samples = append(d.samples, t)
+			if first == 0 {
+				first = lines[i]
+			}
 		}
 		if o := dateOrderOf([]dateForm{f}); o != DateOrderUnknown {
 			d.order = o
 			d.decided = fmt.Sprintf("decided by the date %q on line %d", t, lines[i])
-			return
+			return nil
 		}
 	}
+	if first != 0 {
+		return &DateOrderRequiredError{Format: d.format, Line: first, Samples: d.samples}
+	}
+	return nil
 }
