@@ -320,7 +320,7 @@ var columnNames = map[string]string{
 	"payee": "payee", "beneficiario": "payee", "name": "payee", "nombre": "payee",
 	"merchant": "payee", "comercio": "payee", "counterparty": "payee",
 	"description": "description", "descripcion": "description", "concepto": "description",
-	"details": "description", "detalle": "description", "detalles": "description",
+	"detalle": "description", "detalles": "description",
 	"transaction description": "description", "narrative": "description",
 	"memo": "memo", "notes": "memo", "note": "memo", "notas": "memo", "nota": "memo",
 	"observaciones": "memo", "comments": "memo",

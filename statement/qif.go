@@ -76,7 +76,8 @@ type qifReader struct {
 // splits S category, E memo, $ amount, which must add up to the amount. N is the
 // ExternalID when it holds a digit (a cheque number, the bank's own name for the
 // cheque); words such as ATM, DEP or EFT name a kind of movement, not the row, and are
-// dropped. A last record the file does not end with ^ is read all the same.
+// dropped. A last record the file does not end with ^ is read all the same; a second D
+// line in a record (some programs date the splits) is ignored.
 func NewQIF(r io.Reader, opts QIFOptions) (Reader, error) {
 	var text io.Reader
 	var err error
@@ -240,7 +241,10 @@ func (q *qifReader) field(rec *qifRecord, code byte, v string) error {
 	}
 	switch code {
 	case 'D':
-		rec.date, rec.dateLine = v, q.line
+		// Some programs write a date on a split too; the record's is its first.
+		if rec.date == "" {
+			rec.date, rec.dateLine = v, q.line
+		}
 	case 'T':
 		rec.amount, rec.amountAt = v, q.line
 	case 'U':

@@ -77,13 +77,21 @@ func (f dateForm) in(order DateOrder) (domain.Date, bool) {
 	if !f.numeric {
 		return f.date, true
 	}
+	if order == DateOrderUnknown {
+		// Without an order only a date that one order alone can read, or that reads the
+		// same both ways, is a date.
+		switch dmy, mdy := f.orders(); {
+		case dmy && !mdy:
+			order = DateOrderDMY
+		case mdy && !dmy:
+			order = DateOrderMDY
+		case f.a != f.b:
+			return domain.Date{}, false
+		}
+	}
 	day, month := f.a, f.b
 	if order == DateOrderMDY {
 		day, month = f.b, f.a
-	} else if order != DateOrderDMY {
-		if f.a != f.b {
-			return domain.Date{}, false
-		}
 	}
 	if !validDate(f.year, month, day) {
 		return domain.Date{}, false
