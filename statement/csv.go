@@ -139,6 +139,10 @@ type csvReader struct {
 // amount 1.234,56 in a file decided to use a decimal point) is an *Error naming its
 // line, never read another way; a later row whose date needs an order the first rows did
 // not need (they were all ISO dates) is a *DateOrderRequiredError naming its line.
+//
+// After an error about one row, Next goes on with the next row, so that a preview can
+// list every row that cannot be read; after an error in the file itself (a quote never
+// closed, bytes not in its encoding, a failed read) Next returns that error again.
 func NewCSV(r io.Reader, opts CSVOptions) (Reader, error) {
 	var text io.Reader
 	var err error

@@ -77,7 +77,8 @@ type qifReader struct {
 // ExternalID when it holds a digit (a cheque number, the bank's own name for the
 // cheque); words such as ATM, DEP or EFT name a kind of movement, not the row, and are
 // dropped. A last record the file does not end with ^ is read all the same; a second D
-// line in a record (some programs date the splits) is ignored.
+// line in a record (some programs date the splits) is ignored. As with NewCSV, Next goes
+// on after an error about one record and stops at one in the file's structure.
 func NewQIF(r io.Reader, opts QIFOptions) (Reader, error) {
 	var text io.Reader
 	var err error
