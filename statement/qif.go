@@ -23,8 +23,12 @@ type QIFOptions struct {
 	DecimalSeparator rune
 }
 
-// maxQIFLine bounds one line of a QIF file.
-const maxQIFLine = 1 << 20
+// maxQIFLine bounds one line of a QIF file, and maxQIFSplits one record's splits, so that
+// a malformed file cannot make a record hold the rest of it.
+const (
+	maxQIFLine   = 1 << 20
+	maxQIFSplits = 1000
+)
 
 // qifRecord is a transaction record as the file writes it, before its date and amounts
 // are read (they need the file's date order and decimal separator).
@@ -239,6 +243,9 @@ func (q *qifReader) header(text string) {
 func (q *qifReader) field(rec *qifRecord, code byte, v string) error {
 	last := func() *qifSplit {
 		return &rec.splits[len(rec.splits)-1]
+	}
+	if (code == 'S' || code == 'E' || code == '$') && len(rec.splits) >= maxQIFSplits {
+		return q.fail(rec.line, "the record starting here has more than %d splits", maxQIFSplits)
 	}
 	switch code {
 	case 'D':

@@ -203,6 +203,7 @@ func TestQIFErrors(t *testing.T) {
 		{"record cut by a header", "!Type:Bank\nD2024-01-01\nT1\n!Type:Cash\nD2024-01-02\nT1\n^\n", 0, 2, "has no ^ before the header on line 4"},
 		{"order contradicted", "!Type:Bank\nD13/01/2024\nT1\n^\nD01/13/2024\nT1\n^\n", 1, 5, "cannot be day/month/year"},
 		{"empty", "", 0, 1, "the file is empty"},
+		{"too many splits", "!Type:Bank\nD2024-01-01\nT0\n" + strings.Repeat("SA\n$0\n", maxQIFSplits+1) + "^\n", 0, 2, "more than 1000 splits"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

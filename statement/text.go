@@ -40,8 +40,9 @@ const sniffSize = 64 << 10
 //     Windows-1252 keeps €, curly quotes and dashes and ISO-8859-1 only control codes),
 //     else ISO-8859-1.
 //
-// A file decided to be UTF-8 that turns out not to be later on fails there with an
-// *EncodingError rather than reading garbled text.
+// A file decided to be UTF-8 or ISO-8859-1 that turns out not to be later on fails there
+// with an *EncodingError rather than reading garbled text; the caller names the encoding
+// (Windows-1252 reads every byte ISO-8859-1 does) and reads it again.
 func Decode(r io.Reader) (io.Reader, Encoding, error) {
 	br := bufio.NewReaderSize(r, sniffSize)
 	prefix, err := br.Peek(sniffSize)
@@ -70,7 +71,7 @@ func DecodeAs(r io.Reader, enc Encoding) (io.Reader, error) {
 	case EncodingWindows1252:
 		dec = charmap.Windows1252.NewDecoder()
 	case EncodingISO88591:
-		dec = charmap.ISO8859_1.NewDecoder()
+		return transform.NewReader(&latin1Checked{r: r}, charmap.ISO8859_1.NewDecoder()), nil
 	default:
 		return nil, fmt.Errorf("statement: unknown encoding %q", enc)
 	}
@@ -140,14 +141,39 @@ func validUTF8Prefix(p []byte) bool {
 	return false
 }
 
-// EncodingError is a file read as UTF-8 (its start was) with bytes further on that are
-// not UTF-8.
+// EncodingError is a file whose start was read as one encoding with bytes further on
+// that are not text in it: bytes that are not UTF-8, or in ISO-8859-1 the control codes
+// 0x80–0x9F, which only Windows-1252 writes as text (€, curly quotes).
 type EncodingError struct {
-	Offset int64 // of the first byte that is not UTF-8, from the decoded text's start
+	Encoding Encoding
+	Offset   int64 // of the first such byte, after any byte-order mark
 }
 
 func (e *EncodingError) Error() string {
-	return fmt.Sprintf("statement: the file began as UTF-8 but byte %d is not UTF-8: save it as UTF-8 or name its encoding", e.Offset)
+	return fmt.Sprintf("statement: the file began as %s but byte %d is not %s text: name the file's encoding", e.Encoding, e.Offset, e.Encoding)
+}
+
+// latin1Checked passes ISO-8859-1 through and fails at the first byte in 0x80–0x9F.
+type latin1Checked struct {
+	r      io.Reader
+	offset int64
+	err    error
+}
+
+func (l *latin1Checked) Read(p []byte) (int, error) {
+	if l.err != nil {
+		return 0, l.err
+	}
+	n, err := l.r.Read(p)
+	for i, b := range p[:n] {
+		if b >= 0x80 && b <= 0x9F {
+			l.err = &EncodingError{Encoding: EncodingISO88591, Offset: l.offset + int64(i)}
+			l.offset += int64(i)
+			return i, nil
+		}
+	}
+	l.offset += int64(n)
+	return n, err
 }
 
 // utf8Checked passes UTF-8 through and fails at the first byte that is not, holding back
@@ -192,7 +218,7 @@ func (u *utf8Checked) Read(p []byte) (int, error) {
 	for i := 0; i < end; {
 		c, size := utf8.DecodeRune(p[i:end])
 		if c == utf8.RuneError && size <= 1 {
-			u.err = &EncodingError{Offset: u.offset + int64(i)}
+			u.err = &EncodingError{Encoding: EncodingUTF8, Offset: u.offset + int64(i)}
 			u.offset += int64(i)
 			return i, nil
 		}

@@ -83,6 +83,28 @@ func TestDecodeUTF8BrokenLater(t *testing.T) {
 	}
 }
 
+func TestDecodeLatin1BrokenLater(t *testing.T) {
+	// ISO-8859-1 for the first 64 KiB (no byte in 0x80–0x9F), a Windows-1252 € after.
+	in := append(bytes.Repeat([]byte("2024-01-01,1.00,caf\xe9\n"), 5000), "2024-01-02,2.00,\x80\n"...)
+	r, enc, err := Decode(bytes.NewReader(in))
+	if err != nil || enc != EncodingISO88591 {
+		t.Fatalf("Decode = %s, %v", enc, err)
+	}
+	_, err = io.ReadAll(r)
+	var ee *EncodingError
+	if !errors.As(err, &ee) || ee.Encoding != EncodingISO88591 || ee.Offset != int64(len(in)-2) {
+		t.Fatalf("err = %v, want *EncodingError at %d", err, len(in)-2)
+	}
+	// Named as Windows-1252, the same file reads.
+	r, err = DecodeAs(bytes.NewReader(in), EncodingWindows1252)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := io.ReadAll(r); err != nil || !bytes.HasSuffix(text, []byte("2.00,€\n")) {
+		t.Fatalf("read %q…, %v", text[len(text)-10:], err)
+	}
+}
+
 func TestParseDate(t *testing.T) {
 	d := func(y, m, day int) domain.Date { return domain.DateOf(y, time.Month(m), day) }
 	tests := []struct {
