@@ -244,8 +244,15 @@ func (q *qifReader) field(rec *qifRecord, code byte, v string) error {
 	last := func() *qifSplit {
 		return &rec.splits[len(rec.splits)-1]
 	}
-	if (code == 'S' || code == 'E' || code == '$') && len(rec.splits) >= maxQIFSplits {
-		return q.fail(rec.line, "the record starting here has more than %d splits", maxQIFSplits)
+	// A split starts at S, or at an E or $ when the split before has one already.
+	starts := code == 'S' ||
+		(code == 'E' && (len(rec.splits) == 0 || last().memo != "" || last().hasAmount)) ||
+		(code == '$' && (len(rec.splits) == 0 || last().hasAmount))
+	if starts {
+		if len(rec.splits) >= maxQIFSplits {
+			return q.fail(rec.line, "the record starting here has more than %d splits", maxQIFSplits)
+		}
+		rec.splits = append(rec.splits, qifSplit{line: q.line})
 	}
 	switch code {
 	case 'D':
@@ -268,16 +275,10 @@ func (q *qifReader) field(rec *qifRecord, code byte, v string) error {
 	case 'L':
 		rec.category = v
 	case 'S':
-		rec.splits = append(rec.splits, qifSplit{category: v, line: q.line})
+		last().category = v
 	case 'E':
-		if len(rec.splits) == 0 || last().memo != "" || last().hasAmount {
-			rec.splits = append(rec.splits, qifSplit{line: q.line})
-		}
 		last().memo = v
 	case '$':
-		if len(rec.splits) == 0 || last().hasAmount {
-			rec.splits = append(rec.splits, qifSplit{line: q.line})
-		}
 		last().amount, last().hasAmount = v, true
 	case 'C', 'A', '%', 'F', 'X', 'K', 'I', 'Q', 'Y', 'O', 'B', 'R', 'G', '1', '2', '3', '4', '5', '6', '7', '8':
 		// Cleared status, address lines, split percentages, reimbursable flags and
