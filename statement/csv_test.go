@@ -126,6 +126,16 @@ func TestCSV(t *testing.T) {
 			rows: []want{{"2024-05-05", "1.00", "", "", "", 2}, {"2024-06-01", "2.00", "", "", "", 3}},
 		},
 		{
+			name: "Retiro and Depósito, Referencia, accents and case in the names",
+			in:   "FECHA,Descripción,Referencia,Retiro,Depósito,Saldo\n13/01/2024,Cajero,R1,\"1,500.00\",,100.00\n14/01/2024,Nómina,R2,,\"10,000.00\",10100.00\n",
+			rows: []want{{"2024-01-13", "-1500.00", "Cajero", "", "R1", 2}, {"2024-01-14", "10000.00", "Nómina", "", "R2", 3}},
+		},
+		{
+			name: "Fecha valor beside Fecha, Monto",
+			in:   "Fecha;Fecha valor;Monto;Notas\n2024-01-13;2024-01-15;-1,00;n\n",
+			rows: []want{{"2024-01-13", "-1.00", "", "n", "", 2}},
+		},
+		{
 			name: "currency column",
 			in:   "Date,Amount,Currency\n2024-01-01,1.00,usd\n",
 			rows: []want{{"2024-01-01", "1.00", "", "", "", 2}},
@@ -286,6 +296,22 @@ func TestCSVErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestCSVOptionsRefused(t *testing.T) {
+	for name, opts := range map[string]CSVOptions{
+		"amount and debit":  {Mapping: &CSVMapping{Date: 1, Amount: 2, Debit: 3}},
+		"no date":           {Mapping: &CSVMapping{Amount: 2}},
+		"no amount":         {Mapping: &CSVMapping{Date: 1}},
+		"delimiter":         {Delimiter: ':'},
+		"decimal separator": {DecimalSeparator: '_'},
+		"encoding":          {Encoding: "ebcdic"},
+		"header mode":       {Header: "maybe"},
+	} {
+		if _, err := NewCSV(strings.NewReader("2024-01-01,1.00,2.00\n"), opts); err == nil {
+			t.Errorf("%s: options accepted", name)
+		}
 	}
 }
 

@@ -55,6 +55,11 @@ func TestQIF(t *testing.T) {
 			rows: []want{{"2024-02-01", "1.00", "", "", "", 2}},
 		},
 		{
+			name: "asset and liability accounts",
+			in:   "!Type:Oth A\nD2024-01-01\nT1.00\n^\n!Type:Oth L\nD2024-01-02\nT-2.00\n^\n",
+			rows: []want{{"2024-01-01", "1.00", "", "", "", 2}, {"2024-01-02", "-2.00", "", "", "", 6}},
+		},
+		{
 			name: "investment section skipped",
 			in:   "!Type:Invst\nD2024-01-01\nNBuy\nYACME\nI10\nQ2\nT20.00\n^\n!Type:Bank\nD2024-01-02\nT1.00\n^\n",
 			rows: []want{{"2024-01-02", "1.00", "", "", "", 10}},
