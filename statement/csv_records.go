@@ -85,6 +85,13 @@ func (c *csvRecords) next() ([]string, int, error) {
 				f = f[:n-1]
 			}
 			return append(fields, string(f)), start, nil
+		case b == '\r':
+			// A CR alone ends a line too, as old Mac programs write it.
+			if nb, err := c.r.Peek(1); err != nil || nb[0] != '\n' {
+				c.line++
+				return append(fields, string(c.field)), start, nil
+			}
+			c.field = append(c.field, b)
 		case b == '"' && len(c.field) == 0 && !wasQuoted:
 			quoted, wasQuoted = true, true
 			quoteLine = c.line + 1
@@ -110,7 +117,7 @@ func sniffDelimiter(prefix []byte) byte {
 			case quoted:
 			case b == d:
 				n++
-			case b == '\n' || i == len(prefix)-1:
+			case b == '\n' || b == '\r' || i == len(prefix)-1:
 				if n > 1 {
 					counts[n]++
 				}

@@ -109,6 +109,11 @@ func TestCSV(t *testing.T) {
 			rows: []want{{"2024-01-05", "1.5", "", "", "", 2}, {"2024-12-31", "2.25", "", "", "", 4}},
 		},
 		{
+			name: "CR alone ends a line",
+			in:   "date,amount\r2024-01-01,1.00\r2024-01-02,\"2.00\"\r",
+			rows: []want{{"2024-01-01", "1.00", "", "", "", 2}, {"2024-01-02", "2.00", "", "", "", 3}},
+		},
+		{
 			name: "no header, mapping given, order given",
 			in:   "01/02/2024,x,5.00\n03/04/2024,y,-1.00\n",
 			opts: CSVOptions{Mapping: &CSVMapping{Date: 1, Payee: 2, Amount: 3}, DateOrder: DateOrderDMY},
