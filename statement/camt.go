@@ -534,4 +534,3 @@ func clip(s string) string {
 }
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
