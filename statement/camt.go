@@ -23,7 +23,9 @@ import (
 //
 // An entry is one row, except a batch: an entry whose NtryDtls list several TxDtls
 // becomes one row per TxDtls, with the transaction's own amount; those amounts must sum
-// to the entry's, or the file is refused. The booking date (BookgDt) is the row's Date,
+// to the entry's, or the file is refused. A batch whose transactions state no amount at
+// all cannot be split and is one row, named after its counterparty only when every
+// transaction names the same; one where some do and some do not is refused. The booking date (BookgDt) is the row's Date,
 // the value date (ValDt) its ValueDate when it differs; a date-time is read as the
 // calendar date the bank wrote, whatever its offset. An entry without a booking date
 // (a pending camt.052 entry) is dated by its value date.
@@ -348,6 +350,15 @@ func (c *camtReader) readEntry(t xml.StartElement) error {
 		Memo:       strings.TrimSpace(e.AddtlNtryInf),
 		Position:   pos,
 	}
+	// A batch whose transactions state no amount is booked, and read, as one row.
+	if len(txs) > 1 && !anyAmount(txs) {
+		if same := payeesAgree(txs, amount.Sign() < 0); same {
+			describe(&base, txs[0], amount.Sign() < 0)
+			base.Memo = strings.TrimSpace(e.AddtlNtryInf)
+		}
+		c.pending = append(c.pending, base)
+		return nil
+	}
 	if len(txs) <= 1 {
 		row := base
 		if len(txs) == 1 {
@@ -397,6 +408,29 @@ func (c *camtReader) readEntry(t xml.StartElement) error {
 		return &Error{Format: FormatCAMT, Position: pos, Message: fmt.Sprintf("the entry's %d transactions sum to %s, not to the entry's amount %s", len(txs), sum, amount)}
 	}
 	return nil
+}
+
+func anyAmount(txs []camtTransaction) bool {
+	for _, tx := range txs {
+		if tx.Amt != nil || tx.AmtDtls.TxAmt.Amt != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// payeesAgree reports whether every transaction names the same counterparty.
+func payeesAgree(txs []camtTransaction, out bool) bool {
+	var first Row
+	describe(&first, txs[0], out)
+	for _, tx := range txs[1:] {
+		var r Row
+		describe(&r, tx, out)
+		if r.Payee != first.Payee || r.CounterpartyAccount != first.CounterpartyAccount {
+			return false
+		}
+	}
+	return true
 }
 
 // reference is the transaction's own id: the bank's reference, else the payer's

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -264,4 +266,55 @@ func TestCAMTStreamsInBoundedMemory(t *testing.T) {
 		t.Fatalf("the heap reached %d bytes reading %d entries, over %d", peak, entries, bound)
 	}
 	t.Logf("%d rows, sum %s, heap peak %d KiB", n, sum, peak>>10)
+}
+
+// readSamples reads every testdata file matching pattern through open, and returns the
+// rows of each by file name; the files named in refused must fail with an *Error saying
+// what they map to.
+func readSamples(t *testing.T, pattern string, open func(io.Reader) (Reader, error), refused map[string]string) map[string][]Row {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", pattern))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no samples %s: %v", pattern, err)
+	}
+	got := map[string][]Row{}
+	for _, name := range files {
+		in, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, balances, err := readAll(t, open, string(in))
+		if why, ok := refused[filepath.Base(name)]; ok {
+			var se *Error
+			if !errors.As(err, &se) || !strings.Contains(se.Message, why) {
+				t.Errorf("%s: error %v, want an *Error saying %q", name, err, why)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, r := range rows {
+			if r.Date.IsZero() {
+				t.Errorf("%s: a row without a date: %+v", name, r)
+			}
+		}
+		t.Logf("%s: %d rows, %d balances", filepath.Base(name), len(rows), len(balances))
+		got[filepath.Base(name)] = rows
+	}
+	return got
+}
+
+func TestCAMTSamples(t *testing.T) {
+	rows := readSamples(t, "camt-*.xml", NewCAMT, map[string]string{
+		// A parser's fixture, not a bank's file: its entry is 200000 SEK debited, its
+		// transactions 9.50 CHF credited.
+		"camt-genkgo-camt054.v8.xml": "the transaction is in CHF but its entry in SEK",
+	})
+	for name, r := range rows {
+		if len(r) == 0 {
+			t.Errorf("%s: no rows", name)
+		}
+	}
 }

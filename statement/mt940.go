@@ -244,8 +244,9 @@ func (m *mt940Reader) balance(f *mt940Field) (Balance, error) {
 }
 
 // mt940Line is a :61: statement line: value date, entry date, mark, funds code, amount,
-// transaction type, the customer's reference and the bank's after "//".
-var mt940Line = regexp.MustCompile(`^([0-9]{6})([0-9]{4})?(RC|RD|C|D)([A-Z])?([0-9]+(?:[,.][0-9]*)?)([NFS][A-Z0-9]{3})(.*)$`)
+// transaction type, the customer's reference and the bank's after "//". Some banks put a
+// space before the type, or write a two-letter type padded with a space (ING's "NOV ").
+var mt940Line = regexp.MustCompile(`^([0-9]{6})([0-9]{4})?(RC|RD|C|D)([A-Z])?([0-9]+(?:[,.][0-9]*)?) ?([NFS][A-Z0-9]{3}|[NFS][A-Z0-9]{2} )(.*)$`)
 
 func (m *mt940Reader) statementLine(f *mt940Field) (Row, error) {
 	text := strings.TrimSpace(f.lines[0])

@@ -142,3 +142,11 @@ func TestMT940Malformed(t *testing.T) {
 		})
 	}
 }
+
+func TestMT940Samples(t *testing.T) {
+	for name, r := range readSamples(t, "mt940-*.sta", NewMT940, nil) {
+		if len(r) == 0 {
+			t.Errorf("%s: no rows", name)
+		}
+	}
+}

@@ -276,8 +276,12 @@ func (o *ofxReader) end(tok ofxToken) error {
 		}
 		o.ready = append(o.ready, row)
 	case "LEDGERBAL":
+		stated := o.balance["BALAMT"] != "" || o.balance["DTASOF"] != ""
 		b, err := o.ledgerBalance(opened.line, path)
 		o.balance = nil
+		if !stated {
+			return nil // <LEDGERBAL> with empty leaves: the bank states no balance
+		}
 		if err != nil {
 			return err
 		}

@@ -122,3 +122,7 @@ func TestOFXMalformed(t *testing.T) {
 		})
 	}
 }
+
+func TestOFXSamples(t *testing.T) {
+	readSamples(t, "ofx-*", NewOFX, nil)
+}
