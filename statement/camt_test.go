@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -317,4 +318,69 @@ func TestCAMTSamples(t *testing.T) {
 			t.Errorf("%s: no rows", name)
 		}
 	}
+}
+
+// fuzzReader reads in through open and checks what any reader of a statement promises:
+// no panic, an *Error for what it cannot read, and rows with a date and a decimal
+// amount.
+func fuzzReader(t *testing.T, open func(io.Reader) (Reader, error), in []byte) {
+	r, err := open(bytes.NewReader(in))
+	if err != nil {
+		var se *Error
+		if !errors.As(err, &se) {
+			t.Fatalf("opening: %v (%T), want an *Error", err, err)
+		}
+		return
+	}
+	for range 1 << 20 {
+		row, err := r.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			var se *Error
+			if !errors.As(err, &se) {
+				t.Fatalf("%v (%T), want an *Error", err, err)
+			}
+			return
+		}
+		if row.Date.IsZero() || row.Date.Year() < 1 || row.Date.Year() > 9999 {
+			t.Fatalf("row %+v: no valid date", row)
+		}
+		if _, err := decimal.NewFromString(row.Amount.String()); err != nil {
+			t.Fatalf("row %+v: amount %q is not a decimal: %v", row, row.Amount, err)
+		}
+		for _, b := range r.Balances() {
+			if b.Date.IsZero() {
+				t.Fatalf("balance %+v: no date", b)
+			}
+		}
+	}
+	t.Fatalf("more than a million rows from %d bytes", len(in))
+}
+
+// addSeeds adds the testdata files matching pattern to f's corpus.
+func addSeeds(f *testing.F, pattern string, more ...string) {
+	files, err := filepath.Glob(filepath.Join("testdata", pattern))
+	if err != nil || len(files) == 0 {
+		f.Fatalf("no seeds %s: %v", pattern, err)
+	}
+	for _, name := range files {
+		in, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(in)
+	}
+	for _, in := range more {
+		f.Add([]byte(in))
+	}
+}
+
+// FuzzCAMT runs for as long as asked with
+//
+//	go test ./statement -run '^$' -fuzz FuzzCAMT -fuzztime 5m
+func FuzzCAMT(f *testing.F) {
+	addSeeds(f, "camt-*.xml", camtDocument("urn:iso:std:iso:20022:tech:xsd:camt.053.001.02", camtStatement))
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzReader(t, NewCAMT, in) })
 }

@@ -150,3 +150,11 @@ func TestMT940Samples(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMT940 runs for as long as asked with
+//
+//	go test ./statement -run '^$' -fuzz FuzzMT940 -fuzztime 5m
+func FuzzMT940(f *testing.F) {
+	addSeeds(f, "mt940-*.sta", ":20:X\n:25:A\n:60F:C231231EUR1,00\n:61:2312310102RCR12,50NTRFREF//B1\n:86:/NAME/X/REMI/USTD//Y/\n:62F:D240102EUR11,50\n-}")
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzReader(t, NewMT940, in) })
+}

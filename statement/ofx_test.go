@@ -126,3 +126,12 @@ func TestOFXMalformed(t *testing.T) {
 func TestOFXSamples(t *testing.T) {
 	readSamples(t, "ofx-*", NewOFX, nil)
 }
+
+// FuzzOFX runs for as long as asked with
+//
+//	go test ./statement -run '^$' -fuzz FuzzOFX -fuzztime 5m
+func FuzzOFX(f *testing.F) {
+	addSeeds(f, "ofx-*", ofxSGMLHeader+"<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><CURDEF>EUR<BANKACCTFROM><ACCTID>9</BANKACCTFROM><BANKTRANLIST>"+
+		"<STMTTRN><DTPOSTED>20240102<TRNAMT>-.5<FITID>L1<NAME>Cr\xe8me</STMTTRN></BANKTRANLIST><LEDGERBAL><BALAMT>1<DTASOF>20240102</LEDGERBAL></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>")
+	f.Fuzz(func(t *testing.T, in []byte) { fuzzReader(t, NewOFX, in) })
+}
