@@ -521,8 +521,15 @@ func camtDateOf(d camtDate) (domain.Date, error) {
 	if err != nil {
 		return domain.Date{}, fmt.Errorf("%q is not a date such as 2024-01-31", clip(s))
 	}
+	if !plausibleYear(t.Year()) {
+		return domain.Date{}, fmt.Errorf("%q is not a date of a bank statement", clip(s))
+	}
 	return domain.DateAt(t), nil
 }
+
+// plausibleYear bounds the years a statement's dates are read in: a year 0000 or 9999
+// in a file is a placeholder or a corruption, not a day money moved.
+func plausibleYear(y int) bool { return y >= 1900 && y < 2200 }
 
 // here is the path of the element name about to be read inside the open ones.
 func (c *camtReader) here(name string) string {

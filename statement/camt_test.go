@@ -190,6 +190,7 @@ func TestCAMTMalformed(t *testing.T) {
 		{"bad mark", stmt("<Ntry><Amt>1</Amt><CdtDbtInd>CR</CdtDbtInd><BookgDt><Dt>2024-01-01</Dt></BookgDt></Ntry>"), "Ntry[1]", "not CRDT or DBIT"},
 		{"no mark", stmt("<Ntry><Amt>1</Amt><BookgDt><Dt>2024-01-01</Dt></BookgDt></Ntry>"), "Ntry[1]", "credit or a debit"},
 		{"bad date", stmt("<Ntry><Amt>1</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>2024-02-30</Dt></BookgDt></Ntry>"), "Ntry[1]", "not a date"},
+		{"year 0", stmt("<Ntry><Amt>1</Amt><CdtDbtInd>CRDT</CdtDbtInd><BookgDt><Dt>0000-01-01</Dt></BookgDt></Ntry>"), "Ntry[1]", "not a date of a bank statement"},
 		{"no date", stmt("<Ntry><Amt>1</Amt><CdtDbtInd>CRDT</CdtDbtInd></Ntry>"), "Ntry[1]", "neither a booking date"},
 		{"batch off", stmt(`<Ntry><Amt>10</Amt><CdtDbtInd>DBIT</CdtDbtInd><BookgDt><Dt>2024-01-01</Dt></BookgDt><NtryDtls>
 			<TxDtls><Amt>4</Amt></TxDtls><TxDtls><Amt>5</Amt></TxDtls></NtryDtls></Ntry>`), "Ntry[1]", "sum to -9, not to the entry's amount -10"},

@@ -478,8 +478,9 @@ func slashFields(text string) map[string]string {
 		if i+1 < len(starts) {
 			end = starts[i+1].at
 		}
+		// "/ORDP//NAME/x": a field may be empty, its closing slash the next one's opening.
 		if _, seen := fields[codes[i]]; !seen {
-			fields[codes[i]] = text[s.value:end]
+			fields[codes[i]] = text[min(s.value, end):end]
 		}
 	}
 	return fields

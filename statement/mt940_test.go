@@ -62,13 +62,14 @@ that go on
 :61:240102RD3,10NCHG//R2
 :86:/CNTP/NL20INGB0001234567/INGBNL2A/Shop B.V./Amsterdam/REMI/USTD//Order 55/
 :61:240102D0,01NMSCNONREF
+:86:/ORDP//NAME/Acme/REMI/
 :62F:C240102EUR33,09
 -
 `,
 			rows: []want{
 				{"NL69INGB0123456789EUR", "2023-12-31", "2024-01-01", "-20", "EUR", "J. de Vries", "Terugboeking factuur 7", "R1", "NL91ABNA0417164300"},
 				{"NL69INGB0123456789EUR", "2024-01-02", "", "3.1", "EUR", "Shop B.V.", "Order 55", "R2", "NL20INGB0001234567"},
-				{"NL69INGB0123456789EUR", "2024-01-02", "", "-0.01", "EUR", "", "", "", ""},
+				{"NL69INGB0123456789EUR", "2024-01-02", "", "-0.01", "EUR", "Acme", "", "", ""},
 			},
 			balances: []string{
 				"NL69INGB0123456789EUR opening 2024-01-01 50 EUR",

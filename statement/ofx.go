@@ -210,6 +210,9 @@ func (o *ofxReader) step() error {
 	switch tok.kind {
 	case ofxStart:
 		o.leaf = ""
+		if !o.sawOFX && tok.name != "OFX" {
+			return o.errorf(tok.line, "the file's first element is <%s>, not <OFX>", tok.name)
+		}
 		if !ofxAggregates[tok.name] {
 			o.leaf = tok.name
 			return nil
@@ -395,7 +398,7 @@ func ofxDate(s string) (domain.Date, bool) {
 		return domain.Date{}, false
 	}
 	t, err := time.Parse("20060102", s[:8])
-	if err != nil {
+	if err != nil || !plausibleYear(t.Year()) {
 		return domain.Date{}, false
 	}
 	return domain.DateAt(t), true

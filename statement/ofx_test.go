@@ -106,7 +106,9 @@ func TestOFXMalformed(t *testing.T) {
 		{"unclosed transaction", wrap("<STMTTRN><TRNAMT>1<DTPOSTED>20240101"), 15, "<STMTTRN> of line 14 is not closed before </BANKTRANLIST>"},
 		{"stray close", wrap("</STMTTRN>"), 14, "</STMTTRN> closes an element that is not open"},
 		{"truncated", ofxSGMLHeader + "<OFX><BANKMSGSRSV1>\n<STMTTRNRS>", 12, "ends before <STMTTRNRS> of line 12 is closed"},
-		{"no OFX", ofxSGMLHeader + "<FOO>bar</FOO>", 11, "no <OFX> element"},
+		{"not OFX first", ofxSGMLHeader + "<FOO>bar</FOO>", 11, "first element is <FOO>, not <OFX>"},
+		{"no OFX", "<?xml version=\"1.0\"?>\n<?OFX OFXHEADER=\"200\"?>\n", 3, "no <OFX> element"},
+		{"year 0", wrap("<STMTTRN><TRNAMT>1<DTPOSTED>00000101</STMTTRN>"), 14, `"00000101" is not a date`},
 		{"tag never ends", ofxSGMLHeader + "<OFX><STMTTRN" + strings.Repeat("x", 2000), 11, "without its '>'"},
 	}
 	for _, tt := range tests {
