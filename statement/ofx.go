@@ -21,8 +21,8 @@ import (
 // NewOFX reads an OFX file: OFX 1.x, the SGML whose leaf elements are not closed, after
 // its OFXHEADER block; OFX 2.x, XML after its <?OFX?> instruction; and Quicken's QFX,
 // which is either. Bank statements (STMTRS) and credit-card statements (CCSTMTRS) are
-// read, as many as the file holds, each STMTTRN as it closes; investment statements are
-// not. The text is decoded as the header says: CHARSET 1252 or ISO-8859-1, or UTF-8;
+// read, as many as the file holds, each STMTTRN as it closes; of an investment statement
+// (INVSTMTRS), the movements of cash (INVBANKTRAN), not the trades of securities. The text is decoded as the header says: CHARSET 1252 or ISO-8859-1, or UTF-8;
 // CHARSET NONE with ENCODING USASCII, which in practice is Windows-1252 when a byte is
 // not ASCII, is read as Windows-1252.
 //
@@ -154,6 +154,8 @@ var ofxAggregates = map[string]bool{
 	"BANKACCTFROM": true, "CCACCTFROM": true, "BANKACCTTO": true, "CCACCTTO": true,
 	"BANKTRANLIST": true, "STMTTRN": true, "PAYEE": true, "CURRENCY": true,
 	"ORIGCURRENCY": true, "LEDGERBAL": true, "AVAILBAL": true,
+	"INVSTMTMSGSRSV1": true, "INVSTMTTRNRS": true, "INVSTMTRS": true, "INVACCTFROM": true,
+	"INVTRANLIST": true, "INVBANKTRAN": true,
 }
 
 type ofxOpen struct {
@@ -240,7 +242,7 @@ func (o *ofxReader) start(tok ofxToken) error {
 	switch tok.name {
 	case "OFX":
 		o.sawOFX = true
-	case "STMTRS", "CCSTMTRS":
+	case "STMTRS", "CCSTMTRS", "INVSTMTRS":
 		o.account, o.currency = "", ""
 	case "STMTTRN":
 		if o.txn != nil {
@@ -301,9 +303,9 @@ func (o *ofxReader) value(name, text string) {
 		o.txn[in+"/"+name] = text
 	case o.balance != nil && in == "LEDGERBAL":
 		o.balance[name] = text
-	case (in == "BANKACCTFROM" || in == "CCACCTFROM") && name == "ACCTID":
+	case (in == "BANKACCTFROM" || in == "CCACCTFROM" || in == "INVACCTFROM") && name == "ACCTID":
 		o.account = text
-	case (in == "STMTRS" || in == "CCSTMTRS") && name == "CURDEF":
+	case (in == "STMTRS" || in == "CCSTMTRS" || in == "INVSTMTRS") && name == "CURDEF":
 		o.currency = text
 	}
 }

@@ -126,7 +126,12 @@ func TestOFXMalformed(t *testing.T) {
 }
 
 func TestOFXSamples(t *testing.T) {
-	readSamples(t, "ofx-*", NewOFX, nil)
+	rows := readSamples(t, "ofx-*", NewOFX, nil)
+	// An investment statement's cash movements, in the currency each states.
+	inv := rows["ofx-ofxparse-investment_medium.ofx"]
+	if len(inv) != 3 || rowOf(inv[0]) != (want{"ABC123", "2009-12-15", "", "-3.65", "USD", "", "CASH TRADE: AUD.USD", "20091215.U489357.e.USD.1510480481", ""}) {
+		t.Errorf("investment rows %+v", inv)
+	}
 }
 
 // FuzzOFX runs for as long as asked with
