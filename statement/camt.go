@@ -28,7 +28,10 @@ import (
 // transaction names the same; one where some do and some do not is refused. The booking date (BookgDt) is the row's Date,
 // the value date (ValDt) its ValueDate when it differs; a date-time is read as the
 // calendar date the bank wrote, whatever its offset. An entry without a booking date
-// (a pending camt.052 entry) is dated by its value date.
+// is dated by its value date. Entries not booked (status PDNG, INFO or FUTR, which a
+// camt.052 report may list) are passed over: they come again, booked, in a later file.
+// CdtDbtInd says which way the money of an entry moved, a reversal (RvslInd) included: a
+// reversed debit is booked as a credit.
 func NewCAMT(r io.Reader) (Reader, error) {
 	d := xml.NewDecoder(r)
 	d.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
@@ -249,12 +252,17 @@ type camtTransaction struct {
 }
 
 type camtEntry struct {
-	NtryRef     string      `xml:"NtryRef"`
-	Amt         *camtAmount `xml:"Amt"`
-	CdtDbtInd   string      `xml:"CdtDbtInd"`
-	BookgDt     camtDate    `xml:"BookgDt"`
-	ValDt       camtDate    `xml:"ValDt"`
-	AcctSvcrRef string      `xml:"AcctSvcrRef"`
+	NtryRef   string      `xml:"NtryRef"`
+	Amt       *camtAmount `xml:"Amt"`
+	CdtDbtInd string      `xml:"CdtDbtInd"`
+	// Sts is text up to version 7 and Sts/Cd from version 8.
+	Sts struct {
+		Text string `xml:",chardata"`
+		Cd   string `xml:"Cd"`
+	} `xml:"Sts"`
+	BookgDt     camtDate `xml:"BookgDt"`
+	ValDt       camtDate `xml:"ValDt"`
+	AcctSvcrRef string   `xml:"AcctSvcrRef"`
 	NtryDtls    []struct {
 		TxDtls []camtTransaction `xml:"TxDtls"`
 	} `xml:"NtryDtls"`
@@ -314,6 +322,13 @@ func (c *camtReader) readEntry(t xml.StartElement) error {
 	var e camtEntry
 	if err := c.d.DecodeElement(&e, &t); err != nil {
 		return c.syntaxError(err)
+	}
+	status := strings.TrimSpace(e.Sts.Cd)
+	if status == "" {
+		status = strings.TrimSpace(e.Sts.Text)
+	}
+	if status == "PDNG" || status == "INFO" || status == "FUTR" {
+		return nil // not booked: it comes again, booked, in a later statement
 	}
 	amount, currency, err := c.signedAmount(e.Amt, e.CdtDbtInd, pos, "entry")
 	if err != nil {
