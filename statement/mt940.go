@@ -28,7 +28,8 @@ import (
 // a reversal of a credit (RC) is money out and of a debit (RD) money in. The bank
 // reference after "//" is the ExternalID.
 //
-// The :86: that follows a :61: describes it: German banks' subfields (?20 to ?29 and ?60
+// The :86: that follows a :61: describes it (its memo, when it gives one, is preferred to
+// the :61: line's supplementary details): German banks' subfields (?20 to ?29 and ?60
 // to ?63 the purpose, ?32 and ?33 the name, ?31 the account), or the /CODE/value style
 // of others (/NAME/, /REMI/, /IBAN/, /CNTP/), give the Payee, Memo and
 // CounterpartyAccount; text in neither style is the Memo as it stands.
@@ -382,10 +383,14 @@ func describeMT940(row *Row, info []string) {
 			parts = append(parts, s)
 		}
 	}
-	row.Memo = strings.Join(parts, " ")
+	if len(parts) > 0 {
+		row.Memo = strings.Join(parts, " ")
+	}
 }
 
 func describeGerman(row *Row, text, sep string) {
+	supplementary := row.Memo
+	row.Memo = ""
 	var purpose []string
 	var name, posting strings.Builder
 	for _, part := range strings.Split(text, sep)[1:] {
@@ -431,6 +436,9 @@ func describeGerman(row *Row, text, sep string) {
 	}
 	if row.Memo == "" {
 		row.Memo = strings.TrimSpace(posting.String())
+	}
+	if row.Memo == "" {
+		row.Memo = supplementary
 	}
 }
 
@@ -508,5 +516,7 @@ func describeSlashed(row *Row, f map[string]string) {
 			break
 		}
 	}
-	row.Memo = clean(remi)
+	if remi := clean(remi); remi != "" {
+		row.Memo = remi
+	}
 }

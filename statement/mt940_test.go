@@ -2,6 +2,8 @@ package statement
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -158,4 +160,35 @@ func TestMT940Samples(t *testing.T) {
 func FuzzMT940(f *testing.F) {
 	addSeeds(f, "mt940-*.sta", ":20:X\n:25:A\n:60F:C231231EUR1,00\n:61:2312310102RCR12,50NTRFREF//B1\n:86:/NAME/X/REMI/USTD//Y/\n:62F:D240102EUR11,50\n-}")
 	f.Fuzz(func(t *testing.T, in []byte) { fuzzReader(t, NewMT940, in) })
+}
+
+// A file of 100,000 statement lines, written as it is read, is read in bounded memory.
+func TestMT940StreamsInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 100,000 statement lines")
+	}
+	const n = 100_000
+	pr, pw := io.Pipe()
+	go func() {
+		fmt.Fprint(pw, ":20:STARTUMSE\r\n:25:10020030/1234567\r\n:60F:C231229EUR1000,00\r\n")
+		for i := range n {
+			if _, err := fmt.Fprintf(pw, ":61:2401%02d01%02dD%d,%02dNDDTNONREF//B%d\r\n:86:105?00LASTSCHRIFT?20SVWZ+Rechnung %d?32Stadtwerke\r\n", i%28+1, i%28+1, i%1000, i%100, i, i); err != nil {
+				return
+			}
+		}
+		fmt.Fprint(pw, ":62F:C240131EUR0,00\r\n-")
+		pw.Close()
+	}()
+	streamsInBoundedMemory(t, NewMT940, pr, n)
+}
+
+// A line that is not UTF-8 is read as Windows-1252.
+func TestMT940Windows1252(t *testing.T) {
+	rows, _, err := readAll(t, NewMT940, ":20:X\n:61:240101C1,00NTRFNONREF\n:86:166?20Gr\xfc\xdfe ?21aus M\xfcnchen?32Jos\xe9\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0].Memo != "Grüße aus München" || rows[0].Payee != "José" {
+		t.Fatalf("row %+v", rows[0])
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"html"
 	"io"
 	"regexp"
 	"strings"
@@ -552,7 +553,7 @@ func (l *ofxLexer) text() (ofxToken, error) {
 		}
 		l.buf.WriteRune(c)
 	}
-	return ofxToken{kind: ofxText, text: ofxEntities.Replace(strings.TrimSpace(l.buf.String())), line: line}, nil
+	// HTML's entities are XML's and more (&nbsp;, &#233;); an ampersand that opens none,
+	// as SGML files write AT&T, stays as it is.
+	return ofxToken{kind: ofxText, text: html.UnescapeString(strings.TrimSpace(l.buf.String())), line: line}, nil
 }
-
-var ofxEntities = strings.NewReplacer("&amp;", "&", "&lt;", "<", "&gt;", ">", "&quot;", `"`, "&apos;", "'", "&nbsp;", "\u00a0")

@@ -2,6 +2,8 @@ package statement
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -141,4 +143,24 @@ func FuzzOFX(f *testing.F) {
 	addSeeds(f, "ofx-*", ofxSGMLHeader+"<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><CURDEF>EUR<BANKACCTFROM><ACCTID>9</BANKACCTFROM><BANKTRANLIST>"+
 		"<STMTTRN><DTPOSTED>20240102<TRNAMT>-.5<FITID>L1<NAME>Cr\xe8me</STMTTRN></BANKTRANLIST><LEDGERBAL><BALAMT>1<DTASOF>20240102</LEDGERBAL></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>")
 	f.Fuzz(func(t *testing.T, in []byte) { fuzzReader(t, NewOFX, in) })
+}
+
+// An SGML file of 100,000 transactions, written as it is read, is read in bounded memory.
+func TestOFXStreamsInBoundedMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 100,000 transactions")
+	}
+	const n = 100_000
+	pr, pw := io.Pipe()
+	go func() {
+		fmt.Fprint(pw, ofxSGMLHeader+"<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><CURDEF>USD<BANKACCTFROM><ACCTID>1</BANKACCTFROM><BANKTRANLIST>\n")
+		for i := range n {
+			if _, err := fmt.Fprintf(pw, "<STMTTRN><TRNTYPE>DEBIT<DTPOSTED>202401%02d120000[-6:CST]<TRNAMT>-%d.%02d<FITID>F%d<NAME>Shop number %d<MEMO>A memo long enough to weigh something, number %d\n</STMTTRN>\n", i%28+1, i%1000, i%100, i, i, i); err != nil {
+				return
+			}
+		}
+		fmt.Fprint(pw, "</BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>")
+		pw.Close()
+	}()
+	streamsInBoundedMemory(t, NewOFX, pr, n)
 }
