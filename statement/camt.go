@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 	"golang.org/x/text/encoding/htmlindex"
@@ -22,16 +23,20 @@ import (
 // past, so memory stays at one entry's size whatever the file's.
 //
 // An entry is one row, except a batch: an entry whose NtryDtls list several TxDtls
-// becomes one row per TxDtls, with the transaction's own amount; those amounts must sum
-// to the entry's, or the file is refused. A batch whose transactions state no amount at
-// all cannot be split and is one row, named after its counterparty only when every
-// transaction names the same; one where some do and some do not is refused. The booking date (BookgDt) is the row's Date,
-// the value date (ValDt) its ValueDate when it differs; a date-time is read as the
-// calendar date the bank wrote, whatever its offset. An entry without a booking date
-// is dated by its value date. Entries not booked (status PDNG, INFO or FUTR, which a
-// camt.052 report may list) are passed over: they come again, booked, in a later file.
-// CdtDbtInd says which way the money of an entry moved, a reversal (RvslInd) included: a
-// reversed debit is booked as a credit.
+// becomes one row per TxDtls, with the transaction's own amount (TxDtls/Amt, else
+// AmtDtls/TxAmt/Amt); those amounts must sum to the entry's, or the file is refused. A
+// batch whose transactions state no amount at all cannot be split and is one row, named
+// after its counterparty only when every transaction names the same; one where some do
+// and some do not is refused.
+//
+// The booking date (BookgDt) is the row's Date, the value date (ValDt) its ValueDate
+// when it differs; a date-time is read as the calendar date the bank wrote, whatever its
+// offset. An entry without a booking date is dated by its value date. Entries not booked
+// (status PDNG, INFO or FUTR, which a camt.052 report may list) are passed over: they
+// come again, booked, in a later file. CdtDbtInd says which way the money of an entry
+// moved, a reversal (RvslInd) included: a reversed debit is booked as a credit.
+//
+// After an error, Next returns it again: the rest of the file is not read.
 func NewCAMT(r io.Reader) (Reader, error) {
 	d := xml.NewDecoder(r)
 	d.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
@@ -67,6 +72,7 @@ type camtReader struct {
 	balances    []Balance
 	pending     []Row
 	done        bool
+	err         error
 }
 
 func (c *camtReader) Balances() []Balance { return c.balances }
@@ -102,12 +108,13 @@ func (c *camtReader) Next() (Row, error) {
 			c.pending = c.pending[1:]
 			return row, nil
 		}
+		if c.err != nil {
+			return Row{}, c.err
+		}
 		if c.done {
 			return Row{}, io.EOF
 		}
-		if err := c.step(); err != nil {
-			return Row{}, err
-		}
+		c.err = c.step()
 	}
 }
 
@@ -386,6 +393,8 @@ func (c *camtReader) readEntry(t xml.StartElement) error {
 		return nil
 	}
 	// A batch: one row per transaction, each with its own amount, together the entry's.
+	// No row of it is read unless all are.
+	rows := make([]Row, 0, len(txs))
 	sum := decimal.Zero
 	for i, tx := range txs {
 		txPos := Position{Line: line, Element: fmt.Sprintf("%s/NtryDtls/TxDtls[%d]", at, i+1)}
@@ -416,12 +425,12 @@ func (c *camtReader) readEntry(t xml.StartElement) error {
 		}
 		describe(&row, tx, txAmount.Sign() < 0)
 		sum = sum.Add(txAmount)
-		c.pending = append(c.pending, row)
+		rows = append(rows, row)
 	}
 	if !sum.Equal(amount) {
-		c.pending = c.pending[:0]
 		return &Error{Format: FormatCAMT, Position: pos, Message: fmt.Sprintf("the entry's %d transactions sum to %s, not to the entry's amount %s", len(txs), sum, amount)}
 	}
+	c.pending = append(c.pending, rows...)
 	return nil
 }
 
@@ -582,11 +591,9 @@ func clip(s string) string {
 		return s
 	}
 	for i := most; i > 0; i-- {
-		if utf8RuneStart(s[i]) {
+		if utf8.RuneStart(s[i]) {
 			return s[:i] + "…"
 		}
 	}
 	return s[:most]
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

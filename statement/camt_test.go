@@ -222,6 +222,24 @@ func TestCAMTMalformed(t *testing.T) {
 	}
 }
 
+// A batch that cannot be split yields none of its rows, and the error stays.
+func TestCAMTErrorStays(t *testing.T) {
+	in := camtDocument("urn:iso:std:iso:20022:tech:xsd:camt.053.001.02", `<BkToCstmrStmt><Stmt>
+		<Ntry><Amt>10</Amt><CdtDbtInd>DBIT</CdtDbtInd><BookgDt><Dt>2024-01-01</Dt></BookgDt><NtryDtls>
+		<TxDtls><Amt>4</Amt></TxDtls><TxDtls><Amt>X</Amt></TxDtls></NtryDtls></Ntry>
+		<Ntry><Amt>1</Amt><CdtDbtInd>DBIT</CdtDbtInd><BookgDt><Dt>2024-01-01</Dt></BookgDt></Ntry></Stmt></BkToCstmrStmt>`)
+	r, err := NewCAMT(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, first := r.Next()
+	_, again := r.Next()
+	var se *Error
+	if !errors.As(first, &se) || !strings.Contains(se.Position.Element, "TxDtls[2]") || again != first {
+		t.Fatalf("errors %v then %v", first, again)
+	}
+}
+
 // camtStream writes a camt.053 of n entries on the fly.
 func camtStream(n int) io.Reader {
 	pr, pw := io.Pipe()

@@ -36,6 +36,8 @@ import (
 //
 // A line that is not UTF-8 is read as Windows-1252, the Latin alphabet banks' software
 // writes, of which SWIFT's own character set is a part.
+//
+// After an error, Next returns it again: the rest of the file is not read.
 func NewMT940(r io.Reader) (Reader, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), mt940MaxLine)
@@ -75,6 +77,7 @@ type mt940Reader struct {
 	info     []string // the :86: lines of the pending row
 	balances []Balance
 	ready    []Row
+	err      error
 }
 
 func (m *mt940Reader) Balances() []Balance { return m.balances }
@@ -152,6 +155,9 @@ func (m *mt940Reader) field() (*mt940Field, error) {
 
 func (m *mt940Reader) Next() (Row, error) {
 	for len(m.ready) == 0 {
+		if m.err != nil {
+			return Row{}, m.err
+		}
 		f, err := m.field()
 		if err == io.EOF {
 			m.flush()
@@ -160,12 +166,10 @@ func (m *mt940Reader) Next() (Row, error) {
 			}
 			break
 		}
-		if err != nil {
-			return Row{}, err
+		if err == nil {
+			err = m.read(f)
 		}
-		if err := m.read(f); err != nil {
-			return Row{}, err
-		}
+		m.err = err
 	}
 	row := m.ready[0]
 	m.ready = m.ready[1:]

@@ -32,6 +32,8 @@ import (
 // booking nor a value date and is not read. An OFX date-time is read as the calendar
 // date the bank wrote, ignoring the time and its zone: 20240131230000[-6:CST] is 31
 // January.
+//
+// After an error, Next returns it again: the rest of the file is not read.
 func NewOFX(r io.Reader) (Reader, error) {
 	br := bufio.NewReaderSize(r, 4096)
 	line, err := skipSpace(br)
@@ -177,18 +179,20 @@ type ofxReader struct {
 	balance  map[string]string
 	balances []Balance
 	ready    []Row
+	err      error
 }
 
 func (o *ofxReader) Balances() []Balance { return o.balances }
 
 func (o *ofxReader) Next() (Row, error) {
 	for len(o.ready) == 0 {
+		if o.err != nil {
+			return Row{}, o.err
+		}
 		if o.done {
 			return Row{}, io.EOF
 		}
-		if err := o.step(); err != nil {
-			return Row{}, err
-		}
+		o.err = o.step()
 	}
 	row := o.ready[0]
 	o.ready = o.ready[1:]
