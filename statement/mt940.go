@@ -414,9 +414,8 @@ func describeGerman(row *Row, text, sep string) {
 		}
 	}
 	row.Payee = strings.TrimSpace(name.String())
-	// A SEPA purpose is cut into subfields anywhere, even inside a word: its parts join
-	// as they stand, and the remittance text is what follows SVWZ+.
-	whole := strings.Join(purpose, "")
+	whole := joinPurpose(purpose)
+	// A SEPA purpose names its parts (EREF+, SVWZ+): the remittance text follows SVWZ+.
 	if keys := sepaKeys.FindAllStringSubmatchIndex(whole, -1); keys != nil {
 		for i, k := range keys {
 			if whole[k[2]:k[3]] != "SVWZ" {
@@ -430,13 +429,7 @@ func describeGerman(row *Row, text, sep string) {
 		}
 	}
 	if row.Memo == "" {
-		var parts []string
-		for _, p := range purpose {
-			if s := strings.TrimSpace(p); s != "" {
-				parts = append(parts, s)
-			}
-		}
-		row.Memo = strings.Join(parts, " ")
+		row.Memo = strings.TrimSpace(whole)
 	}
 	if row.Memo == "" {
 		row.Memo = strings.TrimSpace(posting.String())
@@ -444,6 +437,29 @@ func describeGerman(row *Row, text, sep string) {
 	if row.Memo == "" {
 		row.Memo = supplementary
 	}
+}
+
+// purposeWidth is the width of a German :86: purpose subfield (?20 to ?29, ?60 to ?63).
+const purposeWidth = 27
+
+// joinPurpose joins the purpose's subfields. The bank cuts the text into subfields of
+// 27 characters, inside a word as often as not: a full subfield runs on into the next,
+// a shorter one ended where its line did, and a space joins it to the next.
+func joinPurpose(parts []string) string {
+	var b strings.Builder
+	for i, p := range parts {
+		if i > 0 && utf8.RuneCountInString(parts[i-1]) < purposeWidth {
+			trimmed := strings.TrimRight(b.String(), " ")
+			b.Reset()
+			b.WriteString(trimmed)
+			if trimmed != "" {
+				b.WriteByte(' ')
+			}
+			p = strings.TrimLeft(p, " ")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // slashCodes are the codes of the /CODE/value style of :86: (Dutch, Belgian and other

@@ -23,7 +23,7 @@ func TestMT940(t *testing.T) {
 :28C:00001/001
 :60F:C231229EUR1000,00
 :61:2312291229D12,50NDDTNONREF//BANKREF1
-:86:105?00LASTSCHRIFT?100599?20EREF+E2E-77?21SVWZ+Strom Dezember 2023 Vertrag 1?222345?30DEUTDEFF?31DE02120300000000202051?32Stadtwerke M?33usterstadt GmbH
+:86:105?00LASTSCHRIFT?100599?20EREF+E2E-77?21SVWZ+Strom Dezember 2023 Ve?22rtrag 12345?30DEUTDEFF?31DE02120300000000202051?32Stadtwerke M?33usterstadt GmbH
 :61:2312300102C100,NTRFNONREF
 :86:166?00GUTSCHRIFT?20Miete?21Januar?32Ana Perez
 :62F:C240102EUR1087,50
@@ -147,10 +147,20 @@ func TestMT940Malformed(t *testing.T) {
 }
 
 func TestMT940Samples(t *testing.T) {
-	for name, r := range readSamples(t, "mt940-*.sta", NewMT940, nil) {
+	rows := readSamples(t, "mt940-*.sta", NewMT940, nil)
+	for name, r := range rows {
 		if len(r) == 0 {
 			t.Errorf("%s: no rows", name)
 		}
+	}
+	// Purpose subfields of 27 characters run on into the next, inside a word.
+	triodos := rows["mt940-jejik-triodos.sta"]
+	if got := rowOf(triodos[0]); got != (want{"TRIODOSBANK/0390123456", "2011-01-01", "", "-15.7", "EUR", "", "ALGEMENE TUSSENREKENING KOSTEN VAN 01-10-2010 TOT EN MET 31-12-2010", "", "0390123456"}) {
+		t.Errorf("triodos %+v", got)
+	}
+	sparkasse := rows["mt940-jejik-sparkasse.sta"]
+	if got := rowOf(sparkasse[1]); got.payee != "Max Mustermann" || got.counterparty != "DE12345678901234567890" || got.date != "2019-02-19" || got.amount != "-20" {
+		t.Errorf("sparkasse %+v", got)
 	}
 }
 
