@@ -36,6 +36,9 @@ import (
 // come again, booked, in a later file. CdtDbtInd says which way the money of an entry
 // moved, a reversal (RvslInd) included: a reversed debit is booked as a credit.
 //
+// A statement's balances are its opening, the first of OPBD and PRCD it states, and its
+// closing, CLBD; interim, available and forward balances are not read.
+//
 // After an error, Next returns it again: the rest of the file is not read.
 func NewCAMT(r io.Reader) (Reader, error) {
 	d := xml.NewDecoder(r)

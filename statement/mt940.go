@@ -26,7 +26,9 @@ import (
 // so a booking on 31 December valued on 2 January falls in the earlier year. Two-digit
 // years are 2000 to 2079, and 1980 to 1999 for 80 to 99. C is money in and D money out;
 // a reversal of a credit (RC) is money out and of a debit (RD) money in. The bank
-// reference after "//" is the ExternalID.
+// reference after "//" is the ExternalID. The balances are :60F:/:60M: (opening) and
+// :62F:/:62M: (closing); :64: and :65:, the available funds, are not the statement's
+// balances and are not read.
 //
 // The :86: that follows a :61: describes it (its memo, when it gives one, is preferred to
 // the :61: line's supplementary details): German banks' subfields (?20 to ?29 and ?60
