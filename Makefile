@@ -39,11 +39,12 @@ deps:
 #   queries                 the read side's SQL, one statement per call
 #   webhooks/safehttp       an HTTP client's dialer rules; its tests' servers are httptest's
 #   httpapi/openapiclient   generated client, used from one goroutine by its tests
+#   statement               bank files' readers: straight-line code over one io.Reader
 #   webapp/browsertest      the app's scenarios in Chromium: tests alone, no code of their
 #                           own; the server they drive is race-tested by the tests of
 #                           httpapi and webapp, and Chromium, not Go, is most of their time
 # A package moved or renamed drops out of this list and is race-tested, never skipped.
-NORACE := internal/fx internal/sealbox queries webhooks/safehttp httpapi/openapiclient webapp/browsertest
+NORACE := internal/fx internal/sealbox queries statement webhooks/safehttp httpapi/openapiclient webapp/browsertest
 MODULE := github.com/finledger/finledger
 
 # go vet, then the tests (-race where it finds things): an `ok` line as each package

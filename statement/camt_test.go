@@ -14,33 +14,25 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// readAll reads every row and the balances of a statement, or the first error.
-func readAll(t *testing.T, open func(io.Reader) (Reader, error), in string) ([]Row, []Balance, error) {
+// readStatement opens a statement with open and reads every row and the balances, or
+// the first error.
+func readStatement(t *testing.T, open func(io.Reader) (Reader, error), in string) ([]Row, []Balance, error) {
 	t.Helper()
 	r, err := open(strings.NewReader(in))
 	if err != nil {
 		return nil, nil, err
 	}
-	var rows []Row
-	for {
-		row, err := r.Next()
-		if err == io.EOF {
-			return rows, r.Balances(), nil
-		}
-		if err != nil {
-			return rows, r.Balances(), err
-		}
-		rows = append(rows, row)
-	}
+	rows, err := readAll(t, r)
+	return rows, r.Balances(), err
 }
 
-// want is a row's fields a test states, compared as text.
-type want struct {
+// rowFields are a row's fields a test states, compared as text.
+type rowFields struct {
 	account, date, valueDate, amount, currency, payee, memo, id, counterparty string
 }
 
-func rowOf(r Row) want {
-	return want{r.Account, r.Date.String(), r.ValueDate.String(), r.Amount.String(), r.Currency, r.Payee, r.Memo, r.ExternalID, r.CounterpartyAccount}
+func rowOf(r Row) rowFields {
+	return rowFields{r.Account, r.Date.String(), r.ValueDate.String(), r.Amount.String(), r.Currency, r.Payee, r.Memo, r.ExternalID, r.CounterpartyAccount}
 }
 
 func balanceOf(b Balance) string {
@@ -118,11 +110,11 @@ const camtStatement = `<BkToCstmrStmt>
 </BkToCstmrStmt>`
 
 func TestCAMT(t *testing.T) {
-	rows, balances, err := readAll(t, NewCAMT, camtDocument("urn:iso:std:iso:20022:tech:xsd:camt.053.001.02", camtStatement))
+	rows, balances, err := readStatement(t, NewCAMT, camtDocument("urn:iso:std:iso:20022:tech:xsd:camt.053.001.02", camtStatement))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantRows := []want{
+	wantRows := []rowFields{
 		{"DE89370400440532013000", "2024-01-31", "2024-02-01", "-12.5", "EUR", "Café Luna", "Invoice 7 January", "REF-1", "DE02120300000000202051"},
 		{"DE89370400440532013000", "2024-01-31", "", "100", "EUR", "Employer GmbH", "Salary", "", "12345"},
 		// a pending entry is passed over; a reversed debit is money in
@@ -171,11 +163,11 @@ func TestCAMTVersions(t *testing.T) {
 			ns := fmt.Sprintf("urn:iso:std:iso:20022:tech:xsd:camt.%s.001.%02d", kind, v)
 			t.Run(ns, func(t *testing.T) {
 				body := "<" + outer + "><" + inner + ">" + entry + "</" + inner + "></" + outer + ">"
-				rows, _, err := readAll(t, NewCAMT, camtDocument(ns, body))
+				rows, _, err := readStatement(t, NewCAMT, camtDocument(ns, body))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if len(rows) != 1 || rowOf(rows[0]) != (want{"CH9300762011623852957", "2024-03-01", "", "7.05", "CHF", "", "", "X", ""}) {
+				if len(rows) != 1 || rowOf(rows[0]) != (rowFields{"CH9300762011623852957", "2024-03-01", "", "7.05", "CHF", "", "", "X", ""}) {
 					t.Fatalf("rows %+v", rows)
 				}
 			})
@@ -210,7 +202,7 @@ func TestCAMTMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := readAll(t, NewCAMT, tt.in)
+			_, _, err := readStatement(t, NewCAMT, tt.in)
 			var se *Error
 			if !errors.As(err, &se) {
 				t.Fatalf("error %v, want an *Error", err)
@@ -319,7 +311,7 @@ func readSamples(t *testing.T, pattern string, open func(io.Reader) (Reader, err
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, balances, err := readAll(t, open, string(in))
+		rows, balances, err := readStatement(t, open, string(in))
 		if why, ok := refused[filepath.Base(name)]; ok {
 			var se *Error
 			if !errors.As(err, &se) || !strings.Contains(se.Message, why) {

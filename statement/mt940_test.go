@@ -12,7 +12,7 @@ func TestMT940(t *testing.T) {
 	tests := []struct {
 		name     string
 		in       string
-		rows     []want
+		rows     []rowFields
 		balances []string
 	}{
 		{
@@ -39,7 +39,7 @@ charges reversed
 that go on
 :62M:C240103USD0,00
 -}`,
-			rows: []want{
+			rows: []rowFields{
 				{"10020030/1234567", "2023-12-29", "", "-12.5", "EUR", "Stadtwerke Musterstadt GmbH", "Strom Dezember 2023 Vertrag 12345", "BANKREF1", "DE02120300000000202051"},
 				// valued 30 December, booked 2 January of the next year
 				{"10020030/1234567", "2024-01-02", "2023-12-30", "100", "EUR", "Ana Perez", "Miete Januar", "", ""},
@@ -68,7 +68,7 @@ that go on
 :62F:C240102EUR33,09
 -
 `,
-			rows: []want{
+			rows: []rowFields{
 				{"NL69INGB0123456789EUR", "2023-12-31", "2024-01-01", "-20", "EUR", "J. de Vries", "Terugboeking factuur 7", "R1", "NL91ABNA0417164300"},
 				{"NL69INGB0123456789EUR", "2024-01-02", "", "3.1", "EUR", "Shop B.V.", "Order 55", "R2", "NL20INGB0001234567"},
 				{"NL69INGB0123456789EUR", "2024-01-02", "", "-0.01", "EUR", "Acme", "", "", ""},
@@ -81,7 +81,7 @@ that go on
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rows, balances, err := readAll(t, NewMT940, tt.in)
+			rows, balances, err := readStatement(t, NewMT940, tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ that go on
 }
 
 func TestMT940Scale(t *testing.T) {
-	rows, _, err := readAll(t, NewMT940, ":20:X\n:61:240101C12,50NTRFNONREF\n")
+	rows, _, err := readStatement(t, NewMT940, ":20:X\n:61:240101C12,50NTRFNONREF\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestMT940Malformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := readAll(t, NewMT940, tt.in)
+			_, _, err := readStatement(t, NewMT940, tt.in)
 			var se *Error
 			if !errors.As(err, &se) {
 				t.Fatalf("error %v, want an *Error", err)
@@ -155,7 +155,7 @@ func TestMT940Samples(t *testing.T) {
 	}
 	// Purpose subfields of 27 characters run on into the next, inside a word.
 	triodos := rows["mt940-jejik-triodos.sta"]
-	if got := rowOf(triodos[0]); got != (want{"TRIODOSBANK/0390123456", "2011-01-01", "", "-15.7", "EUR", "", "ALGEMENE TUSSENREKENING KOSTEN VAN 01-10-2010 TOT EN MET 31-12-2010", "", "0390123456"}) {
+	if got := rowOf(triodos[0]); got != (rowFields{"TRIODOSBANK/0390123456", "2011-01-01", "", "-15.7", "EUR", "", "ALGEMENE TUSSENREKENING KOSTEN VAN 01-10-2010 TOT EN MET 31-12-2010", "", "0390123456"}) {
 		t.Errorf("triodos %+v", got)
 	}
 	sparkasse := rows["mt940-jejik-sparkasse.sta"]
@@ -194,7 +194,7 @@ func TestMT940StreamsInBoundedMemory(t *testing.T) {
 
 // A line that is not UTF-8 is read as Windows-1252.
 func TestMT940Windows1252(t *testing.T) {
-	rows, _, err := readAll(t, NewMT940, ":20:X\n:61:240101C1,00NTRFNONREF\n:86:166?20Gr\xfc\xdfe ?21aus M\xfcnchen?32Jos\xe9\n")
+	rows, _, err := readStatement(t, NewMT940, ":20:X\n:61:240101C1,00NTRFNONREF\n:86:166?20Gr\xfc\xdfe ?21aus M\xfcnchen?32Jos\xe9\n")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,23 +48,23 @@ func TestOFX(t *testing.T) {
 	cases := []struct {
 		name     string
 		in       string
-		rows     []want
+		rows     []rowFields
 		balances []string
 	}{
-		{"SGML, several accounts and a card, CHARSET 1252", in, []want{
+		{"SGML, several accounts and a card, CHARSET 1252", in, []rowFields{
 			{"1111", "2024-01-31", "2024-02-02", "-12.5", "USD", "Café Señor", "Latte & cake", "F1", ""},
 			{"1111", "2024-01-15", "", "100", "USD", "Mom", "", "F2", "2222"},
 			{"3333", "2024-01-31", "", "0.07", "EUR", "Interest", "", "F3", ""},
 			{"4444", "2024-01-10", "", "-1234.5", "USD", "", "", "F4", ""},
 		}, []string{"1111 closing 2024-01-31 1000.01 USD", "4444 closing 2024-01-31 -300 MXN"}},
-		{"XML", xml, []want{{"DE89", "2023-12-31", "", "-5", "EUR", "Bäckerei", "", "X1", ""}}, []string{"DE89 closing 2023-12-31 10 EUR"}},
-		{"ISO-8859-1", latin1, []want{{"9", "2024-01-02", "", "-0.5", "EUR", "Crème brûlée", "", "L1", ""}}, nil},
-		{"UTF-8 SGML", utf8Header, []want{{"9", "2024-01-02", "", "1", "EUR", "Niño", "", "U1", ""}}, nil},
-		{"one-line header, closed leaves", oneLine, []want{{"5", "2024-03-01", "", "-2", "CAD", "Shop", "", "C1", ""}}, nil},
+		{"XML", xml, []rowFields{{"DE89", "2023-12-31", "", "-5", "EUR", "Bäckerei", "", "X1", ""}}, []string{"DE89 closing 2023-12-31 10 EUR"}},
+		{"ISO-8859-1", latin1, []rowFields{{"9", "2024-01-02", "", "-0.5", "EUR", "Crème brûlée", "", "L1", ""}}, nil},
+		{"UTF-8 SGML", utf8Header, []rowFields{{"9", "2024-01-02", "", "1", "EUR", "Niño", "", "U1", ""}}, nil},
+		{"one-line header, closed leaves", oneLine, []rowFields{{"5", "2024-03-01", "", "-2", "CAD", "Shop", "", "C1", ""}}, nil},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			rows, balances, err := readAll(t, NewOFX, tt.in)
+			rows, balances, err := readStatement(t, NewOFX, tt.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestOFXMalformed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := readAll(t, NewOFX, tt.in)
+			_, _, err := readStatement(t, NewOFX, tt.in)
 			var se *Error
 			if !errors.As(err, &se) {
 				t.Fatalf("error %v, want an *Error", err)
@@ -131,7 +131,7 @@ func TestOFXSamples(t *testing.T) {
 	rows := readSamples(t, "ofx-*", NewOFX, nil)
 	// An investment statement's cash movements, in the currency each states.
 	inv := rows["ofx-ofxparse-investment_medium.ofx"]
-	if len(inv) != 3 || rowOf(inv[0]) != (want{"ABC123", "2009-12-15", "", "-3.65", "USD", "", "CASH TRADE: AUD.USD", "20091215.U489357.e.USD.1510480481", ""}) {
+	if len(inv) != 3 || rowOf(inv[0]) != (rowFields{"ABC123", "2009-12-15", "", "-3.65", "USD", "", "CASH TRADE: AUD.USD", "20091215.U489357.e.USD.1510480481", ""}) {
 		t.Errorf("investment rows %+v", inv)
 	}
 }
