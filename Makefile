@@ -117,12 +117,15 @@ bench: build
 bench-app: build
 	$(GO) run ./cmd/finledger-bench -app 100000 -server bin/finledger
 
-# Fuzz the request parsers for a minute each.
+# Fuzz the request parsers and the bank statements' readers for a minute each (the
+# statements' large seeds are shrunk for 3 s at most, or shrinking stalls).
 fuzz:
 	$(GO) test ./httpapi -run '^$$' -fuzz FuzzParseBody -fuzztime 60s
 	$(GO) test ./httpapi -run '^$$' -fuzz FuzzTransactionFilter -fuzztime 60s
 	$(GO) test ./httpapi -run '^$$' -fuzz FuzzPushSubscriptionBody -fuzztime 60s
 	$(GO) test ./httpapi -run '^$$' -fuzz FuzzRealtimeToken -fuzztime 60s
+	for f in FuzzCSV FuzzQIF FuzzOFX FuzzCAMT FuzzMT940; do \
+		$(GO) test ./statement -run '^$$' -fuzz "^$$f$$" -fuzztime 60s -fuzzminimizetime 3s || exit 1; done
 
 # Draw every page of the web app again for docs/screenshots (English at 1280 px, Spanish
 # at 360 px), from the tour test, which also checks each page with axe.
