@@ -14,8 +14,8 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.read(apiKeyName)
-	description := b.read(apiKeyDescription)
+	name := apiKeyName.read(b)
+	description := apiKeyDescription.read(b)
 	scopes := apiKeyScopes.read(b)
 	expiresAt := apiKeyExpiresAt.read(b)
 	for i, scope := range scopes {

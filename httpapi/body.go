@@ -415,7 +415,7 @@ func (b *body) timestamp(name string) domain.Nullable[time.Time] {
 // link reads an absolute http(s) URL by its rule, shown to people like any text they
 // write (domain.Text).
 func (b *body) link(f textField) domain.Nullable[string] {
-	v := b.read(f)
+	v := f.read(b)
 	if v.Valid && !b.failed(f.Name) {
 		u, err := url.Parse(v.Value)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -10,10 +10,10 @@ import (
 // categoryInput reads a category's fields (categoryRules).
 func categoryInput(b *body) domain.UpdateCategory {
 	in := domain.UpdateCategory{
-		Name:        b.read(categoryName),
-		Icon:        b.read(categoryIcon),
-		Description: b.read(categoryDescription),
-		Color:       b.read(categoryColor),
+		Name:        categoryName.read(b),
+		Icon:        categoryIcon.read(b),
+		Description: categoryDescription.read(b),
+		Color:       categoryColor.read(b),
 		IsDefault:   categoryIsDefault.read(b),
 		TagID:       recordTag.read(b),
 	}

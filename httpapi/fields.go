@@ -22,7 +22,7 @@ import (
 // request schema is the declaration's (bodyRule.schema), and a body read for a route
 // (readBody) is checked by its route's declaration when finished (body.finish): a
 // required field missing or null, a field that takes no null sent as null, a condition
-// unmet. The handler reads each field by its rule (f.read(b), or b.read(f) for text),
+// unmet. The handler reads each field by its rule (f.read(b)),
 // which checks its kind, length, range or number of entries, and passes what the
 // client sent to a command; what no schema can say (a URL's host, a key's curve, two
 // fields given together) stays in the handler.
@@ -35,7 +35,7 @@ type field interface {
 }
 
 // textField is the rule of a string field of a request body, declared once: the
-// handler reads the field with it (body.read) and the request schema states it
+// handler reads the field with it (textField.read) and the request schema states it
 // (schema), so that the document never allows what the API refuses, nor the reverse.
 // Lengths are in characters and come from limits.go where GET /api/limits serves them.
 type textField struct {
@@ -767,8 +767,8 @@ var bodyRules = map[string]*bodyRule{
 		When:     []requiredWhen{{If: "type", In: enum(domain.TxTransfer), Then: []string{"toWalletId"}, Field: "toWalletId", Message: "is required"}}},
 }
 
-// read reads a string field by its rule.
-func (b *body) read(f textField) domain.Nullable[string] {
+// read reads the string field from the body by its rule.
+func (f textField) read(b *body) domain.Nullable[string] {
 	var v domain.Nullable[string]
 	switch {
 	case f.Enum != nil:

@@ -47,12 +47,12 @@ func incomingTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	amount := incomingAmount.read(b)
-	concept := b.read(incomingConcept)
-	typ := b.read(incomingType)
-	description := b.read(incomingDescription)
+	concept := incomingConcept.read(b)
+	typ := incomingType.read(b)
+	description := incomingDescription.read(b)
 	date := incomingDate.read(b)
-	walletID, walletName := incomingWallet.read(b), b.read(channelWalletName)
-	categoryID, categoryName := incomingCategory.read(b), b.read(channelCategoryName)
+	walletID, walletName := incomingWallet.read(b), channelWalletName.read(b)
+	categoryID, categoryName := incomingCategory.read(b), channelCategoryName.read(b)
 	toWalletID := incomingToWallet.read(b)
 	if walletID.Valid && walletName.Valid {
 		b.fail("walletName", "give walletId or walletName, not both")

@@ -19,8 +19,8 @@ func updateMe(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cmd := domain.UpdateProfile{
-		FirstName: b.read(profileFirstName), LastName: b.read(profileLastName), Currency: profileCurrency.read(b),
-		Language: b.read(profileLanguage), Theme: b.read(profileTheme),
+		FirstName: profileFirstName.read(b), LastName: profileLastName.read(b), Currency: profileCurrency.read(b),
+		Language: profileLanguage.read(b), Theme: profileTheme.read(b),
 		NotificationsEnabled: profileNotifications.read(b), HasCompletedOnboarding: profileOnboarded.read(b),
 	}
 	p := principalFrom(r.Context())

@@ -19,8 +19,8 @@ func (s *Server) today() domain.Date { return domain.BusinessDay(s.now()) }
 // budgetInput reads a budget's fields (budgetRules).
 func budgetInput(b *body) domain.UpdateBudget {
 	return domain.UpdateBudget{
-		Name: b.read(recordName), CategoryID: budgetCategory.read(b), Amount: budgetAmount.read(b),
-		Currency: recordCurrency.read(b), Period: b.read(budgetPeriod), StartDate: budgetStart.read(b),
+		Name: recordName.read(b), CategoryID: budgetCategory.read(b), Amount: budgetAmount.read(b),
+		Currency: recordCurrency.read(b), Period: budgetPeriod.read(b), StartDate: budgetStart.read(b),
 		EndDate: budgetEnd.read(b), AlertThreshold: budgetAlert.read(b), TagID: recordTag.read(b),
 	}
 }
@@ -103,7 +103,7 @@ func getBudget(s *Server, w http.ResponseWriter, r *http.Request) {
 
 // goalInput reads a goal's fields (goalRules).
 func goalInput(b *body) domain.UpdateGoal {
-	return domain.UpdateGoal{Name: b.read(recordName), TargetAmount: goalTarget.read(b),
+	return domain.UpdateGoal{Name: recordName.read(b), TargetAmount: goalTarget.read(b),
 		Currency: recordCurrency.read(b), Deadline: goalDeadline.read(b)}
 }
 
@@ -146,7 +146,7 @@ func goalMovement(kind domain.TransactionType) handler {
 		}
 		amount := movementAmount.read(b)
 		wallet := depositWallet.read(b)
-		note := b.read(movementNote)
+		note := movementNote.read(b)
 		date := movementDate.read(b)
 		cmd := domain.GoalMovement{GoalID: id, Type: kind, Amount: amount.Value, WalletID: wallet.Ptr(), Note: note.Ptr(),
 			Date: date.Value, Today: s.today(), NewID: newID}
@@ -158,7 +158,7 @@ func goalMovement(kind domain.TransactionType) handler {
 
 // debtInput reads a debt's fields (debtRules).
 func debtInput(b *body) domain.UpdateDebt {
-	return domain.UpdateDebt{Name: b.read(recordName), Creditor: b.read(debtCreditor), TotalAmount: debtTotal.read(b),
+	return domain.UpdateDebt{Name: recordName.read(b), Creditor: debtCreditor.read(b), TotalAmount: debtTotal.read(b),
 		PendingBalance: debtPending.read(b), Currency: recordCurrency.read(b), DueDate: debtDue.read(b)}
 }
 
@@ -200,7 +200,7 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 	amount := movementAmount.read(b)
 	wallet := paymentWallet.read(b)
 	date := paymentDate.read(b)
-	note := b.read(movementNote)
+	note := movementNote.read(b)
 	cmd := domain.PayDebt{DebtID: id, TransactionID: newID(), Amount: amount.Value, WalletID: wallet.Ptr(),
 		Date: date.Value, Today: s.today(), Note: note.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.RecordWithTransactions("debt", queries.DebtByID(activeWorkspace(r), id), activeWorkspace(r))})
@@ -210,8 +210,8 @@ func payDebt(s *Server, w http.ResponseWriter, r *http.Request) {
 
 // recurringInput reads a recurring payment's fields (recurringRules).
 func recurringInput(b *body) domain.UpdateRecurring {
-	return domain.UpdateRecurring{Name: b.read(recordName), Amount: recurringAmount.read(b), Kind: typed[domain.RecurringKind](b.read(recurringKind)),
-		Periodicity: b.read(recurringPeriodicity), NextPayment: recurringNext.read(b), Active: recurringActive.read(b),
+	return domain.UpdateRecurring{Name: recordName.read(b), Amount: recurringAmount.read(b), Kind: typed[domain.RecurringKind](recurringKind.read(b)),
+		Periodicity: recurringPeriodicity.read(b), NextPayment: recurringNext.read(b), Active: recurringActive.read(b),
 		WalletID: recurringWallet.read(b), CategoryID: recurringCategory.read(b)}
 }
 

@@ -72,8 +72,8 @@ func pushSubscriptionInput(b *body) pushInput {
 	endpoint := pushEndpoint(b)
 	var p256dh, auth domain.Nullable[string]
 	pushKeys.read(b, func(k *body) {
-		p256dh = k.read(pushKeysP256dh)
-		auth = k.read(pushKeysAuth)
+		p256dh = pushKeysP256dh.read(k)
+		auth = pushKeysAuth.read(k)
 		if key, ok := base64URL(k, "p256dh", p256dh, pushKeyLength); ok {
 			if key[0] != 0x04 {
 				k.fail("p256dh", "must be an uncompressed P-256 public key (first byte 0x04)")
@@ -96,7 +96,7 @@ func pushSubscriptionInput(b *body) pushInput {
 // pushEndpoint reads the endpoint field: an absolute https URL, since push services
 // are only reached over TLS.
 func pushEndpoint(b *body) domain.Nullable[string] {
-	v := b.read(pushEndpointField)
+	v := pushEndpointField.read(b)
 	if v.Valid && !b.failed("endpoint") {
 		u, err := url.Parse(v.Value)
 		if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {

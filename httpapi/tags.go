@@ -9,7 +9,7 @@ import (
 
 // tagInput reads a tag's fields (tagRules).
 func tagInput(b *body) domain.UpdateTag {
-	return domain.UpdateTag{Name: b.read(tagName), Color: b.read(tagColor)}
+	return domain.UpdateTag{Name: tagName.read(b), Color: tagColor.read(b)}
 }
 
 func createTag(s *Server, w http.ResponseWriter, r *http.Request) {

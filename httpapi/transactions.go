@@ -32,12 +32,12 @@ func transactionInput(b *body) domain.UpdateTransaction {
 		Amount:            transactionAmount.read(b),
 		DestinationAmount: transactionDestAmount.read(b),
 		Date:              transactionDate.read(b),
-		Concept:           b.read(transactionConcept),
-		Description:       b.read(transactionDescription),
+		Concept:           transactionConcept.read(b),
+		Description:       transactionDescription.read(b),
 		WalletID:          transactionWallet.read(b),
 		CategoryID:        transactionCategory.read(b),
 		TagID:             recordTag.read(b),
-		ReferenceNumber:   b.read(transactionReference),
+		ReferenceNumber:   transactionReference.read(b),
 		AttachmentURL:     b.link(transactionAttachment),
 		Cleared:           transactionCleared.read(b),
 	}
@@ -50,7 +50,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	typ := b.read(transactionType)
+	typ := transactionType.read(b)
 	in := transactionInput(b)
 	goalID, debtID := transactionGoal.read(b), transactionDebt.read(b)
 	cmd := domain.CreateTransaction{
@@ -88,7 +88,7 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ids := bulkIDs.read(b)
-	op := b.read(bulkOperation)
+	op := bulkOperation.read(b)
 	category := bulkCategory.read(b)
 	cmd := domain.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
 	s.run(w, r, b, command{Decide: cmd.Decide,

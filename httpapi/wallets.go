@@ -15,14 +15,14 @@ var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 // defaults of the fields left out.
 func walletInput(b *body) domain.UpdateWallet {
 	in := domain.UpdateWallet{
-		Name:           b.read(walletName),
-		Description:    b.read(walletDescription),
-		Type:           b.read(walletType),
+		Name:           walletName.read(b),
+		Description:    walletDescription.read(b),
+		Type:           walletType.read(b),
 		Currency:       walletCurrency.read(b),
-		CardColor:      b.read(walletCardColor),
+		CardColor:      walletCardColor.read(b),
 		InitialBalance: walletBalance.read(b),
-		Clabe:          b.read(walletClabe),
-		Provider:       b.read(walletProvider),
+		Clabe:          walletClabe.read(b),
+		Provider:       walletProvider.read(b),
 		IsDefault:      walletIsDefault.read(b),
 	}
 	return in

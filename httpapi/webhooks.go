@@ -39,7 +39,7 @@ var errNoBox = errorf(http.StatusServiceUnavailable, "SECRET_KEY_NOT_CONFIGURED"
 // webhookURL reads and checks a webhook URL: scheme, form, and, unless private
 // destinations are allowed, where it resolves.
 func (s *Server) webhookURL(r *http.Request, b *body) domain.Nullable[string] {
-	v := b.read(webhookURLField)
+	v := webhookURLField.read(b)
 	if v.Valid && !b.failed(webhookURLField.Name) {
 		if err := s.webhooks.Policy.CheckURL(r.Context(), v.Value); err != nil {
 			b.fail(webhookURLField.Name, "%s", err.Error())
@@ -110,7 +110,7 @@ func createWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.read(recordName)
+	name := recordName.read(b)
 	target := s.webhookURL(r, b)
 	events := hookEvents(b)
 	if events == nil && !b.failed("events") {
@@ -166,7 +166,7 @@ func updateWebhook(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := domain.UpdateWebhook{WebhookID: id, Name: b.read(recordName), URL: s.webhookURL(r, b),
+	cmd := domain.UpdateWebhook{WebhookID: id, Name: recordName.read(b), URL: s.webhookURL(r, b),
 		Active: webhookActive.read(b)}
 	if events := hookEvents(b); events != nil {
 		cmd.Events = domain.Of(events)

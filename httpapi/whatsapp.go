@@ -87,7 +87,7 @@ func linkPhone(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	code := b.read(linkCode)
+	code := linkCode.read(b)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return
@@ -126,12 +126,12 @@ func createTransactionByName(s *Server, w http.ResponseWriter, r *http.Request) 
 	if !ok {
 		return
 	}
-	typ := b.read(channelType)
+	typ := channelType.read(b)
 	amount := channelAmount.read(b)
 	money := channelCurrency.read(b)
-	concept := b.read(channelConcept)
-	walletName := b.read(channelWalletName)
-	categoryName := b.read(channelCategoryName)
+	concept := channelConcept.read(b)
+	walletName := channelWalletName.read(b)
+	categoryName := channelCategoryName.read(b)
 	date := channelDate.read(b)
 	p := principalFrom(r.Context())
 	cmd := domain.CreateTransactionByName{TransactionID: newID(), Type: domain.TransactionType(typ.Value), Amount: amount.Value, Currency: money.Ptr(),
@@ -240,9 +240,9 @@ func updateLastTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	amount := channelAmount.read(b)
 	money := channelCurrencyChange.read(b)
-	concept := b.read(channelConcept)
-	walletName := b.read(channelWalletName)
-	categoryName := b.read(channelCategoryName)
+	concept := channelConcept.read(b)
+	walletName := channelWalletName.read(b)
+	categoryName := channelCategoryName.read(b)
 	date := channelDateChange.read(b)
 	if money.Set && !amount.Set {
 		b.fail("currency", "goes with amount only")
@@ -287,7 +287,7 @@ func setChannelWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.read(channelWorkspaceName)
+	name := channelWorkspaceName.read(b)
 	if err := b.finish(); err != nil {
 		writeError(w, r, err)
 		return

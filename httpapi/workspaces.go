@@ -30,9 +30,9 @@ func createWorkspace(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	name := b.read(recordName)
+	name := recordName.read(b)
 	money := workspaceCurrency.read(b)
-	language := b.read(workspaceLanguage)
+	language := workspaceLanguage.read(b)
 	p := principalFrom(r.Context())
 	if !language.Valid && p.User.Language != nil {
 		language.Value = *p.User.Language
@@ -57,8 +57,8 @@ func addMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	email := b.read(memberEmail)
-	role := b.read(memberRole)
+	email := memberEmail.read(b)
+	role := memberRole.read(b)
 	if email.Valid && !strings.Contains(email.Value, "@") {
 		b.fail("email", "must be an email address")
 	}
@@ -97,7 +97,7 @@ func updateMember(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	role := b.read(memberRole)
+	role := memberRole.read(b)
 	cmd := domain.ChangeMemberRole{UserID: id, Role: role.Value, ActorRole: principalFrom(r.Context()).Workspace.Role}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("member", queries.MemberByID(activeWorkspace(r), id))})
 }
