@@ -144,13 +144,7 @@ type csvReader struct {
 // list every row that cannot be read; after an error in the file itself (a quote never
 // closed, bytes not in its encoding, a failed read) Next returns that error again.
 func NewCSV(r io.Reader, opts CSVOptions) (Reader, error) {
-	var text io.Reader
-	var err error
-	if opts.Encoding != "" {
-		text, err = DecodeAs(r, opts.Encoding)
-	} else {
-		text, _, err = Decode(r)
-	}
+	text, err := openText(r, opts.Encoding, opts.DecimalSeparator)
 	if err != nil {
 		return nil, err
 	}
@@ -171,9 +165,6 @@ func NewCSV(r io.Reader, opts CSVOptions) (Reader, error) {
 		records: &csvRecords{r: br, delim: delim},
 		dates:   dateReading{format: FormatCSV, order: opts.DateOrder},
 		sep:     opts.DecimalSeparator,
-	}
-	if c.sep != 0 && c.sep != '.' && c.sep != ',' {
-		return nil, fmt.Errorf("statement: a decimal separator is '.' or ',', not %q", c.sep)
 	}
 	if err := c.readAhead(); err != nil {
 		return nil, err

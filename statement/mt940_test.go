@@ -189,7 +189,7 @@ func TestMT940StreamsInBoundedMemory(t *testing.T) {
 		fmt.Fprint(pw, ":62F:C240131EUR0,00\r\n-")
 		pw.Close()
 	}()
-	streamsInBoundedMemory(t, NewMT940, pr, n)
+	streamsInBoundedMemory(t, NewMT940, pr, n, 16<<20)
 }
 
 // A line that is not UTF-8 is read as Windows-1252.

@@ -162,5 +162,5 @@ func TestOFXStreamsInBoundedMemory(t *testing.T) {
 		fmt.Fprint(pw, "</BANKTRANLIST></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>")
 		pw.Close()
 	}()
-	streamsInBoundedMemory(t, NewOFX, pr, n)
+	streamsInBoundedMemory(t, NewOFX, pr, n, 16<<20)
 }

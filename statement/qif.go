@@ -84,18 +84,9 @@ type qifReader struct {
 // line in a record (some programs date the splits) is ignored. As with NewCSV, Next goes
 // on after an error about one record and stops at one in the file's structure.
 func NewQIF(r io.Reader, opts QIFOptions) (Reader, error) {
-	var text io.Reader
-	var err error
-	if opts.Encoding != "" {
-		text, err = DecodeAs(r, opts.Encoding)
-	} else {
-		text, _, err = Decode(r)
-	}
+	text, err := openText(r, opts.Encoding, opts.DecimalSeparator)
 	if err != nil {
 		return nil, err
-	}
-	if opts.DecimalSeparator != 0 && opts.DecimalSeparator != '.' && opts.DecimalSeparator != ',' {
-		return nil, fmt.Errorf("statement: a decimal separator is '.' or ',', not %q", opts.DecimalSeparator)
 	}
 	sc := bufio.NewScanner(text)
 	sc.Buffer(make([]byte, 0, 64<<10), maxQIFLine)

@@ -54,6 +54,20 @@ func Decode(r io.Reader) (io.Reader, Encoding, error) {
 	return out, enc, err
 }
 
+// openText is the start shared by the readers of text a person's tools write (CSV, QIF):
+// the file decoded in enc, or in the encoding Decode finds when enc is empty, once the
+// decimal separator asked for (0: decided from the file) is known to be one.
+func openText(r io.Reader, enc Encoding, decimalSeparator rune) (io.Reader, error) {
+	if decimalSeparator != 0 && decimalSeparator != '.' && decimalSeparator != ',' {
+		return nil, fmt.Errorf("statement: a decimal separator is '.' or ',', not %q", decimalSeparator)
+	}
+	if enc != "" {
+		return DecodeAs(r, enc)
+	}
+	text, _, err := Decode(r)
+	return text, err
+}
+
 // DecodeAs returns r, written in enc, as UTF-8 without its byte-order mark.
 func DecodeAs(r io.Reader, enc Encoding) (io.Reader, error) {
 	var dec *encoding.Decoder
