@@ -64,6 +64,11 @@ func Conflict(code, format string, args ...any) *Error {
 	return &Error{Kind: KindConflict, Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
+// Unprocessable returns an error for a request well formed that cannot be carried out.
+func Unprocessable(code, format string, args ...any) *Error {
+	return &Error{Kind: KindUnprocessable, Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
 // Forbidden returns an error for an action the caller's role does not allow.
 func Forbidden(format string, args ...any) *Error {
 	return &Error{Kind: KindForbidden, Code: "FORBIDDEN", Message: fmt.Sprintf(format, args...)}

@@ -42,6 +42,11 @@ const (
 	TypeInvitationCancelled = "member.invitation_cancelled.v1"
 	TypeAPIKeyCreated       = "api_key.created.v1"
 	TypeAPIKeyRevoked       = "api_key.revoked.v1"
+	TypeImportCommitted     = "import.committed.v1"
+	TypeImportUndone        = "import.undone.v1"
+	// TypeTransactionMatched links a statement row to a transaction already recorded.
+	TypeTransactionMatched   = "transaction.matched.v1"
+	TypeTransactionUnmatched = "transaction.unmatched.v1"
 )
 
 // UserRegistered: a person signed in for the first time.
@@ -244,9 +249,13 @@ type TransactionCreated struct {
 	AttachmentURL     *string          `json:"attachmentUrl"`
 	// Cleared is left out while false, so that events recorded before it existed read
 	// as they were written.
-	Cleared  bool      `json:"cleared,omitempty"`
-	Postings []Posting `json:"postings"`
-	Effects  *Effects  `json:"effects,omitempty"`
+	Cleared bool `json:"cleared,omitempty"`
+	// ImportID is the statement import that recorded the transaction, and ExternalID the
+	// bank's id of its statement row; both are left out when it was not imported.
+	ImportID   *uuid.UUID `json:"importId,omitempty"`
+	ExternalID string     `json:"externalId,omitempty"`
+	Postings   []Posting  `json:"postings"`
+	Effects    *Effects   `json:"effects,omitempty"`
 }
 
 // EventType names TransactionCreated in history.
@@ -288,9 +297,64 @@ func (TransactionUpdated) sealed() {}
 // TransactionDeleted soft-deletes a transaction; Postings and Effects revert its effect.
 type TransactionDeleted struct {
 	TransactionID uuid.UUID `json:"transactionId"`
-	Postings      []Posting `json:"postings"`
-	Effects       *Effects  `json:"effects,omitempty"`
+	// ImportID is the import whose undo deletes the transaction; left out otherwise.
+	ImportID *uuid.UUID `json:"importId,omitempty"`
+	Postings []Posting  `json:"postings"`
+	Effects  *Effects   `json:"effects,omitempty"`
 }
+
+// TransactionMatched links a row of an imported statement to a transaction already
+// recorded: the row is that transaction, seen by the bank. No money moves.
+type TransactionMatched struct {
+	TransactionID uuid.UUID `json:"transactionId"`
+	ImportID      uuid.UUID `json:"importId"`
+	ExternalID    string    `json:"externalId"`
+}
+
+// EventType names TransactionMatched in history.
+func (TransactionMatched) EventType() string { return TypeTransactionMatched }
+
+func (TransactionMatched) sealed() {}
+
+// TransactionUnmatched removes the link an import's undo takes back.
+type TransactionUnmatched struct {
+	TransactionID uuid.UUID `json:"transactionId"`
+	ImportID      uuid.UUID `json:"importId"`
+}
+
+// EventType names TransactionUnmatched in history.
+func (TransactionUnmatched) EventType() string { return TypeTransactionUnmatched }
+
+func (TransactionUnmatched) sealed() {}
+
+// ImportCommitted opens the events of a statement import: the transactions it creates
+// and the links it makes follow it in the same append, each carrying its id.
+type ImportCommitted struct {
+	ImportID uuid.UUID `json:"importId"`
+	WalletID uuid.UUID `json:"walletId"`
+	Format   string    `json:"format"`
+	Created  int       `json:"created"`
+	Merged   int       `json:"merged"`
+	Skipped  int       `json:"skipped"`
+}
+
+// EventType names ImportCommitted in history.
+func (ImportCommitted) EventType() string { return TypeImportCommitted }
+
+func (ImportCommitted) sealed() {}
+
+// ImportUndone opens the undo of an import: the deletions and unlinkings follow it.
+type ImportUndone struct {
+	ImportID uuid.UUID `json:"importId"`
+	WalletID uuid.UUID `json:"walletId"`
+	Deleted  int       `json:"deleted"`
+	Unmerged int       `json:"unmerged"`
+}
+
+// EventType names ImportUndone in history.
+func (ImportUndone) EventType() string { return TypeImportUndone }
+
+func (ImportUndone) sealed() {}
 
 // EventType names TransactionDeleted in history.
 func (TransactionDeleted) EventType() string { return TypeTransactionDeleted }
@@ -485,6 +549,10 @@ var eventTypes = registry(
 	&TransactionCreated{},
 	&TransactionUpdated{},
 	&TransactionDeleted{},
+	&TransactionMatched{},
+	&TransactionUnmatched{},
+	&ImportCommitted{},
+	&ImportUndone{},
 	&BudgetCreated{},
 	&BudgetUpdated{},
 	&BudgetDeleted{},

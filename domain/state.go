@@ -42,6 +42,8 @@ type Workspace struct {
 	Debts               map[uuid.UUID]*Debt
 	Recurring           map[uuid.UUID]*Recurring
 	Webhooks            map[uuid.UUID]*Webhook
+	// Imports are the statement imports committed, by id.
+	Imports map[uuid.UUID]*Import
 	// Spending is what the live expenses add up to per category, currency and day, so
 	// that a command can tell whether it takes a budget to its alert threshold.
 	Spending Spending
@@ -95,6 +97,11 @@ type Transaction struct {
 	GoalID            *uuid.UUID
 	DebtID            *uuid.UUID
 	Deleted           bool
+	// ImportID is the import that created the transaction or, when Matched, linked a
+	// statement row to it; ExternalID is that row's id at the bank.
+	ImportID   *uuid.UUID
+	ExternalID string
+	Matched    bool
 }
 
 // NewWorkspace returns the empty state of a workspace stream.
@@ -113,6 +120,7 @@ func NewWorkspace(id uuid.UUID) *Workspace {
 		Debts:        map[uuid.UUID]*Debt{},
 		Recurring:    map[uuid.UUID]*Recurring{},
 		Webhooks:     map[uuid.UUID]*Webhook{},
+		Imports:      map[uuid.UUID]*Import{},
 		Spending:     Spending{},
 	}
 }
@@ -236,6 +244,21 @@ func (w *Workspace) Apply(event Event) error {
 			return err
 		}
 		return w.post(e.Postings)
+	case *TransactionMatched:
+		return w.linkTransaction(e.TransactionID, e)
+	case *TransactionUnmatched:
+		return w.linkTransaction(e.TransactionID, e)
+	case *ImportCommitted:
+		if w.Imports == nil {
+			w.Imports = map[uuid.UUID]*Import{}
+		}
+		w.Imports[e.ImportID] = &Import{WalletID: e.WalletID, Created: e.Created, Merged: e.Merged}
+	case *ImportUndone:
+		imp, err := find(w.Imports, e.ImportID, "import")
+		if err != nil {
+			return err
+		}
+		imp.Undone = true
 	case *WorkspaceDeleted:
 		w.Deleted = true
 	case *MemberAdded:
@@ -305,7 +328,27 @@ func transactionOf(e *TransactionCreated) *Transaction {
 	return &Transaction{
 		Type: e.Type, Amount: e.Amount, DestinationAmount: e.DestinationAmount, Currency: e.Currency, Date: e.Date,
 		WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, TagID: e.TagID,
-		GoalID: e.GoalID, DebtID: e.DebtID,
+		GoalID: e.GoalID, DebtID: e.DebtID, ImportID: e.ImportID, ExternalID: e.ExternalID,
+	}
+}
+
+// linkTransaction records on a met transaction a statement row's link, or its removal.
+func (w *Workspace) linkTransaction(id uuid.UUID, e Event) error {
+	t, err := w.metTransaction(id)
+	if err != nil {
+		return err
+	}
+	t.link(e)
+	return nil
+}
+
+// link records a statement row's link to the transaction, or its removal.
+func (t *Transaction) link(e Event) {
+	switch e := e.(type) {
+	case *TransactionMatched:
+		t.ImportID, t.ExternalID, t.Matched = &e.ImportID, e.ExternalID, true
+	case *TransactionUnmatched:
+		t.ImportID, t.ExternalID, t.Matched = nil, "", false
 	}
 }
 

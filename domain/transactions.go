@@ -21,6 +21,12 @@ const (
 	TxGoalWithdrawal TransactionType = "goal_withdrawal"
 )
 
+// The rules of a transaction's texts.
+var (
+	ConceptText     = Text{Max: 255}
+	DescriptionText = Text{Max: 2000, Multiline: true}
+)
+
 // TransactionTypes lists every transaction type.
 var TransactionTypes = []TransactionType{TxIncome, TxExpense, TxTransfer, TxGoalDeposit, TxGoalWithdrawal}
 
@@ -449,6 +455,14 @@ func (w *Workspace) MeetTransactions(ids []uuid.UUID, history []Event) {
 		case *TransactionDeleted:
 			if t := met[e.TransactionID]; t != nil {
 				t.Deleted = true
+			}
+		case *TransactionMatched:
+			if t := met[e.TransactionID]; t != nil {
+				t.link(e)
+			}
+		case *TransactionUnmatched:
+			if t := met[e.TransactionID]; t != nil {
+				t.link(e)
 			}
 		}
 	}

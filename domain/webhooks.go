@@ -30,6 +30,8 @@ const (
 	HookDebtPayment            = "debt.payment"
 	HookRecurringPaid          = "recurring.paid"
 	HookRecurringSkipped       = "recurring.skipped"
+	HookImportCommitted        = "import.committed"
+	HookImportUndone           = "import.undone"
 	HookTest                   = "webhook.test"
 	// HookAll subscribes to every event, current and future.
 	HookAll = "*"
@@ -39,7 +41,7 @@ const (
 var HookEvents = []string{
 	HookTransactionCreated, HookTransactionUpdated, HookTransactionDeleted, HookWalletCreated, HookWalletUpdated,
 	HookCategoryCreated, HookBudgetCreated, HookBudgetThresholdReached, HookGoalDeposit, HookGoalWithdrawal,
-	HookDebtPayment, HookRecurringPaid, HookRecurringSkipped, HookTest,
+	HookDebtPayment, HookRecurringPaid, HookRecurringSkipped, HookImportCommitted, HookImportUndone, HookTest,
 }
 
 // MaxWebhooks bounds a workspace's live subscriptions.

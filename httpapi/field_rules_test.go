@@ -167,6 +167,9 @@ func TestRequestSchemasAreTheHandlersRules(t *testing.T) {
 			operations++
 			name := strings.TrimPrefix(op.RequestBody.Ref, "#/components/requestBodies/")
 			schema := doc.Components.RequestBodies[name].Content.JSON.Schema
+			if schema == nil && name == "StatementFile" {
+				continue // a file, not JSON: TestImportBadInput
+			}
 			if schema == nil || len(schema.Properties) == 0 {
 				t.Errorf("%s %s: request body %s has no schema", method, path, name)
 				continue
@@ -179,8 +182,11 @@ func TestRequestSchemasAreTheHandlersRules(t *testing.T) {
 			// Ids in the path need not name records, the body being checked before any is
 			// looked up; but a workspace's must be one the caller is a member of.
 			target := pathParam.ReplaceAllStringFunc(path, func(param string) string {
-				if param == "{workspaceId}" {
+				switch param {
+				case "{workspaceId}":
 					return team
+				case "{index}":
+					return "0"
 				}
 				return uuid.NewString()
 			})

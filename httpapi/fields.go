@@ -531,8 +531,8 @@ var (
 	categoryDescription = textField{Name: "description", Text: domain.Text{Max: 255, Multiline: true}, Nullable: true}
 	categoryColor       = colorField("color", domain.DefaultCategoryColor)
 
-	transactionConcept     = textField{Name: "concept", Text: domain.Text{Max: 255}, Nullable: true}
-	transactionDescription = textField{Name: "description", Text: domain.Text{Max: 2000, Multiline: true}, Nullable: true}
+	transactionConcept     = textField{Name: "concept", Text: domain.ConceptText, Nullable: true}
+	transactionDescription = textField{Name: "description", Text: domain.DescriptionText, Nullable: true}
 	transactionReference   = textField{Name: "referenceNumber", Text: domain.Text{Max: 100}, Nullable: true}
 	transactionAttachment  = textField{Name: "attachmentUrl", Text: domain.Text{Min: 1, Max: 2048}, Nullable: true, Doc: obj{"format": "uri"}}
 
@@ -727,6 +727,7 @@ var bodyRules = map[string]*bodyRule{
 	"TransactionUpdate": {Fields: replaced(transactionRules, dateField{Name: "date"}, idField{Name: "walletId"})},
 	"TransactionBulk": {Fields: []field{bulkIDs, bulkOperation, bulkCategory}, Required: []string{"ids", "operation"},
 		When: []requiredWhen{{If: "operation", In: []string{domain.BulkRecategorize}, Then: []string{"categoryId"}, Field: "categoryId", Message: "is required"}}},
+	"ImportRowUpdate": {Fields: []field{importDecision, importRowType, transactionConcept, transactionCategory, recordTag, importMergeWith}},
 	"ProfileUpdate":   {Fields: profileRules},
 	"WorkspaceCreate": {Fields: []field{recordName, workspaceCurrency, workspaceLanguage}, Required: []string{"name"}},
 	"MemberAdd":       {Fields: []field{memberEmail, memberRole}, Required: []string{"email", "role"}},

@@ -184,6 +184,8 @@ func schemas() obj {
 		"concept": nstr(nil), "description": str(nil), "walletId": uuidRef(), "toWalletId": nuuid(),
 		"destinationWalletId": nuuid(), "categoryId": nuuid(), "goalId": nuuid(), "debtId": nuuid(), "tagId": nuuid(),
 		"referenceNumber": nstr(nil), "attachmentUrl": nstr(nil), "cleared": boolean(), "createdAt": dateTime(), "updatedAt": dateTime(),
+		"importId": nuuid(), "externalId": nstr(obj{"description": "the id of the statement row the transaction was imported " +
+			"from or linked to, as the bank gave it or, when it gave none, made from the row's content"}),
 	}
 	errorBody := func(details obj) obj {
 		return object(obj{"error": object(obj{
@@ -290,6 +292,16 @@ func schemas() obj {
 			"missing":           obj{"type": "array", "items": uuidRef(), "description": "TRANSACTION_NOT_FOUND of a bulk operation: the ids not found"},
 			"retryAfterSeconds": obj{"type": "integer", "description": "as Retry-After"},
 			"limit":             obj{"type": "integer", "description": "TOO_MANY_STREAMS, TOO_MANY_BULK_READS: the limit reached"},
+			"columns":           obj{"type": "array", "items": str(nil), "description": "IMPORT_MAPPING_REQUIRED: the file's columns"},
+			"samples": obj{"type": "array", "items": obj{"type": "array", "items": str(nil)},
+				"description": "IMPORT_MAPPING_REQUIRED: the file's first rows; IMPORT_DATE_ORDER_REQUIRED: dates as the file writes them"},
+			"missingColumns": obj{"type": "array", "items": str(nil), "description": "IMPORT_MAPPING_REQUIRED: what no column says plainly (date, amount)"},
+			"delimiter":      str(obj{"description": "IMPORT_MAPPING_REQUIRED: the delimiter found"}),
+			"accounts":       obj{"type": "array", "items": str(nil), "description": "IMPORT_ACCOUNT_REQUIRED: the accounts the file holds"},
+			"format":         str(obj{"description": "IMPORT_FILE_INVALID: the format the file was read as"}),
+			"line":           obj{"type": "integer", "description": "IMPORT_FILE_INVALID: the line of the fault, 0 when it names an element"},
+			"element":        str(obj{"description": "IMPORT_FILE_INVALID: the XML element of the fault, as a path"}),
+			"externalIds":    obj{"type": "array", "items": str(nil), "description": "IMPORT_ROWS_ALREADY_IMPORTED: some of the rows' external ids"},
 		}),
 		"FieldError": record(obj{"field": str(obj{"description": "the field's name or path: name, keys.auth, rates[0].rate"}), "message": str(nil)}),
 		"Wallet": record(merge(walletFields(), obj{
@@ -312,6 +324,11 @@ func schemas() obj {
 			"filtered by walletId: the wallet's balance after this transaction, counting every live transaction of the wallet dated before " +
 			"it, or on its date and recorded before it, whatever else the filter leaves out; absent elsewhere"})}), slices.Sorted(maps.Keys(transaction))...),
 		"TransactionResponse": wrap("transaction", "Transaction"),
+		"Import":              importSchema(),
+		"ImportResponse":      wrap("import", "Import"),
+		"ImportList":          object(obj{"imports": obj{"type": "array", "items": ref("Import")}, "pagination": paginationSchema()}, "imports", "pagination"),
+		"ImportRow":           importRowSchema(),
+		"ImportRowResponse":   wrap("row", "ImportRow"),
 		"TransactionList": object(obj{
 			"transactions": obj{"type": "array", "items": ref("Transaction")},
 			"pagination":   paginationSchema(),
@@ -508,7 +525,11 @@ func openAPIDocument() obj {
 		}
 		var params []obj
 		for _, m := range pathParam.FindAllStringSubmatch(rt.Pattern, -1) {
-			params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": uuidRef(), "description": pathParamDescriptions[m[1]]})
+			schema := uuidRef()
+			if m[1] == "index" {
+				schema = obj{"type": "integer", "minimum": 0}
+			}
+			params = append(params, obj{"name": m[1], "in": "path", "required": true, "schema": schema, "description": pathParamDescriptions[m[1]]})
 		}
 		if rt.Description != "" {
 			op["description"] = rt.Description
@@ -566,6 +587,8 @@ func openAPIDocument() obj {
 			headers["Cache-Control"] = obj{"description": "no-cache", "schema": str(nil)}
 			headers["X-Accel-Buffering"] = obj{"description": "no: proxies must not buffer the stream", "schema": str(nil)}
 			answer = "the stream"
+		case "POST /api/imports":
+			op["requestBody"] = obj{"$ref": "#/components/requestBodies/StatementFile"}
 		case "GET /api/agent/context":
 			headers["Cache-Control"] = obj{"description": "private, max-age=300: meant to be read once per conversation", "schema": str(nil)}
 		}
@@ -588,7 +611,7 @@ func openAPIDocument() obj {
 		}
 		item[strings.ToLower(rt.Method)] = op
 	}
-	requestBodies := obj{}
+	requestBodies := obj{"StatementFile": statementUpload()}
 	for name, schema := range requestSchemas() {
 		_, required := schema.(obj)["required"]
 		requestBodies[name] = obj{"required": required, "content": obj{"application/json": obj{"schema": schema}}}
@@ -644,7 +667,7 @@ func openAPIDocument() obj {
 
 var pathParamDescriptions = map[string]string{
 	"id": "the record's id", "workspaceId": "the team workspace's id", "userId": "the member's user id",
-	"deliveryId": "the delivery's id", "invitationId": "the invitation's id (a member listing's invitationId)",
+	"deliveryId": "the delivery's id", "index": "the row's index in the statement, from 0", "invitationId": "the invitation's id (a member listing's invitationId)",
 }
 
 // tags group the operations by the path's first segment.

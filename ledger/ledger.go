@@ -215,7 +215,8 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 		return Result{}, err
 	}
 	defer l.states.release(entry)
-	return l.executeLocked(ctx, entry, c)
+	res, err := l.executeLocked(ctx, entry, c)
+	return res, importConflict(err)
 }
 
 // executeLocked runs one command, in as many attempts as it takes; the caller holds the

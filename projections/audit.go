@@ -52,6 +52,9 @@ var transactionColumns = map[string]string{
 	"attachmentUrl": "attachment_url", "type": "type", "cleared": "cleared",
 }
 
+// importLinkColumns are the fields a statement row's link to a transaction sets.
+var importLinkColumns = map[string]string{"importId": "import_id", "externalId": "external_id"}
+
 // auditWorkspaceOf returns the workspace whose audit log an event's stream writes to:
 // a workspace stream's own, or the personal workspace of a user stream's user.
 func auditWorkspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
@@ -140,6 +143,20 @@ func auditOf(e eventstore.RecordedEvent, data any) (auditEntry, error) {
 	case *domain.TransactionDeleted:
 		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionDelete,
 			fromRow: transactionColumns, after: json.RawMessage(`{}`)}, nil
+	case *domain.TransactionMatched:
+		after, err := json.Marshal(map[string]any{"importId": d.ImportID, "externalId": d.ExternalID})
+		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionUpdate,
+			fromRow: importLinkColumns, after: json.RawMessage(after)}, err
+	case *domain.TransactionUnmatched:
+		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionUpdate,
+			fromRow: importLinkColumns, after: json.RawMessage(`{"importId":null,"externalId":null}`)}, nil
+	case *domain.ImportCommitted:
+		return auditEntry{workspace: ws, entity: "import", entityID: d.ImportID, action: actionCreate,
+			changes: created(map[string]any{"walletId": d.WalletID, "format": d.Format, "status": "committed",
+				"created": d.Created, "merged": d.Merged, "skipped": d.Skipped})}, nil
+	case *domain.ImportUndone:
+		return auditEntry{workspace: ws, entity: "import", entityID: d.ImportID, action: actionUpdate,
+			changes: map[string]change{"status": {"committed", "undone"}, "deleted": {nil, d.Deleted}, "unmerged": {nil, d.Unmerged}}}, nil
 	case *domain.MemberAdded:
 		return auditEntry{workspace: ws, entity: "member", entityID: d.UserID, action: actionCreate,
 			changes: created(map[string]any{"role": d.Role})}, nil

@@ -92,7 +92,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	switch data.(type) {
 	case *domain.WalletUpdated, *domain.WalletArchived:
 		p.postings.flush(b) // they write the wallet's row after the postings before them
-	case *domain.TransactionUpdated, *domain.TransactionDeleted:
+	case *domain.TransactionUpdated, *domain.TransactionDeleted, *domain.TransactionMatched, *domain.TransactionUnmatched:
 		// They read and change the transaction's row, and take it out of the totals and
 		// counts that must hold it.
 		p.transactions.flush(b)
@@ -256,7 +256,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	case *domain.TransactionCreated:
 		p.transactions.add(ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
-			d.AttachmentURL, d.Cleared, at, at, e.Version)
+			d.AttachmentURL, d.Cleared, at, at, e.Version, d.ImportID, nullIfEmpty(d.ExternalID))
 		p.postings.add(ws, d.Postings, at, e.Version)
 		p.totals.add(ws, d, e.Version)
 		if err := queueEffects(b, ws, e, d.Effects); err != nil {
@@ -302,10 +302,35 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		queueTotalsKept(b, ws, d.TransactionID, e.Version)
 		p.postings.add(ws, d.Postings, at, e.Version)
 		return queueEffects(b, ws, e, d.Effects)
+	case *domain.TransactionMatched:
+		queueLinked(b, ws, d.TransactionID, &d.ImportID, &d.ExternalID, at, e.Version)
+	case *domain.TransactionUnmatched:
+		queueLinked(b, ws, d.TransactionID, nil, nil, at, e.Version)
+	case *domain.ImportCommitted:
+		b.Queue(`UPDATE imports SET status = 'committed', committed_at = $3, created = $4, merged = $5, skipped = $6
+			WHERE workspace_id = $1 AND id = $2`, ws, d.ImportID, at, d.Created, d.Merged, d.Skipped)
+	case *domain.ImportUndone:
+		b.Queue(`UPDATE imports SET status = 'undone', undone_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.ImportID, at)
 	default:
 		return queueMoney(b, ws, e, data)
 	}
 	return nil
+}
+
+// queueLinked records on a transaction's row the statement row linked to it, or none;
+// its row before the change goes to its history.
+func queueLinked(b *pgx.Batch, ws, transactionID uuid.UUID, importID *uuid.UUID, externalID *string, at time.Time, version int64) {
+	queueReplaced(b, ws, transactionID, version)
+	b.Queue(`UPDATE transactions SET import_id = $3, external_id = $4, updated_at = $5, changed_version = $6
+		WHERE workspace_id = $1 AND id = $2`, ws, transactionID, importID, externalID, at, version)
+}
+
+// nullIfEmpty stores an empty text as NULL.
+func nullIfEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // walletPostings gathers the balance changes of the events one Queue call projects, so

@@ -35,6 +35,10 @@ type Transaction struct {
 	ReferenceNumber     *string                `json:"referenceNumber"`
 	AttachmentURL       *string                `json:"attachmentUrl"`
 	Cleared             bool                   `json:"cleared"`
+	// ImportID is the statement import that recorded the transaction or linked a row of
+	// its statement to it, and ExternalID that row's id at the bank.
+	ImportID   *uuid.UUID `json:"importId"`
+	ExternalID *string    `json:"externalId"`
 	// RunningBalance is, in a listing of one wallet's transactions, the wallet's
 	// balance after this transaction (walletBalancesAfter); nil elsewhere.
 	RunningBalance *Amount   `json:"runningBalance,omitempty"`
@@ -43,7 +47,8 @@ type Transaction struct {
 }
 
 const transactionColumns = `id, type, amount, currency, destination_amount, date, concept, description, wallet_id,
-	to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, cleared, created_at, updated_at`
+	to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, cleared, created_at, updated_at,
+	import_id, external_id`
 
 // scanTransaction reads transactionColumns and then, into extra, any further columns.
 func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) {
@@ -53,7 +58,7 @@ func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) 
 	var description *string
 	err := row.Scan(append([]any{&t.ID, &t.Type, &amount, &t.Currency, &dest, &t.Date, &t.Concept, &description, &t.WalletID,
 		&t.ToWalletID, &t.CategoryID, &t.GoalID, &t.DebtID, &t.TagID, &t.ReferenceNumber, &t.AttachmentURL,
-		&t.Cleared, &t.CreatedAt, &t.UpdatedAt}, extra...)...)
+		&t.Cleared, &t.CreatedAt, &t.UpdatedAt, &t.ImportID, &t.ExternalID}, extra...)...)
 	t.Amount, t.DestinationAmount = Amount(amount), amountPtr(dest)
 	t.DestinationWalletID = t.ToWalletID
 	// The reference page's clients read only `description`; a transaction recorded with

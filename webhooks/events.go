@@ -113,6 +113,10 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		return told(domain.HookRecurringPaid, eventType, data, recurringPaid)
 	case domain.TypeRecurringSkipped:
 		return told(domain.HookRecurringSkipped, eventType, data, recurringSkipped)
+	case domain.TypeImportCommitted:
+		return told(domain.HookImportCommitted, eventType, data, importCommitted)
+	case domain.TypeImportUndone:
+		return told(domain.HookImportUndone, eventType, data, importUndone)
 	case
 		// Access: people, members, invitations, keys and the chat channel's links.
 		domain.TypeUserRegistered, domain.TypeUserIdentityChanged, domain.TypeUserProfileUpdated, domain.TypeUserDeleted,
@@ -128,7 +132,9 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		domain.TypeTagArchived, domain.TypeBudgetUpdated, domain.TypeBudgetDeleted, domain.TypeGoalCreated,
 		domain.TypeGoalUpdated, domain.TypeGoalDeleted, domain.TypeDebtCreated, domain.TypeDebtUpdated,
 		domain.TypeDebtDeleted, domain.TypeRecurringCreated, domain.TypeRecurringUpdated, domain.TypeRecurringDeleted,
-		domain.TypeExchangeRatesSet:
+		domain.TypeExchangeRatesSet,
+		// A statement row's link to a transaction: import.committed and import.undone tell it.
+		domain.TypeTransactionMatched, domain.TypeTransactionUnmatched:
 		return nil, nil, nil
 	}
 	return nil, nil, fmt.Errorf("%w: %s", errUnclassified, eventType)

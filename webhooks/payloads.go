@@ -308,6 +308,39 @@ func recurringSkipped(e *domain.RecurringSkipped) RecurringSkippedPayload {
 		Cycles: e.Cycles, NextPayment: e.NextPayment}
 }
 
+// ImportCommittedPayload is the data of import.committed: a statement's rows recorded
+// in a wallet, as new transactions or as links to transactions already recorded.
+type ImportCommittedPayload struct {
+	ImportID uuid.UUID `json:"importId"`
+	WalletID uuid.UUID `json:"walletId"`
+	Format   string    `json:"format"`
+	Created  int       `json:"created"`
+	Merged   int       `json:"merged"`
+	Skipped  int       `json:"skipped"`
+}
+
+func (ImportCommittedPayload) version() int { return 1 }
+
+func importCommitted(e *domain.ImportCommitted) ImportCommittedPayload {
+	return ImportCommittedPayload{ImportID: e.ImportID, WalletID: e.WalletID, Format: e.Format,
+		Created: e.Created, Merged: e.Merged, Skipped: e.Skipped}
+}
+
+// ImportUndonePayload is the data of import.undone: the transactions an import created
+// and still live were deleted, and its links removed.
+type ImportUndonePayload struct {
+	ImportID uuid.UUID `json:"importId"`
+	WalletID uuid.UUID `json:"walletId"`
+	Deleted  int       `json:"deleted"`
+	Unmerged int       `json:"unmerged"`
+}
+
+func (ImportUndonePayload) version() int { return 1 }
+
+func importUndone(e *domain.ImportUndone) ImportUndonePayload {
+	return ImportUndonePayload{ImportID: e.ImportID, WalletID: e.WalletID, Deleted: e.Deleted, Unmerged: e.Unmerged}
+}
+
 // TestPayload is the data of webhook.test, which a request to test a webhook sends.
 type TestPayload struct {
 	WebhookID uuid.UUID `json:"webhookId"`

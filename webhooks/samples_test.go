@@ -85,6 +85,11 @@ func storedSamples(t *testing.T) []storedSample {
 		{"recurring.skipped", domain.TypeRecurringSkipped, domain.RecurringSkipped{RecurringID: id(8), FirstDue: domain.MustParseDate("2024-03-12"),
 			LastDue: domain.MustParseDate("2025-12-16"), Cycles: 93, NextPayment: domain.MustParseDate("2025-12-30")}},
 		{"recurring.skipped, empty", domain.TypeRecurringSkipped, domain.RecurringSkipped{}},
+		{"import.committed", domain.TypeImportCommitted, domain.ImportCommitted{ImportID: id(10), WalletID: id(4), Format: "camt",
+			Created: 120, Merged: 3, Skipped: 2}},
+		{"import.committed, empty", domain.TypeImportCommitted, domain.ImportCommitted{}},
+		{"import.undone", domain.TypeImportUndone, domain.ImportUndone{ImportID: id(10), WalletID: id(4), Deleted: 119, Unmerged: 3}},
+		{"import.undone, empty", domain.TypeImportUndone, domain.ImportUndone{}},
 	}
 	out := make([]storedSample, len(samples))
 	for i, s := range samples {

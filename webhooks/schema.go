@@ -31,6 +31,8 @@ var publicPayloads = map[string]struct {
 	domain.HookDebtPayment:            {TransactionCreatedPayload{}, "A debt payment was recorded (also told as transaction.created)"},
 	domain.HookRecurringPaid:          {RecurringPaidPayload{}, "A cycle of a recurring payment was paid"},
 	domain.HookRecurringSkipped:       {RecurringSkippedPayload{}, "Cycles of a recurring payment were left unpaid"},
+	domain.HookImportCommitted:        {ImportCommittedPayload{}, "A statement import was committed: its transactions follow as transaction.created"},
+	domain.HookImportUndone:           {ImportUndonePayload{}, "A statement import was undone: its transactions' deletions follow as transaction.deleted"},
 	domain.HookTest:                   {TestPayload{}, "A test delivery, sent on request"},
 }
 

@@ -1,0 +1,212 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"mime/multipart"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/finledger/finledger/internal/testkit/apitest"
+)
+
+// statementCSV is a bank's CSV export: a salary, a coffee already recorded by hand, a
+// payee a spreadsheet would run as a formula, and the same row twice.
+const statementCSV = "Date,Description,Amount,Reference\n" +
+	"2026-03-01,Salary ACME,1500.00,R1\n" +
+	"2026-03-03,OXXO COFFEE,-45.50,R2\n" +
+	"2026-03-04,\"=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\",-10.25,R3\n" +
+	"2026-03-04,\"=HYPERLINK(\"\"http://evil.example\"\",\"\"x\"\")\",-10.25,R3\n"
+
+func uploadStatement(c *apitest.Client, wallet, file string) *apitest.Response {
+	return c.With("Content-Type", "text/csv").Post("/api/imports?walletId="+wallet, file)
+}
+
+func importRows(t *testing.T, r *apitest.Response) []map[string]any {
+	t.Helper()
+	var rows []map[string]any
+	for _, row := range r.Object("import")["rows"].([]any) {
+		rows = append(rows, row.(map[string]any))
+	}
+	return rows
+}
+
+func verdicts(rows []map[string]any) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r["match"].(map[string]any)["verdict"].(string)+"/"+r["decision"].(string))
+	}
+	return out
+}
+
+// A statement goes in as a preview, is committed once however many instances are asked
+// at once, is caught as a duplicate when it comes again, and is undone as a whole.
+func TestImportPreviewCommitUndo(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	other := env.Instance()
+	coffee := f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 45.5, "walletId": f.cash,
+		"concept": "Oxxo coffee", "date": "2026-03-02"}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+
+	preview := uploadStatement(f.c, f.cash, statementCSV).Expect(t, http.StatusCreated)
+	imp := preview.Object("import")
+	id := imp["id"].(string)
+	rows := importRows(t, preview)
+	if imp["status"] != "preview" || imp["format"] != "csv" || len(rows) != 4 {
+		t.Fatalf("preview = %v", imp)
+	}
+	if got, want := verdicts(rows), []string{"new/import", "probable/merge", "new/import", "duplicate/skip"}; !slices.Equal(got, want) {
+		t.Fatalf("verdicts = %v, want %v", got, want)
+	}
+	if rows[1]["match"].(map[string]any)["transactionId"] != coffee || num(rows[1]["amount"]) != "-45.5" || rows[0]["externalId"] != "R1" {
+		t.Fatalf("rows = %v", rows)
+	}
+	if rows[2]["payee"] != `=HYPERLINK("http://evil.example","x")` {
+		t.Fatalf("a formula-like payee is kept as text: %v", rows[2]["payee"])
+	}
+	summary := imp["summary"].(map[string]any)
+	if num(summary["walletBalance"]) != "54.5" || num(summary["balanceAfter"]) != "1544.25" || num(summary["moneyIn"]) != "1500" ||
+		summary["import"] != jsonInt(2) || summary["merge"] != jsonInt(1) || summary["skip"] != jsonInt(1) {
+		t.Fatalf("summary = %v", summary)
+	}
+
+	// Nothing is recorded by a preview.
+	if f.balance(t, f.cash) != "54.5" {
+		t.Fatalf("balance after a preview = %s", f.balance(t, f.cash))
+	}
+
+	// Rows change before the commit; a duplicate cannot be imported.
+	changed := f.c.Patch("/api/imports/"+id+"/rows/2", map[string]any{"concept": "Unknown charge", "categoryId": f.food}).
+		Expect(t, http.StatusOK).Object("row")
+	if changed["concept"] != "Unknown charge" || changed["categoryId"] != f.food {
+		t.Fatalf("changed row = %v", changed)
+	}
+	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/3", map[string]any{"decision": "import"}), http.StatusConflict, "IMPORT_ROW_DUPLICATE")
+	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/9", map[string]any{"decision": "skip"}), http.StatusNotFound, "IMPORT_ROW_NOT_FOUND")
+	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/0", map[string]any{"decision": "later"}), http.StatusBadRequest, "VALIDATION_ERROR")
+
+	// Two instances commit the preview at once: one takes effect.
+	var wg sync.WaitGroup
+	answers := make([]*apitest.Response, 2)
+	for i, c := range []*apitest.Client{f.c, f.c.On(other)} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = c.Post("/api/imports/"+id+"/commit", nil)
+		}()
+	}
+	wg.Wait()
+	var committed *apitest.Response
+	for _, a := range answers {
+		switch a.Status {
+		case http.StatusOK:
+			if committed != nil {
+				t.Fatal("both commits took effect")
+			}
+			committed = a
+		case http.StatusConflict:
+			if a.ErrorCode() != "IMPORT_ALREADY_COMMITTED" {
+				t.Fatalf("the second commit answers %s", a.Raw)
+			}
+		default:
+			t.Fatalf("commit answers %d %s", a.Status, a.Raw)
+		}
+	}
+	if committed == nil {
+		t.Fatal("no commit took effect")
+	}
+	done := committed.Object("import")
+	if done["status"] != "committed" || done["created"] != jsonInt(2) || done["merged"] != jsonInt(1) || done["skipped"] != jsonInt(1) {
+		t.Fatalf("committed = %v", done)
+	}
+	if f.balance(t, f.cash) != "1544.25" {
+		t.Fatalf("balance after the commit = %s", f.balance(t, f.cash))
+	}
+	merged := f.c.Get("/api/transactions/"+coffee).Expect(t, http.StatusOK).Object("transaction")
+	if merged["externalId"] != "R2" || merged["importId"] != id || num(merged["amount"]) != "45.5" {
+		t.Fatalf("merged transaction = %v", merged)
+	}
+	listed := f.c.Get("/api/transactions?walletId="+f.cash).Expect(t, http.StatusOK).List("transactions")
+	imported := map[string]map[string]any{}
+	for _, tr := range listed {
+		if tr["importId"] == id && tr["id"] != coffee {
+			imported[tr["externalId"].(string)] = tr
+		}
+	}
+	if len(imported) != 2 || imported["R1"]["type"] != "income" || imported["R3"]["concept"] != "Unknown charge" ||
+		imported["R3"]["categoryId"] != f.food || !imported["R1"]["cleared"].(bool) {
+		t.Fatalf("imported transactions = %v", imported)
+	}
+	// The commit's answer is replayed for its Idempotency-Key; a commit again is refused.
+	expectError(t, f.c.Post("/api/imports/"+id+"/commit", nil), http.StatusConflict, "IMPORT_ALREADY_COMMITTED")
+	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/0", map[string]any{"decision": "skip"}), http.StatusConflict, "IMPORT_NOT_IN_PREVIEW")
+
+	// The same file again proposes nothing new.
+	again := uploadStatement(f.c.On(other), f.cash, statementCSV).Expect(t, http.StatusCreated)
+	if got, want := verdicts(importRows(t, again)), []string{"duplicate/skip", "duplicate/skip", "duplicate/skip", "duplicate/skip"}; !slices.Equal(got, want) {
+		t.Fatalf("verdicts of the same file again = %v, want %v", got, want)
+	}
+
+	// The whole import is undone in one step, on the other instance.
+	undone := f.c.On(other).With("Idempotency-Key", "undo-1").Post("/api/imports/"+id+"/undo", nil).Expect(t, http.StatusOK).Object("import")
+	if undone["status"] != "undone" {
+		t.Fatalf("undone = %v", undone)
+	}
+	replayed := f.c.With("Idempotency-Key", "undo-1").Post("/api/imports/"+id+"/undo", nil).Expect(t, http.StatusOK)
+	if replayed.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("undo replay = %v", replayed.Header)
+	}
+	expectError(t, f.c.Post("/api/imports/"+id+"/undo", nil), http.StatusConflict, "IMPORT_ALREADY_UNDONE")
+	if f.balance(t, f.cash) != "54.5" {
+		t.Fatalf("balance after the undo = %s", f.balance(t, f.cash))
+	}
+	kept := f.c.Get("/api/transactions/"+coffee).Expect(t, http.StatusOK).Object("transaction")
+	if kept["externalId"] != nil || kept["importId"] != nil {
+		t.Fatalf("the merged transaction keeps its link after the undo: %v", kept)
+	}
+	// Once undone, the file imports again.
+	third := uploadStatement(f.c, f.cash, statementCSV).Expect(t, http.StatusCreated)
+	if got, want := verdicts(importRows(t, third)), []string{"new/import", "probable/merge", "new/import", "duplicate/skip"}; !slices.Equal(got, want) {
+		t.Fatalf("verdicts after the undo = %v, want %v", got, want)
+	}
+	list := f.c.Get("/api/imports").Expect(t, http.StatusOK).List("imports")
+	if len(list) != 3 || list[2]["status"] != "undone" || list[0]["status"] != "preview" {
+		t.Fatalf("imports = %v", list)
+	}
+	audit := f.c.Get("/api/audit?entity=import").Expect(t, http.StatusOK).List("entries")
+	if len(audit) != 2 {
+		t.Fatalf("audit of imports = %v", audit)
+	}
+}
+
+// A file that is no statement, a file too large, a wallet missing and a file sent as a
+// multipart form are told apart.
+func TestImportBadInput(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	expectError(t, uploadStatement(f.c, "", statementCSV), http.StatusBadRequest, "VALIDATION_ERROR")
+	expectError(t, uploadStatement(f.c, "0195f3a2-0000-7000-8000-000000000001", statementCSV), http.StatusNotFound, "WALLET_NOT_FOUND")
+	expectError(t, uploadStatement(f.c, f.cash, ""), http.StatusBadRequest, "VALIDATION_ERROR")
+	expectError(t, uploadStatement(f.c, f.cash, "Fecha;Cosa\nayer;mucho\n"), http.StatusUnprocessableEntity, "IMPORT_MAPPING_REQUIRED")
+	expectError(t, uploadStatement(f.c, f.cash, "<OFX><BANKMSGSRSV1><STMTTRNRS><STMTRS><BANKTRANLIST><STMTTRN><TRNAMT>oops"),
+		http.StatusUnprocessableEntity, "IMPORT_FILE_INVALID")
+
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	part, _ := mw.CreateFormFile("file", "march.csv")
+	part.Write([]byte(statementCSV)) //nolint:errcheck // a buffer
+	mw.Close()                       //nolint:errcheck // a buffer
+	got := f.c.With("Content-Type", mw.FormDataContentType()).Post("/api/imports?walletId="+f.bank, form.Bytes()).
+		Expect(t, http.StatusCreated).Object("import")
+	if got["fileName"] != "march.csv" || got["rowCount"] != jsonInt(4) {
+		t.Fatalf("multipart upload = %v", got)
+	}
+	viewer := env.As("bob")
+	expectError(t, uploadStatement(viewer, f.cash, statementCSV), http.StatusNotFound, "WALLET_NOT_FOUND")
+}
+
+// jsonInt is an integer as a response's JSON holds it.
+func jsonInt(n int) json.Number { return json.Number(strconv.Itoa(n)) }

@@ -1,0 +1,65 @@
+package httpapi
+
+import (
+	"strconv"
+
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/imports"
+)
+
+// importDescription is what the upload of a statement says beyond its summary.
+var importDescription = "The file is the body (any media type) or the multipart field file, at most " +
+	strconv.Itoa(imports.MaxFile>>20) + " MiB. Its format is told from its content, never its name. Nothing is recorded: " +
+	"the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in " +
+	"the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most " +
+	"3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without " +
+	"the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file " +
+	"gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED " +
+	"(with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, " +
+	"IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE."
+
+// statementUpload is the request body of a statement's upload.
+func statementUpload() obj {
+	file := str(obj{"format": "binary"})
+	return obj{"required": true, "description": "The statement file", "content": obj{
+		"application/octet-stream": obj{"schema": file}, "text/csv": obj{"schema": file}, "text/plain": obj{"schema": file},
+		"application/xml": obj{"schema": file}, "text/xml": obj{"schema": file}, "application/x-ofx": obj{"schema": file},
+		"multipart/form-data": obj{"schema": object(obj{"file": file}, "file")},
+	}}
+}
+
+func importSchema() obj {
+	count := obj{"type": []string{"integer", "null"}}
+	statementSchema := obj{"type": []string{"object", "null"}, "properties": obj{
+		"openingBalance": obj{"type": []string{"number", "null"}}, "closingBalance": obj{"type": []string{"number", "null"}},
+		"date": str(obj{"description": "of the closing balance, YYYY-MM-DD; empty when the file gives none"})},
+		"required": []string{"openingBalance", "closingBalance", "date"}}
+	amount := num(money)
+	s := record(obj{"id": uuidRef(), "walletId": uuidRef(),
+		"status":   str(obj{"enum": []string{imports.StatusPreview, imports.StatusCommitted, imports.StatusUndone}}),
+		"format":   str(obj{"enum": []string{"csv", "ofx", "qif", "camt", "mt940"}}),
+		"fileName": nstr(nil), "fileSha256": str(nil), "statement": statementSchema, "rowCount": obj{"type": "integer"},
+		"createdAt": dateTime(), "committedAt": nstr(obj{"format": "date-time"}), "undoneAt": nstr(obj{"format": "date-time"}),
+		"created": count, "merged": count, "skipped": count})
+	s["properties"].(obj)["summary"] = record(obj{"rows": obj{"type": "integer"}, "new": obj{"type": "integer"},
+		"duplicate": obj{"type": "integer"}, "probable": obj{"type": "integer"}, "import": obj{"type": "integer"},
+		"skip": obj{"type": "integer"}, "merge": obj{"type": "integer"}, "moneyIn": amount, "moneyOut": amount,
+		"walletBalance": amount, "balanceAfter": amount,
+		"difference": obj{"type": []string{"number", "null"}, "description": "the statement's closing balance less balanceAfter"}})
+	s["properties"].(obj)["rows"] = obj{"type": "array", "items": ref("ImportRow"), "description": "with GET of one import, and the preview's answer"}
+	return s
+}
+
+func importRowSchema() obj {
+	return record(obj{"index": obj{"type": "integer"}, "date": str(obj{"format": "date"}), "valueDate": str(nil),
+		"amount":   num(merge(obj{"description": "signed as on the statement: money out is negative"}, money)),
+		"currency": str(nil), "payee": str(nil), "memo": str(nil), "externalId": str(nil), "externalIdGiven": boolean(),
+		"counterpartyAccount": str(nil),
+		"type":                str(obj{"enum": enum(domain.TxIncome, domain.TxExpense, domain.TxTransfer)}),
+		"concept":             nstr(nil), "categoryId": nuuid(), "tagId": nuuid(), "toWalletId": nuuid(), "ruleId": nuuid(),
+		"match": record(obj{"verdict": str(obj{"enum": []string{imports.VerdictNew, imports.VerdictDuplicate, imports.VerdictProbable}}),
+			"reason": str(nil), "transactionId": nuuid()}),
+		"decision":      str(obj{"enum": domain.ImportDecisions}),
+		"transactionId": nuuid(),
+	})
+}

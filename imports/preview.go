@@ -1,0 +1,341 @@
+package imports
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/queries"
+)
+
+// DB is what the preview reads and writes through: a pool, a connection or a
+// transaction.
+type DB interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// probableDays is how far apart a statement row's date and a recorded transaction's
+// may be for the two to be probably the same.
+const probableDays = 3
+
+// The import statuses.
+const (
+	StatusPreview   = "preview"
+	StatusCommitted = "committed"
+	StatusUndone    = "undone"
+)
+
+// Import is an import as its preview and history show it.
+type Import struct {
+	ID          uuid.UUID  `json:"id"`
+	WalletID    uuid.UUID  `json:"walletId"`
+	Status      string     `json:"status"`
+	Format      string     `json:"format"`
+	FileName    *string    `json:"fileName"`
+	FileSHA256  string     `json:"fileSha256"`
+	Statement   *Statement `json:"statement"`
+	RowCount    int        `json:"rowCount"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	CommittedAt *time.Time `json:"committedAt"`
+	UndoneAt    *time.Time `json:"undoneAt"`
+	Created     *int       `json:"created"`
+	Merged      *int       `json:"merged"`
+	Skipped     *int       `json:"skipped"`
+	Summary     *Summary   `json:"summary,omitempty"`
+	Rows        []Row      `json:"rows,omitempty"`
+	// Revision rises with every change of a row (ledger.BindImportCommit).
+	Revision int `json:"-"`
+}
+
+// Summary counts a preview's rows and says where the wallet's balance would stand.
+type Summary struct {
+	Rows      int `json:"rows"`
+	New       int `json:"new"`
+	Duplicate int `json:"duplicate"`
+	Probable  int `json:"probable"`
+	Import    int `json:"import"`
+	Skip      int `json:"skip"`
+	Merge     int `json:"merge"`
+	// MoneyIn and MoneyOut add up the rows to import.
+	MoneyIn  queries.Amount `json:"moneyIn"`
+	MoneyOut queries.Amount `json:"moneyOut"`
+	// WalletBalance is the wallet's balance now, BalanceAfter once the rows to import
+	// are, and Difference the statement's closing balance less BalanceAfter.
+	WalletBalance queries.Amount  `json:"walletBalance"`
+	BalanceAfter  queries.Amount  `json:"balanceAfter"`
+	Difference    *queries.Amount `json:"difference"`
+}
+
+// Wallet is what a preview needs of the wallet it imports into.
+type Wallet struct {
+	ID       uuid.UUID
+	Currency string
+	Balance  decimal.Decimal
+}
+
+// LiveWallet reads a live wallet of the workspace: WALLET_NOT_FOUND otherwise.
+func LiveWallet(ctx context.Context, db DB, workspaceID, walletID uuid.UUID) (Wallet, error) {
+	w := Wallet{ID: walletID}
+	err := db.QueryRow(ctx, `SELECT currency, balance FROM wallets WHERE workspace_id = $1 AND id = $2 AND NOT archived`,
+		workspaceID, walletID).Scan(&w.Currency, &w.Balance)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return w, domain.NotFound("WALLET_NOT_FOUND", "wallet %s not found", walletID)
+	}
+	if err != nil {
+		return w, fmt.Errorf("imports: read wallet: %w", err)
+	}
+	return w, nil
+}
+
+// Propose fills each row's proposal, verdict and decision, against what the wallet
+// holds: a row whose external id is in the wallet, or earlier in the file, is a
+// duplicate; one like a transaction recorded by hand (same amount and direction, dates
+// at most probableDays apart, payees alike) is probable, each such transaction named by
+// one row at most; any other is new.
+func Propose(ctx context.Context, db DB, workspaceID uuid.UUID, wallet Wallet, rows []Row) error {
+	ids := make([]string, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ExternalID
+	}
+	held, err := heldExternalIDs(ctx, db, workspaceID, wallet.ID, ids)
+	if err != nil {
+		return err
+	}
+	transfers, err := walletAccounts(ctx, db, workspaceID, wallet.ID)
+	if err != nil {
+		return err
+	}
+	inFile := map[string]int{}
+	var open []int // rows left to compare with transactions recorded by hand
+	for i := range rows {
+		r := &rows[i]
+		r.Proposal = proposal(*r, transfers)
+		switch id, inWallet := held[r.ExternalID]; {
+		case inWallet:
+			r.Match = Match{Verdict: VerdictDuplicate, Reason: "this row is already in the wallet", TransactionID: &id}
+		case inFile[r.ExternalID] > 0:
+			r.Match = Match{Verdict: VerdictDuplicate, Reason: fmt.Sprintf("the same row is row %d of this file", inFile[r.ExternalID]-1)}
+		default:
+			r.Match = Match{Verdict: VerdictNew, Reason: "nothing in the wallet is like it"}
+			open = append(open, i)
+		}
+		if _, ok := inFile[r.ExternalID]; !ok {
+			inFile[r.ExternalID] = i + 1
+		}
+	}
+	if err := matchProbable(ctx, db, workspaceID, wallet.ID, rows, open); err != nil {
+		return err
+	}
+	for i := range rows {
+		rows[i].Decision = defaultDecision(rows[i].Match.Verdict)
+	}
+	return nil
+}
+
+func defaultDecision(verdict string) string {
+	switch verdict {
+	case VerdictDuplicate:
+		return domain.ImportDecisionSkip
+	case VerdictProbable:
+		return domain.ImportDecisionMerge
+	}
+	return domain.ImportDecisionImport
+}
+
+// proposal is the transaction a row becomes: money out an expense, or a transfer when
+// its counterparty's account is another wallet's; money in income.
+func proposal(r Row, accounts map[string]uuid.UUID) Proposal {
+	p := Proposal{Type: domain.TxIncome}
+	if r.amount().IsNegative() {
+		p.Type = domain.TxExpense
+		if to, ok := accounts[accountKey(r.Counterparty)]; ok && r.Counterparty != "" {
+			p.Type, p.ToWalletID = domain.TxTransfer, &to
+		}
+	}
+	concept := strings.TrimSpace(r.Payee)
+	if concept == "" {
+		concept = strings.TrimSpace(r.Memo)
+	}
+	if concept != "" {
+		concept = domain.ConceptText.Clean(concept)
+		p.Concept = &concept
+	}
+	return p
+}
+
+// accountKey is an account number as wallets and statements compare it: its letters
+// and digits, upper case.
+func accountKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToUpper(r)
+		}
+		return -1
+	}, s)
+}
+
+// heldExternalIDs maps each of ids the wallet holds on a live transaction to it.
+func heldExternalIDs(ctx context.Context, db DB, workspaceID, walletID uuid.UUID, ids []string) (map[string]uuid.UUID, error) {
+	rows, err := db.Query(ctx, `SELECT external_id, id FROM transactions
+		WHERE workspace_id = $1 AND wallet_id = $2 AND deleted_at IS NULL AND external_id = ANY($3)`, workspaceID, walletID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("imports: read the wallet's external ids: %w", err)
+	}
+	held := map[string]uuid.UUID{}
+	var id string
+	var tx uuid.UUID
+	_, err = pgx.ForEachRow(rows, []any{&id, &tx}, func() error { held[id] = tx; return nil })
+	if err != nil {
+		return nil, fmt.Errorf("imports: read the wallet's external ids: %w", err)
+	}
+	return held, nil
+}
+
+// walletAccounts maps the account numbers (CLABE) of the workspace's other live wallets
+// to them.
+func walletAccounts(ctx context.Context, db DB, workspaceID, walletID uuid.UUID) (map[string]uuid.UUID, error) {
+	rows, err := db.Query(ctx, `SELECT id, clabe FROM wallets
+		WHERE workspace_id = $1 AND id <> $2 AND NOT archived AND clabe IS NOT NULL`, workspaceID, walletID)
+	if err != nil {
+		return nil, fmt.Errorf("imports: read wallets: %w", err)
+	}
+	out := map[string]uuid.UUID{}
+	var id uuid.UUID
+	var clabe string
+	_, err = pgx.ForEachRow(rows, []any{&id, &clabe}, func() error { out[accountKey(clabe)] = id; return nil })
+	if err != nil {
+		return nil, fmt.Errorf("imports: read wallets: %w", err)
+	}
+	return out, nil
+}
+
+// candidate is a transaction recorded by hand that may be a statement row.
+type candidate struct {
+	row     int
+	id      uuid.UUID
+	date    domain.Date
+	concept string
+}
+
+// matchProbable gives the rows of open a probable verdict when a live transaction of
+// the wallet with no statement row, of the same amount and direction, lies at most
+// probableDays from them and its concept is like their payee; each transaction goes to
+// one row, the closest in payee and then in date.
+func matchProbable(ctx context.Context, db DB, workspaceID, walletID uuid.UUID, rows []Row, open []int) error {
+	if len(open) == 0 {
+		return nil
+	}
+	index, dates, amounts, types := make([]int32, len(open)), make([]domain.Date, len(open)), make([]decimal.Decimal, len(open)), make([]string, len(open))
+	for i, n := range open {
+		r := rows[n]
+		index[i], dates[i], amounts[i] = int32(n), r.Date, r.amount().Abs()
+		types[i] = string(domain.TxIncome)
+		if r.amount().IsNegative() {
+			types[i] = string(domain.TxExpense)
+		}
+	}
+	found, err := db.Query(ctx, `SELECT r.i, t.id, t.date, coalesce(t.concept, t.description, '')
+		FROM unnest($3::int[], $4::date[], $5::numeric[], $6::text[]) r(i, d, a, typ)
+		JOIN transactions t ON t.workspace_id = $1 AND t.wallet_id = $2 AND t.deleted_at IS NULL AND t.external_id IS NULL
+			AND t.amount = r.a AND t.date BETWEEN r.d - $7::int AND r.d + $7::int
+			AND (t.type = r.typ OR (r.typ = 'expense' AND t.type = 'transfer'))`,
+		workspaceID, walletID, index, dates, amounts, types, probableDays)
+	if err != nil {
+		return fmt.Errorf("imports: find probable duplicates: %w", err)
+	}
+	var cands []candidate
+	var c candidate
+	var i int32
+	_, err = pgx.ForEachRow(found, []any{&i, &c.id, &c.date, &c.concept}, func() error {
+		c.row = int(i)
+		cands = append(cands, c)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("imports: find probable duplicates: %w", err)
+	}
+	// The best pairs first: payees alike, then dates close; each row and each
+	// transaction is taken once.
+	type pair struct {
+		candidate
+		alike bool
+		days  int
+	}
+	pairs := make([]pair, 0, len(cands))
+	for _, c := range cands {
+		r := rows[c.row]
+		alike := payeesAlike(r.Payee+" "+r.Memo, c.concept)
+		if !alike && strings.TrimSpace(c.concept) != "" {
+			continue // another payee: a different purchase of the same amount
+		}
+		pairs = append(pairs, pair{c, alike, max(r.Date.Sub(c.date), c.date.Sub(r.Date))})
+	}
+	slices.SortStableFunc(pairs, func(a, b pair) int {
+		switch {
+		case a.alike != b.alike:
+			if a.alike {
+				return -1
+			}
+			return 1
+		case a.days != b.days:
+			return a.days - b.days
+		}
+		return a.row - b.row
+	})
+	taken := map[uuid.UUID]bool{}
+	for _, p := range pairs {
+		r := &rows[p.row]
+		if r.Match.Verdict == VerdictProbable || taken[p.id] {
+			continue
+		}
+		taken[p.id] = true
+		id := p.id
+		reason := fmt.Sprintf("same amount, %d days apart", p.days)
+		switch {
+		case p.days == 0 && p.alike:
+			reason = "same amount and date, alike payee"
+		case p.days == 0:
+			reason = "same amount and date; the transaction names no payee"
+		case p.alike:
+			reason += ", alike payee"
+		}
+		r.Match = Match{Verdict: VerdictProbable, Reason: reason, TransactionID: &id}
+	}
+	return nil
+}
+
+// payeesAlike tells whether a statement's payee text and a transaction's concept name
+// the same payee: one holds the other, or they share a word of four letters or more.
+func payeesAlike(statement, concept string) bool {
+	a, b := words(statement), words(concept)
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	sa, sb := strings.Join(a, " "), strings.Join(b, " ")
+	if strings.Contains(sa, sb) || strings.Contains(sb, sa) {
+		return true
+	}
+	for _, w := range a {
+		if len([]rune(w)) >= 4 && slices.Contains(b, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// words are the words of s, folded for comparison.
+func words(s string) []string {
+	return strings.FieldsFunc(domain.FoldName(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}

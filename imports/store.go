@@ -1,0 +1,387 @@
+package imports
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/queries"
+)
+
+func decimalOf(a *queries.Amount) *decimal.Decimal {
+	if a == nil {
+		return nil
+	}
+	d := decimal.Decimal(*a)
+	return &d
+}
+
+func amountOf(d *decimal.Decimal) *queries.Amount {
+	if d == nil {
+		return nil
+	}
+	a := queries.Amount(*d)
+	return &a
+}
+
+// Save stores a new preview: its header and rows, in one transaction.
+func Save(ctx context.Context, db interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}, workspaceID uuid.UUID, imp *Import, createdBy string) error {
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("imports: save preview: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a rollback after commit does nothing
+	var opening, closing *decimal.Decimal
+	var date domain.Date
+	if s := imp.Statement; s != nil {
+		opening, closing, date = decimalOf(s.OpeningBalance), decimalOf(s.ClosingBalance), s.Date
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO imports (workspace_id, id, wallet_id, format, file_name, file_sha256,
+			opening_balance, closing_balance, statement_date, row_count, created_by, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+		workspaceID, imp.ID, imp.WalletID, imp.Format, imp.FileName, imp.FileSHA256, opening, closing, date,
+		len(imp.Rows), createdBy, imp.CreatedAt); err != nil {
+		return fmt.Errorf("imports: save preview: %w", err)
+	}
+	_, err = tx.CopyFrom(ctx, pgx.Identifier{"import_rows"}, rowColumns, pgx.CopyFromSlice(len(imp.Rows), func(i int) ([]any, error) {
+		r := imp.Rows[i]
+		return []any{workspaceID, imp.ID, int32(r.Index), r.Date, r.ValueDate, r.amount(), r.Currency, r.Payee, r.Memo,
+			r.ExternalID, r.ExternalIDGiven, r.Counterparty, string(r.Type), r.Concept, r.CategoryID, r.TagID, r.ToWalletID,
+			r.RuleID, r.Match.Verdict, r.Match.Reason, r.Match.TransactionID, r.Decision}, nil
+	}))
+	if err != nil {
+		return fmt.Errorf("imports: save preview rows: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("imports: save preview: %w", err)
+	}
+	return nil
+}
+
+var rowColumns = []string{"workspace_id", "import_id", "index", "date", "value_date", "amount", "currency", "payee", "memo",
+	"external_id", "external_id_given", "counterparty", "type", "concept", "category_id", "tag_id", "to_wallet_id",
+	"rule_id", "verdict", "reason", "match_id", "decision"}
+
+const importColumns = `id, wallet_id, status, format, file_name, file_sha256, opening_balance, closing_balance, statement_date,
+	row_count, created_at, committed_at, undone_at, created, merged, skipped, revision`
+
+func scanImport(row pgx.Row) (*Import, error) {
+	var imp Import
+	var opening, closing *decimal.Decimal
+	var date domain.Date
+	err := row.Scan(&imp.ID, &imp.WalletID, &imp.Status, &imp.Format, &imp.FileName, &imp.FileSHA256, &opening, &closing, &date,
+		&imp.RowCount, &imp.CreatedAt, &imp.CommittedAt, &imp.UndoneAt, &imp.Created, &imp.Merged, &imp.Skipped, &imp.Revision)
+	if opening != nil || closing != nil {
+		imp.Statement = &Statement{OpeningBalance: amountOf(opening), ClosingBalance: amountOf(closing), Date: date}
+	}
+	return &imp, err
+}
+
+// Get reads an import of the workspace, with its rows and summary when withRows is set:
+// IMPORT_NOT_FOUND when there is none.
+func Get(ctx context.Context, db DB, workspaceID, id uuid.UUID, withRows bool) (*Import, error) {
+	imp, err := scanImport(db.QueryRow(ctx, `SELECT `+importColumns+` FROM imports WHERE workspace_id = $1 AND id = $2`, workspaceID, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, domain.NotFound("IMPORT_NOT_FOUND", "import %s not found", id)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("imports: read import: %w", err)
+	}
+	if !withRows {
+		return imp, nil
+	}
+	rows, err := db.Query(ctx, `SELECT `+rowSelect+` FROM import_rows WHERE workspace_id = $1 AND import_id = $2 ORDER BY index`, workspaceID, id)
+	if err != nil {
+		return nil, fmt.Errorf("imports: read import rows: %w", err)
+	}
+	if imp.Rows, err = pgx.CollectRows(rows, scanRow); err != nil {
+		return nil, fmt.Errorf("imports: read import rows: %w", err)
+	}
+	if imp.Status == StatusPreview {
+		var balance decimal.Decimal
+		if err := db.QueryRow(ctx, `SELECT balance FROM wallets WHERE workspace_id = $1 AND id = $2`, workspaceID, imp.WalletID).
+			Scan(&balance); err != nil {
+			return nil, fmt.Errorf("imports: read wallet balance: %w", err)
+		}
+		imp.Summarize(balance)
+	}
+	return imp, nil
+}
+
+// List reads a page of the workspace's imports, newest first, without their rows, and
+// how many there are.
+func List(ctx context.Context, db DB, workspaceID uuid.UUID, limit, offset int) ([]*Import, int, error) {
+	var total int
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM imports WHERE workspace_id = $1`, workspaceID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("imports: count imports: %w", err)
+	}
+	rows, err := db.Query(ctx, `SELECT `+importColumns+` FROM imports WHERE workspace_id = $1
+		ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, workspaceID, limit, offset)
+	if err != nil {
+		return nil, 0, fmt.Errorf("imports: list imports: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (*Import, error) { return scanImport(row) })
+	if err != nil {
+		return nil, 0, fmt.Errorf("imports: list imports: %w", err)
+	}
+	if list == nil {
+		list = []*Import{}
+	}
+	return list, total, nil
+}
+
+const rowSelect = `index, date, value_date, amount, currency, payee, memo, external_id, external_id_given, counterparty,
+	type, concept, category_id, tag_id, to_wallet_id, rule_id, verdict, reason, match_id, decision, transaction_id`
+
+func scanRow(row pgx.CollectableRow) (Row, error) {
+	var r Row
+	var index int32
+	var amount decimal.Decimal
+	err := row.Scan(&index, &r.Date, &r.ValueDate, &amount, &r.Currency, &r.Payee, &r.Memo, &r.ExternalID, &r.ExternalIDGiven,
+		&r.Counterparty, &r.Type, &r.Concept, &r.CategoryID, &r.TagID, &r.ToWalletID, &r.RuleID, &r.Match.Verdict, &r.Match.Reason,
+		&r.Match.TransactionID, &r.Decision, &r.TransactionID)
+	r.Index, r.Amount = int(index), queries.Amount(amount)
+	return r, err
+}
+
+// Summarize counts the preview's rows, and sets where the wallet's balance, now
+// balance, would stand after the commit.
+func (imp *Import) Summarize(balance decimal.Decimal) {
+	s := Summary{Rows: len(imp.Rows), WalletBalance: queries.Amount(balance)}
+	in, out, after := decimal.Zero, decimal.Zero, balance
+	for _, r := range imp.Rows {
+		switch r.Match.Verdict {
+		case VerdictNew:
+			s.New++
+		case VerdictDuplicate:
+			s.Duplicate++
+		case VerdictProbable:
+			s.Probable++
+		}
+		switch r.Decision {
+		case domain.ImportDecisionImport:
+			s.Import++
+			after = after.Add(r.amount())
+			if r.amount().IsNegative() {
+				out = out.Sub(r.amount())
+			} else {
+				in = in.Add(r.amount())
+			}
+		case domain.ImportDecisionSkip:
+			s.Skip++
+		case domain.ImportDecisionMerge:
+			s.Merge++
+		}
+	}
+	s.MoneyIn, s.MoneyOut, s.BalanceAfter = queries.Amount(in), queries.Amount(out), queries.Amount(after)
+	if imp.Statement != nil && imp.Statement.ClosingBalance != nil {
+		d := queries.Amount(decimal.Decimal(*imp.Statement.ClosingBalance).Sub(after))
+		s.Difference = &d
+	}
+	imp.Summary = &s
+}
+
+// RowChange is a change of a preview row's decision or proposal; nil fields keep theirs.
+type RowChange struct {
+	Decision   *string
+	Type       *domain.TransactionType
+	Concept    domain.Nullable[string]
+	CategoryID domain.Nullable[uuid.UUID]
+	TagID      domain.Nullable[uuid.UUID]
+	// MergeWith names the transaction a merge links the row to, instead of its match.
+	MergeWith *uuid.UUID
+}
+
+// ChangeRow changes a row of a preview and returns it. The preview's lock makes a
+// change wait for a commit under way, and then find the import committed.
+func ChangeRow(ctx context.Context, db interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}, workspaceID, id uuid.UUID, index int, c RowChange) (Row, error) {
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return Row{}, fmt.Errorf("imports: change row: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a rollback after commit does nothing
+	var status string
+	var walletID uuid.UUID
+	err = tx.QueryRow(ctx, `SELECT status, wallet_id FROM imports WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, workspaceID, id).
+		Scan(&status, &walletID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Row{}, domain.NotFound("IMPORT_NOT_FOUND", "import %s not found", id)
+	}
+	if err != nil {
+		return Row{}, fmt.Errorf("imports: change row: %w", err)
+	}
+	if status != StatusPreview {
+		return Row{}, domain.Conflict("IMPORT_NOT_IN_PREVIEW", "import %s is %s: its rows no longer change", id, status)
+	}
+	rows, err := tx.Query(ctx, `SELECT `+rowSelect+` FROM import_rows WHERE workspace_id = $1 AND import_id = $2 AND index = $3`,
+		workspaceID, id, index)
+	if err != nil {
+		return Row{}, fmt.Errorf("imports: change row: %w", err)
+	}
+	r, err := pgx.CollectExactlyOneRow(rows, scanRow)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Row{}, domain.NotFound("IMPORT_ROW_NOT_FOUND", "import %s has no row %d", id, index)
+	}
+	if err != nil {
+		return Row{}, fmt.Errorf("imports: change row: %w", err)
+	}
+	if err := r.change(ctx, tx, workspaceID, walletID, c); err != nil {
+		return Row{}, err
+	}
+	if _, err := tx.Exec(ctx, `UPDATE import_rows SET decision = $4, type = $5, concept = $6, category_id = $7, tag_id = $8,
+			match_id = $9, verdict = $10, reason = $11
+		WHERE workspace_id = $1 AND import_id = $2 AND index = $3`,
+		workspaceID, id, index, r.Decision, string(r.Type), r.Concept, r.CategoryID, r.TagID, r.Match.TransactionID,
+		r.Match.Verdict, r.Match.Reason); err != nil {
+		return Row{}, fmt.Errorf("imports: change row: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE imports SET revision = revision + 1 WHERE workspace_id = $1 AND id = $2`, workspaceID, id); err != nil {
+		return Row{}, fmt.Errorf("imports: change row: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return Row{}, fmt.Errorf("imports: change row: %w", err)
+	}
+	return r, nil
+}
+
+// change applies c to the row, checking it against the workspace's read models.
+func (r *Row) change(ctx context.Context, tx pgx.Tx, workspaceID, walletID uuid.UUID, c RowChange) error {
+	if c.MergeWith != nil {
+		var concept string
+		err := tx.QueryRow(ctx, `SELECT coalesce(concept, description, '') FROM transactions
+			WHERE workspace_id = $1 AND id = $2 AND wallet_id = $3 AND deleted_at IS NULL AND external_id IS NULL`,
+			workspaceID, *c.MergeWith, walletID).Scan(&concept)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return domain.NotFound("TRANSACTION_NOT_FOUND",
+				"transaction %s is not a live transaction of the wallet without a statement row of its own", *c.MergeWith)
+		}
+		if err != nil {
+			return fmt.Errorf("imports: read transaction to merge: %w", err)
+		}
+		id := *c.MergeWith
+		r.Match = Match{Verdict: VerdictProbable, Reason: "chosen by hand", TransactionID: &id}
+		merge := domain.ImportDecisionMerge
+		c.Decision = &merge
+	}
+	if c.Decision != nil {
+		switch *c.Decision {
+		case domain.ImportDecisionMerge:
+			if r.Match.TransactionID == nil || r.Match.Verdict == VerdictDuplicate {
+				return domain.Conflict("IMPORT_ROW_NO_MATCH", "row %d matches no transaction to merge with: name one with transactionId", r.Index)
+			}
+		case domain.ImportDecisionImport:
+			if r.Match.Verdict == VerdictDuplicate {
+				return domain.Conflict("IMPORT_ROW_DUPLICATE", "row %d is a duplicate: %s", r.Index, r.Match.Reason)
+			}
+		}
+		r.Decision = *c.Decision
+	}
+	if c.Type != nil {
+		if *c.Type != domain.TxIncome && *c.Type != domain.TxExpense {
+			return domain.InvalidField("type", "must be income or expense")
+		}
+		r.Type, r.ToWalletID = *c.Type, nil
+	}
+	if c.Concept.Set {
+		r.Concept = c.Concept.Ptr()
+	}
+	if c.CategoryID.Set {
+		if id := c.CategoryID.Ptr(); id != nil {
+			var live bool
+			err := tx.QueryRow(ctx, `SELECT NOT archived FROM categories WHERE workspace_id = $1 AND id = $2`, workspaceID, *id).Scan(&live)
+			if errors.Is(err, pgx.ErrNoRows) || err == nil && !live {
+				return domain.NotFound("CATEGORY_NOT_FOUND", "category %s not found", *id)
+			}
+			if err != nil {
+				return fmt.Errorf("imports: read category: %w", err)
+			}
+		}
+		r.CategoryID = c.CategoryID.Ptr()
+	}
+	if c.TagID.Set {
+		if id := c.TagID.Ptr(); id != nil {
+			var live bool
+			err := tx.QueryRow(ctx, `SELECT active FROM tags WHERE workspace_id = $1 AND id = $2`, workspaceID, *id).Scan(&live)
+			if errors.Is(err, pgx.ErrNoRows) || err == nil && !live {
+				return domain.NotFound("TAG_NOT_FOUND", "tag %s not found", *id)
+			}
+			if err != nil {
+				return fmt.Errorf("imports: read tag: %w", err)
+			}
+		}
+		r.TagID = c.TagID.Ptr()
+	}
+	return nil
+}
+
+// Commit is what the commit of a preview takes: the command with the rows to import
+// and merge, and the revision the rows were read at.
+func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID, newID func() uuid.UUID) (*domain.CommitImport, int, error) {
+	imp, err := Get(ctx, db, workspaceID, id, true)
+	if err != nil {
+		return nil, 0, err
+	}
+	c := &domain.CommitImport{ImportID: id, WalletID: imp.WalletID, Format: imp.Format}
+	for _, r := range imp.Rows {
+		row := domain.ImportedRow{Index: r.Index, Decision: r.Decision, ExternalID: r.ExternalID, Type: r.Type,
+			Amount: r.amount().Abs(), Date: r.Date, Concept: r.Concept, CategoryID: r.CategoryID, TagID: r.TagID, ToWalletID: r.ToWalletID}
+		if r.Memo != "" && (r.Concept == nil || *r.Concept != r.Memo) {
+			memo := r.Memo
+			row.Description = &memo
+		}
+		switch r.Decision {
+		case domain.ImportDecisionSkip:
+			c.Skipped++
+			continue
+		case domain.ImportDecisionMerge:
+			row.TransactionID = *r.Match.TransactionID
+		default:
+			row.TransactionID = newID()
+		}
+		c.Rows = append(c.Rows, row)
+	}
+	return c, imp.Revision, nil
+}
+
+// Undo is the undo of a committed import: the transactions it created and those it
+// linked to, as its rows recorded them.
+func Undo(ctx context.Context, db DB, workspaceID, id uuid.UUID) (*domain.UndoImport, error) {
+	rows, err := db.Query(ctx, `SELECT decision, transaction_id FROM import_rows
+		WHERE workspace_id = $1 AND import_id = $2 AND transaction_id IS NOT NULL AND decision <> 'skip'
+			AND EXISTS (SELECT 1 FROM imports i WHERE i.workspace_id = $1 AND i.id = $2 AND i.status <> 'preview')
+		ORDER BY index`, workspaceID, id)
+	if err != nil {
+		return nil, fmt.Errorf("imports: read the import's transactions: %w", err)
+	}
+	c := &domain.UndoImport{ImportID: id}
+	var decision string
+	var tx uuid.UUID
+	_, err = pgx.ForEachRow(rows, []any{&decision, &tx}, func() error {
+		if decision == domain.ImportDecisionMerge {
+			c.Merged = append(c.Merged, tx)
+		} else {
+			c.Created = append(c.Created, tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("imports: read the import's transactions: %w", err)
+	}
+	return c, nil
+}
+
+// New is a new preview of file f, not yet saved.
+func New(id, walletID uuid.UUID, f *File, fileName *string, now time.Time) *Import {
+	return &Import{ID: id, WalletID: walletID, Status: StatusPreview, Format: string(f.Format), FileName: fileName,
+		FileSHA256: f.SHA256, Statement: f.Statement, RowCount: len(f.Rows), CreatedAt: now, Rows: f.Rows}
+}

@@ -1,0 +1,96 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/finledger/finledger/domain"
+)
+
+// BindImportCommit returns what makes a call commit the previewed import c, whose rows
+// were read at revision: it decides with c, and first, in the call's transaction, locks
+// the preview's row (so that a change of a row waits for the commit, and then finds it
+// committed) and reads what the commit must be checked against: whether the rows changed
+// since they were read, and which of their external ids the wallet already holds. Two
+// previews of one file committed at once are told apart by the wallet's unique external
+// ids (ImportConflict).
+func BindImportCommit(c *domain.CommitImport, revision int) func(Call) Call {
+	return func(call Call) Call {
+		call.Decide = c.Decide
+		call.claim = func(ctx context.Context, tx pgx.Tx) error {
+			var now int
+			var status string
+			err := tx.QueryRow(ctx, `SELECT revision, status FROM imports WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
+				call.WorkspaceID, c.ImportID).Scan(&now, &status)
+			if err != nil {
+				return fmt.Errorf("ledger: lock import %s: %w", c.ImportID, err)
+			}
+			if status != "preview" {
+				// Committed already: the domain refuses it, or its Idempotency-Key replays it.
+				return nil
+			}
+			c.RowsChanged = now != revision
+			ids := make([]string, 0, len(c.Rows))
+			for _, r := range c.Rows {
+				ids = append(ids, r.ExternalID)
+			}
+			rows, err := tx.Query(ctx, `SELECT external_id FROM transactions
+				WHERE workspace_id = $1 AND wallet_id = $2 AND deleted_at IS NULL AND external_id = ANY($3)
+				ORDER BY external_id`, call.WorkspaceID, c.WalletID, ids)
+			if err != nil {
+				return fmt.Errorf("ledger: read the wallet's imported rows: %w", err)
+			}
+			c.AlreadyImported, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				return fmt.Errorf("ledger: read the wallet's imported rows: %w", err)
+			}
+			// Each row keeps the transaction it becomes or is linked to, for the import's
+			// undo; a commit refused leaves them to the next.
+			indexes, transactions := make([]int32, len(c.Rows)), make([]uuid.UUID, len(c.Rows))
+			for i, r := range c.Rows {
+				indexes[i], transactions[i] = int32(r.Index), r.TransactionID
+			}
+			if _, err := tx.Exec(ctx, `UPDATE import_rows r SET transaction_id = v.id
+				FROM unnest($3::int[], $4::uuid[]) v(i, id)
+				WHERE r.workspace_id = $1 AND r.import_id = $2 AND r.index = v.i`,
+				call.WorkspaceID, c.ImportID, indexes, transactions); err != nil {
+				return fmt.Errorf("ledger: record the transactions of import %s: %w", c.ImportID, err)
+			}
+			return nil
+		}
+		return call
+	}
+}
+
+// BindImportUndo returns what makes a call undo an import with c: it locks the import's
+// row first, in the order a commit takes its locks.
+func BindImportUndo(c *domain.UndoImport) func(Call) Call {
+	return func(call Call) Call {
+		call.Decide = c.Decide
+		call.claim = func(ctx context.Context, tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, `SELECT 1 FROM imports WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
+				call.WorkspaceID, c.ImportID); err != nil {
+				return fmt.Errorf("ledger: lock import %s: %w", c.ImportID, err)
+			}
+			return nil
+		}
+		return call
+	}
+}
+
+// importConflict is the domain's refusal of a commit that met the wallet's unique
+// external ids, a statement row another import committed at the same moment; any other
+// error is returned as it is.
+func importConflict(err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == uniqueViolation && pgErr.ConstraintName == "transactions_external_id" {
+		return domain.Conflict("IMPORT_ROWS_ALREADY_IMPORTED",
+			"rows of this statement were imported into the wallet at the same moment by another import: upload the file again for a new preview")
+	}
+	return err
+}
