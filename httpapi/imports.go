@@ -56,27 +56,13 @@ func createImport(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	ctx, ws := r.Context(), activeWorkspace(r)
-	wallet, err := imports.LiveWallet(ctx, s.pool, ws, *walletID)
+	ctx := r.Context()
+	imp, err := imports.Preview(ctx, s.pool, activeWorkspace(r), imports.Upload{WalletID: *walletID, Data: data, FileName: name,
+		Options: opts, Account: account, CreatedBy: principalFrom(ctx).Metadata.ActorID}, newID(), s.now())
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	file, err := imports.Read(data, opts, account, wallet.Currency)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	if err := imports.Propose(ctx, s.pool, ws, wallet, file.Rows); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	imp := imports.New(newID(), wallet.ID, file, name, s.now())
-	if err := imports.Save(ctx, s.pool, ws, imp, principalFrom(ctx).Metadata.ActorID); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	imp.Summarize(wallet.Balance)
 	respond(w, r, map[string]any{"import": imp})
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/queries"
+	"github.com/finledger/finledger/statement"
 )
 
 func decimalOf(a *queries.Amount) *decimal.Decimal {
@@ -380,8 +381,40 @@ func Undo(ctx context.Context, db DB, workspaceID, id uuid.UUID) (*domain.UndoIm
 	return c, nil
 }
 
-// New is a new preview of file f, not yet saved.
-func New(id, walletID uuid.UUID, f *File, fileName *string, now time.Time) *Import {
-	return &Import{ID: id, WalletID: walletID, Status: StatusPreview, Format: string(f.Format), FileName: fileName,
-		FileSHA256: f.SHA256, Statement: f.Statement, RowCount: len(f.Rows), CreatedAt: now, Rows: f.Rows}
+// Upload is a statement file sent to be previewed.
+type Upload struct {
+	WalletID uuid.UUID
+	Data     []byte
+	FileName *string
+	Options  statement.Options
+	// Account names the account to import of a file of several.
+	Account string
+	// CreatedBy names who uploaded it, as the ledger's metadata names actors.
+	CreatedBy string
+}
+
+// Preview reads an uploaded statement into a preview of the wallet's import, saves it,
+// and returns it with its rows and summary. Nothing is recorded in the ledger.
+func Preview(ctx context.Context, db interface {
+	DB
+	Begin(ctx context.Context) (pgx.Tx, error)
+}, workspaceID uuid.UUID, u Upload, id uuid.UUID, now time.Time) (*Import, error) {
+	wallet, err := LiveWallet(ctx, db, workspaceID, u.WalletID)
+	if err != nil {
+		return nil, err
+	}
+	file, err := Read(u.Data, u.Options, u.Account, wallet.Currency)
+	if err != nil {
+		return nil, err
+	}
+	if err := Propose(ctx, db, workspaceID, wallet, file.Rows); err != nil {
+		return nil, err
+	}
+	imp := &Import{ID: id, WalletID: wallet.ID, Status: StatusPreview, Format: string(file.Format), FileName: u.FileName,
+		FileSHA256: file.SHA256, Statement: file.Statement, RowCount: len(file.Rows), CreatedAt: now, Rows: file.Rows}
+	if err := Save(ctx, db, workspaceID, imp, u.CreatedBy); err != nil {
+		return nil, err
+	}
+	imp.Summarize(wallet.Balance)
+	return imp, nil
 }

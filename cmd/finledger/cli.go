@@ -17,6 +17,9 @@ type command struct {
 	about    string
 	details  string // the help's further paragraph; "" for none
 	setup    func(fs *flag.FlagSet) runner
+	// operand names the one argument the command takes after its flags (fs.Arg(0));
+	// "" for none.
+	operand string
 	// instance marks the commands that run an instance of the service, which holds
 	// memory for as long as it runs (see instanceMemoryLimit).
 	instance bool
@@ -79,7 +82,10 @@ func (c command) parse(args []string, out io.Writer) (runner, error) {
 		}
 		return nil, usageError{fmt.Errorf("%s: %w (see `finledger help %s`)", c.name, err, c.name)}
 	}
-	if fs.NArg() > 0 {
+	if c.operand != "" && fs.NArg() != 1 {
+		return nil, usageError{fmt.Errorf("%s takes one %s after its flags (see `finledger help %s`)", c.name, c.operand, c.name)}
+	}
+	if c.operand == "" && fs.NArg() > 0 {
 		return nil, usageError{fmt.Errorf("%s takes no argument %q (see `finledger help %s`)", c.name, fs.Arg(0), c.name)}
 	}
 	return run, nil

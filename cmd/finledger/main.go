@@ -209,6 +209,12 @@ func subcommands() []command {
 		{name: "diff", synopsis: "--workspace ID --from T [--to T]", about: "write the records whose state differs between two moments",
 			details: "One JSON line per record with its states before and after, as GET /api/changes/diff answers.",
 			setup:   diffFlags},
+		{name: "import", synopsis: "--workspace ID --wallet ID [--account A] [--date-order DMY|MDY] [--yes] FILE", operand: "FILE",
+			about: "read a bank statement (CSV, OFX, QFX, QIF, CAMT, MT940) into a preview of a wallet's import, and commit it with --yes",
+			details: "It prints the preview's summary, one line per row to import, merge or skip, and the preview's id, which\n" +
+				"GET /api/imports/{id} shows too. With --yes it commits the preview at once, as\n" +
+				"POST /api/imports/{id}/commit does. The import is recorded as made by the system.",
+			setup: importFlags},
 		{name: "token", synopsis: "--sub ID --email E [--name N] [--ttl 24h]", about: "mint a development session token",
 			details: "It signs with FINLEDGER_SESSION_HS256_SECRET or the secret `finledger dev` keeps in the data folder.",
 			setup:   tokenFlags},
