@@ -7,6 +7,20 @@
 ALTER TABLE transactions ADD COLUMN import_id uuid, ADD COLUMN external_id text;
 ALTER TABLE transaction_versions ADD COLUMN import_id uuid, ADD COLUMN external_id text;
 
+CREATE OR REPLACE VIEW finledger_asof.transactions AS
+SELECT workspace_id, id, type, amount, currency, destination_amount, date, concept, description, wallet_id,
+    to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, deleted_at, created_at,
+    updated_at, created_version, recurring_id, changed_version, cleared, import_id, external_id
+FROM public.transactions
+WHERE coalesce(changed_version, created_version) <= (SELECT finledger_asof.cut())
+UNION ALL
+SELECT workspace_id, id, type, amount, currency, destination_amount, date, concept, description, wallet_id,
+    to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, deleted_at, created_at,
+    updated_at, created_version, recurring_id, changed_version, cleared, import_id, external_id
+FROM public.transaction_versions
+WHERE coalesce(changed_version, created_version) <= (SELECT finledger_asof.cut())
+    AND replaced_version > (SELECT finledger_asof.cut());
+
 -- A statement row is in a wallet once: a second import of it is refused, even when two
 -- previews of one file are committed at once.
 CREATE UNIQUE INDEX transactions_external_id ON transactions (workspace_id, wallet_id, external_id)
