@@ -44,6 +44,7 @@ type Workspace struct {
 	Webhooks            map[uuid.UUID]*Webhook
 	// Imports are the statement imports committed, by id.
 	Imports map[uuid.UUID]*Import
+	Rules   map[uuid.UUID]*Rule
 	// Spending is what the live expenses add up to per category, currency and day, so
 	// that a command can tell whether it takes a budget to its alert threshold.
 	Spending Spending
@@ -121,6 +122,7 @@ func NewWorkspace(id uuid.UUID) *Workspace {
 		Recurring:    map[uuid.UUID]*Recurring{},
 		Webhooks:     map[uuid.UUID]*Webhook{},
 		Imports:      map[uuid.UUID]*Import{},
+		Rules:        map[uuid.UUID]*Rule{},
 		Spending:     Spending{},
 	}
 }
@@ -253,6 +255,23 @@ func (w *Workspace) Apply(event Event) error {
 			w.Imports = map[uuid.UUID]*Import{}
 		}
 		w.Imports[e.ImportID] = &Import{WalletID: e.WalletID, Created: e.Created, Merged: e.Merged}
+	case *RuleCreated:
+		if w.Rules == nil {
+			w.Rules = map[uuid.UUID]*Rule{}
+		}
+		w.Rules[e.RuleID] = &Rule{RuleDefinition: e.Rule}
+	case *RuleUpdated:
+		r, err := find(w.Rules, e.RuleID, "rule")
+		if err != nil {
+			return err
+		}
+		r.RuleDefinition = e.After
+	case *RuleDeleted:
+		r, err := find(w.Rules, e.RuleID, "rule")
+		if err != nil {
+			return err
+		}
+		r.Deleted = true
 	case *ImportUndone:
 		imp, err := find(w.Imports, e.ImportID, "import")
 		if err != nil {

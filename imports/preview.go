@@ -117,11 +117,17 @@ func Propose(ctx context.Context, db DB, workspaceID uuid.UUID, wallet Wallet, r
 	if err != nil {
 		return err
 	}
+	rules, err := queries.RuleBook(ctx, db, workspaceID)
+	if err != nil {
+		return err
+	}
 	inFile := map[string]int{}
+	skipped := map[int]bool{}
 	var open []int // rows left to compare with transactions recorded by hand
 	for i := range rows {
 		r := &rows[i]
 		r.Proposal = proposal(*r, transfers)
+		skipped[i] = r.applyRule(rules, wallet.ID)
 		switch id, inWallet := held[r.ExternalID]; {
 		case inWallet:
 			r.Match = Match{Verdict: VerdictDuplicate, Reason: "this row is already in the wallet", TransactionID: &id}
@@ -140,8 +146,39 @@ func Propose(ctx context.Context, db DB, workspaceID uuid.UUID, wallet Wallet, r
 	}
 	for i := range rows {
 		rows[i].Decision = defaultDecision(rows[i].Match.Verdict)
+		if skipped[i] {
+			rows[i].Decision = domain.ImportDecisionSkip
+		}
 	}
 	return nil
+}
+
+// applyRule sets the row's proposal as the first rule that matches it says, and
+// reports whether that rule leaves the row out.
+func (r *Row) applyRule(rules *domain.RuleBook, walletID uuid.UUID) bool {
+	subject := domain.RuleSubject{Payee: r.Payee, Memo: r.Memo, Amount: r.amount().Abs(), WalletID: walletID, Type: r.Type}
+	if r.Concept != nil {
+		subject.Concept = *r.Concept
+	}
+	id, rule := rules.First(subject)
+	if rule == nil {
+		return false
+	}
+	a := rule.Actions
+	r.RuleID = &id
+	if a.CategoryID != nil {
+		r.CategoryID = a.CategoryID
+	}
+	if a.TagID != nil {
+		r.TagID = a.TagID
+	}
+	if a.Concept != nil {
+		r.Concept = a.Concept
+	}
+	if a.Type != nil && (*a.Type != domain.TxTransfer || r.amount().IsNegative()) {
+		r.Type, r.ToWalletID = *a.Type, a.ToWalletID
+	}
+	return a.Skip
 }
 
 func defaultDecision(verdict string) string {

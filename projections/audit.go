@@ -150,6 +150,14 @@ func auditOf(e eventstore.RecordedEvent, data any) (auditEntry, error) {
 	case *domain.TransactionUnmatched:
 		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionUpdate,
 			fromRow: importLinkColumns, after: json.RawMessage(`{"importId":null,"externalId":null}`)}, nil
+	case *domain.RuleCreated:
+		return auditEntry{workspace: ws, entity: "rule", entityID: d.RuleID, action: actionCreate,
+			changes: created(map[string]any{"name": d.Rule.Name, "position": d.Rule.Position, "conditions": d.Rule.Conditions, "actions": d.Rule.Actions})}, nil
+	case *domain.RuleUpdated:
+		changes, err := diff(d.Before, d.After)
+		return auditEntry{workspace: ws, entity: "rule", entityID: d.RuleID, action: actionUpdate, changes: changes}, err
+	case *domain.RuleDeleted:
+		return auditEntry{workspace: ws, entity: "rule", entityID: d.RuleID, action: actionDelete}, nil
 	case *domain.ImportCommitted:
 		return auditEntry{workspace: ws, entity: "import", entityID: d.ImportID, action: actionCreate,
 			changes: created(map[string]any{"walletId": d.WalletID, "format": d.Format, "status": "committed",

@@ -21,7 +21,7 @@ import (
 // Tables are the read-model tables, in the order they are cleared and compared.
 var Tables = append([]string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
 	"transactions", "api_keys", "audit_log", "daily_totals", "monthly_totals", "transaction_counts", "transaction_month_counts", "budgets", "goals",
-	"goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks"}, historyTables...)
+	"goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks", "rules"}, historyTables...)
 
 // projected narrows tables that also hold rows no event made, on both sides of a
 // verification: the reference exchange rates come from a feed, and replay leaves them
@@ -306,6 +306,14 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		queueLinked(b, ws, d.TransactionID, &d.ImportID, &d.ExternalID, at, e.Version)
 	case *domain.TransactionUnmatched:
 		queueLinked(b, ws, d.TransactionID, nil, nil, at, e.Version)
+	case *domain.RuleCreated:
+		b.Queue(`INSERT INTO rules (workspace_id, id, name, position, conditions, actions, created_at, updated_at, created_version)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`, ws, d.RuleID, d.Rule.Name, d.Rule.Position, d.Rule.Conditions, d.Rule.Actions, at, e.Version)
+	case *domain.RuleUpdated:
+		b.Queue(`UPDATE rules SET name = $3, position = $4, conditions = $5, actions = $6, updated_at = $7
+			WHERE workspace_id = $1 AND id = $2`, ws, d.RuleID, d.After.Name, d.After.Position, d.After.Conditions, d.After.Actions, at)
+	case *domain.RuleDeleted:
+		b.Queue(`DELETE FROM rules WHERE workspace_id = $1 AND id = $2`, ws, d.RuleID)
 	case *domain.ImportCommitted:
 		b.Queue(`UPDATE imports SET status = 'committed', committed_at = $3, created = $4, merged = $5, skipped = $6
 			WHERE workspace_id = $1 AND id = $2`, ws, d.ImportID, at, d.Created, d.Merged, d.Skipped)

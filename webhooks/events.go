@@ -134,7 +134,9 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		domain.TypeDebtDeleted, domain.TypeRecurringCreated, domain.TypeRecurringUpdated, domain.TypeRecurringDeleted,
 		domain.TypeExchangeRatesSet,
 		// A statement row's link to a transaction: import.committed and import.undone tell it.
-		domain.TypeTransactionMatched, domain.TypeTransactionUnmatched:
+		domain.TypeTransactionMatched, domain.TypeTransactionUnmatched,
+		// Rules, which only propose.
+		domain.TypeRuleCreated, domain.TypeRuleUpdated, domain.TypeRuleDeleted:
 		return nil, nil, nil
 	}
 	return nil, nil, fmt.Errorf("%w: %s", errUnclassified, eventType)

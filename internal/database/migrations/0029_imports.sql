@@ -85,3 +85,18 @@ CREATE TABLE import_rows (
     transaction_id uuid,
     PRIMARY KEY (workspace_id, import_id, index)
 );
+
+-- The rules that say what a statement's rows are (docs/api.md, Rules), in the order
+-- they apply.
+CREATE TABLE rules (
+    workspace_id    uuid        NOT NULL,
+    id              uuid        NOT NULL,
+    name            text        NOT NULL,
+    position        integer     NOT NULL,
+    conditions      jsonb       NOT NULL,
+    actions         jsonb       NOT NULL,
+    created_at      timestamptz NOT NULL,
+    updated_at      timestamptz NOT NULL,
+    created_version bigint      NOT NULL,
+    PRIMARY KEY (workspace_id, id)
+);
