@@ -476,6 +476,7 @@ var eventTypes = registry(
 	&WalletCreated{},
 	&WalletUpdated{},
 	&WalletArchived{},
+	&WalletReconciled{},
 	&CategoryCreated{},
 	&CategoryUpdated{},
 	&CategoryArchived{},

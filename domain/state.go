@@ -37,11 +37,14 @@ type Workspace struct {
 	Transactions map[uuid.UUID]*Transaction `snapshot:"-"`
 	// TransactionsPartial says Transactions may lack transactions that exist.
 	TransactionsPartial bool `snapshot:"-"`
-	Budgets             map[uuid.UUID]*Budget
-	Goals               map[uuid.UUID]*Goal
-	Debts               map[uuid.UUID]*Debt
-	Recurring           map[uuid.UUID]*Recurring
-	Webhooks            map[uuid.UUID]*Webhook
+	// WalletsMet are the wallets whose every transaction Transactions holds although
+	// it is partial: a reconciliation needs them all (MeetWallet).
+	WalletsMet map[uuid.UUID]bool `snapshot:"-"`
+	Budgets    map[uuid.UUID]*Budget
+	Goals      map[uuid.UUID]*Goal
+	Debts      map[uuid.UUID]*Debt
+	Recurring  map[uuid.UUID]*Recurring
+	Webhooks   map[uuid.UUID]*Webhook
 	// Spending is what the live expenses add up to per category, currency and day, so
 	// that a command can tell whether it takes a budget to its alert threshold.
 	Spending Spending
@@ -63,6 +66,10 @@ type Wallet struct {
 	Movements int
 	// Seq orders wallets by creation: the oldest pays a debt when nothing else is said.
 	Seq int64
+	// ReconciledThrough is the date of the last statement the wallet was reconciled
+	// with (zero: never), and ReconciledBalance that statement's balance.
+	ReconciledThrough Date
+	ReconciledBalance decimal.Decimal
 }
 
 // Category is a category as the write side sees it.
@@ -95,6 +102,8 @@ type Transaction struct {
 	GoalID            *uuid.UUID
 	DebtID            *uuid.UUID
 	Deleted           bool
+	// Reconciled: a reconciliation with a bank statement counted it (WalletReconciled).
+	Reconciled bool
 }
 
 // NewWorkspace returns the empty state of a workspace stream.
@@ -236,6 +245,8 @@ func (w *Workspace) Apply(event Event) error {
 			return err
 		}
 		return w.post(e.Postings)
+	case *WalletReconciled:
+		return w.applyReconciled(e)
 	case *WorkspaceDeleted:
 		w.Deleted = true
 	case *MemberAdded:
