@@ -293,6 +293,7 @@ func schemas() obj {
 			"available":         obj{"type": "array", "items": str(nil), "description": "WORKSPACE_NOT_FOUND: the names there are"},
 			"candidates":        obj{"type": "array", "items": str(nil), "description": "CONFLICT: the names that matched"},
 			"missing":           obj{"type": "array", "items": uuidRef(), "description": "TRANSACTION_NOT_FOUND of a bulk operation: the ids not found"},
+			"reconciled":        obj{"type": "array", "items": uuidRef(), "description": "TRANSACTION_RECONCILED of a bulk operation: the reconciled ids"},
 			"retryAfterSeconds": obj{"type": "integer", "description": "as Retry-After"},
 			"limit":             obj{"type": "integer", "description": "TOO_MANY_STREAMS, TOO_MANY_BULK_READS: the limit reached"},
 		}),

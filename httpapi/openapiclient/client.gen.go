@@ -2908,6 +2908,9 @@ type ErrorDetails struct {
 	// Reason why a credential was refused: WHATSAPP_IDENTITY_INVALID's reasons (spec 7); the realtime stream's member_removed, role_changed, account_deleted or workspace_deleted
 	Reason *string `json:"reason,omitempty"`
 
+	// Reconciled TRANSACTION_RECONCILED of a bulk operation: the reconciled ids
+	Reconciled *[]openapi_types.UUID `json:"reconciled,omitempty"`
+
 	// RetryAfterSeconds as Retry-After
 	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
 
