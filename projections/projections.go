@@ -93,10 +93,11 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	case *domain.WalletUpdated, *domain.WalletArchived:
 		p.postings.flush(b) // they write the wallet's row after the postings before them
 	case *domain.WalletReconciled:
-		// It writes the wallet's row after the postings before it, and changes the rows
-		// of transactions, its own adjustment's among them.
+		// It writes the wallet's row after the postings before it, changes the rows of
+		// transactions, its own adjustment's among them, and keeps their totals.
 		p.postings.flush(b)
 		p.transactions.flush(b)
+		p.totals.flush(b)
 	case *domain.TransactionUpdated, *domain.TransactionDeleted:
 		// They read and change the transaction's row, and take it out of the totals and
 		// counts that must hold it.
@@ -324,6 +325,7 @@ func queueReconciled(b *pgx.Batch, ws uuid.UUID, d *domain.WalletReconciled, at 
 			WHERE t.workspace_id = $1 AND t.id = ANY($2)`, ws, d.TransactionIDs, version)
 		b.Queue(`UPDATE transactions SET reconciled = true, updated_at = $3, changed_version = $4
 			WHERE workspace_id = $1 AND id = ANY($2)`, ws, d.TransactionIDs, at, version)
+		queueTotalsKeptOfMany(b, ws, d.TransactionIDs, version)
 	}
 	b.Queue(`UPDATE wallets SET reconciled_through = $3, reconciled_balance = $4, updated_at = $5
 		WHERE workspace_id = $1 AND id = $2`, ws, d.WalletID, d.Date, d.StatementBalance, at)
