@@ -140,7 +140,7 @@ func (w *Workspace) applyReconciled(e *WalletReconciled) error {
 	if err != nil {
 		return err
 	}
-	wallet.ReconciledThrough, wallet.ReconciledBalance = e.Date, e.StatementBalance
+	wallet.ReconciledThrough = e.Date
 	for _, id := range e.TransactionIDs {
 		if t := w.Transactions[id]; t != nil {
 			t.Reconciled = true

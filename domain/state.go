@@ -67,9 +67,8 @@ type Wallet struct {
 	// Seq orders wallets by creation: the oldest pays a debt when nothing else is said.
 	Seq int64
 	// ReconciledThrough is the date of the last statement the wallet was reconciled
-	// with (zero: never), and ReconciledBalance that statement's balance.
+	// with (zero: never).
 	ReconciledThrough Date
-	ReconciledBalance decimal.Decimal
 }
 
 // Category is a category as the write side sees it.
