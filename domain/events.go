@@ -540,6 +540,7 @@ var eventTypes = registry(
 	&WalletCreated{},
 	&WalletUpdated{},
 	&WalletArchived{},
+	&WalletReconciled{},
 	&CategoryCreated{},
 	&CategoryUpdated{},
 	&CategoryArchived{},

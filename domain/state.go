@@ -37,11 +37,14 @@ type Workspace struct {
 	Transactions map[uuid.UUID]*Transaction `snapshot:"-"`
 	// TransactionsPartial says Transactions may lack transactions that exist.
 	TransactionsPartial bool `snapshot:"-"`
-	Budgets             map[uuid.UUID]*Budget
-	Goals               map[uuid.UUID]*Goal
-	Debts               map[uuid.UUID]*Debt
-	Recurring           map[uuid.UUID]*Recurring
-	Webhooks            map[uuid.UUID]*Webhook
+	// WalletsMet are the wallets whose every transaction Transactions holds although
+	// it is partial: a reconciliation needs them all (MeetWallet).
+	WalletsMet map[uuid.UUID]bool `snapshot:"-"`
+	Budgets    map[uuid.UUID]*Budget
+	Goals      map[uuid.UUID]*Goal
+	Debts      map[uuid.UUID]*Debt
+	Recurring  map[uuid.UUID]*Recurring
+	Webhooks   map[uuid.UUID]*Webhook
 	// Imports are the statement imports committed, by id.
 	Imports map[uuid.UUID]*Import
 	Rules   map[uuid.UUID]*Rule
@@ -66,6 +69,9 @@ type Wallet struct {
 	Movements int
 	// Seq orders wallets by creation: the oldest pays a debt when nothing else is said.
 	Seq int64
+	// ReconciledThrough is the date of the last statement the wallet was reconciled
+	// with (zero: never).
+	ReconciledThrough Date
 }
 
 // Category is a category as the write side sees it.
@@ -103,6 +109,8 @@ type Transaction struct {
 	ImportID   *uuid.UUID
 	ExternalID string
 	Matched    bool
+	// Reconciled: a reconciliation with a bank statement counted it (WalletReconciled).
+	Reconciled bool
 }
 
 // NewWorkspace returns the empty state of a workspace stream.
@@ -278,6 +286,8 @@ func (w *Workspace) Apply(event Event) error {
 			return err
 		}
 		imp.Undone = true
+	case *WalletReconciled:
+		return w.applyReconciled(e)
 	case *WorkspaceDeleted:
 		w.Deleted = true
 	case *MemberAdded:

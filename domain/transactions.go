@@ -143,6 +143,10 @@ func (c CreateTransaction) Decide(w *Workspace) ([]Event, error) {
 
 // UpdateTransaction corrects a live transaction; balances move from its old effect to
 // its new one.
+//
+// Errors: VALIDATION_ERROR; TRANSACTION_NOT_FOUND; TRANSACTION_RECONCILED (a reconciled
+// transaction, unless AllowReconciled; the cleared mark alone is always taken); CONFLICT
+// (a goal movement); those of the wallets, category and tag it names.
 type UpdateTransaction struct {
 	TransactionID     uuid.UUID
 	Amount            Nullable[decimal.Decimal]
@@ -157,6 +161,8 @@ type UpdateTransaction struct {
 	ReferenceNumber   Nullable[string]
 	AttachmentURL     Nullable[string]
 	Cleared           Nullable[bool]
+	// AllowReconciled changes a reconciled transaction, which keeps its mark.
+	AllowReconciled bool
 }
 
 // Decide checks the corrected transaction and returns the update with its postings.
@@ -181,6 +187,9 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]Event, error) {
 		changes.Cleared = c.Cleared
 		return []Event{&TransactionUpdated{TransactionID: c.TransactionID,
 			Changes: changes, Effects: old.correctedEffects(changes)}}, nil
+	}
+	if err := refuseReconciled(c.TransactionID, old, c.AllowReconciled); err != nil {
+		return nil, err
 	}
 	if old.GoalID != nil {
 		return nil, Conflict("CONFLICT", "a goal movement cannot be changed, only marked cleared: delete it and record it again")
@@ -233,14 +242,22 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]Event, error) {
 }
 
 // DeleteTransaction soft-deletes a live transaction and reverts its effect on balances.
+//
+// Errors: TRANSACTION_NOT_FOUND; TRANSACTION_RECONCILED (a reconciled transaction,
+// unless AllowReconciled); CONFLICT (a goal deposit already withdrawn).
 type DeleteTransaction struct {
 	TransactionID uuid.UUID
+	// AllowReconciled deletes a reconciled transaction.
+	AllowReconciled bool
 }
 
 // Decide returns the deletion with the postings that revert the transaction.
 func (c DeleteTransaction) Decide(w *Workspace) ([]Event, error) {
 	t, err := w.liveTransaction(c.TransactionID)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseReconciled(c.TransactionID, t, c.AllowReconciled); err != nil {
 		return nil, err
 	}
 	if t.GoalID != nil && t.Type == TxGoalDeposit {
@@ -260,11 +277,17 @@ const (
 )
 
 // BulkTransactions deletes or recategorizes several transactions at once: all of them
-// or, when any is missing, none.
+// or, when any is missing or refuses the change, none.
+//
+// Errors: VALIDATION_ERROR; TRANSACTION_NOT_FOUND (with the missing ids);
+// TRANSACTION_RECONCILED (with the reconciled ids, unless AllowReconciled); CONFLICT (a
+// goal movement); CATEGORY_NOT_FOUND.
 type BulkTransactions struct {
 	IDs        []uuid.UUID
 	Operation  string
 	CategoryID *uuid.UUID
+	// AllowReconciled changes reconciled transactions too, which keep their mark.
+	AllowReconciled bool
 }
 
 // Decide returns one event per transaction that changes.
@@ -279,7 +302,7 @@ func (c BulkTransactions) Decide(w *Workspace) ([]Event, error) {
 		}
 	}
 	c.IDs = ids
-	var missing []string
+	var missing, reconciled []string
 	unmet := &unmetTransactions{}
 	for _, id := range c.IDs {
 		t, err := w.liveTransaction(id)
@@ -290,6 +313,9 @@ func (c BulkTransactions) Decide(w *Workspace) ([]Event, error) {
 		if err != nil {
 			missing = append(missing, id.String())
 			continue
+		}
+		if t.Reconciled && !c.AllowReconciled {
+			reconciled = append(reconciled, id.String())
 		}
 		if t.GoalID != nil {
 			// Each deletion of a goal movement is checked against what the goal holds
@@ -305,11 +331,17 @@ func (c BulkTransactions) Decide(w *Workspace) ([]Event, error) {
 		err.Details = map[string]any{"missing": missing}
 		return nil, err
 	}
+	if len(reconciled) > 0 {
+		err := Conflict("TRANSACTION_RECONCILED", "%d of the transactions are reconciled with a bank statement; nothing was "+
+			"changed: to change them anyway, send allowReconciled: true", len(reconciled))
+		err.Details = map[string]any{"reconciled": reconciled}
+		return nil, err
+	}
 	var events []Event
 	switch c.Operation {
 	case BulkDelete:
 		for _, id := range c.IDs {
-			e, err := DeleteTransaction{TransactionID: id}.Decide(w)
+			e, err := DeleteTransaction{TransactionID: id, AllowReconciled: c.AllowReconciled}.Decide(w)
 			if err != nil {
 				return nil, err
 			}
@@ -423,10 +455,12 @@ func (w *Workspace) metTransaction(id uuid.UUID) (*Transaction, error) {
 // not met: the Ledger loads them from the stream and runs it again.
 type unmetTransactions struct {
 	IDs []uuid.UUID
+	// Wallets are wallets whose every transaction the decision needs (MeetWallet).
+	Wallets []uuid.UUID
 }
 
 func (e *unmetTransactions) Error() string {
-	return fmt.Sprintf("domain: %d transactions not loaded", len(e.IDs))
+	return fmt.Sprintf("domain: %d transactions and the transactions of %d wallets not loaded", len(e.IDs), len(e.Wallets))
 }
 
 // Unmet returns the transactions err reports the state has not met, nil for any other
@@ -439,9 +473,20 @@ func Unmet(err error) []uuid.UUID {
 	return nil
 }
 
+// UnmetWallets returns the wallets err reports the state has not met every transaction
+// of, nil for any other error: the Ledger loads them, records them met (MeetWallet) and
+// decides again.
+func UnmetWallets(err error) []uuid.UUID {
+	var unmet *unmetTransactions
+	if errors.As(err, &unmet) {
+		return unmet.Wallets
+	}
+	return nil
+}
+
 // MeetTransactions records in the state the transactions named by ids from history,
-// the events of the stream that name them, in version order: those history does not
-// create are recorded as known not to exist.
+// the events of the stream that name them (and the reconciliations that list them), in
+// version order: those history does not create are recorded as known not to exist.
 func (w *Workspace) MeetTransactions(ids []uuid.UUID, history []Event) {
 	met := make(map[uuid.UUID]*Transaction, len(ids))
 	for _, event := range history {
@@ -463,6 +508,12 @@ func (w *Workspace) MeetTransactions(ids []uuid.UUID, history []Event) {
 		case *TransactionUnmatched:
 			if t := met[e.TransactionID]; t != nil {
 				t.link(e)
+			}
+		case *WalletReconciled:
+			for _, id := range e.TransactionIDs {
+				if t := met[id]; t != nil {
+					t.Reconciled = true
+				}
 			}
 		}
 	}

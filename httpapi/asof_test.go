@@ -198,8 +198,11 @@ func TestAsOfAnswersAsTheLogCutThenAndReplayed(t *testing.T) {
 	done(f.c.Post("/api/transactions", map[string]any{"type": "transfer", "amount": 50, "walletId": f.bank, "toWalletId": f.cash}), http.StatusCreated)
 	done(f.c.Patch("/api/budgets/"+list(t, f, "budgets")[0], map[string]any{"amount": 120}), http.StatusOK)
 	goalAndDebtHistory(t, f, env)
+	// A reconciliation marks transactions and a wallet, and books an adjustment.
+	done(f.c.Post("/api/wallets/"+f.cash+"/reconcile", map[string]any{"balance": "42.42", "date": "2026-03-05", "adjust": true}), http.StatusOK)
 	done(f.c.Delete("/api/wallets/"+f.dollar), http.StatusOK)
-	done(keyed().Post("/api/transactions/bulk", map[string]any{"ids": []string{spent[2]}, "operation": "delete"}), http.StatusOK)
+	done(keyed().Post("/api/transactions/bulk", map[string]any{"ids": []string{spent[2]}, "operation": "delete", "allowReconciled": true}),
+		http.StatusOK)
 	totalsHistoryDerivesAsWritten(t, env.Pool)
 
 	// The moments: events' moments across the history, one between two, and now.

@@ -340,6 +340,30 @@ func (b *body) amount(name string, positive bool) domain.Nullable[decimal.Decima
 	return v
 }
 
+// signedDecimalText is a balance written as text: a sign, then an amount's digits.
+var signedDecimalText = regexp.MustCompile(`^-?[0-9]{1,15}(\.[0-9]{1,4})?$`)
+
+// balance reads a signed amount given as a JSON number or as a string holding one.
+func (b *body) balance(name string) domain.Nullable[decimal.Decimal] {
+	raw, ok := b.fields[name]
+	if !ok || len(raw) == 0 || raw[0] != '"' {
+		v := b.number(name)
+		if v.Valid {
+			if problem := domain.CheckAmount(v.Value.Abs(), false); problem != "" {
+				b.fail(name, "%s", problem)
+			}
+		}
+		return v
+	}
+	b.known[name] = true
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil || !signedDecimalText.MatchString(s) {
+		b.fail(name, "must be a number, or a string holding one such as \"-1234.56\", with at most %d decimal places", domain.MaxAmountScale)
+		return domain.Nullable[decimal.Decimal]{}
+	}
+	return domain.Of(decimal.RequireFromString(s))
+}
+
 // number reads a JSON number exactly.
 func (b *body) number(name string) domain.Nullable[decimal.Decimal] {
 	b.known[name] = true

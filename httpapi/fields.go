@@ -401,6 +401,23 @@ func (f amountOrTextField) schema() obj {
 		"description": "a positive amount, as a number or a string"}
 }
 
+// balanceField is a balance as a statement states it: a signed amount, as a JSON number
+// or as a string holding one ("-1234.56"), read exactly with its scale.
+type balanceField struct {
+	Name string
+	Doc  obj
+}
+
+func (f balanceField) key() string    { return f.Name }
+func (f balanceField) nullable() bool { return false }
+
+func (f balanceField) read(b *body) domain.Nullable[decimal.Decimal] { return b.balance(f.Name) }
+
+func (f balanceField) schema() obj {
+	return merge(obj{"oneOf": []obj{num(clone(money)), str(obj{"pattern": signedDecimalText.String(),
+		"description": "the amount as text, such as \"-1234.56\""})}}, clone(f.Doc))
+}
+
 // bodyRule is a request body declared once: its fields by their rules, those it
 // requires, the fields it requires given another's value, and what else its schema
 // says (a description).
@@ -595,6 +612,15 @@ var (
 	transactionDebt = idField{Name: "debtId", Nullable: true}
 	bulkIDs         = idsField{Name: "ids", Max: maxBulkIDs}
 	bulkCategory    = idField{Name: "categoryId", Doc: obj{"description": "required for recategorize"}}
+	bulkReconciled  = boolField{Name: "allowReconciled", Doc: obj{"default": false,
+		"description": "change reconciled transactions too (they keep their mark); without it, a list holding one is refused " +
+			"with 409 TRANSACTION_RECONCILED and nothing changes"}}
+
+	reconcileBalance = balanceField{Name: "balance", Doc: obj{"description": "the statement's balance on date, exact, " +
+		"at most 4 decimal places; may be negative"}}
+	reconcileDate   = dateField{Name: "date", Note: "the statement's date: transactions dated on or before it are reconciled"}
+	reconcileAdjust = boolField{Name: "adjust", Doc: obj{"default": false,
+		"description": "book a difference between the statement and the ledger as one cleared adjustment transaction"}}
 
 	profileCurrency      = currencyField{Name: "currency", Nullable: true}
 	profileNotifications = boolField{Name: "notificationsEnabled"}
@@ -725,9 +751,10 @@ var bodyRules = map[string]*bodyRule{
 			"alias destinationWalletId; goal_deposit and goal_withdrawal need goalId (a deposit also a wallet); categoryId is optional."},
 	},
 	"TransactionUpdate": {Fields: replaced(transactionRules, dateField{Name: "date"}, idField{Name: "walletId"})},
-	"TransactionBulk": {Fields: []field{bulkIDs, bulkOperation, bulkCategory}, Required: []string{"ids", "operation"},
+	"TransactionBulk": {Fields: []field{bulkIDs, bulkOperation, bulkCategory, bulkReconciled}, Required: []string{"ids", "operation"},
 		When: []requiredWhen{{If: "operation", In: []string{domain.BulkRecategorize}, Then: []string{"categoryId"}, Field: "categoryId", Message: "is required"}}},
 	"ImportRowUpdate": {Fields: []field{importDecision, importRowType, transactionConcept, transactionCategory, recordTag, importMergeWith}},
+	"WalletReconcile": {Fields: []field{reconcileBalance, reconcileDate, reconcileAdjust}, Required: []string{"balance", "date"}},
 	"ProfileUpdate":   {Fields: profileRules},
 	"WorkspaceCreate": {Fields: []field{recordName, workspaceCurrency, workspaceLanguage}, Required: []string{"name"}},
 	"MemberAdd":       {Fields: []field{memberEmail, memberRole}, Required: []string{"email", "role"}},

@@ -35,13 +35,16 @@ func integer(minimum, maximum, def int) obj {
 }
 
 var (
-	pageParam      = queryParam("page", integer(1, 1_000_000, 1), "page number, from 1")
-	pageSizeParam  = queryParam("pageSize", integer(1, maxPageSize, defaultPageSize), "entries per page")
-	fromDateParam  = queryParam("from", dateIn(""), "first day, YYYY-MM-DD")
-	toDateParam    = queryParam("to", dateIn(""), "last day, YYYY-MM-DD; not before from")
-	walletIDParam  = queryParam("walletId", uuidRef(), "only this wallet's")
-	categoryIDParm = queryParam("categoryId", uuidRef(), "only this category's")
-	asOfParam      = queryParam("asOf", dateTimeIn(),
+	pageParam            = queryParam("page", integer(1, 1_000_000, 1), "page number, from 1")
+	pageSizeParam        = queryParam("pageSize", integer(1, maxPageSize, defaultPageSize), "entries per page")
+	fromDateParam        = queryParam("from", dateIn(""), "first day, YYYY-MM-DD")
+	toDateParam          = queryParam("to", dateIn(""), "last day, YYYY-MM-DD; not before from")
+	walletIDParam        = queryParam("walletId", uuidRef(), "only this wallet's")
+	categoryIDParm       = queryParam("categoryId", uuidRef(), "only this category's")
+	allowReconciledParam = queryParam("allowReconciled", merge(boolean(), obj{"default": false}),
+		"change a transaction reconciled with a bank statement anyway (it keeps its mark); without it such a change is "+
+			"refused with 409 TRANSACTION_RECONCILED, marking it cleared alone excepted")
+	asOfParam = queryParam("asOf", dateTimeIn(),
 		"answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the "+
 			"event recorded last at or before it; business days are those of that instant")
 )
@@ -186,6 +189,8 @@ func schemas() obj {
 		"referenceNumber": nstr(nil), "attachmentUrl": nstr(nil), "cleared": boolean(), "createdAt": dateTime(), "updatedAt": dateTime(),
 		"importId": nuuid(), "externalId": nstr(obj{"description": "the id of the statement row the transaction was imported " +
 			"from or linked to, as the bank gave it or, when it gave none, made from the row's content"}),
+		"reconciled": merge(boolean(), obj{"description": "counted by a reconciliation with the wallet's statement: changes are " +
+			"refused (409 TRANSACTION_RECONCILED) unless sent with allowReconciled"}),
 	}
 	errorBody := func(details obj) obj {
 		return object(obj{"error": object(obj{
@@ -290,6 +295,7 @@ func schemas() obj {
 			"available":         obj{"type": "array", "items": str(nil), "description": "WORKSPACE_NOT_FOUND: the names there are"},
 			"candidates":        obj{"type": "array", "items": str(nil), "description": "CONFLICT: the names that matched"},
 			"missing":           obj{"type": "array", "items": uuidRef(), "description": "TRANSACTION_NOT_FOUND of a bulk operation: the ids not found"},
+			"reconciled":        obj{"type": "array", "items": uuidRef(), "description": "TRANSACTION_RECONCILED of a bulk operation: the reconciled ids"},
 			"retryAfterSeconds": obj{"type": "integer", "description": "as Retry-After"},
 			"limit":             obj{"type": "integer", "description": "TOO_MANY_STREAMS, TOO_MANY_BULK_READS: the limit reached"},
 			"columns":           obj{"type": "array", "items": str(nil), "description": "IMPORT_MAPPING_REQUIRED: the file's columns"},
@@ -307,9 +313,19 @@ func schemas() obj {
 		"Wallet": record(merge(walletFields(), obj{
 			"id": uuidRef(), "balance": num(money), "initialBalance": num(money), "archived": boolean(), "type": str(obj{"enum": domain.WalletTypes}),
 			"currency": str(nil), "cardColor": str(colorRule), "isDefault": boolean(), "createdAt": dateTime(), "updatedAt": dateTime(),
+			"reconciledThrough": nstr(obj{"format": "date", "description": "the date of the last statement the wallet was reconciled with; null before any"}),
+			"reconciledBalance": obj{"type": []string{"number", "null"}, "description": "that statement's balance, exact; null before any"},
 		})),
 		"WalletResponse": wrap("wallet", "Wallet"),
-		"WalletList":     list("wallets", "Wallet"),
+		"Reconciliation": record(obj{"walletId": uuidRef(), "date": date,
+			"statementBalance": str(obj{"description": "the statement's balance, exact decimal as text with its scale"}),
+			"ledgerBalance": str(obj{"description": "the wallet's initial balance plus its live transactions dated on or before date " +
+				"(the adjustment included), exact decimal as text"}),
+			"difference": str(obj{"description": "statementBalance minus ledgerBalance, exact decimal as text"}),
+			"reconciled": obj{"type": "integer", "minimum": 0, "description": "how many transactions this reconciliation marked reconciled"},
+			"adjustment": obj{"anyOf": []obj{ref("Transaction"), {"type": "null"}}, "description": "the transaction booked for the difference (adjust), or null"}}),
+		"ReconciliationResponse": wrap("reconciliation", "Reconciliation"),
+		"WalletList":             list("wallets", "Wallet"),
 		"Category": record(merge(categoryFields(), obj{
 			"id": uuidRef(), "archived": boolean(), "icon": str(nil), "color": str(colorRule), "isDefault": boolean(),
 			"createdAt": dateTime(), "updatedAt": dateTime(),

@@ -405,6 +405,13 @@ var routes = []route{
 	{Method: "DELETE", Pattern: "/api/wallets/{id}", Scope: scopeWalletsWrite, Status: http.StatusOK, Response: "WalletResponse", Replay: replayStored,
 		Summary: "Archive a wallet",
 		Handler: archiveWallet},
+	{Method: "POST", Pattern: "/api/wallets/{id}/reconcile", Scope: scopeTransactionsWrite, Status: http.StatusOK, Request: "WalletReconcile", Response: "ReconciliationResponse", Replay: replayStored,
+		Summary: "Reconcile a wallet with its bank statement",
+		Description: "Compares the statement's balance on date with the ledger's (the wallet's initial balance and its live transactions " +
+			"dated on or before date, transfers and goal movements included) and marks those transactions reconciled: from then on they " +
+			"refuse changes (409 TRANSACTION_RECONCILED) unless the request sends allowReconciled. With adjust, a difference is booked " +
+			"first as one cleared transaction of that date, income or expense, concept \"" + domain.AdjustmentConcept + "\".",
+		Handler: reconcileWallet},
 	{Method: "GET", Pattern: "/api/categories", Scope: scopeCategoriesRead, Status: http.StatusOK, Response: "CategoryList", Channel: &channelAccess{Scope: scopeCategoriesRead},
 		Summary: "List active categories",
 		Handler: listRecords("categories", queries.Categories)},
@@ -450,9 +457,11 @@ var routes = []route{
 		Summary: "Get a transaction",
 		Handler: getRecord("transaction", "TRANSACTION_NOT_FOUND", queries.TransactionByID)},
 	{Method: "PATCH", Pattern: "/api/transactions/{id}", Scope: scopeTransactionsWrite, Status: http.StatusOK, Request: "TransactionUpdate", Response: "TransactionResponse", Replay: replayKeyRequired, Channel: &channelAccess{Scope: scopeTransactionsWrite},
+		Query:   []obj{allowReconciledParam},
 		Summary: "Correct a transaction",
 		Handler: updateTransaction},
 	{Method: "DELETE", Pattern: "/api/transactions/{id}", Scope: scopeTransactionsWrite, Status: http.StatusOK, Response: "OK", Replay: replayKeyRequired, Channel: &channelAccess{Scope: scopeTransactionsWrite},
+		Query:   []obj{allowReconciledParam},
 		Summary: "Delete a transaction (soft delete, balances reverted)",
 		Handler: deleteTransaction},
 	{Method: "POST", Pattern: "/api/imports", Scope: scopeTransactionsWrite, Status: http.StatusCreated, Response: "ImportResponse",

@@ -63,13 +63,29 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
 }
 
+// allowReconciled reads the query parameter by which a change of a reconciled
+// transaction says it means it.
+func allowReconciled(w http.ResponseWriter, r *http.Request) (allowed, ok bool) {
+	q := &query{values: r.URL.Query()}
+	allowed = q.boolean(allowReconciledParam["name"].(string))
+	if err := q.err(); err != nil {
+		writeError(w, r, err)
+		return false, false
+	}
+	return allowed, true
+}
+
 func updateTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	id, b, ok := readRequest(w, r, true)
 	if !ok {
 		return
 	}
+	allowed, ok := allowReconciled(w, r)
+	if !ok {
+		return
+	}
 	cmd := transactionInput(b)
-	cmd.TransactionID = id
+	cmd.TransactionID, cmd.AllowReconciled = id, allowed
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), id))})
 }
 
@@ -78,7 +94,11 @@ func deleteTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	cmd := domain.DeleteTransaction{TransactionID: id}
+	allowed, ok := allowReconciled(w, r)
+	if !ok {
+		return
+	}
+	cmd := domain.DeleteTransaction{TransactionID: id, AllowReconciled: allowed}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(map[string]bool{"ok": true})})
 }
 
@@ -90,7 +110,8 @@ func bulkTransactions(s *Server, w http.ResponseWriter, r *http.Request) {
 	ids := bulkIDs.read(b)
 	op := bulkOperation.read(b)
 	category := bulkCategory.read(b)
-	cmd := domain.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr()}
+	cmd := domain.BulkTransactions{IDs: ids, Operation: op.Value, CategoryID: category.Ptr(),
+		AllowReconciled: orDefault(bulkReconciled.read(b), false)}
 	s.run(w, r, b, command{Decide: cmd.Decide,
 		Answer: queries.OfEvents(func(events []ledger.Appended) any {
 			affected := 0
@@ -160,6 +181,18 @@ func (q *query) paging() (page, size int) {
 // pagination is a listing's pagination object.
 func pagination(limit, offset, total int) map[string]int {
 	return map[string]int{"limit": limit, "offset": offset, "total": total}
+}
+
+// boolean reads a parameter that is true or false, false when absent.
+func (q *query) boolean(name string) bool {
+	switch q.values.Get(name) {
+	case "", "false":
+		return false
+	case "true":
+		return true
+	}
+	q.fail(name, "must be true or false")
+	return false
 }
 
 func (q *query) id(name string) *uuid.UUID {

@@ -73,3 +73,14 @@ func archiveWallet(s *Server, w http.ResponseWriter, r *http.Request) {
 	cmd := domain.ArchiveWallet{WalletID: id}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("wallet", queries.WalletByID(activeWorkspace(r), id))})
 }
+
+// reconcileWallet checks a wallet against its bank statement (domain.ReconcileWallet).
+func reconcileWallet(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	cmd := domain.ReconcileWallet{WalletID: id, Balance: reconcileBalance.read(b).Value, Date: reconcileDate.read(b).Value,
+		Adjust: orDefault(reconcileAdjust.read(b), false), AdjustmentID: newID(), Today: s.today()}
+	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Reconciled(activeWorkspace(r))})
+}

@@ -409,13 +409,19 @@ func (l *Ledger) decideOn(ctx context.Context, db eventstore.DB, state *domain.W
 	decided, plans, err := l.decide(state, c)
 	// A decision that names transactions the state has not met is made again once they
 	// are loaded as of the state's version; a bulk operation names all of its own at once.
+	// A reconciliation names a wallet whose every transaction it needs.
 	for range maxAttempts {
-		unmet := domain.Unmet(err)
-		if unmet == nil {
+		unmet, wallets := domain.Unmet(err), domain.UnmetWallets(err)
+		if unmet == nil && wallets == nil {
 			break
 		}
 		if err := meetTransactions(ctx, db, state, unmet, state.Version); err != nil {
 			return nil, nil, err
+		}
+		for _, wallet := range wallets {
+			if err := meetWallet(ctx, db, state, wallet, state.Version); err != nil {
+				return nil, nil, err
+			}
 		}
 		decided, plans, err = l.decide(state, c)
 	}

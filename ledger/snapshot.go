@@ -95,7 +95,7 @@ func decodeSnapshot(id uuid.UUID, version int64, data []byte) (*domain.Workspace
 	if state.ID != id || state.Version != version {
 		return nil, fmt.Errorf("%w: it holds %s at %d", errSnapshotCorrupt, state.ID, state.Version)
 	}
-	state.Transactions, state.TransactionsPartial = map[uuid.UUID]*domain.Transaction{}, true
+	state.ForgetTransactions()
 	return state, nil
 }
 

@@ -351,7 +351,7 @@ func TestSnapshotOfTheFixture(t *testing.T) {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(data)
-	const want = "445edaaaa55c93c0138d5c94f8bca417478cea26e804dd0c6d36bd5d4a5bf6c7"
+	const want = "1906bfd5bbc77e2fbb10fca97bd301a18c9fc0c319a20691b4b69b903ecd3571"
 	if got := hex.EncodeToString(sum[:]); got != want {
 		t.Fatalf("the fixture's snapshot has sum %s, want %s (see the comment of this test)", got, want)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
@@ -23,8 +24,15 @@ func meetTransactions(ctx context.Context, db eventstore.Reader, state *domain.W
 	for i, id := range ids {
 		keys[i] = id.String()
 	}
+	if len(ids) == 0 {
+		return nil
+	}
+	// A transaction's own events, and the reconciliations that list it (migration 0030).
 	rows, err := db.Query(ctx, `SELECT version, type, data FROM events
 		WHERE stream_id = $1 AND data ? 'transactionId' AND data->>'transactionId' = ANY($2) AND version <= $3
+		UNION ALL
+		SELECT version, type, data FROM events
+		WHERE type = '`+domain.TypeWalletReconciled+`' AND data->'transactionIds' ?| $2 AND stream_id = $1 AND version <= $3
 		ORDER BY version`,
 		domain.StreamID(state.ID), keys, asOf)
 	if err != nil {
@@ -49,6 +57,41 @@ func meetTransactions(ctx context.Context, db eventstore.Reader, state *domain.W
 		return fmt.Errorf("ledger: load transactions: %w", err)
 	}
 	state.MeetTransactions(ids, history)
+	return nil
+}
+
+// meetWallet loads into state, as the stream stood at version asOf, every transaction
+// that touched the wallet then (as its source or destination, when it was created or
+// corrected) and that state has not met, and records the wallet met. It reads the
+// stream's transaction events: a reconciliation of a state that does not hold every
+// transaction pays for it.
+func meetWallet(ctx context.Context, db eventstore.Reader, state *domain.Workspace, wallet uuid.UUID, asOf int64) error {
+	rows, err := db.Query(ctx, `SELECT DISTINCT data->>'transactionId' FROM events
+		WHERE stream_id = $1 AND data ? 'transactionId' AND version <= $3 AND (
+			type = '`+domain.TypeTransactionCreated+`' AND (data->>'walletId' = $2 OR data->>'toWalletId' = $2)
+			OR type = '`+domain.TypeTransactionUpdated+`' AND (data->'changes'->>'walletId' = $2 OR data->'changes'->>'toWalletId' = $2))`,
+		domain.StreamID(state.ID), wallet.String(), asOf)
+	if err != nil {
+		return fmt.Errorf("ledger: load a wallet's transactions: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("ledger: load a wallet's transactions: %w", err)
+	}
+	var unmet []uuid.UUID
+	for _, s := range ids {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return fmt.Errorf("ledger: load a wallet's transactions: %w", err)
+		}
+		if _, ok := state.Transactions[id]; !ok {
+			unmet = append(unmet, id)
+		}
+	}
+	if err := meetTransactions(ctx, db, state, unmet, asOf); err != nil {
+		return err
+	}
+	state.MeetWallet(wallet)
 	return nil
 }
 
@@ -86,6 +129,6 @@ func meetTransactionsOf(ctx context.Context, db eventstore.Reader, state *domain
 // forgetTransactions bounds the transactions a cached state keeps.
 func forgetTransactions(w *domain.Workspace) {
 	if len(w.Transactions) > maxMetTransactions {
-		w.Transactions, w.TransactionsPartial = map[uuid.UUID]*domain.Transaction{}, true
+		w.ForgetTransactions()
 	}
 }

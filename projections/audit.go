@@ -102,6 +102,12 @@ func auditOf(e eventstore.RecordedEvent, data any) (auditEntry, error) {
 	case *domain.WalletUpdated:
 		changes, err := diff(d.Before, d.After)
 		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionUpdate, changes: changes}, err
+	case *domain.WalletReconciled:
+		// What the statement said, what the ledger held, and how many transactions it
+		// marked (their list is in the event).
+		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionUpdate,
+			changes: created(map[string]any{"reconciledThrough": d.Date, "statementBalance": domain.ExactString(d.StatementBalance),
+				"ledgerBalance": domain.ExactString(d.LedgerBalance), "reconciledTransactions": len(d.TransactionIDs)})}, nil
 	case *domain.WalletArchived:
 		return auditEntry{workspace: ws, entity: "wallet", entityID: d.WalletID, action: actionDelete}, nil
 	case *domain.CategoryCreated:

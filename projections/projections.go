@@ -92,6 +92,12 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	switch data.(type) {
 	case *domain.WalletUpdated, *domain.WalletArchived:
 		p.postings.flush(b) // they write the wallet's row after the postings before them
+	case *domain.WalletReconciled:
+		// It writes the wallet's row after the postings before it, changes the rows of
+		// transactions, its own adjustment's among them, and keeps their totals.
+		p.postings.flush(b)
+		p.transactions.flush(b)
+		p.totals.flush(b)
 	case *domain.TransactionUpdated, *domain.TransactionDeleted, *domain.TransactionMatched, *domain.TransactionUnmatched:
 		// They read and change the transaction's row, and take it out of the totals and
 		// counts that must hold it.
@@ -227,6 +233,8 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		b.Queue(`UPDATE wallets SET archived = true, is_default = false, updated_at = $3 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.WalletID, at)
 		queueVersion(b, "wallets", ws, d.WalletID, e.Version)
+	case *domain.WalletReconciled:
+		queueReconciled(b, ws, d, at, e.Version)
 	case *domain.CategoryCreated:
 		f := d.CategoryFields
 		b.Queue(`INSERT INTO categories (workspace_id, id, name, icon, description, color, is_default, tag_id,
@@ -331,6 +339,7 @@ func queueLinked(b *pgx.Batch, ws, transactionID uuid.UUID, importID *uuid.UUID,
 	queueReplaced(b, ws, transactionID, version)
 	b.Queue(`UPDATE transactions SET import_id = $3, external_id = $4, updated_at = $5, changed_version = $6
 		WHERE workspace_id = $1 AND id = $2`, ws, transactionID, importID, externalID, at, version)
+	queueTotalsKept(b, ws, transactionID, version)
 }
 
 // nullIfEmpty stores an empty text as NULL.
@@ -339,6 +348,22 @@ func nullIfEmpty(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// queueReconciled marks the transactions a reconciliation lists, each row kept first in
+// the transactions' history as a correction's is, and records the statement on the
+// wallet's row and in its history.
+func queueReconciled(b *pgx.Batch, ws uuid.UUID, d *domain.WalletReconciled, at time.Time, version int64) {
+	if len(d.TransactionIDs) > 0 {
+		b.Queue(`INSERT INTO transaction_versions SELECT $3::bigint, t.* FROM transactions t
+			WHERE t.workspace_id = $1 AND t.id = ANY($2)`, ws, d.TransactionIDs, version)
+		b.Queue(`UPDATE transactions SET reconciled = true, updated_at = $3, changed_version = $4
+			WHERE workspace_id = $1 AND id = ANY($2)`, ws, d.TransactionIDs, at, version)
+		queueTotalsKeptOfMany(b, ws, d.TransactionIDs, version)
+	}
+	b.Queue(`UPDATE wallets SET reconciled_through = $3, reconciled_balance = $4, updated_at = $5
+		WHERE workspace_id = $1 AND id = $2`, ws, d.WalletID, d.Date, d.StatementBalance, at)
+	queueVersion(b, "wallets", ws, d.WalletID, version)
 }
 
 // walletPostings gathers the balance changes of the events one Queue call projects, so
@@ -393,7 +418,7 @@ const postingsSQL = `WITH w AS (
 		UPDATE wallets SET balance = balance + $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2 RETURNING *)
 	INSERT INTO wallet_versions SELECT m.version, w.workspace_id, w.id, w.name, w.description, w.type, w.currency,
 		w.card_color, w.initial_balance, trim_scale(w.balance - ($3 - m.moved)), w.clabe, w.provider, w.is_default, w.archived,
-		w.created_at, m.at, w.created_version
+		w.created_at, m.at, w.created_version, w.reconciled_through, w.reconciled_balance
 	FROM w, unnest($5::bigint[], $6::timestamptz[], $7::numeric[]) AS m(version, at, moved)`
 
 // flush queues the gathered moves, a wallet's in one statement, and forgets them.

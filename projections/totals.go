@@ -64,6 +64,10 @@ const keptSQL = `INSERT INTO {history} (version, workspace_id, {period}, type, c
 		WHERE workspace_id = $1 AND id = $2 AND replaced_version = $3 AND deleted_at IS NULL
 			AND type IN ('income', 'expense'))`
 
+// keptOfManySQL is keptSQL for several transactions ($2, an array) that one event of
+// version $3 replaced, each total once.
+var keptOfManySQL = strings.ReplaceAll(keptSQL, "id = $2", "id = ANY($2::uuid[])")
+
 // sumsSQL adds new transactions' sums to a table of totals, one row per total, and
 // keeps in its history the totals the events not yet kept left: each is the total
 // after the sums less what the events after it added ($10, $11), with no trailing
@@ -98,13 +102,13 @@ const historySQL = `INSERT INTO {history} (version, workspace_id, {period}, type
 
 // totalsStatements are the statements of one table of totals, filled from the templates
 // above.
-type totalsStatements struct{ effect, kept, sums, history string }
+type totalsStatements struct{ effect, kept, keptOfMany, sums, history string }
 
 // totalsSQL holds each table of totals' statements, by table name, filled once.
 var totalsSQL = func() map[string]totalsStatements {
 	out := map[string]totalsStatements{}
 	for _, tt := range totalsTables {
-		out[tt.table] = totalsStatements{tt.sql(effectSQL), tt.sql(keptSQL), tt.sql(sumsSQL), tt.sql(historySQL)}
+		out[tt.table] = totalsStatements{tt.sql(effectSQL), tt.sql(keptSQL), tt.sql(keptOfManySQL), tt.sql(sumsSQL), tt.sql(historySQL)}
 	}
 	return out
 }()
@@ -122,6 +126,16 @@ func queueTotalsEffect(b *pgx.Batch, ws, transactionID uuid.UUID, sign int) {
 func queueTotalsKept(b *pgx.Batch, ws, transactionID uuid.UUID, version int64) {
 	for _, tt := range totalsTables {
 		b.Queue(totalsSQL[tt.table].kept, ws, transactionID, version)
+	}
+}
+
+// queueTotalsKeptOfMany keeps, as queueTotalsKept does, the totals of the transactions
+// an event of the given version replaced without moving them (a reconciliation's marks):
+// the history of the totals holds a state at every version that replaced one of their
+// transactions' rows, as migration 0020 derived it.
+func queueTotalsKeptOfMany(b *pgx.Batch, ws uuid.UUID, transactionIDs []uuid.UUID, version int64) {
+	for _, tt := range totalsTables {
+		b.Queue(totalsSQL[tt.table].keptOfMany, ws, transactionIDs, version)
 	}
 }
 

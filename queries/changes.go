@@ -54,12 +54,18 @@ func keptStates(history string) []stateSource {
 		WHERE workspace_id = $1 AND version + 0 > $2 AND version + 0 <= $3`, `id = ANY($4)`}}
 }
 
-// transactionChanges are the events that create, correct or delete a transaction: each
-// names it, and the stream's key reads them in version order.
+// transactionChanges are the events that create, correct or delete a transaction, each
+// naming it, and the reconciliations that mark it, each listing it; the stream's key
+// reads them in version order.
 var transactionChanges = []stateSource{{`SELECT version, (data->>'transactionId')::uuid AS id FROM events
 		WHERE stream_id = 'workspace-' || $1::uuid::text AND version > $2 AND version <= $3
 			AND type IN ('` + domain.TypeTransactionCreated + `', '` + domain.TypeTransactionUpdated + `', '` + domain.TypeTransactionDeleted + `')`,
-	`data ? 'transactionId' AND data->>'transactionId' = ANY($4::uuid[]::text[])`}}
+	`data ? 'transactionId' AND data->>'transactionId' = ANY($4::uuid[]::text[])`},
+	// A reconciliation marks the transactions it lists (migration 0030).
+	{`SELECT version, jsonb_array_elements_text(data->'transactionIds')::uuid AS id FROM events
+		WHERE stream_id = 'workspace-' || $1::uuid::text AND version > $2 AND version <= $3
+			AND type = '` + domain.TypeWalletReconciled + `'`,
+		`data->'transactionIds' ?| $4::uuid[]::text[]`}}
 
 var recordKinds = map[string]recordKind{
 	KindWallet: {keptStates("wallet_versions"), readRecords(`SELECT `+walletColumns+` FROM wallets WHERE workspace_id = $1 AND id = ANY($2)`,

@@ -58,11 +58,12 @@ func RuleBook(ctx context.Context, db DB, workspaceID uuid.UUID) (*domain.RuleBo
 	return domain.NewRuleBook(defs), nil
 }
 
-// RuleCandidates lists the newest live income and expenses of the workspace, at most
+// RuleCandidates lists the newest live income and expenses of the workspace not
+// reconciled, at most
 // limit, in the wallet and dates given, and whether there are more.
 func RuleCandidates(ctx context.Context, db DB, workspaceID uuid.UUID, walletID *uuid.UUID, from, to *domain.Date, limit int) ([]domain.RuleTarget, bool, error) {
 	rows, err := db.Query(ctx, `SELECT id, type, amount, wallet_id, concept, coalesce(description, ''), category_id, tag_id
-		FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL AND type IN ('income', 'expense')
+		FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL AND NOT reconciled AND type IN ('income', 'expense')
 			AND ($2::uuid IS NULL OR wallet_id = $2) AND ($3::date IS NULL OR date >= $3) AND ($4::date IS NULL OR date <= $4)
 		ORDER BY date DESC, created_version DESC LIMIT $5`, workspaceID, walletID, from, to, limit+1)
 	if err != nil {

@@ -39,6 +39,9 @@ type Transaction struct {
 	// its statement to it, and ExternalID that row's id at the bank.
 	ImportID   *uuid.UUID `json:"importId"`
 	ExternalID *string    `json:"externalId"`
+	// Reconciled: a reconciliation with the wallet's statement counted it; it refuses
+	// changes unless told (allowReconciled).
+	Reconciled bool `json:"reconciled"`
 	// RunningBalance is, in a listing of one wallet's transactions, the wallet's
 	// balance after this transaction (walletBalancesAfter); nil elsewhere.
 	RunningBalance *Amount   `json:"runningBalance,omitempty"`
@@ -47,7 +50,7 @@ type Transaction struct {
 }
 
 const transactionColumns = `id, type, amount, currency, destination_amount, date, concept, description, wallet_id,
-	to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, cleared, created_at, updated_at,
+	to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, cleared, reconciled, created_at, updated_at,
 	import_id, external_id`
 
 // scanTransaction reads transactionColumns and then, into extra, any further columns.
@@ -58,7 +61,7 @@ func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) 
 	var description *string
 	err := row.Scan(append([]any{&t.ID, &t.Type, &amount, &t.Currency, &dest, &t.Date, &t.Concept, &description, &t.WalletID,
 		&t.ToWalletID, &t.CategoryID, &t.GoalID, &t.DebtID, &t.TagID, &t.ReferenceNumber, &t.AttachmentURL,
-		&t.Cleared, &t.CreatedAt, &t.UpdatedAt, &t.ImportID, &t.ExternalID}, extra...)...)
+		&t.Cleared, &t.Reconciled, &t.CreatedAt, &t.UpdatedAt, &t.ImportID, &t.ExternalID}, extra...)...)
 	t.Amount, t.DestinationAmount = Amount(amount), amountPtr(dest)
 	t.DestinationWalletID = t.ToWalletID
 	// The reference page's clients read only `description`; a transaction recorded with

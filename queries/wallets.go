@@ -7,6 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/domain"
 )
 
 // Wallet is a wallet record.
@@ -23,19 +25,24 @@ type Wallet struct {
 	Provider       *string   `json:"provider"`
 	IsDefault      bool      `json:"isDefault"`
 	Archived       bool      `json:"archived"`
-	CreatedAt      time.Time `json:"createdAt"`
-	UpdatedAt      time.Time `json:"updatedAt"`
+	// ReconciledThrough is the date of the last statement the wallet was reconciled
+	// with, and ReconciledBalance that statement's balance; null before any.
+	ReconciledThrough *domain.Date `json:"reconciledThrough"`
+	ReconciledBalance *Amount      `json:"reconciledBalance"`
+	CreatedAt         time.Time    `json:"createdAt"`
+	UpdatedAt         time.Time    `json:"updatedAt"`
 }
 
 const walletColumns = `id, name, description, type, currency, card_color, balance, initial_balance, clabe, provider,
-	is_default, archived, created_at, updated_at`
+	is_default, archived, reconciled_through, reconciled_balance, created_at, updated_at`
 
 func scanWallet(row pgx.CollectableRow) (Wallet, error) {
 	var w Wallet
 	var balance, initial decimal.Decimal
+	var reconciled *decimal.Decimal
 	err := row.Scan(&w.ID, &w.Name, &w.Description, &w.Type, &w.Currency, &w.CardColor, &balance, &initial,
-		&w.Clabe, &w.Provider, &w.IsDefault, &w.Archived, &w.CreatedAt, &w.UpdatedAt)
-	w.Balance, w.InitialBalance = Amount(balance), Amount(initial)
+		&w.Clabe, &w.Provider, &w.IsDefault, &w.Archived, &w.ReconciledThrough, &reconciled, &w.CreatedAt, &w.UpdatedAt)
+	w.Balance, w.InitialBalance, w.ReconciledBalance = Amount(balance), Amount(initial), amountPtr(reconciled)
 	return w, err
 }
 

@@ -132,7 +132,7 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		domain.TypeTagArchived, domain.TypeBudgetUpdated, domain.TypeBudgetDeleted, domain.TypeGoalCreated,
 		domain.TypeGoalUpdated, domain.TypeGoalDeleted, domain.TypeDebtCreated, domain.TypeDebtUpdated,
 		domain.TypeDebtDeleted, domain.TypeRecurringCreated, domain.TypeRecurringUpdated, domain.TypeRecurringDeleted,
-		domain.TypeExchangeRatesSet,
+		domain.TypeExchangeRatesSet, domain.TypeWalletReconciled,
 		// A statement row's link to a transaction: import.committed and import.undone tell it.
 		domain.TypeTransactionMatched, domain.TypeTransactionUnmatched,
 		// Rules, which only propose.

@@ -2908,6 +2908,9 @@ type ErrorDetails struct {
 	// Reason why a credential was refused: WHATSAPP_IDENTITY_INVALID's reasons (spec 7); the realtime stream's member_removed, role_changed, account_deleted or workspace_deleted
 	Reason *string `json:"reason,omitempty"`
 
+	// Reconciled TRANSACTION_RECONCILED of a bulk operation: the reconciled ids
+	Reconciled *[]openapi_types.UUID `json:"reconciled,omitempty"`
+
 	// RetryAfterSeconds as Retry-After
 	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
 
@@ -3210,6 +3213,31 @@ type RealtimeToken struct {
 	Url string `json:"url"`
 }
 
+// Reconciliation defines model for Reconciliation.
+type Reconciliation struct {
+	// Adjustment the transaction booked for the difference (adjust), or null
+	Adjustment *Transaction       `json:"adjustment"`
+	Date       openapi_types.Date `json:"date"`
+
+	// Difference statementBalance minus ledgerBalance, exact decimal as text
+	Difference string `json:"difference"`
+
+	// LedgerBalance the wallet's initial balance plus its live transactions dated on or before date (the adjustment included), exact decimal as text
+	LedgerBalance string `json:"ledgerBalance"`
+
+	// Reconciled how many transactions this reconciliation marked reconciled
+	Reconciled int `json:"reconciled"`
+
+	// StatementBalance the statement's balance, exact decimal as text with its scale
+	StatementBalance string             `json:"statementBalance"`
+	WalletId         openapi_types.UUID `json:"walletId"`
+}
+
+// ReconciliationResponse defines model for ReconciliationResponse.
+type ReconciliationResponse struct {
+	Reconciliation Reconciliation `json:"reconciliation"`
+}
+
 // RecordDifference defines model for RecordDifference.
 type RecordDifference struct {
 	// After the record at to; null where it did not exist or was deleted
@@ -3367,13 +3395,16 @@ type ReportLine struct {
 	DestinationWalletId *openapi_types.UUID `json:"destinationWalletId"`
 	GoalId              *openapi_types.UUID `json:"goalId"`
 	Id                  openapi_types.UUID  `json:"id"`
-	ReferenceNumber     *string             `json:"referenceNumber"`
-	TagId               *openapi_types.UUID `json:"tagId"`
-	ToWalletId          *openapi_types.UUID `json:"toWalletId"`
-	Type                ReportLineType      `json:"type"`
-	UpdatedAt           time.Time           `json:"updatedAt"`
-	WalletId            openapi_types.UUID  `json:"walletId"`
-	WalletName          string              `json:"walletName"`
+
+	// Reconciled counted by a reconciliation with the wallet's statement: changes are refused (409 TRANSACTION_RECONCILED) unless sent with allowReconciled
+	Reconciled      bool                `json:"reconciled"`
+	ReferenceNumber *string             `json:"referenceNumber"`
+	TagId           *openapi_types.UUID `json:"tagId"`
+	ToWalletId      *openapi_types.UUID `json:"toWalletId"`
+	Type            ReportLineType      `json:"type"`
+	UpdatedAt       time.Time           `json:"updatedAt"`
+	WalletId        openapi_types.UUID  `json:"walletId"`
+	WalletName      string              `json:"walletName"`
 }
 
 // ReportLineType defines model for ReportLine.Type.
@@ -3540,7 +3571,10 @@ type Transaction struct {
 	DestinationWalletId *openapi_types.UUID `json:"destinationWalletId"`
 	GoalId              *openapi_types.UUID `json:"goalId"`
 	Id                  openapi_types.UUID  `json:"id"`
-	ReferenceNumber     *string             `json:"referenceNumber"`
+
+	// Reconciled counted by a reconciliation with the wallet's statement: changes are refused (409 TRANSACTION_RECONCILED) unless sent with allowReconciled
+	Reconciled      bool    `json:"reconciled"`
+	ReferenceNumber *string `json:"referenceNumber"`
 
 	// RunningBalance exact decimal; in a listing filtered by walletId: the wallet's balance after this transaction, counting every live transaction of the wallet dated before it, or on its date and recorded before it, whatever else the filter leaves out; absent elsewhere
 	RunningBalance *float32            `json:"runningBalance,omitempty"`
@@ -3639,12 +3673,18 @@ type Wallet struct {
 	Id          openapi_types.UUID `json:"id"`
 
 	// InitialBalance exact decimal, at most 4 decimal places
-	InitialBalance float32    `json:"initialBalance"`
-	IsDefault      bool       `json:"isDefault"`
-	Name           string     `json:"name"`
-	Provider       *string    `json:"provider"`
-	Type           WalletType `json:"type"`
-	UpdatedAt      time.Time  `json:"updatedAt"`
+	InitialBalance float32 `json:"initialBalance"`
+	IsDefault      bool    `json:"isDefault"`
+	Name           string  `json:"name"`
+	Provider       *string `json:"provider"`
+
+	// ReconciledBalance that statement's balance, exact; null before any
+	ReconciledBalance *float32 `json:"reconciledBalance"`
+
+	// ReconciledThrough the date of the last statement the wallet was reconciled with; null before any
+	ReconciledThrough *openapi_types.Date `json:"reconciledThrough"`
+	Type              WalletType          `json:"type"`
+	UpdatedAt         time.Time           `json:"updatedAt"`
 }
 
 // WalletType defines model for Wallet.Type.
@@ -4160,6 +4200,9 @@ type TagUpdate struct {
 
 // TransactionBulk defines model for TransactionBulk.
 type TransactionBulk struct {
+	// AllowReconciled change reconciled transactions too (they keep their mark); without it, a list holding one is refused with 409 TRANSACTION_RECONCILED and nothing changes
+	AllowReconciled *bool `json:"allowReconciled,omitempty"`
+
 	// CategoryId required for recategorize
 	CategoryId *openapi_types.UUID      `json:"categoryId,omitempty"`
 	Ids        []openapi_types.UUID     `json:"ids"`
@@ -4247,6 +4290,29 @@ type WalletCreate struct {
 
 // WalletCreateType defines model for WalletCreate.Type.
 type WalletCreateType string
+
+// WalletReconcile defines model for WalletReconcile.
+type WalletReconcile struct {
+	// Adjust book a difference between the statement and the ledger as one cleared adjustment transaction
+	Adjust *bool `json:"adjust,omitempty"`
+
+	// Balance the statement's balance on date, exact, at most 4 decimal places; may be negative
+	Balance WalletReconcile_Balance `json:"balance"`
+
+	// Date the statement's date: transactions dated on or before it are reconciled; from 1900-01-01 to 2099-12-31
+	Date openapi_types.Date `json:"date"`
+}
+
+// WalletReconcileBalance0 exact decimal, at most 4 decimal places
+type WalletReconcileBalance0 = float32
+
+// WalletReconcileBalance1 the amount as text, such as "-1234.56"
+type WalletReconcileBalance1 = string
+
+// WalletReconcile_Balance the statement's balance on date, exact, at most 4 decimal places; may be negative
+type WalletReconcile_Balance struct {
+	union json.RawMessage
+}
 
 // WalletUpdate defines model for WalletUpdate.
 type WalletUpdate struct {
@@ -5465,6 +5531,9 @@ type PostTransactionsJSONBodyType string
 
 // PostTransactionsBulkJSONBody defines parameters for PostTransactionsBulk.
 type PostTransactionsBulkJSONBody struct {
+	// AllowReconciled change reconciled transactions too (they keep their mark); without it, a list holding one is refused with 409 TRANSACTION_RECONCILED and nothing changes
+	AllowReconciled *bool `json:"allowReconciled,omitempty"`
+
 	// CategoryId required for recategorize
 	CategoryId *openapi_types.UUID                   `json:"categoryId,omitempty"`
 	Ids        []openapi_types.UUID                  `json:"ids"`
@@ -5488,6 +5557,9 @@ type PostTransactionsBulkJSONBodyOperation string
 
 // DeleteTransactionsByIdParams defines parameters for DeleteTransactionsById.
 type DeleteTransactionsByIdParams struct {
+	// AllowReconciled change a transaction reconciled with a bank statement anyway (it keeps its mark); without it such a change is refused with 409 TRANSACTION_RECONCILED, marking it cleared alone excepted
+	AllowReconciled *bool `form:"allowReconciled,omitempty" json:"allowReconciled,omitempty"`
+
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
@@ -5535,6 +5607,9 @@ type PatchTransactionsByIdJSONBody struct {
 
 // PatchTransactionsByIdParams defines parameters for PatchTransactionsById.
 type PatchTransactionsByIdParams struct {
+	// AllowReconciled change a transaction reconciled with a bank statement anyway (it keeps its mark); without it such a change is refused with 409 TRANSACTION_RECONCILED, marking it cleared alone excepted
+	AllowReconciled *bool `form:"allowReconciled,omitempty" json:"allowReconciled,omitempty"`
+
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
@@ -5635,6 +5710,41 @@ type PatchWalletsByIdParams struct {
 
 // PatchWalletsByIdJSONBodyType defines parameters for PatchWalletsById.
 type PatchWalletsByIdJSONBodyType string
+
+// PostWalletsByIdReconcileJSONBody defines parameters for PostWalletsByIdReconcile.
+type PostWalletsByIdReconcileJSONBody struct {
+	// Adjust book a difference between the statement and the ledger as one cleared adjustment transaction
+	Adjust *bool `json:"adjust,omitempty"`
+
+	// Balance the statement's balance on date, exact, at most 4 decimal places; may be negative
+	Balance PostWalletsByIdReconcileJSONBody_Balance `json:"balance"`
+
+	// Date the statement's date: transactions dated on or before it are reconciled; from 1900-01-01 to 2099-12-31
+	Date openapi_types.Date `json:"date"`
+}
+
+// PostWalletsByIdReconcileParams defines parameters for PostWalletsByIdReconcile.
+type PostWalletsByIdReconcileParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PostWalletsByIdReconcileJSONBodyBalance0 defines parameters for PostWalletsByIdReconcile.
+type PostWalletsByIdReconcileJSONBodyBalance0 = float32
+
+// PostWalletsByIdReconcileJSONBodyBalance1 defines parameters for PostWalletsByIdReconcile.
+type PostWalletsByIdReconcileJSONBodyBalance1 = string
+
+// PostWalletsByIdReconcileJSONBody_Balance defines parameters for PostWalletsByIdReconcile.
+type PostWalletsByIdReconcileJSONBody_Balance struct {
+	union json.RawMessage
+}
 
 // PostWebhooksIncomingJSONBody defines parameters for PostWebhooksIncoming.
 type PostWebhooksIncomingJSONBody struct {
@@ -6831,6 +6941,9 @@ type PostWalletsJSONRequestBody PostWalletsJSONBody
 // PatchWalletsByIdJSONRequestBody defines body for PatchWalletsById for application/json ContentType.
 type PatchWalletsByIdJSONRequestBody PatchWalletsByIdJSONBody
 
+// PostWalletsByIdReconcileJSONRequestBody defines body for PostWalletsByIdReconcile for application/json ContentType.
+type PostWalletsByIdReconcileJSONRequestBody PostWalletsByIdReconcileJSONBody
+
 // PostWebhooksIncomingJSONRequestBody defines body for PostWebhooksIncoming for application/json ContentType.
 type PostWebhooksIncomingJSONRequestBody PostWebhooksIncomingJSONBody
 
@@ -7521,6 +7634,130 @@ func (t IncomingTransaction_Amount) MarshalJSON() ([]byte, error) {
 }
 
 func (t *IncomingTransaction_Amount) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsWalletReconcileBalance0 returns the union data inside the WalletReconcile_Balance as a WalletReconcileBalance0
+func (t WalletReconcile_Balance) AsWalletReconcileBalance0() (WalletReconcileBalance0, error) {
+	var body WalletReconcileBalance0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWalletReconcileBalance0 overwrites any union data inside the WalletReconcile_Balance as the provided WalletReconcileBalance0
+func (t *WalletReconcile_Balance) FromWalletReconcileBalance0(v WalletReconcileBalance0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWalletReconcileBalance0 performs a merge with any union data inside the WalletReconcile_Balance, using the provided WalletReconcileBalance0
+func (t *WalletReconcile_Balance) MergeWalletReconcileBalance0(v WalletReconcileBalance0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsWalletReconcileBalance1 returns the union data inside the WalletReconcile_Balance as a WalletReconcileBalance1
+func (t WalletReconcile_Balance) AsWalletReconcileBalance1() (WalletReconcileBalance1, error) {
+	var body WalletReconcileBalance1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromWalletReconcileBalance1 overwrites any union data inside the WalletReconcile_Balance as the provided WalletReconcileBalance1
+func (t *WalletReconcile_Balance) FromWalletReconcileBalance1(v WalletReconcileBalance1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeWalletReconcileBalance1 performs a merge with any union data inside the WalletReconcile_Balance, using the provided WalletReconcileBalance1
+func (t *WalletReconcile_Balance) MergeWalletReconcileBalance1(v WalletReconcileBalance1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t WalletReconcile_Balance) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *WalletReconcile_Balance) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsPostWalletsByIdReconcileJSONBodyBalance0 returns the union data inside the PostWalletsByIdReconcileJSONBody_Balance as a PostWalletsByIdReconcileJSONBodyBalance0
+func (t PostWalletsByIdReconcileJSONBody_Balance) AsPostWalletsByIdReconcileJSONBodyBalance0() (PostWalletsByIdReconcileJSONBodyBalance0, error) {
+	var body PostWalletsByIdReconcileJSONBodyBalance0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPostWalletsByIdReconcileJSONBodyBalance0 overwrites any union data inside the PostWalletsByIdReconcileJSONBody_Balance as the provided PostWalletsByIdReconcileJSONBodyBalance0
+func (t *PostWalletsByIdReconcileJSONBody_Balance) FromPostWalletsByIdReconcileJSONBodyBalance0(v PostWalletsByIdReconcileJSONBodyBalance0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePostWalletsByIdReconcileJSONBodyBalance0 performs a merge with any union data inside the PostWalletsByIdReconcileJSONBody_Balance, using the provided PostWalletsByIdReconcileJSONBodyBalance0
+func (t *PostWalletsByIdReconcileJSONBody_Balance) MergePostWalletsByIdReconcileJSONBodyBalance0(v PostWalletsByIdReconcileJSONBodyBalance0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPostWalletsByIdReconcileJSONBodyBalance1 returns the union data inside the PostWalletsByIdReconcileJSONBody_Balance as a PostWalletsByIdReconcileJSONBodyBalance1
+func (t PostWalletsByIdReconcileJSONBody_Balance) AsPostWalletsByIdReconcileJSONBodyBalance1() (PostWalletsByIdReconcileJSONBodyBalance1, error) {
+	var body PostWalletsByIdReconcileJSONBodyBalance1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPostWalletsByIdReconcileJSONBodyBalance1 overwrites any union data inside the PostWalletsByIdReconcileJSONBody_Balance as the provided PostWalletsByIdReconcileJSONBodyBalance1
+func (t *PostWalletsByIdReconcileJSONBody_Balance) FromPostWalletsByIdReconcileJSONBodyBalance1(v PostWalletsByIdReconcileJSONBodyBalance1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePostWalletsByIdReconcileJSONBodyBalance1 performs a merge with any union data inside the PostWalletsByIdReconcileJSONBody_Balance, using the provided PostWalletsByIdReconcileJSONBodyBalance1
+func (t *PostWalletsByIdReconcileJSONBody_Balance) MergePostWalletsByIdReconcileJSONBodyBalance1(v PostWalletsByIdReconcileJSONBodyBalance1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t PostWalletsByIdReconcileJSONBody_Balance) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *PostWalletsByIdReconcileJSONBody_Balance) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -8356,6 +8593,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/wallets/{id} (the `PatchWalletsById` operationId).
 	PatchWalletsById(ctx context.Context, id openapi_types.UUID, params *PatchWalletsByIdParams, body PatchWalletsByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostWalletsByIdReconcileWithBody Reconcile a wallet with its bank statement
+	//
+	// Compares the statement's balance on date with the ledger's (the wallet's initial balance and its live transactions dated on or before date, transfers and goal movements included) and marks those transactions reconciled: from then on they refuse changes (409 TRANSACTION_RECONCILED) unless the request sends allowReconciled. With adjust, a difference is booked first as one cleared transaction of that date, income or expense, concept "Statement reconciliation".
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/wallets/{id}/reconcile (the `PostWalletsByIdReconcile` operationId).
+	PostWalletsByIdReconcileWithBody(ctx context.Context, id openapi_types.UUID, params *PostWalletsByIdReconcileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostWalletsByIdReconcile Reconcile a wallet with its bank statement
+	//
+	// Compares the statement's balance on date with the ledger's (the wallet's initial balance and its live transactions dated on or before date, transfers and goal movements included) and marks those transactions reconciled: from then on they refuse changes (409 TRANSACTION_RECONCILED) unless the request sends allowReconciled. With adjust, a difference is booked first as one cleared transaction of that date, income or expense, concept "Statement reconciliation".
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/wallets/{id}/reconcile (the `PostWalletsByIdReconcile` operationId).
+	PostWalletsByIdReconcile(ctx context.Context, id openapi_types.UUID, params *PostWalletsByIdReconcileParams, body PostWalletsByIdReconcileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostWebhooksIncomingWithBody Record a transaction sent by an external system; the key may come as ?key=
 	//
@@ -10280,6 +10535,44 @@ func (c *Client) PatchWalletsByIdWithBody(ctx context.Context, id openapi_types.
 // Corresponds with PATCH /api/wallets/{id} (the `PatchWalletsById` operationId).
 func (c *Client) PatchWalletsById(ctx context.Context, id openapi_types.UUID, params *PatchWalletsByIdParams, body PatchWalletsByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchWalletsByIdRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostWalletsByIdReconcileWithBody Reconcile a wallet with its bank statement
+//
+// Compares the statement's balance on date with the ledger's (the wallet's initial balance and its live transactions dated on or before date, transfers and goal movements included) and marks those transactions reconciled: from then on they refuse changes (409 TRANSACTION_RECONCILED) unless the request sends allowReconciled. With adjust, a difference is booked first as one cleared transaction of that date, income or expense, concept "Statement reconciliation".
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/wallets/{id}/reconcile (the `PostWalletsByIdReconcile` operationId).
+func (c *Client) PostWalletsByIdReconcileWithBody(ctx context.Context, id openapi_types.UUID, params *PostWalletsByIdReconcileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostWalletsByIdReconcileRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostWalletsByIdReconcile Reconcile a wallet with its bank statement
+//
+// Compares the statement's balance on date with the ledger's (the wallet's initial balance and its live transactions dated on or before date, transfers and goal movements included) and marks those transactions reconciled: from then on they refuse changes (409 TRANSACTION_RECONCILED) unless the request sends allowReconciled. With adjust, a difference is booked first as one cleared transaction of that date, income or expense, concept "Statement reconciliation".
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/wallets/{id}/reconcile (the `PostWalletsByIdReconcile` operationId).
+func (c *Client) PostWalletsByIdReconcile(ctx context.Context, id openapi_types.UUID, params *PostWalletsByIdReconcileParams, body PostWalletsByIdReconcileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostWalletsByIdReconcileRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15978,6 +16271,33 @@ func NewDeleteTransactionsByIdRequest(server string, id openapi_types.UUID, para
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AllowReconciled != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "allowReconciled", *params.AllowReconciled, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -16116,6 +16436,33 @@ func NewPatchTransactionsByIdRequestWithBody(server string, id openapi_types.UUI
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.AllowReconciled != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "allowReconciled", *params.AllowReconciled, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
@@ -16489,6 +16836,90 @@ func NewPatchWalletsByIdRequestWithBody(server string, id openapi_types.UUID, pa
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostWalletsByIdReconcileRequest calls the generic PostWalletsByIdReconcile builder with application/json body
+func NewPostWalletsByIdReconcileRequest(server string, id openapi_types.UUID, params *PostWalletsByIdReconcileParams, body PostWalletsByIdReconcileJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostWalletsByIdReconcileRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPostWalletsByIdReconcileRequestWithBody constructs an http.Request for the PostWalletsByIdReconcile method, with any body, and a specified content type
+func NewPostWalletsByIdReconcileRequestWithBody(server string, id openapi_types.UUID, params *PostWalletsByIdReconcileParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/wallets/%s/reconcile", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -19067,6 +19498,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/wallets/{id} (the `PatchWalletsById` operationId).
 	PatchWalletsByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchWalletsByIdParams, body PatchWalletsByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchWalletsByIdResponse, error)
+
+	// PostWalletsByIdReconcileWithBodyWithResponse Reconcile a wallet with its bank statement
+	//
+	// Compares the statement's balance on date with the ledger's (the wallet's initial balance and its live transactions dated on or before date, transfers and goal movements included) and marks those transactions reconciled: from then on they refuse changes (409 TRANSACTION_RECONCILED) unless the request sends allowReconciled. With adjust, a difference is booked first as one cleared transaction of that date, income or expense, concept "Statement reconciliation".
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/wallets/{id}/reconcile (the `PostWalletsByIdReconcile` operationId).
+	PostWalletsByIdReconcileWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PostWalletsByIdReconcileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostWalletsByIdReconcileResponse, error)
+
+	// PostWalletsByIdReconcileWithResponse Reconcile a wallet with its bank statement
+	//
+	// Compares the statement's balance on date with the ledger's (the wallet's initial balance and its live transactions dated on or before date, transfers and goal movements included) and marks those transactions reconciled: from then on they refuse changes (409 TRANSACTION_RECONCILED) unless the request sends allowReconciled. With adjust, a difference is booked first as one cleared transaction of that date, income or expense, concept "Statement reconciliation".
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/wallets/{id}/reconcile (the `PostWalletsByIdReconcile` operationId).
+	PostWalletsByIdReconcileWithResponse(ctx context.Context, id openapi_types.UUID, params *PostWalletsByIdReconcileParams, body PostWalletsByIdReconcileJSONRequestBody, reqEditors ...RequestEditorFn) (*PostWalletsByIdReconcileResponse, error)
 
 	// PostWebhooksIncomingWithBodyWithResponse Record a transaction sent by an external system; the key may come as ?key=
 	//
@@ -33987,6 +34436,211 @@ func (r PatchWalletsByIdResponse) ContentType() string {
 	return ""
 }
 
+// PostWalletsByIdReconcileResponse200Headers the declared response headers of an HTTP 200 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PostWalletsByIdReconcileResponse400Headers the declared response headers of an HTTP 400 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse400Headers struct {
+	XRequestId string
+}
+
+// PostWalletsByIdReconcileResponse401Headers the declared response headers of an HTTP 401 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse401Headers struct {
+	XRequestId string
+}
+
+// PostWalletsByIdReconcileResponse403Headers the declared response headers of an HTTP 403 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse403Headers struct {
+	XRequestId string
+}
+
+// PostWalletsByIdReconcileResponse404Headers the declared response headers of an HTTP 404 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse404Headers struct {
+	XRequestId string
+}
+
+// PostWalletsByIdReconcileResponse405Headers the declared response headers of an HTTP 405 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse405Headers struct {
+	XRequestId string
+}
+
+// PostWalletsByIdReconcileResponse409Headers the declared response headers of an HTTP 409 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse409Headers struct {
+	XRequestId string
+}
+
+// PostWalletsByIdReconcileResponse413Headers the declared response headers of an HTTP 413 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse413Headers struct {
+	XRequestId string
+}
+
+// PostWalletsByIdReconcileResponse422Headers the declared response headers of an HTTP 422 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse422Headers struct {
+	XRequestId string
+}
+
+// PostWalletsByIdReconcileResponse429Headers the declared response headers of an HTTP 429 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostWalletsByIdReconcileResponse500Headers the declared response headers of an HTTP 500 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse500Headers struct {
+	XRequestId string
+}
+
+// PostWalletsByIdReconcileResponse503Headers the declared response headers of an HTTP 503 response for PostWalletsByIdReconcile
+type PostWalletsByIdReconcileResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostWalletsByIdReconcileResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ReconciliationResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostWalletsByIdReconcileResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostWalletsByIdReconcileResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostWalletsByIdReconcileResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostWalletsByIdReconcileResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostWalletsByIdReconcileResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostWalletsByIdReconcileResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostWalletsByIdReconcileResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostWalletsByIdReconcileResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostWalletsByIdReconcileResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostWalletsByIdReconcileResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostWalletsByIdReconcileResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostWalletsByIdReconcileResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON200() *ReconciliationResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostWalletsByIdReconcileResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostWalletsByIdReconcileResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostWalletsByIdReconcileResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostWalletsByIdReconcileResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostWalletsByIdReconcileResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PostWebhooksIncomingResponse200Headers the declared response headers of an HTTP 200 response for PostWebhooksIncoming
 type PostWebhooksIncomingResponse200Headers struct {
 	IdempotentReplayed *string
@@ -40204,6 +40858,36 @@ func (c *ClientWithResponses) PatchWalletsByIdWithResponse(ctx context.Context, 
 		return nil, err
 	}
 	return ParsePatchWalletsByIdResponse(rsp)
+}
+
+// PostWalletsByIdReconcileWithBodyWithResponse Reconcile a wallet with its bank statement
+//
+// Compares the statement's balance on date with the ledger's (the wallet's initial balance and its live transactions dated on or before date, transfers and goal movements included) and marks those transactions reconciled: from then on they refuse changes (409 TRANSACTION_RECONCILED) unless the request sends allowReconciled. With adjust, a difference is booked first as one cleared transaction of that date, income or expense, concept "Statement reconciliation".
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/wallets/{id}/reconcile (the `PostWalletsByIdReconcile` operationId).
+func (c *ClientWithResponses) PostWalletsByIdReconcileWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PostWalletsByIdReconcileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostWalletsByIdReconcileResponse, error) {
+	rsp, err := c.PostWalletsByIdReconcileWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostWalletsByIdReconcileResponse(rsp)
+}
+
+// PostWalletsByIdReconcileWithResponse Reconcile a wallet with its bank statement
+//
+// Compares the statement's balance on date with the ledger's (the wallet's initial balance and its live transactions dated on or before date, transfers and goal movements included) and marks those transactions reconciled: from then on they refuse changes (409 TRANSACTION_RECONCILED) unless the request sends allowReconciled. With adjust, a difference is booked first as one cleared transaction of that date, income or expense, concept "Statement reconciliation".
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/wallets/{id}/reconcile (the `PostWalletsByIdReconcile` operationId).
+func (c *ClientWithResponses) PostWalletsByIdReconcileWithResponse(ctx context.Context, id openapi_types.UUID, params *PostWalletsByIdReconcileParams, body PostWalletsByIdReconcileJSONRequestBody, reqEditors ...RequestEditorFn) (*PostWalletsByIdReconcileResponse, error) {
+	rsp, err := c.PostWalletsByIdReconcile(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostWalletsByIdReconcileResponse(rsp)
 }
 
 // PostWebhooksIncomingWithBodyWithResponse Record a transaction sent by an external system; the key may come as ?key=
@@ -58122,6 +58806,253 @@ func ParsePatchWalletsByIdResponse(rsp *http.Response) (*PatchWalletsByIdRespons
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PatchWalletsByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostWalletsByIdReconcileResponse parses an HTTP response from a PostWalletsByIdReconcileWithResponse call
+func ParsePostWalletsByIdReconcileResponse(rsp *http.Response) (*PostWalletsByIdReconcileResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostWalletsByIdReconcileResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ReconciliationResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostWalletsByIdReconcileResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostWalletsByIdReconcileResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostWalletsByIdReconcileResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostWalletsByIdReconcileResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostWalletsByIdReconcileResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostWalletsByIdReconcileResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostWalletsByIdReconcileResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostWalletsByIdReconcileResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostWalletsByIdReconcileResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostWalletsByIdReconcileResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostWalletsByIdReconcileResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostWalletsByIdReconcileResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
