@@ -557,7 +557,7 @@ func openAPIDocument() obj {
 		case "GET /api/export":
 			content = obj{rt.Media: obj{"schema": str(obj{"contentMediaType": "application/zip", "description": "wallets.csv, " +
 				"categories.csv, tags.csv, transactions.csv, budgets.csv, goals.csv, debts.csv, recurring-payments.csv, members.csv (RFC 4180, " +
-				"UTF-8, a header row of the fields as the API names them, text a spreadsheet could run as a formula quoted behind a ') and " +
+				"UTF-8, a header row of the fields as the API names them, text people typed that a spreadsheet could run as a formula quoted behind a ') and " +
 				"finledger.json ({format: \"" + queries.ExportFormat + "\", exportedAt, workspace, and a list per CSV}); amounts keep their " +
 				"scale; archived wallets, categories and tags are in, with their flag; deleted records are not"})}}
 			headers["Content-Disposition"] = obj{"description": "attachment; filename=\"finledger-YYYY-MM-DD.zip\"", "schema": str(nil)}
