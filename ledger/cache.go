@@ -160,7 +160,7 @@ const (
 // each kind it has: cheap enough to run after every command.
 func footprint(w *domain.Workspace) int64 {
 	n := int64(stateBaseBytes)
-	n += recordBytes * int64(len(w.Wallets)+len(w.Categories)+len(w.Budgets)+len(w.Goals)+len(w.Debts)+len(w.Recurring)+len(w.Webhooks))
+	n += recordBytes * int64(len(w.Wallets)+len(w.Categories)+len(w.Budgets)+len(w.Goals)+len(w.Debts)+len(w.Recurring)+len(w.Webhooks)+len(w.ImportProfiles))
 	n += smallRecordBytes * int64(len(w.Members)+len(w.Invitations)+len(w.APIKeys)+len(w.Tags))
 	n += transactionBytes * int64(len(w.Transactions))
 	for _, byCurrency := range w.Spending {

@@ -128,7 +128,9 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		domain.TypeTagArchived, domain.TypeBudgetUpdated, domain.TypeBudgetDeleted, domain.TypeGoalCreated,
 		domain.TypeGoalUpdated, domain.TypeGoalDeleted, domain.TypeDebtCreated, domain.TypeDebtUpdated,
 		domain.TypeDebtDeleted, domain.TypeRecurringCreated, domain.TypeRecurringUpdated, domain.TypeRecurringDeleted,
-		domain.TypeExchangeRatesSet:
+		domain.TypeExchangeRatesSet,
+		// Settings of the import.
+		domain.TypeImportProfileSaved, domain.TypeImportProfileDeleted:
 		return nil, nil, nil
 	}
 	return nil, nil, fmt.Errorf("%w: %s", errUnclassified, eventType)
