@@ -210,6 +210,78 @@ func (e DeliveryStatus) Valid() bool {
 	}
 }
 
+// Defines values for ImportProfileMappingDateOrder.
+const (
+	ImportProfileMappingDateOrderDMY   ImportProfileMappingDateOrder = "DMY"
+	ImportProfileMappingDateOrderEmpty ImportProfileMappingDateOrder = ""
+	ImportProfileMappingDateOrderMDY   ImportProfileMappingDateOrder = "MDY"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileMappingDateOrder enum.
+func (e ImportProfileMappingDateOrder) Valid() bool {
+	switch e {
+	case ImportProfileMappingDateOrderDMY:
+		return true
+	case ImportProfileMappingDateOrderEmpty:
+		return true
+	case ImportProfileMappingDateOrderMDY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportProfileMappingEncoding.
+const (
+	ImportProfileMappingEncodingEmpty       ImportProfileMappingEncoding = ""
+	ImportProfileMappingEncodingIso88591    ImportProfileMappingEncoding = "iso-8859-1"
+	ImportProfileMappingEncodingUtf16be     ImportProfileMappingEncoding = "utf-16be"
+	ImportProfileMappingEncodingUtf16le     ImportProfileMappingEncoding = "utf-16le"
+	ImportProfileMappingEncodingUtf8        ImportProfileMappingEncoding = "utf-8"
+	ImportProfileMappingEncodingWindows1252 ImportProfileMappingEncoding = "windows-1252"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileMappingEncoding enum.
+func (e ImportProfileMappingEncoding) Valid() bool {
+	switch e {
+	case ImportProfileMappingEncodingEmpty:
+		return true
+	case ImportProfileMappingEncodingIso88591:
+		return true
+	case ImportProfileMappingEncodingUtf16be:
+		return true
+	case ImportProfileMappingEncodingUtf16le:
+		return true
+	case ImportProfileMappingEncodingUtf8:
+		return true
+	case ImportProfileMappingEncodingWindows1252:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportProfileMappingHeader.
+const (
+	ImportProfileMappingHeaderAbsent  ImportProfileMappingHeader = "absent"
+	ImportProfileMappingHeaderEmpty   ImportProfileMappingHeader = ""
+	ImportProfileMappingHeaderPresent ImportProfileMappingHeader = "present"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileMappingHeader enum.
+func (e ImportProfileMappingHeader) Valid() bool {
+	switch e {
+	case ImportProfileMappingHeaderAbsent:
+		return true
+	case ImportProfileMappingHeaderEmpty:
+		return true
+	case ImportProfileMappingHeaderPresent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LinkStatusStatus.
 const (
 	LinkStatusStatusActive    LinkStatusStatus = "active"
@@ -933,6 +1005,78 @@ func (e ChannelTransactionCreateType) Valid() bool {
 	}
 }
 
+// Defines values for ImportProfileSaveMappingDateOrder.
+const (
+	ImportProfileSaveMappingDateOrderDMY   ImportProfileSaveMappingDateOrder = "DMY"
+	ImportProfileSaveMappingDateOrderEmpty ImportProfileSaveMappingDateOrder = ""
+	ImportProfileSaveMappingDateOrderMDY   ImportProfileSaveMappingDateOrder = "MDY"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileSaveMappingDateOrder enum.
+func (e ImportProfileSaveMappingDateOrder) Valid() bool {
+	switch e {
+	case ImportProfileSaveMappingDateOrderDMY:
+		return true
+	case ImportProfileSaveMappingDateOrderEmpty:
+		return true
+	case ImportProfileSaveMappingDateOrderMDY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportProfileSaveMappingEncoding.
+const (
+	ImportProfileSaveMappingEncodingEmpty       ImportProfileSaveMappingEncoding = ""
+	ImportProfileSaveMappingEncodingIso88591    ImportProfileSaveMappingEncoding = "iso-8859-1"
+	ImportProfileSaveMappingEncodingUtf16be     ImportProfileSaveMappingEncoding = "utf-16be"
+	ImportProfileSaveMappingEncodingUtf16le     ImportProfileSaveMappingEncoding = "utf-16le"
+	ImportProfileSaveMappingEncodingUtf8        ImportProfileSaveMappingEncoding = "utf-8"
+	ImportProfileSaveMappingEncodingWindows1252 ImportProfileSaveMappingEncoding = "windows-1252"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileSaveMappingEncoding enum.
+func (e ImportProfileSaveMappingEncoding) Valid() bool {
+	switch e {
+	case ImportProfileSaveMappingEncodingEmpty:
+		return true
+	case ImportProfileSaveMappingEncodingIso88591:
+		return true
+	case ImportProfileSaveMappingEncodingUtf16be:
+		return true
+	case ImportProfileSaveMappingEncodingUtf16le:
+		return true
+	case ImportProfileSaveMappingEncodingUtf8:
+		return true
+	case ImportProfileSaveMappingEncodingWindows1252:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportProfileSaveMappingHeader.
+const (
+	ImportProfileSaveMappingHeaderAbsent  ImportProfileSaveMappingHeader = "absent"
+	ImportProfileSaveMappingHeaderEmpty   ImportProfileSaveMappingHeader = ""
+	ImportProfileSaveMappingHeaderPresent ImportProfileSaveMappingHeader = "present"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileSaveMappingHeader enum.
+func (e ImportProfileSaveMappingHeader) Valid() bool {
+	switch e {
+	case ImportProfileSaveMappingHeaderAbsent:
+		return true
+	case ImportProfileSaveMappingHeaderEmpty:
+		return true
+	case ImportProfileSaveMappingHeaderPresent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for IncomingTransactionType.
 const (
 	IncomingTransactionTypeExpense  IncomingTransactionType = "expense"
@@ -1524,6 +1668,150 @@ func (e PatchBudgetsByIdJSONBodyPeriod) Valid() bool {
 	case PatchBudgetsByIdJSONBodyPeriodWeekly:
 		return true
 	case PatchBudgetsByIdJSONBodyPeriodYearly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PostImportProfilesJSONBodyMappingDateOrder.
+const (
+	PostImportProfilesJSONBodyMappingDateOrderDMY   PostImportProfilesJSONBodyMappingDateOrder = "DMY"
+	PostImportProfilesJSONBodyMappingDateOrderEmpty PostImportProfilesJSONBodyMappingDateOrder = ""
+	PostImportProfilesJSONBodyMappingDateOrderMDY   PostImportProfilesJSONBodyMappingDateOrder = "MDY"
+)
+
+// Valid indicates whether the value is a known member of the PostImportProfilesJSONBodyMappingDateOrder enum.
+func (e PostImportProfilesJSONBodyMappingDateOrder) Valid() bool {
+	switch e {
+	case PostImportProfilesJSONBodyMappingDateOrderDMY:
+		return true
+	case PostImportProfilesJSONBodyMappingDateOrderEmpty:
+		return true
+	case PostImportProfilesJSONBodyMappingDateOrderMDY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PostImportProfilesJSONBodyMappingEncoding.
+const (
+	PostImportProfilesJSONBodyMappingEncodingEmpty       PostImportProfilesJSONBodyMappingEncoding = ""
+	PostImportProfilesJSONBodyMappingEncodingIso88591    PostImportProfilesJSONBodyMappingEncoding = "iso-8859-1"
+	PostImportProfilesJSONBodyMappingEncodingUtf16be     PostImportProfilesJSONBodyMappingEncoding = "utf-16be"
+	PostImportProfilesJSONBodyMappingEncodingUtf16le     PostImportProfilesJSONBodyMappingEncoding = "utf-16le"
+	PostImportProfilesJSONBodyMappingEncodingUtf8        PostImportProfilesJSONBodyMappingEncoding = "utf-8"
+	PostImportProfilesJSONBodyMappingEncodingWindows1252 PostImportProfilesJSONBodyMappingEncoding = "windows-1252"
+)
+
+// Valid indicates whether the value is a known member of the PostImportProfilesJSONBodyMappingEncoding enum.
+func (e PostImportProfilesJSONBodyMappingEncoding) Valid() bool {
+	switch e {
+	case PostImportProfilesJSONBodyMappingEncodingEmpty:
+		return true
+	case PostImportProfilesJSONBodyMappingEncodingIso88591:
+		return true
+	case PostImportProfilesJSONBodyMappingEncodingUtf16be:
+		return true
+	case PostImportProfilesJSONBodyMappingEncodingUtf16le:
+		return true
+	case PostImportProfilesJSONBodyMappingEncodingUtf8:
+		return true
+	case PostImportProfilesJSONBodyMappingEncodingWindows1252:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PostImportProfilesJSONBodyMappingHeader.
+const (
+	PostImportProfilesJSONBodyMappingHeaderAbsent  PostImportProfilesJSONBodyMappingHeader = "absent"
+	PostImportProfilesJSONBodyMappingHeaderEmpty   PostImportProfilesJSONBodyMappingHeader = ""
+	PostImportProfilesJSONBodyMappingHeaderPresent PostImportProfilesJSONBodyMappingHeader = "present"
+)
+
+// Valid indicates whether the value is a known member of the PostImportProfilesJSONBodyMappingHeader enum.
+func (e PostImportProfilesJSONBodyMappingHeader) Valid() bool {
+	switch e {
+	case PostImportProfilesJSONBodyMappingHeaderAbsent:
+		return true
+	case PostImportProfilesJSONBodyMappingHeaderEmpty:
+		return true
+	case PostImportProfilesJSONBodyMappingHeaderPresent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PutImportProfilesByIdJSONBodyMappingDateOrder.
+const (
+	PutImportProfilesByIdJSONBodyMappingDateOrderDMY   PutImportProfilesByIdJSONBodyMappingDateOrder = "DMY"
+	PutImportProfilesByIdJSONBodyMappingDateOrderEmpty PutImportProfilesByIdJSONBodyMappingDateOrder = ""
+	PutImportProfilesByIdJSONBodyMappingDateOrderMDY   PutImportProfilesByIdJSONBodyMappingDateOrder = "MDY"
+)
+
+// Valid indicates whether the value is a known member of the PutImportProfilesByIdJSONBodyMappingDateOrder enum.
+func (e PutImportProfilesByIdJSONBodyMappingDateOrder) Valid() bool {
+	switch e {
+	case PutImportProfilesByIdJSONBodyMappingDateOrderDMY:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingDateOrderEmpty:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingDateOrderMDY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PutImportProfilesByIdJSONBodyMappingEncoding.
+const (
+	PutImportProfilesByIdJSONBodyMappingEncodingEmpty       PutImportProfilesByIdJSONBodyMappingEncoding = ""
+	PutImportProfilesByIdJSONBodyMappingEncodingIso88591    PutImportProfilesByIdJSONBodyMappingEncoding = "iso-8859-1"
+	PutImportProfilesByIdJSONBodyMappingEncodingUtf16be     PutImportProfilesByIdJSONBodyMappingEncoding = "utf-16be"
+	PutImportProfilesByIdJSONBodyMappingEncodingUtf16le     PutImportProfilesByIdJSONBodyMappingEncoding = "utf-16le"
+	PutImportProfilesByIdJSONBodyMappingEncodingUtf8        PutImportProfilesByIdJSONBodyMappingEncoding = "utf-8"
+	PutImportProfilesByIdJSONBodyMappingEncodingWindows1252 PutImportProfilesByIdJSONBodyMappingEncoding = "windows-1252"
+)
+
+// Valid indicates whether the value is a known member of the PutImportProfilesByIdJSONBodyMappingEncoding enum.
+func (e PutImportProfilesByIdJSONBodyMappingEncoding) Valid() bool {
+	switch e {
+	case PutImportProfilesByIdJSONBodyMappingEncodingEmpty:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingEncodingIso88591:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingEncodingUtf16be:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingEncodingUtf16le:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingEncodingUtf8:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingEncodingWindows1252:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PutImportProfilesByIdJSONBodyMappingHeader.
+const (
+	PutImportProfilesByIdJSONBodyMappingHeaderAbsent  PutImportProfilesByIdJSONBodyMappingHeader = "absent"
+	PutImportProfilesByIdJSONBodyMappingHeaderEmpty   PutImportProfilesByIdJSONBodyMappingHeader = ""
+	PutImportProfilesByIdJSONBodyMappingHeaderPresent PutImportProfilesByIdJSONBodyMappingHeader = "present"
+)
+
+// Valid indicates whether the value is a known member of the PutImportProfilesByIdJSONBodyMappingHeader enum.
+func (e PutImportProfilesByIdJSONBodyMappingHeader) Valid() bool {
+	switch e {
+	case PutImportProfilesByIdJSONBodyMappingHeaderAbsent:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingHeaderEmpty:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingHeaderPresent:
 		return true
 	default:
 		return false
@@ -3003,6 +3291,68 @@ type HistoryCut struct {
 	Version int `json:"version"`
 }
 
+// ImportProfile defines model for ImportProfile.
+type ImportProfile struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Mapping 0: no such column; "": found from the file
+	Mapping struct {
+		// Amount a signed amount: money out negative
+		Amount int `json:"amount"`
+
+		// Credit money in
+		Credit   int `json:"credit"`
+		Currency int `json:"currency"`
+
+		// Date the booking date's column
+		Date int `json:"date"`
+
+		// DateOrder the order of day and month in dates written with numbers only
+		DateOrder ImportProfileMappingDateOrder `json:"dateOrder"`
+
+		// Debit money out, whatever its sign in the file
+		Debit            int    `json:"debit"`
+		DecimalSeparator string `json:"decimalSeparator"`
+		Delimiter        string `json:"delimiter"`
+
+		// Description the bank's text for the row: the payee when no column is, else part of the memo
+		Description int                          `json:"description"`
+		Encoding    ImportProfileMappingEncoding `json:"encoding"`
+
+		// ExternalId the bank's id of the row, which tells a row imported twice
+		ExternalId int `json:"externalId"`
+
+		// Header whether the first row names the columns
+		Header    ImportProfileMappingHeader `json:"header"`
+		Memo      int                        `json:"memo"`
+		Payee     int                        `json:"payee"`
+		ValueDate int                        `json:"valueDate"`
+	} `json:"mapping"`
+	Name      string              `json:"name"`
+	UpdatedAt time.Time           `json:"updatedAt"`
+	WalletId  *openapi_types.UUID `json:"walletId"`
+}
+
+// ImportProfileMappingDateOrder the order of day and month in dates written with numbers only
+type ImportProfileMappingDateOrder string
+
+// ImportProfileMappingEncoding defines model for ImportProfile.Mapping.Encoding.
+type ImportProfileMappingEncoding string
+
+// ImportProfileMappingHeader whether the first row names the columns
+type ImportProfileMappingHeader string
+
+// ImportProfileList defines model for ImportProfileList.
+type ImportProfileList struct {
+	Profiles []ImportProfile `json:"profiles"`
+}
+
+// ImportProfileResponse defines model for ImportProfileResponse.
+type ImportProfileResponse struct {
+	Profile ImportProfile `json:"profile"`
+}
+
 // Limits defines model for Limits.
 type Limits struct {
 	Amount struct {
@@ -3018,6 +3368,7 @@ type Limits struct {
 		DebtCreditor           int `json:"debt.creditor"`
 		DebtName               int `json:"debt.name"`
 		GoalName               int `json:"goal.name"`
+		ImportProfileName      int `json:"importProfile.name"`
 		MeFirstName            int `json:"me.firstName"`
 		RecurringName          int `json:"recurring.name"`
 		TagName                int `json:"tag.name"`
@@ -4006,6 +4357,56 @@ type GoalWithdrawal struct {
 	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
 }
 
+// ImportProfileSave defines model for ImportProfileSave.
+type ImportProfileSave struct {
+	// Mapping which column of the CSV holds what, counted from 1 as a spreadsheet shows them (0: none), and how the file is written ("": found from the file). A date column, and an amount column or debit and credit columns (either or both), not both kinds; no column named twice
+	Mapping struct {
+		// Amount a signed amount: money out negative
+		Amount *int `json:"amount,omitempty"`
+
+		// Credit money in
+		Credit   *int `json:"credit,omitempty"`
+		Currency *int `json:"currency,omitempty"`
+
+		// Date the booking date's column
+		Date int `json:"date"`
+
+		// DateOrder the order of day and month in dates written with numbers only
+		DateOrder *ImportProfileSaveMappingDateOrder `json:"dateOrder,omitempty"`
+
+		// Debit money out, whatever its sign in the file
+		Debit            *int    `json:"debit,omitempty"`
+		DecimalSeparator *string `json:"decimalSeparator,omitempty"`
+		Delimiter        *string `json:"delimiter,omitempty"`
+
+		// Description the bank's text for the row: the payee when no column is, else part of the memo
+		Description *int                              `json:"description,omitempty"`
+		Encoding    *ImportProfileSaveMappingEncoding `json:"encoding,omitempty"`
+
+		// ExternalId the bank's id of the row, which tells a row imported twice
+		ExternalId *int `json:"externalId,omitempty"`
+
+		// Header whether the first row names the columns
+		Header    *ImportProfileSaveMappingHeader `json:"header,omitempty"`
+		Memo      *int                            `json:"memo,omitempty"`
+		Payee     *int                            `json:"payee,omitempty"`
+		ValueDate *int                            `json:"valueDate,omitempty"`
+	} `json:"mapping"`
+	Name string `json:"name"`
+
+	// WalletId the wallet the profile is for; null for any
+	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
+}
+
+// ImportProfileSaveMappingDateOrder the order of day and month in dates written with numbers only
+type ImportProfileSaveMappingDateOrder string
+
+// ImportProfileSaveMappingEncoding defines model for ImportProfileSave.Mapping.Encoding.
+type ImportProfileSaveMappingEncoding string
+
+// ImportProfileSaveMappingHeader whether the first row names the columns
+type ImportProfileSaveMappingHeader string
+
 // IncomingTransaction defines model for IncomingTransaction.
 type IncomingTransaction struct {
 	// Amount a positive amount, as a number or a string
@@ -4927,6 +5328,163 @@ type PostGoalsByIdWithdrawParams struct {
 	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
+
+// GetImportProfilesParams defines parameters for GetImportProfiles.
+type GetImportProfilesParams struct {
+	// WalletId only the profiles for this wallet
+	WalletId *openapi_types.UUID `form:"walletId,omitempty" json:"walletId,omitempty"`
+
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// PostImportProfilesJSONBody defines parameters for PostImportProfiles.
+type PostImportProfilesJSONBody struct {
+	// Mapping which column of the CSV holds what, counted from 1 as a spreadsheet shows them (0: none), and how the file is written ("": found from the file). A date column, and an amount column or debit and credit columns (either or both), not both kinds; no column named twice
+	Mapping struct {
+		// Amount a signed amount: money out negative
+		Amount *int `json:"amount,omitempty"`
+
+		// Credit money in
+		Credit   *int `json:"credit,omitempty"`
+		Currency *int `json:"currency,omitempty"`
+
+		// Date the booking date's column
+		Date int `json:"date"`
+
+		// DateOrder the order of day and month in dates written with numbers only
+		DateOrder *PostImportProfilesJSONBodyMappingDateOrder `json:"dateOrder,omitempty"`
+
+		// Debit money out, whatever its sign in the file
+		Debit            *int    `json:"debit,omitempty"`
+		DecimalSeparator *string `json:"decimalSeparator,omitempty"`
+		Delimiter        *string `json:"delimiter,omitempty"`
+
+		// Description the bank's text for the row: the payee when no column is, else part of the memo
+		Description *int                                       `json:"description,omitempty"`
+		Encoding    *PostImportProfilesJSONBodyMappingEncoding `json:"encoding,omitempty"`
+
+		// ExternalId the bank's id of the row, which tells a row imported twice
+		ExternalId *int `json:"externalId,omitempty"`
+
+		// Header whether the first row names the columns
+		Header    *PostImportProfilesJSONBodyMappingHeader `json:"header,omitempty"`
+		Memo      *int                                     `json:"memo,omitempty"`
+		Payee     *int                                     `json:"payee,omitempty"`
+		ValueDate *int                                     `json:"valueDate,omitempty"`
+	} `json:"mapping"`
+	Name string `json:"name"`
+
+	// WalletId the wallet the profile is for; null for any
+	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
+}
+
+// PostImportProfilesParams defines parameters for PostImportProfiles.
+type PostImportProfilesParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PostImportProfilesJSONBodyMappingDateOrder defines parameters for PostImportProfiles.
+type PostImportProfilesJSONBodyMappingDateOrder string
+
+// PostImportProfilesJSONBodyMappingEncoding defines parameters for PostImportProfiles.
+type PostImportProfilesJSONBodyMappingEncoding string
+
+// PostImportProfilesJSONBodyMappingHeader defines parameters for PostImportProfiles.
+type PostImportProfilesJSONBodyMappingHeader string
+
+// DeleteImportProfilesByIdParams defines parameters for DeleteImportProfilesById.
+type DeleteImportProfilesByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetImportProfilesByIdParams defines parameters for GetImportProfilesById.
+type GetImportProfilesByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// PutImportProfilesByIdJSONBody defines parameters for PutImportProfilesById.
+type PutImportProfilesByIdJSONBody struct {
+	// Mapping which column of the CSV holds what, counted from 1 as a spreadsheet shows them (0: none), and how the file is written ("": found from the file). A date column, and an amount column or debit and credit columns (either or both), not both kinds; no column named twice
+	Mapping struct {
+		// Amount a signed amount: money out negative
+		Amount *int `json:"amount,omitempty"`
+
+		// Credit money in
+		Credit   *int `json:"credit,omitempty"`
+		Currency *int `json:"currency,omitempty"`
+
+		// Date the booking date's column
+		Date int `json:"date"`
+
+		// DateOrder the order of day and month in dates written with numbers only
+		DateOrder *PutImportProfilesByIdJSONBodyMappingDateOrder `json:"dateOrder,omitempty"`
+
+		// Debit money out, whatever its sign in the file
+		Debit            *int    `json:"debit,omitempty"`
+		DecimalSeparator *string `json:"decimalSeparator,omitempty"`
+		Delimiter        *string `json:"delimiter,omitempty"`
+
+		// Description the bank's text for the row: the payee when no column is, else part of the memo
+		Description *int                                          `json:"description,omitempty"`
+		Encoding    *PutImportProfilesByIdJSONBodyMappingEncoding `json:"encoding,omitempty"`
+
+		// ExternalId the bank's id of the row, which tells a row imported twice
+		ExternalId *int `json:"externalId,omitempty"`
+
+		// Header whether the first row names the columns
+		Header    *PutImportProfilesByIdJSONBodyMappingHeader `json:"header,omitempty"`
+		Memo      *int                                        `json:"memo,omitempty"`
+		Payee     *int                                        `json:"payee,omitempty"`
+		ValueDate *int                                        `json:"valueDate,omitempty"`
+	} `json:"mapping"`
+	Name string `json:"name"`
+
+	// WalletId the wallet the profile is for; null for any
+	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
+}
+
+// PutImportProfilesByIdParams defines parameters for PutImportProfilesById.
+type PutImportProfilesByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PutImportProfilesByIdJSONBodyMappingDateOrder defines parameters for PutImportProfilesById.
+type PutImportProfilesByIdJSONBodyMappingDateOrder string
+
+// PutImportProfilesByIdJSONBodyMappingEncoding defines parameters for PutImportProfilesById.
+type PutImportProfilesByIdJSONBodyMappingEncoding string
+
+// PutImportProfilesByIdJSONBodyMappingHeader defines parameters for PutImportProfilesById.
+type PutImportProfilesByIdJSONBodyMappingHeader string
 
 // GetLimitsParams defines parameters for GetLimits.
 type GetLimitsParams struct {
@@ -6792,6 +7350,12 @@ type PostGoalsByIdDepositJSONRequestBody PostGoalsByIdDepositJSONBody
 // PostGoalsByIdWithdrawJSONRequestBody defines body for PostGoalsByIdWithdraw for application/json ContentType.
 type PostGoalsByIdWithdrawJSONRequestBody PostGoalsByIdWithdrawJSONBody
 
+// PostImportProfilesJSONRequestBody defines body for PostImportProfiles for application/json ContentType.
+type PostImportProfilesJSONRequestBody PostImportProfilesJSONBody
+
+// PutImportProfilesByIdJSONRequestBody defines body for PutImportProfilesById for application/json ContentType.
+type PutImportProfilesByIdJSONRequestBody PutImportProfilesByIdJSONBody
+
 // PatchMeJSONRequestBody defines body for PatchMe for application/json ContentType.
 type PatchMeJSONRequestBody PatchMeJSONBody
 
@@ -7997,6 +8561,49 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/goals/{id}/withdraw (the `PostGoalsByIdWithdraw` operationId).
 	PostGoalsByIdWithdraw(ctx context.Context, id openapi_types.UUID, params *PostGoalsByIdWithdrawParams, body PostGoalsByIdWithdrawJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetImportProfiles List the saved CSV import profiles, oldest first
+	//
+	// Corresponds with GET /api/import-profiles (the `GetImportProfiles` operationId).
+	GetImportProfiles(ctx context.Context, params *GetImportProfilesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostImportProfilesWithBody Save a CSV import profile: which column of a bank's CSV holds what
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+	PostImportProfilesWithBody(ctx context.Context, params *PostImportProfilesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostImportProfiles Save a CSV import profile: which column of a bank's CSV holds what
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+	PostImportProfiles(ctx context.Context, params *PostImportProfilesParams, body PostImportProfilesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteImportProfilesById Delete a CSV import profile
+	//
+	// Corresponds with DELETE /api/import-profiles/{id} (the `DeleteImportProfilesById` operationId).
+	DeleteImportProfilesById(ctx context.Context, id openapi_types.UUID, params *DeleteImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetImportProfilesById Get a CSV import profile
+	//
+	// Corresponds with GET /api/import-profiles/{id} (the `GetImportProfilesById` operationId).
+	GetImportProfilesById(ctx context.Context, id openapi_types.UUID, params *GetImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutImportProfilesByIdWithBody Replace a CSV import profile
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+	PutImportProfilesByIdWithBody(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutImportProfilesById Replace a CSV import profile
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+	PutImportProfilesById(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, body PutImportProfilesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLimits The limits of the fields people type: lengths in characters, an amount's digits
 	//
@@ -9411,6 +10018,119 @@ func (c *Client) PostGoalsByIdWithdrawWithBody(ctx context.Context, id openapi_t
 // Corresponds with POST /api/goals/{id}/withdraw (the `PostGoalsByIdWithdraw` operationId).
 func (c *Client) PostGoalsByIdWithdraw(ctx context.Context, id openapi_types.UUID, params *PostGoalsByIdWithdrawParams, body PostGoalsByIdWithdrawJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostGoalsByIdWithdrawRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetImportProfiles List the saved CSV import profiles, oldest first
+//
+// Corresponds with GET /api/import-profiles (the `GetImportProfiles` operationId).
+func (c *Client) GetImportProfiles(ctx context.Context, params *GetImportProfilesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetImportProfilesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostImportProfilesWithBody Save a CSV import profile: which column of a bank's CSV holds what
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+func (c *Client) PostImportProfilesWithBody(ctx context.Context, params *PostImportProfilesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostImportProfilesRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostImportProfiles Save a CSV import profile: which column of a bank's CSV holds what
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+func (c *Client) PostImportProfiles(ctx context.Context, params *PostImportProfilesParams, body PostImportProfilesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostImportProfilesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteImportProfilesById Delete a CSV import profile
+//
+// Corresponds with DELETE /api/import-profiles/{id} (the `DeleteImportProfilesById` operationId).
+func (c *Client) DeleteImportProfilesById(ctx context.Context, id openapi_types.UUID, params *DeleteImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteImportProfilesByIdRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetImportProfilesById Get a CSV import profile
+//
+// Corresponds with GET /api/import-profiles/{id} (the `GetImportProfilesById` operationId).
+func (c *Client) GetImportProfilesById(ctx context.Context, id openapi_types.UUID, params *GetImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetImportProfilesByIdRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutImportProfilesByIdWithBody Replace a CSV import profile
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+func (c *Client) PutImportProfilesByIdWithBody(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutImportProfilesByIdRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutImportProfilesById Replace a CSV import profile
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+func (c *Client) PutImportProfilesById(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, body PutImportProfilesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutImportProfilesByIdRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -13542,6 +14262,378 @@ func NewPostGoalsByIdWithdrawRequestWithBody(server string, id openapi_types.UUI
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetImportProfilesRequest constructs an http.Request for the GetImportProfiles method
+func NewGetImportProfilesRequest(server string, params *GetImportProfilesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/import-profiles")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.WalletId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "walletId", *params.WalletId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostImportProfilesRequest calls the generic PostImportProfiles builder with application/json body
+func NewPostImportProfilesRequest(server string, params *PostImportProfilesParams, body PostImportProfilesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostImportProfilesRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPostImportProfilesRequestWithBody constructs an http.Request for the PostImportProfiles method, with any body, and a specified content type
+func NewPostImportProfilesRequestWithBody(server string, params *PostImportProfilesParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/import-profiles")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteImportProfilesByIdRequest constructs an http.Request for the DeleteImportProfilesById method
+func NewDeleteImportProfilesByIdRequest(server string, id openapi_types.UUID, params *DeleteImportProfilesByIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/import-profiles/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetImportProfilesByIdRequest constructs an http.Request for the GetImportProfilesById method
+func NewGetImportProfilesByIdRequest(server string, id openapi_types.UUID, params *GetImportProfilesByIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/import-profiles/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPutImportProfilesByIdRequest calls the generic PutImportProfilesById builder with application/json body
+func NewPutImportProfilesByIdRequest(server string, id openapi_types.UUID, params *PutImportProfilesByIdParams, body PutImportProfilesByIdJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutImportProfilesByIdRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPutImportProfilesByIdRequestWithBody constructs an http.Request for the PutImportProfilesById method, with any body, and a specified content type
+func NewPutImportProfilesByIdRequestWithBody(server string, id openapi_types.UUID, params *PutImportProfilesByIdParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/import-profiles/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -18658,6 +19750,55 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/goals/{id}/withdraw (the `PostGoalsByIdWithdraw` operationId).
 	PostGoalsByIdWithdrawWithResponse(ctx context.Context, id openapi_types.UUID, params *PostGoalsByIdWithdrawParams, body PostGoalsByIdWithdrawJSONRequestBody, reqEditors ...RequestEditorFn) (*PostGoalsByIdWithdrawResponse, error)
+
+	// GetImportProfilesWithResponse List the saved CSV import profiles, oldest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/import-profiles (the `GetImportProfiles` operationId).
+	GetImportProfilesWithResponse(ctx context.Context, params *GetImportProfilesParams, reqEditors ...RequestEditorFn) (*GetImportProfilesResponse, error)
+
+	// PostImportProfilesWithBodyWithResponse Save a CSV import profile: which column of a bank's CSV holds what
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+	PostImportProfilesWithBodyWithResponse(ctx context.Context, params *PostImportProfilesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostImportProfilesResponse, error)
+
+	// PostImportProfilesWithResponse Save a CSV import profile: which column of a bank's CSV holds what
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+	PostImportProfilesWithResponse(ctx context.Context, params *PostImportProfilesParams, body PostImportProfilesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostImportProfilesResponse, error)
+
+	// DeleteImportProfilesByIdWithResponse Delete a CSV import profile
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/import-profiles/{id} (the `DeleteImportProfilesById` operationId).
+	DeleteImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *DeleteImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*DeleteImportProfilesByIdResponse, error)
+
+	// GetImportProfilesByIdWithResponse Get a CSV import profile
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/import-profiles/{id} (the `GetImportProfilesById` operationId).
+	GetImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *GetImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*GetImportProfilesByIdResponse, error)
+
+	// PutImportProfilesByIdWithBodyWithResponse Replace a CSV import profile
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+	PutImportProfilesByIdWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutImportProfilesByIdResponse, error)
+
+	// PutImportProfilesByIdWithResponse Replace a CSV import profile
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+	PutImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, body PutImportProfilesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PutImportProfilesByIdResponse, error)
 
 	// GetLimitsWithResponse The limits of the fields people type: lengths in characters, an amount's digits
 	//
@@ -26454,6 +27595,1001 @@ func (r PostGoalsByIdWithdrawResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PostGoalsByIdWithdrawResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetImportProfilesResponse200Headers the declared response headers of an HTTP 200 response for GetImportProfiles
+type GetImportProfilesResponse200Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse400Headers the declared response headers of an HTTP 400 response for GetImportProfiles
+type GetImportProfilesResponse400Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse401Headers the declared response headers of an HTTP 401 response for GetImportProfiles
+type GetImportProfilesResponse401Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse403Headers the declared response headers of an HTTP 403 response for GetImportProfiles
+type GetImportProfilesResponse403Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse404Headers the declared response headers of an HTTP 404 response for GetImportProfiles
+type GetImportProfilesResponse404Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse405Headers the declared response headers of an HTTP 405 response for GetImportProfiles
+type GetImportProfilesResponse405Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse409Headers the declared response headers of an HTTP 409 response for GetImportProfiles
+type GetImportProfilesResponse409Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse422Headers the declared response headers of an HTTP 422 response for GetImportProfiles
+type GetImportProfilesResponse422Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse429Headers the declared response headers of an HTTP 429 response for GetImportProfiles
+type GetImportProfilesResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetImportProfilesResponse500Headers the declared response headers of an HTTP 500 response for GetImportProfiles
+type GetImportProfilesResponse500Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse503Headers the declared response headers of an HTTP 503 response for GetImportProfiles
+type GetImportProfilesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetImportProfilesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportProfileList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetImportProfilesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetImportProfilesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetImportProfilesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetImportProfilesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetImportProfilesResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetImportProfilesResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetImportProfilesResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetImportProfilesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetImportProfilesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetImportProfilesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetImportProfilesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetImportProfilesResponse) GetJSON200() *ImportProfileList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetImportProfilesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetImportProfilesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetImportProfilesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetImportProfilesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetImportProfilesResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetImportProfilesResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetImportProfilesResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetImportProfilesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetImportProfilesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetImportProfilesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetImportProfilesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetImportProfilesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetImportProfilesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetImportProfilesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostImportProfilesResponse201Headers the declared response headers of an HTTP 201 response for PostImportProfiles
+type PostImportProfilesResponse201Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PostImportProfilesResponse400Headers the declared response headers of an HTTP 400 response for PostImportProfiles
+type PostImportProfilesResponse400Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse401Headers the declared response headers of an HTTP 401 response for PostImportProfiles
+type PostImportProfilesResponse401Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse403Headers the declared response headers of an HTTP 403 response for PostImportProfiles
+type PostImportProfilesResponse403Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse404Headers the declared response headers of an HTTP 404 response for PostImportProfiles
+type PostImportProfilesResponse404Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse405Headers the declared response headers of an HTTP 405 response for PostImportProfiles
+type PostImportProfilesResponse405Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse409Headers the declared response headers of an HTTP 409 response for PostImportProfiles
+type PostImportProfilesResponse409Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse413Headers the declared response headers of an HTTP 413 response for PostImportProfiles
+type PostImportProfilesResponse413Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse422Headers the declared response headers of an HTTP 422 response for PostImportProfiles
+type PostImportProfilesResponse422Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse429Headers the declared response headers of an HTTP 429 response for PostImportProfiles
+type PostImportProfilesResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostImportProfilesResponse500Headers the declared response headers of an HTTP 500 response for PostImportProfiles
+type PostImportProfilesResponse500Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse503Headers the declared response headers of an HTTP 503 response for PostImportProfiles
+type PostImportProfilesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostImportProfilesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ImportProfileResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PostImportProfilesResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostImportProfilesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostImportProfilesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostImportProfilesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostImportProfilesResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostImportProfilesResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostImportProfilesResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostImportProfilesResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostImportProfilesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostImportProfilesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostImportProfilesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostImportProfilesResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostImportProfilesResponse) GetJSON201() *ImportProfileResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostImportProfilesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostImportProfilesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostImportProfilesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostImportProfilesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostImportProfilesResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostImportProfilesResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostImportProfilesResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostImportProfilesResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostImportProfilesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostImportProfilesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostImportProfilesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostImportProfilesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostImportProfilesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostImportProfilesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostImportProfilesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteImportProfilesByIdResponse200Headers the declared response headers of an HTTP 200 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// DeleteImportProfilesByIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse405Headers the declared response headers of an HTTP 405 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse413Headers the declared response headers of an HTTP 413 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse413Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse422Headers the declared response headers of an HTTP 422 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse500Headers the declared response headers of an HTTP 500 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse503Headers the declared response headers of an HTTP 503 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type DeleteImportProfilesByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OK
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteImportProfilesByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteImportProfilesByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteImportProfilesByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteImportProfilesByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteImportProfilesByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteImportProfilesByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteImportProfilesByIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *DeleteImportProfilesByIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeleteImportProfilesByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteImportProfilesByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteImportProfilesByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteImportProfilesByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON200() *OK {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteImportProfilesByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteImportProfilesByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteImportProfilesByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteImportProfilesByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetImportProfilesByIdResponse200Headers the declared response headers of an HTTP 200 response for GetImportProfilesById
+type GetImportProfilesByIdResponse200Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse400Headers the declared response headers of an HTTP 400 response for GetImportProfilesById
+type GetImportProfilesByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse401Headers the declared response headers of an HTTP 401 response for GetImportProfilesById
+type GetImportProfilesByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse403Headers the declared response headers of an HTTP 403 response for GetImportProfilesById
+type GetImportProfilesByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse404Headers the declared response headers of an HTTP 404 response for GetImportProfilesById
+type GetImportProfilesByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse405Headers the declared response headers of an HTTP 405 response for GetImportProfilesById
+type GetImportProfilesByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse409Headers the declared response headers of an HTTP 409 response for GetImportProfilesById
+type GetImportProfilesByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse422Headers the declared response headers of an HTTP 422 response for GetImportProfilesById
+type GetImportProfilesByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse429Headers the declared response headers of an HTTP 429 response for GetImportProfilesById
+type GetImportProfilesByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse500Headers the declared response headers of an HTTP 500 response for GetImportProfilesById
+type GetImportProfilesByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse503Headers the declared response headers of an HTTP 503 response for GetImportProfilesById
+type GetImportProfilesByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetImportProfilesByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportProfileResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetImportProfilesByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetImportProfilesByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetImportProfilesByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetImportProfilesByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetImportProfilesByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetImportProfilesByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetImportProfilesByIdResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetImportProfilesByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetImportProfilesByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetImportProfilesByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetImportProfilesByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON200() *ImportProfileResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetImportProfilesByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetImportProfilesByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetImportProfilesByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetImportProfilesByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PutImportProfilesByIdResponse200Headers the declared response headers of an HTTP 200 response for PutImportProfilesById
+type PutImportProfilesByIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PutImportProfilesByIdResponse400Headers the declared response headers of an HTTP 400 response for PutImportProfilesById
+type PutImportProfilesByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse401Headers the declared response headers of an HTTP 401 response for PutImportProfilesById
+type PutImportProfilesByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse403Headers the declared response headers of an HTTP 403 response for PutImportProfilesById
+type PutImportProfilesByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse404Headers the declared response headers of an HTTP 404 response for PutImportProfilesById
+type PutImportProfilesByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse405Headers the declared response headers of an HTTP 405 response for PutImportProfilesById
+type PutImportProfilesByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse409Headers the declared response headers of an HTTP 409 response for PutImportProfilesById
+type PutImportProfilesByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse413Headers the declared response headers of an HTTP 413 response for PutImportProfilesById
+type PutImportProfilesByIdResponse413Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse422Headers the declared response headers of an HTTP 422 response for PutImportProfilesById
+type PutImportProfilesByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse429Headers the declared response headers of an HTTP 429 response for PutImportProfilesById
+type PutImportProfilesByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse500Headers the declared response headers of an HTTP 500 response for PutImportProfilesById
+type PutImportProfilesByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse503Headers the declared response headers of an HTTP 503 response for PutImportProfilesById
+type PutImportProfilesByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PutImportProfilesByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportProfileResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PutImportProfilesByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PutImportProfilesByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PutImportProfilesByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PutImportProfilesByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PutImportProfilesByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PutImportProfilesByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PutImportProfilesByIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PutImportProfilesByIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PutImportProfilesByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutImportProfilesByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PutImportProfilesByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PutImportProfilesByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON200() *ImportProfileResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PutImportProfilesByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutImportProfilesByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutImportProfilesByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutImportProfilesByIdResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -39491,6 +41627,97 @@ func (c *ClientWithResponses) PostGoalsByIdWithdrawWithResponse(ctx context.Cont
 	return ParsePostGoalsByIdWithdrawResponse(rsp)
 }
 
+// GetImportProfilesWithResponse List the saved CSV import profiles, oldest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/import-profiles (the `GetImportProfiles` operationId).
+func (c *ClientWithResponses) GetImportProfilesWithResponse(ctx context.Context, params *GetImportProfilesParams, reqEditors ...RequestEditorFn) (*GetImportProfilesResponse, error) {
+	rsp, err := c.GetImportProfiles(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetImportProfilesResponse(rsp)
+}
+
+// PostImportProfilesWithBodyWithResponse Save a CSV import profile: which column of a bank's CSV holds what
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+func (c *ClientWithResponses) PostImportProfilesWithBodyWithResponse(ctx context.Context, params *PostImportProfilesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostImportProfilesResponse, error) {
+	rsp, err := c.PostImportProfilesWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostImportProfilesResponse(rsp)
+}
+
+// PostImportProfilesWithResponse Save a CSV import profile: which column of a bank's CSV holds what
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+func (c *ClientWithResponses) PostImportProfilesWithResponse(ctx context.Context, params *PostImportProfilesParams, body PostImportProfilesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostImportProfilesResponse, error) {
+	rsp, err := c.PostImportProfiles(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostImportProfilesResponse(rsp)
+}
+
+// DeleteImportProfilesByIdWithResponse Delete a CSV import profile
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/import-profiles/{id} (the `DeleteImportProfilesById` operationId).
+func (c *ClientWithResponses) DeleteImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *DeleteImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*DeleteImportProfilesByIdResponse, error) {
+	rsp, err := c.DeleteImportProfilesById(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteImportProfilesByIdResponse(rsp)
+}
+
+// GetImportProfilesByIdWithResponse Get a CSV import profile
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/import-profiles/{id} (the `GetImportProfilesById` operationId).
+func (c *ClientWithResponses) GetImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *GetImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*GetImportProfilesByIdResponse, error) {
+	rsp, err := c.GetImportProfilesById(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetImportProfilesByIdResponse(rsp)
+}
+
+// PutImportProfilesByIdWithBodyWithResponse Replace a CSV import profile
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+func (c *ClientWithResponses) PutImportProfilesByIdWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutImportProfilesByIdResponse, error) {
+	rsp, err := c.PutImportProfilesByIdWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutImportProfilesByIdResponse(rsp)
+}
+
+// PutImportProfilesByIdWithResponse Replace a CSV import profile
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+func (c *ClientWithResponses) PutImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, body PutImportProfilesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PutImportProfilesByIdResponse, error) {
+	rsp, err := c.PutImportProfilesById(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutImportProfilesByIdResponse(rsp)
+}
+
 // GetLimitsWithResponse The limits of the fields people type: lengths in characters, an amount's digits
 //
 // Returns a wrapper object for the known response body format(s).
@@ -49155,6 +51382,1193 @@ func ParsePostGoalsByIdWithdrawResponse(rsp *http.Response) (*PostGoalsByIdWithd
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PostGoalsByIdWithdrawResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetImportProfilesResponse parses an HTTP response from a GetImportProfilesWithResponse call
+func ParseGetImportProfilesResponse(rsp *http.Response) (*GetImportProfilesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetImportProfilesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportProfileList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetImportProfilesResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetImportProfilesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetImportProfilesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetImportProfilesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetImportProfilesResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetImportProfilesResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetImportProfilesResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetImportProfilesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetImportProfilesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetImportProfilesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetImportProfilesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostImportProfilesResponse parses an HTTP response from a PostImportProfilesWithResponse call
+func ParsePostImportProfilesResponse(rsp *http.Response) (*PostImportProfilesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostImportProfilesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ImportProfileResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PostImportProfilesResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostImportProfilesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostImportProfilesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostImportProfilesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostImportProfilesResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostImportProfilesResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostImportProfilesResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostImportProfilesResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostImportProfilesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostImportProfilesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostImportProfilesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostImportProfilesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteImportProfilesByIdResponse parses an HTTP response from a DeleteImportProfilesByIdWithResponse call
+func ParseDeleteImportProfilesByIdResponse(rsp *http.Response) (*DeleteImportProfilesByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteImportProfilesByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteImportProfilesByIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteImportProfilesByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteImportProfilesByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteImportProfilesByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteImportProfilesByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DeleteImportProfilesByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteImportProfilesByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers DeleteImportProfilesByIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeleteImportProfilesByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteImportProfilesByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteImportProfilesByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteImportProfilesByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetImportProfilesByIdResponse parses an HTTP response from a GetImportProfilesByIdWithResponse call
+func ParseGetImportProfilesByIdResponse(rsp *http.Response) (*GetImportProfilesByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetImportProfilesByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportProfileResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetImportProfilesByIdResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetImportProfilesByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetImportProfilesByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetImportProfilesByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetImportProfilesByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetImportProfilesByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetImportProfilesByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetImportProfilesByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetImportProfilesByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetImportProfilesByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetImportProfilesByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePutImportProfilesByIdResponse parses an HTTP response from a PutImportProfilesByIdWithResponse call
+func ParsePutImportProfilesByIdResponse(rsp *http.Response) (*PutImportProfilesByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutImportProfilesByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportProfileResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PutImportProfilesByIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PutImportProfilesByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PutImportProfilesByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PutImportProfilesByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PutImportProfilesByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PutImportProfilesByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PutImportProfilesByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PutImportProfilesByIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PutImportProfilesByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PutImportProfilesByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PutImportProfilesByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PutImportProfilesByIdResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
