@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/queries"
 	"github.com/finledger/finledger/statement"
 )
 
@@ -30,6 +31,11 @@ func TestCSVOptionsOfAMapping(t *testing.T) {
 	}
 	if got := csvOptions(domain.ImportMapping{Delimiter: "|"}); got.Mapping != nil || got.Delimiter != '|' {
 		t.Errorf("options without columns: %+v", got)
+	}
+	// A saved profile's mapping, as read, converts as it is.
+	saved := queries.ImportMapping{Date: 2, Debit: 3, Credit: 4, DateOrder: "MDY", Delimiter: "\t", Header: "absent"}
+	if got := csvOptions(domain.ImportMapping(saved)); !reflect.DeepEqual(got, want) {
+		t.Errorf("csvOptions of a saved mapping = %+v, want %+v", got, want)
 	}
 }
 

@@ -21,7 +21,9 @@ type ImportProfile struct {
 }
 
 // ImportMapping is a profile's mapping as the API shows it: every field, a column
-// counted from 1 (0 for none), an option "" when it is found from the file.
+// counted from 1 (0 for none), an option "" when it is found from the file. Its fields
+// are domain.ImportMapping's, so that one converts to the other as it is
+// (domain.ImportMapping(p.Mapping)), as an import with a saved profile does.
 type ImportMapping struct {
 	Date             int    `json:"date"`
 	ValueDate        int    `json:"valueDate"`
