@@ -13,8 +13,8 @@ import (
 // "mapping" of an import profile (importMapping, in fields.go), and the same object as
 // the text of a query parameter or a multipart field of an import. Both are read by the
 // field's rule here, and converted here to the statement reader's options: an import
-// given a mapping calls csvOptions(importMappingOf("mapping", text)); given a saved
-// profile, csvOptions(domain.ImportMapping(profile.Mapping)).
+// given a mapping reads it with importMappingOf("mapping", text), then calls csvOptions;
+// given a saved profile, csvOptions(domain.ImportMapping(profile.Mapping)).
 
 // importMappingColumn is one column field of a mapping: its rule, and where it goes.
 type importMappingColumn struct {
