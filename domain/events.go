@@ -582,6 +582,8 @@ var eventTypes = registry(
 	&WhatsAppSuspended{},
 	&WhatsAppFingerprintRecorded{},
 	&WhatsAppWorkspaceChanged{},
+	&ImportProfileSaved{},
+	&ImportProfileDeleted{},
 )
 
 // registry maps the stored name of each event to what makes an empty one of its type

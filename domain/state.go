@@ -48,6 +48,8 @@ type Workspace struct {
 	// Imports are the statement imports committed, by id.
 	Imports map[uuid.UUID]*Import
 	Rules   map[uuid.UUID]*Rule
+	// ImportProfiles are the saved CSV import profiles, by id.
+	ImportProfiles map[uuid.UUID]*ImportProfile
 	// Spending is what the live expenses add up to per category, currency and day, so
 	// that a command can tell whether it takes a budget to its alert threshold.
 	Spending Spending
@@ -116,22 +118,23 @@ type Transaction struct {
 // NewWorkspace returns the empty state of a workspace stream.
 func NewWorkspace(id uuid.UUID) *Workspace {
 	return &Workspace{
-		ID:           id,
-		Members:      map[uuid.UUID]string{},
-		Invitations:  map[string]string{},
-		APIKeys:      map[uuid.UUID]*APIKey{},
-		Wallets:      map[uuid.UUID]*Wallet{},
-		Categories:   map[uuid.UUID]*Category{},
-		Tags:         map[uuid.UUID]*Tag{},
-		Transactions: map[uuid.UUID]*Transaction{},
-		Budgets:      map[uuid.UUID]*Budget{},
-		Goals:        map[uuid.UUID]*Goal{},
-		Debts:        map[uuid.UUID]*Debt{},
-		Recurring:    map[uuid.UUID]*Recurring{},
-		Webhooks:     map[uuid.UUID]*Webhook{},
-		Imports:      map[uuid.UUID]*Import{},
-		Rules:        map[uuid.UUID]*Rule{},
-		Spending:     Spending{},
+		ID:             id,
+		Members:        map[uuid.UUID]string{},
+		Invitations:    map[string]string{},
+		APIKeys:        map[uuid.UUID]*APIKey{},
+		Wallets:        map[uuid.UUID]*Wallet{},
+		Categories:     map[uuid.UUID]*Category{},
+		Tags:           map[uuid.UUID]*Tag{},
+		Transactions:   map[uuid.UUID]*Transaction{},
+		Budgets:        map[uuid.UUID]*Budget{},
+		Goals:          map[uuid.UUID]*Goal{},
+		Debts:          map[uuid.UUID]*Debt{},
+		Recurring:      map[uuid.UUID]*Recurring{},
+		Webhooks:       map[uuid.UUID]*Webhook{},
+		Imports:        map[uuid.UUID]*Import{},
+		Rules:          map[uuid.UUID]*Rule{},
+		ImportProfiles: map[uuid.UUID]*ImportProfile{},
+		Spending:       Spending{},
 	}
 }
 
@@ -318,6 +321,9 @@ func (w *Workspace) Apply(event Event) error {
 		key.Revoked = true
 	default:
 		if handled, err := w.applyWebhook(event); handled {
+			return err
+		}
+		if handled, err := w.applyImportProfile(event); handled {
 			return err
 		}
 		return w.applyMoney(event)

@@ -123,12 +123,14 @@ func (f amountField) schema() obj {
 }
 
 // numberField is a number that is not money, within bounds: at least Min (greater
-// than Min when Above) and, when Max is not zero, at most Max.
+// than Min when Above) and, when Max is not zero, at most Max; a whole number when
+// Integer.
 type numberField struct {
 	Name     string
 	Min      float64
 	Above    bool
 	Max      float64
+	Integer  bool
 	Nullable bool
 	// Decided leaves the bounds to the command, which checks them with the rest of
 	// the request so that one answer lists every bad entry (exchange rates).
@@ -142,6 +144,10 @@ func (f numberField) nullable() bool { return f.Nullable }
 func (f numberField) read(b *body) domain.Nullable[decimal.Decimal] {
 	v := b.number(f.Name)
 	if !v.Valid || b.failed(f.Name) || f.Decided {
+		return v
+	}
+	if f.Integer && !v.Value.IsInteger() {
+		b.fail(f.Name, "must be a whole number")
 		return v
 	}
 	lo, hi := decimal.NewFromFloat(f.Min), decimal.NewFromFloat(f.Max)
@@ -180,8 +186,11 @@ func (f numberField) refusal() string {
 
 func (f numberField) schema() obj {
 	o := num(nil)
+	if f.Integer {
+		o["type"] = "integer"
+	}
 	if f.Nullable {
-		o["type"] = []string{"number", "null"}
+		o["type"] = []string{o["type"].(string), "null"}
 	}
 	if f.Above {
 		o["exclusiveMinimum"] = f.Min
@@ -686,6 +695,33 @@ var (
 		Doc: obj{"description": "event names; \"*\" is every event"}}
 	webhookActive = boolField{Name: "active"}
 
+	importProfileName   = textField{Name: "name", Text: domain.Text{Min: 1, Max: maxRecordName}}
+	importProfileWallet = idField{Name: "walletId", Nullable: true, Doc: obj{"description": "the wallet the profile is for; null for any"}}
+	// importMapping is a bank CSV's mapping (domain.ImportMapping): its columns' numbers
+	// and the file's options, each field's limits as the domain's. The rules between
+	// fields (an amount column or debit and credit columns, no column twice) are the
+	// domain's (ImportMapping.Check), which the commands and importMappingOf apply.
+	importMapping = objectField{Name: "mapping", Body: &bodyRule{
+		Fields: append(importMappingColumns(), importMappingOptions...),
+		// The date's column is the one every mapping names; the domain says so too.
+		Required: []string{"date"},
+		Doc: obj{"description": "which column of the CSV holds what, counted from 1 as a spreadsheet shows them (0: none), and how the " +
+			"file is written (\"\": found from the file). A date column, and an amount column or debit and credit columns (either " +
+			"or both), not both kinds; no column named twice"}}}
+	importDelimiter        = regexp.MustCompile(`^[,;\t|]?$`)
+	importDecimalSeparator = regexp.MustCompile(`^[.,]?$`)
+	importMappingOptions   = []field{
+		textField{Name: "dateOrder", Enum: domain.ImportDateOrders, Doc: obj{"description": "the order of day and month in dates written with numbers only"}},
+		// Patterns, not enums, state the separators and delimiters: punctuation and a tab
+		// in an enum are more than some clients' generators take (they name the values).
+		textField{Name: "decimalSeparator", Text: domain.Text{Max: 1}, Raw: true, Pattern: importDecimalSeparator,
+			PatternRule: `one of "", "." and ","`},
+		textField{Name: "delimiter", Text: domain.Text{Max: 1}, Raw: true, Pattern: importDelimiter,
+			PatternRule: `one of "", ",", ";", "\t" (a tab) and "|"`},
+		textField{Name: "encoding", Enum: domain.ImportEncodings},
+		textField{Name: "header", Enum: domain.ImportHeaders, Doc: obj{"description": "whether the first row names the columns"}},
+	}
+
 	incomingAmount   = amountOrTextField{Name: "amount"}
 	incomingDate     = dateField{Name: "date"}
 	incomingWallet   = idField{Name: "walletId"}
@@ -788,7 +824,8 @@ var bodyRules = map[string]*bodyRule{
 	"WebhookCreate": {Fields: []field{recordName, webhookURLField, stringsField{Name: webhookEvents.Name, Min: webhookEvents.Min, Max: webhookEvents.Max,
 		Values: webhookEvents.Values, Doc: merge(clone(webhookEvents.Doc), obj{"default": []string{domain.HookAll}})}},
 		Required: []string{"name", "url"}},
-	"WebhookUpdate": {Fields: []field{recordName, webhookURLField, webhookEvents, webhookActive}},
+	"WebhookUpdate":     {Fields: []field{recordName, webhookURLField, webhookEvents, webhookActive}},
+	"ImportProfileSave": {Fields: []field{importProfileName, importProfileWallet, importMapping}, Required: []string{"name", "mapping"}},
 	"IncomingTransaction": {Fields: []field{incomingAmount, incomingConcept, incomingType, incomingDescription, incomingDate,
 		incomingWallet, channelWalletName, incomingCategory, channelCategoryName, incomingToWallet},
 		Required: []string{"amount", "concept"},

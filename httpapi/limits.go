@@ -14,7 +14,7 @@ const (
 	maxWalletName   = 50
 	maxCategoryName = 100
 	maxTagName      = 50
-	maxRecordName   = 100 // budgets, goals, debts, recurring payments, webhooks, teams
+	maxRecordName   = 100 // budgets, goals, debts, recurring payments, webhooks, teams, import profiles
 	maxCreditor     = 100
 	maxAPIKeyName   = 80
 	maxPersonName   = 100
@@ -26,7 +26,7 @@ var fieldLengths = map[string]int{
 	"wallet.name": maxWalletName, "category.name": maxCategoryName, "tag.name": maxTagName,
 	"budget.name": maxRecordName, "goal.name": maxRecordName, "debt.name": maxRecordName, "debt.creditor": maxCreditor,
 	"recurring.name": maxRecordName, "webhook.name": maxRecordName, "workspace.name": maxRecordName,
-	"apiKey.name": maxAPIKeyName, "me.firstName": maxPersonName,
+	"apiKey.name": maxAPIKeyName, "me.firstName": maxPersonName, "importProfile.name": maxRecordName,
 	"transaction.concept": transactionConcept.Max, "transaction.description": transactionDescription.Max,
 }
 

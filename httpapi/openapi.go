@@ -352,6 +352,10 @@ func schemas() obj {
 		"BulkResult": record(obj{"ok": boolean(), "operation": str(obj{"enum": []string{domain.BulkDelete, domain.BulkRecategorize}}),
 			"affected": obj{"type": "integer"}}),
 		"OK": object(obj{"ok": obj{"type": "boolean", "const": true}}, "ok"),
+		"ImportProfile": record(obj{"id": uuidRef(), "name": str(nil),
+			"walletId": nuuid(), "mapping": importMappingSchema(), "createdAt": dateTime(), "updatedAt": dateTime()}),
+		"ImportProfileResponse": wrap("profile", "ImportProfile"),
+		"ImportProfileList":     list("profiles", "ImportProfile"),
 		"User": record(merge(profileFields(), obj{"currency": nstr(nil), "id": uuidRef(), "email": str(nil), "name": nstr(nil),
 			"personalWorkspaceId": uuidRef(), "createdAt": dateTime()})),
 		"UserResponse": wrap("user", "User"),
@@ -594,7 +598,7 @@ func openAPIDocument() obj {
 		case "GET /api/export":
 			content = obj{rt.Media: obj{"schema": str(obj{"contentMediaType": "application/zip", "description": "wallets.csv, " +
 				"categories.csv, tags.csv, transactions.csv, budgets.csv, goals.csv, debts.csv, recurring-payments.csv, members.csv (RFC 4180, " +
-				"UTF-8, a header row of the fields as the API names them, text a spreadsheet could run as a formula quoted behind a ') and " +
+				"UTF-8, a header row of the fields as the API names them, text people typed that a spreadsheet could run as a formula quoted behind a ') and " +
 				"finledger.json ({format: \"" + queries.ExportFormat + "\", exportedAt, workspace, and a list per CSV}); amounts keep their " +
 				"scale; archived wallets, categories and tags are in, with their flag; deleted records are not"})}}
 			headers["Content-Disposition"] = obj{"description": "attachment; filename=\"finledger-YYYY-MM-DD.zip\"", "schema": str(nil)}
@@ -702,6 +706,7 @@ var tags = []obj{
 	{"name": "reports", "description": "Reports and summaries"},
 	{"name": "agent", "description": "Context for AI agents"},
 	{"name": "exchange-rates", "description": "Exchange rates"},
+	{"name": "import-profiles", "description": "Saved column mappings of bank CSVs, to import them again"},
 	{"name": "audit", "description": "The audit log"},
 	{"name": "changes", "description": "The change feed for clients that sync"},
 	{"name": "export", "description": "Every record of the workspace as one download"},

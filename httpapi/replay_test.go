@@ -93,13 +93,21 @@ func TestReplayReproducesTheReadModels(t *testing.T) {
 	goneHook := f.c.Post("/api/webhooks/outbound", map[string]any{"name": "b", "url": "https://b.example.com/h"}).Expect(t, http.StatusOK).Object("webhook")["id"].(string)
 	f.c.Delete("/api/webhooks/outbound/"+goneHook).Expect(t, http.StatusOK)
 	f.c.Post("/api/webhooks/outbound", map[string]any{"name": "c", "url": "https://c.example.com/h", "events": []string{"*"}}).Expect(t, http.StatusOK)
+	// Import profiles: one replaced, one deleted, one left as made.
+	profile := f.c.Post("/api/import-profiles", map[string]any{"name": "Banco", "walletId": f.bank,
+		"mapping": map[string]any{"date": 1, "amount": 2, "delimiter": ";"}}).Expect(t, http.StatusCreated).Object("profile")["id"].(string)
+	f.c.Put("/api/import-profiles/"+profile, map[string]any{"name": "Banco", "mapping": map[string]any{"date": 1, "debit": 2, "credit": 3}}).Expect(t, http.StatusOK)
+	goneProfile := f.c.Post("/api/import-profiles", map[string]any{"name": "Old", "mapping": map[string]any{"date": 1, "amount": 2}}).
+		Expect(t, http.StatusCreated).Object("profile")["id"].(string)
+	f.c.Delete("/api/import-profiles/"+goneProfile).Expect(t, http.StatusOK)
+	f.c.Post("/api/import-profiles", map[string]any{"name": "Card", "walletId": f.cash, "mapping": map[string]any{"date": 2, "amount": 1}}).Expect(t, http.StatusCreated)
 	// The chat channel: a link, a fingerprint, a transaction recorded through it.
 	phone := linkPhone(t, env, f.c, "+5215512345678", func(c map[string]any) { c["identityKeyHash"] = "fp" })
 	phone.Post("/api/whatsapp/transactions", map[string]any{"type": "expense", "amount": 3}).Expect(t, http.StatusCreated)
 
 	before, n, diffs := replayReproduces(t, env)
 	if len(before["transactions"]) != 4 || len(before["wallets"]) != 6 || len(before["users"]) != 2 || len(before["api_keys"]) != 1 ||
-		len(before["workspace_invitations"]) != 1 || len(before["audit_log"]) < 20 || len(before["whatsapp_links"]) != 1 ||
+		len(before["workspace_invitations"]) != 1 || len(before["audit_log"]) < 20 || len(before["whatsapp_links"]) != 1 || len(before["import_profiles"]) != 2 ||
 		!strings.Contains(before["whatsapp_links"][0], `"last_transaction_id": "`) {
 		t.Fatalf("unexpected fixture size: %d transactions, %d wallets", len(before["transactions"]), len(before["wallets"]))
 	}

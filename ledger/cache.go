@@ -149,8 +149,8 @@ func (c *stateCache) drop(e *cacheEntry) {
 // TestFootprintEstimatesTheHeap).
 const (
 	stateBaseBytes        = 512
-	recordBytes           = 250 // wallet, category, budget, goal, debt, recurring payment, webhook
-	smallRecordBytes      = 100 // member, invitation, API key, tag
+	recordBytes           = 250 // wallet, category, budget, goal, debt, recurring payment, webhook, rule, import profile
+	smallRecordBytes      = 100 // member, invitation, API key, tag, import
 	transactionBytes      = 250 // a met transaction
 	spendingDayBytes      = 140 // one day's spending of a category in a currency
 	spendingCurrencyBytes = 300
@@ -160,8 +160,8 @@ const (
 // each kind it has: cheap enough to run after every command.
 func footprint(w *domain.Workspace) int64 {
 	n := int64(stateBaseBytes)
-	n += recordBytes * int64(len(w.Wallets)+len(w.Categories)+len(w.Budgets)+len(w.Goals)+len(w.Debts)+len(w.Recurring)+len(w.Webhooks))
-	n += smallRecordBytes * int64(len(w.Members)+len(w.Invitations)+len(w.APIKeys)+len(w.Tags))
+	n += recordBytes * int64(len(w.Wallets)+len(w.Categories)+len(w.Budgets)+len(w.Goals)+len(w.Debts)+len(w.Recurring)+len(w.Webhooks)+len(w.ImportProfiles)+len(w.Rules))
+	n += smallRecordBytes * int64(len(w.Members)+len(w.Invitations)+len(w.APIKeys)+len(w.Tags)+len(w.Imports))
 	n += transactionBytes * int64(len(w.Transactions))
 	for _, byCurrency := range w.Spending {
 		for _, days := range byCurrency {

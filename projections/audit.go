@@ -222,8 +222,8 @@ func auditOf(e eventstore.RecordedEvent, data any) (auditEntry, error) {
 	return moneyAudit(ws, data)
 }
 
-// moneyAudit describes the audit entries of budgets, goals, debts, recurring payments
-// and webhooks.
+// moneyAudit describes the audit entries of budgets, goals, debts, recurring payments,
+// webhooks and import profiles.
 func moneyAudit(ws uuid.UUID, data any) (auditEntry, error) {
 	entry := func(entity string, id uuid.UUID, action string, before, after any) (auditEntry, error) {
 		changes, err := diff(before, after)
@@ -273,6 +273,13 @@ func moneyAudit(ws uuid.UUID, data any) (auditEntry, error) {
 		// Neither secret goes to the log: only that it changed.
 		return auditEntry{workspace: ws, entity: "webhook", entityID: d.WebhookID, action: actionUpdate,
 			changes: map[string]change{"secret": {"(previous)", "(rotated)"}}}, nil
+	case *domain.ImportProfileSaved:
+		if d.Before == nil {
+			return entry("import_profile", d.ProfileID, actionCreate, nil, d.ImportProfileFields)
+		}
+		return entry("import_profile", d.ProfileID, actionUpdate, *d.Before, d.ImportProfileFields)
+	case *domain.ImportProfileDeleted:
+		return entry("import_profile", d.ProfileID, actionDelete, nil, nil)
 	case *domain.ExchangeRatesSet:
 		changes := map[string]change{}
 		for _, r := range d.Rates {

@@ -21,7 +21,7 @@ import (
 // Tables are the read-model tables, in the order they are cleared and compared.
 var Tables = append([]string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
 	"transactions", "api_keys", "audit_log", "daily_totals", "monthly_totals", "transaction_counts", "transaction_month_counts", "budgets", "goals",
-	"goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks", "rules"}, historyTables...)
+	"goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks", "rules", "import_profiles"}, historyTables...)
 
 // projected narrows tables that also hold rows no event made, on both sides of a
 // verification: the reference exchange rates come from a feed, and replay leaves them
@@ -212,6 +212,17 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		b.Queue(`UPDATE webhooks SET deleted_at = $3, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.WebhookID, at)
 	case *domain.WebhookSecretRotated:
 		b.Queue(`UPDATE webhooks SET sealed_secret = $3, updated_at = $4 WHERE workspace_id = $1 AND id = $2`, ws, d.WebhookID, d.SealedSecret, at)
+	case *domain.ImportProfileSaved:
+		mapping, err := json.Marshal(d.Mapping)
+		if err != nil {
+			return fmt.Errorf("projections: import profile %s: %w", d.ProfileID, err)
+		}
+		b.Queue(`INSERT INTO import_profiles (workspace_id, id, name, wallet_id, mapping, created_at, updated_at, created_version)
+			VALUES ($1, $2, $3, $4, $5, $6, $6, $7)
+			ON CONFLICT (workspace_id, id) DO UPDATE SET name = $3, wallet_id = $4, mapping = $5, updated_at = $6`,
+			ws, d.ProfileID, d.Name, d.WalletID, mapping, at, e.Version)
+	case *domain.ImportProfileDeleted:
+		b.Queue(`DELETE FROM import_profiles WHERE workspace_id = $1 AND id = $2`, ws, d.ProfileID)
 	case *domain.WalletCreated:
 		f := d.WalletFields
 		b.Queue(`INSERT INTO wallets (workspace_id, id, name, description, type, currency, card_color, initial_balance,

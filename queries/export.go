@@ -51,7 +51,8 @@ var exportTables = []exportTable{
 }
 
 // Export writes a workspace's records as a zip: one CSV per resource (exportTables;
-// RFC 4180, a header row, formula-like text neutralised: writeCSVRecord) and
+// RFC 4180, a header row, a person's text that could run as a formula neutralised:
+// csvColumns.write) and
 // finledger.json, everything in one object. Both hold each record's fields as the API
 // names them, in the same order, except that amounts keep their scale (12.50, not 12.5)
 // and fields the API gives only in some answers (a listing's running balance) are left
@@ -69,13 +70,14 @@ func Export(ctx context.Context, db DB, ws Workspace, at time.Time, out io.Write
 		if err != nil {
 			return fmt.Errorf("queries: export %s: %w", t.name, err)
 		}
-		writeCSVRecord(&line, names)
+		columns := csvColumnsOf(names)
+		csvColumns(nil).write(&line, names)
 		err = t.each(ctx, db, ws.ID, func(record any) error {
 			_, _, cells, err := exportFields(record)
 			if err != nil {
 				return err
 			}
-			writeCSVRecord(&line, cells)
+			columns.write(&line, cells)
 			_, err = f.Write(line.Bytes())
 			line.Reset()
 			return err

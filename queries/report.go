@@ -241,9 +241,9 @@ type csvLine struct {
 }
 
 // ReportCSV is the transactions a report lists as RFC 4180 CSV (UTF-8, CRLF, a header
-// row, text that could run as a formula neutralised: writeCSVRecord); an empty field
-// stands for a value the transaction has not. The fields go from
-// the rows to the CSV as PostgreSQL wrote them, each line encoded as it is read. The
+// row, a person's text that could run as a formula neutralised: csvColumns.write); an
+// empty field stands for a value the transaction has not. The fields go from the rows
+// to the CSV as PostgreSQL wrote them, each line encoded as it is read. The
 // lines are then put in order (reportOrder): the as-of view of transactions joins two
 // tables, so no index hands its rows over in order, and PostgreSQL took longer to sort
 // a month's lines than to read them. It returns ErrReportTooLarge for a report over
@@ -265,6 +265,10 @@ func ReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter
 	var read bytes.Buffer // the lines, in the order read
 	var lines []csvLine
 	record := make([]string, len(reportCSVColumns))
+	for i, c := range reportCSVColumns {
+		record[i] = c.header
+	}
+	columns := csvColumnsOf(record)
 	var text []byte
 	for rows.Next() {
 		if len(lines) == MaxReportLines {
@@ -285,7 +289,7 @@ func ReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter
 		if l.version, err = strconv.ParseInt(string(raw[len(record)]), 10, 64); err != nil {
 			return nil, fmt.Errorf("queries: csv: a line's version: %w", err)
 		}
-		writeCSVRecord(&read, record)
+		columns.write(&read, record)
 		l.end = read.Len()
 		lines = append(lines, l)
 	}
@@ -302,7 +306,7 @@ func ReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter
 		record[i] = c.header
 	}
 	start := read.Len()
-	writeCSVRecord(&read, record)
+	csvColumns(nil).write(&read, record)
 	all := read.Bytes()
 	body := make([]byte, 0, len(all))
 	body = append(body, all[start:]...)

@@ -136,7 +136,9 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		// A statement row's link to a transaction: import.committed and import.undone tell it.
 		domain.TypeTransactionMatched, domain.TypeTransactionUnmatched,
 		// Rules, which only propose.
-		domain.TypeRuleCreated, domain.TypeRuleUpdated, domain.TypeRuleDeleted:
+		domain.TypeRuleCreated, domain.TypeRuleUpdated, domain.TypeRuleDeleted,
+		// Settings of the import.
+		domain.TypeImportProfileSaved, domain.TypeImportProfileDeleted:
 		return nil, nil, nil
 	}
 	return nil, nil, fmt.Errorf("%w: %s", errUnclassified, eventType)

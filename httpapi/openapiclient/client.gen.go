@@ -210,6 +210,189 @@ func (e DeliveryStatus) Valid() bool {
 	}
 }
 
+// Defines values for ImportFormat.
+const (
+	ImportFormatCamt  ImportFormat = "camt"
+	ImportFormatCsv   ImportFormat = "csv"
+	ImportFormatMt940 ImportFormat = "mt940"
+	ImportFormatOfx   ImportFormat = "ofx"
+	ImportFormatQif   ImportFormat = "qif"
+)
+
+// Valid indicates whether the value is a known member of the ImportFormat enum.
+func (e ImportFormat) Valid() bool {
+	switch e {
+	case ImportFormatCamt:
+		return true
+	case ImportFormatCsv:
+		return true
+	case ImportFormatMt940:
+		return true
+	case ImportFormatOfx:
+		return true
+	case ImportFormatQif:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportStatus.
+const (
+	Committed ImportStatus = "committed"
+	Preview   ImportStatus = "preview"
+	Undone    ImportStatus = "undone"
+)
+
+// Valid indicates whether the value is a known member of the ImportStatus enum.
+func (e ImportStatus) Valid() bool {
+	switch e {
+	case Committed:
+		return true
+	case Preview:
+		return true
+	case Undone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportProfileMappingDateOrder.
+const (
+	ImportProfileMappingDateOrderDMY   ImportProfileMappingDateOrder = "DMY"
+	ImportProfileMappingDateOrderEmpty ImportProfileMappingDateOrder = ""
+	ImportProfileMappingDateOrderMDY   ImportProfileMappingDateOrder = "MDY"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileMappingDateOrder enum.
+func (e ImportProfileMappingDateOrder) Valid() bool {
+	switch e {
+	case ImportProfileMappingDateOrderDMY:
+		return true
+	case ImportProfileMappingDateOrderEmpty:
+		return true
+	case ImportProfileMappingDateOrderMDY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportProfileMappingEncoding.
+const (
+	ImportProfileMappingEncodingEmpty       ImportProfileMappingEncoding = ""
+	ImportProfileMappingEncodingIso88591    ImportProfileMappingEncoding = "iso-8859-1"
+	ImportProfileMappingEncodingUtf16be     ImportProfileMappingEncoding = "utf-16be"
+	ImportProfileMappingEncodingUtf16le     ImportProfileMappingEncoding = "utf-16le"
+	ImportProfileMappingEncodingUtf8        ImportProfileMappingEncoding = "utf-8"
+	ImportProfileMappingEncodingWindows1252 ImportProfileMappingEncoding = "windows-1252"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileMappingEncoding enum.
+func (e ImportProfileMappingEncoding) Valid() bool {
+	switch e {
+	case ImportProfileMappingEncodingEmpty:
+		return true
+	case ImportProfileMappingEncodingIso88591:
+		return true
+	case ImportProfileMappingEncodingUtf16be:
+		return true
+	case ImportProfileMappingEncodingUtf16le:
+		return true
+	case ImportProfileMappingEncodingUtf8:
+		return true
+	case ImportProfileMappingEncodingWindows1252:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportProfileMappingHeader.
+const (
+	ImportProfileMappingHeaderAbsent  ImportProfileMappingHeader = "absent"
+	ImportProfileMappingHeaderEmpty   ImportProfileMappingHeader = ""
+	ImportProfileMappingHeaderPresent ImportProfileMappingHeader = "present"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileMappingHeader enum.
+func (e ImportProfileMappingHeader) Valid() bool {
+	switch e {
+	case ImportProfileMappingHeaderAbsent:
+		return true
+	case ImportProfileMappingHeaderEmpty:
+		return true
+	case ImportProfileMappingHeaderPresent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportRowDecision.
+const (
+	ImportRowDecisionImport ImportRowDecision = "import"
+	ImportRowDecisionMerge  ImportRowDecision = "merge"
+	ImportRowDecisionSkip   ImportRowDecision = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ImportRowDecision enum.
+func (e ImportRowDecision) Valid() bool {
+	switch e {
+	case ImportRowDecisionImport:
+		return true
+	case ImportRowDecisionMerge:
+		return true
+	case ImportRowDecisionSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportRowMatchVerdict.
+const (
+	Duplicate ImportRowMatchVerdict = "duplicate"
+	New       ImportRowMatchVerdict = "new"
+	Probable  ImportRowMatchVerdict = "probable"
+)
+
+// Valid indicates whether the value is a known member of the ImportRowMatchVerdict enum.
+func (e ImportRowMatchVerdict) Valid() bool {
+	switch e {
+	case Duplicate:
+		return true
+	case New:
+		return true
+	case Probable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportRowType.
+const (
+	ImportRowTypeExpense  ImportRowType = "expense"
+	ImportRowTypeIncome   ImportRowType = "income"
+	ImportRowTypeTransfer ImportRowType = "transfer"
+)
+
+// Valid indicates whether the value is a known member of the ImportRowType enum.
+func (e ImportRowType) Valid() bool {
+	switch e {
+	case ImportRowTypeExpense:
+		return true
+	case ImportRowTypeIncome:
+		return true
+	case ImportRowTypeTransfer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for LinkStatusStatus.
 const (
 	LinkStatusStatusActive    LinkStatusStatus = "active"
@@ -531,6 +714,8 @@ const (
 	WebhookEventsDebtPayment            WebhookEvents = "debt.payment"
 	WebhookEventsGoalDeposit            WebhookEvents = "goal.deposit"
 	WebhookEventsGoalWithdrawal         WebhookEvents = "goal.withdrawal"
+	WebhookEventsImportCommitted        WebhookEvents = "import.committed"
+	WebhookEventsImportUndone           WebhookEvents = "import.undone"
 	WebhookEventsRecurringPaid          WebhookEvents = "recurring.paid"
 	WebhookEventsRecurringSkipped       WebhookEvents = "recurring.skipped"
 	WebhookEventsTransactionCreated     WebhookEvents = "transaction.created"
@@ -557,6 +742,10 @@ func (e WebhookEvents) Valid() bool {
 	case WebhookEventsGoalDeposit:
 		return true
 	case WebhookEventsGoalWithdrawal:
+		return true
+	case WebhookEventsImportCommitted:
+		return true
+	case WebhookEventsImportUndone:
 		return true
 	case WebhookEventsRecurringPaid:
 		return true
@@ -933,6 +1122,117 @@ func (e ChannelTransactionCreateType) Valid() bool {
 	}
 }
 
+// Defines values for ImportProfileSaveMappingDateOrder.
+const (
+	ImportProfileSaveMappingDateOrderDMY   ImportProfileSaveMappingDateOrder = "DMY"
+	ImportProfileSaveMappingDateOrderEmpty ImportProfileSaveMappingDateOrder = ""
+	ImportProfileSaveMappingDateOrderMDY   ImportProfileSaveMappingDateOrder = "MDY"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileSaveMappingDateOrder enum.
+func (e ImportProfileSaveMappingDateOrder) Valid() bool {
+	switch e {
+	case ImportProfileSaveMappingDateOrderDMY:
+		return true
+	case ImportProfileSaveMappingDateOrderEmpty:
+		return true
+	case ImportProfileSaveMappingDateOrderMDY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportProfileSaveMappingEncoding.
+const (
+	ImportProfileSaveMappingEncodingEmpty       ImportProfileSaveMappingEncoding = ""
+	ImportProfileSaveMappingEncodingIso88591    ImportProfileSaveMappingEncoding = "iso-8859-1"
+	ImportProfileSaveMappingEncodingUtf16be     ImportProfileSaveMappingEncoding = "utf-16be"
+	ImportProfileSaveMappingEncodingUtf16le     ImportProfileSaveMappingEncoding = "utf-16le"
+	ImportProfileSaveMappingEncodingUtf8        ImportProfileSaveMappingEncoding = "utf-8"
+	ImportProfileSaveMappingEncodingWindows1252 ImportProfileSaveMappingEncoding = "windows-1252"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileSaveMappingEncoding enum.
+func (e ImportProfileSaveMappingEncoding) Valid() bool {
+	switch e {
+	case ImportProfileSaveMappingEncodingEmpty:
+		return true
+	case ImportProfileSaveMappingEncodingIso88591:
+		return true
+	case ImportProfileSaveMappingEncodingUtf16be:
+		return true
+	case ImportProfileSaveMappingEncodingUtf16le:
+		return true
+	case ImportProfileSaveMappingEncodingUtf8:
+		return true
+	case ImportProfileSaveMappingEncodingWindows1252:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportProfileSaveMappingHeader.
+const (
+	ImportProfileSaveMappingHeaderAbsent  ImportProfileSaveMappingHeader = "absent"
+	ImportProfileSaveMappingHeaderEmpty   ImportProfileSaveMappingHeader = ""
+	ImportProfileSaveMappingHeaderPresent ImportProfileSaveMappingHeader = "present"
+)
+
+// Valid indicates whether the value is a known member of the ImportProfileSaveMappingHeader enum.
+func (e ImportProfileSaveMappingHeader) Valid() bool {
+	switch e {
+	case ImportProfileSaveMappingHeaderAbsent:
+		return true
+	case ImportProfileSaveMappingHeaderEmpty:
+		return true
+	case ImportProfileSaveMappingHeaderPresent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportRowUpdateDecision.
+const (
+	ImportRowUpdateDecisionImport ImportRowUpdateDecision = "import"
+	ImportRowUpdateDecisionMerge  ImportRowUpdateDecision = "merge"
+	ImportRowUpdateDecisionSkip   ImportRowUpdateDecision = "skip"
+)
+
+// Valid indicates whether the value is a known member of the ImportRowUpdateDecision enum.
+func (e ImportRowUpdateDecision) Valid() bool {
+	switch e {
+	case ImportRowUpdateDecisionImport:
+		return true
+	case ImportRowUpdateDecisionMerge:
+		return true
+	case ImportRowUpdateDecisionSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ImportRowUpdateType.
+const (
+	ImportRowUpdateTypeExpense ImportRowUpdateType = "expense"
+	ImportRowUpdateTypeIncome  ImportRowUpdateType = "income"
+)
+
+// Valid indicates whether the value is a known member of the ImportRowUpdateType enum.
+func (e ImportRowUpdateType) Valid() bool {
+	switch e {
+	case ImportRowUpdateTypeExpense:
+		return true
+	case ImportRowUpdateTypeIncome:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for IncomingTransactionType.
 const (
 	IncomingTransactionTypeExpense  IncomingTransactionType = "expense"
@@ -1227,6 +1527,8 @@ const (
 	WebhookCreateEventsDebtPayment            WebhookCreateEvents = "debt.payment"
 	WebhookCreateEventsGoalDeposit            WebhookCreateEvents = "goal.deposit"
 	WebhookCreateEventsGoalWithdrawal         WebhookCreateEvents = "goal.withdrawal"
+	WebhookCreateEventsImportCommitted        WebhookCreateEvents = "import.committed"
+	WebhookCreateEventsImportUndone           WebhookCreateEvents = "import.undone"
 	WebhookCreateEventsRecurringPaid          WebhookCreateEvents = "recurring.paid"
 	WebhookCreateEventsRecurringSkipped       WebhookCreateEvents = "recurring.skipped"
 	WebhookCreateEventsTransactionCreated     WebhookCreateEvents = "transaction.created"
@@ -1253,6 +1555,10 @@ func (e WebhookCreateEvents) Valid() bool {
 	case WebhookCreateEventsGoalDeposit:
 		return true
 	case WebhookCreateEventsGoalWithdrawal:
+		return true
+	case WebhookCreateEventsImportCommitted:
+		return true
+	case WebhookCreateEventsImportUndone:
 		return true
 	case WebhookCreateEventsRecurringPaid:
 		return true
@@ -1284,6 +1590,8 @@ const (
 	WebhookUpdateEventsDebtPayment            WebhookUpdateEvents = "debt.payment"
 	WebhookUpdateEventsGoalDeposit            WebhookUpdateEvents = "goal.deposit"
 	WebhookUpdateEventsGoalWithdrawal         WebhookUpdateEvents = "goal.withdrawal"
+	WebhookUpdateEventsImportCommitted        WebhookUpdateEvents = "import.committed"
+	WebhookUpdateEventsImportUndone           WebhookUpdateEvents = "import.undone"
 	WebhookUpdateEventsRecurringPaid          WebhookUpdateEvents = "recurring.paid"
 	WebhookUpdateEventsRecurringSkipped       WebhookUpdateEvents = "recurring.skipped"
 	WebhookUpdateEventsTransactionCreated     WebhookUpdateEvents = "transaction.created"
@@ -1310,6 +1618,10 @@ func (e WebhookUpdateEvents) Valid() bool {
 	case WebhookUpdateEventsGoalDeposit:
 		return true
 	case WebhookUpdateEventsGoalWithdrawal:
+		return true
+	case WebhookUpdateEventsImportCommitted:
+		return true
+	case WebhookUpdateEventsImportUndone:
 		return true
 	case WebhookUpdateEventsRecurringPaid:
 		return true
@@ -1530,6 +1842,213 @@ func (e PatchBudgetsByIdJSONBodyPeriod) Valid() bool {
 	}
 }
 
+// Defines values for PostImportProfilesJSONBodyMappingDateOrder.
+const (
+	PostImportProfilesJSONBodyMappingDateOrderDMY   PostImportProfilesJSONBodyMappingDateOrder = "DMY"
+	PostImportProfilesJSONBodyMappingDateOrderEmpty PostImportProfilesJSONBodyMappingDateOrder = ""
+	PostImportProfilesJSONBodyMappingDateOrderMDY   PostImportProfilesJSONBodyMappingDateOrder = "MDY"
+)
+
+// Valid indicates whether the value is a known member of the PostImportProfilesJSONBodyMappingDateOrder enum.
+func (e PostImportProfilesJSONBodyMappingDateOrder) Valid() bool {
+	switch e {
+	case PostImportProfilesJSONBodyMappingDateOrderDMY:
+		return true
+	case PostImportProfilesJSONBodyMappingDateOrderEmpty:
+		return true
+	case PostImportProfilesJSONBodyMappingDateOrderMDY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PostImportProfilesJSONBodyMappingEncoding.
+const (
+	PostImportProfilesJSONBodyMappingEncodingEmpty       PostImportProfilesJSONBodyMappingEncoding = ""
+	PostImportProfilesJSONBodyMappingEncodingIso88591    PostImportProfilesJSONBodyMappingEncoding = "iso-8859-1"
+	PostImportProfilesJSONBodyMappingEncodingUtf16be     PostImportProfilesJSONBodyMappingEncoding = "utf-16be"
+	PostImportProfilesJSONBodyMappingEncodingUtf16le     PostImportProfilesJSONBodyMappingEncoding = "utf-16le"
+	PostImportProfilesJSONBodyMappingEncodingUtf8        PostImportProfilesJSONBodyMappingEncoding = "utf-8"
+	PostImportProfilesJSONBodyMappingEncodingWindows1252 PostImportProfilesJSONBodyMappingEncoding = "windows-1252"
+)
+
+// Valid indicates whether the value is a known member of the PostImportProfilesJSONBodyMappingEncoding enum.
+func (e PostImportProfilesJSONBodyMappingEncoding) Valid() bool {
+	switch e {
+	case PostImportProfilesJSONBodyMappingEncodingEmpty:
+		return true
+	case PostImportProfilesJSONBodyMappingEncodingIso88591:
+		return true
+	case PostImportProfilesJSONBodyMappingEncodingUtf16be:
+		return true
+	case PostImportProfilesJSONBodyMappingEncodingUtf16le:
+		return true
+	case PostImportProfilesJSONBodyMappingEncodingUtf8:
+		return true
+	case PostImportProfilesJSONBodyMappingEncodingWindows1252:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PostImportProfilesJSONBodyMappingHeader.
+const (
+	PostImportProfilesJSONBodyMappingHeaderAbsent  PostImportProfilesJSONBodyMappingHeader = "absent"
+	PostImportProfilesJSONBodyMappingHeaderEmpty   PostImportProfilesJSONBodyMappingHeader = ""
+	PostImportProfilesJSONBodyMappingHeaderPresent PostImportProfilesJSONBodyMappingHeader = "present"
+)
+
+// Valid indicates whether the value is a known member of the PostImportProfilesJSONBodyMappingHeader enum.
+func (e PostImportProfilesJSONBodyMappingHeader) Valid() bool {
+	switch e {
+	case PostImportProfilesJSONBodyMappingHeaderAbsent:
+		return true
+	case PostImportProfilesJSONBodyMappingHeaderEmpty:
+		return true
+	case PostImportProfilesJSONBodyMappingHeaderPresent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PutImportProfilesByIdJSONBodyMappingDateOrder.
+const (
+	PutImportProfilesByIdJSONBodyMappingDateOrderDMY   PutImportProfilesByIdJSONBodyMappingDateOrder = "DMY"
+	PutImportProfilesByIdJSONBodyMappingDateOrderEmpty PutImportProfilesByIdJSONBodyMappingDateOrder = ""
+	PutImportProfilesByIdJSONBodyMappingDateOrderMDY   PutImportProfilesByIdJSONBodyMappingDateOrder = "MDY"
+)
+
+// Valid indicates whether the value is a known member of the PutImportProfilesByIdJSONBodyMappingDateOrder enum.
+func (e PutImportProfilesByIdJSONBodyMappingDateOrder) Valid() bool {
+	switch e {
+	case PutImportProfilesByIdJSONBodyMappingDateOrderDMY:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingDateOrderEmpty:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingDateOrderMDY:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PutImportProfilesByIdJSONBodyMappingEncoding.
+const (
+	PutImportProfilesByIdJSONBodyMappingEncodingEmpty       PutImportProfilesByIdJSONBodyMappingEncoding = ""
+	PutImportProfilesByIdJSONBodyMappingEncodingIso88591    PutImportProfilesByIdJSONBodyMappingEncoding = "iso-8859-1"
+	PutImportProfilesByIdJSONBodyMappingEncodingUtf16be     PutImportProfilesByIdJSONBodyMappingEncoding = "utf-16be"
+	PutImportProfilesByIdJSONBodyMappingEncodingUtf16le     PutImportProfilesByIdJSONBodyMappingEncoding = "utf-16le"
+	PutImportProfilesByIdJSONBodyMappingEncodingUtf8        PutImportProfilesByIdJSONBodyMappingEncoding = "utf-8"
+	PutImportProfilesByIdJSONBodyMappingEncodingWindows1252 PutImportProfilesByIdJSONBodyMappingEncoding = "windows-1252"
+)
+
+// Valid indicates whether the value is a known member of the PutImportProfilesByIdJSONBodyMappingEncoding enum.
+func (e PutImportProfilesByIdJSONBodyMappingEncoding) Valid() bool {
+	switch e {
+	case PutImportProfilesByIdJSONBodyMappingEncodingEmpty:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingEncodingIso88591:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingEncodingUtf16be:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingEncodingUtf16le:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingEncodingUtf8:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingEncodingWindows1252:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PutImportProfilesByIdJSONBodyMappingHeader.
+const (
+	PutImportProfilesByIdJSONBodyMappingHeaderAbsent  PutImportProfilesByIdJSONBodyMappingHeader = "absent"
+	PutImportProfilesByIdJSONBodyMappingHeaderEmpty   PutImportProfilesByIdJSONBodyMappingHeader = ""
+	PutImportProfilesByIdJSONBodyMappingHeaderPresent PutImportProfilesByIdJSONBodyMappingHeader = "present"
+)
+
+// Valid indicates whether the value is a known member of the PutImportProfilesByIdJSONBodyMappingHeader enum.
+func (e PutImportProfilesByIdJSONBodyMappingHeader) Valid() bool {
+	switch e {
+	case PutImportProfilesByIdJSONBodyMappingHeaderAbsent:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingHeaderEmpty:
+		return true
+	case PutImportProfilesByIdJSONBodyMappingHeaderPresent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PostImportsParamsDateOrder.
+const (
+	PostImportsParamsDateOrderDMY PostImportsParamsDateOrder = "DMY"
+	PostImportsParamsDateOrderDmy PostImportsParamsDateOrder = "dmy"
+	PostImportsParamsDateOrderMDY PostImportsParamsDateOrder = "MDY"
+	PostImportsParamsDateOrderMdy PostImportsParamsDateOrder = "mdy"
+)
+
+// Valid indicates whether the value is a known member of the PostImportsParamsDateOrder enum.
+func (e PostImportsParamsDateOrder) Valid() bool {
+	switch e {
+	case PostImportsParamsDateOrderDMY:
+		return true
+	case PostImportsParamsDateOrderDmy:
+		return true
+	case PostImportsParamsDateOrderMDY:
+		return true
+	case PostImportsParamsDateOrderMdy:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchImportsByIdRowsByIndexJSONBodyDecision.
+const (
+	PatchImportsByIdRowsByIndexJSONBodyDecisionImport PatchImportsByIdRowsByIndexJSONBodyDecision = "import"
+	PatchImportsByIdRowsByIndexJSONBodyDecisionMerge  PatchImportsByIdRowsByIndexJSONBodyDecision = "merge"
+	PatchImportsByIdRowsByIndexJSONBodyDecisionSkip   PatchImportsByIdRowsByIndexJSONBodyDecision = "skip"
+)
+
+// Valid indicates whether the value is a known member of the PatchImportsByIdRowsByIndexJSONBodyDecision enum.
+func (e PatchImportsByIdRowsByIndexJSONBodyDecision) Valid() bool {
+	switch e {
+	case PatchImportsByIdRowsByIndexJSONBodyDecisionImport:
+		return true
+	case PatchImportsByIdRowsByIndexJSONBodyDecisionMerge:
+		return true
+	case PatchImportsByIdRowsByIndexJSONBodyDecisionSkip:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchImportsByIdRowsByIndexJSONBodyType.
+const (
+	PatchImportsByIdRowsByIndexJSONBodyTypeExpense PatchImportsByIdRowsByIndexJSONBodyType = "expense"
+	PatchImportsByIdRowsByIndexJSONBodyTypeIncome  PatchImportsByIdRowsByIndexJSONBodyType = "income"
+)
+
+// Valid indicates whether the value is a known member of the PatchImportsByIdRowsByIndexJSONBodyType enum.
+func (e PatchImportsByIdRowsByIndexJSONBodyType) Valid() bool {
+	switch e {
+	case PatchImportsByIdRowsByIndexJSONBodyTypeExpense:
+		return true
+	case PatchImportsByIdRowsByIndexJSONBodyTypeIncome:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PatchMeJSONBodyTheme.
 const (
 	PatchMeJSONBodyThemeDark   PatchMeJSONBodyTheme = "dark"
@@ -1655,19 +2174,19 @@ func (e PatchRecurrentByIdJSONBodyPeriodicity) Valid() bool {
 
 // Defines values for GetReportsParamsFormat.
 const (
-	Csv  GetReportsParamsFormat = "csv"
-	Json GetReportsParamsFormat = "json"
-	Pdf  GetReportsParamsFormat = "pdf"
+	GetReportsParamsFormatCsv  GetReportsParamsFormat = "csv"
+	GetReportsParamsFormatJson GetReportsParamsFormat = "json"
+	GetReportsParamsFormatPdf  GetReportsParamsFormat = "pdf"
 )
 
 // Valid indicates whether the value is a known member of the GetReportsParamsFormat enum.
 func (e GetReportsParamsFormat) Valid() bool {
 	switch e {
-	case Csv:
+	case GetReportsParamsFormatCsv:
 		return true
-	case Json:
+	case GetReportsParamsFormatJson:
 		return true
-	case Pdf:
+	case GetReportsParamsFormatPdf:
 		return true
 	default:
 		return false
@@ -1878,6 +2397,8 @@ const (
 	PostWebhooksOutboundJSONBodyEventsDebtPayment            PostWebhooksOutboundJSONBodyEvents = "debt.payment"
 	PostWebhooksOutboundJSONBodyEventsGoalDeposit            PostWebhooksOutboundJSONBodyEvents = "goal.deposit"
 	PostWebhooksOutboundJSONBodyEventsGoalWithdrawal         PostWebhooksOutboundJSONBodyEvents = "goal.withdrawal"
+	PostWebhooksOutboundJSONBodyEventsImportCommitted        PostWebhooksOutboundJSONBodyEvents = "import.committed"
+	PostWebhooksOutboundJSONBodyEventsImportUndone           PostWebhooksOutboundJSONBodyEvents = "import.undone"
 	PostWebhooksOutboundJSONBodyEventsRecurringPaid          PostWebhooksOutboundJSONBodyEvents = "recurring.paid"
 	PostWebhooksOutboundJSONBodyEventsRecurringSkipped       PostWebhooksOutboundJSONBodyEvents = "recurring.skipped"
 	PostWebhooksOutboundJSONBodyEventsTransactionCreated     PostWebhooksOutboundJSONBodyEvents = "transaction.created"
@@ -1904,6 +2425,10 @@ func (e PostWebhooksOutboundJSONBodyEvents) Valid() bool {
 	case PostWebhooksOutboundJSONBodyEventsGoalDeposit:
 		return true
 	case PostWebhooksOutboundJSONBodyEventsGoalWithdrawal:
+		return true
+	case PostWebhooksOutboundJSONBodyEventsImportCommitted:
+		return true
+	case PostWebhooksOutboundJSONBodyEventsImportUndone:
 		return true
 	case PostWebhooksOutboundJSONBodyEventsRecurringPaid:
 		return true
@@ -1935,6 +2460,8 @@ const (
 	PatchWebhooksOutboundByIdJSONBodyEventsDebtPayment            PatchWebhooksOutboundByIdJSONBodyEvents = "debt.payment"
 	PatchWebhooksOutboundByIdJSONBodyEventsGoalDeposit            PatchWebhooksOutboundByIdJSONBodyEvents = "goal.deposit"
 	PatchWebhooksOutboundByIdJSONBodyEventsGoalWithdrawal         PatchWebhooksOutboundByIdJSONBodyEvents = "goal.withdrawal"
+	PatchWebhooksOutboundByIdJSONBodyEventsImportCommitted        PatchWebhooksOutboundByIdJSONBodyEvents = "import.committed"
+	PatchWebhooksOutboundByIdJSONBodyEventsImportUndone           PatchWebhooksOutboundByIdJSONBodyEvents = "import.undone"
 	PatchWebhooksOutboundByIdJSONBodyEventsRecurringPaid          PatchWebhooksOutboundByIdJSONBodyEvents = "recurring.paid"
 	PatchWebhooksOutboundByIdJSONBodyEventsRecurringSkipped       PatchWebhooksOutboundByIdJSONBodyEvents = "recurring.skipped"
 	PatchWebhooksOutboundByIdJSONBodyEventsTransactionCreated     PatchWebhooksOutboundByIdJSONBodyEvents = "transaction.created"
@@ -1961,6 +2488,10 @@ func (e PatchWebhooksOutboundByIdJSONBodyEvents) Valid() bool {
 	case PatchWebhooksOutboundByIdJSONBodyEventsGoalDeposit:
 		return true
 	case PatchWebhooksOutboundByIdJSONBodyEventsGoalWithdrawal:
+		return true
+	case PatchWebhooksOutboundByIdJSONBodyEventsImportCommitted:
+		return true
+	case PatchWebhooksOutboundByIdJSONBodyEventsImportUndone:
 		return true
 	case PatchWebhooksOutboundByIdJSONBodyEventsRecurringPaid:
 		return true
@@ -2244,6 +2775,66 @@ const (
 func (e OnGoalWithdrawalJSONBodyType) Valid() bool {
 	switch e {
 	case OnGoalWithdrawalJSONBodyTypeGoalWithdrawal:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnImportCommittedJSONBodyDataVersion.
+const (
+	OnImportCommittedJSONBodyDataVersionN1 OnImportCommittedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnImportCommittedJSONBodyDataVersion enum.
+func (e OnImportCommittedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnImportCommittedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnImportCommittedJSONBodyType.
+const (
+	OnImportCommittedJSONBodyTypeImportCommitted OnImportCommittedJSONBodyType = "import.committed"
+)
+
+// Valid indicates whether the value is a known member of the OnImportCommittedJSONBodyType enum.
+func (e OnImportCommittedJSONBodyType) Valid() bool {
+	switch e {
+	case OnImportCommittedJSONBodyTypeImportCommitted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnImportUndoneJSONBodyDataVersion.
+const (
+	OnImportUndoneJSONBodyDataVersionN1 OnImportUndoneJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnImportUndoneJSONBodyDataVersion enum.
+func (e OnImportUndoneJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnImportUndoneJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnImportUndoneJSONBodyType.
+const (
+	OnImportUndoneJSONBodyTypeImportUndone OnImportUndoneJSONBodyType = "import.undone"
+)
+
+// Valid indicates whether the value is a known member of the OnImportUndoneJSONBodyType enum.
+func (e OnImportUndoneJSONBodyType) Valid() bool {
+	switch e {
+	case OnImportUndoneJSONBodyTypeImportUndone:
 		return true
 	default:
 		return false
@@ -2893,17 +3484,41 @@ type Error struct {
 
 // ErrorDetails defines model for ErrorDetails.
 type ErrorDetails struct {
+	// Accounts IMPORT_ACCOUNT_REQUIRED: the accounts the file holds
+	Accounts *[]string `json:"accounts,omitempty"`
+
 	// Available WORKSPACE_NOT_FOUND: the names there are
 	Available *[]string `json:"available,omitempty"`
 
 	// Candidates CONFLICT: the names that matched
 	Candidates *[]string `json:"candidates,omitempty"`
 
+	// Columns IMPORT_MAPPING_REQUIRED: the file's columns
+	Columns *[]string `json:"columns,omitempty"`
+
+	// Delimiter IMPORT_MAPPING_REQUIRED: the delimiter found
+	Delimiter *string `json:"delimiter,omitempty"`
+
+	// Element IMPORT_FILE_INVALID: the XML element of the fault, as a path
+	Element *string `json:"element,omitempty"`
+
+	// ExternalIds IMPORT_ROWS_ALREADY_IMPORTED: some of the rows' external ids
+	ExternalIds *[]string `json:"externalIds,omitempty"`
+
+	// Format IMPORT_FILE_INVALID: the format the file was read as
+	Format *string `json:"format,omitempty"`
+
 	// Limit TOO_MANY_STREAMS, TOO_MANY_BULK_READS: the limit reached
 	Limit *int `json:"limit,omitempty"`
 
+	// Line IMPORT_FILE_INVALID: the line of the fault, 0 when it names an element
+	Line *int `json:"line,omitempty"`
+
 	// Missing TRANSACTION_NOT_FOUND of a bulk operation: the ids not found
 	Missing *[]openapi_types.UUID `json:"missing,omitempty"`
+
+	// MissingColumns IMPORT_MAPPING_REQUIRED: what no column says plainly (date, amount)
+	MissingColumns *[]string `json:"missingColumns,omitempty"`
 
 	// Reason why a credential was refused: WHATSAPP_IDENTITY_INVALID's reasons (spec 7); the realtime stream's member_removed, role_changed, account_deleted or workspace_deleted
 	Reason *string `json:"reason,omitempty"`
@@ -2913,6 +3528,9 @@ type ErrorDetails struct {
 
 	// RetryAfterSeconds as Retry-After
 	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
+
+	// Samples IMPORT_MAPPING_REQUIRED: the file's first rows; IMPORT_DATE_ORDER_REQUIRED: dates as the file writes them
+	Samples *[][]string `json:"samples,omitempty"`
 
 	// Suggestions up to 5 names close to the one not found
 	Suggestions *[]string `json:"suggestions,omitempty"`
@@ -3006,6 +3624,181 @@ type HistoryCut struct {
 	Version int `json:"version"`
 }
 
+// Import defines model for Import.
+type Import struct {
+	CommittedAt *time.Time         `json:"committedAt"`
+	Created     *int               `json:"created"`
+	CreatedAt   time.Time          `json:"createdAt"`
+	FileName    *string            `json:"fileName"`
+	FileSha256  string             `json:"fileSha256"`
+	Format      ImportFormat       `json:"format"`
+	Id          openapi_types.UUID `json:"id"`
+	Merged      *int               `json:"merged"`
+	RowCount    int                `json:"rowCount"`
+
+	// Rows with GET of one import, and the preview's answer
+	Rows      *[]ImportRow `json:"rows,omitempty"`
+	Skipped   *int         `json:"skipped"`
+	Statement *struct {
+		ClosingBalance *float32 `json:"closingBalance"`
+
+		// Date of the closing balance, YYYY-MM-DD; empty when the file gives none
+		Date           string   `json:"date"`
+		OpeningBalance *float32 `json:"openingBalance"`
+	} `json:"statement"`
+	Status  ImportStatus `json:"status"`
+	Summary *struct {
+		// BalanceAfter exact decimal, at most 4 decimal places
+		BalanceAfter float32 `json:"balanceAfter"`
+
+		// Difference the statement's closing balance less balanceAfter
+		Difference *float32 `json:"difference"`
+		Duplicate  int      `json:"duplicate"`
+		Import     int      `json:"import"`
+		Merge      int      `json:"merge"`
+
+		// MoneyIn exact decimal, at most 4 decimal places
+		MoneyIn float32 `json:"moneyIn"`
+
+		// MoneyOut exact decimal, at most 4 decimal places
+		MoneyOut float32 `json:"moneyOut"`
+		New      int     `json:"new"`
+		Probable int     `json:"probable"`
+		Rows     int     `json:"rows"`
+		Skip     int     `json:"skip"`
+
+		// WalletBalance exact decimal, at most 4 decimal places
+		WalletBalance float32 `json:"walletBalance"`
+	} `json:"summary,omitempty"`
+	UndoneAt *time.Time         `json:"undoneAt"`
+	WalletId openapi_types.UUID `json:"walletId"`
+}
+
+// ImportFormat defines model for Import.Format.
+type ImportFormat string
+
+// ImportStatus defines model for Import.Status.
+type ImportStatus string
+
+// ImportList defines model for ImportList.
+type ImportList struct {
+	Imports    []Import `json:"imports"`
+	Pagination struct {
+		Limit  int `json:"limit"`
+		Offset int `json:"offset"`
+		Total  int `json:"total"`
+	} `json:"pagination"`
+}
+
+// ImportProfile defines model for ImportProfile.
+type ImportProfile struct {
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// Mapping 0: no such column; "": found from the file
+	Mapping struct {
+		// Amount a signed amount: money out negative
+		Amount int `json:"amount"`
+
+		// Credit money in
+		Credit   int `json:"credit"`
+		Currency int `json:"currency"`
+
+		// Date the booking date's column
+		Date int `json:"date"`
+
+		// DateOrder the order of day and month in dates written with numbers only
+		DateOrder ImportProfileMappingDateOrder `json:"dateOrder"`
+
+		// Debit money out, whatever its sign in the file
+		Debit            int    `json:"debit"`
+		DecimalSeparator string `json:"decimalSeparator"`
+		Delimiter        string `json:"delimiter"`
+
+		// Description the bank's text for the row: the payee when no column is, else part of the memo
+		Description int                          `json:"description"`
+		Encoding    ImportProfileMappingEncoding `json:"encoding"`
+
+		// ExternalId the bank's id of the row, which tells a row imported twice
+		ExternalId int `json:"externalId"`
+
+		// Header whether the first row names the columns
+		Header    ImportProfileMappingHeader `json:"header"`
+		Memo      int                        `json:"memo"`
+		Payee     int                        `json:"payee"`
+		ValueDate int                        `json:"valueDate"`
+	} `json:"mapping"`
+	Name      string              `json:"name"`
+	UpdatedAt time.Time           `json:"updatedAt"`
+	WalletId  *openapi_types.UUID `json:"walletId"`
+}
+
+// ImportProfileMappingDateOrder the order of day and month in dates written with numbers only
+type ImportProfileMappingDateOrder string
+
+// ImportProfileMappingEncoding defines model for ImportProfile.Mapping.Encoding.
+type ImportProfileMappingEncoding string
+
+// ImportProfileMappingHeader whether the first row names the columns
+type ImportProfileMappingHeader string
+
+// ImportProfileList defines model for ImportProfileList.
+type ImportProfileList struct {
+	Profiles []ImportProfile `json:"profiles"`
+}
+
+// ImportProfileResponse defines model for ImportProfileResponse.
+type ImportProfileResponse struct {
+	Profile ImportProfile `json:"profile"`
+}
+
+// ImportResponse defines model for ImportResponse.
+type ImportResponse struct {
+	Import Import `json:"import"`
+}
+
+// ImportRow defines model for ImportRow.
+type ImportRow struct {
+	// Amount exact decimal, at most 4 decimal places
+	Amount              float32             `json:"amount"`
+	CategoryId          *openapi_types.UUID `json:"categoryId"`
+	Concept             *string             `json:"concept"`
+	CounterpartyAccount string              `json:"counterpartyAccount"`
+	Currency            string              `json:"currency"`
+	Date                openapi_types.Date  `json:"date"`
+	Decision            ImportRowDecision   `json:"decision"`
+	ExternalId          string              `json:"externalId"`
+	ExternalIdGiven     bool                `json:"externalIdGiven"`
+	Index               int                 `json:"index"`
+	Match               struct {
+		Reason        string                `json:"reason"`
+		TransactionId *openapi_types.UUID   `json:"transactionId"`
+		Verdict       ImportRowMatchVerdict `json:"verdict"`
+	} `json:"match"`
+	Memo          string              `json:"memo"`
+	Payee         string              `json:"payee"`
+	RuleId        *openapi_types.UUID `json:"ruleId"`
+	TagId         *openapi_types.UUID `json:"tagId"`
+	ToWalletId    *openapi_types.UUID `json:"toWalletId"`
+	TransactionId *openapi_types.UUID `json:"transactionId"`
+	Type          ImportRowType       `json:"type"`
+	ValueDate     string              `json:"valueDate"`
+}
+
+// ImportRowDecision defines model for ImportRow.Decision.
+type ImportRowDecision string
+
+// ImportRowMatchVerdict defines model for ImportRow.Match.Verdict.
+type ImportRowMatchVerdict string
+
+// ImportRowType defines model for ImportRow.Type.
+type ImportRowType string
+
+// ImportRowResponse defines model for ImportRowResponse.
+type ImportRowResponse struct {
+	Row ImportRow `json:"row"`
+}
+
 // Limits defines model for Limits.
 type Limits struct {
 	Amount struct {
@@ -3021,6 +3814,7 @@ type Limits struct {
 		DebtCreditor           int `json:"debt.creditor"`
 		DebtName               int `json:"debt.name"`
 		GoalName               int `json:"goal.name"`
+		ImportProfileName      int `json:"importProfile.name"`
 		MeFirstName            int `json:"me.firstName"`
 		RecurringName          int `json:"recurring.name"`
 		TagName                int `json:"tag.name"`
@@ -3393,8 +4187,12 @@ type ReportLine struct {
 	Description         string              `json:"description"`
 	DestinationAmount   *float32            `json:"destinationAmount"`
 	DestinationWalletId *openapi_types.UUID `json:"destinationWalletId"`
-	GoalId              *openapi_types.UUID `json:"goalId"`
-	Id                  openapi_types.UUID  `json:"id"`
+
+	// ExternalId the id of the statement row the transaction was imported from or linked to, as the bank gave it or, when it gave none, made from the row's content
+	ExternalId *string             `json:"externalId"`
+	GoalId     *openapi_types.UUID `json:"goalId"`
+	Id         openapi_types.UUID  `json:"id"`
+	ImportId   *openapi_types.UUID `json:"importId"`
 
 	// Reconciled counted by a reconciliation with the wallet's statement: changes are refused (409 TRANSACTION_RECONCILED) unless sent with allowReconciled
 	Reconciled      bool                `json:"reconciled"`
@@ -3569,8 +4367,12 @@ type Transaction struct {
 	Description         string              `json:"description"`
 	DestinationAmount   *float32            `json:"destinationAmount"`
 	DestinationWalletId *openapi_types.UUID `json:"destinationWalletId"`
-	GoalId              *openapi_types.UUID `json:"goalId"`
-	Id                  openapi_types.UUID  `json:"id"`
+
+	// ExternalId the id of the statement row the transaction was imported from or linked to, as the bank gave it or, when it gave none, made from the row's content
+	ExternalId *string             `json:"externalId"`
+	GoalId     *openapi_types.UUID `json:"goalId"`
+	Id         openapi_types.UUID  `json:"id"`
+	ImportId   *openapi_types.UUID `json:"importId"`
 
 	// Reconciled counted by a reconciliation with the wallet's statement: changes are refused (409 TRANSACTION_RECONCILED) unless sent with allowReconciled
 	Reconciled      bool    `json:"reconciled"`
@@ -4045,6 +4847,74 @@ type GoalWithdrawal struct {
 	// WalletId without it, the amount is split among the wallets that funded the goal
 	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
 }
+
+// ImportProfileSave defines model for ImportProfileSave.
+type ImportProfileSave struct {
+	// Mapping which column of the CSV holds what, counted from 1 as a spreadsheet shows them (0: none), and how the file is written ("": found from the file). A date column, and an amount column or debit and credit columns (either or both), not both kinds; no column named twice
+	Mapping struct {
+		// Amount a signed amount: money out negative
+		Amount *int `json:"amount,omitempty"`
+
+		// Credit money in
+		Credit   *int `json:"credit,omitempty"`
+		Currency *int `json:"currency,omitempty"`
+
+		// Date the booking date's column
+		Date int `json:"date"`
+
+		// DateOrder the order of day and month in dates written with numbers only
+		DateOrder *ImportProfileSaveMappingDateOrder `json:"dateOrder,omitempty"`
+
+		// Debit money out, whatever its sign in the file
+		Debit            *int    `json:"debit,omitempty"`
+		DecimalSeparator *string `json:"decimalSeparator,omitempty"`
+		Delimiter        *string `json:"delimiter,omitempty"`
+
+		// Description the bank's text for the row: the payee when no column is, else part of the memo
+		Description *int                              `json:"description,omitempty"`
+		Encoding    *ImportProfileSaveMappingEncoding `json:"encoding,omitempty"`
+
+		// ExternalId the bank's id of the row, which tells a row imported twice
+		ExternalId *int `json:"externalId,omitempty"`
+
+		// Header whether the first row names the columns
+		Header    *ImportProfileSaveMappingHeader `json:"header,omitempty"`
+		Memo      *int                            `json:"memo,omitempty"`
+		Payee     *int                            `json:"payee,omitempty"`
+		ValueDate *int                            `json:"valueDate,omitempty"`
+	} `json:"mapping"`
+	Name string `json:"name"`
+
+	// WalletId the wallet the profile is for; null for any
+	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
+}
+
+// ImportProfileSaveMappingDateOrder the order of day and month in dates written with numbers only
+type ImportProfileSaveMappingDateOrder string
+
+// ImportProfileSaveMappingEncoding defines model for ImportProfileSave.Mapping.Encoding.
+type ImportProfileSaveMappingEncoding string
+
+// ImportProfileSaveMappingHeader whether the first row names the columns
+type ImportProfileSaveMappingHeader string
+
+// ImportRowUpdate defines model for ImportRowUpdate.
+type ImportRowUpdate struct {
+	CategoryId *openapi_types.UUID      `json:"categoryId,omitempty"`
+	Concept    *string                  `json:"concept,omitempty"`
+	Decision   *ImportRowUpdateDecision `json:"decision,omitempty"`
+	TagId      *openapi_types.UUID      `json:"tagId,omitempty"`
+
+	// TransactionId merge the row with this transaction instead of its match
+	TransactionId *openapi_types.UUID  `json:"transactionId,omitempty"`
+	Type          *ImportRowUpdateType `json:"type,omitempty"`
+}
+
+// ImportRowUpdateDecision defines model for ImportRowUpdate.Decision.
+type ImportRowUpdateDecision string
+
+// ImportRowUpdateType defines model for ImportRowUpdate.Type.
+type ImportRowUpdateType string
 
 // IncomingTransaction defines model for IncomingTransaction.
 type IncomingTransaction struct {
@@ -4984,6 +5854,273 @@ type PostGoalsByIdWithdrawJSONBody struct {
 
 // PostGoalsByIdWithdrawParams defines parameters for PostGoalsByIdWithdraw.
 type PostGoalsByIdWithdrawParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetImportProfilesParams defines parameters for GetImportProfiles.
+type GetImportProfilesParams struct {
+	// WalletId only the profiles for this wallet
+	WalletId *openapi_types.UUID `form:"walletId,omitempty" json:"walletId,omitempty"`
+
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// PostImportProfilesJSONBody defines parameters for PostImportProfiles.
+type PostImportProfilesJSONBody struct {
+	// Mapping which column of the CSV holds what, counted from 1 as a spreadsheet shows them (0: none), and how the file is written ("": found from the file). A date column, and an amount column or debit and credit columns (either or both), not both kinds; no column named twice
+	Mapping struct {
+		// Amount a signed amount: money out negative
+		Amount *int `json:"amount,omitempty"`
+
+		// Credit money in
+		Credit   *int `json:"credit,omitempty"`
+		Currency *int `json:"currency,omitempty"`
+
+		// Date the booking date's column
+		Date int `json:"date"`
+
+		// DateOrder the order of day and month in dates written with numbers only
+		DateOrder *PostImportProfilesJSONBodyMappingDateOrder `json:"dateOrder,omitempty"`
+
+		// Debit money out, whatever its sign in the file
+		Debit            *int    `json:"debit,omitempty"`
+		DecimalSeparator *string `json:"decimalSeparator,omitempty"`
+		Delimiter        *string `json:"delimiter,omitempty"`
+
+		// Description the bank's text for the row: the payee when no column is, else part of the memo
+		Description *int                                       `json:"description,omitempty"`
+		Encoding    *PostImportProfilesJSONBodyMappingEncoding `json:"encoding,omitempty"`
+
+		// ExternalId the bank's id of the row, which tells a row imported twice
+		ExternalId *int `json:"externalId,omitempty"`
+
+		// Header whether the first row names the columns
+		Header    *PostImportProfilesJSONBodyMappingHeader `json:"header,omitempty"`
+		Memo      *int                                     `json:"memo,omitempty"`
+		Payee     *int                                     `json:"payee,omitempty"`
+		ValueDate *int                                     `json:"valueDate,omitempty"`
+	} `json:"mapping"`
+	Name string `json:"name"`
+
+	// WalletId the wallet the profile is for; null for any
+	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
+}
+
+// PostImportProfilesParams defines parameters for PostImportProfiles.
+type PostImportProfilesParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PostImportProfilesJSONBodyMappingDateOrder defines parameters for PostImportProfiles.
+type PostImportProfilesJSONBodyMappingDateOrder string
+
+// PostImportProfilesJSONBodyMappingEncoding defines parameters for PostImportProfiles.
+type PostImportProfilesJSONBodyMappingEncoding string
+
+// PostImportProfilesJSONBodyMappingHeader defines parameters for PostImportProfiles.
+type PostImportProfilesJSONBodyMappingHeader string
+
+// DeleteImportProfilesByIdParams defines parameters for DeleteImportProfilesById.
+type DeleteImportProfilesByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetImportProfilesByIdParams defines parameters for GetImportProfilesById.
+type GetImportProfilesByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// PutImportProfilesByIdJSONBody defines parameters for PutImportProfilesById.
+type PutImportProfilesByIdJSONBody struct {
+	// Mapping which column of the CSV holds what, counted from 1 as a spreadsheet shows them (0: none), and how the file is written ("": found from the file). A date column, and an amount column or debit and credit columns (either or both), not both kinds; no column named twice
+	Mapping struct {
+		// Amount a signed amount: money out negative
+		Amount *int `json:"amount,omitempty"`
+
+		// Credit money in
+		Credit   *int `json:"credit,omitempty"`
+		Currency *int `json:"currency,omitempty"`
+
+		// Date the booking date's column
+		Date int `json:"date"`
+
+		// DateOrder the order of day and month in dates written with numbers only
+		DateOrder *PutImportProfilesByIdJSONBodyMappingDateOrder `json:"dateOrder,omitempty"`
+
+		// Debit money out, whatever its sign in the file
+		Debit            *int    `json:"debit,omitempty"`
+		DecimalSeparator *string `json:"decimalSeparator,omitempty"`
+		Delimiter        *string `json:"delimiter,omitempty"`
+
+		// Description the bank's text for the row: the payee when no column is, else part of the memo
+		Description *int                                          `json:"description,omitempty"`
+		Encoding    *PutImportProfilesByIdJSONBodyMappingEncoding `json:"encoding,omitempty"`
+
+		// ExternalId the bank's id of the row, which tells a row imported twice
+		ExternalId *int `json:"externalId,omitempty"`
+
+		// Header whether the first row names the columns
+		Header    *PutImportProfilesByIdJSONBodyMappingHeader `json:"header,omitempty"`
+		Memo      *int                                        `json:"memo,omitempty"`
+		Payee     *int                                        `json:"payee,omitempty"`
+		ValueDate *int                                        `json:"valueDate,omitempty"`
+	} `json:"mapping"`
+	Name string `json:"name"`
+
+	// WalletId the wallet the profile is for; null for any
+	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
+}
+
+// PutImportProfilesByIdParams defines parameters for PutImportProfilesById.
+type PutImportProfilesByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PutImportProfilesByIdJSONBodyMappingDateOrder defines parameters for PutImportProfilesById.
+type PutImportProfilesByIdJSONBodyMappingDateOrder string
+
+// PutImportProfilesByIdJSONBodyMappingEncoding defines parameters for PutImportProfilesById.
+type PutImportProfilesByIdJSONBodyMappingEncoding string
+
+// PutImportProfilesByIdJSONBodyMappingHeader defines parameters for PutImportProfilesById.
+type PutImportProfilesByIdJSONBodyMappingHeader string
+
+// GetImportsParams defines parameters for GetImports.
+type GetImportsParams struct {
+	// Page page number, from 1
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+
+	// PageSize entries per page
+	PageSize *int `form:"pageSize,omitempty" json:"pageSize,omitempty"`
+
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// PostImportsMultipartBody defines parameters for PostImports.
+type PostImportsMultipartBody struct {
+	File openapi_types.File `json:"file"`
+}
+
+// PostImportsTextBody defines parameters for PostImports.
+type PostImportsTextBody = openapi_types.File
+
+// PostImportsParams defines parameters for PostImports.
+type PostImportsParams struct {
+	// WalletId the wallet to import into (required)
+	WalletId *openapi_types.UUID `form:"walletId,omitempty" json:"walletId,omitempty"`
+
+	// Account of a file of several accounts, the one to import
+	Account *string `form:"account,omitempty" json:"account,omitempty"`
+
+	// DateOrder the order of day and month, for a CSV or QIF file whose dates read both ways
+	DateOrder *PostImportsParamsDateOrder `form:"dateOrder,omitempty" json:"dateOrder,omitempty"`
+
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey accepted; this operation does not replay answers: a preview records nothing: another upload makes another preview, which the commit of the first marks as duplicates
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PostImportsParamsDateOrder defines parameters for PostImports.
+type PostImportsParamsDateOrder string
+
+// GetImportsByIdParams defines parameters for GetImportsById.
+type GetImportsByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// PostImportsByIdCommitParams defines parameters for PostImportsByIdCommit.
+type PostImportsByIdCommitParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PatchImportsByIdRowsByIndexJSONBody defines parameters for PatchImportsByIdRowsByIndex.
+type PatchImportsByIdRowsByIndexJSONBody struct {
+	CategoryId *openapi_types.UUID                          `json:"categoryId,omitempty"`
+	Concept    *string                                      `json:"concept,omitempty"`
+	Decision   *PatchImportsByIdRowsByIndexJSONBodyDecision `json:"decision,omitempty"`
+	TagId      *openapi_types.UUID                          `json:"tagId,omitempty"`
+
+	// TransactionId merge the row with this transaction instead of its match
+	TransactionId *openapi_types.UUID                      `json:"transactionId,omitempty"`
+	Type          *PatchImportsByIdRowsByIndexJSONBodyType `json:"type,omitempty"`
+}
+
+// PatchImportsByIdRowsByIndexParams defines parameters for PatchImportsByIdRowsByIndex.
+type PatchImportsByIdRowsByIndexParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey accepted; this operation does not replay answers: setting a row's decision again leaves it as it was set
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PatchImportsByIdRowsByIndexJSONBodyDecision defines parameters for PatchImportsByIdRowsByIndex.
+type PatchImportsByIdRowsByIndexJSONBodyDecision string
+
+// PatchImportsByIdRowsByIndexJSONBodyType defines parameters for PatchImportsByIdRowsByIndex.
+type PatchImportsByIdRowsByIndexJSONBodyType string
+
+// PostImportsByIdUndoParams defines parameters for PostImportsByIdUndo.
+type PostImportsByIdUndoParams struct {
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
 
@@ -6475,6 +7612,86 @@ type OnGoalWithdrawalJSONBodyDataVersion int
 // OnGoalWithdrawalJSONBodyType defines parameters for OnGoalWithdrawal.
 type OnGoalWithdrawalJSONBodyType string
 
+// OnImportCommittedJSONBody defines parameters for OnImportCommitted.
+type OnImportCommittedJSONBody struct {
+	Data struct {
+		Created  int                `json:"created"`
+		Format   string             `json:"format"`
+		ImportId openapi_types.UUID `json:"importId"`
+		Merged   int                `json:"merged"`
+		Skipped  int                `json:"skipped"`
+		WalletId openapi_types.UUID `json:"walletId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnImportCommittedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnImportCommittedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID            `json:"workspaceId"`
+}
+
+// OnImportCommittedParams defines parameters for OnImportCommitted.
+type OnImportCommittedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnImportCommittedJSONBodyDataVersion defines parameters for OnImportCommitted.
+type OnImportCommittedJSONBodyDataVersion int
+
+// OnImportCommittedJSONBodyType defines parameters for OnImportCommitted.
+type OnImportCommittedJSONBodyType string
+
+// OnImportUndoneJSONBody defines parameters for OnImportUndone.
+type OnImportUndoneJSONBody struct {
+	Data struct {
+		Deleted  int                `json:"deleted"`
+		ImportId openapi_types.UUID `json:"importId"`
+		Unmerged int                `json:"unmerged"`
+		WalletId openapi_types.UUID `json:"walletId"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnImportUndoneJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnImportUndoneJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID         `json:"workspaceId"`
+}
+
+// OnImportUndoneParams defines parameters for OnImportUndone.
+type OnImportUndoneParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnImportUndoneJSONBodyDataVersion defines parameters for OnImportUndone.
+type OnImportUndoneJSONBodyDataVersion int
+
+// OnImportUndoneJSONBodyType defines parameters for OnImportUndone.
+type OnImportUndoneJSONBodyType string
+
 // OnRecurringPaidJSONBody defines parameters for OnRecurringPaid.
 type OnRecurringPaidJSONBody struct {
 	Data struct {
@@ -6902,6 +8119,21 @@ type PostGoalsByIdDepositJSONRequestBody PostGoalsByIdDepositJSONBody
 // PostGoalsByIdWithdrawJSONRequestBody defines body for PostGoalsByIdWithdraw for application/json ContentType.
 type PostGoalsByIdWithdrawJSONRequestBody PostGoalsByIdWithdrawJSONBody
 
+// PostImportProfilesJSONRequestBody defines body for PostImportProfiles for application/json ContentType.
+type PostImportProfilesJSONRequestBody PostImportProfilesJSONBody
+
+// PutImportProfilesByIdJSONRequestBody defines body for PutImportProfilesById for application/json ContentType.
+type PutImportProfilesByIdJSONRequestBody PutImportProfilesByIdJSONBody
+
+// PostImportsMultipartRequestBody defines body for PostImports for multipart/form-data ContentType.
+type PostImportsMultipartRequestBody PostImportsMultipartBody
+
+// PostImportsTextRequestBody defines body for PostImports for text/plain ContentType.
+type PostImportsTextRequestBody = PostImportsTextBody
+
+// PatchImportsByIdRowsByIndexJSONRequestBody defines body for PatchImportsByIdRowsByIndex for application/json ContentType.
+type PatchImportsByIdRowsByIndexJSONRequestBody PatchImportsByIdRowsByIndexJSONBody
+
 // PatchMeJSONRequestBody defines body for PatchMe for application/json ContentType.
 type PatchMeJSONRequestBody PatchMeJSONBody
 
@@ -6991,6 +8223,12 @@ type OnGoalDepositJSONRequestBody OnGoalDepositJSONBody
 
 // OnGoalWithdrawalJSONRequestBody defines body for OnGoalWithdrawal for application/json ContentType.
 type OnGoalWithdrawalJSONRequestBody OnGoalWithdrawalJSONBody
+
+// OnImportCommittedJSONRequestBody defines body for OnImportCommitted for application/json ContentType.
+type OnImportCommittedJSONRequestBody OnImportCommittedJSONBody
+
+// OnImportUndoneJSONRequestBody defines body for OnImportUndone for application/json ContentType.
+type OnImportUndoneJSONRequestBody OnImportUndoneJSONBody
 
 // OnRecurringPaidJSONRequestBody defines body for OnRecurringPaid for application/json ContentType.
 type OnRecurringPaidJSONRequestBody OnRecurringPaidJSONBody
@@ -8234,6 +9472,101 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/goals/{id}/withdraw (the `PostGoalsByIdWithdraw` operationId).
 	PostGoalsByIdWithdraw(ctx context.Context, id openapi_types.UUID, params *PostGoalsByIdWithdrawParams, body PostGoalsByIdWithdrawJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetImportProfiles List the saved CSV import profiles, oldest first
+	//
+	// Corresponds with GET /api/import-profiles (the `GetImportProfiles` operationId).
+	GetImportProfiles(ctx context.Context, params *GetImportProfilesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostImportProfilesWithBody Save a CSV import profile: which column of a bank's CSV holds what
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+	PostImportProfilesWithBody(ctx context.Context, params *PostImportProfilesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostImportProfiles Save a CSV import profile: which column of a bank's CSV holds what
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+	PostImportProfiles(ctx context.Context, params *PostImportProfilesParams, body PostImportProfilesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteImportProfilesById Delete a CSV import profile
+	//
+	// Corresponds with DELETE /api/import-profiles/{id} (the `DeleteImportProfilesById` operationId).
+	DeleteImportProfilesById(ctx context.Context, id openapi_types.UUID, params *DeleteImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetImportProfilesById Get a CSV import profile
+	//
+	// Corresponds with GET /api/import-profiles/{id} (the `GetImportProfilesById` operationId).
+	GetImportProfilesById(ctx context.Context, id openapi_types.UUID, params *GetImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutImportProfilesByIdWithBody Replace a CSV import profile
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+	PutImportProfilesByIdWithBody(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutImportProfilesById Replace a CSV import profile
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+	PutImportProfilesById(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, body PutImportProfilesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetImports List the workspace's imports, newest first, without their rows
+	//
+	// Corresponds with GET /api/imports (the `GetImports` operationId).
+	GetImports(ctx context.Context, params *GetImportsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostImportsWithBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
+	//
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/imports (the `PostImports` operationId).
+	PostImportsWithBody(ctx context.Context, params *PostImportsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostImportsWithTextBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
+	//
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	//
+	// Takes a body of the `text/plain` content type.
+	//
+	// Corresponds with POST /api/imports (the `PostImports` operationId).
+	PostImportsWithTextBody(ctx context.Context, params *PostImportsParams, body PostImportsTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetImportsById An import with its rows; a preview's summary says where the wallet's balance would stand
+	//
+	// Corresponds with GET /api/imports/{id} (the `GetImportsById` operationId).
+	GetImportsById(ctx context.Context, id openapi_types.UUID, params *GetImportsByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostImportsByIdCommit Commit a preview: its rows to import become transactions and its merges links, in one append
+	//
+	// Corresponds with POST /api/imports/{id}/commit (the `PostImportsByIdCommit` operationId).
+	PostImportsByIdCommit(ctx context.Context, id openapi_types.UUID, params *PostImportsByIdCommitParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchImportsByIdRowsByIndexWithBody Change a preview row's decision (import, skip, merge) or its proposed transaction
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/imports/{id}/rows/{index} (the `PatchImportsByIdRowsByIndex` operationId).
+	PatchImportsByIdRowsByIndexWithBody(ctx context.Context, id openapi_types.UUID, index int, params *PatchImportsByIdRowsByIndexParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchImportsByIdRowsByIndex Change a preview row's decision (import, skip, merge) or its proposed transaction
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/imports/{id}/rows/{index} (the `PatchImportsByIdRowsByIndex` operationId).
+	PatchImportsByIdRowsByIndex(ctx context.Context, id openapi_types.UUID, index int, params *PatchImportsByIdRowsByIndexParams, body PatchImportsByIdRowsByIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostImportsByIdUndo Undo a committed import: the transactions it created are deleted and its merges unlinked, in one append
+	//
+	// Corresponds with POST /api/imports/{id}/undo (the `PostImportsByIdUndo` operationId).
+	PostImportsByIdUndo(ctx context.Context, id openapi_types.UUID, params *PostImportsByIdUndoParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLimits The limits of the fields people type: lengths in characters, an amount's digits
 	//
@@ -9666,6 +10999,251 @@ func (c *Client) PostGoalsByIdWithdrawWithBody(ctx context.Context, id openapi_t
 // Corresponds with POST /api/goals/{id}/withdraw (the `PostGoalsByIdWithdraw` operationId).
 func (c *Client) PostGoalsByIdWithdraw(ctx context.Context, id openapi_types.UUID, params *PostGoalsByIdWithdrawParams, body PostGoalsByIdWithdrawJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostGoalsByIdWithdrawRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetImportProfiles List the saved CSV import profiles, oldest first
+//
+// Corresponds with GET /api/import-profiles (the `GetImportProfiles` operationId).
+func (c *Client) GetImportProfiles(ctx context.Context, params *GetImportProfilesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetImportProfilesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostImportProfilesWithBody Save a CSV import profile: which column of a bank's CSV holds what
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+func (c *Client) PostImportProfilesWithBody(ctx context.Context, params *PostImportProfilesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostImportProfilesRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostImportProfiles Save a CSV import profile: which column of a bank's CSV holds what
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+func (c *Client) PostImportProfiles(ctx context.Context, params *PostImportProfilesParams, body PostImportProfilesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostImportProfilesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteImportProfilesById Delete a CSV import profile
+//
+// Corresponds with DELETE /api/import-profiles/{id} (the `DeleteImportProfilesById` operationId).
+func (c *Client) DeleteImportProfilesById(ctx context.Context, id openapi_types.UUID, params *DeleteImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteImportProfilesByIdRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetImportProfilesById Get a CSV import profile
+//
+// Corresponds with GET /api/import-profiles/{id} (the `GetImportProfilesById` operationId).
+func (c *Client) GetImportProfilesById(ctx context.Context, id openapi_types.UUID, params *GetImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetImportProfilesByIdRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutImportProfilesByIdWithBody Replace a CSV import profile
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+func (c *Client) PutImportProfilesByIdWithBody(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutImportProfilesByIdRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutImportProfilesById Replace a CSV import profile
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+func (c *Client) PutImportProfilesById(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, body PutImportProfilesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutImportProfilesByIdRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetImports List the workspace's imports, newest first, without their rows
+//
+// Corresponds with GET /api/imports (the `GetImports` operationId).
+func (c *Client) GetImports(ctx context.Context, params *GetImportsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetImportsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostImportsWithBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
+//
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/imports (the `PostImports` operationId).
+func (c *Client) PostImportsWithBody(ctx context.Context, params *PostImportsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostImportsRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostImportsWithTextBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
+//
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+//
+// Takes a body of the `text/plain` content type.
+//
+// Corresponds with POST /api/imports (the `PostImports` operationId).
+func (c *Client) PostImportsWithTextBody(ctx context.Context, params *PostImportsParams, body PostImportsTextRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostImportsRequestWithTextBody(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetImportsById An import with its rows; a preview's summary says where the wallet's balance would stand
+//
+// Corresponds with GET /api/imports/{id} (the `GetImportsById` operationId).
+func (c *Client) GetImportsById(ctx context.Context, id openapi_types.UUID, params *GetImportsByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetImportsByIdRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostImportsByIdCommit Commit a preview: its rows to import become transactions and its merges links, in one append
+//
+// Corresponds with POST /api/imports/{id}/commit (the `PostImportsByIdCommit` operationId).
+func (c *Client) PostImportsByIdCommit(ctx context.Context, id openapi_types.UUID, params *PostImportsByIdCommitParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostImportsByIdCommitRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchImportsByIdRowsByIndexWithBody Change a preview row's decision (import, skip, merge) or its proposed transaction
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/imports/{id}/rows/{index} (the `PatchImportsByIdRowsByIndex` operationId).
+func (c *Client) PatchImportsByIdRowsByIndexWithBody(ctx context.Context, id openapi_types.UUID, index int, params *PatchImportsByIdRowsByIndexParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchImportsByIdRowsByIndexRequestWithBody(c.Server, id, index, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchImportsByIdRowsByIndex Change a preview row's decision (import, skip, merge) or its proposed transaction
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/imports/{id}/rows/{index} (the `PatchImportsByIdRowsByIndex` operationId).
+func (c *Client) PatchImportsByIdRowsByIndex(ctx context.Context, id openapi_types.UUID, index int, params *PatchImportsByIdRowsByIndexParams, body PatchImportsByIdRowsByIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchImportsByIdRowsByIndexRequest(c.Server, id, index, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostImportsByIdUndo Undo a committed import: the transactions it created are deleted and its merges unlinked, in one append
+//
+// Corresponds with POST /api/imports/{id}/undo (the `PostImportsByIdUndo` operationId).
+func (c *Client) PostImportsByIdUndo(ctx context.Context, id openapi_types.UUID, params *PostImportsByIdUndoParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostImportsByIdUndoRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -13840,6 +15418,891 @@ func NewPostGoalsByIdWithdrawRequestWithBody(server string, id openapi_types.UUI
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetImportProfilesRequest constructs an http.Request for the GetImportProfiles method
+func NewGetImportProfilesRequest(server string, params *GetImportProfilesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/import-profiles")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.WalletId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "walletId", *params.WalletId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostImportProfilesRequest calls the generic PostImportProfiles builder with application/json body
+func NewPostImportProfilesRequest(server string, params *PostImportProfilesParams, body PostImportProfilesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostImportProfilesRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPostImportProfilesRequestWithBody constructs an http.Request for the PostImportProfiles method, with any body, and a specified content type
+func NewPostImportProfilesRequestWithBody(server string, params *PostImportProfilesParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/import-profiles")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteImportProfilesByIdRequest constructs an http.Request for the DeleteImportProfilesById method
+func NewDeleteImportProfilesByIdRequest(server string, id openapi_types.UUID, params *DeleteImportProfilesByIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/import-profiles/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetImportProfilesByIdRequest constructs an http.Request for the GetImportProfilesById method
+func NewGetImportProfilesByIdRequest(server string, id openapi_types.UUID, params *GetImportProfilesByIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/import-profiles/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPutImportProfilesByIdRequest calls the generic PutImportProfilesById builder with application/json body
+func NewPutImportProfilesByIdRequest(server string, id openapi_types.UUID, params *PutImportProfilesByIdParams, body PutImportProfilesByIdJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutImportProfilesByIdRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPutImportProfilesByIdRequestWithBody constructs an http.Request for the PutImportProfilesById method, with any body, and a specified content type
+func NewPutImportProfilesByIdRequestWithBody(server string, id openapi_types.UUID, params *PutImportProfilesByIdParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/import-profiles/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetImportsRequest constructs an http.Request for the GetImports method
+func NewGetImportsRequest(server string, params *GetImportsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/imports")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PageSize != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "pageSize", *params.PageSize, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostImportsRequestWithTextBody calls the generic PostImports builder with text/plain body
+func NewPostImportsRequestWithTextBody(server string, params *PostImportsParams, body PostImportsTextRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	if stringer, ok := interface{}(body).(fmt.Stringer); ok {
+		bodyReader = strings.NewReader(stringer.String())
+	} else {
+		bodyReader = strings.NewReader(fmt.Sprint(body))
+	}
+	return NewPostImportsRequestWithBody(server, params, "text/plain", bodyReader)
+}
+
+// NewPostImportsRequestWithBody constructs an http.Request for the PostImports method, with any body, and a specified content type
+func NewPostImportsRequestWithBody(server string, params *PostImportsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/imports")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.WalletId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "walletId", *params.WalletId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Account != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "account", *params.Account, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.DateOrder != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dateOrder", *params.DateOrder, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetImportsByIdRequest constructs an http.Request for the GetImportsById method
+func NewGetImportsByIdRequest(server string, id openapi_types.UUID, params *GetImportsByIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/imports/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostImportsByIdCommitRequest constructs an http.Request for the PostImportsByIdCommit method
+func NewPostImportsByIdCommitRequest(server string, id openapi_types.UUID, params *PostImportsByIdCommitParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/imports/%s/commit", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPatchImportsByIdRowsByIndexRequest calls the generic PatchImportsByIdRowsByIndex builder with application/json body
+func NewPatchImportsByIdRowsByIndexRequest(server string, id openapi_types.UUID, index int, params *PatchImportsByIdRowsByIndexParams, body PatchImportsByIdRowsByIndexJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchImportsByIdRowsByIndexRequestWithBody(server, id, index, params, "application/json", bodyReader)
+}
+
+// NewPatchImportsByIdRowsByIndexRequestWithBody constructs an http.Request for the PatchImportsByIdRowsByIndex method, with any body, and a specified content type
+func NewPatchImportsByIdRowsByIndexRequestWithBody(server string, id openapi_types.UUID, index int, params *PatchImportsByIdRowsByIndexParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "index", index, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/imports/%s/rows/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostImportsByIdUndoRequest constructs an http.Request for the PostImportsByIdUndo method
+func NewPostImportsByIdUndoRequest(server string, id openapi_types.UUID, params *PostImportsByIdUndoParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/imports/%s/undo", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	if params != nil {
 
@@ -19089,6 +21552,115 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/goals/{id}/withdraw (the `PostGoalsByIdWithdraw` operationId).
 	PostGoalsByIdWithdrawWithResponse(ctx context.Context, id openapi_types.UUID, params *PostGoalsByIdWithdrawParams, body PostGoalsByIdWithdrawJSONRequestBody, reqEditors ...RequestEditorFn) (*PostGoalsByIdWithdrawResponse, error)
+
+	// GetImportProfilesWithResponse List the saved CSV import profiles, oldest first
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/import-profiles (the `GetImportProfiles` operationId).
+	GetImportProfilesWithResponse(ctx context.Context, params *GetImportProfilesParams, reqEditors ...RequestEditorFn) (*GetImportProfilesResponse, error)
+
+	// PostImportProfilesWithBodyWithResponse Save a CSV import profile: which column of a bank's CSV holds what
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+	PostImportProfilesWithBodyWithResponse(ctx context.Context, params *PostImportProfilesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostImportProfilesResponse, error)
+
+	// PostImportProfilesWithResponse Save a CSV import profile: which column of a bank's CSV holds what
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+	PostImportProfilesWithResponse(ctx context.Context, params *PostImportProfilesParams, body PostImportProfilesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostImportProfilesResponse, error)
+
+	// DeleteImportProfilesByIdWithResponse Delete a CSV import profile
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/import-profiles/{id} (the `DeleteImportProfilesById` operationId).
+	DeleteImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *DeleteImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*DeleteImportProfilesByIdResponse, error)
+
+	// GetImportProfilesByIdWithResponse Get a CSV import profile
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/import-profiles/{id} (the `GetImportProfilesById` operationId).
+	GetImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *GetImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*GetImportProfilesByIdResponse, error)
+
+	// PutImportProfilesByIdWithBodyWithResponse Replace a CSV import profile
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+	PutImportProfilesByIdWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutImportProfilesByIdResponse, error)
+
+	// PutImportProfilesByIdWithResponse Replace a CSV import profile
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+	PutImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, body PutImportProfilesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PutImportProfilesByIdResponse, error)
+
+	// GetImportsWithResponse List the workspace's imports, newest first, without their rows
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/imports (the `GetImports` operationId).
+	GetImportsWithResponse(ctx context.Context, params *GetImportsParams, reqEditors ...RequestEditorFn) (*GetImportsResponse, error)
+
+	// PostImportsWithBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
+	//
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/imports (the `PostImports` operationId).
+	PostImportsWithBodyWithResponse(ctx context.Context, params *PostImportsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostImportsResponse, error)
+
+	// PostImportsWithTextBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
+	//
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	//
+	// Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/imports (the `PostImports` operationId).
+	PostImportsWithTextBodyWithResponse(ctx context.Context, params *PostImportsParams, body PostImportsTextRequestBody, reqEditors ...RequestEditorFn) (*PostImportsResponse, error)
+
+	// GetImportsByIdWithResponse An import with its rows; a preview's summary says where the wallet's balance would stand
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/imports/{id} (the `GetImportsById` operationId).
+	GetImportsByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *GetImportsByIdParams, reqEditors ...RequestEditorFn) (*GetImportsByIdResponse, error)
+
+	// PostImportsByIdCommitWithResponse Commit a preview: its rows to import become transactions and its merges links, in one append
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/imports/{id}/commit (the `PostImportsByIdCommit` operationId).
+	PostImportsByIdCommitWithResponse(ctx context.Context, id openapi_types.UUID, params *PostImportsByIdCommitParams, reqEditors ...RequestEditorFn) (*PostImportsByIdCommitResponse, error)
+
+	// PatchImportsByIdRowsByIndexWithBodyWithResponse Change a preview row's decision (import, skip, merge) or its proposed transaction
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/imports/{id}/rows/{index} (the `PatchImportsByIdRowsByIndex` operationId).
+	PatchImportsByIdRowsByIndexWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, index int, params *PatchImportsByIdRowsByIndexParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchImportsByIdRowsByIndexResponse, error)
+
+	// PatchImportsByIdRowsByIndexWithResponse Change a preview row's decision (import, skip, merge) or its proposed transaction
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/imports/{id}/rows/{index} (the `PatchImportsByIdRowsByIndex` operationId).
+	PatchImportsByIdRowsByIndexWithResponse(ctx context.Context, id openapi_types.UUID, index int, params *PatchImportsByIdRowsByIndexParams, body PatchImportsByIdRowsByIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchImportsByIdRowsByIndexResponse, error)
+
+	// PostImportsByIdUndoWithResponse Undo a committed import: the transactions it created are deleted and its merges unlinked, in one append
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/imports/{id}/undo (the `PostImportsByIdUndo` operationId).
+	PostImportsByIdUndoWithResponse(ctx context.Context, id openapi_types.UUID, params *PostImportsByIdUndoParams, reqEditors ...RequestEditorFn) (*PostImportsByIdUndoResponse, error)
 
 	// GetLimitsWithResponse The limits of the fields people type: lengths in characters, an amount's digits
 	//
@@ -26903,6 +29475,2199 @@ func (r PostGoalsByIdWithdrawResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PostGoalsByIdWithdrawResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetImportProfilesResponse200Headers the declared response headers of an HTTP 200 response for GetImportProfiles
+type GetImportProfilesResponse200Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse400Headers the declared response headers of an HTTP 400 response for GetImportProfiles
+type GetImportProfilesResponse400Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse401Headers the declared response headers of an HTTP 401 response for GetImportProfiles
+type GetImportProfilesResponse401Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse403Headers the declared response headers of an HTTP 403 response for GetImportProfiles
+type GetImportProfilesResponse403Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse404Headers the declared response headers of an HTTP 404 response for GetImportProfiles
+type GetImportProfilesResponse404Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse405Headers the declared response headers of an HTTP 405 response for GetImportProfiles
+type GetImportProfilesResponse405Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse409Headers the declared response headers of an HTTP 409 response for GetImportProfiles
+type GetImportProfilesResponse409Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse422Headers the declared response headers of an HTTP 422 response for GetImportProfiles
+type GetImportProfilesResponse422Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse429Headers the declared response headers of an HTTP 429 response for GetImportProfiles
+type GetImportProfilesResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetImportProfilesResponse500Headers the declared response headers of an HTTP 500 response for GetImportProfiles
+type GetImportProfilesResponse500Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesResponse503Headers the declared response headers of an HTTP 503 response for GetImportProfiles
+type GetImportProfilesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetImportProfilesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportProfileList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetImportProfilesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetImportProfilesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetImportProfilesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetImportProfilesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetImportProfilesResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetImportProfilesResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetImportProfilesResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetImportProfilesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetImportProfilesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetImportProfilesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetImportProfilesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetImportProfilesResponse) GetJSON200() *ImportProfileList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetImportProfilesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetImportProfilesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetImportProfilesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetImportProfilesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetImportProfilesResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetImportProfilesResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetImportProfilesResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetImportProfilesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetImportProfilesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetImportProfilesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetImportProfilesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetImportProfilesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetImportProfilesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetImportProfilesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostImportProfilesResponse201Headers the declared response headers of an HTTP 201 response for PostImportProfiles
+type PostImportProfilesResponse201Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PostImportProfilesResponse400Headers the declared response headers of an HTTP 400 response for PostImportProfiles
+type PostImportProfilesResponse400Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse401Headers the declared response headers of an HTTP 401 response for PostImportProfiles
+type PostImportProfilesResponse401Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse403Headers the declared response headers of an HTTP 403 response for PostImportProfiles
+type PostImportProfilesResponse403Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse404Headers the declared response headers of an HTTP 404 response for PostImportProfiles
+type PostImportProfilesResponse404Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse405Headers the declared response headers of an HTTP 405 response for PostImportProfiles
+type PostImportProfilesResponse405Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse409Headers the declared response headers of an HTTP 409 response for PostImportProfiles
+type PostImportProfilesResponse409Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse413Headers the declared response headers of an HTTP 413 response for PostImportProfiles
+type PostImportProfilesResponse413Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse422Headers the declared response headers of an HTTP 422 response for PostImportProfiles
+type PostImportProfilesResponse422Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse429Headers the declared response headers of an HTTP 429 response for PostImportProfiles
+type PostImportProfilesResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostImportProfilesResponse500Headers the declared response headers of an HTTP 500 response for PostImportProfiles
+type PostImportProfilesResponse500Headers struct {
+	XRequestId string
+}
+
+// PostImportProfilesResponse503Headers the declared response headers of an HTTP 503 response for PostImportProfiles
+type PostImportProfilesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostImportProfilesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ImportProfileResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PostImportProfilesResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostImportProfilesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostImportProfilesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostImportProfilesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostImportProfilesResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostImportProfilesResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostImportProfilesResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostImportProfilesResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostImportProfilesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostImportProfilesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostImportProfilesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostImportProfilesResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostImportProfilesResponse) GetJSON201() *ImportProfileResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostImportProfilesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostImportProfilesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostImportProfilesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostImportProfilesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostImportProfilesResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostImportProfilesResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostImportProfilesResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostImportProfilesResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostImportProfilesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostImportProfilesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostImportProfilesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostImportProfilesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostImportProfilesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostImportProfilesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostImportProfilesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteImportProfilesByIdResponse200Headers the declared response headers of an HTTP 200 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// DeleteImportProfilesByIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse405Headers the declared response headers of an HTTP 405 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse413Headers the declared response headers of an HTTP 413 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse413Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse422Headers the declared response headers of an HTTP 422 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse500Headers the declared response headers of an HTTP 500 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// DeleteImportProfilesByIdResponse503Headers the declared response headers of an HTTP 503 response for DeleteImportProfilesById
+type DeleteImportProfilesByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type DeleteImportProfilesByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OK
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteImportProfilesByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteImportProfilesByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteImportProfilesByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteImportProfilesByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteImportProfilesByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteImportProfilesByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteImportProfilesByIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *DeleteImportProfilesByIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeleteImportProfilesByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteImportProfilesByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteImportProfilesByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteImportProfilesByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON200() *OK {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteImportProfilesByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteImportProfilesByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteImportProfilesByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteImportProfilesByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteImportProfilesByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetImportProfilesByIdResponse200Headers the declared response headers of an HTTP 200 response for GetImportProfilesById
+type GetImportProfilesByIdResponse200Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse400Headers the declared response headers of an HTTP 400 response for GetImportProfilesById
+type GetImportProfilesByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse401Headers the declared response headers of an HTTP 401 response for GetImportProfilesById
+type GetImportProfilesByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse403Headers the declared response headers of an HTTP 403 response for GetImportProfilesById
+type GetImportProfilesByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse404Headers the declared response headers of an HTTP 404 response for GetImportProfilesById
+type GetImportProfilesByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse405Headers the declared response headers of an HTTP 405 response for GetImportProfilesById
+type GetImportProfilesByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse409Headers the declared response headers of an HTTP 409 response for GetImportProfilesById
+type GetImportProfilesByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse422Headers the declared response headers of an HTTP 422 response for GetImportProfilesById
+type GetImportProfilesByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse429Headers the declared response headers of an HTTP 429 response for GetImportProfilesById
+type GetImportProfilesByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse500Headers the declared response headers of an HTTP 500 response for GetImportProfilesById
+type GetImportProfilesByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// GetImportProfilesByIdResponse503Headers the declared response headers of an HTTP 503 response for GetImportProfilesById
+type GetImportProfilesByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetImportProfilesByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportProfileResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetImportProfilesByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetImportProfilesByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetImportProfilesByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetImportProfilesByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetImportProfilesByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetImportProfilesByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetImportProfilesByIdResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetImportProfilesByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetImportProfilesByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetImportProfilesByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetImportProfilesByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON200() *ImportProfileResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetImportProfilesByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetImportProfilesByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetImportProfilesByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetImportProfilesByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetImportProfilesByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PutImportProfilesByIdResponse200Headers the declared response headers of an HTTP 200 response for PutImportProfilesById
+type PutImportProfilesByIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PutImportProfilesByIdResponse400Headers the declared response headers of an HTTP 400 response for PutImportProfilesById
+type PutImportProfilesByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse401Headers the declared response headers of an HTTP 401 response for PutImportProfilesById
+type PutImportProfilesByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse403Headers the declared response headers of an HTTP 403 response for PutImportProfilesById
+type PutImportProfilesByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse404Headers the declared response headers of an HTTP 404 response for PutImportProfilesById
+type PutImportProfilesByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse405Headers the declared response headers of an HTTP 405 response for PutImportProfilesById
+type PutImportProfilesByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse409Headers the declared response headers of an HTTP 409 response for PutImportProfilesById
+type PutImportProfilesByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse413Headers the declared response headers of an HTTP 413 response for PutImportProfilesById
+type PutImportProfilesByIdResponse413Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse422Headers the declared response headers of an HTTP 422 response for PutImportProfilesById
+type PutImportProfilesByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse429Headers the declared response headers of an HTTP 429 response for PutImportProfilesById
+type PutImportProfilesByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse500Headers the declared response headers of an HTTP 500 response for PutImportProfilesById
+type PutImportProfilesByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// PutImportProfilesByIdResponse503Headers the declared response headers of an HTTP 503 response for PutImportProfilesById
+type PutImportProfilesByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PutImportProfilesByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportProfileResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PutImportProfilesByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PutImportProfilesByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PutImportProfilesByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PutImportProfilesByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PutImportProfilesByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PutImportProfilesByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PutImportProfilesByIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PutImportProfilesByIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PutImportProfilesByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PutImportProfilesByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PutImportProfilesByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PutImportProfilesByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON200() *ImportProfileResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PutImportProfilesByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PutImportProfilesByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutImportProfilesByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutImportProfilesByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutImportProfilesByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetImportsResponse200Headers the declared response headers of an HTTP 200 response for GetImports
+type GetImportsResponse200Headers struct {
+	XRequestId string
+}
+
+// GetImportsResponse400Headers the declared response headers of an HTTP 400 response for GetImports
+type GetImportsResponse400Headers struct {
+	XRequestId string
+}
+
+// GetImportsResponse401Headers the declared response headers of an HTTP 401 response for GetImports
+type GetImportsResponse401Headers struct {
+	XRequestId string
+}
+
+// GetImportsResponse403Headers the declared response headers of an HTTP 403 response for GetImports
+type GetImportsResponse403Headers struct {
+	XRequestId string
+}
+
+// GetImportsResponse404Headers the declared response headers of an HTTP 404 response for GetImports
+type GetImportsResponse404Headers struct {
+	XRequestId string
+}
+
+// GetImportsResponse405Headers the declared response headers of an HTTP 405 response for GetImports
+type GetImportsResponse405Headers struct {
+	XRequestId string
+}
+
+// GetImportsResponse409Headers the declared response headers of an HTTP 409 response for GetImports
+type GetImportsResponse409Headers struct {
+	XRequestId string
+}
+
+// GetImportsResponse422Headers the declared response headers of an HTTP 422 response for GetImports
+type GetImportsResponse422Headers struct {
+	XRequestId string
+}
+
+// GetImportsResponse429Headers the declared response headers of an HTTP 429 response for GetImports
+type GetImportsResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetImportsResponse500Headers the declared response headers of an HTTP 500 response for GetImports
+type GetImportsResponse500Headers struct {
+	XRequestId string
+}
+
+// GetImportsResponse503Headers the declared response headers of an HTTP 503 response for GetImports
+type GetImportsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetImportsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetImportsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetImportsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetImportsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetImportsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetImportsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetImportsResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetImportsResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetImportsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetImportsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetImportsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetImportsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetImportsResponse) GetJSON200() *ImportList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetImportsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetImportsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetImportsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetImportsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetImportsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetImportsResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetImportsResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetImportsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetImportsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetImportsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetImportsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetImportsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetImportsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetImportsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostImportsResponse201Headers the declared response headers of an HTTP 201 response for PostImports
+type PostImportsResponse201Headers struct {
+	XRequestId string
+}
+
+// PostImportsResponse400Headers the declared response headers of an HTTP 400 response for PostImports
+type PostImportsResponse400Headers struct {
+	XRequestId string
+}
+
+// PostImportsResponse401Headers the declared response headers of an HTTP 401 response for PostImports
+type PostImportsResponse401Headers struct {
+	XRequestId string
+}
+
+// PostImportsResponse403Headers the declared response headers of an HTTP 403 response for PostImports
+type PostImportsResponse403Headers struct {
+	XRequestId string
+}
+
+// PostImportsResponse404Headers the declared response headers of an HTTP 404 response for PostImports
+type PostImportsResponse404Headers struct {
+	XRequestId string
+}
+
+// PostImportsResponse405Headers the declared response headers of an HTTP 405 response for PostImports
+type PostImportsResponse405Headers struct {
+	XRequestId string
+}
+
+// PostImportsResponse409Headers the declared response headers of an HTTP 409 response for PostImports
+type PostImportsResponse409Headers struct {
+	XRequestId string
+}
+
+// PostImportsResponse413Headers the declared response headers of an HTTP 413 response for PostImports
+type PostImportsResponse413Headers struct {
+	XRequestId string
+}
+
+// PostImportsResponse422Headers the declared response headers of an HTTP 422 response for PostImports
+type PostImportsResponse422Headers struct {
+	XRequestId string
+}
+
+// PostImportsResponse429Headers the declared response headers of an HTTP 429 response for PostImports
+type PostImportsResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostImportsResponse500Headers the declared response headers of an HTTP 500 response for PostImports
+type PostImportsResponse500Headers struct {
+	XRequestId string
+}
+
+// PostImportsResponse503Headers the declared response headers of an HTTP 503 response for PostImports
+type PostImportsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostImportsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *ImportResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PostImportsResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostImportsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostImportsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostImportsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostImportsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostImportsResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostImportsResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostImportsResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostImportsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostImportsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostImportsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostImportsResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostImportsResponse) GetJSON201() *ImportResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostImportsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostImportsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostImportsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostImportsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostImportsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostImportsResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostImportsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostImportsResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostImportsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostImportsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostImportsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostImportsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostImportsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostImportsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostImportsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetImportsByIdResponse200Headers the declared response headers of an HTTP 200 response for GetImportsById
+type GetImportsByIdResponse200Headers struct {
+	XRequestId string
+}
+
+// GetImportsByIdResponse400Headers the declared response headers of an HTTP 400 response for GetImportsById
+type GetImportsByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// GetImportsByIdResponse401Headers the declared response headers of an HTTP 401 response for GetImportsById
+type GetImportsByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// GetImportsByIdResponse403Headers the declared response headers of an HTTP 403 response for GetImportsById
+type GetImportsByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// GetImportsByIdResponse404Headers the declared response headers of an HTTP 404 response for GetImportsById
+type GetImportsByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// GetImportsByIdResponse405Headers the declared response headers of an HTTP 405 response for GetImportsById
+type GetImportsByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// GetImportsByIdResponse409Headers the declared response headers of an HTTP 409 response for GetImportsById
+type GetImportsByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// GetImportsByIdResponse422Headers the declared response headers of an HTTP 422 response for GetImportsById
+type GetImportsByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// GetImportsByIdResponse429Headers the declared response headers of an HTTP 429 response for GetImportsById
+type GetImportsByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetImportsByIdResponse500Headers the declared response headers of an HTTP 500 response for GetImportsById
+type GetImportsByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// GetImportsByIdResponse503Headers the declared response headers of an HTTP 503 response for GetImportsById
+type GetImportsByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetImportsByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetImportsByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetImportsByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetImportsByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetImportsByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetImportsByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetImportsByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetImportsByIdResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetImportsByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetImportsByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetImportsByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetImportsByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetImportsByIdResponse) GetJSON200() *ImportResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetImportsByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetImportsByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetImportsByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetImportsByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetImportsByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetImportsByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetImportsByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetImportsByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetImportsByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetImportsByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetImportsByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetImportsByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetImportsByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetImportsByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostImportsByIdCommitResponse200Headers the declared response headers of an HTTP 200 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PostImportsByIdCommitResponse400Headers the declared response headers of an HTTP 400 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse400Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdCommitResponse401Headers the declared response headers of an HTTP 401 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse401Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdCommitResponse403Headers the declared response headers of an HTTP 403 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse403Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdCommitResponse404Headers the declared response headers of an HTTP 404 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse404Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdCommitResponse405Headers the declared response headers of an HTTP 405 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse405Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdCommitResponse409Headers the declared response headers of an HTTP 409 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse409Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdCommitResponse413Headers the declared response headers of an HTTP 413 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse413Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdCommitResponse422Headers the declared response headers of an HTTP 422 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse422Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdCommitResponse429Headers the declared response headers of an HTTP 429 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostImportsByIdCommitResponse500Headers the declared response headers of an HTTP 500 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse500Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdCommitResponse503Headers the declared response headers of an HTTP 503 response for PostImportsByIdCommit
+type PostImportsByIdCommitResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostImportsByIdCommitResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostImportsByIdCommitResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostImportsByIdCommitResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostImportsByIdCommitResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostImportsByIdCommitResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostImportsByIdCommitResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostImportsByIdCommitResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostImportsByIdCommitResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostImportsByIdCommitResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostImportsByIdCommitResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostImportsByIdCommitResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostImportsByIdCommitResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostImportsByIdCommitResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON200() *ImportResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostImportsByIdCommitResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostImportsByIdCommitResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostImportsByIdCommitResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostImportsByIdCommitResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostImportsByIdCommitResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PatchImportsByIdRowsByIndexResponse200Headers the declared response headers of an HTTP 200 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse200Headers struct {
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse400Headers the declared response headers of an HTTP 400 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse400Headers struct {
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse401Headers the declared response headers of an HTTP 401 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse401Headers struct {
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse403Headers the declared response headers of an HTTP 403 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse403Headers struct {
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse404Headers the declared response headers of an HTTP 404 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse404Headers struct {
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse405Headers the declared response headers of an HTTP 405 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse405Headers struct {
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse409Headers the declared response headers of an HTTP 409 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse409Headers struct {
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse413Headers the declared response headers of an HTTP 413 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse413Headers struct {
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse422Headers the declared response headers of an HTTP 422 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse422Headers struct {
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse429Headers the declared response headers of an HTTP 429 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse500Headers the declared response headers of an HTTP 500 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse500Headers struct {
+	XRequestId string
+}
+
+// PatchImportsByIdRowsByIndexResponse503Headers the declared response headers of an HTTP 503 response for PatchImportsByIdRowsByIndex
+type PatchImportsByIdRowsByIndexResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PatchImportsByIdRowsByIndexResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportRowResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PatchImportsByIdRowsByIndexResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PatchImportsByIdRowsByIndexResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PatchImportsByIdRowsByIndexResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PatchImportsByIdRowsByIndexResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PatchImportsByIdRowsByIndexResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PatchImportsByIdRowsByIndexResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PatchImportsByIdRowsByIndexResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PatchImportsByIdRowsByIndexResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PatchImportsByIdRowsByIndexResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PatchImportsByIdRowsByIndexResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PatchImportsByIdRowsByIndexResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PatchImportsByIdRowsByIndexResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON200() *ImportRowResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PatchImportsByIdRowsByIndexResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchImportsByIdRowsByIndexResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchImportsByIdRowsByIndexResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchImportsByIdRowsByIndexResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchImportsByIdRowsByIndexResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostImportsByIdUndoResponse200Headers the declared response headers of an HTTP 200 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PostImportsByIdUndoResponse400Headers the declared response headers of an HTTP 400 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse400Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdUndoResponse401Headers the declared response headers of an HTTP 401 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse401Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdUndoResponse403Headers the declared response headers of an HTTP 403 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse403Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdUndoResponse404Headers the declared response headers of an HTTP 404 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse404Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdUndoResponse405Headers the declared response headers of an HTTP 405 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse405Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdUndoResponse409Headers the declared response headers of an HTTP 409 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse409Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdUndoResponse413Headers the declared response headers of an HTTP 413 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse413Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdUndoResponse422Headers the declared response headers of an HTTP 422 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse422Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdUndoResponse429Headers the declared response headers of an HTTP 429 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostImportsByIdUndoResponse500Headers the declared response headers of an HTTP 500 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse500Headers struct {
+	XRequestId string
+}
+
+// PostImportsByIdUndoResponse503Headers the declared response headers of an HTTP 503 response for PostImportsByIdUndo
+type PostImportsByIdUndoResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostImportsByIdUndoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ImportResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostImportsByIdUndoResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostImportsByIdUndoResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostImportsByIdUndoResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostImportsByIdUndoResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostImportsByIdUndoResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostImportsByIdUndoResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostImportsByIdUndoResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostImportsByIdUndoResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostImportsByIdUndoResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostImportsByIdUndoResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostImportsByIdUndoResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostImportsByIdUndoResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON200() *ImportResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostImportsByIdUndoResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostImportsByIdUndoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostImportsByIdUndoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostImportsByIdUndoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostImportsByIdUndoResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -40145,6 +44910,205 @@ func (c *ClientWithResponses) PostGoalsByIdWithdrawWithResponse(ctx context.Cont
 	return ParsePostGoalsByIdWithdrawResponse(rsp)
 }
 
+// GetImportProfilesWithResponse List the saved CSV import profiles, oldest first
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/import-profiles (the `GetImportProfiles` operationId).
+func (c *ClientWithResponses) GetImportProfilesWithResponse(ctx context.Context, params *GetImportProfilesParams, reqEditors ...RequestEditorFn) (*GetImportProfilesResponse, error) {
+	rsp, err := c.GetImportProfiles(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetImportProfilesResponse(rsp)
+}
+
+// PostImportProfilesWithBodyWithResponse Save a CSV import profile: which column of a bank's CSV holds what
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+func (c *ClientWithResponses) PostImportProfilesWithBodyWithResponse(ctx context.Context, params *PostImportProfilesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostImportProfilesResponse, error) {
+	rsp, err := c.PostImportProfilesWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostImportProfilesResponse(rsp)
+}
+
+// PostImportProfilesWithResponse Save a CSV import profile: which column of a bank's CSV holds what
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/import-profiles (the `PostImportProfiles` operationId).
+func (c *ClientWithResponses) PostImportProfilesWithResponse(ctx context.Context, params *PostImportProfilesParams, body PostImportProfilesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostImportProfilesResponse, error) {
+	rsp, err := c.PostImportProfiles(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostImportProfilesResponse(rsp)
+}
+
+// DeleteImportProfilesByIdWithResponse Delete a CSV import profile
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/import-profiles/{id} (the `DeleteImportProfilesById` operationId).
+func (c *ClientWithResponses) DeleteImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *DeleteImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*DeleteImportProfilesByIdResponse, error) {
+	rsp, err := c.DeleteImportProfilesById(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteImportProfilesByIdResponse(rsp)
+}
+
+// GetImportProfilesByIdWithResponse Get a CSV import profile
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/import-profiles/{id} (the `GetImportProfilesById` operationId).
+func (c *ClientWithResponses) GetImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *GetImportProfilesByIdParams, reqEditors ...RequestEditorFn) (*GetImportProfilesByIdResponse, error) {
+	rsp, err := c.GetImportProfilesById(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetImportProfilesByIdResponse(rsp)
+}
+
+// PutImportProfilesByIdWithBodyWithResponse Replace a CSV import profile
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+func (c *ClientWithResponses) PutImportProfilesByIdWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutImportProfilesByIdResponse, error) {
+	rsp, err := c.PutImportProfilesByIdWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutImportProfilesByIdResponse(rsp)
+}
+
+// PutImportProfilesByIdWithResponse Replace a CSV import profile
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/import-profiles/{id} (the `PutImportProfilesById` operationId).
+func (c *ClientWithResponses) PutImportProfilesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PutImportProfilesByIdParams, body PutImportProfilesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PutImportProfilesByIdResponse, error) {
+	rsp, err := c.PutImportProfilesById(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutImportProfilesByIdResponse(rsp)
+}
+
+// GetImportsWithResponse List the workspace's imports, newest first, without their rows
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/imports (the `GetImports` operationId).
+func (c *ClientWithResponses) GetImportsWithResponse(ctx context.Context, params *GetImportsParams, reqEditors ...RequestEditorFn) (*GetImportsResponse, error) {
+	rsp, err := c.GetImports(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetImportsResponse(rsp)
+}
+
+// PostImportsWithBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
+//
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/imports (the `PostImports` operationId).
+func (c *ClientWithResponses) PostImportsWithBodyWithResponse(ctx context.Context, params *PostImportsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostImportsResponse, error) {
+	rsp, err := c.PostImportsWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostImportsResponse(rsp)
+}
+
+// PostImportsWithTextBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
+//
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+//
+// Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/imports (the `PostImports` operationId).
+func (c *ClientWithResponses) PostImportsWithTextBodyWithResponse(ctx context.Context, params *PostImportsParams, body PostImportsTextRequestBody, reqEditors ...RequestEditorFn) (*PostImportsResponse, error) {
+	rsp, err := c.PostImportsWithTextBody(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostImportsResponse(rsp)
+}
+
+// GetImportsByIdWithResponse An import with its rows; a preview's summary says where the wallet's balance would stand
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/imports/{id} (the `GetImportsById` operationId).
+func (c *ClientWithResponses) GetImportsByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *GetImportsByIdParams, reqEditors ...RequestEditorFn) (*GetImportsByIdResponse, error) {
+	rsp, err := c.GetImportsById(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetImportsByIdResponse(rsp)
+}
+
+// PostImportsByIdCommitWithResponse Commit a preview: its rows to import become transactions and its merges links, in one append
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/imports/{id}/commit (the `PostImportsByIdCommit` operationId).
+func (c *ClientWithResponses) PostImportsByIdCommitWithResponse(ctx context.Context, id openapi_types.UUID, params *PostImportsByIdCommitParams, reqEditors ...RequestEditorFn) (*PostImportsByIdCommitResponse, error) {
+	rsp, err := c.PostImportsByIdCommit(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostImportsByIdCommitResponse(rsp)
+}
+
+// PatchImportsByIdRowsByIndexWithBodyWithResponse Change a preview row's decision (import, skip, merge) or its proposed transaction
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/imports/{id}/rows/{index} (the `PatchImportsByIdRowsByIndex` operationId).
+func (c *ClientWithResponses) PatchImportsByIdRowsByIndexWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, index int, params *PatchImportsByIdRowsByIndexParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchImportsByIdRowsByIndexResponse, error) {
+	rsp, err := c.PatchImportsByIdRowsByIndexWithBody(ctx, id, index, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchImportsByIdRowsByIndexResponse(rsp)
+}
+
+// PatchImportsByIdRowsByIndexWithResponse Change a preview row's decision (import, skip, merge) or its proposed transaction
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/imports/{id}/rows/{index} (the `PatchImportsByIdRowsByIndex` operationId).
+func (c *ClientWithResponses) PatchImportsByIdRowsByIndexWithResponse(ctx context.Context, id openapi_types.UUID, index int, params *PatchImportsByIdRowsByIndexParams, body PatchImportsByIdRowsByIndexJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchImportsByIdRowsByIndexResponse, error) {
+	rsp, err := c.PatchImportsByIdRowsByIndex(ctx, id, index, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchImportsByIdRowsByIndexResponse(rsp)
+}
+
+// PostImportsByIdUndoWithResponse Undo a committed import: the transactions it created are deleted and its merges unlinked, in one append
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/imports/{id}/undo (the `PostImportsByIdUndo` operationId).
+func (c *ClientWithResponses) PostImportsByIdUndoWithResponse(ctx context.Context, id openapi_types.UUID, params *PostImportsByIdUndoParams, reqEditors ...RequestEditorFn) (*PostImportsByIdUndoResponse, error) {
+	rsp, err := c.PostImportsByIdUndo(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostImportsByIdUndoResponse(rsp)
+}
+
 // GetLimitsWithResponse The limits of the fields people type: lengths in characters, an amount's digits
 //
 // Returns a wrapper object for the known response body format(s).
@@ -49839,6 +54803,2613 @@ func ParsePostGoalsByIdWithdrawResponse(rsp *http.Response) (*PostGoalsByIdWithd
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PostGoalsByIdWithdrawResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetImportProfilesResponse parses an HTTP response from a GetImportProfilesWithResponse call
+func ParseGetImportProfilesResponse(rsp *http.Response) (*GetImportProfilesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetImportProfilesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportProfileList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetImportProfilesResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetImportProfilesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetImportProfilesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetImportProfilesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetImportProfilesResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetImportProfilesResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetImportProfilesResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetImportProfilesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetImportProfilesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetImportProfilesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetImportProfilesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostImportProfilesResponse parses an HTTP response from a PostImportProfilesWithResponse call
+func ParsePostImportProfilesResponse(rsp *http.Response) (*PostImportProfilesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostImportProfilesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ImportProfileResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PostImportProfilesResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostImportProfilesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostImportProfilesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostImportProfilesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostImportProfilesResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostImportProfilesResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostImportProfilesResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostImportProfilesResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostImportProfilesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostImportProfilesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostImportProfilesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostImportProfilesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteImportProfilesByIdResponse parses an HTTP response from a DeleteImportProfilesByIdWithResponse call
+func ParseDeleteImportProfilesByIdResponse(rsp *http.Response) (*DeleteImportProfilesByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteImportProfilesByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteImportProfilesByIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteImportProfilesByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteImportProfilesByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteImportProfilesByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteImportProfilesByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DeleteImportProfilesByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteImportProfilesByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers DeleteImportProfilesByIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeleteImportProfilesByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteImportProfilesByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteImportProfilesByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteImportProfilesByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetImportProfilesByIdResponse parses an HTTP response from a GetImportProfilesByIdWithResponse call
+func ParseGetImportProfilesByIdResponse(rsp *http.Response) (*GetImportProfilesByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetImportProfilesByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportProfileResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetImportProfilesByIdResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetImportProfilesByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetImportProfilesByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetImportProfilesByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetImportProfilesByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetImportProfilesByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetImportProfilesByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetImportProfilesByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetImportProfilesByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetImportProfilesByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetImportProfilesByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePutImportProfilesByIdResponse parses an HTTP response from a PutImportProfilesByIdWithResponse call
+func ParsePutImportProfilesByIdResponse(rsp *http.Response) (*PutImportProfilesByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutImportProfilesByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportProfileResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PutImportProfilesByIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PutImportProfilesByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PutImportProfilesByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PutImportProfilesByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PutImportProfilesByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PutImportProfilesByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PutImportProfilesByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PutImportProfilesByIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PutImportProfilesByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PutImportProfilesByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PutImportProfilesByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PutImportProfilesByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetImportsResponse parses an HTTP response from a GetImportsWithResponse call
+func ParseGetImportsResponse(rsp *http.Response) (*GetImportsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetImportsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetImportsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetImportsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetImportsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetImportsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetImportsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetImportsResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetImportsResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetImportsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetImportsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetImportsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetImportsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostImportsResponse parses an HTTP response from a PostImportsWithResponse call
+func ParsePostImportsResponse(rsp *http.Response) (*PostImportsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostImportsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest ImportResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PostImportsResponse201Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostImportsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostImportsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostImportsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostImportsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostImportsResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostImportsResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostImportsResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostImportsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostImportsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostImportsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostImportsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetImportsByIdResponse parses an HTTP response from a GetImportsByIdWithResponse call
+func ParseGetImportsByIdResponse(rsp *http.Response) (*GetImportsByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetImportsByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetImportsByIdResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetImportsByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetImportsByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetImportsByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetImportsByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetImportsByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetImportsByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetImportsByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetImportsByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetImportsByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetImportsByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostImportsByIdCommitResponse parses an HTTP response from a PostImportsByIdCommitWithResponse call
+func ParsePostImportsByIdCommitResponse(rsp *http.Response) (*PostImportsByIdCommitResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostImportsByIdCommitResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostImportsByIdCommitResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostImportsByIdCommitResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostImportsByIdCommitResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostImportsByIdCommitResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostImportsByIdCommitResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostImportsByIdCommitResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostImportsByIdCommitResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostImportsByIdCommitResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostImportsByIdCommitResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostImportsByIdCommitResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostImportsByIdCommitResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostImportsByIdCommitResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePatchImportsByIdRowsByIndexResponse parses an HTTP response from a PatchImportsByIdRowsByIndexWithResponse call
+func ParsePatchImportsByIdRowsByIndexResponse(rsp *http.Response) (*PatchImportsByIdRowsByIndexResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchImportsByIdRowsByIndexResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportRowResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PatchImportsByIdRowsByIndexResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PatchImportsByIdRowsByIndexResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PatchImportsByIdRowsByIndexResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PatchImportsByIdRowsByIndexResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PatchImportsByIdRowsByIndexResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PatchImportsByIdRowsByIndexResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PatchImportsByIdRowsByIndexResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PatchImportsByIdRowsByIndexResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PatchImportsByIdRowsByIndexResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PatchImportsByIdRowsByIndexResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PatchImportsByIdRowsByIndexResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PatchImportsByIdRowsByIndexResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostImportsByIdUndoResponse parses an HTTP response from a PostImportsByIdUndoWithResponse call
+func ParsePostImportsByIdUndoResponse(rsp *http.Response) (*PostImportsByIdUndoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostImportsByIdUndoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ImportResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostImportsByIdUndoResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostImportsByIdUndoResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostImportsByIdUndoResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostImportsByIdUndoResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostImportsByIdUndoResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostImportsByIdUndoResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostImportsByIdUndoResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostImportsByIdUndoResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostImportsByIdUndoResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostImportsByIdUndoResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostImportsByIdUndoResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostImportsByIdUndoResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -64932,6 +72503,16 @@ type WebhookInitiatorInterface interface {
 
 	OnGoalWithdrawal(ctx context.Context, targetURL string, params *OnGoalWithdrawalParams, body OnGoalWithdrawalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OnImportCommittedWithBody fires the import.committed webhook with any body
+	OnImportCommittedWithBody(ctx context.Context, targetURL string, params *OnImportCommittedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnImportCommitted(ctx context.Context, targetURL string, params *OnImportCommittedParams, body OnImportCommittedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnImportUndoneWithBody fires the import.undone webhook with any body
+	OnImportUndoneWithBody(ctx context.Context, targetURL string, params *OnImportUndoneParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnImportUndone(ctx context.Context, targetURL string, params *OnImportUndoneParams, body OnImportUndoneJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OnRecurringPaidWithBody fires the recurring.paid webhook with any body
 	OnRecurringPaidWithBody(ctx context.Context, targetURL string, params *OnRecurringPaidParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -65107,6 +72688,54 @@ func (p *WebhookInitiator) OnGoalWithdrawalWithBody(ctx context.Context, targetU
 
 func (p *WebhookInitiator) OnGoalWithdrawal(ctx context.Context, targetURL string, params *OnGoalWithdrawalParams, body OnGoalWithdrawalJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnGoalWithdrawalWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnImportCommittedWithBody(ctx context.Context, targetURL string, params *OnImportCommittedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnImportCommittedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnImportCommitted(ctx context.Context, targetURL string, params *OnImportCommittedParams, body OnImportCommittedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnImportCommittedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnImportUndoneWithBody(ctx context.Context, targetURL string, params *OnImportUndoneParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnImportUndoneWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnImportUndone(ctx context.Context, targetURL string, params *OnImportUndoneParams, body OnImportUndoneJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnImportUndoneWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -65627,6 +73256,128 @@ func NewOnGoalWithdrawalWebhookRequest(targetURL string, params *OnGoalWithdrawa
 
 // NewOnGoalWithdrawalWebhookRequestWithBody builds a POST request for the goal.withdrawal webhook with any body
 func NewOnGoalWithdrawalWebhookRequestWithBody(targetURL string, params *OnGoalWithdrawalParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnImportCommittedWebhookRequest builds a application/json POST request for the import.committed webhook
+func NewOnImportCommittedWebhookRequest(targetURL string, params *OnImportCommittedParams, body OnImportCommittedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnImportCommittedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnImportCommittedWebhookRequestWithBody builds a POST request for the import.committed webhook with any body
+func NewOnImportCommittedWebhookRequestWithBody(targetURL string, params *OnImportCommittedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnImportUndoneWebhookRequest builds a application/json POST request for the import.undone webhook
+func NewOnImportUndoneWebhookRequest(targetURL string, params *OnImportUndoneParams, body OnImportUndoneJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnImportUndoneWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnImportUndoneWebhookRequestWithBody builds a POST request for the import.undone webhook with any body
+func NewOnImportUndoneWebhookRequestWithBody(targetURL string, params *OnImportUndoneParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 
