@@ -117,47 +117,97 @@ func (RuleDeleted) EventType() string { return TypeRuleDeleted }
 
 func (RuleDeleted) sealed() {}
 
-// SaveRule creates a rule, or replaces one. A rule without a position goes after the
-// others.
+// CreateRule adds a rule; one without a position goes after the others.
 //
-// Errors: VALIDATION_ERROR (a condition or action that cannot hold); RULE_NOT_FOUND;
-// CATEGORY_NOT_FOUND, TAG_NOT_FOUND, WALLET_NOT_FOUND; CONFLICT (past MaxRules).
-type SaveRule struct {
+// Errors: VALIDATION_ERROR (a condition or action that cannot hold); CATEGORY_NOT_FOUND,
+// TAG_NOT_FOUND, WALLET_NOT_FOUND; CONFLICT (past MaxRules).
+type CreateRule struct {
 	RuleID uuid.UUID
 	Rule   RuleDefinition
-	// Create says the rule is new.
-	Create bool
 }
 
 // Decide checks the rule against the workspace and returns its event.
-func (c SaveRule) Decide(w *Workspace) ([]Event, error) {
+func (c CreateRule) Decide(w *Workspace) ([]Event, error) {
 	if err := w.checkRule(&c.Rule); err != nil {
 		return nil, err
 	}
-	if c.Create {
-		live := w.liveRules()
-		if len(live) >= MaxRules {
-			return nil, Conflict("CONFLICT", "a workspace holds at most %d rules", MaxRules)
-		}
-		if c.Rule.Position <= 0 {
-			c.Rule.Position = 1
-			if len(live) > 0 {
-				c.Rule.Position = w.Rules[live[len(live)-1]].Position + 1
-			}
-		}
-		return []Event{&RuleCreated{RuleID: c.RuleID, Rule: c.Rule}}, nil
+	live := w.liveRules()
+	if len(live) >= MaxRules {
+		return nil, Conflict("CONFLICT", "a workspace holds at most %d rules", MaxRules)
 	}
+	if c.Rule.Position <= 0 {
+		c.Rule.Position = 1
+		if len(live) > 0 {
+			c.Rule.Position = w.Rules[live[len(live)-1]].Position + 1
+		}
+	}
+	return append(w.makeRoom(c.Rule.Position, c.RuleID), &RuleCreated{RuleID: c.RuleID, Rule: c.Rule}), nil
+}
+
+// makeRoom moves the live rules from position on, but self, one place down when one
+// of them holds it, so that positions stay an order without ties.
+func (w *Workspace) makeRoom(position int, self uuid.UUID) []Event {
+	var moves []Event
+	next := position
+	for _, id := range w.liveRules() {
+		r := w.Rules[id]
+		if id == self || r.Position < position {
+			continue
+		}
+		if r.Position > next {
+			break
+		}
+		after := r.RuleDefinition
+		after.Position = next + 1
+		next = after.Position
+		moves = append(moves, &RuleUpdated{RuleID: id, Before: r.RuleDefinition, After: after})
+	}
+	return moves
+}
+
+// UpdateRule changes a rule: the fields given replace the rule's, its conditions and
+// its actions each as a whole.
+//
+// Errors: RULE_NOT_FOUND, and CreateRule's.
+type UpdateRule struct {
+	RuleID     uuid.UUID
+	Name       *string
+	Position   *int
+	Conditions []RuleCondition // nil keeps them
+	Actions    *RuleActions
+}
+
+// Decide checks the changed rule and returns the change, or nothing when the rule
+// already is so.
+func (c UpdateRule) Decide(w *Workspace) ([]Event, error) {
 	old, ok := w.Rules[c.RuleID]
 	if !ok || old.Deleted {
 		return nil, NotFound("RULE_NOT_FOUND", "rule %s not found", c.RuleID)
 	}
-	if c.Rule.Position <= 0 {
-		c.Rule.Position = old.Position
+	after := old.RuleDefinition
+	if c.Name != nil {
+		after.Name = *c.Name
 	}
-	if ruleEqual(old.RuleDefinition, c.Rule) {
+	if c.Position != nil {
+		after.Position = *c.Position
+	}
+	if c.Conditions != nil {
+		after.Conditions = c.Conditions
+	}
+	if c.Actions != nil {
+		after.Actions = *c.Actions
+	}
+	if err := w.checkRule(&after); err != nil {
+		return nil, err
+	}
+	if ruleEqual(old.RuleDefinition, after) {
 		return nil, nil
 	}
-	return []Event{&RuleUpdated{RuleID: c.RuleID, Before: old.RuleDefinition, After: c.Rule}}, nil
+	var moves []Event
+	if after.Position != old.Position {
+		moves = w.makeRoom(after.Position, c.RuleID)
+	}
+	return append(moves, &RuleUpdated{RuleID: c.RuleID, Before: old.RuleDefinition, After: after}), nil
 }
 
 // DeleteRule removes a rule.

@@ -17,6 +17,7 @@ import (
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/imports"
 	"github.com/finledger/finledger/ledger"
+	"github.com/finledger/finledger/queries"
 	"github.com/finledger/finledger/statement"
 )
 
@@ -39,11 +40,8 @@ func createImport(s *Server, w http.ResponseWriter, r *http.Request) {
 	if walletID == nil && q.values.Get("walletId") == "" {
 		q.fail("walletId", "is required: the wallet to import into")
 	}
-	var opts statement.Options
-	switch order := statement.DateOrder(strings.ToLower(q.values.Get("dateOrder"))); order {
-	case statement.DateOrderUnknown, statement.DateOrderDMY, statement.DateOrderMDY:
-		opts.CSV.DateOrder, opts.QIF.DateOrder = order, order
-	default:
+	order := statement.DateOrder(strings.ToLower(q.values.Get("dateOrder")))
+	if order != statement.DateOrderUnknown && order != statement.DateOrderDMY && order != statement.DateOrderMDY {
 		q.fail("dateOrder", "must be DMY or MDY")
 	}
 	account := q.text("account", 100)
@@ -51,14 +49,23 @@ func createImport(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	data, name, err := readStatementFile(w, r)
+	sent, err := readStatementUpload(w, r)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	ctx := r.Context()
-	imp, err := imports.Preview(ctx, s.pool, activeWorkspace(r), imports.Upload{WalletID: *walletID, Data: data, FileName: name,
-		Options: opts, Account: account, CreatedBy: principalFrom(ctx).Metadata.ActorID}, newID(), s.now())
+	ctx, ws := r.Context(), activeWorkspace(r)
+	opts, err := s.csvOptionsOf(r, ws, *walletID, sent)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if order != statement.DateOrderUnknown {
+		opts.DateOrder = order
+	}
+	imp, err := imports.Preview(ctx, s.pool, ws, imports.Upload{WalletID: *walletID, Data: sent.file, FileName: sent.name,
+		Options: statement.Options{CSV: opts, QIF: statement.QIFOptions{DateOrder: opts.DateOrder}}, Account: account,
+		CreatedBy: principalFrom(ctx).Metadata.ActorID}, newID(), s.now())
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -66,51 +73,104 @@ func createImport(s *Server, w http.ResponseWriter, r *http.Request) {
 	respond(w, r, map[string]any{"import": imp})
 }
 
-// readStatementFile reads the statement file: the body itself, or the multipart field
-// "file", with its name when the part gives one.
-func readStatementFile(w http.ResponseWriter, r *http.Request) ([]byte, *string, error) {
+// statementUploadSent is what an upload of a statement holds: the file, its name, and a
+// CSV's mapping or saved profile, each from a query parameter or a multipart field.
+type statementUploadSent struct {
+	file             []byte
+	name             *string
+	mapping, profile string
+}
+
+// csvOptionsOf are the CSV reader's options of an upload: its mapping, else its
+// profile, else the wallet's one profile when it has exactly one, else none (the
+// header's names must say).
+func (s *Server) csvOptionsOf(r *http.Request, workspaceID, walletID uuid.UUID, sent statementUploadSent) (statement.CSVOptions, error) {
+	ctx := r.Context()
+	if sent.mapping != "" {
+		m, err := importMappingOf("mapping", sent.mapping)
+		return csvOptions(m), err
+	}
+	if sent.profile != "" {
+		id, err := parseUUID(sent.profile)
+		if err != nil {
+			return statement.CSVOptions{}, domain.InvalidField("profile", "must be an import profile's id")
+		}
+		p, err := queries.ImportProfileByID(workspaceID, id).Get(ctx, s.pool)
+		if err != nil {
+			return statement.CSVOptions{}, notFoundAs(err, "IMPORT_PROFILE_NOT_FOUND", "import profile not found")
+		}
+		return csvOptions(domain.ImportMapping(p.Mapping)), nil
+	}
+	profiles, err := queries.ImportProfiles(ctx, s.pool, workspaceID, &walletID)
+	if err != nil || len(profiles) != 1 {
+		return statement.CSVOptions{}, err
+	}
+	return csvOptions(domain.ImportMapping(profiles[0].Mapping)), nil
+}
+
+// readStatementUpload reads an upload: the file as the body, with mapping and profile
+// as query parameters, or a multipart form of the fields file, mapping and profile.
+func readStatementUpload(w http.ResponseWriter, r *http.Request) (statementUploadSent, error) {
+	sent := statementUploadSent{mapping: r.URL.Query().Get("mapping"), profile: r.URL.Query().Get("profile")}
 	body := http.MaxBytesReader(w, r.Body, imports.MaxFile+1<<20)
-	read := func(rd io.Reader) ([]byte, error) {
-		data, err := io.ReadAll(rd)
+	read := func(rd io.Reader, limit int) ([]byte, error) {
+		data, err := io.ReadAll(io.LimitReader(rd, int64(limit)+1))
 		var tooLarge *http.MaxBytesError
 		switch {
-		case errors.As(err, &tooLarge) || len(data) > imports.MaxFile:
+		case errors.As(err, &tooLarge) || len(data) > limit:
 			return nil, errStatementTooLarge
 		case err != nil:
 			return nil, errorf(http.StatusBadRequest, "INVALID_BODY", "the statement file could not be read")
-		case len(data) == 0:
-			return nil, domain.InvalidField("file", "is empty: send the statement file as the body, or as the multipart field file")
 		}
 		return data, nil
 	}
 	media, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if media != "multipart/form-data" {
-		data, err := read(io.LimitReader(body, imports.MaxFile+1))
-		return data, nil, err
+		data, err := read(body, imports.MaxFile)
+		sent.file = data
+		return sent, nonEmpty(data, err)
 	}
 	parts := multipart.NewReader(body, params["boundary"])
 	for {
 		part, err := parts.NextPart()
+		if errors.Is(err, io.EOF) {
+			return sent, nonEmpty(sent.file, nil)
+		}
 		if err != nil {
 			var tooLarge *http.MaxBytesError
 			if errors.As(err, &tooLarge) {
-				return nil, nil, errStatementTooLarge
+				return sent, errStatementTooLarge
 			}
-			return nil, nil, domain.InvalidField("file", "is missing: send the statement file as the multipart field file")
+			return sent, errorf(http.StatusBadRequest, "INVALID_BODY", "the multipart form could not be read")
 		}
-		if part.FormName() != "file" {
-			continue
+		switch part.FormName() {
+		case "file":
+			if sent.file, err = read(part, imports.MaxFile); err != nil {
+				return sent, err
+			}
+			if n := domain.ConceptText.Clean(part.FileName()); n != "" {
+				sent.name = &n
+			}
+		case "mapping", "profile":
+			v, err := read(part, 4096)
+			if err != nil {
+				return sent, domain.InvalidField(part.FormName(), "must be at most 4096 bytes")
+			}
+			if part.FormName() == "mapping" {
+				sent.mapping = string(v)
+			} else {
+				sent.profile = strings.TrimSpace(string(v))
+			}
 		}
-		data, err := read(io.LimitReader(part, imports.MaxFile+1))
-		if err != nil {
-			return nil, nil, err
-		}
-		var name *string
-		if n := domain.ConceptText.Clean(part.FileName()); n != "" {
-			name = &n
-		}
-		return data, name, nil
 	}
+}
+
+// nonEmpty refuses an upload without a file.
+func nonEmpty(file []byte, err error) error {
+	if err == nil && len(file) == 0 {
+		return domain.InvalidField("file", "is empty: send the statement file as the body, or as the multipart field file")
+	}
+	return err
 }
 
 func listImports(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -167,7 +227,12 @@ func changeImportRow(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	respond(w, r, map[string]any{"row": row})
+	answer := map[string]any{"row": row}
+	if category := c.CategoryID.Ptr(); category != nil {
+		// A correction of the category offers the rule that would have made it.
+		answer["suggestedRule"] = ruleFromCorrection(row.Payee, *category)
+	}
+	respond(w, r, answer)
 }
 
 func commitImport(s *Server, w http.ResponseWriter, r *http.Request) {

@@ -344,7 +344,17 @@ func schemas() obj {
 		"ImportResponse":      wrap("import", "Import"),
 		"ImportList":          object(obj{"imports": obj{"type": "array", "items": ref("Import")}, "pagination": paginationSchema()}, "imports", "pagination"),
 		"ImportRow":           importRowSchema(),
-		"ImportRowResponse":   wrap("row", "ImportRow"),
+		// suggestedRule, when the category was changed: the rule that would have set it, to create with POST /api/rules.
+		"ImportRowResponse": object(obj{"row": ref("ImportRow"), "suggestedRule": ref("RuleSuggestion")}, "row"),
+		"Rule":         ruleSchema(),
+		"RuleResponse": wrap("rule", "Rule"),
+		"RuleList":     list("rules", "Rule"),
+		"RuleSuggestion": record(obj{"name": str(nil), "conditions": obj{"type": "array", "items": ruleConditionSchema()},
+			"actions": ruleActionsSchema(), "transactions": obj{"type": "integer"}}),
+		"RuleSuggestionList": list("suggestions", "RuleSuggestion"),
+		"RuleApplyResult": record(obj{"dryRun": boolean(), "more": boolean(), "applied": obj{"type": "integer"},
+			"changes": obj{"type": "array", "items": object(obj{"transactionId": uuidRef(), "ruleId": uuidRef(), "categoryId": uuidRef(),
+				"tagId": uuidRef(), "concept": str(nil)}, "transactionId", "ruleId")}}),
 		"TransactionList": object(obj{
 			"transactions": obj{"type": "array", "items": ref("Transaction")},
 			"pagination":   paginationSchema(),

@@ -12,9 +12,10 @@ var importDescription = "The file is the body (any media type) or the multipart 
 	strconv.Itoa(imports.MaxFile>>20) + " MiB. Its format is told from its content, never its name. Nothing is recorded: " +
 	"the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in " +
 	"the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most " +
-	"3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without " +
+	"3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without " +
 	"the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file " +
-	"gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED " +
+	"gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has " +
+	"exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED " +
 	"(with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, " +
 	"IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE."
 
@@ -24,7 +25,9 @@ func statementUpload() obj {
 	return obj{"required": true, "description": "The statement file", "content": obj{
 		"application/octet-stream": obj{"schema": file}, "text/csv": obj{"schema": file}, "text/plain": obj{"schema": file},
 		"application/xml": obj{"schema": file}, "text/xml": obj{"schema": file}, "application/x-ofx": obj{"schema": file},
-		"multipart/form-data": obj{"schema": object(obj{"file": file}, "file")},
+		"multipart/form-data": obj{"schema": object(obj{"file": file,
+			"mapping": str(obj{"description": "a CSV's columns, as the JSON of an import profile's mapping"}),
+			"profile": str(obj{"format": "uuid", "description": "a saved import profile whose mapping reads a CSV"})}, "file")},
 	}}
 }
 
@@ -62,4 +65,28 @@ func importRowSchema() obj {
 		"decision":      str(obj{"enum": domain.ImportDecisions}),
 		"transactionId": nuuid(),
 	})
+}
+
+// ruleDescription is what the creation of a rule says beyond its summary.
+const ruleDescription = "A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular " +
+	"expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) " +
+	"ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a " +
+	"recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions " +
+	"all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money " +
+	"out), or skips the row. 400 names a condition that cannot hold."
+
+func ruleConditionSchema() obj {
+	return object(obj{"field": str(obj{"enum": domain.RuleFields}), "op": str(obj{"enum": domain.RuleOps}),
+		"value": str(nil), "valueTo": str(nil)}, "field", "op", "value")
+}
+
+func ruleActionsSchema() obj {
+	return object(obj{"categoryId": uuidRef(), "tagId": uuidRef(), "concept": str(nil), "toWalletId": uuidRef(),
+		"type": str(obj{"enum": enum(domain.TxIncome, domain.TxExpense, domain.TxTransfer)}), "skip": boolean()})
+}
+
+func ruleSchema() obj {
+	return record(obj{"id": uuidRef(), "name": str(nil), "position": obj{"type": "integer"},
+		"conditions": obj{"type": "array", "items": ruleConditionSchema()}, "actions": ruleActionsSchema(),
+		"createdAt": dateTime(), "updatedAt": dateTime()})
 }

@@ -576,6 +576,162 @@ func (e ReportLineType) Valid() bool {
 	}
 }
 
+// Defines values for RuleActionsType.
+const (
+	RuleActionsTypeExpense  RuleActionsType = "expense"
+	RuleActionsTypeIncome   RuleActionsType = "income"
+	RuleActionsTypeTransfer RuleActionsType = "transfer"
+)
+
+// Valid indicates whether the value is a known member of the RuleActionsType enum.
+func (e RuleActionsType) Valid() bool {
+	switch e {
+	case RuleActionsTypeExpense:
+		return true
+	case RuleActionsTypeIncome:
+		return true
+	case RuleActionsTypeTransfer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RuleConditionsField.
+const (
+	RuleConditionsFieldAmount  RuleConditionsField = "amount"
+	RuleConditionsFieldConcept RuleConditionsField = "concept"
+	RuleConditionsFieldMemo    RuleConditionsField = "memo"
+	RuleConditionsFieldPayee   RuleConditionsField = "payee"
+	RuleConditionsFieldType    RuleConditionsField = "type"
+	RuleConditionsFieldWallet  RuleConditionsField = "wallet"
+)
+
+// Valid indicates whether the value is a known member of the RuleConditionsField enum.
+func (e RuleConditionsField) Valid() bool {
+	switch e {
+	case RuleConditionsFieldAmount:
+		return true
+	case RuleConditionsFieldConcept:
+		return true
+	case RuleConditionsFieldMemo:
+		return true
+	case RuleConditionsFieldPayee:
+		return true
+	case RuleConditionsFieldType:
+		return true
+	case RuleConditionsFieldWallet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RuleConditionsOp.
+const (
+	RuleConditionsOpBetween    RuleConditionsOp = "between"
+	RuleConditionsOpContains   RuleConditionsOp = "contains"
+	RuleConditionsOpEquals     RuleConditionsOp = "equals"
+	RuleConditionsOpMatches    RuleConditionsOp = "matches"
+	RuleConditionsOpStartsWith RuleConditionsOp = "starts_with"
+)
+
+// Valid indicates whether the value is a known member of the RuleConditionsOp enum.
+func (e RuleConditionsOp) Valid() bool {
+	switch e {
+	case RuleConditionsOpBetween:
+		return true
+	case RuleConditionsOpContains:
+		return true
+	case RuleConditionsOpEquals:
+		return true
+	case RuleConditionsOpMatches:
+		return true
+	case RuleConditionsOpStartsWith:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RuleSuggestionActionsType.
+const (
+	RuleSuggestionActionsTypeExpense  RuleSuggestionActionsType = "expense"
+	RuleSuggestionActionsTypeIncome   RuleSuggestionActionsType = "income"
+	RuleSuggestionActionsTypeTransfer RuleSuggestionActionsType = "transfer"
+)
+
+// Valid indicates whether the value is a known member of the RuleSuggestionActionsType enum.
+func (e RuleSuggestionActionsType) Valid() bool {
+	switch e {
+	case RuleSuggestionActionsTypeExpense:
+		return true
+	case RuleSuggestionActionsTypeIncome:
+		return true
+	case RuleSuggestionActionsTypeTransfer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RuleSuggestionConditionsField.
+const (
+	RuleSuggestionConditionsFieldAmount  RuleSuggestionConditionsField = "amount"
+	RuleSuggestionConditionsFieldConcept RuleSuggestionConditionsField = "concept"
+	RuleSuggestionConditionsFieldMemo    RuleSuggestionConditionsField = "memo"
+	RuleSuggestionConditionsFieldPayee   RuleSuggestionConditionsField = "payee"
+	RuleSuggestionConditionsFieldType    RuleSuggestionConditionsField = "type"
+	RuleSuggestionConditionsFieldWallet  RuleSuggestionConditionsField = "wallet"
+)
+
+// Valid indicates whether the value is a known member of the RuleSuggestionConditionsField enum.
+func (e RuleSuggestionConditionsField) Valid() bool {
+	switch e {
+	case RuleSuggestionConditionsFieldAmount:
+		return true
+	case RuleSuggestionConditionsFieldConcept:
+		return true
+	case RuleSuggestionConditionsFieldMemo:
+		return true
+	case RuleSuggestionConditionsFieldPayee:
+		return true
+	case RuleSuggestionConditionsFieldType:
+		return true
+	case RuleSuggestionConditionsFieldWallet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RuleSuggestionConditionsOp.
+const (
+	RuleSuggestionConditionsOpBetween    RuleSuggestionConditionsOp = "between"
+	RuleSuggestionConditionsOpContains   RuleSuggestionConditionsOp = "contains"
+	RuleSuggestionConditionsOpEquals     RuleSuggestionConditionsOp = "equals"
+	RuleSuggestionConditionsOpMatches    RuleSuggestionConditionsOp = "matches"
+	RuleSuggestionConditionsOpStartsWith RuleSuggestionConditionsOp = "starts_with"
+)
+
+// Valid indicates whether the value is a known member of the RuleSuggestionConditionsOp enum.
+func (e RuleSuggestionConditionsOp) Valid() bool {
+	switch e {
+	case RuleSuggestionConditionsOpBetween:
+		return true
+	case RuleSuggestionConditionsOpContains:
+		return true
+	case RuleSuggestionConditionsOpEquals:
+		return true
+	case RuleSuggestionConditionsOpMatches:
+		return true
+	case RuleSuggestionConditionsOpStartsWith:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SpendingSummaryPeriod.
 const (
 	SpendingSummaryPeriodCustom     SpendingSummaryPeriod = "custom"
@@ -1425,6 +1581,162 @@ func (e RecurringUpdatePeriodicity) Valid() bool {
 	}
 }
 
+// Defines values for RuleCreateActionsType.
+const (
+	RuleCreateActionsTypeExpense  RuleCreateActionsType = "expense"
+	RuleCreateActionsTypeIncome   RuleCreateActionsType = "income"
+	RuleCreateActionsTypeTransfer RuleCreateActionsType = "transfer"
+)
+
+// Valid indicates whether the value is a known member of the RuleCreateActionsType enum.
+func (e RuleCreateActionsType) Valid() bool {
+	switch e {
+	case RuleCreateActionsTypeExpense:
+		return true
+	case RuleCreateActionsTypeIncome:
+		return true
+	case RuleCreateActionsTypeTransfer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RuleCreateConditionsField.
+const (
+	RuleCreateConditionsFieldAmount  RuleCreateConditionsField = "amount"
+	RuleCreateConditionsFieldConcept RuleCreateConditionsField = "concept"
+	RuleCreateConditionsFieldMemo    RuleCreateConditionsField = "memo"
+	RuleCreateConditionsFieldPayee   RuleCreateConditionsField = "payee"
+	RuleCreateConditionsFieldType    RuleCreateConditionsField = "type"
+	RuleCreateConditionsFieldWallet  RuleCreateConditionsField = "wallet"
+)
+
+// Valid indicates whether the value is a known member of the RuleCreateConditionsField enum.
+func (e RuleCreateConditionsField) Valid() bool {
+	switch e {
+	case RuleCreateConditionsFieldAmount:
+		return true
+	case RuleCreateConditionsFieldConcept:
+		return true
+	case RuleCreateConditionsFieldMemo:
+		return true
+	case RuleCreateConditionsFieldPayee:
+		return true
+	case RuleCreateConditionsFieldType:
+		return true
+	case RuleCreateConditionsFieldWallet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RuleCreateConditionsOp.
+const (
+	RuleCreateConditionsOpBetween    RuleCreateConditionsOp = "between"
+	RuleCreateConditionsOpContains   RuleCreateConditionsOp = "contains"
+	RuleCreateConditionsOpEquals     RuleCreateConditionsOp = "equals"
+	RuleCreateConditionsOpMatches    RuleCreateConditionsOp = "matches"
+	RuleCreateConditionsOpStartsWith RuleCreateConditionsOp = "starts_with"
+)
+
+// Valid indicates whether the value is a known member of the RuleCreateConditionsOp enum.
+func (e RuleCreateConditionsOp) Valid() bool {
+	switch e {
+	case RuleCreateConditionsOpBetween:
+		return true
+	case RuleCreateConditionsOpContains:
+		return true
+	case RuleCreateConditionsOpEquals:
+		return true
+	case RuleCreateConditionsOpMatches:
+		return true
+	case RuleCreateConditionsOpStartsWith:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RuleUpdateActionsType.
+const (
+	RuleUpdateActionsTypeExpense  RuleUpdateActionsType = "expense"
+	RuleUpdateActionsTypeIncome   RuleUpdateActionsType = "income"
+	RuleUpdateActionsTypeTransfer RuleUpdateActionsType = "transfer"
+)
+
+// Valid indicates whether the value is a known member of the RuleUpdateActionsType enum.
+func (e RuleUpdateActionsType) Valid() bool {
+	switch e {
+	case RuleUpdateActionsTypeExpense:
+		return true
+	case RuleUpdateActionsTypeIncome:
+		return true
+	case RuleUpdateActionsTypeTransfer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RuleUpdateConditionsField.
+const (
+	RuleUpdateConditionsFieldAmount  RuleUpdateConditionsField = "amount"
+	RuleUpdateConditionsFieldConcept RuleUpdateConditionsField = "concept"
+	RuleUpdateConditionsFieldMemo    RuleUpdateConditionsField = "memo"
+	RuleUpdateConditionsFieldPayee   RuleUpdateConditionsField = "payee"
+	RuleUpdateConditionsFieldType    RuleUpdateConditionsField = "type"
+	RuleUpdateConditionsFieldWallet  RuleUpdateConditionsField = "wallet"
+)
+
+// Valid indicates whether the value is a known member of the RuleUpdateConditionsField enum.
+func (e RuleUpdateConditionsField) Valid() bool {
+	switch e {
+	case RuleUpdateConditionsFieldAmount:
+		return true
+	case RuleUpdateConditionsFieldConcept:
+		return true
+	case RuleUpdateConditionsFieldMemo:
+		return true
+	case RuleUpdateConditionsFieldPayee:
+		return true
+	case RuleUpdateConditionsFieldType:
+		return true
+	case RuleUpdateConditionsFieldWallet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RuleUpdateConditionsOp.
+const (
+	RuleUpdateConditionsOpBetween    RuleUpdateConditionsOp = "between"
+	RuleUpdateConditionsOpContains   RuleUpdateConditionsOp = "contains"
+	RuleUpdateConditionsOpEquals     RuleUpdateConditionsOp = "equals"
+	RuleUpdateConditionsOpMatches    RuleUpdateConditionsOp = "matches"
+	RuleUpdateConditionsOpStartsWith RuleUpdateConditionsOp = "starts_with"
+)
+
+// Valid indicates whether the value is a known member of the RuleUpdateConditionsOp enum.
+func (e RuleUpdateConditionsOp) Valid() bool {
+	switch e {
+	case RuleUpdateConditionsOpBetween:
+		return true
+	case RuleUpdateConditionsOpContains:
+		return true
+	case RuleUpdateConditionsOpEquals:
+		return true
+	case RuleUpdateConditionsOpMatches:
+		return true
+	case RuleUpdateConditionsOpStartsWith:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransactionBulkOperation.
 const (
 	TransactionBulkOperationDelete       TransactionBulkOperation = "delete"
@@ -2241,6 +2553,162 @@ func (e GetReportsSpendingSummaryParamsType) Valid() bool {
 	case GetReportsSpendingSummaryParamsTypeExpense:
 		return true
 	case GetReportsSpendingSummaryParamsTypeIncome:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PostRulesJSONBodyActionsType.
+const (
+	PostRulesJSONBodyActionsTypeExpense  PostRulesJSONBodyActionsType = "expense"
+	PostRulesJSONBodyActionsTypeIncome   PostRulesJSONBodyActionsType = "income"
+	PostRulesJSONBodyActionsTypeTransfer PostRulesJSONBodyActionsType = "transfer"
+)
+
+// Valid indicates whether the value is a known member of the PostRulesJSONBodyActionsType enum.
+func (e PostRulesJSONBodyActionsType) Valid() bool {
+	switch e {
+	case PostRulesJSONBodyActionsTypeExpense:
+		return true
+	case PostRulesJSONBodyActionsTypeIncome:
+		return true
+	case PostRulesJSONBodyActionsTypeTransfer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PostRulesJSONBodyConditionsField.
+const (
+	PostRulesJSONBodyConditionsFieldAmount  PostRulesJSONBodyConditionsField = "amount"
+	PostRulesJSONBodyConditionsFieldConcept PostRulesJSONBodyConditionsField = "concept"
+	PostRulesJSONBodyConditionsFieldMemo    PostRulesJSONBodyConditionsField = "memo"
+	PostRulesJSONBodyConditionsFieldPayee   PostRulesJSONBodyConditionsField = "payee"
+	PostRulesJSONBodyConditionsFieldType    PostRulesJSONBodyConditionsField = "type"
+	PostRulesJSONBodyConditionsFieldWallet  PostRulesJSONBodyConditionsField = "wallet"
+)
+
+// Valid indicates whether the value is a known member of the PostRulesJSONBodyConditionsField enum.
+func (e PostRulesJSONBodyConditionsField) Valid() bool {
+	switch e {
+	case PostRulesJSONBodyConditionsFieldAmount:
+		return true
+	case PostRulesJSONBodyConditionsFieldConcept:
+		return true
+	case PostRulesJSONBodyConditionsFieldMemo:
+		return true
+	case PostRulesJSONBodyConditionsFieldPayee:
+		return true
+	case PostRulesJSONBodyConditionsFieldType:
+		return true
+	case PostRulesJSONBodyConditionsFieldWallet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PostRulesJSONBodyConditionsOp.
+const (
+	PostRulesJSONBodyConditionsOpBetween    PostRulesJSONBodyConditionsOp = "between"
+	PostRulesJSONBodyConditionsOpContains   PostRulesJSONBodyConditionsOp = "contains"
+	PostRulesJSONBodyConditionsOpEquals     PostRulesJSONBodyConditionsOp = "equals"
+	PostRulesJSONBodyConditionsOpMatches    PostRulesJSONBodyConditionsOp = "matches"
+	PostRulesJSONBodyConditionsOpStartsWith PostRulesJSONBodyConditionsOp = "starts_with"
+)
+
+// Valid indicates whether the value is a known member of the PostRulesJSONBodyConditionsOp enum.
+func (e PostRulesJSONBodyConditionsOp) Valid() bool {
+	switch e {
+	case PostRulesJSONBodyConditionsOpBetween:
+		return true
+	case PostRulesJSONBodyConditionsOpContains:
+		return true
+	case PostRulesJSONBodyConditionsOpEquals:
+		return true
+	case PostRulesJSONBodyConditionsOpMatches:
+		return true
+	case PostRulesJSONBodyConditionsOpStartsWith:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchRulesByIdJSONBodyActionsType.
+const (
+	PatchRulesByIdJSONBodyActionsTypeExpense  PatchRulesByIdJSONBodyActionsType = "expense"
+	PatchRulesByIdJSONBodyActionsTypeIncome   PatchRulesByIdJSONBodyActionsType = "income"
+	PatchRulesByIdJSONBodyActionsTypeTransfer PatchRulesByIdJSONBodyActionsType = "transfer"
+)
+
+// Valid indicates whether the value is a known member of the PatchRulesByIdJSONBodyActionsType enum.
+func (e PatchRulesByIdJSONBodyActionsType) Valid() bool {
+	switch e {
+	case PatchRulesByIdJSONBodyActionsTypeExpense:
+		return true
+	case PatchRulesByIdJSONBodyActionsTypeIncome:
+		return true
+	case PatchRulesByIdJSONBodyActionsTypeTransfer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchRulesByIdJSONBodyConditionsField.
+const (
+	PatchRulesByIdJSONBodyConditionsFieldAmount  PatchRulesByIdJSONBodyConditionsField = "amount"
+	PatchRulesByIdJSONBodyConditionsFieldConcept PatchRulesByIdJSONBodyConditionsField = "concept"
+	PatchRulesByIdJSONBodyConditionsFieldMemo    PatchRulesByIdJSONBodyConditionsField = "memo"
+	PatchRulesByIdJSONBodyConditionsFieldPayee   PatchRulesByIdJSONBodyConditionsField = "payee"
+	PatchRulesByIdJSONBodyConditionsFieldType    PatchRulesByIdJSONBodyConditionsField = "type"
+	PatchRulesByIdJSONBodyConditionsFieldWallet  PatchRulesByIdJSONBodyConditionsField = "wallet"
+)
+
+// Valid indicates whether the value is a known member of the PatchRulesByIdJSONBodyConditionsField enum.
+func (e PatchRulesByIdJSONBodyConditionsField) Valid() bool {
+	switch e {
+	case PatchRulesByIdJSONBodyConditionsFieldAmount:
+		return true
+	case PatchRulesByIdJSONBodyConditionsFieldConcept:
+		return true
+	case PatchRulesByIdJSONBodyConditionsFieldMemo:
+		return true
+	case PatchRulesByIdJSONBodyConditionsFieldPayee:
+		return true
+	case PatchRulesByIdJSONBodyConditionsFieldType:
+		return true
+	case PatchRulesByIdJSONBodyConditionsFieldWallet:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatchRulesByIdJSONBodyConditionsOp.
+const (
+	PatchRulesByIdJSONBodyConditionsOpBetween    PatchRulesByIdJSONBodyConditionsOp = "between"
+	PatchRulesByIdJSONBodyConditionsOpContains   PatchRulesByIdJSONBodyConditionsOp = "contains"
+	PatchRulesByIdJSONBodyConditionsOpEquals     PatchRulesByIdJSONBodyConditionsOp = "equals"
+	PatchRulesByIdJSONBodyConditionsOpMatches    PatchRulesByIdJSONBodyConditionsOp = "matches"
+	PatchRulesByIdJSONBodyConditionsOpStartsWith PatchRulesByIdJSONBodyConditionsOp = "starts_with"
+)
+
+// Valid indicates whether the value is a known member of the PatchRulesByIdJSONBodyConditionsOp enum.
+func (e PatchRulesByIdJSONBodyConditionsOp) Valid() bool {
+	switch e {
+	case PatchRulesByIdJSONBodyConditionsOpBetween:
+		return true
+	case PatchRulesByIdJSONBodyConditionsOpContains:
+		return true
+	case PatchRulesByIdJSONBodyConditionsOpEquals:
+		return true
+	case PatchRulesByIdJSONBodyConditionsOpMatches:
+		return true
+	case PatchRulesByIdJSONBodyConditionsOpStartsWith:
 		return true
 	default:
 		return false
@@ -3796,7 +4264,8 @@ type ImportRowType string
 
 // ImportRowResponse defines model for ImportRowResponse.
 type ImportRowResponse struct {
-	Row ImportRow `json:"row"`
+	Row           ImportRow       `json:"row"`
+	SuggestedRule *RuleSuggestion `json:"suggestedRule,omitempty"`
 }
 
 // Limits defines model for Limits.
@@ -4310,6 +4779,96 @@ type ReportSummary struct {
 		// Net exact decimal, at most 4 decimal places
 		Net float32 `json:"net"`
 	} `json:"totals"`
+}
+
+// Rule defines model for Rule.
+type Rule struct {
+	Actions struct {
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+		Skip       *bool               `json:"skip,omitempty"`
+		TagId      *openapi_types.UUID `json:"tagId,omitempty"`
+		ToWalletId *openapi_types.UUID `json:"toWalletId,omitempty"`
+		Type       *RuleActionsType    `json:"type,omitempty"`
+	} `json:"actions"`
+	Conditions []struct {
+		Field   RuleConditionsField `json:"field"`
+		Op      RuleConditionsOp    `json:"op"`
+		Value   string              `json:"value"`
+		ValueTo *string             `json:"valueTo,omitempty"`
+	} `json:"conditions"`
+	CreatedAt time.Time          `json:"createdAt"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      string             `json:"name"`
+	Position  int                `json:"position"`
+	UpdatedAt time.Time          `json:"updatedAt"`
+}
+
+// RuleActionsType defines model for Rule.Actions.Type.
+type RuleActionsType string
+
+// RuleConditionsField defines model for Rule.Conditions.Field.
+type RuleConditionsField string
+
+// RuleConditionsOp defines model for Rule.Conditions.Op.
+type RuleConditionsOp string
+
+// RuleApplyResult defines model for RuleApplyResult.
+type RuleApplyResult struct {
+	Applied int `json:"applied"`
+	Changes []struct {
+		CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept       *string             `json:"concept,omitempty"`
+		RuleId        openapi_types.UUID  `json:"ruleId"`
+		TagId         *openapi_types.UUID `json:"tagId,omitempty"`
+		TransactionId openapi_types.UUID  `json:"transactionId"`
+	} `json:"changes"`
+	DryRun bool `json:"dryRun"`
+	More   bool `json:"more"`
+}
+
+// RuleList defines model for RuleList.
+type RuleList struct {
+	Rules []Rule `json:"rules"`
+}
+
+// RuleResponse defines model for RuleResponse.
+type RuleResponse struct {
+	Rule Rule `json:"rule"`
+}
+
+// RuleSuggestion defines model for RuleSuggestion.
+type RuleSuggestion struct {
+	Actions struct {
+		CategoryId *openapi_types.UUID        `json:"categoryId,omitempty"`
+		Concept    *string                    `json:"concept,omitempty"`
+		Skip       *bool                      `json:"skip,omitempty"`
+		TagId      *openapi_types.UUID        `json:"tagId,omitempty"`
+		ToWalletId *openapi_types.UUID        `json:"toWalletId,omitempty"`
+		Type       *RuleSuggestionActionsType `json:"type,omitempty"`
+	} `json:"actions"`
+	Conditions []struct {
+		Field   RuleSuggestionConditionsField `json:"field"`
+		Op      RuleSuggestionConditionsOp    `json:"op"`
+		Value   string                        `json:"value"`
+		ValueTo *string                       `json:"valueTo,omitempty"`
+	} `json:"conditions"`
+	Name         string `json:"name"`
+	Transactions int    `json:"transactions"`
+}
+
+// RuleSuggestionActionsType defines model for RuleSuggestion.Actions.Type.
+type RuleSuggestionActionsType string
+
+// RuleSuggestionConditionsField defines model for RuleSuggestion.Conditions.Field.
+type RuleSuggestionConditionsField string
+
+// RuleSuggestionConditionsOp defines model for RuleSuggestion.Conditions.Op.
+type RuleSuggestionConditionsOp string
+
+// RuleSuggestionList defines model for RuleSuggestionList.
+type RuleSuggestionList struct {
+	Suggestions []RuleSuggestion `json:"suggestions"`
 }
 
 // SpendingSummary defines model for SpendingSummary.
@@ -5055,6 +5614,96 @@ type RecurringUpdateKind string
 
 // RecurringUpdatePeriodicity defines model for RecurringUpdate.Periodicity.
 type RecurringUpdatePeriodicity string
+
+// RuleApply defines model for RuleApply.
+type RuleApply struct {
+	// DryRun list what would change and change nothing; default true
+	DryRun *bool `json:"dryRun,omitempty"`
+
+	// From from 1900-01-01 to 2099-12-31
+	From    *openapi_types.Date   `json:"from,omitempty"`
+	RuleIds *[]openapi_types.UUID `json:"ruleIds,omitempty"`
+
+	// To from 1900-01-01 to 2099-12-31
+	To *openapi_types.Date `json:"to,omitempty"`
+
+	// WalletId only the transactions of this wallet
+	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
+}
+
+// RuleCreate defines model for RuleCreate.
+type RuleCreate struct {
+	Actions struct {
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+
+		// Skip leave a statement's row out of its import
+		Skip  *bool               `json:"skip,omitempty"`
+		TagId *openapi_types.UUID `json:"tagId,omitempty"`
+
+		// ToWalletId with type transfer: the wallet money goes to
+		ToWalletId *openapi_types.UUID    `json:"toWalletId,omitempty"`
+		Type       *RuleCreateActionsType `json:"type,omitempty"`
+	} `json:"actions"`
+	Conditions []struct {
+		Field RuleCreateConditionsField `json:"field"`
+		Op    RuleCreateConditionsOp    `json:"op"`
+		Value string                    `json:"value"`
+
+		// ValueTo between: the highest amount
+		ValueTo *string `json:"valueTo,omitempty"`
+	} `json:"conditions"`
+	Name string `json:"name"`
+
+	// Position rules apply in this order, lowest first; default: after the others
+	Position *int `json:"position,omitempty"`
+}
+
+// RuleCreateActionsType defines model for RuleCreate.Actions.Type.
+type RuleCreateActionsType string
+
+// RuleCreateConditionsField defines model for RuleCreate.Conditions.Field.
+type RuleCreateConditionsField string
+
+// RuleCreateConditionsOp defines model for RuleCreate.Conditions.Op.
+type RuleCreateConditionsOp string
+
+// RuleUpdate defines model for RuleUpdate.
+type RuleUpdate struct {
+	Actions *struct {
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+
+		// Skip leave a statement's row out of its import
+		Skip  *bool               `json:"skip,omitempty"`
+		TagId *openapi_types.UUID `json:"tagId,omitempty"`
+
+		// ToWalletId with type transfer: the wallet money goes to
+		ToWalletId *openapi_types.UUID    `json:"toWalletId,omitempty"`
+		Type       *RuleUpdateActionsType `json:"type,omitempty"`
+	} `json:"actions,omitempty"`
+	Conditions *[]struct {
+		Field RuleUpdateConditionsField `json:"field"`
+		Op    RuleUpdateConditionsOp    `json:"op"`
+		Value string                    `json:"value"`
+
+		// ValueTo between: the highest amount
+		ValueTo *string `json:"valueTo,omitempty"`
+	} `json:"conditions,omitempty"`
+	Name *string `json:"name,omitempty"`
+
+	// Position rules apply in this order, lowest first; default: after the others
+	Position *int `json:"position,omitempty"`
+}
+
+// RuleUpdateActionsType defines model for RuleUpdate.Actions.Type.
+type RuleUpdateActionsType string
+
+// RuleUpdateConditionsField defines model for RuleUpdate.Conditions.Field.
+type RuleUpdateConditionsField string
+
+// RuleUpdateConditionsOp defines model for RuleUpdate.Conditions.Op.
+type RuleUpdateConditionsOp string
 
 // TagCreate defines model for TagCreate.
 type TagCreate struct {
@@ -6039,6 +6688,12 @@ type GetImportsParams struct {
 // PostImportsMultipartBody defines parameters for PostImports.
 type PostImportsMultipartBody struct {
 	File openapi_types.File `json:"file"`
+
+	// Mapping a CSV's columns, as the JSON of an import profile's mapping
+	Mapping *string `json:"mapping,omitempty"`
+
+	// Profile a saved import profile whose mapping reads a CSV
+	Profile *openapi_types.UUID `json:"profile,omitempty"`
 }
 
 // PostImportsTextBody defines parameters for PostImports.
@@ -6054,6 +6709,12 @@ type PostImportsParams struct {
 
 	// DateOrder the order of day and month, for a CSV or QIF file whose dates read both ways
 	DateOrder *PostImportsParamsDateOrder `form:"dateOrder,omitempty" json:"dateOrder,omitempty"`
+
+	// Mapping a CSV's columns, as the JSON of an import profile's mapping
+	Mapping *string `form:"mapping,omitempty" json:"mapping,omitempty"`
+
+	// Profile a saved import profile whose mapping reads a CSV
+	Profile *openapi_types.UUID `form:"profile,omitempty" json:"profile,omitempty"`
 
 	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
 	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
@@ -6518,6 +7179,162 @@ type GetReportsSummaryParams struct {
 	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 }
+
+// GetRulesParams defines parameters for GetRules.
+type GetRulesParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// PostRulesJSONBody defines parameters for PostRules.
+type PostRulesJSONBody struct {
+	Actions struct {
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+
+		// Skip leave a statement's row out of its import
+		Skip  *bool               `json:"skip,omitempty"`
+		TagId *openapi_types.UUID `json:"tagId,omitempty"`
+
+		// ToWalletId with type transfer: the wallet money goes to
+		ToWalletId *openapi_types.UUID           `json:"toWalletId,omitempty"`
+		Type       *PostRulesJSONBodyActionsType `json:"type,omitempty"`
+	} `json:"actions"`
+	Conditions []struct {
+		Field PostRulesJSONBodyConditionsField `json:"field"`
+		Op    PostRulesJSONBodyConditionsOp    `json:"op"`
+		Value string                           `json:"value"`
+
+		// ValueTo between: the highest amount
+		ValueTo *string `json:"valueTo,omitempty"`
+	} `json:"conditions"`
+	Name string `json:"name"`
+
+	// Position rules apply in this order, lowest first; default: after the others
+	Position *int `json:"position,omitempty"`
+}
+
+// PostRulesParams defines parameters for PostRules.
+type PostRulesParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PostRulesJSONBodyActionsType defines parameters for PostRules.
+type PostRulesJSONBodyActionsType string
+
+// PostRulesJSONBodyConditionsField defines parameters for PostRules.
+type PostRulesJSONBodyConditionsField string
+
+// PostRulesJSONBodyConditionsOp defines parameters for PostRules.
+type PostRulesJSONBodyConditionsOp string
+
+// PostRulesApplyJSONBody defines parameters for PostRulesApply.
+type PostRulesApplyJSONBody struct {
+	// DryRun list what would change and change nothing; default true
+	DryRun *bool `json:"dryRun,omitempty"`
+
+	// From from 1900-01-01 to 2099-12-31
+	From    *openapi_types.Date   `json:"from,omitempty"`
+	RuleIds *[]openapi_types.UUID `json:"ruleIds,omitempty"`
+
+	// To from 1900-01-01 to 2099-12-31
+	To *openapi_types.Date `json:"to,omitempty"`
+
+	// WalletId only the transactions of this wallet
+	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
+}
+
+// PostRulesApplyParams defines parameters for PostRulesApply.
+type PostRulesApplyParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetRulesSuggestionsParams defines parameters for GetRulesSuggestions.
+type GetRulesSuggestionsParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// DeleteRulesByIdParams defines parameters for DeleteRulesById.
+type DeleteRulesByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PatchRulesByIdJSONBody defines parameters for PatchRulesById.
+type PatchRulesByIdJSONBody struct {
+	Actions *struct {
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+
+		// Skip leave a statement's row out of its import
+		Skip  *bool               `json:"skip,omitempty"`
+		TagId *openapi_types.UUID `json:"tagId,omitempty"`
+
+		// ToWalletId with type transfer: the wallet money goes to
+		ToWalletId *openapi_types.UUID                `json:"toWalletId,omitempty"`
+		Type       *PatchRulesByIdJSONBodyActionsType `json:"type,omitempty"`
+	} `json:"actions,omitempty"`
+	Conditions *[]struct {
+		Field PatchRulesByIdJSONBodyConditionsField `json:"field"`
+		Op    PatchRulesByIdJSONBodyConditionsOp    `json:"op"`
+		Value string                                `json:"value"`
+
+		// ValueTo between: the highest amount
+		ValueTo *string `json:"valueTo,omitempty"`
+	} `json:"conditions,omitempty"`
+	Name *string `json:"name,omitempty"`
+
+	// Position rules apply in this order, lowest first; default: after the others
+	Position *int `json:"position,omitempty"`
+}
+
+// PatchRulesByIdParams defines parameters for PatchRulesById.
+type PatchRulesByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PatchRulesByIdJSONBodyActionsType defines parameters for PatchRulesById.
+type PatchRulesByIdJSONBodyActionsType string
+
+// PatchRulesByIdJSONBodyConditionsField defines parameters for PatchRulesById.
+type PatchRulesByIdJSONBodyConditionsField string
+
+// PatchRulesByIdJSONBodyConditionsOp defines parameters for PatchRulesById.
+type PatchRulesByIdJSONBodyConditionsOp string
 
 // GetTagsParams defines parameters for GetTags.
 type GetTagsParams struct {
@@ -8152,6 +8969,15 @@ type PatchRecurrentByIdJSONRequestBody PatchRecurrentByIdJSONBody
 // PostRecurrentByIdPayJSONRequestBody defines body for PostRecurrentByIdPay for application/json ContentType.
 type PostRecurrentByIdPayJSONRequestBody PostRecurrentByIdPayJSONBody
 
+// PostRulesJSONRequestBody defines body for PostRules for application/json ContentType.
+type PostRulesJSONRequestBody PostRulesJSONBody
+
+// PostRulesApplyJSONRequestBody defines body for PostRulesApply for application/json ContentType.
+type PostRulesApplyJSONRequestBody PostRulesApplyJSONBody
+
+// PatchRulesByIdJSONRequestBody defines body for PatchRulesById for application/json ContentType.
+type PatchRulesByIdJSONRequestBody PatchRulesByIdJSONBody
+
 // PostTagsJSONRequestBody defines body for PostTags for application/json ContentType.
 type PostTagsJSONRequestBody PostTagsJSONBody
 
@@ -9523,7 +10349,7 @@ type ClientInterface interface {
 
 	// PostImportsWithBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 	//
-	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -9532,7 +10358,7 @@ type ClientInterface interface {
 
 	// PostImportsWithTextBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 	//
-	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 	//
 	// Takes a body of the `text/plain` content type.
 	//
@@ -9772,6 +10598,71 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/reports/summary (the `GetReportsSummary` operationId).
 	GetReportsSummary(ctx context.Context, params *GetReportsSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRules List the rules that say what a statement's rows are, in the order they apply
+	//
+	// Corresponds with GET /api/rules (the `GetRules` operationId).
+	GetRules(ctx context.Context, params *GetRulesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostRulesWithBody Create a rule: conditions that must all hold, and what it sets
+	//
+	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/rules (the `PostRules` operationId).
+	PostRulesWithBody(ctx context.Context, params *PostRulesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostRules Create a rule: conditions that must all hold, and what it sets
+	//
+	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/rules (the `PostRules` operationId).
+	PostRules(ctx context.Context, params *PostRulesParams, body PostRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostRulesApplyWithBody Apply the rules to recorded transactions: a dry run lists what would change; otherwise it changes it in one command
+	//
+	// Of each live income or expense not reconciled (the newest 10,000 the filters leave; more says there were more), the first rule that matches sets its category, tag and concept; a rule's type, transfer and skip are for statements' rows only.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/rules/apply (the `PostRulesApply` operationId).
+	PostRulesApplyWithBody(ctx context.Context, params *PostRulesApplyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostRulesApply Apply the rules to recorded transactions: a dry run lists what would change; otherwise it changes it in one command
+	//
+	// Of each live income or expense not reconciled (the newest 10,000 the filters leave; more says there were more), the first rule that matches sets its category, tag and concept; a rule's type, transfer and skip are for statements' rows only.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/rules/apply (the `PostRulesApply` operationId).
+	PostRulesApply(ctx context.Context, params *PostRulesApplyParams, body PostRulesApplyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetRulesSuggestions Rules proposed from history: a concept seen at least 3 times, 80% of them with one category, that no rule covers
+	//
+	// Corresponds with GET /api/rules/suggestions (the `GetRulesSuggestions` operationId).
+	GetRulesSuggestions(ctx context.Context, params *GetRulesSuggestionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteRulesById Delete a rule
+	//
+	// Corresponds with DELETE /api/rules/{id} (the `DeleteRulesById` operationId).
+	DeleteRulesById(ctx context.Context, id openapi_types.UUID, params *DeleteRulesByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchRulesByIdWithBody Change a rule: the fields sent replace its own, its conditions and its actions each as a whole
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/rules/{id} (the `PatchRulesById` operationId).
+	PatchRulesByIdWithBody(ctx context.Context, id openapi_types.UUID, params *PatchRulesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PatchRulesById Change a rule: the fields sent replace its own, its conditions and its actions each as a whole
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/rules/{id} (the `PatchRulesById` operationId).
+	PatchRulesById(ctx context.Context, id openapi_types.UUID, params *PatchRulesByIdParams, body PatchRulesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetTags List active tags
 	//
@@ -11139,7 +12030,7 @@ func (c *Client) GetImports(ctx context.Context, params *GetImportsParams, reqEd
 
 // PostImportsWithBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 //
-// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 //
 // Takes any type of body and a specified content type.
 //
@@ -11158,7 +12049,7 @@ func (c *Client) PostImportsWithBody(ctx context.Context, params *PostImportsPar
 
 // PostImportsWithTextBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 //
-// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 //
 // Takes a body of the `text/plain` content type.
 //
@@ -11739,6 +12630,161 @@ func (c *Client) GetReportsSpendingSummary(ctx context.Context, params *GetRepor
 // Corresponds with GET /api/reports/summary (the `GetReportsSummary` operationId).
 func (c *Client) GetReportsSummary(ctx context.Context, params *GetReportsSummaryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetReportsSummaryRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRules List the rules that say what a statement's rows are, in the order they apply
+//
+// Corresponds with GET /api/rules (the `GetRules` operationId).
+func (c *Client) GetRules(ctx context.Context, params *GetRulesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRulesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostRulesWithBody Create a rule: conditions that must all hold, and what it sets
+//
+// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/rules (the `PostRules` operationId).
+func (c *Client) PostRulesWithBody(ctx context.Context, params *PostRulesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostRulesRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostRules Create a rule: conditions that must all hold, and what it sets
+//
+// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/rules (the `PostRules` operationId).
+func (c *Client) PostRules(ctx context.Context, params *PostRulesParams, body PostRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostRulesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostRulesApplyWithBody Apply the rules to recorded transactions: a dry run lists what would change; otherwise it changes it in one command
+//
+// Of each live income or expense not reconciled (the newest 10,000 the filters leave; more says there were more), the first rule that matches sets its category, tag and concept; a rule's type, transfer and skip are for statements' rows only.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/rules/apply (the `PostRulesApply` operationId).
+func (c *Client) PostRulesApplyWithBody(ctx context.Context, params *PostRulesApplyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostRulesApplyRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostRulesApply Apply the rules to recorded transactions: a dry run lists what would change; otherwise it changes it in one command
+//
+// Of each live income or expense not reconciled (the newest 10,000 the filters leave; more says there were more), the first rule that matches sets its category, tag and concept; a rule's type, transfer and skip are for statements' rows only.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/rules/apply (the `PostRulesApply` operationId).
+func (c *Client) PostRulesApply(ctx context.Context, params *PostRulesApplyParams, body PostRulesApplyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostRulesApplyRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetRulesSuggestions Rules proposed from history: a concept seen at least 3 times, 80% of them with one category, that no rule covers
+//
+// Corresponds with GET /api/rules/suggestions (the `GetRulesSuggestions` operationId).
+func (c *Client) GetRulesSuggestions(ctx context.Context, params *GetRulesSuggestionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRulesSuggestionsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteRulesById Delete a rule
+//
+// Corresponds with DELETE /api/rules/{id} (the `DeleteRulesById` operationId).
+func (c *Client) DeleteRulesById(ctx context.Context, id openapi_types.UUID, params *DeleteRulesByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteRulesByIdRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchRulesByIdWithBody Change a rule: the fields sent replace its own, its conditions and its actions each as a whole
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/rules/{id} (the `PatchRulesById` operationId).
+func (c *Client) PatchRulesByIdWithBody(ctx context.Context, id openapi_types.UUID, params *PatchRulesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchRulesByIdRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatchRulesById Change a rule: the fields sent replace its own, its conditions and its actions each as a whole
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/rules/{id} (the `PatchRulesById` operationId).
+func (c *Client) PatchRulesById(ctx context.Context, id openapi_types.UUID, params *PatchRulesByIdParams, body PatchRulesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchRulesByIdRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15998,6 +17044,30 @@ func NewPostImportsRequestWithBody(server string, params *PostImportsParams, con
 
 		}
 
+		if params.Mapping != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "mapping", *params.Mapping, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Profile != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "profile", *params.Profile, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -18074,6 +19144,421 @@ func NewGetReportsSummaryRequest(server string, params *GetReportsSummaryParams)
 			}
 
 			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetRulesRequest constructs an http.Request for the GetRules method
+func NewGetRulesRequest(server string, params *GetRulesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/rules")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostRulesRequest calls the generic PostRules builder with application/json body
+func NewPostRulesRequest(server string, params *PostRulesParams, body PostRulesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostRulesRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPostRulesRequestWithBody constructs an http.Request for the PostRules method, with any body, and a specified content type
+func NewPostRulesRequestWithBody(server string, params *PostRulesParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/rules")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostRulesApplyRequest calls the generic PostRulesApply builder with application/json body
+func NewPostRulesApplyRequest(server string, params *PostRulesApplyParams, body PostRulesApplyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostRulesApplyRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewPostRulesApplyRequestWithBody constructs an http.Request for the PostRulesApply method, with any body, and a specified content type
+func NewPostRulesApplyRequestWithBody(server string, params *PostRulesApplyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/rules/apply")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetRulesSuggestionsRequest constructs an http.Request for the GetRulesSuggestions method
+func NewGetRulesSuggestionsRequest(server string, params *GetRulesSuggestionsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/rules/suggestions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteRulesByIdRequest constructs an http.Request for the DeleteRulesById method
+func NewDeleteRulesByIdRequest(server string, id openapi_types.UUID, params *DeleteRulesByIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/rules/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPatchRulesByIdRequest calls the generic PatchRulesById builder with application/json body
+func NewPatchRulesByIdRequest(server string, id openapi_types.UUID, params *PatchRulesByIdParams, body PatchRulesByIdJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPatchRulesByIdRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewPatchRulesByIdRequestWithBody constructs an http.Request for the PatchRulesById method, with any body, and a specified content type
+func NewPatchRulesByIdRequestWithBody(server string, id openapi_types.UUID, params *PatchRulesByIdParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/rules/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
 		}
 
 	}
@@ -21611,7 +23096,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostImportsWithBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 	//
-	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -21620,7 +23105,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostImportsWithTextBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 	//
-	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 	//
 	// Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -21900,6 +23385,77 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/reports/summary (the `GetReportsSummary` operationId).
 	GetReportsSummaryWithResponse(ctx context.Context, params *GetReportsSummaryParams, reqEditors ...RequestEditorFn) (*GetReportsSummaryResponse, error)
+
+	// GetRulesWithResponse List the rules that say what a statement's rows are, in the order they apply
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/rules (the `GetRules` operationId).
+	GetRulesWithResponse(ctx context.Context, params *GetRulesParams, reqEditors ...RequestEditorFn) (*GetRulesResponse, error)
+
+	// PostRulesWithBodyWithResponse Create a rule: conditions that must all hold, and what it sets
+	//
+	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/rules (the `PostRules` operationId).
+	PostRulesWithBodyWithResponse(ctx context.Context, params *PostRulesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostRulesResponse, error)
+
+	// PostRulesWithResponse Create a rule: conditions that must all hold, and what it sets
+	//
+	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/rules (the `PostRules` operationId).
+	PostRulesWithResponse(ctx context.Context, params *PostRulesParams, body PostRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostRulesResponse, error)
+
+	// PostRulesApplyWithBodyWithResponse Apply the rules to recorded transactions: a dry run lists what would change; otherwise it changes it in one command
+	//
+	// Of each live income or expense not reconciled (the newest 10,000 the filters leave; more says there were more), the first rule that matches sets its category, tag and concept; a rule's type, transfer and skip are for statements' rows only.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/rules/apply (the `PostRulesApply` operationId).
+	PostRulesApplyWithBodyWithResponse(ctx context.Context, params *PostRulesApplyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostRulesApplyResponse, error)
+
+	// PostRulesApplyWithResponse Apply the rules to recorded transactions: a dry run lists what would change; otherwise it changes it in one command
+	//
+	// Of each live income or expense not reconciled (the newest 10,000 the filters leave; more says there were more), the first rule that matches sets its category, tag and concept; a rule's type, transfer and skip are for statements' rows only.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/rules/apply (the `PostRulesApply` operationId).
+	PostRulesApplyWithResponse(ctx context.Context, params *PostRulesApplyParams, body PostRulesApplyJSONRequestBody, reqEditors ...RequestEditorFn) (*PostRulesApplyResponse, error)
+
+	// GetRulesSuggestionsWithResponse Rules proposed from history: a concept seen at least 3 times, 80% of them with one category, that no rule covers
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/rules/suggestions (the `GetRulesSuggestions` operationId).
+	GetRulesSuggestionsWithResponse(ctx context.Context, params *GetRulesSuggestionsParams, reqEditors ...RequestEditorFn) (*GetRulesSuggestionsResponse, error)
+
+	// DeleteRulesByIdWithResponse Delete a rule
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/rules/{id} (the `DeleteRulesById` operationId).
+	DeleteRulesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *DeleteRulesByIdParams, reqEditors ...RequestEditorFn) (*DeleteRulesByIdResponse, error)
+
+	// PatchRulesByIdWithBodyWithResponse Change a rule: the fields sent replace its own, its conditions and its actions each as a whole
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/rules/{id} (the `PatchRulesById` operationId).
+	PatchRulesByIdWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchRulesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchRulesByIdResponse, error)
+
+	// PatchRulesByIdWithResponse Change a rule: the fields sent replace its own, its conditions and its actions each as a whole
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/rules/{id} (the `PatchRulesById` operationId).
+	PatchRulesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchRulesByIdParams, body PatchRulesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchRulesByIdResponse, error)
 
 	// GetTagsWithResponse List active tags
 	//
@@ -36201,6 +37757,1206 @@ func (r GetReportsSummaryResponse) ContentType() string {
 	return ""
 }
 
+// GetRulesResponse200Headers the declared response headers of an HTTP 200 response for GetRules
+type GetRulesResponse200Headers struct {
+	XRequestId string
+}
+
+// GetRulesResponse400Headers the declared response headers of an HTTP 400 response for GetRules
+type GetRulesResponse400Headers struct {
+	XRequestId string
+}
+
+// GetRulesResponse401Headers the declared response headers of an HTTP 401 response for GetRules
+type GetRulesResponse401Headers struct {
+	XRequestId string
+}
+
+// GetRulesResponse403Headers the declared response headers of an HTTP 403 response for GetRules
+type GetRulesResponse403Headers struct {
+	XRequestId string
+}
+
+// GetRulesResponse404Headers the declared response headers of an HTTP 404 response for GetRules
+type GetRulesResponse404Headers struct {
+	XRequestId string
+}
+
+// GetRulesResponse405Headers the declared response headers of an HTTP 405 response for GetRules
+type GetRulesResponse405Headers struct {
+	XRequestId string
+}
+
+// GetRulesResponse409Headers the declared response headers of an HTTP 409 response for GetRules
+type GetRulesResponse409Headers struct {
+	XRequestId string
+}
+
+// GetRulesResponse422Headers the declared response headers of an HTTP 422 response for GetRules
+type GetRulesResponse422Headers struct {
+	XRequestId string
+}
+
+// GetRulesResponse429Headers the declared response headers of an HTTP 429 response for GetRules
+type GetRulesResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetRulesResponse500Headers the declared response headers of an HTTP 500 response for GetRules
+type GetRulesResponse500Headers struct {
+	XRequestId string
+}
+
+// GetRulesResponse503Headers the declared response headers of an HTTP 503 response for GetRules
+type GetRulesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetRulesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RuleList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRulesResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetRulesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetRulesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetRulesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetRulesResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetRulesResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetRulesResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetRulesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRulesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRulesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRulesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRulesResponse) GetJSON200() *RuleList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetRulesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRulesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetRulesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRulesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetRulesResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetRulesResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetRulesResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRulesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRulesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRulesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRulesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRulesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRulesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRulesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostRulesResponse201Headers the declared response headers of an HTTP 201 response for PostRules
+type PostRulesResponse201Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PostRulesResponse400Headers the declared response headers of an HTTP 400 response for PostRules
+type PostRulesResponse400Headers struct {
+	XRequestId string
+}
+
+// PostRulesResponse401Headers the declared response headers of an HTTP 401 response for PostRules
+type PostRulesResponse401Headers struct {
+	XRequestId string
+}
+
+// PostRulesResponse403Headers the declared response headers of an HTTP 403 response for PostRules
+type PostRulesResponse403Headers struct {
+	XRequestId string
+}
+
+// PostRulesResponse404Headers the declared response headers of an HTTP 404 response for PostRules
+type PostRulesResponse404Headers struct {
+	XRequestId string
+}
+
+// PostRulesResponse405Headers the declared response headers of an HTTP 405 response for PostRules
+type PostRulesResponse405Headers struct {
+	XRequestId string
+}
+
+// PostRulesResponse409Headers the declared response headers of an HTTP 409 response for PostRules
+type PostRulesResponse409Headers struct {
+	XRequestId string
+}
+
+// PostRulesResponse413Headers the declared response headers of an HTTP 413 response for PostRules
+type PostRulesResponse413Headers struct {
+	XRequestId string
+}
+
+// PostRulesResponse422Headers the declared response headers of an HTTP 422 response for PostRules
+type PostRulesResponse422Headers struct {
+	XRequestId string
+}
+
+// PostRulesResponse429Headers the declared response headers of an HTTP 429 response for PostRules
+type PostRulesResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostRulesResponse500Headers the declared response headers of an HTTP 500 response for PostRules
+type PostRulesResponse500Headers struct {
+	XRequestId string
+}
+
+// PostRulesResponse503Headers the declared response headers of an HTTP 503 response for PostRules
+type PostRulesResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostRulesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *RuleResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PostRulesResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostRulesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostRulesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostRulesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostRulesResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostRulesResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostRulesResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostRulesResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostRulesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostRulesResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostRulesResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostRulesResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostRulesResponse) GetJSON201() *RuleResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostRulesResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostRulesResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostRulesResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostRulesResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostRulesResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostRulesResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostRulesResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostRulesResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostRulesResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostRulesResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostRulesResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostRulesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostRulesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostRulesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostRulesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostRulesApplyResponse200Headers the declared response headers of an HTTP 200 response for PostRulesApply
+type PostRulesApplyResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PostRulesApplyResponse400Headers the declared response headers of an HTTP 400 response for PostRulesApply
+type PostRulesApplyResponse400Headers struct {
+	XRequestId string
+}
+
+// PostRulesApplyResponse401Headers the declared response headers of an HTTP 401 response for PostRulesApply
+type PostRulesApplyResponse401Headers struct {
+	XRequestId string
+}
+
+// PostRulesApplyResponse403Headers the declared response headers of an HTTP 403 response for PostRulesApply
+type PostRulesApplyResponse403Headers struct {
+	XRequestId string
+}
+
+// PostRulesApplyResponse404Headers the declared response headers of an HTTP 404 response for PostRulesApply
+type PostRulesApplyResponse404Headers struct {
+	XRequestId string
+}
+
+// PostRulesApplyResponse405Headers the declared response headers of an HTTP 405 response for PostRulesApply
+type PostRulesApplyResponse405Headers struct {
+	XRequestId string
+}
+
+// PostRulesApplyResponse409Headers the declared response headers of an HTTP 409 response for PostRulesApply
+type PostRulesApplyResponse409Headers struct {
+	XRequestId string
+}
+
+// PostRulesApplyResponse413Headers the declared response headers of an HTTP 413 response for PostRulesApply
+type PostRulesApplyResponse413Headers struct {
+	XRequestId string
+}
+
+// PostRulesApplyResponse422Headers the declared response headers of an HTTP 422 response for PostRulesApply
+type PostRulesApplyResponse422Headers struct {
+	XRequestId string
+}
+
+// PostRulesApplyResponse429Headers the declared response headers of an HTTP 429 response for PostRulesApply
+type PostRulesApplyResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostRulesApplyResponse500Headers the declared response headers of an HTTP 500 response for PostRulesApply
+type PostRulesApplyResponse500Headers struct {
+	XRequestId string
+}
+
+// PostRulesApplyResponse503Headers the declared response headers of an HTTP 503 response for PostRulesApply
+type PostRulesApplyResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostRulesApplyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RuleApplyResult
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostRulesApplyResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostRulesApplyResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostRulesApplyResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostRulesApplyResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostRulesApplyResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostRulesApplyResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostRulesApplyResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostRulesApplyResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostRulesApplyResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostRulesApplyResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostRulesApplyResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostRulesApplyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostRulesApplyResponse) GetJSON200() *RuleApplyResult {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostRulesApplyResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostRulesApplyResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostRulesApplyResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostRulesApplyResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostRulesApplyResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostRulesApplyResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostRulesApplyResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostRulesApplyResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostRulesApplyResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostRulesApplyResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostRulesApplyResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostRulesApplyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostRulesApplyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostRulesApplyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostRulesApplyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetRulesSuggestionsResponse200Headers the declared response headers of an HTTP 200 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse200Headers struct {
+	XRequestId string
+}
+
+// GetRulesSuggestionsResponse400Headers the declared response headers of an HTTP 400 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse400Headers struct {
+	XRequestId string
+}
+
+// GetRulesSuggestionsResponse401Headers the declared response headers of an HTTP 401 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse401Headers struct {
+	XRequestId string
+}
+
+// GetRulesSuggestionsResponse403Headers the declared response headers of an HTTP 403 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse403Headers struct {
+	XRequestId string
+}
+
+// GetRulesSuggestionsResponse404Headers the declared response headers of an HTTP 404 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse404Headers struct {
+	XRequestId string
+}
+
+// GetRulesSuggestionsResponse405Headers the declared response headers of an HTTP 405 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse405Headers struct {
+	XRequestId string
+}
+
+// GetRulesSuggestionsResponse409Headers the declared response headers of an HTTP 409 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse409Headers struct {
+	XRequestId string
+}
+
+// GetRulesSuggestionsResponse422Headers the declared response headers of an HTTP 422 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse422Headers struct {
+	XRequestId string
+}
+
+// GetRulesSuggestionsResponse429Headers the declared response headers of an HTTP 429 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetRulesSuggestionsResponse500Headers the declared response headers of an HTTP 500 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse500Headers struct {
+	XRequestId string
+}
+
+// GetRulesSuggestionsResponse503Headers the declared response headers of an HTTP 503 response for GetRulesSuggestions
+type GetRulesSuggestionsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetRulesSuggestionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RuleSuggestionList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetRulesSuggestionsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetRulesSuggestionsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetRulesSuggestionsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetRulesSuggestionsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetRulesSuggestionsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetRulesSuggestionsResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetRulesSuggestionsResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetRulesSuggestionsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetRulesSuggestionsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetRulesSuggestionsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetRulesSuggestionsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON200() *RuleSuggestionList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetRulesSuggestionsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetRulesSuggestionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetRulesSuggestionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetRulesSuggestionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetRulesSuggestionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteRulesByIdResponse200Headers the declared response headers of an HTTP 200 response for DeleteRulesById
+type DeleteRulesByIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// DeleteRulesByIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteRulesById
+type DeleteRulesByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteRulesByIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteRulesById
+type DeleteRulesByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteRulesByIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteRulesById
+type DeleteRulesByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteRulesByIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteRulesById
+type DeleteRulesByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteRulesByIdResponse405Headers the declared response headers of an HTTP 405 response for DeleteRulesById
+type DeleteRulesByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// DeleteRulesByIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteRulesById
+type DeleteRulesByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// DeleteRulesByIdResponse413Headers the declared response headers of an HTTP 413 response for DeleteRulesById
+type DeleteRulesByIdResponse413Headers struct {
+	XRequestId string
+}
+
+// DeleteRulesByIdResponse422Headers the declared response headers of an HTTP 422 response for DeleteRulesById
+type DeleteRulesByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// DeleteRulesByIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteRulesById
+type DeleteRulesByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// DeleteRulesByIdResponse500Headers the declared response headers of an HTTP 500 response for DeleteRulesById
+type DeleteRulesByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// DeleteRulesByIdResponse503Headers the declared response headers of an HTTP 503 response for DeleteRulesById
+type DeleteRulesByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type DeleteRulesByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OK
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteRulesByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteRulesByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteRulesByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteRulesByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteRulesByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteRulesByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteRulesByIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *DeleteRulesByIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeleteRulesByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteRulesByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteRulesByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteRulesByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON200() *OK {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteRulesByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteRulesByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteRulesByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteRulesByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteRulesByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PatchRulesByIdResponse200Headers the declared response headers of an HTTP 200 response for PatchRulesById
+type PatchRulesByIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PatchRulesByIdResponse400Headers the declared response headers of an HTTP 400 response for PatchRulesById
+type PatchRulesByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// PatchRulesByIdResponse401Headers the declared response headers of an HTTP 401 response for PatchRulesById
+type PatchRulesByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// PatchRulesByIdResponse403Headers the declared response headers of an HTTP 403 response for PatchRulesById
+type PatchRulesByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// PatchRulesByIdResponse404Headers the declared response headers of an HTTP 404 response for PatchRulesById
+type PatchRulesByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// PatchRulesByIdResponse405Headers the declared response headers of an HTTP 405 response for PatchRulesById
+type PatchRulesByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// PatchRulesByIdResponse409Headers the declared response headers of an HTTP 409 response for PatchRulesById
+type PatchRulesByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// PatchRulesByIdResponse413Headers the declared response headers of an HTTP 413 response for PatchRulesById
+type PatchRulesByIdResponse413Headers struct {
+	XRequestId string
+}
+
+// PatchRulesByIdResponse422Headers the declared response headers of an HTTP 422 response for PatchRulesById
+type PatchRulesByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// PatchRulesByIdResponse429Headers the declared response headers of an HTTP 429 response for PatchRulesById
+type PatchRulesByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PatchRulesByIdResponse500Headers the declared response headers of an HTTP 500 response for PatchRulesById
+type PatchRulesByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// PatchRulesByIdResponse503Headers the declared response headers of an HTTP 503 response for PatchRulesById
+type PatchRulesByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PatchRulesByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RuleResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PatchRulesByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PatchRulesByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PatchRulesByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PatchRulesByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PatchRulesByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PatchRulesByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PatchRulesByIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PatchRulesByIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PatchRulesByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PatchRulesByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PatchRulesByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PatchRulesByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON200() *RuleResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PatchRulesByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PatchRulesByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatchRulesByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatchRulesByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatchRulesByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetTagsResponse200Headers the declared response headers of an HTTP 200 response for GetTags
 type GetTagsResponse200Headers struct {
 	XRequestId string
@@ -45016,7 +47772,7 @@ func (c *ClientWithResponses) GetImportsWithResponse(ctx context.Context, params
 
 // PostImportsWithBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 //
-// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -45031,7 +47787,7 @@ func (c *ClientWithResponses) PostImportsWithBodyWithResponse(ctx context.Contex
 
 // PostImportsWithTextBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 //
-// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new) and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 //
 // Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -45520,6 +48276,131 @@ func (c *ClientWithResponses) GetReportsSummaryWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseGetReportsSummaryResponse(rsp)
+}
+
+// GetRulesWithResponse List the rules that say what a statement's rows are, in the order they apply
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/rules (the `GetRules` operationId).
+func (c *ClientWithResponses) GetRulesWithResponse(ctx context.Context, params *GetRulesParams, reqEditors ...RequestEditorFn) (*GetRulesResponse, error) {
+	rsp, err := c.GetRules(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRulesResponse(rsp)
+}
+
+// PostRulesWithBodyWithResponse Create a rule: conditions that must all hold, and what it sets
+//
+// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/rules (the `PostRules` operationId).
+func (c *ClientWithResponses) PostRulesWithBodyWithResponse(ctx context.Context, params *PostRulesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostRulesResponse, error) {
+	rsp, err := c.PostRulesWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostRulesResponse(rsp)
+}
+
+// PostRulesWithResponse Create a rule: conditions that must all hold, and what it sets
+//
+// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/rules (the `PostRules` operationId).
+func (c *ClientWithResponses) PostRulesWithResponse(ctx context.Context, params *PostRulesParams, body PostRulesJSONRequestBody, reqEditors ...RequestEditorFn) (*PostRulesResponse, error) {
+	rsp, err := c.PostRules(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostRulesResponse(rsp)
+}
+
+// PostRulesApplyWithBodyWithResponse Apply the rules to recorded transactions: a dry run lists what would change; otherwise it changes it in one command
+//
+// Of each live income or expense not reconciled (the newest 10,000 the filters leave; more says there were more), the first rule that matches sets its category, tag and concept; a rule's type, transfer and skip are for statements' rows only.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/rules/apply (the `PostRulesApply` operationId).
+func (c *ClientWithResponses) PostRulesApplyWithBodyWithResponse(ctx context.Context, params *PostRulesApplyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostRulesApplyResponse, error) {
+	rsp, err := c.PostRulesApplyWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostRulesApplyResponse(rsp)
+}
+
+// PostRulesApplyWithResponse Apply the rules to recorded transactions: a dry run lists what would change; otherwise it changes it in one command
+//
+// Of each live income or expense not reconciled (the newest 10,000 the filters leave; more says there were more), the first rule that matches sets its category, tag and concept; a rule's type, transfer and skip are for statements' rows only.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/rules/apply (the `PostRulesApply` operationId).
+func (c *ClientWithResponses) PostRulesApplyWithResponse(ctx context.Context, params *PostRulesApplyParams, body PostRulesApplyJSONRequestBody, reqEditors ...RequestEditorFn) (*PostRulesApplyResponse, error) {
+	rsp, err := c.PostRulesApply(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostRulesApplyResponse(rsp)
+}
+
+// GetRulesSuggestionsWithResponse Rules proposed from history: a concept seen at least 3 times, 80% of them with one category, that no rule covers
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/rules/suggestions (the `GetRulesSuggestions` operationId).
+func (c *ClientWithResponses) GetRulesSuggestionsWithResponse(ctx context.Context, params *GetRulesSuggestionsParams, reqEditors ...RequestEditorFn) (*GetRulesSuggestionsResponse, error) {
+	rsp, err := c.GetRulesSuggestions(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetRulesSuggestionsResponse(rsp)
+}
+
+// DeleteRulesByIdWithResponse Delete a rule
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/rules/{id} (the `DeleteRulesById` operationId).
+func (c *ClientWithResponses) DeleteRulesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *DeleteRulesByIdParams, reqEditors ...RequestEditorFn) (*DeleteRulesByIdResponse, error) {
+	rsp, err := c.DeleteRulesById(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteRulesByIdResponse(rsp)
+}
+
+// PatchRulesByIdWithBodyWithResponse Change a rule: the fields sent replace its own, its conditions and its actions each as a whole
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/rules/{id} (the `PatchRulesById` operationId).
+func (c *ClientWithResponses) PatchRulesByIdWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchRulesByIdParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchRulesByIdResponse, error) {
+	rsp, err := c.PatchRulesByIdWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchRulesByIdResponse(rsp)
+}
+
+// PatchRulesByIdWithResponse Change a rule: the fields sent replace its own, its conditions and its actions each as a whole
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/rules/{id} (the `PatchRulesById` operationId).
+func (c *ClientWithResponses) PatchRulesByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchRulesByIdParams, body PatchRulesByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchRulesByIdResponse, error) {
+	rsp, err := c.PatchRulesById(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatchRulesByIdResponse(rsp)
 }
 
 // GetTagsWithResponse List active tags
@@ -62792,6 +65673,1440 @@ func ParseGetReportsSummaryResponse(rsp *http.Response) (*GetReportsSummaryRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetReportsSummaryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRulesResponse parses an HTTP response from a GetRulesWithResponse call
+func ParseGetRulesResponse(rsp *http.Response) (*GetRulesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRulesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RuleList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetRulesResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetRulesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetRulesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetRulesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetRulesResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetRulesResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetRulesResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetRulesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetRulesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetRulesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRulesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostRulesResponse parses an HTTP response from a PostRulesWithResponse call
+func ParsePostRulesResponse(rsp *http.Response) (*PostRulesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostRulesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest RuleResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PostRulesResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostRulesResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostRulesResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostRulesResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostRulesResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostRulesResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostRulesResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostRulesResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostRulesResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostRulesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostRulesResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostRulesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostRulesApplyResponse parses an HTTP response from a PostRulesApplyWithResponse call
+func ParsePostRulesApplyResponse(rsp *http.Response) (*PostRulesApplyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostRulesApplyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RuleApplyResult
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostRulesApplyResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostRulesApplyResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostRulesApplyResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostRulesApplyResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostRulesApplyResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostRulesApplyResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostRulesApplyResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostRulesApplyResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostRulesApplyResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostRulesApplyResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostRulesApplyResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostRulesApplyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetRulesSuggestionsResponse parses an HTTP response from a GetRulesSuggestionsWithResponse call
+func ParseGetRulesSuggestionsResponse(rsp *http.Response) (*GetRulesSuggestionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetRulesSuggestionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RuleSuggestionList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetRulesSuggestionsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetRulesSuggestionsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetRulesSuggestionsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetRulesSuggestionsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetRulesSuggestionsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetRulesSuggestionsResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetRulesSuggestionsResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetRulesSuggestionsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetRulesSuggestionsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetRulesSuggestionsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetRulesSuggestionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteRulesByIdResponse parses an HTTP response from a DeleteRulesByIdWithResponse call
+func ParseDeleteRulesByIdResponse(rsp *http.Response) (*DeleteRulesByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteRulesByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteRulesByIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteRulesByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteRulesByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteRulesByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteRulesByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DeleteRulesByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteRulesByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers DeleteRulesByIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeleteRulesByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteRulesByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteRulesByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteRulesByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePatchRulesByIdResponse parses an HTTP response from a PatchRulesByIdWithResponse call
+func ParsePatchRulesByIdResponse(rsp *http.Response) (*PatchRulesByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatchRulesByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RuleResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PatchRulesByIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PatchRulesByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PatchRulesByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PatchRulesByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PatchRulesByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PatchRulesByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PatchRulesByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PatchRulesByIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PatchRulesByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PatchRulesByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PatchRulesByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PatchRulesByIdResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
