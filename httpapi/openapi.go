@@ -346,9 +346,9 @@ func schemas() obj {
 		"ImportRow":           importRowSchema(),
 		// suggestedRule, when the category was changed: the rule that would have set it, to create with POST /api/rules.
 		"ImportRowResponse": object(obj{"row": ref("ImportRow"), "suggestedRule": ref("RuleSuggestion")}, "row"),
-		"Rule":         ruleSchema(),
-		"RuleResponse": wrap("rule", "Rule"),
-		"RuleList":     list("rules", "Rule"),
+		"Rule":              ruleSchema(),
+		"RuleResponse":      wrap("rule", "Rule"),
+		"RuleList":          list("rules", "Rule"),
 		"RuleSuggestion": record(obj{"name": str(nil), "conditions": obj{"type": "array", "items": ruleConditionSchema()},
 			"actions": ruleActionsSchema(), "transactions": obj{"type": "integer"}}),
 		"RuleSuggestionList": list("suggestions", "RuleSuggestion"),

@@ -59,7 +59,7 @@ func TestRules(t *testing.T) {
 	if dry["dryRun"] != true || len(dry["changes"].([]any)) != 3 || dry["applied"] != jsonInt(0) {
 		t.Fatalf("dry run = %v", dry)
 	}
-	if got := f.c.Get("/api/transactions/" + recorded[0]).Expect(t, http.StatusOK).Object("transaction"); got["categoryId"] != nil {
+	if got := f.c.Get("/api/transactions/"+recorded[0]).Expect(t, http.StatusOK).Object("transaction"); got["categoryId"] != nil {
 		t.Fatalf("a dry run changed %v", got)
 	}
 	applied := f.c.Post("/api/rules/apply", map[string]any{"dryRun": false, "ruleIds": []string{coffee["id"].(string)}}).Expect(t, http.StatusOK).JSON
@@ -67,7 +67,7 @@ func TestRules(t *testing.T) {
 		t.Fatalf("apply = %v", applied)
 	}
 	for _, id := range recorded {
-		if got := f.c.Get("/api/transactions/" + id).Expect(t, http.StatusOK).Object("transaction"); got["categoryId"] != f.food || got["concept"] != "Coffee" {
+		if got := f.c.Get("/api/transactions/"+id).Expect(t, http.StatusOK).Object("transaction"); got["categoryId"] != f.food || got["concept"] != "Coffee" {
 			t.Fatalf("applied to %v", got)
 		}
 	}
