@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"sync"
@@ -210,3 +211,34 @@ func TestImportBadInput(t *testing.T) {
 
 // jsonInt is an integer as a response's JSON holds it.
 func jsonInt(n int) json.Number { return json.Number(strconv.Itoa(n)) }
+
+// A CSV whose header says nothing plainly is read by a mapping sent with it, by a saved
+// profile named, or by the wallet's one profile.
+func TestImportWithMappingOrProfile(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	file := "Dia;Cosa;Dinero;Folio\n02/03/2026;Renta;-1.500,00;F1\n15/03/2026;Nomina;20.000,50;F2\n"
+	refused := expectError(t, uploadStatement(f.c, f.cash, file), http.StatusUnprocessableEntity, "IMPORT_MAPPING_REQUIRED")
+	if cols := refused["details"].(map[string]any)["columns"].([]any); len(cols) != 4 || cols[2] != "Dinero" {
+		t.Fatalf("columns = %v", cols)
+	}
+	mapping := `{"date":1,"payee":2,"amount":3,"externalId":4,"dateOrder":"DMY","decimalSeparator":","}`
+	mapped := importRows(t, f.c.With("Content-Type", "text/csv").Post("/api/imports?walletId="+f.cash+"&mapping="+url.QueryEscape(mapping), file).
+		Expect(t, http.StatusCreated))
+	if len(mapped) != 2 || num(mapped[0]["amount"]) != "-1500" || mapped[1]["date"] != "2026-03-15" || mapped[1]["externalId"] != "F2" {
+		t.Fatalf("mapped rows = %v", mapped)
+	}
+	expectError(t, f.c.With("Content-Type", "text/csv").Post("/api/imports?walletId="+f.cash+"&mapping="+url.QueryEscape(`{"payee":2}`), file),
+		http.StatusBadRequest, "VALIDATION_ERROR")
+
+	profile := f.c.Post("/api/import-profiles", map[string]any{"name": "Banco", "walletId": f.bank, "mapping": map[string]any{
+		"date": 1, "payee": 2, "amount": 3, "externalId": 4, "dateOrder": "DMY", "decimalSeparator": ","}}).
+		Expect(t, http.StatusCreated).Object("profile")["id"].(string)
+	named := importRows(t, f.c.With("Content-Type", "text/csv").Post("/api/imports?walletId="+f.cash+"&profile="+profile, file).Expect(t, http.StatusCreated))
+	own := importRows(t, uploadStatement(f.c, f.bank, file).Expect(t, http.StatusCreated))
+	if len(named) != 2 || len(own) != 2 || num(own[1]["amount"]) != "20000.5" {
+		t.Fatalf("by profile: %v; by the wallet's profile: %v", named, own)
+	}
+	expectError(t, f.c.With("Content-Type", "text/csv").Post("/api/imports?walletId="+f.cash+"&profile=0195f3a2-0000-7000-8000-000000000001", file),
+		http.StatusNotFound, "IMPORT_PROFILE_NOT_FOUND")
+}
