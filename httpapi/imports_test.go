@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
@@ -241,4 +243,29 @@ func TestImportWithMappingOrProfile(t *testing.T) {
 	}
 	expectError(t, f.c.With("Content-Type", "text/csv").Post("/api/imports?walletId="+f.cash+"&profile=0195f3a2-0000-7000-8000-000000000001", file),
 		http.StatusNotFound, "IMPORT_PROFILE_NOT_FOUND")
+}
+
+// Subscribers hear of an import's commit and undo, each after the transactions' own
+// events it stands for.
+func TestImportWebhooks(t *testing.T) {
+	env, ev := apitest.StartEvents(t, nil)
+	ev.Run()
+	alice := env.As("alice")
+	wallet := cashWallet(t, alice)
+	rc := newReceiver(t)
+	rc.subscribe(alice, "import.committed", "import.undone", "transaction.created")
+	id := uploadStatement(alice, wallet, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	alice.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK)
+	alice.Post("/api/imports/"+id+"/undo", nil).Expect(t, http.StatusOK)
+	waitFor(t, "import.undone", 10*time.Second, func() bool { return len(firstOf(t, rc.receipts(), "import.undone")) == 1 })
+	committed := firstOf(t, rc.receipts(), "import.committed")
+	undone := firstOf(t, rc.receipts(), "import.undone")[0].Body["data"].(map[string]any)
+	if len(committed) != 1 || len(firstOf(t, rc.receipts(), "transaction.created")) != 3 {
+		t.Fatalf("receipts: %v", rc.receipts())
+	}
+	data := committed[0].Body["data"].(map[string]any)
+	if data["importId"] != id || data["walletId"] != wallet || data["format"] != "csv" || fmt.Sprint(data["created"]) != "3" ||
+		fmt.Sprint(data["skipped"]) != "1" || undone["importId"] != id || fmt.Sprint(undone["deleted"]) != "3" {
+		t.Fatalf("import.committed %v, import.undone %v", data, undone)
+	}
 }
