@@ -269,3 +269,19 @@ func TestImportWebhooks(t *testing.T) {
 		t.Fatalf("import.committed %v, import.undone %v", data, undone)
 	}
 }
+
+// A QIF file's own categories name the workspace's, and a wallet in brackets a transfer.
+func TestImportQIFCategories(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	qif := "!Type:Bank\nD03/02/2026\nT-45.50\nPSuper\nLfood:Groceries\n^\nD03/05/2026\nT-100.00\nPTo savings\nL[Bank]\n^\n" +
+		"D03/06/2026\nT-1.00\nPGum\nLSweets\n^\n"
+	expectError(t, f.c.With("Content-Type", "application/qif").Post("/api/imports?walletId="+f.cash, qif),
+		http.StatusUnprocessableEntity, "IMPORT_DATE_ORDER_REQUIRED")
+	rows := importRows(t, f.c.With("Content-Type", "application/qif").Post("/api/imports?dateOrder=MDY&walletId="+f.cash, qif).
+		Expect(t, http.StatusCreated))
+	if rows[0]["date"] != "2026-03-02" || rows[0]["categoryId"] != f.food || rows[1]["type"] != "transfer" || rows[1]["toWalletId"] != f.bank ||
+		rows[2]["categoryId"] != nil || rows[2]["type"] != "expense" {
+		t.Fatalf("rows = %v", rows)
+	}
+}

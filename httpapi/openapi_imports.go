@@ -25,6 +25,7 @@ func statementUpload() obj {
 	return obj{"required": true, "description": "The statement file", "content": obj{
 		"application/octet-stream": obj{"schema": file}, "text/csv": obj{"schema": file}, "text/plain": obj{"schema": file},
 		"application/xml": obj{"schema": file}, "text/xml": obj{"schema": file}, "application/x-ofx": obj{"schema": file},
+		"*/*": obj{"schema": file},
 		"multipart/form-data": obj{"schema": object(obj{"file": file,
 			"mapping": str(obj{"description": "a CSV's columns, as the JSON of an import profile's mapping"}),
 			"profile": str(obj{"format": "uuid", "description": "a saved import profile whose mapping reads a CSV"})}, "file")},

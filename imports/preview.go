@@ -121,12 +121,17 @@ func Propose(ctx context.Context, db DB, workspaceID uuid.UUID, wallet Wallet, r
 	if err != nil {
 		return err
 	}
+	named, err := namedRecords(ctx, db, workspaceID, wallet.ID)
+	if err != nil {
+		return err
+	}
 	inFile := map[string]int{}
 	skipped := map[int]bool{}
 	var open []int // rows left to compare with transactions recorded by hand
 	for i := range rows {
 		r := &rows[i]
 		r.Proposal = proposal(*r, transfers)
+		named.propose(r)
 		skipped[i] = r.applyRule(rules, wallet.ID)
 		switch id, inWallet := held[r.ExternalID]; {
 		case inWallet:
@@ -210,6 +215,54 @@ func proposal(r Row, accounts map[string]uuid.UUID) Proposal {
 		p.Concept = &concept
 	}
 	return p
+}
+
+// named are the workspace's live categories and other wallets by folded name, which a
+// file's own category (QIF's L line: "Food:Dining", or "[Savings]" for a transfer) names.
+type named struct {
+	categories, wallets map[string]uuid.UUID
+}
+
+func namedRecords(ctx context.Context, db DB, workspaceID, walletID uuid.UUID) (named, error) {
+	n := named{categories: map[string]uuid.UUID{}, wallets: map[string]uuid.UUID{}}
+	rows, err := db.Query(ctx, `SELECT 'category', id, name FROM categories WHERE workspace_id = $1 AND NOT archived
+		UNION ALL SELECT 'wallet', id, name FROM wallets WHERE workspace_id = $1 AND id <> $2 AND NOT archived`, workspaceID, walletID)
+	if err != nil {
+		return n, fmt.Errorf("imports: read names: %w", err)
+	}
+	var kind, name string
+	var id uuid.UUID
+	_, err = pgx.ForEachRow(rows, []any{&kind, &id, &name}, func() error {
+		if kind == "category" {
+			n.categories[domain.FoldName(name)] = id
+		} else {
+			n.wallets[domain.FoldName(name)] = id
+		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("imports: read names: %w", err)
+	}
+	return n, nil
+}
+
+// propose sets the row's category, or its transfer, from the category its file names:
+// the whole name, else its first part ("Food" of "Food:Dining"); a wallet's name in
+// brackets is a transfer to it of money out.
+func (n named) propose(r *Row) {
+	name := strings.TrimSpace(r.category)
+	if inner, ok := strings.CutPrefix(name, "["); ok {
+		if to, ok := n.wallets[domain.FoldName(strings.TrimSuffix(inner, "]"))]; ok && r.amount().IsNegative() {
+			r.Type, r.ToWalletID = domain.TxTransfer, &to
+		}
+		return
+	}
+	for _, candidate := range []string{name, strings.SplitN(name, ":", 2)[0]} {
+		if id, ok := n.categories[domain.FoldName(candidate)]; ok && candidate != "" {
+			r.CategoryID = &id
+			return
+		}
+	}
 }
 
 // accountKey is an account number as wallets and statements compare it: its letters

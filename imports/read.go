@@ -48,6 +48,8 @@ type Row struct {
 	Decision string `json:"decision"`
 	// TransactionID is the transaction the commit created or linked the row to.
 	TransactionID *uuid.UUID `json:"transactionId"`
+	// category is the category the file names, a QIF file's; read by Propose alone.
+	category string
 }
 
 // amount is the row's amount, signed as on the statement.
@@ -141,7 +143,7 @@ func Read(data []byte, opts statement.Options, account, currency string) (*File,
 		}
 		row := Row{Index: i, Date: r.Date, ValueDate: r.ValueDate, Amount: queries.Amount(r.Amount), Currency: currency,
 			Payee: domain.ConceptText.Clean(r.Payee), Memo: domain.DescriptionText.Clean(r.Memo), ExternalID: r.ExternalID, ExternalIDGiven: r.ExternalID != "",
-			Counterparty: r.CounterpartyAccount}
+			Counterparty: r.CounterpartyAccount, category: r.Category}
 		if !row.ExternalIDGiven {
 			row.ExternalID = syntheticID(r, seen)
 		}
@@ -205,7 +207,7 @@ func fileError(err error) error {
 		return e
 	case errors.As(err, &order):
 		e := domain.Unprocessable("IMPORT_DATE_ORDER_REQUIRED", "line %d: the dates read both as day/month and as month/day: give dateOrder DMY or MDY", order.Line)
-		e.Details = map[string]any{"samples": order.Samples}
+		e.Details = map[string]any{"dates": order.Samples}
 		return e
 	case errors.As(err, &encoding):
 		return domain.Unprocessable("IMPORT_ENCODING_INVALID", "the file began as %s text but byte %d is not: name its encoding",

@@ -3964,6 +3964,9 @@ type ErrorDetails struct {
 	// Columns IMPORT_MAPPING_REQUIRED: the file's columns
 	Columns *[]string `json:"columns,omitempty"`
 
+	// Dates IMPORT_DATE_ORDER_REQUIRED: dates as the file writes them
+	Dates *[]string `json:"dates,omitempty"`
+
 	// Delimiter IMPORT_MAPPING_REQUIRED: the delimiter found
 	Delimiter *string `json:"delimiter,omitempty"`
 
@@ -3997,7 +4000,7 @@ type ErrorDetails struct {
 	// RetryAfterSeconds as Retry-After
 	RetryAfterSeconds *int `json:"retryAfterSeconds,omitempty"`
 
-	// Samples IMPORT_MAPPING_REQUIRED: the file's first rows; IMPORT_DATE_ORDER_REQUIRED: dates as the file writes them
+	// Samples IMPORT_MAPPING_REQUIRED: the file's first rows
 	Samples *[][]string `json:"samples,omitempty"`
 
 	// Suggestions up to 5 names close to the one not found
