@@ -718,6 +718,8 @@ var tags = []obj{
 	{"name": "agent", "description": "Context for AI agents"},
 	{"name": "exchange-rates", "description": "Exchange rates"},
 	{"name": "import-profiles", "description": "Saved column mappings of bank CSVs, to import them again"},
+	{"name": "imports", "description": "Bank statements brought in: a preview of their rows, committed as one step and undone as one"},
+	{"name": "rules", "description": "What a statement's rows are: ordered conditions and what they set"},
 	{"name": "audit", "description": "The audit log"},
 	{"name": "changes", "description": "The change feed for clients that sync"},
 	{"name": "export", "description": "Every record of the workspace as one download"},
