@@ -2,6 +2,7 @@ package httpapi_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finledger/finledger/imports"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
@@ -284,4 +286,22 @@ func TestImportQIFCategories(t *testing.T) {
 		rows[2]["categoryId"] != nil || rows[2]["type"] != "expense" {
 		t.Fatalf("rows = %v", rows)
 	}
+}
+
+// A preview never committed is forgotten after its retention, rows and all; a committed
+// import stays, so that its undo can read it.
+func TestImportPreviewsArePurged(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	left := uploadStatement(f.c, f.cash, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	kept := uploadStatement(f.c, f.bank, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	f.c.Post("/api/imports/"+kept+"/commit", nil).Expect(t, http.StatusOK)
+	if n, err := imports.PurgePreviews(context.Background(), env.Pool, env.Clock.Now().Add(-imports.PreviewRetention)); err != nil || n != 0 {
+		t.Fatalf("purged %d before the retention (%v)", n, err)
+	}
+	if n, err := imports.PurgePreviews(context.Background(), env.Pool, env.Clock.Now().Add(time.Hour)); err != nil || n != 1 {
+		t.Fatalf("purged %d (%v)", n, err)
+	}
+	expectError(t, f.c.Get("/api/imports/"+left), http.StatusNotFound, "IMPORT_NOT_FOUND")
+	f.c.Post("/api/imports/"+kept+"/undo", nil).Expect(t, http.StatusOK)
 }

@@ -418,3 +418,21 @@ func Preview(ctx context.Context, db interface {
 	imp.Summarize(wallet.Balance)
 	return imp, nil
 }
+
+// PreviewRetention is how long a preview never committed is kept.
+const PreviewRetention = 7 * 24 * time.Hour
+
+// PurgePreviews forgets the previews made before cutoff and never committed, their rows
+// with them, and returns how many. A committed import keeps its rows: its undo reads
+// them.
+func PurgePreviews(ctx context.Context, db DB, cutoff time.Time) (int64, error) {
+	var n int64
+	err := db.QueryRow(ctx, `WITH gone AS (
+			DELETE FROM imports WHERE status = 'preview' AND created_at < $1 RETURNING workspace_id, id),
+		rows AS (DELETE FROM import_rows r USING gone WHERE r.workspace_id = gone.workspace_id AND r.import_id = gone.id)
+		SELECT count(*) FROM gone`, cutoff).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("imports: purge previews: %w", err)
+	}
+	return n, nil
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/session"
+	"github.com/finledger/finledger/imports"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/internal/metrics"
@@ -392,8 +393,8 @@ func devRates(ctx context.Context, pool *pgxpool.Pool, url string) error {
 }
 
 // purgeHourly forgets old idempotency keys, idle rate-limit buckets, spent channel
-// token ids, finished webhook deliveries past their retention, and ended browser
-// sessions. Every instance runs it; the deletes are idempotent.
+// token ids, finished webhook deliveries past their retention, ended browser sessions,
+// and statements' previews never committed. Every instance runs it; the deletes are idempotent.
 func purgeHourly(ctx context.Context, pool *pgxpool.Pool, browser *webapp.Sessions) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -412,6 +413,9 @@ func purgeHourly(ctx context.Context, pool *pgxpool.Pool, browser *webapp.Sessio
 			slog.Error("purge", "err", err)
 		}
 		if _, err := browser.Purge(ctx); err != nil && ctx.Err() == nil {
+			slog.Error("purge", "err", err)
+		}
+		if _, err := imports.PurgePreviews(ctx, pool, now.Add(-imports.PreviewRetention)); err != nil && ctx.Err() == nil {
 			slog.Error("purge", "err", err)
 		}
 		select {
