@@ -12,7 +12,8 @@ import (
 const formulaStarts = "=+-@\t\r"
 
 // peopleText are the CSV columns, by header, whose cells hold text a person typed
-// (names, concepts, descriptions, payees, references, addresses): the one list of what
+// (names, concepts, descriptions, payees, references, addresses), or a bank's file
+// brought in (a statement row's id): the one list of what
 // is neutralised in every CSV the service writes. Every other column holds what the
 // service itself writes (an amount such as -12.50, a date, an id, a type, a currency),
 // which is written as it is, so that a number stays a number. Whether a cell is
@@ -23,6 +24,7 @@ var peopleText = map[string]bool{
 	// The export's fields, as the API names them.
 	"name": true, "description": true, "concept": true, "referenceNumber": true, "attachmentUrl": true,
 	"icon": true, "clabe": true, "provider": true, "creditor": true, "email": true, "payee": true, "memo": true,
+	"externalId": true,
 	// The report's columns that are not the API's names.
 	"reference_number": true, "wallet": true, "category": true,
 }
