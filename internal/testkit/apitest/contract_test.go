@@ -14,7 +14,7 @@ import (
 // document, and lets a malformed request through when its answer is a documented 4xx.
 func TestContractCheckReportsDifferences(t *testing.T) {
 	const wallet = `{"id":"00000000-0000-0000-0000-000000000001","name":"Cash","description":null,"type":"cash","currency":"MXN",` +
-		`"cardColor":"#111827","balance":0,"initialBalance":0,"clabe":null,"provider":null,"isDefault":false,"archived":false,` +
+		`"cardColor":"#111827","balance":0,"initialBalance":0,"clabe":null,"provider":null,"isDefault":false,"archived":false,"reconciledThrough":null,"reconciledBalance":null,` +
 		`"createdAt":"2026-03-10T18:00:00Z","updatedAt":"2026-03-10T18:00:00Z"}`
 	answer := func(status int, contentType, body string, headers ...string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
