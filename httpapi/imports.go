@@ -55,17 +55,24 @@ func createImport(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx, ws := r.Context(), activeWorkspace(r)
-	opts, err := s.csvOptionsOf(r, ws, *walletID, sent)
+	opts, fallback, err := s.csvOptionsOf(r, ws, *walletID, sent)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if order != statement.DateOrderUnknown {
-		opts.DateOrder = order
+	preview := func(opts statement.CSVOptions) (*imports.Import, error) {
+		if order != statement.DateOrderUnknown {
+			opts.DateOrder = order
+		}
+		return imports.Preview(ctx, s.pool, ws, imports.Upload{WalletID: *walletID, Data: sent.file, FileName: sent.name,
+			Options: statement.Options{CSV: opts, QIF: statement.QIFOptions{DateOrder: opts.DateOrder}}, Account: account,
+			CreatedBy: principalFrom(ctx).Metadata.ActorID}, newID(), s.now())
 	}
-	imp, err := imports.Preview(ctx, s.pool, ws, imports.Upload{WalletID: *walletID, Data: sent.file, FileName: sent.name,
-		Options: statement.Options{CSV: opts, QIF: statement.QIFOptions{DateOrder: opts.DateOrder}}, Account: account,
-		CreatedBy: principalFrom(ctx).Metadata.ActorID}, newID(), s.now())
+	imp, err := preview(opts)
+	var refused *domain.Error
+	if fallback != nil && errors.As(err, &refused) && refused.Code == "IMPORT_MAPPING_REQUIRED" {
+		imp, err = preview(*fallback)
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -82,30 +89,31 @@ type statementUploadSent struct {
 }
 
 // csvOptionsOf are the CSV reader's options of an upload: its mapping, else its
-// profile, else the wallet's one profile when it has exactly one, else none (the
-// header's names must say).
-func (s *Server) csvOptionsOf(r *http.Request, workspaceID, walletID uuid.UUID, sent statementUploadSent) (statement.CSVOptions, error) {
+// profile's, else none (the header's names must say) with, as the fallback for a header
+// that does not say plainly, the wallet's one profile when it has exactly one.
+func (s *Server) csvOptionsOf(r *http.Request, workspaceID, walletID uuid.UUID, sent statementUploadSent) (statement.CSVOptions, *statement.CSVOptions, error) {
 	ctx := r.Context()
 	if sent.mapping != "" {
 		m, err := importMappingOf("mapping", sent.mapping)
-		return csvOptions(m), err
+		return csvOptions(m), nil, err
 	}
 	if sent.profile != "" {
 		id, err := parseUUID(sent.profile)
 		if err != nil {
-			return statement.CSVOptions{}, domain.InvalidField("profile", "must be an import profile's id")
+			return statement.CSVOptions{}, nil, domain.InvalidField("profile", "must be an import profile's id")
 		}
 		p, err := queries.ImportProfileByID(workspaceID, id).Get(ctx, s.pool)
 		if err != nil {
-			return statement.CSVOptions{}, notFoundAs(err, "IMPORT_PROFILE_NOT_FOUND", "import profile not found")
+			return statement.CSVOptions{}, nil, notFoundAs(err, "IMPORT_PROFILE_NOT_FOUND", "import profile not found")
 		}
-		return csvOptions(domain.ImportMapping(p.Mapping)), nil
+		return csvOptions(domain.ImportMapping(p.Mapping)), nil, nil
 	}
 	profiles, err := queries.ImportProfiles(ctx, s.pool, workspaceID, &walletID)
 	if err != nil || len(profiles) != 1 {
-		return statement.CSVOptions{}, err
+		return statement.CSVOptions{}, nil, err
 	}
-	return csvOptions(domain.ImportMapping(profiles[0].Mapping)), nil
+	fallback := csvOptions(domain.ImportMapping(profiles[0].Mapping))
+	return statement.CSVOptions{}, &fallback, nil
 }
 
 // readStatementUpload reads an upload: the file as the body, with mapping and profile

@@ -14,8 +14,8 @@ var importDescription = "The file is the body (any media type) or the multipart 
 	"the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most " +
 	"3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without " +
 	"the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file " +
-	"gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has " +
-	"exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED " +
+	"gives the same ids. A CSV is read by its mapping, else its profile, else by its header's names, else, when they " +
+	"do not say plainly, by the wallet's one import profile when it has exactly one. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED " +
 	"(with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, " +
 	"IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE."
 

@@ -101,12 +101,28 @@ func TestReplayReproducesTheReadModels(t *testing.T) {
 		Expect(t, http.StatusCreated).Object("profile")["id"].(string)
 	f.c.Delete("/api/import-profiles/"+goneProfile).Expect(t, http.StatusOK)
 	f.c.Post("/api/import-profiles", map[string]any{"name": "Card", "walletId": f.cash, "mapping": map[string]any{"date": 2, "amount": 1}}).Expect(t, http.StatusCreated)
+	// Rules, and statements: one committed with a merge and undone, then committed again.
+	rule := f.c.Post("/api/rules", map[string]any{"name": "Acme", "conditions": []map[string]any{{"field": "payee", "op": "contains", "value": "acme"}},
+		"actions": map[string]any{"categoryId": f.rent}}).Expect(t, http.StatusCreated).Object("rule")["id"].(string)
+	f.c.Patch("/api/rules/"+rule, map[string]any{"name": "Salary"}).Expect(t, http.StatusOK)
+	goneRule := f.c.Post("/api/rules", map[string]any{"name": "Odd", "position": 1, "conditions": []map[string]any{{"field": "memo", "op": "equals", "value": "x"}},
+		"actions": map[string]any{"skip": true}}).Expect(t, http.StatusCreated).Object("rule")["id"].(string)
+	f.c.Delete("/api/rules/"+goneRule).Expect(t, http.StatusOK)
+	f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 45.5, "walletId": f.cash, "concept": "Oxxo coffee", "date": "2026-03-02"}).
+		Expect(t, http.StatusCreated)
+	for round := range 2 {
+		imp := uploadStatement(f.c, f.cash, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+		f.c.Post("/api/imports/"+imp+"/commit", nil).Expect(t, http.StatusOK)
+		if round == 0 {
+			f.c.Post("/api/imports/"+imp+"/undo", nil).Expect(t, http.StatusOK)
+		}
+	}
 	// The chat channel: a link, a fingerprint, a transaction recorded through it.
 	phone := linkPhone(t, env, f.c, "+5215512345678", func(c map[string]any) { c["identityKeyHash"] = "fp" })
 	phone.Post("/api/whatsapp/transactions", map[string]any{"type": "expense", "amount": 3}).Expect(t, http.StatusCreated)
 
 	before, n, diffs := replayReproduces(t, env)
-	if len(before["transactions"]) != 4 || len(before["wallets"]) != 6 || len(before["users"]) != 2 || len(before["api_keys"]) != 1 ||
+	if len(before["transactions"]) != 9 || len(before["rules"]) != 1 || len(before["wallets"]) != 6 || len(before["users"]) != 2 || len(before["api_keys"]) != 1 ||
 		len(before["workspace_invitations"]) != 1 || len(before["audit_log"]) < 20 || len(before["whatsapp_links"]) != 1 || len(before["import_profiles"]) != 2 ||
 		!strings.Contains(before["whatsapp_links"][0], `"last_transaction_id": "`) {
 		t.Fatalf("unexpected fixture size: %d transactions, %d wallets", len(before["transactions"]), len(before["wallets"]))
