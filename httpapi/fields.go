@@ -792,7 +792,7 @@ var bodyRules = map[string]*bodyRule{
 	"RuleCreate":      {Fields: []field{ruleName, rulePosition, ruleConditions, ruleActions}, Required: []string{"name", "conditions", "actions"}},
 	"RuleUpdate":      {Fields: []field{ruleName, rulePosition, ruleConditions, ruleActions}},
 	"RuleApply":       {Fields: []field{ruleDryRun, ruleIDs, ruleWallet, ruleFrom, ruleTo}},
-	"ImportRowUpdate": {Fields: []field{importDecision, importRowType, transactionConcept, transactionCategory, recordTag, importMergeWith}},
+	"ImportRowUpdate": {Fields: []field{importDecision, importRowType, importToWallet, transactionConcept, transactionCategory, recordTag, importMergeWith}},
 	"WalletReconcile": {Fields: []field{reconcileBalance, reconcileDate, reconcileAdjust}, Required: []string{"balance", "date"}},
 	"ProfileUpdate":   {Fields: profileRules},
 	"WorkspaceCreate": {Fields: []field{recordName, workspaceCurrency, workspaceLanguage}, Required: []string{"name"}},

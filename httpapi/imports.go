@@ -24,7 +24,8 @@ import (
 // The request fields of a preview row's change.
 var (
 	importDecision  = textField{Name: "decision", Enum: domain.ImportDecisions}
-	importRowType   = textField{Name: "type", Enum: enum(domain.TxIncome, domain.TxExpense)}
+	importRowType   = textField{Name: "type", Enum: enum(domain.TxIncome, domain.TxExpense, domain.TxTransfer)}
+	importToWallet  = idField{Name: "toWalletId", Doc: obj{"description": "with type transfer: the wallet the money goes to"}}
 	importMergeWith = idField{Name: "transactionId", Doc: obj{"description": "merge the row with this transaction instead of its match"}}
 )
 
@@ -216,7 +217,8 @@ func changeImportRow(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := imports.RowChange{Decision: importDecision.read(b).Ptr(), Concept: transactionConcept.read(b),
-		CategoryID: transactionCategory.read(b), TagID: recordTag.read(b), MergeWith: importMergeWith.read(b).Ptr()}
+		CategoryID: transactionCategory.read(b), TagID: recordTag.read(b), MergeWith: importMergeWith.read(b).Ptr(),
+		ToWalletID: importToWallet.read(b).Ptr()}
 	if t := importRowType.read(b); t.Set {
 		typ := domain.TransactionType(t.Value)
 		c.Type = &typ

@@ -91,6 +91,12 @@ func TestImportPreviewCommitUndo(t *testing.T) {
 	}
 	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/3", map[string]any{"decision": "import"}), http.StatusConflict, "IMPORT_ROW_DUPLICATE")
 	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/9", map[string]any{"decision": "skip"}), http.StatusNotFound, "IMPORT_ROW_NOT_FOUND")
+	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/0", map[string]any{"type": "transfer", "toWalletId": f.bank}), http.StatusBadRequest, "VALIDATION_ERROR")
+	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/2", map[string]any{"type": "transfer", "toWalletId": f.cash}), http.StatusNotFound, "WALLET_NOT_FOUND")
+	if moved := f.c.Patch("/api/imports/"+id+"/rows/2", map[string]any{"type": "transfer", "toWalletId": f.bank}).Expect(t, http.StatusOK).Object("row"); moved["toWalletId"] != f.bank {
+		t.Fatalf("a row made a transfer = %v", moved)
+	}
+	f.c.Patch("/api/imports/"+id+"/rows/2", map[string]any{"type": "expense"}).Expect(t, http.StatusOK)
 	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/0", map[string]any{"decision": "later"}), http.StatusBadRequest, "VALIDATION_ERROR")
 
 	// Two instances commit the preview at once: one takes effect.

@@ -197,6 +197,8 @@ type RowChange struct {
 	Concept    domain.Nullable[string]
 	CategoryID domain.Nullable[uuid.UUID]
 	TagID      domain.Nullable[uuid.UUID]
+	// ToWalletID is the wallet a transfer goes to, with Type transfer.
+	ToWalletID *uuid.UUID
 	// MergeWith names the transaction a merge links the row to, instead of its match.
 	MergeWith *uuid.UUID
 }
@@ -240,10 +242,10 @@ func ChangeRow(ctx context.Context, db interface {
 		return Row{}, err
 	}
 	if _, err := tx.Exec(ctx, `UPDATE import_rows SET decision = $4, type = $5, concept = $6, category_id = $7, tag_id = $8,
-			match_id = $9, verdict = $10, reason = $11
+			match_id = $9, verdict = $10, reason = $11, to_wallet_id = $12
 		WHERE workspace_id = $1 AND import_id = $2 AND index = $3`,
 		workspaceID, id, index, r.Decision, string(r.Type), r.Concept, r.CategoryID, r.TagID, r.Match.TransactionID,
-		r.Match.Verdict, r.Match.Reason); err != nil {
+		r.Match.Verdict, r.Match.Reason, r.ToWalletID); err != nil {
 		return Row{}, fmt.Errorf("imports: change row: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `UPDATE imports SET revision = revision + 1 WHERE workspace_id = $1 AND id = $2`, workspaceID, id); err != nil {
@@ -287,11 +289,28 @@ func (r *Row) change(ctx context.Context, tx pgx.Tx, workspaceID, walletID uuid.
 		}
 		r.Decision = *c.Decision
 	}
-	if c.Type != nil {
-		if *c.Type != domain.TxIncome && *c.Type != domain.TxExpense {
-			return domain.InvalidField("type", "must be income or expense")
+	if c.Type != nil || c.ToWalletID != nil {
+		typ := r.Type
+		if c.Type != nil {
+			typ = *c.Type
 		}
-		r.Type, r.ToWalletID = *c.Type, nil
+		switch {
+		case typ != domain.TxTransfer && c.ToWalletID != nil:
+			return domain.InvalidField("toWalletId", "goes with the type transfer")
+		case typ == domain.TxTransfer && (c.ToWalletID == nil || !r.amount().IsNegative()):
+			return domain.InvalidField("toWalletId", "is required for a transfer, which only money out of the wallet can be")
+		case typ == domain.TxTransfer:
+			var live bool
+			err := tx.QueryRow(ctx, `SELECT NOT archived AND id <> $3 FROM wallets WHERE workspace_id = $1 AND id = $2`,
+				workspaceID, *c.ToWalletID, walletID).Scan(&live)
+			if errors.Is(err, pgx.ErrNoRows) || err == nil && !live {
+				return domain.NotFound("WALLET_NOT_FOUND", "wallet %s is not another live wallet of the workspace", *c.ToWalletID)
+			}
+			if err != nil {
+				return fmt.Errorf("imports: read wallet: %w", err)
+			}
+		}
+		r.Type, r.ToWalletID = typ, c.ToWalletID
 	}
 	if c.Concept.Set {
 		r.Concept = c.Concept.Ptr()

@@ -1373,8 +1373,9 @@ func (e ImportRowUpdateDecision) Valid() bool {
 
 // Defines values for ImportRowUpdateType.
 const (
-	ImportRowUpdateTypeExpense ImportRowUpdateType = "expense"
-	ImportRowUpdateTypeIncome  ImportRowUpdateType = "income"
+	ImportRowUpdateTypeExpense  ImportRowUpdateType = "expense"
+	ImportRowUpdateTypeIncome   ImportRowUpdateType = "income"
+	ImportRowUpdateTypeTransfer ImportRowUpdateType = "transfer"
 )
 
 // Valid indicates whether the value is a known member of the ImportRowUpdateType enum.
@@ -1383,6 +1384,8 @@ func (e ImportRowUpdateType) Valid() bool {
 	case ImportRowUpdateTypeExpense:
 		return true
 	case ImportRowUpdateTypeIncome:
+		return true
+	case ImportRowUpdateTypeTransfer:
 		return true
 	default:
 		return false
@@ -2345,8 +2348,9 @@ func (e PatchImportsByIdRowsByIndexJSONBodyDecision) Valid() bool {
 
 // Defines values for PatchImportsByIdRowsByIndexJSONBodyType.
 const (
-	PatchImportsByIdRowsByIndexJSONBodyTypeExpense PatchImportsByIdRowsByIndexJSONBodyType = "expense"
-	PatchImportsByIdRowsByIndexJSONBodyTypeIncome  PatchImportsByIdRowsByIndexJSONBodyType = "income"
+	PatchImportsByIdRowsByIndexJSONBodyTypeExpense  PatchImportsByIdRowsByIndexJSONBodyType = "expense"
+	PatchImportsByIdRowsByIndexJSONBodyTypeIncome   PatchImportsByIdRowsByIndexJSONBodyType = "income"
+	PatchImportsByIdRowsByIndexJSONBodyTypeTransfer PatchImportsByIdRowsByIndexJSONBodyType = "transfer"
 )
 
 // Valid indicates whether the value is a known member of the PatchImportsByIdRowsByIndexJSONBodyType enum.
@@ -2355,6 +2359,8 @@ func (e PatchImportsByIdRowsByIndexJSONBodyType) Valid() bool {
 	case PatchImportsByIdRowsByIndexJSONBodyTypeExpense:
 		return true
 	case PatchImportsByIdRowsByIndexJSONBodyTypeIncome:
+		return true
+	case PatchImportsByIdRowsByIndexJSONBodyTypeTransfer:
 		return true
 	default:
 		return false
@@ -5467,6 +5473,9 @@ type ImportRowUpdate struct {
 	Decision   *ImportRowUpdateDecision `json:"decision,omitempty"`
 	TagId      *openapi_types.UUID      `json:"tagId,omitempty"`
 
+	// ToWalletId with type transfer: the wallet the money goes to
+	ToWalletId *openapi_types.UUID `json:"toWalletId,omitempty"`
+
 	// TransactionId merge the row with this transaction instead of its match
 	TransactionId *openapi_types.UUID  `json:"transactionId,omitempty"`
 	Type          *ImportRowUpdateType `json:"type,omitempty"`
@@ -6759,6 +6768,9 @@ type PatchImportsByIdRowsByIndexJSONBody struct {
 	Concept    *string                                      `json:"concept,omitempty"`
 	Decision   *PatchImportsByIdRowsByIndexJSONBodyDecision `json:"decision,omitempty"`
 	TagId      *openapi_types.UUID                          `json:"tagId,omitempty"`
+
+	// ToWalletId with type transfer: the wallet the money goes to
+	ToWalletId *openapi_types.UUID `json:"toWalletId,omitempty"`
 
 	// TransactionId merge the row with this transaction instead of its match
 	TransactionId *openapi_types.UUID                      `json:"transactionId,omitempty"`
@@ -10352,7 +10364,7 @@ type ClientInterface interface {
 
 	// PostImportsWithBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 	//
-	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else by its header's names, else, when they do not say plainly, by the wallet's one import profile when it has exactly one. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -10361,7 +10373,7 @@ type ClientInterface interface {
 
 	// PostImportsWithTextBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 	//
-	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else by its header's names, else, when they do not say plainly, by the wallet's one import profile when it has exactly one. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 	//
 	// Takes a body of the `text/plain` content type.
 	//
@@ -12033,7 +12045,7 @@ func (c *Client) GetImports(ctx context.Context, params *GetImportsParams, reqEd
 
 // PostImportsWithBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 //
-// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else by its header's names, else, when they do not say plainly, by the wallet's one import profile when it has exactly one. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 //
 // Takes any type of body and a specified content type.
 //
@@ -12052,7 +12064,7 @@ func (c *Client) PostImportsWithBody(ctx context.Context, params *PostImportsPar
 
 // PostImportsWithTextBody Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 //
-// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else by its header's names, else, when they do not say plainly, by the wallet's one import profile when it has exactly one. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 //
 // Takes a body of the `text/plain` content type.
 //
@@ -23099,7 +23111,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostImportsWithBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 	//
-	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else by its header's names, else, when they do not say plainly, by the wallet's one import profile when it has exactly one. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -23108,7 +23120,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostImportsWithTextBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 	//
-	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+	// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else by its header's names, else, when they do not say plainly, by the wallet's one import profile when it has exactly one. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 	//
 	// Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -47775,7 +47787,7 @@ func (c *ClientWithResponses) GetImportsWithResponse(ctx context.Context, params
 
 // PostImportsWithBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 //
-// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else by its header's names, else, when they do not say plainly, by the wallet's one import profile when it has exactly one. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -47790,7 +47802,7 @@ func (c *ClientWithResponses) PostImportsWithBodyWithResponse(ctx context.Contex
 
 // PostImportsWithTextBodyWithResponse Read a bank statement into a preview of its rows (CSV, OFX, QFX, QIF, CAMT, MT940)
 //
-// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else the wallet's one import profile when it has exactly one, else by its header's names. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
+// The file is the body (any media type) or the multipart field file, at most 64 MiB. Its format is told from its content, never its name. Nothing is recorded: the preview lists every row with its proposed transaction and a duplicate verdict (duplicate: the same external id is in the wallet, or earlier in the file; probable: a transaction recorded by hand has the same amount and direction, a date at most 3 days apart and a payee alike; new), the first rule that matches it (ruleId), and a default decision (new: import, duplicate: skip, probable: merge). A row without the bank's id gets one made from its date, amount, payee, memo and how many rows alike came before it, so the same file gives the same ids. A CSV is read by its mapping, else its profile, else by its header's names, else, when they do not say plainly, by the wallet's one import profile when it has exactly one. 422 IMPORT_FORMAT_UNKNOWN, IMPORT_FILE_INVALID (naming the line or XML element), IMPORT_MAPPING_REQUIRED (with the columns found and sample rows), IMPORT_DATE_ORDER_REQUIRED, IMPORT_ENCODING_INVALID, IMPORT_ACCOUNT_REQUIRED, IMPORT_CURRENCY_MISMATCH; 413 IMPORT_FILE_TOO_LARGE.
 //
 // Takes a body of the `text/plain` content type, and returns a wrapper object for the known response body format(s).
 //
