@@ -8,7 +8,9 @@ import { pages as morePages } from './more.js';
 import { pages as recordPages } from './records.js';
 import { pages as ratePages } from './rates.js';
 
-const pages = { ...corePages, ...morePages, ...recordPages, ...ratePages };
+const pages = { ...corePages, ...morePages, ...recordPages, ...ratePages,
+  // Pages opened rarely are fetched when opened, not on every cold load (docs/webapp.md).
+  '/app/audit': { title: 'Audit log', render: (...a) => import('./audit.js').then((m) => m.render(...a)) } };
 const nav = [
   ['/app/', 'Overview'], ['/app/transactions', 'Transactions'], ['/app/wallets', 'Wallets'], ['/app/budgets', 'Budgets'],
   ['/app/goals', 'Goals'], ['/app/debts', 'Debts'], ['/app/recurring', 'Recurring'], ['/app/reports', 'Reports'], ['/app/rates', 'Exchange rates'],
