@@ -43,8 +43,7 @@ function writeHeaders(extra) {
 // request sends one API call and returns its JSON; a 401 sends the person to sign in.
 export async function request(method, path, body, extra = {}) {
   const init = { method, credentials: 'same-origin', headers: method === 'GET' ? headers(extra) : writeHeaders(extra) };
-  // A form (a file's upload) goes as multipart, its boundary set by the browser.
-  if (body instanceof FormData) init.body = body;
+  if (body instanceof FormData) init.body = body; // a file's upload
   else if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
