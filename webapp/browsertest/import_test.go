@@ -87,7 +87,7 @@ func TestABanksHistoryIsImportedReviewedAndUndone(t *testing.T) {
 		s.waitFor("the commit's count", `/: 2 \D+ 1 /.test(document.querySelector('[data-testid=commit]').innerText) && !document.querySelector('[data-testid=commit]').disabled`)
 		s.eval(`document.querySelector('[data-testid=commit]').click()`, nil)
 		s.waitFor("the import in the history", `document.querySelector('#h-import-history + .table-wrap .badge[data-state=committed]')`)
-		w := s.api.Get("/api/wallets/" + wallet).Expect(t, http.StatusOK).Object("wallet")
+		w := s.api.Get("/api/wallets/"+wallet).Expect(t, http.StatusOK).Object("wallet")
 		if mustFloat(t, w["balance"]) != 19250.5 { // 1,000 - 250 - 1,500 + 20,000.50
 			t.Fatalf("the wallet's balance after the import: %v", w["balance"])
 		}
@@ -105,7 +105,7 @@ func TestABanksHistoryIsImportedReviewedAndUndone(t *testing.T) {
 		look("the history")
 		s.answerConfirmation(s.view.say("Undo", "Deshacer"), "march.csv", true)
 		s.waitFor("the import undone", `document.querySelector('.badge[data-state=undone]') && !document.querySelector('.badge[data-state=committed]')`)
-		w = s.api.Get("/api/wallets/" + wallet).Expect(t, http.StatusOK).Object("wallet")
+		w = s.api.Get("/api/wallets/"+wallet).Expect(t, http.StatusOK).Object("wallet")
 		if mustFloat(t, w["balance"]) != 750 {
 			t.Fatalf("the wallet's balance after the undo: %v", w["balance"])
 		}
@@ -115,6 +115,45 @@ func TestABanksHistoryIsImportedReviewedAndUndone(t *testing.T) {
 		s.eval(rowsText(s), &shown)
 		if strings.Join(shown, ",") != "OXXO Centro" {
 			t.Fatalf("after the undo the transactions are %v", shown)
+		}
+	})
+}
+
+// statementOFX is an OFX 2 statement in pesos of n payments of 1.00, whose closing
+// balance is the one given.
+func statementOFX(n int, closing string) string {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><?OFX OFXHEADER="200" VERSION="211" SECURITY="NONE" OLDFILEUID="NONE" NEWFILEUID="NONE"?>` +
+		`<OFX><BANKMSGSRSV1><STMTTRNRS><TRNUID>0</TRNUID><STMTRS><CURDEF>MXN</CURDEF><BANKACCTFROM><BANKID>1</BANKID><ACCTID>77</ACCTID>` +
+		`<ACCTTYPE>CHECKING</ACCTTYPE></BANKACCTFROM><BANKTRANLIST>`)
+	for i := range n {
+		fmt.Fprintf(&b, `<STMTTRN><TRNTYPE>DEBIT</TRNTYPE><DTPOSTED>202603%02d</DTPOSTED><TRNAMT>-1.00</TRNAMT><FITID>P%d</FITID><NAME>Parking %d</NAME></STMTTRN>`,
+			i%28+1, i, i)
+	}
+	fmt.Fprintf(&b, `</BANKTRANLIST><LEDGERBAL><BALAMT>%s</BALAMT><DTASOF>20260331</DTASOF></LEDGERBAL></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>`, closing)
+	return b.String()
+}
+
+// TestALargeStatementIsReviewedAPageAtATime: a statement of 250 rows is previewed
+// without asking anything (an OFX names its fields), drawn a hundred rows at a time;
+// its closing balance stands beside the wallet's after the import, and the difference
+// between them is marked.
+func TestALargeStatementIsReviewedAPageAtATime(t *testing.T) {
+	inEachView(t, func(t *testing.T, s *scene) {
+		s.api.Post("/api/wallets", map[string]any{"name": "Banorte", "balance": 1000, "isDefault": true}).Expect(t, http.StatusOK)
+	}, func(t *testing.T, s *scene) {
+		s.open("/app/import", s.view.say("Import", "Importar"))
+		s.eval(fmt.Sprintf(`(() => { const dt = new DataTransfer(); dt.items.add(new File([%q], 'march.ofx'));
+			const f = document.querySelector('form[aria-label=%q]'); f.elements.file.files = dt.files; f.requestSubmit(); })()`,
+			statementOFX(250, "700.00"), s.view.say("Upload a statement", "Subir un estado de cuenta")), nil)
+		s.waitFor("the first hundred rows", `document.querySelectorAll('tr[data-row]').length === 100 && document.querySelector('tr[data-row="0"]')`)
+		// 1,000 - 250 = 750 after the import; the statement says 700.
+		s.waitFor("the difference, marked", `document.querySelector('[data-testid=difference].differs') && document.querySelector('[data-testid=difference]').innerText.includes('50.00')`)
+		s.axe("import-large-" + s.view.Name)
+		s.eval(`document.querySelector('.import-rows nav.pager button:last-child').click()`, nil)
+		s.waitFor("the next hundred", `document.querySelectorAll('tr[data-row]').length === 100 && document.querySelector('tr[data-row="100"]') && !document.querySelector('tr[data-row="99"]')`)
+		if got := s.text(".import-rows nav.pager span"); !strings.Contains(got, "250") {
+			t.Fatalf("the rows' pager says %q", got)
 		}
 	})
 }

@@ -55,6 +55,8 @@ learn({
   IMPORT_CURRENCY_MISMATCH: ['The file is in another currency than the wallet.', 'El archivo está en otra moneda que la cartera.'],
   IMPORT_TOO_MANY_ROWS: ['The file holds too many rows: split it.', 'El archivo tiene demasiadas filas: divídelo.'],
   IMPORT_MAPPING_REQUIRED: ['Choose which columns hold the date and the amount.', 'Elige qué columnas tienen la fecha y el monto.'],
+  IMPORT_DATE_ORDER_REQUIRED: ['The dates read both as day/month and as month/day: choose the date order.', 'Las fechas se leen como día/mes y como mes/día: elige el orden de la fecha.'],
+  IMPORT_ACCOUNT_REQUIRED: ['The file holds several accounts: choose one.', 'El archivo tiene varias cuentas: elige una.'],
   IMPORT_ALREADY_COMMITTED: ['This import is already committed.', 'Esta importación ya está confirmada.'],
   IMPORT_ALREADY_UNDONE: ['This import is already undone.', 'Esta importación ya está deshecha.'],
   IMPORT_CHANGED: ['A row changed while committing: review it and commit again.', 'Una fila cambió al confirmar: revísala y confirma de nuevo.'],
@@ -260,9 +262,9 @@ export async function render(main, ctx) {
         stat(t('Probable'), String(s.probable)), stat(t('Money in'), money(s.moneyIn, wallet.currency), 'in'),
         stat(t('Money out'), money(s.moneyOut, wallet.currency), 'out'), stat(t('Balance now'), money(s.walletBalance, wallet.currency)),
         stat(t('Balance after'), money(s.balanceAfter, wallet.currency), '', 'balance-after'),
-        s.difference == null ? '' : [stat(`${t('Statement balance')} ${imp.statement.date ? day(imp.statement.date) : ''}`.trim(),
+        ...(s.difference == null ? [] : [stat(`${t('Statement balance')} ${imp.statement.date ? day(imp.statement.date) : ''}`.trim(),
           money(imp.statement.closingBalance, wallet.currency)),
-        stat(t('Difference'), money(s.difference, wallet.currency), units(s.difference) === 0n ? '' : 'differs', 'difference')]);
+        stat(t('Difference'), money(s.difference, wallet.currency), units(s.difference) === 0n ? '' : 'differs', 'difference')]));
       commit.textContent = `${t('Commit')}: ${s.import} ${t('to import')}, ${s.merge} ${t('to merge')}`;
       commit.disabled = session.busy > 0 || imp.status !== 'preview';
     };
@@ -381,7 +383,7 @@ export async function render(main, ctx) {
             .catch((err) => toast(refusal(err)));
         }
         toast(`${t('Imported')}: ${done.created} ${t('created')}, ${done.merged} ${t('merged')}, ${done.skipped} ${t('skipped')}.`);
-        session.imp = null;
+        Object.assign(session, { imp: null, mapping: null, saveProfile: false });
         stage.replaceChildren();
         await drawHistory();
         history.querySelector('h2').focus();
@@ -414,8 +416,7 @@ export async function render(main, ctx) {
     };
     const open = async (x) => {
       try {
-        session.file = null;
-        session.walletId = x.walletId;
+        Object.assign(session, { file: null, walletId: x.walletId, mapping: null, saveProfile: false });
         await review((await api.get('/api/imports/' + x.id)).import, stage);
         stage.querySelector('h2').focus();
       } catch (err) { toast(refusal(err)); }
