@@ -315,7 +315,7 @@ export async function render(main, ctx) {
       const name = r.payee || r.memo || day(r.date);
       const category = h('select', { 'aria-label': `${t('Category')}: ${name}`, 'data-focus': 'category-' + r.index },
         h('option', { value: '' }, t('None')), categories.map((c) => h('option', { value: c.id, selected: c.id === r.categoryId }, c.name)));
-      const categoryCell = h('td', { 'data-label': t('Category') }, category, alwaysButton(r));
+      const categoryCell = h('td', { 'data-label': t('Category') }, h('div', { class: 'category' }, category, alwaysButton(r)));
       category.addEventListener('change', async () => {
         const before = r.categoryId;
         await change(r, { categoryId: category.value || null }, () => { category.value = before || ''; });
