@@ -50,13 +50,18 @@ func furnish(t *testing.T, s *scene) (ids map[string]string) {
 	return ids
 }
 
-// words reads the app's dictionary from i18n.js: each English phrase or term and its
-// Spanish, where the two differ.
+// words reads the app's dictionary from i18n.js, and the words a page fetched when
+// opened brings (import.js): each English phrase or term and its Spanish, where the two
+// differ.
 func words(t *testing.T) map[string]string {
 	t.Helper()
-	src, err := os.ReadFile("../assets/js/i18n.js")
-	if err != nil {
-		t.Fatal(err)
+	var src []byte
+	for _, file := range []string{"../assets/js/i18n.js", "../assets/js/import.js"} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src = append(src, data...)
 	}
 	out := map[string]string{}
 	quoted := `'((?:[^'\\]|\\.)*)'`

@@ -43,7 +43,8 @@ function writeHeaders(extra) {
 // request sends one API call and returns its JSON; a 401 sends the person to sign in.
 export async function request(method, path, body, extra = {}) {
   const init = { method, credentials: 'same-origin', headers: method === 'GET' ? headers(extra) : writeHeaders(extra) };
-  if (body !== undefined) {
+  if (body instanceof FormData) init.body = body; // a file's upload
+  else if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
   }
@@ -100,7 +101,7 @@ export async function signOut() {
 // webhook.test, which goes to webhooks only), and its reset.
 const liveEvents = ['transaction.created', 'transaction.updated', 'transaction.deleted', 'wallet.created', 'wallet.updated',
   'category.created', 'budget.created', 'budget.threshold_reached', 'goal.deposit', 'goal.withdrawal', 'debt.payment',
-  'recurring.paid', 'recurring.skipped', 'reset'];
+  'recurring.paid', 'recurring.skipped', 'import.committed', 'import.undone', 'reset'];
 
 // live opens the workspace's realtime stream and calls onEvent(name, data) for each
 // event; it reconnects with a fresh token when the stream ends. It returns a function

@@ -83,6 +83,7 @@ const es = {
   'Source': 'Fuente', 'In force on': 'Vigentes el', 'Enter a rate': 'Fijar un tipo', 'Import the ECB\'s rates': 'Importar los del BCE',
   'Entered by hand': 'A mano', 'ECB': 'BCE', 'ECB, shipped history': 'BCE, historial incluido',
   'a decimal with a point, such as 17.25': 'un decimal con punto, como 17.25',
+  'Import': 'Importar',
 };
 
 // terms are the words for the codes the API answers with: roles, periods, kinds.
@@ -117,6 +118,9 @@ const terms = {
   debt: ['debt', 'deuda'], webhook: ['webhook', 'webhook'], exchange_rates: ['exchange rates', 'tipos de cambio'],
   channel: ['chat channel', 'canal de chat'], system: ['system', 'sistema'], team: ['team', 'equipo'],
 };
+
+// learn adds the words of a page fetched when opened (import.js).
+export const learn = (phrases, codes) => Object.assign(es, phrases) && Object.assign(terms, codes);
 
 // term names an API code in the person's language (the code itself when unknown).
 export function term(code) {

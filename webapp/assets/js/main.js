@@ -8,10 +8,13 @@ import { pages as morePages } from './more.js';
 import { pages as recordPages } from './records.js';
 import { pages as ratePages } from './rates.js';
 
-const pages = { ...corePages, ...morePages, ...recordPages, ...ratePages };
+const pages = { ...corePages, ...morePages, ...recordPages, ...ratePages,
+  // Pages opened rarely are fetched when opened, not on every cold load (docs/webapp.md).
+  '/app/import': { title: 'Import', render: (...a) => import('./import.js').then((m) => m.render(...a)) },
+  '/app/audit': { title: 'Audit log', render: (...a) => import('./audit.js').then((m) => m.render(...a)) } };
 const nav = [
   ['/app/', 'Overview'], ['/app/transactions', 'Transactions'], ['/app/wallets', 'Wallets'], ['/app/budgets', 'Budgets'],
-  ['/app/goals', 'Goals'], ['/app/debts', 'Debts'], ['/app/recurring', 'Recurring'], ['/app/reports', 'Reports'], ['/app/rates', 'Exchange rates'],
+  ['/app/goals', 'Goals'], ['/app/debts', 'Debts'], ['/app/recurring', 'Recurring'], ['/app/import', 'Import'], ['/app/reports', 'Reports'], ['/app/rates', 'Exchange rates'],
   ['/app/categories', 'Categories'], ['/app/tags', 'Tags'], ['/app/team', 'Team'], ['/app/api-keys', 'API keys'], ['/app/webhooks', 'Webhooks'],
   ['/app/audit', 'Audit log'], ['/app/profile', 'Profile'],
 ];
