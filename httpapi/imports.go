@@ -245,6 +245,22 @@ func changeImportRow(s *Server, w http.ResponseWriter, r *http.Request) {
 	respond(w, r, answer)
 }
 
+func discardImport(s *Server, w http.ResponseWriter, r *http.Request) {
+	id, b, ok := readRequest(w, r, true)
+	if !ok {
+		return
+	}
+	if err := b.finish(); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := imports.Discard(r.Context(), s.pool, activeWorkspace(r), id); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	respond(w, r, map[string]bool{"ok": true})
+}
+
 func commitImport(s *Server, w http.ResponseWriter, r *http.Request) {
 	id, b, ok := readRequest(w, r, true)
 	if !ok {

@@ -310,4 +310,14 @@ func TestImportPreviewsArePurged(t *testing.T) {
 	}
 	expectError(t, f.c.Get("/api/imports/"+left), http.StatusNotFound, "IMPORT_NOT_FOUND")
 	f.c.Post("/api/imports/"+kept+"/undo", nil).Expect(t, http.StatusOK)
+
+	// A preview is discarded at once on request; a committed import is undone instead.
+	discarded := uploadStatement(f.c, f.cash, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	f.c.Delete("/api/imports/"+discarded).Expect(t, http.StatusOK)
+	expectError(t, f.c.Delete("/api/imports/"+discarded), http.StatusNotFound, "IMPORT_NOT_FOUND")
+	expectError(t, f.c.Delete("/api/imports/"+kept), http.StatusConflict, "IMPORT_NOT_IN_PREVIEW")
+	var rows int
+	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM import_rows WHERE import_id = $1`, discarded).Scan(&rows); err != nil || rows != 0 {
+		t.Fatalf("%d rows of a discarded preview left (%v)", rows, err)
+	}
 }

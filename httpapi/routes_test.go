@@ -131,7 +131,7 @@ var bodiless = map[string]bool{
 	"POST /api/me/whatsapp": true, "DELETE /api/me/whatsapp": true, "POST /api/whatsapp/last-transaction/undo": true,
 	"POST /api/realtime/token": true, "DELETE /api/wallets/{id}": true, "DELETE /api/categories/{id}": true,
 	"DELETE /api/tags/{id}": true, "DELETE /api/transactions/{id}": true, "DELETE /api/import-profiles/{id}": true,
-	"DELETE /api/rules/{id}":        true,
+	"DELETE /api/rules/{id}": true, "DELETE /api/imports/{id}": true,
 	"POST /api/imports/{id}/commit": true, "POST /api/imports/{id}/undo": true,
 	// The file itself is the body (StatementFile).
 	"POST /api/imports": true,

@@ -344,6 +344,39 @@ func (r *Row) change(ctx context.Context, tx pgx.Tx, workspaceID, walletID uuid.
 	return nil
 }
 
+// Discard forgets a preview and its rows: IMPORT_NOT_FOUND when there is none,
+// IMPORT_NOT_IN_PREVIEW once committed (its undo takes it back instead). The preview's
+// lock makes a discard wait for a commit under way, and then find it committed.
+func Discard(ctx context.Context, db interface {
+	Begin(ctx context.Context) (pgx.Tx, error)
+}, workspaceID, id uuid.UUID) error {
+	tx, err := db.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("imports: discard: %w", err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // a rollback after commit does nothing
+	var status string
+	err = tx.QueryRow(ctx, `SELECT status FROM imports WHERE workspace_id = $1 AND id = $2 FOR UPDATE`, workspaceID, id).Scan(&status)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return domain.NotFound("IMPORT_NOT_FOUND", "import %s not found", id)
+	case err != nil:
+		return fmt.Errorf("imports: discard: %w", err)
+	case status != StatusPreview:
+		return domain.Conflict("IMPORT_NOT_IN_PREVIEW", "import %s is %s: undo it instead", id, status)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM import_rows WHERE workspace_id = $1 AND import_id = $2`, workspaceID, id); err != nil {
+		return fmt.Errorf("imports: discard: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `DELETE FROM imports WHERE workspace_id = $1 AND id = $2`, workspaceID, id); err != nil {
+		return fmt.Errorf("imports: discard: %w", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("imports: discard: %w", err)
+	}
+	return nil
+}
+
 // Commit is what the commit of a preview takes: the command with the rows to import
 // and merge, and the revision the rows were read at.
 func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID, newID func() uuid.UUID) (*domain.CommitImport, int, error) {

@@ -140,7 +140,11 @@ export async function render(main, ctx) {
     const q = new URLSearchParams({ walletId: session.walletId });
     if (session.dateOrder) q.set('dateOrder', session.dateOrder);
     if (session.account) q.set('account', session.account);
-    return (await api.post('/api/imports?' + q, body)).import;
+    const before = session.imp;
+    const imp = (await api.post('/api/imports?' + q, body)).import;
+    // The preview this one replaces (the same file read another way) is discarded.
+    if (before && before.status === 'preview' && before.id !== imp.id) api.del(`/api/imports/${before.id}`).catch(() => {});
+    return imp;
   }
 
   // start reads a file picked or dropped into the chosen wallet.
@@ -173,7 +177,7 @@ export async function render(main, ctx) {
       if (!e.target.value) return;
       try { review(await send(), stage); } catch (again) { refused(again); }
     });
-    const samples = dates && err.details && err.details.samples;
+    const samples = dates && err.details && err.details.dates;
     stage.replaceChildren(h('section', { class: 'card', 'aria-label': t('Preview') },
       h('p', {}, dates ? t('The dates read both as day/month and as month/day. Which is it?') : t('The file holds several accounts. Which one?')),
       samples ? h('p', { class: 'muted' }, samples.join(' · ')) : null, choice));
