@@ -89,7 +89,7 @@ func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 }
 
 func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error {
-	switch data.(type) {
+	switch d := data.(type) {
 	case *domain.WalletUpdated, *domain.WalletArchived:
 		p.postings.flush(b) // they write the wallet's row after the postings before them
 	case *domain.WalletReconciled:
@@ -98,11 +98,23 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		p.postings.flush(b)
 		p.transactions.flush(b)
 		p.totals.flush(b)
-	case *domain.TransactionUpdated, *domain.TransactionDeleted, *domain.TransactionMatched, *domain.TransactionUnmatched:
+	case *domain.TransactionUpdated, *domain.TransactionDeleted:
 		// They read and change the transaction's row, and take it out of the totals and
 		// counts that must hold it.
 		p.transactions.flush(b)
 		p.totals.flush(b)
+	case *domain.TransactionMatched:
+		// A link reads and changes its transaction's row, and keeps the totals it is in
+		// (queueLinked): that row, if it is gathered still, and the sums must be written
+		// first, but no other new row, nor the counts, which nothing here reads. A
+		// statement's commit links hundreds of recorded transactions among its new ones,
+		// and every table written at each link rewrote the same rows hundreds of times in
+		// one transaction.
+		p.flushTransaction(b, d.TransactionID)
+		p.totals.flushSums(b)
+	case *domain.TransactionUnmatched:
+		p.flushTransaction(b, d.TransactionID)
+		p.totals.flushSums(b)
 	}
 	// Parsed once: the audit entry and the chat channel's last transaction read it.
 	var meta ledger.Metadata
@@ -273,6 +285,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	case *domain.TagArchived:
 		b.Queue(`UPDATE tags SET active = false, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.TagID, at)
 	case *domain.TransactionCreated:
+		p.gatherTransaction(d.TransactionID)
 		p.transactions.add(ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
 			d.AttachmentURL, d.Cleared, at, at, e.Version, d.ImportID, nullIfEmpty(d.ExternalID))

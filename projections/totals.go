@@ -278,6 +278,13 @@ func (t *gatheredTotals) flush(b *pgx.Batch) {
 	t.monthCounts.flush(b, transactionMonthCountsInsert)
 }
 
+// flushSums queues the sums, with the totals' history not yet kept, and forgets them;
+// the counts stay gathered.
+func (t *gatheredTotals) flushSums(b *pgx.Batch) {
+	t.days.flush(b, dailyTotals)
+	t.months.flush(b, monthlyTotals)
+}
+
 func (p *periodSums) flush(b *pgx.Batch, tt totalsTable) {
 	n := len(p.order)
 	if n == 0 {
