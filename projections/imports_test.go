@@ -73,6 +73,18 @@ func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
 					&domain.TransactionMatched{TransactionID: recorded[1], ImportID: importID, ExternalID: "r-2"})
 			}
 		}
+		// A correction after the links writes the sums first, and with them the totals
+		// the links before it kept; a link after it waits for the end of the append.
+		updated, err := domain.UpdateTransaction{TransactionID: recorded[1], Amount: domain.Of(decimal.New(9, 0))}.Decide(w)
+		if err != nil {
+			return nil, err
+		}
+		last, err := create(w, uuid.New(), 900, 2)
+		if err != nil {
+			return nil, err
+		}
+		events = append(append(events, updated...), last,
+			&domain.TransactionMatched{TransactionID: fresh[3], ImportID: importID, ExternalID: "r-3"})
 		return events, nil
 	})
 
@@ -80,8 +92,8 @@ func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
 	if err := pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE import_id = $1`, importID).Scan(&linked); err != nil {
 		t.Fatal(err)
 	}
-	if linked != 2 {
-		t.Fatalf("%d transactions linked to the import, want 2 (a new one and the second recorded one)", linked)
+	if linked != 3 {
+		t.Fatalf("%d transactions linked to the import, want 3 (two new ones and the second recorded one)", linked)
 	}
 	before := readModels(t, pool)
 	defer func(n int) { replayBatch = n }(replayBatch)
