@@ -66,11 +66,11 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 	if err := initPgbench(ctx, adminURL, benchOptions{clients: 1}); err != nil {
 		return err
 	}
-	type roundFigures struct {
+	type importRound struct {
 		preview, commit, pgbench float64 // seconds, seconds, tps
 		previewRSS, commitRSS    int64
 	}
-	var rounds []roundFigures
+	var rounds []importRound
 	var last *importServer
 	defer func() {
 		if last != nil {
@@ -95,7 +95,7 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 			return err
 		}
 		fmt.Fprintf(out, "\n== round %d: a fresh copy of the seeded database, server pid %d\n", round, s.cmd.Process.Pid)
-		var f roundFigures
+		var f importRound
 		s.peak.Store(0)
 		started := time.Now()
 		raw, err := s.send(ctx, http.MethodPost, "/api/imports?walletId="+w.wallet.String(), "text/csv", csvFile, http.StatusCreated)
@@ -186,24 +186,24 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		fmt.Fprintf(out, "pgbench, 1 client, %s: %.0f tps\n", o.duration, f.pgbench)
 		rounds = append(rounds, f)
 	}
-	med := func(get func(roundFigures) float64) float64 {
+	med := func(get func(importRound) float64) float64 {
 		xs := make([]float64, len(rounds))
 		for i, r := range rounds {
 			xs[i] = get(r)
 		}
 		return median(xs)
 	}
-	pg := med(func(r roundFigures) float64 { return r.pgbench })
+	pg := med(func(r importRound) float64 { return r.pgbench })
 	fmt.Fprintf(out, "\nA %d-row CSV statement into a wallet of %d transactions, over HTTP to `finledger serve`; medians of %d rounds, each on a fresh copy of the seeded database:\n\n",
 		o.rows, o.depth, len(rounds))
 	fmt.Fprintln(out, "| step | median | rounds | server RSS (most) | pgbench tps (1 client, median) |")
 	fmt.Fprintln(out, "|---|---|---|---|---|")
 	fmt.Fprintf(out, "| preview (upload to the answer's last byte) | %.2f s | %s | %d MiB | %.0f |\n",
-		med(func(r roundFigures) float64 { return r.preview }), secondsList(rounds, func(r roundFigures) float64 { return r.preview }),
-		int64(mostOf(rounds, func(r roundFigures) float64 { return float64(r.previewRSS) }))>>20, pg)
+		med(func(r importRound) float64 { return r.preview }), secondsList(rounds, func(r importRound) float64 { return r.preview }),
+		int64(mostOf(rounds, func(r importRound) float64 { return float64(r.previewRSS) }))>>20, pg)
 	fmt.Fprintf(out, "| commit | %.2f s | %s | %d MiB | %.0f |\n",
-		med(func(r roundFigures) float64 { return r.commit }), secondsList(rounds, func(r roundFigures) float64 { return r.commit }),
-		int64(mostOf(rounds, func(r roundFigures) float64 { return float64(r.commitRSS) }))>>20, pg)
+		med(func(r importRound) float64 { return r.commit }), secondsList(rounds, func(r importRound) float64 { return r.commit }),
+		int64(mostOf(rounds, func(r importRound) float64 { return float64(r.commitRSS) }))>>20, pg)
 
 	if o.camtMB > 0 && last != nil {
 		if err := previewCAMT(ctx, last, w.wallet.String(), o.camtMB, out); err != nil {
@@ -216,8 +216,8 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 // seedImportDatabase gives the import identity a workspace whose wallet holds o.depth
 // transactions (the cold test's seeding: an expense copied in SQL, dated over five
 // years, then a replay of the log into the read models), has it snapshotted and its
-// events published by a server's relay, as a live instance's would be, and leaves it
-// vacuumed and checkpointed, to be copied for each round.
+// events counted as published by the relay, as a live instance's would be, and leaves
+// it vacuumed and checkpointed, to be copied for each round.
 func seedImportDatabase(ctx context.Context, adminURL string, o importOptions, out io.Writer) (*seededWorkspace, error) {
 	url, err := freshDatabase(ctx, adminURL, importSeedDatabase)
 	if err != nil {
