@@ -511,9 +511,15 @@ func previewCAMT(ctx context.Context, s *importServer, wallet string, mb int, ou
 	if err := json.Unmarshal(raw, &preview); err != nil {
 		return err
 	}
+	// The server inherits GOMEMLIMIT; without it, an instance's limit is 112 MiB
+	// (instanceMemoryLimit in cmd/finledger).
+	limit := "112 MiB, an instance's"
+	if v := os.Getenv("GOMEMLIMIT"); v != "" {
+		limit = v + ", from GOMEMLIMIT"
+	}
 	fmt.Fprintf(out, "preview: %.2f s, %d rows in an answer of %.1f MB; server RSS at most %d MiB (%d MiB before), Go heap in use at most %d MiB "+
-		"(%d MiB before, sampled every 100 ms); the instance's soft memory limit (GOMEMLIMIT) is 112 MiB\n",
-		took.Seconds(), len(preview.Import.Rows), float64(len(raw))/1e6, s.peakNow()>>20, idleRSS>>20, heapPeak>>20, idle>>20)
+		"(%d MiB before, sampled every 100 ms); the server's soft memory limit: %s\n",
+		took.Seconds(), len(preview.Import.Rows), float64(len(raw))/1e6, s.peakNow()>>20, idleRSS>>20, heapPeak>>20, idle>>20, limit)
 	return nil
 }
 
