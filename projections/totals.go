@@ -121,11 +121,11 @@ const linkedSQL = `WITH s AS (
 		LEFT JOIN s ON (s.workspace_id, s.category_id, s.type, s.currency, s.period)
 			= (d.workspace_id, d.category_id, d.type, d.currency, d.{period}))
 	INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
-	SELECT DISTINCT ON (k.version) k.version, k.workspace_id, k.period, k.type, k.currency, k.category_id,
+	SELECT DISTINCT ON (k.workspace_id, k.version) k.version, k.workspace_id, k.period, k.type, k.currency, k.category_id,
 		trim_scale(k.amount - coalesce(e.later_amount, k.gathered_amount, 0)), k.count - coalesce(e.later_count, k.gathered_count, 0)
 	FROM k LEFT JOIN unnest($8::int[], $9::bigint[], $10::numeric[], $11::bigint[]) AS e(total, version, later_amount, later_count)
 		ON e.total = k.total AND e.version < k.version
-	ORDER BY k.version, e.version DESC NULLS LAST`
+	ORDER BY k.workspace_id, k.version, e.version DESC NULLS LAST`
 
 // totalsStatements are the statements of one table of totals, filled from the templates
 // above.
