@@ -42,6 +42,7 @@ var projected = func() map[string]string {
 // domain.DecodeEvent returns it), which spares parsing it again.
 func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error {
 	p := newPending()
+	p.totals.deferLinks = true
 	for i, e := range events {
 		var data domain.Event
 		if decoded != nil {
@@ -89,7 +90,7 @@ func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 }
 
 func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error {
-	switch data.(type) {
+	switch d := data.(type) {
 	case *domain.WalletUpdated, *domain.WalletArchived:
 		p.postings.flush(b) // they write the wallet's row after the postings before them
 	case *domain.WalletReconciled:
@@ -98,11 +99,28 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		p.postings.flush(b)
 		p.transactions.flush(b)
 		p.totals.flush(b)
-	case *domain.TransactionUpdated, *domain.TransactionDeleted, *domain.TransactionMatched, *domain.TransactionUnmatched:
+	case *domain.TransactionUpdated, *domain.TransactionDeleted:
 		// They read and change the transaction's row, and take it out of the totals and
 		// counts that must hold it.
 		p.transactions.flush(b)
 		p.totals.flush(b)
+	case *domain.TransactionMatched:
+		// A link reads and changes its transaction's row, and keeps the totals it is in
+		// (queueLinked): that row, if it is gathered still, must be written first, but no
+		// other new row, nor the counts, which nothing here reads; the sums too, unless
+		// the totals it keeps are kept when they are written (deferLinks). A statement's
+		// commit links hundreds of recorded transactions among its new ones, and every
+		// table written at each link rewrote the same rows hundreds of times in one
+		// transaction.
+		p.flushTransaction(b, d.TransactionID)
+		if !p.totals.deferLinks {
+			p.totals.flushSums(b)
+		}
+	case *domain.TransactionUnmatched:
+		p.flushTransaction(b, d.TransactionID)
+		if !p.totals.deferLinks {
+			p.totals.flushSums(b)
+		}
 	}
 	// Parsed once: the audit entry and the chat channel's last transaction read it.
 	var meta ledger.Metadata
@@ -273,6 +291,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	case *domain.TagArchived:
 		b.Queue(`UPDATE tags SET active = false, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.TagID, at)
 	case *domain.TransactionCreated:
+		p.gatherTransaction(d.TransactionID)
 		p.transactions.add(ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
 			d.AttachmentURL, d.Cleared, at, at, e.Version, d.ImportID, nullIfEmpty(d.ExternalID))
@@ -322,9 +341,9 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		p.postings.add(ws, d.Postings, at, e.Version)
 		return queueEffects(b, ws, e, d.Effects)
 	case *domain.TransactionMatched:
-		queueLinked(b, ws, d.TransactionID, &d.ImportID, &d.ExternalID, at, e.Version)
+		queueLinked(b, p, ws, d.TransactionID, &d.ImportID, &d.ExternalID, at, e.Version)
 	case *domain.TransactionUnmatched:
-		queueLinked(b, ws, d.TransactionID, nil, nil, at, e.Version)
+		queueLinked(b, p, ws, d.TransactionID, nil, nil, at, e.Version)
 	case *domain.RuleCreated:
 		b.Queue(`INSERT INTO rules (workspace_id, id, name, position, conditions, actions, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`, ws, d.RuleID, d.Rule.Name, d.Rule.Position, d.Rule.Conditions, d.Rule.Actions, at, e.Version)
@@ -345,11 +364,16 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 }
 
 // queueLinked records on a transaction's row the statement row linked to it, or none;
-// its row before the change goes to its history.
-func queueLinked(b *pgx.Batch, ws, transactionID uuid.UUID, importID *uuid.UUID, externalID *string, at time.Time, version int64) {
+// its row before the change goes to its history, and the totals it is in are kept at
+// its version, now or, with deferLinks, when the sums are next written.
+func queueLinked(b *pgx.Batch, p *pending, ws, transactionID uuid.UUID, importID *uuid.UUID, externalID *string, at time.Time, version int64) {
 	queueReplaced(b, ws, transactionID, version)
 	b.Queue(`UPDATE transactions SET import_id = $3, external_id = $4, updated_at = $5, changed_version = $6
 		WHERE workspace_id = $1 AND id = $2`, ws, transactionID, importID, externalID, at, version)
+	if p.totals.deferLinks {
+		p.totals.links = append(p.totals.links, keptLink{ws, transactionID, version})
+		return
+	}
 	queueTotalsKept(b, ws, transactionID, version)
 }
 

@@ -187,6 +187,25 @@ type pending struct {
 	totals       gatheredTotals
 	postings     walletPostings
 	copies       []rowCopy // with copying, the new rows flushed since takeCopies
+	// gathered holds the ids of the new transactions among transactions' rows; an id
+	// stays after its row is flushed, until the next row is gathered.
+	gathered map[uuid.UUID]struct{}
+}
+
+// gatherTransaction notes that a new transaction's row is about to be gathered.
+func (p *pending) gatherTransaction(id uuid.UUID) {
+	if p.gathered == nil || len(p.transactions.values) == 0 {
+		p.gathered = map[uuid.UUID]struct{}{}
+	}
+	p.gathered[id] = struct{}{}
+}
+
+// flushTransaction queues the new transactions' rows if the transaction id is among
+// them, so that a statement after it finds its row.
+func (p *pending) flushTransaction(b *pgx.Batch, id uuid.UUID) {
+	if _, ok := p.gathered[id]; ok {
+		p.transactions.flush(b)
+	}
 }
 
 func newPending() *pending {

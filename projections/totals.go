@@ -100,15 +100,43 @@ const historySQL = `INSERT INTO {history} (version, workspace_id, {period}, type
 	LEFT JOIN {table} t ON (t.workspace_id, t.category_id, t.type, t.currency, t.{period})
 		= (e.workspace_id, e.category_id, e.type, e.currency, e.period)`
 
+// linkedSQL keeps, in a table of totals' history, the totals that links to statement
+// rows ($13, $14 of workspaces $12) left at their versions, as keptSQL would have at
+// each link, but once the sums gathered since the table was last written ($1 to $11, as
+// sumsSQL takes them) are written: each is the total less what the new transactions after
+// its link added. A link changes neither its transaction's total nor, until the sums are
+// written, does anything else (a correction or a deletion writes them first), so the
+// transaction's live row names the total it was in at its link.
+const linkedSQL = `WITH s AS (
+		SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::uuid[], $6::numeric[], $7::bigint[])
+			WITH ORDINALITY AS s(workspace_id, period, type, currency, category_id, amount, count, total)),
+	k AS (
+		SELECT l.version, d.workspace_id, d.{period} AS period, d.type, d.currency, d.category_id, d.amount, d.count,
+			s.total, s.amount AS gathered_amount, s.count AS gathered_count
+		FROM unnest($12::uuid[], $13::uuid[], $14::bigint[]) AS l(workspace_id, id, version)
+		JOIN transactions t ON t.workspace_id = l.workspace_id AND t.id = l.id AND t.deleted_at IS NULL
+			AND t.type IN ('income', 'expense')
+		JOIN {table} d ON (d.workspace_id, d.category_id, d.type, d.currency, d.{period})
+			= (t.workspace_id, coalesce(t.category_id, '00000000-0000-0000-0000-000000000000'), t.type, t.currency, {periodOf t})
+		LEFT JOIN s ON (s.workspace_id, s.category_id, s.type, s.currency, s.period)
+			= (d.workspace_id, d.category_id, d.type, d.currency, d.{period}))
+	INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
+	SELECT DISTINCT ON (k.workspace_id, k.version) k.version, k.workspace_id, k.period, k.type, k.currency, k.category_id,
+		trim_scale(k.amount - coalesce(e.later_amount, k.gathered_amount, 0)), k.count - coalesce(e.later_count, k.gathered_count, 0)
+	FROM k LEFT JOIN unnest($8::int[], $9::bigint[], $10::numeric[], $11::bigint[]) AS e(total, version, later_amount, later_count)
+		ON e.total = k.total AND e.version < k.version
+	ORDER BY k.workspace_id, k.version, e.version DESC NULLS LAST`
+
 // totalsStatements are the statements of one table of totals, filled from the templates
 // above.
-type totalsStatements struct{ effect, kept, keptOfMany, sums, history string }
+type totalsStatements struct{ effect, kept, keptOfMany, sums, history, linked string }
 
 // totalsSQL holds each table of totals' statements, by table name, filled once.
 var totalsSQL = func() map[string]totalsStatements {
 	out := map[string]totalsStatements{}
 	for _, tt := range totalsTables {
-		out[tt.table] = totalsStatements{tt.sql(effectSQL), tt.sql(keptSQL), tt.sql(keptOfManySQL), tt.sql(sumsSQL), tt.sql(historySQL)}
+		out[tt.table] = totalsStatements{tt.sql(effectSQL), tt.sql(keptSQL), tt.sql(keptOfManySQL), tt.sql(sumsSQL), tt.sql(historySQL),
+			tt.sql(linkedSQL)}
 	}
 	return out
 }()
@@ -147,6 +175,17 @@ func queueTotalsKeptOfMany(b *pgx.Batch, ws uuid.UUID, transactionIDs []uuid.UUI
 type gatheredTotals struct {
 	days, months           periodSums
 	dayCounts, monthCounts periodCounts // keyed without currency, a month by its first day
+	// deferLinks has the totals a link keeps (queueLinked) kept when the sums are next
+	// written (flush), instead of the sums written at each link; links are those waiting.
+	// A replay, which keeps its sums gathered across batches, keeps them at each link.
+	deferLinks bool
+	links      []keptLink
+}
+
+// keptLink is a link to a statement row, whose totals are kept when the sums are written.
+type keptLink struct {
+	workspaceID, transactionID uuid.UUID
+	version                    int64
 }
 
 // totalsKey is a row of a table of totals, its period a day or a month's first day,
@@ -272,15 +311,25 @@ func (p *periodSums) flushHistory(b *pgx.Batch, tt totalsTable) {
 // flush queues the sums, with the totals' history not yet kept, and the counts, each
 // row's in one upsert, and forgets them.
 func (t *gatheredTotals) flush(b *pgx.Batch) {
-	t.days.flush(b, dailyTotals)
-	t.months.flush(b, monthlyTotals)
+	t.days.flush(b, dailyTotals, t.links)
+	t.months.flush(b, monthlyTotals, t.links)
+	t.links = nil
 	t.dayCounts.flush(b, transactionCountsInsert)
 	t.monthCounts.flush(b, transactionMonthCountsInsert)
 }
 
-func (p *periodSums) flush(b *pgx.Batch, tt totalsTable) {
+// flushSums queues the sums, with the totals' history not yet kept, and forgets them;
+// the counts stay gathered.
+func (t *gatheredTotals) flushSums(b *pgx.Batch) {
+	t.days.flush(b, dailyTotals, t.links)
+	t.months.flush(b, monthlyTotals, t.links)
+	t.links = nil
+}
+
+// flush queues the sums, with their history, and then the totals the links kept.
+func (p *periodSums) flush(b *pgx.Batch, tt totalsTable, links []keptLink) {
 	n := len(p.order)
-	if n == 0 {
+	if n == 0 && len(links) == 0 {
 		return
 	}
 	ws, categories := make([]uuid.UUID, n), make([]uuid.UUID, n)
@@ -298,7 +347,17 @@ func (p *periodSums) flush(b *pgx.Batch, tt totalsTable) {
 			laterAmounts, laterCounts = append(laterAmounts, s.amount.Sub(s.added[j])), append(laterCounts, s.count-s.counted[j])
 		}
 	}
-	b.Queue(totalsSQL[tt.table].sums, ws, periods, types, currencies, categories, amounts, counts, totals, versions, laterAmounts,
-		laterCounts)
+	if n > 0 {
+		b.Queue(totalsSQL[tt.table].sums, ws, periods, types, currencies, categories, amounts, counts, totals, versions, laterAmounts,
+			laterCounts)
+	}
+	if len(links) > 0 {
+		linkWS, linked, at := make([]uuid.UUID, len(links)), make([]uuid.UUID, len(links)), make([]int64, len(links))
+		for i, l := range links {
+			linkWS[i], linked[i], at[i] = l.workspaceID, l.transactionID, l.version
+		}
+		b.Queue(totalsSQL[tt.table].linked, ws, periods, types, currencies, categories, amounts, counts, totals, versions, laterAmounts,
+			laterCounts, linkWS, linked, at)
+	}
 	p.order, p.sums = p.order[:0], nil
 }

@@ -112,13 +112,17 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&coldDepths, "cold-depths", "", "stream depths (events, written in SQL) for timing a new instance's first command with and without snapshots; empty skips it")
 	fs.IntVar(&o.hookRate, "webhook-rate", 100, "transactions per second for the webhook delay test; 0 skips it")
 	fs.IntVar(&o.hookSpaces, "webhook-workspaces", 8, "workspaces, each with a webhook, for the webhook delay test")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run (with -import: of the server during the last round's commit) to this file")
 	table := fs.Bool("table", false, "run the table of loads (C=1 and C=16 spread, C=16 keyed, C=16 and C=64 on one workspace) against the -server binary, with pgbench, and print it; the other phases are skipped")
-	serverBin := fs.String("server", "", "with -table or -app: the finledger `binary`, run as its own process (finledger serve, or finledger dev for -app)")
+	serverBin := fs.String("server", "", "with -table, -app or -import: the finledger `binary`, run as its own process (finledger serve, or finledger dev for -app)")
 	var app appOptions
 	fs.IntVar(&app.transactions, "app", 0, "measure the web app in Chromium on a workspace of this many transactions, served by the -server binary run as finledger dev; the other phases are skipped")
 	fs.IntVar(&app.rounds, "app-rounds", 10, "with -app: browsers, each with a new profile and a cold cache")
 	fs.IntVar(&app.clicks, "app-clicks", 5, "with -app: Next clicks, and filter applications, timed in each round")
+	var imp importOptions
+	fs.IntVar(&imp.rows, "import", 0, "measure a statement import of a CSV file of this many rows (preview and commit) against the -server binary run as finledger serve, with pgbench; the other phases are skipped")
+	fs.IntVar(&imp.depth, "import-depth", 1_000_000, "with -import: the transactions the wallet holds before the import")
+	fs.IntVar(&imp.camtMB, "import-camt-mb", 50, "with -import: after the rounds, preview a CAMT.053 file of this many MB on the same server; 0 skips it")
 	statements := fs.Bool("statements", false, "print PostgreSQL's time per statement during the ledger rounds (pg_stat_statements; a private cluster only)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -163,6 +167,13 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 		}
 		app.server = *serverBin
 		return benchApp(ctx, benchURL, app, out)
+	}
+	if imp.rows > 0 {
+		if *serverBin == "" {
+			return errors.New("-import needs -server, the finledger binary to run (make bench-import builds it)")
+		}
+		imp.server, imp.rounds, imp.duration, imp.profile, imp.statements = *serverBin, o.rounds, o.duration, *cpuProfile, *statements
+		return benchImport(ctx, adminURL, imp, out)
 	}
 	if *table {
 		if *serverBin == "" {

@@ -1,0 +1,113 @@
+package projections
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/internal/testkit/testdb"
+	"github.com/finledger/finledger/ledger"
+)
+
+// A statement's commit links recorded transactions among the ones it creates, in one
+// append. A link writes the new transactions' rows first only when it names one of
+// them, and leaves the totals gathered: the rows, the totals and their history must be
+// those a replay writes, whatever its batches, where every link could fall between.
+func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	l := ledger.NewLedger(pool, Queue, time.Now, 10)
+	user, err := l.RegisterUser(ctx, domain.Identity{Subject: "carol", Email: "carol@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, wallet, category := domain.PersonalWorkspaceID(user), uuid.New(), uuid.New()
+	run := func(decide func(*domain.Workspace) ([]domain.Event, error)) {
+		t.Helper()
+		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws,
+			Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"}, Decide: decide}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(domain.CreateWallet{WalletID: wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash",
+		Currency: "MXN", CardColor: "#111827", InitialBalance: decimal.New(1000, 0), IsDefault: true}}.Decide)
+	run(domain.CreateCategory{CategoryID: category, CategoryFields: domain.CategoryFields{Name: "Food",
+		Icon: "tag", Color: "#6366f1"}}.Decide)
+	create := func(w *domain.Workspace, id uuid.UUID, cents int64, day int) (domain.Event, error) {
+		created, err := domain.CreateTransaction{TransactionID: id, Type: domain.TxExpense, Amount: decimal.New(cents, -2),
+			Date: domain.DateOf(2026, time.March, day), WalletID: &wallet, CategoryID: &category}.Decide(w)
+		if err != nil {
+			return nil, err
+		}
+		return created[0], nil
+	}
+	recorded := []uuid.UUID{uuid.New(), uuid.New()}
+	for i, id := range recorded {
+		run(func(w *domain.Workspace) ([]domain.Event, error) {
+			e, err := create(w, id, int64(500+i), 1+i)
+			return []domain.Event{e}, err
+		})
+	}
+	importID := uuid.New()
+	fresh := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New()}
+	run(func(w *domain.Workspace) ([]domain.Event, error) {
+		var events []domain.Event
+		for i, id := range fresh {
+			e, err := create(w, id, int64(700+i), 1+i%2)
+			if err != nil {
+				return nil, err
+			}
+			events = append(events, e)
+			switch i {
+			case 0: // a recorded transaction, among new ones
+				events = append(events, &domain.TransactionMatched{TransactionID: recorded[0], ImportID: importID, ExternalID: "r-0"})
+			case 1: // a new one, whose row is still gathered
+				events = append(events, &domain.TransactionMatched{TransactionID: fresh[0], ImportID: importID, ExternalID: "r-1"})
+			case 2: // a link taken back, of a row written meanwhile
+				events = append(events, &domain.TransactionUnmatched{TransactionID: recorded[0], ImportID: importID},
+					&domain.TransactionMatched{TransactionID: recorded[1], ImportID: importID, ExternalID: "r-2"})
+			}
+		}
+		// A correction after the links writes the sums first, and with them the totals
+		// the links before it kept; a link after it waits for the end of the append.
+		updated, err := domain.UpdateTransaction{TransactionID: recorded[1], Amount: domain.Of(decimal.New(9, 0))}.Decide(w)
+		if err != nil {
+			return nil, err
+		}
+		last, err := create(w, uuid.New(), 900, 2)
+		if err != nil {
+			return nil, err
+		}
+		events = append(append(events, updated...), last,
+			&domain.TransactionMatched{TransactionID: fresh[3], ImportID: importID, ExternalID: "r-3"})
+		return events, nil
+	})
+
+	var linked int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE import_id = $1`, importID).Scan(&linked); err != nil {
+		t.Fatal(err)
+	}
+	if linked != 3 {
+		t.Fatalf("%d transactions linked to the import, want 3 (two new ones and the second recorded one)", linked)
+	}
+	before := readModels(t, pool)
+	defer func(n int) { replayBatch = n }(replayBatch)
+	for _, n := range []int{1, 2, 5, 1000} {
+		replayBatch = n
+		if _, err := Rebuild(ctx, pool); err != nil {
+			t.Fatal(err)
+		}
+		after := readModels(t, pool)
+		for _, table := range Tables {
+			if !reflect.DeepEqual(before[table], after[table]) {
+				t.Errorf("batches of %d: %s differs after replay:\nonly live     %v\nonly replayed %v", n, table,
+					without(before[table], after[table]), without(after[table], before[table]))
+			}
+		}
+	}
+}
