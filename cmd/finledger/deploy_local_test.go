@@ -35,14 +35,17 @@ import (
 	"github.com/finledger/finledger/internal/database"
 )
 
-// localPorts are the offsets from run.sh's base port of every port it listens on.
-var localPorts = []int{0, 1, 2, 3, 11, 12, 13, 21, 22, 23, 31, 32, 33}
+// localPorts are the offsets from run.sh's base port of every port it listens on, the
+// instances' admin listeners included.
+var localPorts = []int{0, 1, 2, 3, 11, 12, 13, 21, 22, 23, 31, 32, 33, 41, 42, 43}
 
-// freeBasePort finds a base port whose every offset run.sh uses is free.
+// freeBasePort finds a base port whose every offset run.sh uses is free, below the
+// kernel's ephemeral range (32768 and up), where an outgoing connection may take a port
+// between the check and the listen.
 func freeBasePort(t *testing.T) int {
 	t.Helper()
 	for range 100 {
-		base := 20000 + rand.N(40000)
+		base := 20000 + rand.N(12000)
 		free := true
 		for _, off := range localPorts {
 			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+off))
