@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
@@ -29,6 +30,22 @@ var (
 	importMergeWith = idField{Name: "transactionId", Doc: obj{"description": "merge the row with this transaction instead of its match"}}
 )
 
+// statementDeadline bounds the reading of a statement's upload and the writing of an
+// import's answers, past the server's own timeouts: a 64 MiB file on a home connection,
+// the answer of 200,000 rows, or the commit of as many outlast those. Nothing waits on
+// the client while it holds a database connection: the file is read whole first, and
+// an answer is written once the database is done.
+const statementDeadline = 10 * time.Minute
+
+// allowStatementTime extends the request's read and write deadlines to
+// statementDeadline from now.
+func allowStatementTime(w http.ResponseWriter) {
+	rc, deadline := http.NewResponseController(w), time.Now().Add(statementDeadline)
+	// A server without deadlines does not support them: there is nothing to extend.
+	_ = rc.SetReadDeadline(deadline)
+	_ = rc.SetWriteDeadline(deadline)
+}
+
 // errStatementTooLarge answers a statement file past imports.MaxFile.
 var errStatementTooLarge = errorf(http.StatusRequestEntityTooLarge, "IMPORT_FILE_TOO_LARGE",
 	"the statement file is larger than "+strconv.Itoa(imports.MaxFile>>20)+" MiB: split it")
@@ -36,6 +53,7 @@ var errStatementTooLarge = errorf(http.StatusRequestEntityTooLarge, "IMPORT_FILE
 // createImport reads a statement file into a preview: nothing is recorded until its
 // commit. The whole file is read from the client before the database is asked anything.
 func createImport(s *Server, w http.ResponseWriter, r *http.Request) {
+	allowStatementTime(w)
 	q := &query{values: r.URL.Query()}
 	walletID := q.id("walletId")
 	if walletID == nil && q.values.Get("walletId") == "" {
@@ -262,6 +280,7 @@ func discardImport(s *Server, w http.ResponseWriter, r *http.Request) {
 }
 
 func commitImport(s *Server, w http.ResponseWriter, r *http.Request) {
+	allowStatementTime(w)
 	id, b, ok := readRequest(w, r, true)
 	if !ok {
 		return
@@ -276,6 +295,7 @@ func commitImport(s *Server, w http.ResponseWriter, r *http.Request) {
 }
 
 func undoImport(s *Server, w http.ResponseWriter, r *http.Request) {
+	allowStatementTime(w)
 	id, b, ok := readRequest(w, r, true)
 	if !ok {
 		return

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -319,5 +321,44 @@ func TestImportPreviewsArePurged(t *testing.T) {
 	var rows int
 	if err := env.Pool.QueryRow(context.Background(), `SELECT count(*) FROM import_rows WHERE import_id = $1`, discarded).Scan(&rows); err != nil || rows != 0 {
 		t.Fatalf("%d rows of a discarded preview left (%v)", rows, err)
+	}
+}
+
+// A statement sent slowly, as a large file over a home connection is, is read whole
+// past the server's read timeout, which still cuts any other slow request.
+func TestImportUploadOutlastsTheServersReadTimeout(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	slow := env.InstanceWithTimeouts(300*time.Millisecond, 300*time.Millisecond)
+	send := func(path, contentType, body string) (int, error) {
+		pr, pw := io.Pipe()
+		go func() {
+			for _, line := range strings.SplitAfter(body, "\n") {
+				time.Sleep(150 * time.Millisecond)
+				if _, err := pw.Write([]byte(line)); err != nil {
+					return
+				}
+			}
+			pw.Close()
+		}()
+		req, err := http.NewRequest(http.MethodPost, slow.URL+path, pr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", f.c.Headers["Authorization"])
+		req.Header.Set("Content-Type", contentType)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		defer res.Body.Close()
+		io.Copy(io.Discard, res.Body) //nolint:errcheck // the status is what matters
+		return res.StatusCode, nil
+	}
+	if status, err := send("/api/imports?walletId="+f.cash, "text/csv", statementCSV); err != nil || status != http.StatusCreated {
+		t.Fatalf("a slow upload answered %d (%v)", status, err)
+	}
+	if status, err := send("/api/transactions", "application/json", "{\n\"type\": \"expense\",\n\"amount\": 1,\n\"concept\": \"slow\"\n}\n"); err == nil && status == http.StatusCreated {
+		t.Fatal("a slow request elsewhere outlasted the read timeout: the test shows nothing")
 	}
 }

@@ -63,6 +63,9 @@ type Env struct {
 	Ledger  *ledger.Ledger
 	options httpapi.Options
 	server  *httptest.Server
+	// timeouts are the server's read and write timeouts, none when zero
+	// (InstanceWithTimeouts).
+	timeouts struct{ read, write time.Duration }
 }
 
 // Chat-channel settings of the test servers.
@@ -180,7 +183,9 @@ func (e *Env) serve() *Env {
 	}
 	e.Ledger = ledger.NewLedger(e.Pool, projections.Queue, e.Clock.Now, 1000)
 	e.Ledger.Instrument(e.options.Metrics)
-	srv := httptest.NewServer(e.checkContract(httpapi.NewServer(e.Pool, e.Ledger, verifier, e.Clock.Now, e.options).Handler()))
+	srv := httptest.NewUnstartedServer(e.checkContract(httpapi.NewServer(e.Pool, e.Ledger, verifier, e.Clock.Now, e.options).Handler()))
+	srv.Config.ReadTimeout, srv.Config.WriteTimeout = e.timeouts.read, e.timeouts.write
+	srv.Start()
 	e.t.Cleanup(srv.Close)
 	e.URL, e.server = srv.URL, srv
 	return e

@@ -177,22 +177,30 @@ func checkWith(c *contractChecker, log *contractLog, h http.Handler) http.Handle
 			h.ServeHTTP(w, r)
 			return
 		}
-		var reqBody []byte
-		if r.Body != nil {
-			reqBody, _ = io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(reqBody))
+		// The body is kept as the handler reads it, not read ahead of it: a handler
+		// that allows a slow upload more time (SetReadDeadline) must see it first.
+		var reqBody bytes.Buffer
+		body := r.Body
+		if body != nil {
+			r.Body = struct {
+				io.Reader
+				io.Closer
+			}{io.TeeReader(body, &reqBody), body}
 		}
 		checked := r.Clone(r.Context())
 		rw := &capturingWriter{ResponseWriter: w}
 		h.ServeHTTP(rw, r)
+		if body != nil {
+			_, _ = io.Copy(&reqBody, body) // what the handler left unread, for the check
+		}
 		if r.Context().Err() != nil && rw.status == 499 {
 			// The client went before the answer (a browser leaving a page closes its
 			// stream while it opens): nobody read the 499 the server logs it with, and
 			// the document describes what clients read.
 			return
 		}
-		checked.Body = io.NopCloser(bytes.NewReader(reqBody))
-		c.check(log, checked, reqBody, rw)
+		checked.Body = io.NopCloser(bytes.NewReader(reqBody.Bytes()))
+		c.check(log, checked, reqBody.Bytes(), rw)
 	})
 }
 

@@ -2,6 +2,7 @@ package apitest
 
 import (
 	"context"
+	"time"
 
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/internal/database"
@@ -13,6 +14,16 @@ func (e *Env) InstanceWith(mod func(*httpapi.Options)) *Env {
 	e.t.Helper()
 	other := *e
 	mod(&other.options)
+	return other.serve()
+}
+
+// InstanceWithTimeouts starts another API server on the same database, as Instance
+// does, whose server times out reading a request after read and writing its answer
+// after write, as a production server's does.
+func (e *Env) InstanceWithTimeouts(read, write time.Duration) *Env {
+	e.t.Helper()
+	other := *e
+	other.timeouts.read, other.timeouts.write = read, write
 	return other.serve()
 }
 
