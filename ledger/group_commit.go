@@ -56,7 +56,7 @@ func (q *queuedCall) finish(res Result, err error) {
 // groupable reports whether a command can run in a group: it decides in its own
 // workspace only, with nothing to claim and no other stream to write.
 func groupable(c Call) bool {
-	return c.Decide != nil && c.DecideUser == nil && c.OpenUser == nil && c.OpenWorkspace == nil && c.claim == nil
+	return c.Decide != nil && c.DecideUser == nil && c.OpenUser == nil && c.OpenWorkspace == nil && c.claim == nil && c.translate == nil
 }
 
 // executeQueued queues a groupable command in its workspace and waits until it has run:

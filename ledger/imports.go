@@ -22,6 +22,7 @@ import (
 func BindImportCommit(c *domain.CommitImport, revision int) func(Call) Call {
 	return func(call Call) Call {
 		call.Decide = c.Decide
+		call.translate = importConflict
 		call.claim = func(ctx context.Context, tx pgx.Tx) error {
 			var now int
 			var status string

@@ -133,6 +133,10 @@ type Call struct {
 	// one order; a replay by Idempotency-Key runs it again and so meets the thing
 	// already taken.
 	claim func(ctx context.Context, tx pgx.Tx) error
+	// translate, when set, tells the command's failure in the domain's words where the
+	// database refused it (a read model's unique index), and returns other errors as
+	// they are. A call with one never runs in a group.
+	translate func(error) error
 	// Answer, when set, reads the answer kept in the Result.
 	Answer Answer
 }
@@ -216,7 +220,10 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 	}
 	defer l.states.release(entry)
 	res, err := l.executeLocked(ctx, entry, c)
-	return res, importConflict(err)
+	if err != nil && c.translate != nil {
+		err = c.translate(err)
+	}
+	return res, err
 }
 
 // executeLocked runs one command, in as many attempts as it takes; the caller holds the
