@@ -153,7 +153,7 @@ func TestImportPreviewCommitUndo(t *testing.T) {
 		imported["R3"]["categoryId"] != f.food || !imported["R1"]["cleared"].(bool) {
 		t.Fatalf("imported transactions = %v", imported)
 	}
-	// The commit's answer is replayed for its Idempotency-Key; a commit again is refused.
+	// A commit again is refused, and so is a change of a row.
 	expectError(t, f.c.Post("/api/imports/"+id+"/commit", nil), http.StatusConflict, "IMPORT_ALREADY_COMMITTED")
 	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/0", map[string]any{"decision": "skip"}), http.StatusConflict, "IMPORT_NOT_IN_PREVIEW")
 
@@ -217,8 +217,9 @@ func TestImportBadInput(t *testing.T) {
 	if got["fileName"] != "march.csv" || got["rowCount"] != jsonInt(4) {
 		t.Fatalf("multipart upload = %v", got)
 	}
-	viewer := env.As("bob")
-	expectError(t, uploadStatement(viewer, f.cash, statementCSV), http.StatusNotFound, "WALLET_NOT_FOUND")
+	// Another person's workspace holds no such wallet.
+	stranger := env.As("bob")
+	expectError(t, uploadStatement(stranger, f.cash, statementCSV), http.StatusNotFound, "WALLET_NOT_FOUND")
 }
 
 // jsonInt is an integer as a response's JSON holds it.
@@ -255,8 +256,8 @@ func TestImportWithMappingOrProfile(t *testing.T) {
 		http.StatusNotFound, "IMPORT_PROFILE_NOT_FOUND")
 }
 
-// Subscribers hear of an import's commit and undo, each after the transactions' own
-// events it stands for.
+// Subscribers hear of an import's commit and undo, with the transactions' own events
+// of the same append.
 func TestImportWebhooks(t *testing.T) {
 	env, ev := apitest.StartEvents(t, nil)
 	ev.Run()
