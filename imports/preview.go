@@ -11,7 +11,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/domain"
@@ -19,11 +18,13 @@ import (
 )
 
 // DB is what the preview reads and writes through: a pool, a connection or a
-// transaction.
-type DB interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+// transaction, as the queries read.
+type DB = queries.DB
+
+// Pool is what writes a preview in a transaction of its own: a pool.
+type Pool interface {
+	DB
+	Begin(ctx context.Context) (pgx.Tx, error)
 }
 
 // probableDays is how far apart a statement row's date and a recorded transaction's

@@ -15,6 +15,7 @@ import (
 	"github.com/finledger/finledger/statement"
 )
 
+// decimalOf is an amount as the database takes it.
 func decimalOf(a *queries.Amount) *decimal.Decimal {
 	if a == nil {
 		return nil
@@ -23,18 +24,8 @@ func decimalOf(a *queries.Amount) *decimal.Decimal {
 	return &d
 }
 
-func amountOf(d *decimal.Decimal) *queries.Amount {
-	if d == nil {
-		return nil
-	}
-	a := queries.Amount(*d)
-	return &a
-}
-
 // Save stores a new preview: its header and rows, in one transaction.
-func Save(ctx context.Context, db interface {
-	Begin(ctx context.Context) (pgx.Tx, error)
-}, workspaceID uuid.UUID, imp *Import, createdBy string) error {
+func Save(ctx context.Context, db Pool, workspaceID uuid.UUID, imp *Import, createdBy string) error {
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("imports: save preview: %w", err)
@@ -81,7 +72,7 @@ func scanImport(row pgx.Row) (*Import, error) {
 	err := row.Scan(&imp.ID, &imp.WalletID, &imp.Status, &imp.Format, &imp.FileName, &imp.FileSHA256, &opening, &closing, &date,
 		&imp.RowCount, &imp.CreatedAt, &imp.CommittedAt, &imp.UndoneAt, &imp.Created, &imp.Merged, &imp.Skipped, &imp.Revision)
 	if opening != nil || closing != nil {
-		imp.Statement = &Statement{OpeningBalance: amountOf(opening), ClosingBalance: amountOf(closing), Date: date}
+		imp.Statement = &Statement{OpeningBalance: queries.AmountPtr(opening), ClosingBalance: queries.AmountPtr(closing), Date: date}
 	}
 	return &imp, err
 }
@@ -99,12 +90,8 @@ func Get(ctx context.Context, db DB, workspaceID, id uuid.UUID, withRows bool) (
 	if !withRows {
 		return imp, nil
 	}
-	rows, err := db.Query(ctx, `SELECT `+rowSelect+` FROM import_rows WHERE workspace_id = $1 AND import_id = $2 ORDER BY index`, workspaceID, id)
-	if err != nil {
-		return nil, fmt.Errorf("imports: read import rows: %w", err)
-	}
-	if imp.Rows, err = pgx.CollectRows(rows, scanRow); err != nil {
-		return nil, fmt.Errorf("imports: read import rows: %w", err)
+	if imp.Rows, err = readRows(ctx, db, workspaceID, id); err != nil {
+		return nil, err
 	}
 	if imp.Status == StatusPreview {
 		var balance decimal.Decimal
@@ -115,6 +102,19 @@ func Get(ctx context.Context, db DB, workspaceID, id uuid.UUID, withRows bool) (
 		imp.Summarize(balance)
 	}
 	return imp, nil
+}
+
+// readRows reads an import's rows, in their order.
+func readRows(ctx context.Context, db DB, workspaceID, id uuid.UUID) ([]Row, error) {
+	rows, err := db.Query(ctx, `SELECT `+rowSelect+` FROM import_rows WHERE workspace_id = $1 AND import_id = $2 ORDER BY index`, workspaceID, id)
+	if err != nil {
+		return nil, fmt.Errorf("imports: read import rows: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, scanRow)
+	if err != nil {
+		return nil, fmt.Errorf("imports: read import rows: %w", err)
+	}
+	return out, nil
 }
 
 // List reads a page of the workspace's imports, newest first, without their rows, and
@@ -205,9 +205,7 @@ type RowChange struct {
 
 // ChangeRow changes a row of a preview and returns it. The preview's lock makes a
 // change wait for a commit under way, and then find the import committed.
-func ChangeRow(ctx context.Context, db interface {
-	Begin(ctx context.Context) (pgx.Tx, error)
-}, workspaceID, id uuid.UUID, index int, c RowChange) (Row, error) {
+func ChangeRow(ctx context.Context, db Pool, workspaceID, id uuid.UUID, index int, c RowChange) (Row, error) {
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		return Row{}, fmt.Errorf("imports: change row: %w", err)
@@ -347,9 +345,7 @@ func (r *Row) change(ctx context.Context, tx pgx.Tx, workspaceID, walletID uuid.
 // Discard forgets a preview and its rows: IMPORT_NOT_FOUND when there is none,
 // IMPORT_NOT_IN_PREVIEW once committed (its undo takes it back instead). The preview's
 // lock makes a discard wait for a commit under way, and then find it committed.
-func Discard(ctx context.Context, db interface {
-	Begin(ctx context.Context) (pgx.Tx, error)
-}, workspaceID, id uuid.UUID) error {
+func Discard(ctx context.Context, db Pool, workspaceID, id uuid.UUID) error {
 	tx, err := db.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("imports: discard: %w", err)
@@ -380,12 +376,16 @@ func Discard(ctx context.Context, db interface {
 // Commit is what the commit of a preview takes: the command with the rows to import
 // and merge, and the revision the rows were read at.
 func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID, newID func() uuid.UUID) (*domain.CommitImport, int, error) {
-	imp, err := Get(ctx, db, workspaceID, id, true)
+	imp, err := Get(ctx, db, workspaceID, id, false)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := readRows(ctx, db, workspaceID, id)
 	if err != nil {
 		return nil, 0, err
 	}
 	c := &domain.CommitImport{ImportID: id, WalletID: imp.WalletID, Format: imp.Format}
-	for _, r := range imp.Rows {
+	for _, r := range rows {
 		row := domain.ImportedRow{Index: r.Index, Decision: r.Decision, ExternalID: r.ExternalID, Type: r.Type,
 			Amount: r.amount().Abs(), Date: r.Date, Concept: r.Concept, CategoryID: r.CategoryID, TagID: r.TagID, ToWalletID: r.ToWalletID}
 		if r.Memo != "" && (r.Concept == nil || *r.Concept != r.Memo) {
@@ -447,10 +447,7 @@ type Upload struct {
 
 // Preview reads an uploaded statement into a preview of the wallet's import, saves it,
 // and returns it with its rows and summary. Nothing is recorded in the ledger.
-func Preview(ctx context.Context, db interface {
-	DB
-	Begin(ctx context.Context) (pgx.Tx, error)
-}, workspaceID uuid.UUID, u Upload, id uuid.UUID, now time.Time) (*Import, error) {
+func Preview(ctx context.Context, db Pool, workspaceID uuid.UUID, u Upload, id uuid.UUID, now time.Time) (*Import, error) {
 	wallet, err := LiveWallet(ctx, db, workspaceID, u.WalletID)
 	if err != nil {
 		return nil, err

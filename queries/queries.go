@@ -38,7 +38,8 @@ type Amount decimal.Decimal
 // MarshalJSON writes the decimal's exact digits as a JSON number.
 func (a Amount) MarshalJSON() ([]byte, error) { return []byte(decimal.Decimal(a).String()), nil }
 
-func amountPtr(d *decimal.Decimal) *Amount {
+// AmountPtr is d as an Amount, nil for nil.
+func AmountPtr(d *decimal.Decimal) *Amount {
 	if d == nil {
 		return nil
 	}

@@ -62,7 +62,7 @@ func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) 
 	err := row.Scan(append([]any{&t.ID, &t.Type, &amount, &t.Currency, &dest, &t.Date, &t.Concept, &description, &t.WalletID,
 		&t.ToWalletID, &t.CategoryID, &t.GoalID, &t.DebtID, &t.TagID, &t.ReferenceNumber, &t.AttachmentURL,
 		&t.Cleared, &t.Reconciled, &t.CreatedAt, &t.UpdatedAt, &t.ImportID, &t.ExternalID}, extra...)...)
-	t.Amount, t.DestinationAmount = Amount(amount), amountPtr(dest)
+	t.Amount, t.DestinationAmount = Amount(amount), AmountPtr(dest)
 	t.DestinationWalletID = t.ToWalletID
 	// The reference page's clients read only `description`; a transaction recorded with
 	// just a concept shows it there.
@@ -194,7 +194,7 @@ func walletBalancesAfter(ctx context.Context, db DB, workspaceID, wallet uuid.UU
 	}
 	for i := range page {
 		if b, ok := after[page[i].ID]; ok {
-			page[i].RunningBalance = amountPtr(&b)
+			page[i].RunningBalance = AmountPtr(&b)
 		}
 	}
 	return nil

@@ -42,7 +42,7 @@ func scanWallet(row pgx.CollectableRow) (Wallet, error) {
 	var reconciled *decimal.Decimal
 	err := row.Scan(&w.ID, &w.Name, &w.Description, &w.Type, &w.Currency, &w.CardColor, &balance, &initial,
 		&w.Clabe, &w.Provider, &w.IsDefault, &w.Archived, &w.ReconciledThrough, &reconciled, &w.CreatedAt, &w.UpdatedAt)
-	w.Balance, w.InitialBalance, w.ReconciledBalance = Amount(balance), Amount(initial), amountPtr(reconciled)
+	w.Balance, w.InitialBalance, w.ReconciledBalance = Amount(balance), Amount(initial), AmountPtr(reconciled)
 	return w, err
 }
 
