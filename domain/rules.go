@@ -549,3 +549,72 @@ func actionsEqual(a, b RuleActions) bool {
 	return same(a.CategoryID, b.CategoryID) && same(a.TagID, b.TagID) && same(a.ToWalletID, b.ToWalletID) &&
 		sameText(a.Concept, b.Concept) && sameType(a.Type, b.Type) && a.Skip == b.Skip
 }
+
+// Rule suggestions: a concept must carry one category this often, and in this share of
+// its transactions in percent, for a rule to be suggested; at most so many are.
+const (
+	ruleSuggestionMin   = 3
+	ruleSuggestionShare = 80
+	maxRuleSuggestions  = 20
+)
+
+// ConceptCategory is how many live incomes and expenses of one concept carry one
+// category.
+type ConceptCategory struct {
+	Concept    string
+	CategoryID uuid.UUID
+	Count      int
+}
+
+// RuleSuggestion is a rule proposed from history, to create as it is.
+type RuleSuggestion struct {
+	Name         string          `json:"name"`
+	Conditions   []RuleCondition `json:"conditions"`
+	Actions      RuleActions     `json:"actions"`
+	Transactions int             `json:"transactions"`
+}
+
+// PayeeRule is the rule giving a payee a category, as seen on so many transactions.
+func PayeeRule(payee string, categoryID uuid.UUID, transactions int) RuleSuggestion {
+	return RuleSuggestion{Name: payee, Transactions: transactions, Actions: RuleActions{CategoryID: &categoryID},
+		Conditions: []RuleCondition{{Field: RuleFieldPayee, Op: RuleOpEquals, Value: payee}}}
+}
+
+// Suggest proposes a rule for each concept (accents and case aside) that carries one
+// category at least ruleSuggestionMin times and in ruleSuggestionShare percent of its
+// transactions, when no rule of the book matches it yet: those seen most first.
+func (b *RuleBook) Suggest(counts []ConceptCategory) []RuleSuggestion {
+	type payee struct {
+		name       string
+		total      int
+		byCategory map[uuid.UUID]int
+	}
+	payees := map[string]*payee{}
+	var order []string
+	for _, c := range counts {
+		key := FoldName(c.Concept)
+		p := payees[key]
+		if p == nil {
+			p = &payee{name: c.Concept, byCategory: map[uuid.UUID]int{}}
+			payees[key] = p
+			order = append(order, key)
+		}
+		p.total += c.Count
+		p.byCategory[c.CategoryID] += c.Count
+	}
+	out := []RuleSuggestion{}
+	for _, key := range order {
+		p := payees[key]
+		for category, n := range p.byCategory {
+			if n < ruleSuggestionMin || n*100 < p.total*ruleSuggestionShare {
+				continue
+			}
+			if _, rule := b.First(RuleSubject{Payee: p.name, Concept: p.name}); rule != nil {
+				continue
+			}
+			out = append(out, PayeeRule(p.name, category, n))
+		}
+	}
+	slices.SortStableFunc(out, func(a, b RuleSuggestion) int { return b.Transactions - a.Transactions })
+	return out[:min(len(out), maxRuleSuggestions)]
+}

@@ -1,9 +1,7 @@
 package httpapi
 
 import (
-	"context"
 	"net/http"
-	"slices"
 
 	"github.com/google/uuid"
 
@@ -16,12 +14,6 @@ const (
 	// maxRuleApply bounds the transactions one application of the rules reads: the
 	// newest, past which the answer says there are more.
 	maxRuleApply = 10_000
-	// ruleSuggestionMin is how often a concept must carry one category for a rule to be
-	// suggested, ruleSuggestionShare how much of the concept's transactions in percent,
-	// and maxRuleSuggestions how many are suggested.
-	ruleSuggestionMin   = 3
-	ruleSuggestionShare = 80
-	maxRuleSuggestions  = 20
 )
 
 // The request fields of rules.
@@ -153,78 +145,29 @@ func applyRules(s *Server, w http.ResponseWriter, r *http.Request) {
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(answer)})
 }
 
-// RuleSuggestion is a rule proposed from history: a concept seen often with one
-// category.
-type RuleSuggestion struct {
-	Name         string                 `json:"name"`
-	Conditions   []domain.RuleCondition `json:"conditions"`
-	Actions      domain.RuleActions     `json:"actions"`
-	Transactions int                    `json:"transactions"`
-}
-
 // suggestRules proposes a rule for each concept that carries one category in most of
 // its transactions, when no rule already gives it one.
 func suggestRules(s *Server, w http.ResponseWriter, r *http.Request) {
 	ctx, ws := r.Context(), activeWorkspace(r)
-	suggestions, err := s.ruleSuggestions(ctx, ws)
+	book, err := queries.RuleBook(ctx, s.pool, ws)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	respond(w, r, map[string]any{"suggestions": suggestions})
-}
-
-func (s *Server) ruleSuggestions(ctx context.Context, workspaceID uuid.UUID) ([]RuleSuggestion, error) {
-	book, err := queries.RuleBook(ctx, s.pool, workspaceID)
+	counts, err := queries.PayeeCategories(ctx, s.pool, ws)
 	if err != nil {
-		return nil, err
+		writeError(w, r, err)
+		return
 	}
-	counts, err := queries.PayeeCategories(ctx, s.pool, workspaceID)
-	if err != nil {
-		return nil, err
-	}
-	type payee struct {
-		name       string
-		total      int
-		byCategory map[uuid.UUID]int
-	}
-	payees := map[string]*payee{}
-	var order []string
-	for _, c := range counts {
-		key := domain.FoldName(c.Concept)
-		p := payees[key]
-		if p == nil {
-			p = &payee{name: c.Concept, byCategory: map[uuid.UUID]int{}}
-			payees[key] = p
-			order = append(order, key)
-		}
-		p.total += c.Count
-		p.byCategory[c.CategoryID] += c.Count
-	}
-	out := []RuleSuggestion{}
-	for _, key := range order {
-		p := payees[key]
-		for category, n := range p.byCategory {
-			if n < ruleSuggestionMin || n*100 < p.total*ruleSuggestionShare {
-				continue
-			}
-			if _, rule := book.First(domain.RuleSubject{Payee: p.name, Concept: p.name}); rule != nil {
-				continue
-			}
-			out = append(out, RuleSuggestion{Name: p.name, Transactions: n, Actions: domain.RuleActions{CategoryID: &category},
-				Conditions: []domain.RuleCondition{{Field: domain.RuleFieldPayee, Op: domain.RuleOpEquals, Value: p.name}}})
-		}
-	}
-	slices.SortStableFunc(out, func(a, b RuleSuggestion) int { return b.Transactions - a.Transactions })
-	return out[:min(len(out), maxRuleSuggestions)], nil
+	respond(w, r, map[string]any{"suggestions": book.Suggest(counts)})
 }
 
 // ruleFromCorrection is the rule a correction of an imported row's category offers:
 // its payee gives that category.
-func ruleFromCorrection(payee string, categoryID uuid.UUID) *RuleSuggestion {
+func ruleFromCorrection(payee string, categoryID uuid.UUID) *domain.RuleSuggestion {
 	if payee == "" {
 		return nil
 	}
-	return &RuleSuggestion{Name: payee, Actions: domain.RuleActions{CategoryID: &categoryID},
-		Conditions: []domain.RuleCondition{{Field: domain.RuleFieldPayee, Op: domain.RuleOpEquals, Value: payee}}}
+	suggestion := domain.PayeeRule(payee, categoryID, 0)
+	return &suggestion
 }

@@ -87,24 +87,17 @@ func RuleCandidates(ctx context.Context, db DB, workspaceID uuid.UUID, walletID 
 	return out, false, nil
 }
 
-// PayeeCategory is how often transactions of one concept carry one category.
-type PayeeCategory struct {
-	Concept    string
-	CategoryID uuid.UUID
-	Count      int
-}
-
 // PayeeCategories counts the live income and expenses of the workspace by concept and
 // category, those with both.
-func PayeeCategories(ctx context.Context, db DB, workspaceID uuid.UUID) ([]PayeeCategory, error) {
+func PayeeCategories(ctx context.Context, db DB, workspaceID uuid.UUID) ([]domain.ConceptCategory, error) {
 	rows, err := db.Query(ctx, `SELECT concept, category_id, count(*) FROM transactions
 		WHERE workspace_id = $1 AND deleted_at IS NULL AND type IN ('income', 'expense') AND concept IS NOT NULL AND category_id IS NOT NULL
 		GROUP BY 1, 2`, workspaceID)
 	if err != nil {
 		return nil, fmt.Errorf("queries: payee categories: %w", err)
 	}
-	return all(rows, func(row pgx.CollectableRow) (PayeeCategory, error) {
-		var p PayeeCategory
+	return all(rows, func(row pgx.CollectableRow) (domain.ConceptCategory, error) {
+		var p domain.ConceptCategory
 		err := row.Scan(&p.Concept, &p.CategoryID, &p.Count)
 		return p, err
 	}, "payee categories")
