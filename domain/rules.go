@@ -415,12 +415,7 @@ func NewRuleBook(rules map[uuid.UUID]RuleDefinition) *RuleBook {
 	for id, r := range rules {
 		b.rules = append(b.rules, bookRule{id, compile(r)})
 	}
-	slices.SortFunc(b.rules, func(x, y bookRule) int {
-		if x.def.Position != y.def.Position {
-			return x.def.Position - y.def.Position
-		}
-		return strings.Compare(x.id.String(), y.id.String())
-	})
+	slices.SortFunc(b.rules, func(x, y bookRule) int { return ruleOrder(x.id, x.def, y.id, y.def) })
 	return b
 }
 
@@ -529,13 +524,16 @@ func (w *Workspace) liveRules() []uuid.UUID {
 			ids = append(ids, id)
 		}
 	}
-	slices.SortFunc(ids, func(a, b uuid.UUID) int {
-		if d := w.Rules[a].Position - w.Rules[b].Position; d != 0 {
-			return d
-		}
-		return strings.Compare(a.String(), b.String())
-	})
+	slices.SortFunc(ids, func(a, b uuid.UUID) int { return ruleOrder(a, w.Rules[a].RuleDefinition, b, w.Rules[b].RuleDefinition) })
 	return ids
+}
+
+// ruleOrder is the order rules apply in: by position, then id.
+func ruleOrder(a uuid.UUID, ra RuleDefinition, b uuid.UUID, rb RuleDefinition) int {
+	if ra.Position != rb.Position {
+		return ra.Position - rb.Position
+	}
+	return strings.Compare(a.String(), b.String())
 }
 
 func ruleEqual(a, b RuleDefinition) bool {
