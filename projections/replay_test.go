@@ -95,18 +95,7 @@ func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 		t.Fatalf("unexpected fixture: %d transactions, %d audit entries", len(before["transactions"]), len(before["audit_log"]))
 	}
 	defer func(n int) { replayBatch = n }(replayBatch)
-	for _, n := range []int{1, 3, 7, 1000} {
-		replayBatch = n
-		if _, err := Rebuild(ctx, pool); err != nil {
-			t.Fatal(err)
-		}
-		after := readModels(t, pool)
-		for _, table := range Tables {
-			if !reflect.DeepEqual(before[table], after[table]) {
-				t.Errorf("batches of %d: %s differs after replay:\nonly before %v\nonly after  %v", n, table,
-					without(before[table], after[table]), without(after[table], before[table]))
-			}
-		}
+	replaysEqual(t, pool, before, []int{1, 3, 7, 1000}, func(n int) {
 		diffs, err := Verify(ctx, pool)
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +105,7 @@ func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 				t.Errorf("batches of %d: verify %+v", n, d)
 			}
 		}
-	}
+	})
 
 	// Verify sees a transaction and an audit entry that drifted from the log.
 	if _, err := pool.Exec(ctx, `UPDATE transactions SET concept = 'tampered' WHERE id = $1`, books[0].created[0]); err != nil {
@@ -139,6 +128,28 @@ func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 }
 
 // without returns the rows of a that b lacks.
+// replaysEqual rebuilds the read models by replays in batches of each size, and fails
+// for every table that differs from before; after each replay it calls then, if given.
+func replaysEqual(t *testing.T, pool *pgxpool.Pool, before map[string][]string, sizes []int, then func(n int)) {
+	t.Helper()
+	for _, n := range sizes {
+		replayBatch = n
+		if _, err := Rebuild(context.Background(), pool); err != nil {
+			t.Fatal(err)
+		}
+		after := readModels(t, pool)
+		for _, table := range Tables {
+			if !reflect.DeepEqual(before[table], after[table]) {
+				t.Errorf("batches of %d: %s differs after replay:\nonly before %v\nonly after  %v", n, table,
+					without(before[table], after[table]), without(after[table], before[table]))
+			}
+		}
+		if then != nil {
+			then(n)
+		}
+	}
+}
+
 func without(a, b []string) []string {
 	in := map[string]int{}
 	for _, r := range b {
