@@ -389,7 +389,13 @@ func (b *benchRun) send(method, tok, path, key string, body io.Reader, want int)
 	if key != "" {
 		req.Header.Set("Idempotency-Key", key)
 	}
-	res, err := b.client.Do(req)
+	return exchange(b.client, req, want)
+}
+
+// exchange sends req and returns its answer's body, or an error naming the request and
+// quoting the start of an answer of another status than want.
+func exchange(client *http.Client, req *http.Request, want int) ([]byte, error) {
+	res, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -399,7 +405,10 @@ func (b *benchRun) send(method, tok, path, key string, body io.Reader, want int)
 		return nil, err
 	}
 	if res.StatusCode != want {
-		return nil, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
+		if len(raw) > 2000 {
+			raw = raw[:2000]
+		}
+		return nil, fmt.Errorf("%s %s: %d %s", req.Method, req.URL.RequestURI(), res.StatusCode, raw)
 	}
 	return raw, nil
 }

@@ -404,22 +404,7 @@ func (s *importServer) send(ctx context.Context, method, path, contentType strin
 	}
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	req.Header.Set("Content-Type", contentType)
-	res, err := s.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer res.Body.Close()
-	raw, err := io.ReadAll(res.Body)
-	if err != nil {
-		return nil, err
-	}
-	if res.StatusCode != want {
-		if len(raw) > 2000 {
-			raw = raw[:2000]
-		}
-		return nil, fmt.Errorf("%s %s: %d %s", method, path, res.StatusCode, raw)
-	}
-	return raw, nil
+	return exchange(s.client, req, want)
 }
 
 // cpuProfile writes the server's CPU profile of the next seconds to path.
