@@ -343,7 +343,8 @@ async function webhooksPage(main, ctx) {
       let { delivery: d } = await api.post(`/api/webhooks/outbound/${w.id}/test`);
       for (let i = 0; i < 20 && !d.attempts; i++) {
         await new Promise((r) => setTimeout(r, 500));
-        d = (await api.get(`/api/webhooks/outbound/${w.id}/deliveries`)).deliveries.find((x) => x.id === d.id);
+        // Not yet listed (a page of newer deliveries, or the listing behind): ask again.
+        d = (await api.get(`/api/webhooks/outbound/${w.id}/deliveries`)).deliveries.find((x) => x.id === d.id) || d;
       }
       const code = d.history.map((a) => a.statusCode).pop();
       toast(`${t('Test sent')}: ${term(d.status)}${code ? ` (HTTP ${code})` : ''}`);
