@@ -208,9 +208,11 @@ func (l *Ledger) executeGroup(ctx context.Context, entry *cacheEntry, queued []*
 		}
 		m.write = &queuedWrite{res: Result{Version: m.version}}
 		if n := len(m.decided); n > 0 {
-			if err := l.queueProjection(b, recorded[:n], m.decided, &m.write.res, true); err != nil {
+			projection := l.project()
+			if err := queueProjection(b, projection, recorded[:n], m.decided, &m.write.res, true); err != nil {
 				return abandon()
 			}
+			projection.Flush(b)
 			recorded = recorded[n:]
 		}
 		m.write.queueAnswer(b, m.q.call)

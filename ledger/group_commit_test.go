@@ -56,7 +56,9 @@ func (f *groupFixture) run(instance int, c Call) Result {
 }
 
 // projectVersions is a read model of the versions of the events projected.
-func projectVersions(b *pgx.Batch, events []eventstore.RecordedEvent, _ []domain.Event) error {
+func projectVersions() Projection { return ProjectFunc(queueVersions) }
+
+func queueVersions(b *pgx.Batch, events []eventstore.RecordedEvent, _ []domain.Event) error {
 	for _, e := range events {
 		b.Queue(`INSERT INTO projected_versions (stream_id, version) VALUES ($1, $2)`, e.StreamID, e.Version)
 	}

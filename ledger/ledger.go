@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"time"
 
@@ -26,10 +27,33 @@ import (
 	"github.com/finledger/finledger/internal/metrics"
 )
 
-// Projector queues the read-model updates of events on a batch that also carries their
-// append, so that both commit in one transaction and travel in one round trip. decoded,
-// when not nil, holds the events' payloads as DecodeEvent would return them.
-type Projector func(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error
+// Projector starts the projection of one command's write into the read models.
+type Projector func() Projection
+
+// Projection queues the read-model updates of one command's events on the batches that
+// carry their append, so that both commit in one transaction and travel in the same
+// round trips. A write in parts (writePart) queues each part's events on the part's
+// batch, and then Flush on the last: what the projection gathers from part to part
+// (sums that only add up, written once each) it may queue only then.
+type Projection interface {
+	// Queue queues the updates of events, which follow those queued before. decoded,
+	// when not nil, holds the events' payloads as DecodeEvent would return them.
+	Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error
+	// Flush queues what Queue gathered and has not queued yet.
+	Flush(b *pgx.Batch)
+}
+
+// ProjectFunc is a Projection that queues each event's updates as it comes, and gathers
+// nothing.
+type ProjectFunc func(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error
+
+// Queue calls f.
+func (f ProjectFunc) Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error {
+	return f(b, events, decoded)
+}
+
+// Flush queues nothing: f gathers nothing.
+func (ProjectFunc) Flush(*pgx.Batch) {}
 
 // Actor types of the metadata.
 const (
@@ -230,24 +254,23 @@ func (l *Ledger) Execute(ctx context.Context, c Call) (Result, error) {
 // entry's lock.
 func (l *Ledger) executeLocked(ctx context.Context, entry *cacheEntry, c Call) (Result, error) {
 	for attempt := 1; ; attempt++ {
-		var committed [][]eventstore.RecordedEvent
 		var decided []domain.Event
 		var res Result
 		var err error
 		fast := attempt == 1 && entry.state != nil && c.DecideUser == nil && c.OpenUser == nil && c.claim == nil
 		switch {
 		case fast && c.Idempotency == nil:
-			decided, committed, res, err = l.pipelined(ctx, entry.state, c)
+			decided, res, err = l.pipelined(ctx, entry.state, c)
 		case fast:
-			decided, committed, res, err = l.keyedPipelined(ctx, entry.state, c)
+			decided, res, err = l.keyedPipelined(ctx, entry.state, c)
 			if errors.Is(err, errNotPipelined) {
-				decided, committed, res, err = l.inTransaction(ctx, entry, c, false)
+				decided, res, err = l.inTransaction(ctx, entry, c, false)
 			}
 		default:
 			// A call that writes a user's stream locks the workspace's head first in every
 			// attempt, before the user's: locks taken in one order cannot deadlock.
 			lock := attempt > 1 || c.DecideUser != nil || c.OpenUser != nil
-			decided, committed, res, err = l.inTransaction(ctx, entry, c, lock)
+			decided, res, err = l.inTransaction(ctx, entry, c, lock)
 		}
 		if retryable(err) {
 			l.metrics.Conflicted()
@@ -260,7 +283,7 @@ func (l *Ledger) executeLocked(ctx context.Context, entry *cacheEntry, c Call) (
 			return Result{}, err
 		}
 		if len(decided) > 0 {
-			l.applyCommitted(entry, decided, committed[0])
+			l.applyCommitted(entry, decided, res.Events)
 		}
 		if res.Replayed {
 			l.metrics.Replayed()
@@ -291,13 +314,13 @@ func (l *Ledger) afterCommit(ctx context.Context, entry *cacheEntry, stored bool
 // the append, the projections and the reads of the answer go in one batch, which
 // PostgreSQL runs as one implicit transaction, so the whole write is one round trip. A
 // version conflict fails the append statement, and with it the batch.
-func (l *Ledger) pipelined(ctx context.Context, state *domain.Workspace, c Call) ([]domain.Event, [][]eventstore.RecordedEvent, Result, error) {
+func (l *Ledger) pipelined(ctx context.Context, state *domain.Workspace, c Call) ([]domain.Event, Result, error) {
 	decided, plans, err := l.decideOn(ctx, l.pool, state, true, c)
 	if err != nil {
-		return nil, nil, Result{}, err
+		return nil, Result{}, err
 	}
-	committed, res, err := l.write(ctx, l.pool, plans, c, false)
-	return decided, committed, res, err
+	res, err := l.write(ctx, l.pool, plans, c, false)
+	return decided, res, err
 }
 
 // errNotPipelined sends a keyed command from keyedPipelined to an explicit transaction.
@@ -311,14 +334,14 @@ var errNotPipelined = errors.New("ledger: the keyed command needs an explicit tr
 // appends nothing (a domain error, or nothing to change) is not made here: it must be
 // checked against the stream's head and the key's record first. Those go to an
 // explicit transaction (errNotPipelined), which replays a recorded result.
-func (l *Ledger) keyedPipelined(ctx context.Context, state *domain.Workspace, c Call) (_ []domain.Event, _ [][]eventstore.RecordedEvent, _ Result, err error) {
+func (l *Ledger) keyedPipelined(ctx context.Context, state *domain.Workspace, c Call) (_ []domain.Event, _ Result, err error) {
 	decided, plans, err := l.decideOn(ctx, l.pool, state, true, c)
 	if err != nil || len(decided) == 0 {
-		return nil, nil, Result{}, errNotPipelined
+		return nil, Result{}, errNotPipelined
 	}
 	conn, err := l.pool.Acquire(ctx)
 	if err != nil {
-		return nil, nil, Result{}, fmt.Errorf("ledger: acquire a connection: %w", err)
+		return nil, Result{}, fmt.Errorf("ledger: acquire a connection: %w", err)
 	}
 	// A connection released inside a transaction is closed by the pool, so a rollback
 	// that fails loses nothing.
@@ -328,13 +351,13 @@ func (l *Ledger) keyedPipelined(ctx context.Context, state *domain.Workspace, c 
 			_, _ = conn.Exec(context.WithoutCancel(ctx), "rollback")
 		}
 	}()
-	committed, res, err := l.write(ctx, conn, plans, c, true)
+	res, err := l.write(ctx, conn, plans, c, true)
 	if err != nil {
-		return nil, nil, Result{}, err
+		return nil, Result{}, err
 	}
 	insert, args, err := idempotencyInsert(c.WorkspaceID, c.Idempotency, res, l.now())
 	if err != nil {
-		return nil, nil, Result{}, err
+		return nil, Result{}, err
 	}
 	b := &pgx.Batch{}
 	b.Queue(insert, args...)
@@ -342,17 +365,17 @@ func (l *Ledger) keyedPipelined(ctx context.Context, state *domain.Workspace, c 
 	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		var pg *pgconn.PgError
 		if errors.As(err, &pg) && pg.Code == uniqueViolation {
-			return nil, nil, Result{}, errNotPipelined
+			return nil, Result{}, errNotPipelined
 		}
-		return nil, nil, Result{}, fmt.Errorf("ledger: record idempotency key and commit: %w", err)
+		return nil, Result{}, fmt.Errorf("ledger: record idempotency key and commit: %w", err)
 	}
-	return decided, committed, res, nil
+	return decided, res, nil
 }
 
 // inTransaction runs a command in an explicit transaction: it runs the claim, with
 // lock takes the stream head's row lock, then checks the idempotency record and loads
 // what the state cache lacks.
-func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []domain.Event, committed [][]eventstore.RecordedEvent, res Result, err error) {
+func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []domain.Event, res Result, err error) {
 	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
 		if c.claim != nil {
 			if err := c.claim(ctx, tx); err != nil {
@@ -393,7 +416,7 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 			}
 			plans = append(plans, appendPlan{domain.UserStreamID(c.UserID), user.Version, userEvents})
 		}
-		if committed, res, err = l.write(ctx, tx, plans, c, false); err != nil {
+		if res, err = l.write(ctx, tx, plans, c, false); err != nil {
 			return err
 		}
 		if c.Idempotency != nil {
@@ -402,9 +425,9 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 		return nil
 	})
 	if err != nil {
-		return nil, nil, Result{}, err
+		return nil, Result{}, err
 	}
-	return decided, committed, res, nil
+	return decided, res, nil
 }
 
 // decideOn decides the command on state. A state taken from the cache unread may be
@@ -498,70 +521,131 @@ type appendPlan struct {
 	decided  []domain.Event
 }
 
-// write sends, in one batch, the appends of the decided events, their projection and
-// the reads of the answer, and builds the result. With begin the batch opens a
-// transaction that stays open after it. It returns the events stored by each plan; the
-// first plan is the workspace's.
-func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call, begin bool) ([][]eventstore.RecordedEvent, Result, error) {
-	b := &pgx.Batch{}
+// writePart is the most events one round trip of a write carries when the write runs in
+// a transaction of its own. A larger append (a statement's import commits a hundred
+// thousand transactions at once) goes in parts, each the append of its events and their
+// projection, in the command's transaction: what is encoded and held at once stays
+// bounded whatever the command's size, and PostgreSQL applies one part while the next
+// is encoded. A projection reads the read models as an earlier part left them, as a
+// replay in batches of the log does.
+const writePart = 1000
+
+// write sends the appends of the decided events, their projection and the reads of the
+// answer, and builds the result. With begin the first batch opens a transaction that
+// stays open after it. A write in a transaction (begin, or db a transaction) goes in
+// parts of writePart events; one on the pool goes in one batch, which PostgreSQL runs as
+// one implicit transaction.
+func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call, begin bool) (Result, error) {
+	w := &queuedWrite{res: Result{Version: plans[0].expected}}
+	s := &partSender{db: db, batch: &pgx.Batch{}, part: math.MaxInt}
+	if _, inTx := db.(pgx.Tx); begin || inTx {
+		s.part = writePart
+	}
 	if begin {
-		b.Queue("begin")
+		s.batch.Queue("begin")
 	}
-	w, err := l.queueWrite(b, plans, c)
-	if err != nil {
-		return nil, Result{}, err
+	projection := l.project()
+	for i, p := range plans {
+		for from := 0; from < len(p.decided); from += s.part {
+			decided := p.decided[from:min(from+s.part, len(p.decided))]
+			if err := s.room(ctx, len(decided)); err != nil {
+				return Result{}, err
+			}
+			events, err := l.encode(decided, c.Metadata)
+			if err != nil {
+				return Result{}, err
+			}
+			appended := eventstore.QueueAppend(s.batch, p.stream, p.expected+int64(from), events, l.now())
+			s.queued(appended, len(decided))
+			if err := queueProjection(s.batch, projection, appended.Events(), decided, &w.res, i == 0); err != nil {
+				return Result{}, err
+			}
+		}
 	}
-	var sendErr error
-	if b.Len() > 0 {
-		sendErr = db.SendBatch(ctx, b).Close()
+	projection.Flush(s.batch)
+	w.queueAnswer(s.batch, c)
+	if err := s.finish(ctx); err != nil {
+		return Result{}, err
 	}
-	stored, err := w.stored(sendErr)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	res, err := w.answer(ctx, db)
-	if err != nil {
-		return nil, Result{}, err
-	}
-	return stored, res, nil
+	return w.answer(ctx, db)
 }
 
-// queuedWrite is a command's write queued on a batch: its appends, their projection and
-// the reads of its answer.
+// partSender sends the batches of a write in parts: the batch being queued goes once
+// the one sent before it has run, so that the next part is queued while PostgreSQL
+// applies the one before.
+type partSender struct {
+	db      eventstore.DB
+	part    int // the most events of one batch
+	batch   *pgx.Batch
+	appends []*eventstore.PendingAppend // the batch's
+	events  int                         // the events of the batch's appends
+	sent    pgx.BatchResults            // the batch sent before, running; nil if none
+	sentApp []*eventstore.PendingAppend
+}
+
+// room sends the batch being queued if it cannot take n more events.
+func (s *partSender) room(ctx context.Context, n int) error {
+	if s.events == 0 || s.events+n <= s.part {
+		return nil
+	}
+	if err := s.wait(); err != nil {
+		return err
+	}
+	s.sent, s.sentApp = s.db.SendBatch(ctx, s.batch), s.appends
+	s.batch, s.appends, s.events = &pgx.Batch{}, nil, 0
+	return nil
+}
+
+// queued notes an append of n events queued on the batch.
+func (s *partSender) queued(p *eventstore.PendingAppend, n int) {
+	s.appends = append(s.appends, p)
+	s.events += n
+}
+
+// finish sends the last batch and waits for it.
+func (s *partSender) finish(ctx context.Context) error {
+	if err := s.wait(); err != nil {
+		return err
+	}
+	if s.batch.Len() > 0 {
+		s.sent, s.sentApp = s.db.SendBatch(ctx, s.batch), s.appends
+	}
+	return s.wait()
+}
+
+// wait waits for the batch sent before to run. An append's failure explains any failure
+// of the statements queued after it, so it comes first.
+func (s *partSender) wait() error {
+	if s.sent == nil {
+		return nil
+	}
+	sendErr := s.sent.Close()
+	s.sent = nil
+	for _, p := range s.sentApp {
+		if err := p.Err(); err != nil {
+			return err
+		}
+	}
+	if sendErr != nil {
+		return fmt.Errorf("ledger: append and project: %w", sendErr)
+	}
+	return nil
+}
+
+// queuedWrite is the result of a command's write being queued, and the reads of its
+// answer.
 type queuedWrite struct {
-	appends   []*eventstore.PendingAppend // one per plan; nil for a plan that appends nothing
 	res       Result
 	answering Answering
 }
 
-// queueWrite queues on b the appends of the plans, their projection and the reads of
-// the call's answer.
-func (l *Ledger) queueWrite(b *pgx.Batch, plans []appendPlan, c Call) (*queuedWrite, error) {
-	w := &queuedWrite{appends: make([]*eventstore.PendingAppend, len(plans)), res: Result{Version: plans[0].expected}}
-	for i, p := range plans {
-		if len(p.decided) == 0 {
-			continue
-		}
-		events, err := l.encode(p.decided, c.Metadata)
-		if err != nil {
-			return nil, err
-		}
-		w.appends[i] = eventstore.QueueAppend(b, p.stream, p.expected, events, l.now())
-		if err := l.queueProjection(b, w.appends[i].Events(), p.decided, &w.res, i == 0); err != nil {
-			return nil, err
-		}
-	}
-	w.queueAnswer(b, c)
-	return w, nil
-}
-
 // queueProjection queues the projection of decided events, as recorded, and adds them
 // to res; those of the workspace's stream set its version.
-func (l *Ledger) queueProjection(b *pgx.Batch, recorded []eventstore.RecordedEvent, decided []domain.Event, res *Result, workspace bool) error {
+func queueProjection(b *pgx.Batch, projection Projection, recorded []eventstore.RecordedEvent, decided []domain.Event, res *Result, workspace bool) error {
 	for j, e := range decided {
 		res.Events = append(res.Events, Appended{Type: e.EventType(), Version: recorded[j].Version, Data: e})
 	}
-	if err := l.project(b, recorded, decided); err != nil {
+	if err := projection.Queue(b, recorded, decided); err != nil {
 		return err
 	}
 	if workspace {
@@ -575,26 +659,6 @@ func (w *queuedWrite) queueAnswer(b *pgx.Batch, c Call) {
 	if c.Answer != nil {
 		w.answering = c.Answer.Queue(b, w.res.Events)
 	}
-}
-
-// stored returns the events each plan stored once the batch has run; sendErr is the
-// batch's own error. An append's failure explains any failure of the statements queued
-// after it, so it comes first.
-func (w *queuedWrite) stored(sendErr error) ([][]eventstore.RecordedEvent, error) {
-	out := make([][]eventstore.RecordedEvent, len(w.appends))
-	for i, p := range w.appends {
-		if p == nil {
-			continue
-		}
-		if err := p.Err(); err != nil {
-			return nil, err
-		}
-		out[i] = p.Events()
-	}
-	if sendErr != nil {
-		return nil, fmt.Errorf("ledger: append and project: %w", sendErr)
-	}
-	return out, nil
 }
 
 // answer builds the result with the call's answer, once the batch has run, reading more
@@ -648,8 +712,9 @@ func (l *Ledger) stateAt(ctx context.Context, tx pgx.Tx, entry *cacheEntry, head
 // foldBatch is how many events a state load reads per query.
 const foldBatch = 1000
 
-// applyCommitted folds the events of a committed command into the cached state.
-func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.Event, committed []eventstore.RecordedEvent) {
+// applyCommitted folds the events of a committed command into the cached state; stored
+// holds what the command appended, the workspace's events first.
+func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.Event, stored []Appended) {
 	if entry.state == nil {
 		return
 	}
@@ -659,7 +724,7 @@ func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.Event, commi
 			entry.state = nil
 			return
 		}
-		entry.state.Version = committed[i].Version
+		entry.state.Version = stored[i].Version
 	}
 }
 

@@ -382,7 +382,9 @@ func TestSnapshotOfTheFixture(t *testing.T) {
 }
 
 // noProjection stands in for the read models, which these tests do not read.
-func noProjection(*pgx.Batch, []eventstore.RecordedEvent, []domain.Event) error { return nil }
+func noProjection() Projection {
+	return ProjectFunc(func(*pgx.Batch, []eventstore.RecordedEvent, []domain.Event) error { return nil })
+}
 
 // appendFixture stores the fixture's history through ledger, one command per batch.
 func appendFixture(t *testing.T, pool *pgxpool.Pool, ledger *Ledger, batches [][]domain.Event) uuid.UUID {

@@ -34,7 +34,7 @@ func TestMigrationOfKeysEqualsTheReplay(t *testing.T) {
 		clock = clock.Add(time.Second)
 		return clock
 	}
-	l := ledger.NewLedger(pool, Queue, now, 10)
+	l := ledger.NewLedger(pool, Project, now, 10)
 	meta := ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"}
 	run := func(ws uuid.UUID, events ...domain.Event) {
 		t.Helper()

@@ -2,6 +2,7 @@ package projections
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -17,25 +18,34 @@ import (
 // append. A link writes the new transactions' rows first only when it names one of
 // them, and leaves the totals gathered: the rows, the totals and their history must be
 // those a replay writes, whatever its batches, where every link could fall between.
+// The same holds of a commit large enough to be written in parts (ledger's writePart,
+// 1,000 events): its links, its correction and its last link fall in different parts,
+// and the totals gathered across the parts are written with the last.
 func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.Pool(t)
-	l := ledger.NewLedger(pool, Queue, time.Now, 10)
+	l := ledger.NewLedger(pool, Project, time.Now, 10)
 	user, err := l.RegisterUser(ctx, domain.Identity{Subject: "carol", Email: "carol@example.com"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ws, wallet, category := domain.PersonalWorkspaceID(user), uuid.New(), uuid.New()
-	run := func(decide func(*domain.Workspace) ([]domain.Event, error)) {
+	run := func(key string, decide func(*domain.Workspace) ([]domain.Event, error)) ledger.Result {
 		t.Helper()
-		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws,
-			Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"}, Decide: decide}); err != nil {
+		c := ledger.Call{WorkspaceID: ws, Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"}, Decide: decide}
+		if key != "" {
+			// A keyed command runs in a transaction of its own, which a write in parts needs.
+			c.Idempotency = &ledger.Idempotency{Credential: "test", Key: key, RequestHash: []byte(key)}
+		}
+		res, err := l.Execute(ctx, c)
+		if err != nil {
 			t.Fatal(err)
 		}
+		return res
 	}
-	run(domain.CreateWallet{WalletID: wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash",
+	run("", domain.CreateWallet{WalletID: wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash",
 		Currency: "MXN", CardColor: "#111827", InitialBalance: decimal.New(1000, 0), IsDefault: true}}.Decide)
-	run(domain.CreateCategory{CategoryID: category, CategoryFields: domain.CategoryFields{Name: "Food",
+	run("", domain.CreateCategory{CategoryID: category, CategoryFields: domain.CategoryFields{Name: "Food",
 		Icon: "tag", Color: "#6366f1"}}.Decide)
 	create := func(w *domain.Workspace, id uuid.UUID, cents int64, day int) (domain.Event, error) {
 		created, err := domain.CreateTransaction{TransactionID: id, Type: domain.TxExpense, Amount: decimal.New(cents, -2),
@@ -45,55 +55,79 @@ func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
 		}
 		return created[0], nil
 	}
-	recorded := []uuid.UUID{uuid.New(), uuid.New()}
-	for i, id := range recorded {
-		run(func(w *domain.Workspace) ([]domain.Event, error) {
-			e, err := create(w, id, int64(500+i), 1+i)
-			return []domain.Event{e}, err
-		})
-	}
-	importID := uuid.New()
-	fresh := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New()}
-	run(func(w *domain.Workspace) ([]domain.Event, error) {
-		var events []domain.Event
-		for i, id := range fresh {
-			e, err := create(w, id, int64(700+i), 1+i%2)
+	// commit is a statement's commit with links among new transactions, and padding
+	// more new ones before its correction.
+	commit := func(padding int, key string) {
+		t.Helper()
+		recorded := []uuid.UUID{uuid.New(), uuid.New()}
+		for i, id := range recorded {
+			run("", func(w *domain.Workspace) ([]domain.Event, error) {
+				e, err := create(w, id, int64(500+i), 1+i)
+				return []domain.Event{e}, err
+			})
+		}
+		importID := uuid.New()
+		fresh := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New()}
+		res := run(key, func(w *domain.Workspace) ([]domain.Event, error) {
+			var events []domain.Event
+			for i, id := range fresh {
+				e, err := create(w, id, int64(700+i), 1+i%2)
+				if err != nil {
+					return nil, err
+				}
+				events = append(events, e)
+				switch i {
+				case 0: // a recorded transaction, among new ones
+					events = append(events, &domain.TransactionMatched{TransactionID: recorded[0], ImportID: importID, ExternalID: fmt.Sprintf("%d-r-0", padding)})
+				case 1: // a new one, whose row is still gathered
+					events = append(events, &domain.TransactionMatched{TransactionID: fresh[0], ImportID: importID, ExternalID: fmt.Sprintf("%d-r-1", padding)})
+				case 2: // a link taken back, of a row written meanwhile
+					events = append(events, &domain.TransactionUnmatched{TransactionID: recorded[0], ImportID: importID},
+						&domain.TransactionMatched{TransactionID: recorded[1], ImportID: importID, ExternalID: fmt.Sprintf("%d-r-2", padding)})
+				}
+			}
+			for i := range padding {
+				e, err := create(w, uuid.New(), int64(100+i%37), 1+i%28)
+				if err != nil {
+					return nil, err
+				}
+				events = append(events, e)
+			}
+			// A correction after the links writes the sums first, and with them the totals
+			// the links before it kept; a link after it waits for the end of the append.
+			updated, err := domain.UpdateTransaction{TransactionID: recorded[1], Amount: domain.Of(decimal.New(9, 0))}.Decide(w)
 			if err != nil {
 				return nil, err
 			}
-			events = append(events, e)
-			switch i {
-			case 0: // a recorded transaction, among new ones
-				events = append(events, &domain.TransactionMatched{TransactionID: recorded[0], ImportID: importID, ExternalID: "r-0"})
-			case 1: // a new one, whose row is still gathered
-				events = append(events, &domain.TransactionMatched{TransactionID: fresh[0], ImportID: importID, ExternalID: "r-1"})
-			case 2: // a link taken back, of a row written meanwhile
-				events = append(events, &domain.TransactionUnmatched{TransactionID: recorded[0], ImportID: importID},
-					&domain.TransactionMatched{TransactionID: recorded[1], ImportID: importID, ExternalID: "r-2"})
+			last, err := create(w, uuid.New(), 900, 2)
+			if err != nil {
+				return nil, err
 			}
+			events = append(append(events, updated...), last,
+				&domain.TransactionMatched{TransactionID: fresh[3], ImportID: importID, ExternalID: fmt.Sprintf("%d-r-3", padding)})
+			for range padding {
+				e, err := create(w, uuid.New(), 300, 3)
+				if err != nil {
+					return nil, err
+				}
+				events = append(events, e)
+			}
+			return events, nil
+		})
+		if len(res.Events) < 2*padding {
+			t.Fatalf("the commit appended %d events, want more than %d", len(res.Events), 2*padding)
 		}
-		// A correction after the links writes the sums first, and with them the totals
-		// the links before it kept; a link after it waits for the end of the append.
-		updated, err := domain.UpdateTransaction{TransactionID: recorded[1], Amount: domain.Of(decimal.New(9, 0))}.Decide(w)
-		if err != nil {
-			return nil, err
+		var linked int
+		if err := pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE import_id = $1`, importID).Scan(&linked); err != nil {
+			t.Fatal(err)
 		}
-		last, err := create(w, uuid.New(), 900, 2)
-		if err != nil {
-			return nil, err
+		if linked != 3 {
+			t.Fatalf("%d transactions linked to the import, want 3 (two new ones and the second recorded one)", linked)
 		}
-		events = append(append(events, updated...), last,
-			&domain.TransactionMatched{TransactionID: fresh[3], ImportID: importID, ExternalID: "r-3"})
-		return events, nil
-	})
+	}
+	commit(0, "")
+	commit(1200, "in parts")
 
-	var linked int
-	if err := pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE import_id = $1`, importID).Scan(&linked); err != nil {
-		t.Fatal(err)
-	}
-	if linked != 3 {
-		t.Fatalf("%d transactions linked to the import, want 3 (two new ones and the second recorded one)", linked)
-	}
 	before := readModels(t, pool)
 	defer func(n int) { replayBatch = n }(replayBatch)
 	replaysEqual(t, pool, before, []int{1, 2, 5, 1000}, nil)

@@ -35,14 +35,25 @@ var projected = func() map[string]string {
 	return narrowed
 }()
 
-// Queue adds to b the statements that apply events to the read models. They use the
-// events' stream versions, never their global positions, so that they can travel in the
-// same round trip as the append that assigns the positions.
-// decoded, when not nil, holds each event's payload already parsed (as
-// domain.DecodeEvent returns it), which spares parsing it again.
-func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error {
+// Project starts the projection of one command's write (ledger.Projector). Its
+// statements use the events' stream versions, never their global positions, so that
+// they can travel in the same round trip as the append that assigns the positions.
+func Project() ledger.Projection {
 	p := newPending()
 	p.totals.deferLinks = true
+	return &write{p}
+}
+
+// write is the projection of one command's write. The new transactions' and audit
+// entries' rows of a part go with the part; the totals, the counts and the wallets'
+// balances gather across the parts and are written once, with the last (Flush), as a
+// write in one part writes them.
+type write struct{ p *pending }
+
+// Queue adds to b the statements that apply events to the read models. decoded, when
+// not nil, holds each event's payload already parsed (as domain.DecodeEvent returns
+// it), which spares parsing it again.
+func (w *write) Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error {
 	for i, e := range events {
 		var data domain.Event
 		if decoded != nil {
@@ -53,13 +64,17 @@ func Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Eve
 				return err
 			}
 		}
-		if err := queue(b, p, e, data); err != nil {
+		if err := queue(b, w.p, e, data); err != nil {
 			return err
 		}
 	}
-	p.flush(b)
+	w.p.transactions.flush(b)
+	w.p.audit.flush(b)
 	return nil
 }
+
+// Flush queues what the parts gathered.
+func (w *write) Flush(b *pgx.Batch) { w.p.flush(b) }
 
 // userOf returns the user a user-stream event belongs to.
 func userOf(e eventstore.RecordedEvent) (uuid.UUID, error) {

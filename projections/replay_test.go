@@ -44,7 +44,7 @@ func readModels(t *testing.T, pool *pgxpool.Pool) map[string][]string {
 func TestReplayInSmallBatchesEqualsTheCommands(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.Pool(t)
-	l := ledger.NewLedger(pool, Queue, time.Now, 10)
+	l := ledger.NewLedger(pool, Project, time.Now, 10)
 	run := func(ws uuid.UUID, decide func(*domain.Workspace) ([]domain.Event, error)) {
 		t.Helper()
 		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws,

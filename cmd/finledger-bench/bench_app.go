@@ -195,7 +195,7 @@ func benchApp(ctx context.Context, benchURL string, o appOptions, out io.Writer)
 // seedIncomes records two more wallets and appIncomes incomes in them, today, through
 // the ledger, as the app would.
 func seedIncomes(ctx context.Context, w *seededWorkspace) error {
-	l := ledger.NewLedger(w.pool, projections.Queue, time.Now, 1)
+	l := ledger.NewLedger(w.pool, projections.Project, time.Now, 1)
 	wallets := []uuid.UUID{uuid.New(), uuid.New()}
 	if err := w.execute(ctx, l, func(ws *domain.Workspace) ([]domain.Event, error) {
 		var events []domain.Event

@@ -23,7 +23,7 @@ import (
 // rows its reads must not wade through.
 func besideWorkspaces(ctx context.Context, pool *pgxpool.Pool, n int, out io.Writer) error {
 	start := time.Now()
-	l := ledger.NewLedger(pool, projections.Queue, time.Now, 64)
+	l := ledger.NewLedger(pool, projections.Project, time.Now, 64)
 	meta := ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "bench"}
 	var next atomic.Int64
 	var wg sync.WaitGroup

@@ -98,7 +98,7 @@ type seededWorkspace struct {
 // seedWorkspace registers who (a first sign-in's provisioning) and gives the personal
 // workspace a wallet, twenty categories and one expense, through the ledger.
 func seedWorkspace(ctx context.Context, pool *pgxpool.Pool, who domain.Identity) (*seededWorkspace, error) {
-	setup := ledger.NewLedger(pool, projections.Queue, time.Now, 1)
+	setup := ledger.NewLedger(pool, projections.Project, time.Now, 1)
 	owner, err := setup.RegisterUser(ctx, who)
 	if err != nil {
 		return nil, err
@@ -188,14 +188,14 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 	}
 	written := time.Since(started)
 
-	off := ledger.NewLedger(pool, projections.Queue, time.Now, 1)
+	off := ledger.NewLedger(pool, projections.Project, time.Now, 1)
 	off.SnapshotEvery(0)
 	folded, err := run(off, expense)
 	if err != nil {
 		return err
 	}
 	// A first command with snapshots on finds none yet: it folds the stream and takes one.
-	if _, err := run(ledger.NewLedger(pool, projections.Queue, time.Now, 1), expense); err != nil {
+	if _, err := run(ledger.NewLedger(pool, projections.Project, time.Now, 1), expense); err != nil {
 		return err
 	}
 	var snapshotAt, size int64
@@ -203,13 +203,13 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 		ORDER BY version DESC LIMIT 1`, workspace).Scan(&snapshotAt, &size); err != nil {
 		return fmt.Errorf("the snapshot: %w", err)
 	}
-	atHead, err := run(ledger.NewLedger(pool, projections.Queue, time.Now, 1), expense)
+	atHead, err := run(ledger.NewLedger(pool, projections.Project, time.Now, 1), expense)
 	if err != nil {
 		return err
 	}
 	// The most events a load folds after a snapshot: so many that the timed command
 	// takes the stream to one short of the next snapshot, which the next command takes.
-	warm := ledger.NewLedger(pool, projections.Queue, time.Now, 1)
+	warm := ledger.NewLedger(pool, projections.Project, time.Now, 1)
 	next := snapshotAt + warm.SnapshotInterval() // the version at which the next snapshot is due
 	tail := next - 2 - snapshotAt
 	if err := w.fill(ctx, next-2); err != nil {
@@ -234,7 +234,7 @@ func coldAtDepth(ctx context.Context, pool *pgxpool.Pool, depth int, out io.Writ
 		stream, depth/2).Scan(&old); err != nil {
 		return fmt.Errorf("an old transaction: %w", err)
 	}
-	corrected, err := run(ledger.NewLedger(pool, projections.Queue, time.Now, 1),
+	corrected, err := run(ledger.NewLedger(pool, projections.Project, time.Now, 1),
 		domain.UpdateTransaction{TransactionID: old, Amount: domain.Of(decimal.New(2, 0))}.Decide)
 	if err != nil {
 		return err

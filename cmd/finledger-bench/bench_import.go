@@ -37,6 +37,7 @@ type importOptions struct {
 	duration   time.Duration
 	server     string // the finledger binary
 	profile    string // where the server's CPU profile of the last commit goes; "" none
+	heap       string // where the server's heap profile before the CAMT preview goes, and 4 s into the first commit with ".commit"; "" none
 	statements bool   // print pg_stat_statements of each commit
 }
 
@@ -133,14 +134,27 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		if round == 1 && o.profile != "" {
 			// A profile has its length set when it starts: it spans the commit and the
 			// relay's publication of its events after it (webhooks.* in the profile).
-			go func() { profiled <- s.cpuProfile(ctx, 90, o.profile) }()
+			go func() { profiled <- s.saveProfile(ctx, "profile?seconds=90", o.profile) }()
 			time.Sleep(100 * time.Millisecond) // the profile starts before the commit
 		} else {
 			profiled <- nil
 		}
+		heaped := make(chan error, 1)
+		if round == 1 && o.heap != "" {
+			// The heap as the collector last saw it, a few seconds into the commit.
+			go func() {
+				time.Sleep(4 * time.Second)
+				heaped <- s.saveProfile(ctx, "heap", o.heap+".commit")
+			}()
+		} else {
+			heaped <- nil
+		}
 		s.peak.Store(0)
 		started = time.Now()
 		raw, err = s.send(ctx, http.MethodPost, "/api/imports/"+preview.Import.ID+"/commit", "application/json", []byte("{}"), http.StatusOK)
+		if heapErr := <-heaped; heapErr != nil && err == nil {
+			err = heapErr
+		}
 		cut := ""
 		if err != nil {
 			// The server's write timeout (60 s) cuts a longer answer, not the commit: the
@@ -206,6 +220,11 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		int64(mostOf(rounds, func(r importRound) float64 { return float64(r.commitRSS) }))>>20, pg)
 
 	if o.camtMB > 0 && last != nil {
+		if o.heap != "" {
+			if err := last.saveProfile(ctx, "heap", o.heap); err != nil {
+				return err
+			}
+		}
 		if err := previewCAMT(ctx, last, w.wallet.String(), o.camtMB, out); err != nil {
 			return err
 		}
@@ -255,7 +274,7 @@ func seedImportDatabase(ctx context.Context, adminURL string, o importOptions, o
 	replayTook := time.Since(replayStart)
 	// A command folds the stream once and takes a snapshot, as a live workspace has.
 	snapStart := time.Now()
-	if err := w.execute(ctx, ledger.NewLedger(pool, projections.Queue, time.Now, 1), func(ws *domain.Workspace) ([]domain.Event, error) {
+	if err := w.execute(ctx, ledger.NewLedger(pool, projections.Project, time.Now, 1), func(ws *domain.Workspace) ([]domain.Event, error) {
 		return domain.CreateCategory{CategoryID: uuid.New(), CategoryFields: domain.CategoryFields{Name: "Imported", Icon: "tag", Color: "#6366f1"}}.Decide(ws)
 	}); err != nil {
 		return nil, fmt.Errorf("snapshot: %w", err)
@@ -407,15 +426,16 @@ func (s *importServer) send(ctx context.Context, method, path, contentType strin
 	return exchange(s.client, req, want)
 }
 
-// cpuProfile writes the server's CPU profile of the next seconds to path.
-func (s *importServer) cpuProfile(ctx context.Context, seconds int, path string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", s.admin, seconds), nil)
+// saveProfile writes the server's profile (a path under /debug/pprof/: "heap", or
+// "profile?seconds=90" for the CPU's of the next 90 s) to path.
+func (s *importServer) saveProfile(ctx context.Context, profile, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.admin+"/debug/pprof/"+profile, nil)
 	if err != nil {
 		return err
 	}
 	res, err := s.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("cpu profile: %w", err)
+		return fmt.Errorf("profile %s: %w", profile, err)
 	}
 	defer res.Body.Close()
 	f, err := os.Create(path)

@@ -84,7 +84,7 @@ func readsAtDepth(ctx context.Context, pool *pgxpool.Pool, subject string, depth
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: httpapi.NewServer(pool, ledger.NewLedger(pool, projections.Queue, time.Now, 10), verifier, time.Now,
+	srv := &http.Server{Handler: httpapi.NewServer(pool, ledger.NewLedger(pool, projections.Project, time.Now, 10), verifier, time.Now,
 		httpapi.Options{RateLimitPerMinute: 1 << 30, RateLimitBurst: 1 << 30, Billing: billing.None{}, Box: box}).Handler(),
 		ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()

@@ -106,7 +106,7 @@ func personalWorkspace(t *testing.T, now func() time.Time, subject string) (conf
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	ledger := ledger.NewLedger(pool, projections.Queue, now, 10)
+	ledger := ledger.NewLedger(pool, projections.Project, now, 10)
 	user, err := ledger.RegisterUser(context.Background(), domain.Identity{Subject: subject, Email: subject + "@example.com"})
 	if err != nil {
 		t.Fatal(err)

@@ -65,7 +65,7 @@ func importFlags(fs *flag.FlagSet) runner {
 			if err != nil {
 				return err
 			}
-			l := ledger.NewLedger(pool, projections.Queue, time.Now, 1)
+			l := ledger.NewLedger(pool, projections.Project, time.Now, 1)
 			call := ledger.BindImportCommit(cmd, revision)(ledger.Call{WorkspaceID: ws,
 				Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "finledger import"}})
 			if _, err := l.Execute(ctx, call); err != nil {

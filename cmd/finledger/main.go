@@ -497,7 +497,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	}
 	measured := metrics.New()
 	measured.WatchPool(pool)
-	ledger := ledger.NewLedger(pool, projections.Queue, time.Now, cfg.StateCacheSize)
+	ledger := ledger.NewLedger(pool, projections.Project, time.Now, cfg.StateCacheSize)
 	ledger.LimitStateBytes(int64(cfg.StateCacheMB) << 20)
 	ledger.Instrument(measured)
 	box, err := secretBox(cfg)

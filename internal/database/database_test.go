@@ -305,3 +305,48 @@ func TestChainWithoutSecretsMigration(t *testing.T) {
 		t.Errorf("chain of keyed after an append: %+v, %v", check, err)
 	}
 }
+
+// TestFoldKeepsItsValues: the fold of 0032, which spares ASCII text the translate, gives
+// every text the value 0028's gave, so the trigram indexes built on it stay valid: each
+// letter the fold translates, alone and among ASCII words, capitals, other scripts and
+// symbols.
+func TestFoldKeepsItsValues(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	all, err := database.Migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(all, func(m database.Migration) bool { return m.Version == 28 })
+	start := strings.Index(all[i].SQL, "CREATE FUNCTION finledger_fold(")
+	end := strings.Index(all[i].SQL[start:], "$$;")
+	if i < 0 || start < 0 || end < 0 {
+		t.Fatal("migration 0028 defines no finledger_fold")
+	}
+	before := strings.Replace(all[i].SQL[start:start+end+3], "finledger_fold(", "pg_temp.fold_0028(", 1)
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, before); err != nil {
+		t.Fatal(err)
+	}
+	texts := []string{"", "SUPERAMA 107", "Oxxo sucursal 2", "café", "SÚPER", "Ñandú", "Łódź", "ǅ", "Страховка", "東京", "💸 refund",
+		"tab\there", "~`!@#$%^&*()", "ASCII then é"}
+	var letters string
+	if err := conn.QueryRow(ctx, `SELECT string_agg(chr(c), '') FROM generate_series(128, 1023) c`).Scan(&letters); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range letters {
+		texts = append(texts, string(r), "PAGO "+string(r)+" Uber")
+	}
+	var differ []string
+	if err := conn.QueryRow(ctx, `SELECT coalesce(array_agg(t), '{}') FROM unnest($1::text[]) t
+		WHERE finledger_fold(t) IS DISTINCT FROM pg_temp.fold_0028(t)`, texts).Scan(&differ); err != nil {
+		t.Fatal(err)
+	}
+	if len(differ) > 0 {
+		t.Fatalf("the fold changed the values of %q", differ)
+	}
+}

@@ -1,7 +1,7 @@
 // Package eventcontract holds, in its test, the one check that every stored event type
 // (domain.EventTypes) reaches every consumer of the log: the fold of its stream's state
 // ((*domain.Workspace).Apply, or (*domain.User).Apply for user. and whatsapp. types),
-// the read models and the audit log (projections.Queue), and what subscribers are told
+// the read models and the audit log (projections.Project), and what subscribers are told
 // (webhooks.Classify, which PublicEvents follows). Each consumer's switch answers a type
 // it names in no case with domain.ErrUnknownEvent, and a deliberate no-op with an empty
 // case, so a type left out fails the test with its name and the consumer that missed it.

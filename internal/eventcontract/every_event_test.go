@@ -34,9 +34,9 @@ var consumers = []consumer{
 			}
 			return domain.NewWorkspace(uuid.New()).Apply(data)
 		}},
-	{"the read models and the audit log, projections.Queue (projections/projections.go, projections/audit.go)",
+	{"the read models and the audit log, projections.Project (projections/projections.go, projections/audit.go)",
 		func(e eventstore.RecordedEvent, data domain.Event) error {
-			return projections.Queue(&pgx.Batch{}, []eventstore.RecordedEvent{e}, []domain.Event{data})
+			return projections.Project().Queue(&pgx.Batch{}, []eventstore.RecordedEvent{e}, []domain.Event{data})
 		}},
 	{"the webhooks and the realtime stream, publicOf (webhooks/events.go)",
 		func(e eventstore.RecordedEvent, _ domain.Event) error { return webhooks.Classify(e.Type, e.Data) }},

@@ -181,7 +181,7 @@ func (e *Env) serve() *Env {
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	e.Ledger = ledger.NewLedger(e.Pool, projections.Queue, e.Clock.Now, 1000)
+	e.Ledger = ledger.NewLedger(e.Pool, projections.Project, e.Clock.Now, 1000)
 	e.Ledger.Instrument(e.options.Metrics)
 	srv := httptest.NewUnstartedServer(e.checkContract(httpapi.NewServer(e.Pool, e.Ledger, verifier, e.Clock.Now, e.options).Handler()))
 	srv.Config.ReadTimeout, srv.Config.WriteTimeout = e.timeouts.read, e.timeouts.write
