@@ -1,12 +1,16 @@
 package httpapi
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -73,6 +77,7 @@ func createImport(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	defer sent.file.Close()
 	ctx, ws := r.Context(), activeWorkspace(r)
 	opts, fallback, err := s.csvOptionsOf(r, ws, *walletID, sent)
 	if err != nil {
@@ -83,7 +88,10 @@ func createImport(s *Server, w http.ResponseWriter, r *http.Request) {
 		if order != statement.DateOrderUnknown {
 			opts.DateOrder = order
 		}
-		return imports.Preview(ctx, s.pool, ws, imports.Upload{WalletID: *walletID, Data: sent.file, FileName: sent.name,
+		if _, err := sent.file.Seek(0, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("httpapi: read the statement again: %w", err)
+		}
+		return imports.Preview(ctx, s.pool, ws, imports.Upload{WalletID: *walletID, File: sent.file, FileName: sent.name,
 			Options: statement.Options{CSV: opts, QIF: statement.QIFOptions{DateOrder: opts.DateOrder}}, Account: account,
 			CreatedBy: principalFrom(ctx).Metadata.ActorID}, newID(), s.now())
 	}
@@ -96,13 +104,13 @@ func createImport(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	respond(w, r, map[string]any{"import": imp})
+	writeImport(w, r, imp)
 }
 
 // statementUploadSent is what an upload of a statement holds: the file, its name, and a
 // CSV's mapping or saved profile, each from a query parameter or a multipart field.
 type statementUploadSent struct {
-	file             []byte
+	file             *os.File // spooled (spoolStatement); its reader closes it
 	name             *string
 	mapping, profile string
 }
@@ -136,51 +144,51 @@ func (s *Server) csvOptionsOf(r *http.Request, workspaceID, walletID uuid.UUID, 
 }
 
 // readStatementUpload reads an upload: the file as the body, with mapping and profile
-// as query parameters, or a multipart form of the fields file, mapping and profile.
-func readStatementUpload(w http.ResponseWriter, r *http.Request) (statementUploadSent, error) {
-	sent := statementUploadSent{mapping: r.URL.Query().Get("mapping"), profile: r.URL.Query().Get("profile")}
-	body := http.MaxBytesReader(w, r.Body, imports.MaxFile+1<<20)
-	read := func(rd io.Reader, limit int) ([]byte, error) {
-		data, err := io.ReadAll(io.LimitReader(rd, int64(limit)+1))
-		var tooLarge *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooLarge) || len(data) > limit:
-			return nil, errStatementTooLarge
-		case err != nil:
-			return nil, errorf(http.StatusBadRequest, "INVALID_BODY", "the statement file could not be read")
+// as query parameters, or a multipart form of the fields file, mapping and profile. The
+// file is spooled as it comes (spoolStatement): an upload holds none of it in memory.
+// Unless it fails, the caller closes the file.
+func readStatementUpload(w http.ResponseWriter, r *http.Request) (sent statementUploadSent, err error) {
+	sent = statementUploadSent{mapping: r.URL.Query().Get("mapping"), profile: r.URL.Query().Get("profile")}
+	defer func() {
+		if err == nil && sent.file == nil {
+			err = domain.InvalidField("file", "is empty: send the statement file as the body, or as the multipart field file")
 		}
-		return data, nil
-	}
+		if err != nil && sent.file != nil {
+			sent.file.Close()
+		}
+	}()
+	body := http.MaxBytesReader(w, r.Body, imports.MaxFile+1<<20)
 	media, params, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if media != "multipart/form-data" {
-		data, err := read(body, imports.MaxFile)
-		sent.file = data
-		return sent, nonEmpty(data, err)
+		sent.file, err = spoolStatement(body)
+		return sent, err
 	}
 	parts := multipart.NewReader(body, params["boundary"])
 	for {
 		part, err := parts.NextPart()
 		if errors.Is(err, io.EOF) {
-			return sent, nonEmpty(sent.file, nil)
+			return sent, nil
 		}
 		if err != nil {
-			var tooLarge *http.MaxBytesError
-			if errors.As(err, &tooLarge) {
-				return sent, errStatementTooLarge
-			}
-			return sent, errorf(http.StatusBadRequest, "INVALID_BODY", "the multipart form could not be read")
+			return sent, uploadError(err)
 		}
 		switch part.FormName() {
 		case "file":
-			if sent.file, err = read(part, imports.MaxFile); err != nil {
+			if sent.file != nil {
+				return sent, domain.InvalidField("file", "must be sent once")
+			}
+			if sent.file, err = spoolStatement(part); err != nil {
 				return sent, err
 			}
 			if n := domain.ConceptText.Clean(part.FileName()); n != "" {
 				sent.name = &n
 			}
 		case "mapping", "profile":
-			v, err := read(part, 4096)
+			v, err := io.ReadAll(io.LimitReader(part, 4097))
 			if err != nil {
+				return sent, uploadError(err)
+			}
+			if len(v) > 4096 {
 				return sent, domain.InvalidField(part.FormName(), "must be at most 4096 bytes")
 			}
 			if part.FormName() == "mapping" {
@@ -192,12 +200,42 @@ func readStatementUpload(w http.ResponseWriter, r *http.Request) (statementUploa
 	}
 }
 
-// nonEmpty refuses an upload without a file.
-func nonEmpty(file []byte, err error) error {
-	if err == nil && len(file) == 0 {
-		return domain.InvalidField("file", "is empty: send the statement file as the body, or as the multipart field file")
+// spoolStatement copies a statement file as it comes into a temporary file, removed
+// from its folder at once (it is gone once closed, whatever becomes of the process),
+// and returns it open at its start; nil for an empty one. A file past imports.MaxFile
+// is refused.
+func spoolStatement(rd io.Reader) (*os.File, error) {
+	f, err := os.CreateTemp("", "finledger-statement-*")
+	if err != nil {
+		return nil, fmt.Errorf("httpapi: spool a statement: %w", err)
 	}
-	return err
+	_ = os.Remove(f.Name())
+	n, err := io.Copy(f, io.LimitReader(rd, imports.MaxFile+1))
+	if err == nil && n > imports.MaxFile {
+		err = errStatementTooLarge
+	}
+	if err == nil {
+		_, err = f.Seek(0, io.SeekStart)
+	}
+	if err != nil || n == 0 {
+		f.Close()
+		return nil, uploadError(err)
+	}
+	return f, nil
+}
+
+// uploadError tells why an upload could not be read: too large, or not read whole.
+func uploadError(err error) error {
+	var tooLarge *http.MaxBytesError
+	switch {
+	case err == nil || err == errStatementTooLarge:
+		return err
+	case errors.As(err, &tooLarge):
+		return errStatementTooLarge
+	case errors.Is(err, multipart.ErrMessageTooLarge):
+		return errStatementTooLarge
+	}
+	return errorf(http.StatusBadRequest, "INVALID_BODY", "the statement file could not be read")
 }
 
 func listImports(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -226,7 +264,43 @@ func getImport(s *Server, w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	respond(w, r, map[string]any{"import": imp})
+	writeImport(w, r, imp)
+}
+
+// writeImport answers an import with its rows, {"import": {..., "rows": [...]}}, as
+// respond would, but a row at a time: a statement's 200,000 rows are never held as one
+// answer in memory.
+func writeImport(w http.ResponseWriter, r *http.Request, imp *imports.Import) {
+	rows := imp.Rows
+	if len(rows) == 0 {
+		respond(w, r, map[string]any{"import": imp})
+		return
+	}
+	bare := *imp
+	bare.Rows = nil
+	head, err := json.Marshal(&bare) // "rows" is its last field, left out when empty
+	if err != nil {
+		writeError(w, r, fmt.Errorf("httpapi: encode import %s: %w", imp.ID, err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	startAnswer(w, r)
+	out := bufio.NewWriterSize(w, answerChunk)
+	out.WriteString(`{"import":`)
+	out.Write(head[:len(head)-1])
+	out.WriteString(`,"rows":[`)
+	for i := range rows {
+		row, err := json.Marshal(&rows[i])
+		if err != nil {
+			return // the rows are data that always encode: the answer is cut short
+		}
+		if i > 0 {
+			out.WriteByte(',')
+		}
+		out.Write(row)
+	}
+	out.WriteString(`]}}`)
+	_ = out.Flush()
 }
 
 func changeImportRow(s *Server, w http.ResponseWriter, r *http.Request) {

@@ -9,6 +9,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -196,10 +197,19 @@ func TestImportPreviewCommitUndo(t *testing.T) {
 }
 
 // A file that is no statement, a file too large, a wallet missing and a file sent as a
-// multipart form are told apart.
+// multipart form are told apart. An upload is spooled to a temporary file that no
+// answer leaves behind.
 func TestImportBadInput(t *testing.T) {
 	env := apitest.Start(t)
 	f := newLedger(t, env, "alice")
+	spool := t.TempDir()
+	t.Setenv("TMPDIR", spool) // after the test's PostgreSQL, whose folder it would hold
+	defer func() {
+		if left, err := os.ReadDir(spool); err != nil || len(left) > 0 {
+			t.Errorf("the uploads left %v in the temporary folder (%v), want nothing", left, err)
+		}
+	}()
+	expectError(t, uploadStatement(f.c, f.cash, strings.Repeat("x", imports.MaxFile+1)), http.StatusRequestEntityTooLarge, "IMPORT_FILE_TOO_LARGE")
 	expectError(t, uploadStatement(f.c, "", statementCSV), http.StatusBadRequest, "VALIDATION_ERROR")
 	expectError(t, uploadStatement(f.c, "0195f3a2-0000-7000-8000-000000000001", statementCSV), http.StatusNotFound, "WALLET_NOT_FOUND")
 	expectError(t, uploadStatement(f.c, f.cash, ""), http.StatusBadRequest, "VALIDATION_ERROR")
@@ -217,6 +227,15 @@ func TestImportBadInput(t *testing.T) {
 	if got["fileName"] != "march.csv" || got["rowCount"] != jsonInt(4) {
 		t.Fatalf("multipart upload = %v", got)
 	}
+	form.Reset()
+	mw = multipart.NewWriter(&form)
+	for range 2 {
+		part, _ := mw.CreateFormFile("file", "march.csv")
+		part.Write([]byte(statementCSV)) //nolint:errcheck // a buffer
+	}
+	mw.Close() //nolint:errcheck // a buffer
+	expectError(t, f.c.With("Content-Type", mw.FormDataContentType()).Post("/api/imports?walletId="+f.bank, form.Bytes()),
+		http.StatusBadRequest, "VALIDATION_ERROR")
 	// Another person's workspace holds no such wallet.
 	stranger := env.As("bob")
 	expectError(t, uploadStatement(stranger, f.cash, statementCSV), http.StatusNotFound, "WALLET_NOT_FOUND")

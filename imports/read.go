@@ -6,7 +6,6 @@
 package imports
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -94,36 +93,48 @@ type File struct {
 	Statement *Statement
 }
 
-// Read reads a statement file of one account. currency is the wallet's: a row in
-// another currency is refused. A file of several accounts needs account to say which
-// (ACCOUNT_REQUIRED otherwise).
-func Read(data []byte, opts statement.Options, account, currency string) (*File, error) {
-	sum := sha256.Sum256(data)
-	format, reader, err := statement.Open(bytes.NewReader(data), opts)
+// Read reads a statement file of one account from r, as it comes: what it holds is the
+// rows, never the file. currency is the wallet's: a row in another currency is refused.
+// A file of several accounts needs account to say which (ACCOUNT_REQUIRED otherwise).
+func Read(r io.Reader, opts statement.Options, account, currency string) (*File, error) {
+	hash := sha256.New()
+	file := io.TeeReader(r, hash)
+	format, reader, err := statement.Open(file, opts)
 	if err != nil {
 		return nil, fileError(err)
 	}
-	f := &File{Format: format, SHA256: hex.EncodeToString(sum[:])}
+	f := &File{Format: format}
 	var accounts []string
-	var read []statement.Row
+	var mismatch error // the first row in another currency, told once the file is read
+	seen := map[string]int{}
 	for {
-		row, err := reader.Next()
+		r, err := reader.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return nil, fileError(err)
 		}
-		if !slices.Contains(accounts, row.Account) {
-			accounts = append(accounts, row.Account)
+		if !slices.Contains(accounts, r.Account) {
+			accounts = append(accounts, r.Account)
 		}
-		if account != "" && row.Account != account {
+		if account != "" && r.Account != account {
 			continue
 		}
-		if len(read) == MaxRows {
+		if len(f.Rows) == MaxRows {
 			return nil, domain.Unprocessable("IMPORT_TOO_MANY_ROWS", "the file holds more than %d rows: split it", MaxRows)
 		}
-		read = append(read, row)
+		if r.Currency != "" && r.Currency != currency && mismatch == nil {
+			mismatch = domain.Unprocessable("IMPORT_CURRENCY_MISMATCH", "%s: the row is in %s and the wallet in %s",
+				r.Position, r.Currency, currency)
+		}
+		row := Row{Index: len(f.Rows), Date: r.Date, ValueDate: r.ValueDate, Amount: queries.Amount(r.Amount), Currency: currency,
+			Payee: domain.ConceptText.Clean(r.Payee), Memo: domain.DescriptionText.Clean(r.Memo), ExternalID: r.ExternalID, ExternalIDGiven: r.ExternalID != "",
+			Counterparty: r.CounterpartyAccount, category: r.Category}
+		if !row.ExternalIDGiven {
+			row.ExternalID = syntheticID(r, seen)
+		}
+		f.Rows = append(f.Rows, row)
 	}
 	if account == "" && len(accounts) > 1 {
 		e := domain.Unprocessable("IMPORT_ACCOUNT_REQUIRED", "the file holds %d accounts: name the one to import with account", len(accounts))
@@ -135,20 +146,14 @@ func Read(data []byte, opts statement.Options, account, currency string) (*File,
 		e.Details = map[string]any{"accounts": accounts}
 		return nil, e
 	}
-	seen := map[string]int{}
-	for i, r := range read {
-		if r.Currency != "" && r.Currency != currency {
-			return nil, domain.Unprocessable("IMPORT_CURRENCY_MISMATCH", "%s: the row is in %s and the wallet in %s",
-				r.Position, r.Currency, currency)
-		}
-		row := Row{Index: i, Date: r.Date, ValueDate: r.ValueDate, Amount: queries.Amount(r.Amount), Currency: currency,
-			Payee: domain.ConceptText.Clean(r.Payee), Memo: domain.DescriptionText.Clean(r.Memo), ExternalID: r.ExternalID, ExternalIDGiven: r.ExternalID != "",
-			Counterparty: r.CounterpartyAccount, category: r.Category}
-		if !row.ExternalIDGiven {
-			row.ExternalID = syntheticID(r, seen)
-		}
-		f.Rows = append(f.Rows, row)
+	if mismatch != nil {
+		return nil, mismatch
 	}
+	// The file's hash covers every byte, those after the last row the reader needed too.
+	if _, err := io.Copy(io.Discard, file); err != nil {
+		return nil, fileError(err)
+	}
+	f.SHA256 = hex.EncodeToString(hash.Sum(nil))
 	f.Statement = statementOf(reader.Balances(), account)
 	return f, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/google/uuid"
@@ -436,7 +437,8 @@ func Undo(ctx context.Context, db DB, workspaceID, id uuid.UUID) (*domain.UndoIm
 // Upload is a statement file sent to be previewed.
 type Upload struct {
 	WalletID uuid.UUID
-	Data     []byte
+	// File is read once, as it comes.
+	File     io.Reader
 	FileName *string
 	Options  statement.Options
 	// Account names the account to import of a file of several.
@@ -452,7 +454,7 @@ func Preview(ctx context.Context, db Pool, workspaceID uuid.UUID, u Upload, id u
 	if err != nil {
 		return nil, err
 	}
-	file, err := Read(u.Data, u.Options, u.Account, wallet.Currency)
+	file, err := Read(u.File, u.Options, u.Account, wallet.Currency)
 	if err != nil {
 		return nil, err
 	}

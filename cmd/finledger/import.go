@@ -44,12 +44,13 @@ func importFlags(fs *flag.FlagSet) runner {
 			return usageError{errors.New("--date-order must be DMY or MDY")}
 		}
 		path := fs.Arg(0)
-		data, err := readStatement(path)
+		file, err := openStatement(path)
 		if err != nil {
 			return err
 		}
+		defer file.Close()
 		name := filepath.Base(path)
-		upload := imports.Upload{WalletID: walletID, Data: data, FileName: &name, Account: *account, CreatedBy: "finledger import",
+		upload := imports.Upload{WalletID: walletID, File: file, FileName: &name, Account: *account, CreatedBy: "finledger import",
 			Options: statement.Options{CSV: statement.CSVOptions{DateOrder: order}, QIF: statement.QIFOptions{DateOrder: order}}}
 		return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
 			imp, err := imports.Preview(ctx, pool, ws, upload, uuid.Must(uuid.NewV7()), time.Now())
@@ -81,21 +82,21 @@ func importFlags(fs *flag.FlagSet) runner {
 	}
 }
 
-// readStatement reads a statement file, refusing one past imports.MaxFile.
-func readStatement(path string) ([]byte, error) {
+// openStatement opens a statement file no larger than imports.MaxFile.
+func openStatement(path string) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, imports.MaxFile+1))
+	info, err := f.Stat()
+	if err == nil && info.Size() > imports.MaxFile {
+		err = fmt.Errorf("%s is larger than %d MiB: split it", path, imports.MaxFile>>20)
+	}
 	if err != nil {
+		f.Close()
 		return nil, err
 	}
-	if len(data) > imports.MaxFile {
-		return nil, fmt.Errorf("%s is larger than %d MiB: split it", path, imports.MaxFile>>20)
-	}
-	return data, nil
+	return f, nil
 }
 
 // printPreview prints a preview's summary and its rows.
