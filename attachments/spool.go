@@ -47,6 +47,10 @@ func (u *Upload) Seek(offset int64, whence int) (int64, error) { return u.file.S
 // Close closes the temporary file, which frees its space: it has no name to remove.
 func (u *Upload) Close() error { return u.file.Close() }
 
+// whole returns a reader of the file's Size bytes from its start that leaves the offset
+// of Read and Seek alone, so that a store reads the whole file however it was read before.
+func (u *Upload) whole() io.Reader { return io.NewSectionReader(u.file, 0, u.Size) }
+
 // Spool reads a receipt's file from r as it comes into a temporary file, computing its
 // hash and size and telling its kind from its first bytes, and returns it open at its
 // start; the caller closes it. It reads no more than it must: the first bytes of a file
