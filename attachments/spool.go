@@ -19,7 +19,7 @@ var (
 	// ErrEmpty is a file of no bytes.
 	ErrEmpty = errors.New("attachments: the file is empty")
 	// ErrTooLarge is a file past MaxSize.
-	ErrTooLarge = errors.New("attachments: the file is larger than 20 MiB")
+	ErrTooLarge = fmt.Errorf("attachments: the file is larger than %d MiB", MaxSize>>20)
 	// ErrKind is a file that is none of the kinds (JPEG, PNG, WebP, HEIC, PDF).
 	ErrKind = errors.New("attachments: the file is not a JPEG, PNG, WebP, HEIC or PDF file")
 )
