@@ -18,6 +18,9 @@ const (
 	PDF  Kind = "pdf"
 )
 
+// Kinds are the kinds a receipt comes in, in the order the API lists them.
+var Kinds = []Kind{JPEG, PNG, WebP, HEIC, PDF}
+
 // MIME returns the media type a download of the kind is served with. A kind this
 // package never gives (none is stored) has application/octet-stream, which no browser
 // renders.

@@ -557,6 +557,8 @@ var eventTypes = registry(
 	&RuleCreated{},
 	&RuleUpdated{},
 	&RuleDeleted{},
+	&AttachmentAdded{},
+	&AttachmentRemoved{},
 	&BudgetCreated{},
 	&BudgetUpdated{},
 	&BudgetDeleted{},

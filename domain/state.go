@@ -50,6 +50,8 @@ type Workspace struct {
 	Rules   map[uuid.UUID]*Rule
 	// ImportProfiles are the saved CSV import profiles, by id.
 	ImportProfiles map[uuid.UUID]*ImportProfile
+	// Attachments are the files attached to transactions, by id.
+	Attachments map[uuid.UUID]*Attachment
 	// Spending is what the live expenses add up to per category, currency and day, so
 	// that a command can tell whether it takes a budget to its alert threshold.
 	Spending Spending
@@ -266,6 +268,17 @@ func (w *Workspace) Apply(event Event) error {
 			w.Imports = map[uuid.UUID]*Import{}
 		}
 		w.Imports[e.ImportID] = &Import{WalletID: e.WalletID, Created: e.Created, Merged: e.Merged}
+	case *AttachmentAdded:
+		if w.Attachments == nil {
+			w.Attachments = map[uuid.UUID]*Attachment{}
+		}
+		w.Attachments[e.AttachmentID] = &Attachment{TransactionID: e.TransactionID}
+	case *AttachmentRemoved:
+		a, err := find(w.Attachments, e.AttachmentID, "attachment")
+		if err != nil {
+			return err
+		}
+		a.Removed = true
 	case *RuleCreated:
 		if w.Rules == nil {
 			w.Rules = map[uuid.UUID]*Rule{}

@@ -34,17 +34,18 @@ var (
 	importMergeWith = idField{Name: "transactionId", Doc: obj{"description": "merge the row with this transaction instead of its match"}}
 )
 
-// statementDeadline bounds the reading of a statement's upload and the writing of an
-// import's answers, past the server's own timeouts: a 64 MiB file on a home connection,
-// the answer of 200,000 rows, or the commit of as many outlast those. Nothing waits on
-// the client while it holds a database connection: the file is read whole first, and
-// an answer is written once the database is done.
-const statementDeadline = 10 * time.Minute
+// fileDeadline bounds the reading of an uploaded file (a statement, a receipt) and the
+// writing of a file or an import's answers, past the server's own timeouts: a 64 MiB
+// file on a home connection, the answer of 200,000 rows, or the commit of as many
+// outlast those. Nothing waits on the client while it holds a database connection: a
+// file is spooled whole first, an answer is written once the database is done, and a
+// download reads each chunk on a connection it releases before sending it.
+const fileDeadline = 10 * time.Minute
 
-// allowStatementTime extends the request's read and write deadlines to
-// statementDeadline from now.
-func allowStatementTime(w http.ResponseWriter) {
-	rc, deadline := http.NewResponseController(w), time.Now().Add(statementDeadline)
+// allowFileTime extends the request's read and write deadlines to
+// fileDeadline from now.
+func allowFileTime(w http.ResponseWriter) {
+	rc, deadline := http.NewResponseController(w), time.Now().Add(fileDeadline)
 	// A server without deadlines does not support them: there is nothing to extend.
 	_ = rc.SetReadDeadline(deadline)
 	_ = rc.SetWriteDeadline(deadline)
@@ -57,7 +58,7 @@ var errStatementTooLarge = errorf(http.StatusRequestEntityTooLarge, "IMPORT_FILE
 // createImport reads a statement file into a preview: nothing is recorded until its
 // commit. The whole file is read from the client before the database is asked anything.
 func createImport(s *Server, w http.ResponseWriter, r *http.Request) {
-	allowStatementTime(w)
+	allowFileTime(w)
 	q := &query{values: r.URL.Query()}
 	walletID := q.id("walletId")
 	if walletID == nil && q.values.Get("walletId") == "" {
@@ -354,7 +355,7 @@ func discardImport(s *Server, w http.ResponseWriter, r *http.Request) {
 }
 
 func commitImport(s *Server, w http.ResponseWriter, r *http.Request) {
-	allowStatementTime(w)
+	allowFileTime(w)
 	id, b, ok := readRequest(w, r, true)
 	if !ok {
 		return
@@ -369,7 +370,7 @@ func commitImport(s *Server, w http.ResponseWriter, r *http.Request) {
 }
 
 func undoImport(s *Server, w http.ResponseWriter, r *http.Request) {
-	allowStatementTime(w)
+	allowFileTime(w)
 	id, b, ok := readRequest(w, r, true)
 	if !ok {
 		return

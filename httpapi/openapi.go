@@ -341,10 +341,16 @@ func schemas() obj {
 			"filtered by walletId: the wallet's balance after this transaction, counting every live transaction of the wallet dated before " +
 			"it, or on its date and recorded before it, whatever else the filter leaves out; absent elsewhere"})}), slices.Sorted(maps.Keys(transaction))...),
 		"TransactionResponse": wrap("transaction", "Transaction"),
-		"Import":              importSchema(),
-		"ImportResponse":      wrap("import", "Import"),
-		"ImportList":          object(obj{"imports": obj{"type": "array", "items": ref("Import")}, "pagination": paginationSchema()}, "imports", "pagination"),
-		"ImportRow":           importRowSchema(),
+		"Attachment": record(obj{"id": uuidRef(), "transactionId": uuidRef(),
+			"sha256":      str(obj{"pattern": "^[0-9a-f]{64}$", "description": "the file's SHA-256, hexadecimal: its content's name, which the history's event carries"}),
+			"size":        obj{"type": "integer", "description": "bytes"},
+			"contentType": str(obj{"enum": attachmentTypes()}), "fileName": nstr(nil), "createdAt": dateTime()}),
+		"AttachmentResponse": wrap("attachment", "Attachment"),
+		"AttachmentList":     list("attachments", "Attachment"),
+		"Import":             importSchema(),
+		"ImportResponse":     wrap("import", "Import"),
+		"ImportList":         object(obj{"imports": obj{"type": "array", "items": ref("Import")}, "pagination": paginationSchema()}, "imports", "pagination"),
+		"ImportRow":          importRowSchema(),
 		// suggestedRule, when the category was changed: the rule that would have set it, to create with POST /api/rules.
 		"ImportRowResponse": object(obj{"row": ref("ImportRow"), "suggestedRule": ref("RuleSuggestion")}, "row"),
 		"Rule":              ruleSchema(),
@@ -474,7 +480,7 @@ func errorResponse(status int) obj {
 
 var errorResponseNames = map[int]string{
 	400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "MethodNotAllowed", 409: "Conflict",
-	413: "PayloadTooLarge", 422: "Unprocessable", 429: "TooManyRequests", 500: "InternalError", 502: "BadGateway", 503: "ServiceUnavailable",
+	413: "PayloadTooLarge", 415: "UnsupportedMediaType", 422: "Unprocessable", 429: "TooManyRequests", 500: "InternalError", 502: "BadGateway", 503: "ServiceUnavailable",
 }
 
 // errorResponses are the shared error answers: every one carries X-Request-Id, 429
@@ -512,7 +518,8 @@ var errorDescriptions = map[int]string{
 	404: "No such record in the active workspace",
 	405: "The path exists, but not with the method used",
 	409: "The request conflicts with the records' state",
-	413: "The request body exceeds 1 MiB (PAYLOAD_TOO_LARGE)",
+	413: "The request body exceeds 1 MiB (PAYLOAD_TOO_LARGE); a statement's file 64 MiB (IMPORT_FILE_TOO_LARGE), a receipt's 20 MiB (ATTACHMENT_TOO_LARGE)",
+	415: "The file is none of the kinds the operation takes, as its content tells (ATTACHMENT_TYPE_UNSUPPORTED)",
 	422: "Well-formed but cannot be carried out",
 	429: "Too many requests for this person, or failed authentications from this address or with this key prefix (RATE_LIMITED; the ECB import: once every 10 minutes, across instances), or too many long answers open at once: bulk reads of this person (TOO_MANY_BULK_READS), realtime streams (TOO_MANY_STREAMS)",
 	500: "Internal error; the cause is logged, never shown: quote the request id",
@@ -620,6 +627,17 @@ func openAPIDocument() obj {
 			answer = "the stream"
 		case "POST /api/imports":
 			op["requestBody"] = obj{"$ref": "#/components/requestBodies/StatementFile"}
+		case "POST /api/transactions/{id}/attachments":
+			op["requestBody"] = obj{"$ref": "#/components/requestBodies/AttachmentFile"}
+		case "GET /api/transactions/{id}/attachments/{attachmentId}":
+			content = obj{}
+			for _, t := range attachmentTypes() {
+				content[t] = obj{"schema": str(obj{"format": "binary"})}
+			}
+			headers["Content-Disposition"] = obj{"description": "attachment; filename=\"NAME\": always a download, never shown inline", "schema": str(nil)}
+			headers["Content-Security-Policy"] = obj{"description": "default-src 'none'; sandbox", "schema": str(nil)}
+			headers["X-Content-Type-Options"] = obj{"description": "nosniff", "schema": str(nil)}
+			answer = "the file, as it was attached"
 		case "GET /api/agent/context":
 			headers["Cache-Control"] = obj{"description": "private, max-age=300: meant to be read once per conversation", "schema": str(nil)}
 		}
@@ -628,8 +646,11 @@ func openAPIDocument() obj {
 		if write {
 			statuses = append(statuses, 413)
 		}
-		if key == "POST /api/exchange-rates/ecb" {
+		switch key {
+		case "POST /api/exchange-rates/ecb":
 			statuses = append(statuses, 502)
+		case "POST /api/transactions/{id}/attachments":
+			statuses = append(statuses, 415)
 		}
 		for _, status := range statuses {
 			responses[strconv.Itoa(status)] = errorResponse(status)
@@ -642,7 +663,7 @@ func openAPIDocument() obj {
 		}
 		item[strings.ToLower(rt.Method)] = op
 	}
-	requestBodies := obj{"StatementFile": statementUpload()}
+	requestBodies := obj{"StatementFile": statementUpload(), "AttachmentFile": attachmentUpload()}
 	for name, schema := range requestSchemas() {
 		_, required := schema.(obj)["required"]
 		requestBodies[name] = obj{"required": required, "content": obj{"application/json": obj{"schema": schema}}}
@@ -699,6 +720,7 @@ func openAPIDocument() obj {
 var pathParamDescriptions = map[string]string{
 	"id": "the record's id", "workspaceId": "the team workspace's id", "userId": "the member's user id",
 	"deliveryId": "the delivery's id", "index": "the row's index in the statement, from 0", "invitationId": "the invitation's id (a member listing's invitationId)",
+	"attachmentId": "the attachment's id",
 }
 
 // tags group the operations by the path's first segment.

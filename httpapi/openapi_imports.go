@@ -3,6 +3,7 @@ package httpapi
 import (
 	"strconv"
 
+	"github.com/finledger/finledger/attachments"
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/imports"
 )
@@ -30,6 +31,25 @@ func statementUpload() obj {
 			"mapping": str(obj{"description": "a CSV's columns, as the JSON of an import profile's mapping"}),
 			"profile": str(obj{"format": "uuid", "description": "a saved import profile whose mapping reads a CSV"})}, "file")},
 	}}
+}
+
+// attachmentUpload is the request body of a receipt's upload.
+func attachmentUpload() obj {
+	file := str(obj{"format": "binary"})
+	content := obj{"multipart/form-data": obj{"schema": object(obj{"file": file}, "file")}, "application/octet-stream": obj{"schema": file}}
+	for _, t := range attachmentTypes() {
+		content[t] = obj{"schema": file}
+	}
+	return obj{"required": true, "description": "The file: its kind is told from its content, whatever it is declared as", "content": content}
+}
+
+// attachmentTypes are the media types of the files a transaction takes.
+func attachmentTypes() []string {
+	var out []string
+	for _, k := range attachments.Kinds {
+		out = append(out, k.MIME())
+	}
+	return out
 }
 
 func importSchema() obj {

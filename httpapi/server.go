@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/attachments"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/fx"
 	"github.com/finledger/finledger/internal/metrics"
@@ -49,6 +50,8 @@ type Server struct {
 	browser       *webapp.App
 	// ecbURL is the ECB's daily feed the import fetches.
 	ecbURL string
+	// files stores the files attached to transactions.
+	files attachments.Store
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -103,6 +106,8 @@ type Options struct {
 	// ECBURL is where POST /api/exchange-rates/ecb fetches the ECB's daily reference
 	// rates; "": fx.ECBDailyURL.
 	ECBURL string
+	// Files stores the files attached to transactions; nil: the database does.
+	Files attachments.Store
 }
 
 // ChannelOptions are the chat channel's settings (spec 5.4).
@@ -122,6 +127,10 @@ func NewServer(pool *pgxpool.Pool, ledger *ledger.Ledger, sessions *session.Veri
 			counts: "failed authentications from this address or with this key prefix"},
 		trustedProxies: opts.TrustedProxies, requestLogLevel: opts.RequestLogLevel}
 	s.ecbURL = cmp.Or(opts.ECBURL, fx.ECBDailyURL)
+	s.files = opts.Files
+	if s.files == nil {
+		s.files = attachments.NewPostgres(pool)
+	}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	s.answers = newLongAnswers(pool, opts.Realtime, opts.LongAnswers)
 	return s

@@ -164,6 +164,13 @@ func auditOf(e eventstore.RecordedEvent, data any) (auditEntry, error) {
 		return auditEntry{workspace: ws, entity: "rule", entityID: d.RuleID, action: actionUpdate, changes: changes}, err
 	case *domain.RuleDeleted:
 		return auditEntry{workspace: ws, entity: "rule", entityID: d.RuleID, action: actionDelete}, nil
+	case *domain.AttachmentAdded:
+		return auditEntry{workspace: ws, entity: "attachment", entityID: d.AttachmentID, action: actionCreate,
+			changes: created(map[string]any{"transactionId": d.TransactionID, "sha256": d.SHA256, "size": d.Size,
+				"contentType": d.ContentType, "fileName": nullIfEmpty(d.FileName)})}, nil
+	case *domain.AttachmentRemoved:
+		return auditEntry{workspace: ws, entity: "attachment", entityID: d.AttachmentID, action: actionDelete,
+			changes: map[string]change{"transactionId": {d.TransactionID, nil}}}, nil
 	case *domain.ImportCommitted:
 		return auditEntry{workspace: ws, entity: "import", entityID: d.ImportID, action: actionCreate,
 			changes: created(map[string]any{"walletId": d.WalletID, "format": d.Format, "status": "committed",

@@ -21,7 +21,8 @@ import (
 // Tables are the read-model tables, in the order they are cleared and compared.
 var Tables = append([]string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
 	"transactions", "api_keys", "audit_log", "daily_totals", "monthly_totals", "transaction_counts", "transaction_month_counts", "budgets", "goals",
-	"goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks", "rules", "import_profiles"}, historyTables...)
+	"goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks", "rules", "import_profiles",
+	"attachments"}, historyTables...)
 
 // projected narrows tables that also hold rows no event made, on both sides of a
 // verification: the reference exchange rates come from a feed, and replay leaves them
@@ -359,6 +360,12 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		queueLinked(b, p, ws, d.TransactionID, &d.ImportID, &d.ExternalID, at, e.Version)
 	case *domain.TransactionUnmatched:
 		queueLinked(b, p, ws, d.TransactionID, nil, nil, at, e.Version)
+	case *domain.AttachmentAdded:
+		b.Queue(`INSERT INTO attachments (workspace_id, id, transaction_id, sha256, size, content_type, file_name, created_at, created_version)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, d.AttachmentID, d.TransactionID, d.SHA256, d.Size, d.ContentType,
+			nullIfEmpty(d.FileName), at, e.Version)
+	case *domain.AttachmentRemoved:
+		b.Queue(`UPDATE attachments SET removed_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.AttachmentID, at)
 	case *domain.RuleCreated:
 		b.Queue(`INSERT INTO rules (workspace_id, id, name, position, conditions, actions, created_at, updated_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)`, ws, d.RuleID, d.Rule.Name, d.Rule.Position, d.Rule.Conditions, d.Rule.Actions, at, e.Version)

@@ -138,7 +138,9 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		// Rules, which only propose.
 		domain.TypeRuleCreated, domain.TypeRuleUpdated, domain.TypeRuleDeleted,
 		// Settings of the import.
-		domain.TypeImportProfileSaved, domain.TypeImportProfileDeleted:
+		domain.TypeImportProfileSaved, domain.TypeImportProfileDeleted,
+		// Receipts, which the API lists with their transaction.
+		domain.TypeAttachmentAdded, domain.TypeAttachmentRemoved:
 		return nil, nil, nil
 	}
 	return nil, nil, fmt.Errorf("%w: %s", errUnclassified, eventType)

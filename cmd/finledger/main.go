@@ -19,8 +19,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/attachments"
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/httpapi"
@@ -294,11 +297,47 @@ func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 		fmt.Fprintln(out, c)
 	}
 	fmt.Fprintf(out, "chains: %d streams, %d events, %d broken\n", streams, events, broken)
-	if bad > 0 || broken > 0 {
-		return fmt.Errorf("%d read model(s), %d chain(s): %w", bad, broken, errDiffers)
+	files, damaged, err := checkFiles(ctx, pool, attachments.NewPostgres(pool), out)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintln(out, "every read model equals a replay of the event log, every workspace snapshot the fold of its stream, every stream's hash chain holds")
+	fmt.Fprintf(out, "files: %d attached, %d missing or changed\n", files, damaged)
+	if bad > 0 || broken > 0 || damaged > 0 {
+		return fmt.Errorf("%d read model(s), %d chain(s), %d file(s): %w", bad, broken, damaged, errDiffers)
+	}
+	fmt.Fprintln(out, "every read model equals a replay of the event log, every workspace snapshot the fold of its stream, every stream's hash chain holds, "+
+		"every attached file has the hash its event carries")
 	return nil
+}
+
+// checkFiles reads back every file the history attached, removed ones included, and
+// checks it against the hash its event carries; it prints each one missing or changed.
+func checkFiles(ctx context.Context, pool *pgxpool.Pool, store attachments.Store, out io.Writer) (files, damaged int, err error) {
+	rows, err := pool.Query(ctx, `SELECT DISTINCT workspace_id, sha256 FROM attachments ORDER BY workspace_id, sha256`)
+	if err != nil {
+		return 0, 0, fmt.Errorf("verify: list the attached files: %w", err)
+	}
+	type content struct {
+		Workspace uuid.UUID
+		SHA256    string
+	}
+	contents, err := pgx.CollectRows(rows, pgx.RowToStructByPos[content])
+	if err != nil {
+		return 0, 0, fmt.Errorf("verify: list the attached files: %w", err)
+	}
+	for _, c := range contents {
+		switch err := store.Check(ctx, c.Workspace, c.SHA256); {
+		case errors.Is(err, attachments.ErrNotFound):
+			damaged++
+			fmt.Fprintf(out, "file %s of workspace %s IS MISSING\n", c.SHA256, c.Workspace)
+		case errors.Is(err, attachments.ErrCorrupt):
+			damaged++
+			fmt.Fprintf(out, "file %s of workspace %s CHANGED: %v\n", c.SHA256, c.Workspace, err)
+		case err != nil:
+			return 0, 0, err
+		}
+	}
+	return len(contents), damaged, nil
 }
 
 // exportFlags declares the export command's flags: the workspace whose history it

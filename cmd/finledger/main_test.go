@@ -26,6 +26,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/billing"
+	"github.com/finledger/finledger/attachments"
+	"github.com/finledger/finledger/attachments/storetest"
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
@@ -421,6 +423,52 @@ func TestVerifyTellsAScaleApart(t *testing.T) {
 	out = &syncBuffer{}
 	if err := run(ctx, cfg, out, "verify", nil); err != nil {
 		t.Fatalf("verify after replay: %v %s", err, out)
+	}
+}
+
+// verify reads back every attached file and checks it against the hash its event
+// carries: a file whose stored bytes changed, or that is gone, is named, with exit 3.
+func TestVerifyChecksTheAttachedFiles(t *testing.T) {
+	ctx := context.Background()
+	cfg, pool, l, ws := personalWorkspace(t, time.Now, "receipts")
+	wallet, tx, attachment := uuid.New(), uuid.New(), uuid.New()
+	upload := storetest.Spool(t, storetest.PDF(t, 300<<10))
+	store := attachments.NewPostgres(pool)
+	if err := store.Save(ctx, ws, upload); err != nil {
+		t.Fatal(err)
+	}
+	for _, decide := range []func(*domain.Workspace) ([]domain.Event, error){
+		domain.CreateWallet{WalletID: wallet, WalletFields: domain.WalletFields{Name: "Main", Type: "cash", Currency: "MXN",
+			CardColor: "#111827", InitialBalance: decimal.RequireFromString("100.00"), IsDefault: true}}.Decide,
+		domain.CreateTransaction{TransactionID: tx, Type: domain.TxExpense, Amount: decimal.RequireFromString("12.50"),
+			Date: domain.MustParseDate("2026-03-10"), WalletID: &wallet}.Decide,
+		domain.AttachFile{AttachmentID: attachment, TransactionID: tx, SHA256: upload.SHA256, Size: upload.Size,
+			ContentType: upload.Kind.MIME(), FileName: "ticket.pdf"}.Decide,
+	} {
+		if _, err := l.Execute(ctx, ledger.Call{WorkspaceID: ws, Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"},
+			Decide: decide}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := &syncBuffer{}
+	if err := run(ctx, cfg, out, "verify", nil); err != nil || !strings.Contains(out.String(), "files: 1 attached, 0 missing or changed") {
+		t.Fatalf("verify: %v %s", err, out)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE attachment_chunks SET data = set_byte(data, 10, get_byte(data, 10) # 1)
+		WHERE workspace_id = $1 AND sha256 = $2 AND n = 1`, ws, upload.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	out = &syncBuffer{}
+	if err := run(ctx, cfg, out, "verify", nil); exitCode(err) != exitDifferent ||
+		!strings.Contains(out.String(), "file "+upload.SHA256+" of workspace "+ws.String()+" CHANGED") {
+		t.Fatalf("verify of a changed file: %v (exit %d) %s", err, exitCode(err), out)
+	}
+	if err := store.Delete(ctx, ws, upload.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	out = &syncBuffer{}
+	if err := run(ctx, cfg, out, "verify", nil); exitCode(err) != exitDifferent || !strings.Contains(out.String(), "IS MISSING") {
+		t.Fatalf("verify of a missing file: %v (exit %d) %s", err, exitCode(err), out)
 	}
 }
 

@@ -18,6 +18,33 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AttachmentContentType.
+const (
+	Applicationpdf AttachmentContentType = "application/pdf"
+	Imageheic      AttachmentContentType = "image/heic"
+	Imagejpeg      AttachmentContentType = "image/jpeg"
+	Imagepng       AttachmentContentType = "image/png"
+	Imagewebp      AttachmentContentType = "image/webp"
+)
+
+// Valid indicates whether the value is a known member of the AttachmentContentType enum.
+func (e AttachmentContentType) Valid() bool {
+	switch e {
+	case Applicationpdf:
+		return true
+	case Imageheic:
+		return true
+	case Imagejpeg:
+		return true
+	case Imagepng:
+		return true
+	case Imagewebp:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AuditEntryAction.
 const (
 	AuditEntryActionCreate AuditEntryAction = "create"
@@ -3621,6 +3648,34 @@ type AgentContext struct {
 	Workspace Workspace `json:"workspace"`
 }
 
+// Attachment defines model for Attachment.
+type Attachment struct {
+	ContentType AttachmentContentType `json:"contentType"`
+	CreatedAt   time.Time             `json:"createdAt"`
+	FileName    *string               `json:"fileName"`
+	Id          openapi_types.UUID    `json:"id"`
+
+	// Sha256 the file's SHA-256, hexadecimal: its content's name, which the history's event carries
+	Sha256 string `json:"sha256"`
+
+	// Size bytes
+	Size          int                `json:"size"`
+	TransactionId openapi_types.UUID `json:"transactionId"`
+}
+
+// AttachmentContentType defines model for Attachment.ContentType.
+type AttachmentContentType string
+
+// AttachmentList defines model for AttachmentList.
+type AttachmentList struct {
+	Attachments []Attachment `json:"attachments"`
+}
+
+// AttachmentResponse defines model for AttachmentResponse.
+type AttachmentResponse struct {
+	Attachment Attachment `json:"attachment"`
+}
+
 // AuditEntry defines model for AuditEntry.
 type AuditEntry struct {
 	Action    AuditEntryAction `json:"action"`
@@ -5177,6 +5232,9 @@ type Unauthorized = Error
 
 // Unprocessable defines model for Unprocessable.
 type Unprocessable = ValidationError
+
+// UnsupportedMediaType defines model for UnsupportedMediaType.
+type UnsupportedMediaType = Error
 
 // APIKeyCreate defines model for APIKeyCreate.
 type APIKeyCreate struct {
@@ -7601,6 +7659,56 @@ type PatchTransactionsByIdParams struct {
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
+// GetTransactionsByIdAttachmentsParams defines parameters for GetTransactionsByIdAttachments.
+type GetTransactionsByIdAttachmentsParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// PostTransactionsByIdAttachmentsMultipartBody defines parameters for PostTransactionsByIdAttachments.
+type PostTransactionsByIdAttachmentsMultipartBody struct {
+	File openapi_types.File `json:"file"`
+}
+
+// PostTransactionsByIdAttachmentsParams defines parameters for PostTransactionsByIdAttachments.
+type PostTransactionsByIdAttachmentsParams struct {
+	// FileName with the file as the body: its name
+	FileName *string `form:"fileName,omitempty" json:"fileName,omitempty"`
+
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdParams defines parameters for DeleteTransactionsByIdAttachmentsByAttachmentId.
+type DeleteTransactionsByIdAttachmentsByAttachmentIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdParams defines parameters for GetTransactionsByIdAttachmentsByAttachmentId.
+type GetTransactionsByIdAttachmentsByAttachmentIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
 // GetWalletsParams defines parameters for GetWallets.
 type GetWalletsParams struct {
 	// AsOf answer as the workspace's history stood at this instant (RFC 3339), not in the future: its stream up to the event recorded last at or before it; business days are those of that instant
@@ -9019,6 +9127,9 @@ type PostTransactionsBulkJSONRequestBody PostTransactionsBulkJSONBody
 
 // PatchTransactionsByIdJSONRequestBody defines body for PatchTransactionsById for application/json ContentType.
 type PatchTransactionsByIdJSONRequestBody PatchTransactionsByIdJSONBody
+
+// PostTransactionsByIdAttachmentsMultipartRequestBody defines body for PostTransactionsByIdAttachments for multipart/form-data ContentType.
+type PostTransactionsByIdAttachmentsMultipartRequestBody PostTransactionsByIdAttachmentsMultipartBody
 
 // PostWalletsJSONRequestBody defines body for PostWallets for application/json ContentType.
 type PostWalletsJSONRequestBody PostWalletsJSONBody
@@ -10804,6 +10915,30 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/transactions/{id} (the `PatchTransactionsById` operationId).
 	PatchTransactionsById(ctx context.Context, id openapi_types.UUID, params *PatchTransactionsByIdParams, body PatchTransactionsByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTransactionsByIdAttachments List a transaction's files (receipts, invoices), in the order they were attached
+	//
+	// Corresponds with GET /api/transactions/{id}/attachments (the `GetTransactionsByIdAttachments` operationId).
+	GetTransactionsByIdAttachments(ctx context.Context, id openapi_types.UUID, params *GetTransactionsByIdAttachmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostTransactionsByIdAttachmentsWithBody Attach a file to a transaction: a JPEG, PNG, WebP, HEIC or PDF file (told by its content) of up to 20 MiB, as the body or the multipart field file
+	//
+	// The file is stored by its SHA-256, which the event that attaches it carries, so the history's chain covers it. A file of another kind is 415 ATTACHMENT_TYPE_UNSUPPORTED, a larger one 413 ATTACHMENT_TOO_LARGE, an empty one 400.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/transactions/{id}/attachments (the `PostTransactionsByIdAttachments` operationId).
+	PostTransactionsByIdAttachmentsWithBody(ctx context.Context, id openapi_types.UUID, params *PostTransactionsByIdAttachmentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteTransactionsByIdAttachmentsByAttachmentId Take a file off its transaction
+	//
+	// Corresponds with DELETE /api/transactions/{id}/attachments/{attachmentId} (the `DeleteTransactionsByIdAttachmentsByAttachmentId` operationId).
+	DeleteTransactionsByIdAttachmentsByAttachmentId(ctx context.Context, id openapi_types.UUID, attachmentId openapi_types.UUID, params *DeleteTransactionsByIdAttachmentsByAttachmentIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetTransactionsByIdAttachmentsByAttachmentId Download a transaction's file, always as a download (Content-Disposition: attachment)
+	//
+	// Corresponds with GET /api/transactions/{id}/attachments/{attachmentId} (the `GetTransactionsByIdAttachmentsByAttachmentId` operationId).
+	GetTransactionsByIdAttachmentsByAttachmentId(ctx context.Context, id openapi_types.UUID, attachmentId openapi_types.UUID, params *GetTransactionsByIdAttachmentsByAttachmentIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetWallets List active wallets with balances
 	//
@@ -13091,6 +13226,70 @@ func (c *Client) PatchTransactionsByIdWithBody(ctx context.Context, id openapi_t
 // Corresponds with PATCH /api/transactions/{id} (the `PatchTransactionsById` operationId).
 func (c *Client) PatchTransactionsById(ctx context.Context, id openapi_types.UUID, params *PatchTransactionsByIdParams, body PatchTransactionsByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatchTransactionsByIdRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTransactionsByIdAttachments List a transaction's files (receipts, invoices), in the order they were attached
+//
+// Corresponds with GET /api/transactions/{id}/attachments (the `GetTransactionsByIdAttachments` operationId).
+func (c *Client) GetTransactionsByIdAttachments(ctx context.Context, id openapi_types.UUID, params *GetTransactionsByIdAttachmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTransactionsByIdAttachmentsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostTransactionsByIdAttachmentsWithBody Attach a file to a transaction: a JPEG, PNG, WebP, HEIC or PDF file (told by its content) of up to 20 MiB, as the body or the multipart field file
+//
+// The file is stored by its SHA-256, which the event that attaches it carries, so the history's chain covers it. A file of another kind is 415 ATTACHMENT_TYPE_UNSUPPORTED, a larger one 413 ATTACHMENT_TOO_LARGE, an empty one 400.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/transactions/{id}/attachments (the `PostTransactionsByIdAttachments` operationId).
+func (c *Client) PostTransactionsByIdAttachmentsWithBody(ctx context.Context, id openapi_types.UUID, params *PostTransactionsByIdAttachmentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostTransactionsByIdAttachmentsRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentId Take a file off its transaction
+//
+// Corresponds with DELETE /api/transactions/{id}/attachments/{attachmentId} (the `DeleteTransactionsByIdAttachmentsByAttachmentId` operationId).
+func (c *Client) DeleteTransactionsByIdAttachmentsByAttachmentId(ctx context.Context, id openapi_types.UUID, attachmentId openapi_types.UUID, params *DeleteTransactionsByIdAttachmentsByAttachmentIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteTransactionsByIdAttachmentsByAttachmentIdRequest(c.Server, id, attachmentId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentId Download a transaction's file, always as a download (Content-Disposition: attachment)
+//
+// Corresponds with GET /api/transactions/{id}/attachments/{attachmentId} (the `GetTransactionsByIdAttachmentsByAttachmentId` operationId).
+func (c *Client) GetTransactionsByIdAttachmentsByAttachmentId(ctx context.Context, id openapi_types.UUID, attachmentId openapi_types.UUID, params *GetTransactionsByIdAttachmentsByAttachmentIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTransactionsByIdAttachmentsByAttachmentIdRequest(c.Server, id, attachmentId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -20576,6 +20775,311 @@ func NewPatchTransactionsByIdRequestWithBody(server string, id openapi_types.UUI
 	return req, nil
 }
 
+// NewGetTransactionsByIdAttachmentsRequest constructs an http.Request for the GetTransactionsByIdAttachments method
+func NewGetTransactionsByIdAttachmentsRequest(server string, id openapi_types.UUID, params *GetTransactionsByIdAttachmentsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/transactions/%s/attachments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostTransactionsByIdAttachmentsRequestWithBody constructs an http.Request for the PostTransactionsByIdAttachments method, with any body, and a specified content type
+func NewPostTransactionsByIdAttachmentsRequestWithBody(server string, id openapi_types.UUID, params *PostTransactionsByIdAttachmentsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/transactions/%s/attachments", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.FileName != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fileName", *params.FileName, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteTransactionsByIdAttachmentsByAttachmentIdRequest constructs an http.Request for the DeleteTransactionsByIdAttachmentsByAttachmentId method
+func NewDeleteTransactionsByIdAttachmentsByAttachmentIdRequest(server string, id openapi_types.UUID, attachmentId openapi_types.UUID, params *DeleteTransactionsByIdAttachmentsByAttachmentIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "attachmentId", attachmentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/transactions/%s/attachments/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetTransactionsByIdAttachmentsByAttachmentIdRequest constructs an http.Request for the GetTransactionsByIdAttachmentsByAttachmentId method
+func NewGetTransactionsByIdAttachmentsByAttachmentIdRequest(server string, id openapi_types.UUID, attachmentId openapi_types.UUID, params *GetTransactionsByIdAttachmentsByAttachmentIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "attachmentId", attachmentId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/transactions/%s/attachments/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewGetWalletsRequest constructs an http.Request for the GetWallets method
 func NewGetWalletsRequest(server string, params *GetWalletsParams) (*http.Request, error) {
 	var err error
@@ -23700,6 +24204,36 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/transactions/{id} (the `PatchTransactionsById` operationId).
 	PatchTransactionsByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *PatchTransactionsByIdParams, body PatchTransactionsByIdJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchTransactionsByIdResponse, error)
+
+	// GetTransactionsByIdAttachmentsWithResponse List a transaction's files (receipts, invoices), in the order they were attached
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/transactions/{id}/attachments (the `GetTransactionsByIdAttachments` operationId).
+	GetTransactionsByIdAttachmentsWithResponse(ctx context.Context, id openapi_types.UUID, params *GetTransactionsByIdAttachmentsParams, reqEditors ...RequestEditorFn) (*GetTransactionsByIdAttachmentsResponse, error)
+
+	// PostTransactionsByIdAttachmentsWithBodyWithResponse Attach a file to a transaction: a JPEG, PNG, WebP, HEIC or PDF file (told by its content) of up to 20 MiB, as the body or the multipart field file
+	//
+	// The file is stored by its SHA-256, which the event that attaches it carries, so the history's chain covers it. A file of another kind is 415 ATTACHMENT_TYPE_UNSUPPORTED, a larger one 413 ATTACHMENT_TOO_LARGE, an empty one 400.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/transactions/{id}/attachments (the `PostTransactionsByIdAttachments` operationId).
+	PostTransactionsByIdAttachmentsWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PostTransactionsByIdAttachmentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostTransactionsByIdAttachmentsResponse, error)
+
+	// DeleteTransactionsByIdAttachmentsByAttachmentIdWithResponse Take a file off its transaction
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/transactions/{id}/attachments/{attachmentId} (the `DeleteTransactionsByIdAttachmentsByAttachmentId` operationId).
+	DeleteTransactionsByIdAttachmentsByAttachmentIdWithResponse(ctx context.Context, id openapi_types.UUID, attachmentId openapi_types.UUID, params *DeleteTransactionsByIdAttachmentsByAttachmentIdParams, reqEditors ...RequestEditorFn) (*DeleteTransactionsByIdAttachmentsByAttachmentIdResponse, error)
+
+	// GetTransactionsByIdAttachmentsByAttachmentIdWithResponse Download a transaction's file, always as a download (Content-Disposition: attachment)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/transactions/{id}/attachments/{attachmentId} (the `GetTransactionsByIdAttachmentsByAttachmentId` operationId).
+	GetTransactionsByIdAttachmentsByAttachmentIdWithResponse(ctx context.Context, id openapi_types.UUID, attachmentId openapi_types.UUID, params *GetTransactionsByIdAttachmentsByAttachmentIdParams, reqEditors ...RequestEditorFn) (*GetTransactionsByIdAttachmentsByAttachmentIdResponse, error)
 
 	// GetWalletsWithResponse List active wallets with balances
 	//
@@ -41291,6 +41825,806 @@ func (r PatchTransactionsByIdResponse) ContentType() string {
 	return ""
 }
 
+// GetTransactionsByIdAttachmentsResponse200Headers the declared response headers of an HTTP 200 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse200Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsResponse400Headers the declared response headers of an HTTP 400 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse400Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsResponse401Headers the declared response headers of an HTTP 401 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse401Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsResponse403Headers the declared response headers of an HTTP 403 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse403Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsResponse404Headers the declared response headers of an HTTP 404 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse404Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsResponse405Headers the declared response headers of an HTTP 405 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse405Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsResponse409Headers the declared response headers of an HTTP 409 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse409Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsResponse422Headers the declared response headers of an HTTP 422 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse422Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsResponse429Headers the declared response headers of an HTTP 429 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsResponse500Headers the declared response headers of an HTTP 500 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse500Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsResponse503Headers the declared response headers of an HTTP 503 response for GetTransactionsByIdAttachments
+type GetTransactionsByIdAttachmentsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetTransactionsByIdAttachmentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AttachmentList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTransactionsByIdAttachmentsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetTransactionsByIdAttachmentsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetTransactionsByIdAttachmentsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetTransactionsByIdAttachmentsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTransactionsByIdAttachmentsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetTransactionsByIdAttachmentsResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetTransactionsByIdAttachmentsResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetTransactionsByIdAttachmentsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetTransactionsByIdAttachmentsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTransactionsByIdAttachmentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTransactionsByIdAttachmentsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON200() *AttachmentList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTransactionsByIdAttachmentsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTransactionsByIdAttachmentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTransactionsByIdAttachmentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTransactionsByIdAttachmentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTransactionsByIdAttachmentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostTransactionsByIdAttachmentsResponse201Headers the declared response headers of an HTTP 201 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse201Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PostTransactionsByIdAttachmentsResponse400Headers the declared response headers of an HTTP 400 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse400Headers struct {
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse401Headers the declared response headers of an HTTP 401 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse401Headers struct {
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse403Headers the declared response headers of an HTTP 403 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse403Headers struct {
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse404Headers the declared response headers of an HTTP 404 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse404Headers struct {
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse405Headers the declared response headers of an HTTP 405 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse405Headers struct {
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse409Headers the declared response headers of an HTTP 409 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse409Headers struct {
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse413Headers the declared response headers of an HTTP 413 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse413Headers struct {
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse415Headers the declared response headers of an HTTP 415 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse415Headers struct {
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse422Headers the declared response headers of an HTTP 422 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse422Headers struct {
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse429Headers the declared response headers of an HTTP 429 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse500Headers the declared response headers of an HTTP 500 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse500Headers struct {
+	XRequestId string
+}
+
+// PostTransactionsByIdAttachmentsResponse503Headers the declared response headers of an HTTP 503 response for PostTransactionsByIdAttachments
+type PostTransactionsByIdAttachmentsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostTransactionsByIdAttachmentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *AttachmentResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *UnsupportedMediaType
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *PostTransactionsByIdAttachmentsResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostTransactionsByIdAttachmentsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostTransactionsByIdAttachmentsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostTransactionsByIdAttachmentsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostTransactionsByIdAttachmentsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostTransactionsByIdAttachmentsResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostTransactionsByIdAttachmentsResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostTransactionsByIdAttachmentsResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *PostTransactionsByIdAttachmentsResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostTransactionsByIdAttachmentsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostTransactionsByIdAttachmentsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostTransactionsByIdAttachmentsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostTransactionsByIdAttachmentsResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON201() *AttachmentResponse {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON415() *UnsupportedMediaType {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostTransactionsByIdAttachmentsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostTransactionsByIdAttachmentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostTransactionsByIdAttachmentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostTransactionsByIdAttachmentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostTransactionsByIdAttachmentsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse200Headers the declared response headers of an HTTP 200 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse400Headers the declared response headers of an HTTP 400 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse400Headers struct {
+	XRequestId string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse401Headers the declared response headers of an HTTP 401 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse401Headers struct {
+	XRequestId string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse403Headers the declared response headers of an HTTP 403 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse403Headers struct {
+	XRequestId string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse404Headers the declared response headers of an HTTP 404 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse404Headers struct {
+	XRequestId string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse405Headers the declared response headers of an HTTP 405 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse405Headers struct {
+	XRequestId string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse409Headers the declared response headers of an HTTP 409 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse409Headers struct {
+	XRequestId string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse413Headers the declared response headers of an HTTP 413 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse413Headers struct {
+	XRequestId string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse422Headers the declared response headers of an HTTP 422 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse422Headers struct {
+	XRequestId string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse429Headers the declared response headers of an HTTP 429 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse500Headers the declared response headers of an HTTP 500 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse500Headers struct {
+	XRequestId string
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdResponse503Headers the declared response headers of an HTTP 503 response for DeleteTransactionsByIdAttachmentsByAttachmentId
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type DeleteTransactionsByIdAttachmentsByAttachmentIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OK
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteTransactionsByIdAttachmentsByAttachmentIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON200() *OK {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteTransactionsByIdAttachmentsByAttachmentIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse200Headers the declared response headers of an HTTP 200 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse200Headers struct {
+	ContentDisposition    *string
+	ContentSecurityPolicy *string
+	XContentTypeOptions   *string
+	XRequestId            string
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse400Headers the declared response headers of an HTTP 400 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse400Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse401Headers the declared response headers of an HTTP 401 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse401Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse403Headers the declared response headers of an HTTP 403 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse403Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse404Headers the declared response headers of an HTTP 404 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse404Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse405Headers the declared response headers of an HTTP 405 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse405Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse409Headers the declared response headers of an HTTP 409 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse409Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse422Headers the declared response headers of an HTTP 422 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse422Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse429Headers the declared response headers of an HTTP 429 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse500Headers the declared response headers of an HTTP 500 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse500Headers struct {
+	XRequestId string
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdResponse503Headers the declared response headers of an HTTP 503 response for GetTransactionsByIdAttachmentsByAttachmentId
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetTransactionsByIdAttachmentsByAttachmentIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTransactionsByIdAttachmentsByAttachmentIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetTransactionsByIdAttachmentsByAttachmentIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetTransactionsByIdAttachmentsByAttachmentIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetTransactionsByIdAttachmentsByAttachmentIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetTransactionsByIdAttachmentsByAttachmentIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetTransactionsByIdAttachmentsByAttachmentIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetTransactionsByIdAttachmentsByAttachmentIdResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetTransactionsByIdAttachmentsByAttachmentIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetTransactionsByIdAttachmentsByAttachmentIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetTransactionsByIdAttachmentsByAttachmentIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetTransactionsByIdAttachmentsByAttachmentIdResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTransactionsByIdAttachmentsByAttachmentIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetWalletsResponse200Headers the declared response headers of an HTTP 200 response for GetWallets
 type GetWalletsResponse200Headers struct {
 	XRequestId string
@@ -48952,6 +50286,60 @@ func (c *ClientWithResponses) PatchTransactionsByIdWithResponse(ctx context.Cont
 		return nil, err
 	}
 	return ParsePatchTransactionsByIdResponse(rsp)
+}
+
+// GetTransactionsByIdAttachmentsWithResponse List a transaction's files (receipts, invoices), in the order they were attached
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/transactions/{id}/attachments (the `GetTransactionsByIdAttachments` operationId).
+func (c *ClientWithResponses) GetTransactionsByIdAttachmentsWithResponse(ctx context.Context, id openapi_types.UUID, params *GetTransactionsByIdAttachmentsParams, reqEditors ...RequestEditorFn) (*GetTransactionsByIdAttachmentsResponse, error) {
+	rsp, err := c.GetTransactionsByIdAttachments(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTransactionsByIdAttachmentsResponse(rsp)
+}
+
+// PostTransactionsByIdAttachmentsWithBodyWithResponse Attach a file to a transaction: a JPEG, PNG, WebP, HEIC or PDF file (told by its content) of up to 20 MiB, as the body or the multipart field file
+//
+// The file is stored by its SHA-256, which the event that attaches it carries, so the history's chain covers it. A file of another kind is 415 ATTACHMENT_TYPE_UNSUPPORTED, a larger one 413 ATTACHMENT_TOO_LARGE, an empty one 400.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/transactions/{id}/attachments (the `PostTransactionsByIdAttachments` operationId).
+func (c *ClientWithResponses) PostTransactionsByIdAttachmentsWithBodyWithResponse(ctx context.Context, id openapi_types.UUID, params *PostTransactionsByIdAttachmentsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostTransactionsByIdAttachmentsResponse, error) {
+	rsp, err := c.PostTransactionsByIdAttachmentsWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostTransactionsByIdAttachmentsResponse(rsp)
+}
+
+// DeleteTransactionsByIdAttachmentsByAttachmentIdWithResponse Take a file off its transaction
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/transactions/{id}/attachments/{attachmentId} (the `DeleteTransactionsByIdAttachmentsByAttachmentId` operationId).
+func (c *ClientWithResponses) DeleteTransactionsByIdAttachmentsByAttachmentIdWithResponse(ctx context.Context, id openapi_types.UUID, attachmentId openapi_types.UUID, params *DeleteTransactionsByIdAttachmentsByAttachmentIdParams, reqEditors ...RequestEditorFn) (*DeleteTransactionsByIdAttachmentsByAttachmentIdResponse, error) {
+	rsp, err := c.DeleteTransactionsByIdAttachmentsByAttachmentId(ctx, id, attachmentId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteTransactionsByIdAttachmentsByAttachmentIdResponse(rsp)
+}
+
+// GetTransactionsByIdAttachmentsByAttachmentIdWithResponse Download a transaction's file, always as a download (Content-Disposition: attachment)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/transactions/{id}/attachments/{attachmentId} (the `GetTransactionsByIdAttachmentsByAttachmentId` operationId).
+func (c *ClientWithResponses) GetTransactionsByIdAttachmentsByAttachmentIdWithResponse(ctx context.Context, id openapi_types.UUID, attachmentId openapi_types.UUID, params *GetTransactionsByIdAttachmentsByAttachmentIdParams, reqEditors ...RequestEditorFn) (*GetTransactionsByIdAttachmentsByAttachmentIdResponse, error) {
+	rsp, err := c.GetTransactionsByIdAttachmentsByAttachmentId(ctx, id, attachmentId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTransactionsByIdAttachmentsByAttachmentIdResponse(rsp)
 }
 
 // GetWalletsWithResponse List active wallets with balances
@@ -70087,6 +71475,977 @@ func ParsePatchTransactionsByIdResponse(rsp *http.Response) (*PatchTransactionsB
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers PatchTransactionsByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTransactionsByIdAttachmentsResponse parses an HTTP response from a GetTransactionsByIdAttachmentsWithResponse call
+func ParseGetTransactionsByIdAttachmentsResponse(rsp *http.Response) (*GetTransactionsByIdAttachmentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTransactionsByIdAttachmentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AttachmentList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTransactionsByIdAttachmentsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetTransactionsByIdAttachmentsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetTransactionsByIdAttachmentsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetTransactionsByIdAttachmentsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTransactionsByIdAttachmentsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetTransactionsByIdAttachmentsResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetTransactionsByIdAttachmentsResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetTransactionsByIdAttachmentsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetTransactionsByIdAttachmentsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTransactionsByIdAttachmentsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTransactionsByIdAttachmentsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostTransactionsByIdAttachmentsResponse parses an HTTP response from a PostTransactionsByIdAttachmentsWithResponse call
+func ParsePostTransactionsByIdAttachmentsResponse(rsp *http.Response) (*PostTransactionsByIdAttachmentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostTransactionsByIdAttachmentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest AttachmentResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers PostTransactionsByIdAttachmentsResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostTransactionsByIdAttachmentsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostTransactionsByIdAttachmentsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostTransactionsByIdAttachmentsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostTransactionsByIdAttachmentsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostTransactionsByIdAttachmentsResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostTransactionsByIdAttachmentsResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostTransactionsByIdAttachmentsResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers PostTransactionsByIdAttachmentsResponse415Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostTransactionsByIdAttachmentsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostTransactionsByIdAttachmentsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostTransactionsByIdAttachmentsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostTransactionsByIdAttachmentsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteTransactionsByIdAttachmentsByAttachmentIdResponse parses an HTTP response from a DeleteTransactionsByIdAttachmentsByAttachmentIdWithResponse call
+func ParseDeleteTransactionsByIdAttachmentsByAttachmentIdResponse(rsp *http.Response) (*DeleteTransactionsByIdAttachmentsByAttachmentIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteTransactionsByIdAttachmentsByAttachmentIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OK
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteTransactionsByIdAttachmentsByAttachmentIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetTransactionsByIdAttachmentsByAttachmentIdResponse parses an HTTP response from a GetTransactionsByIdAttachmentsByAttachmentIdWithResponse call
+func ParseGetTransactionsByIdAttachmentsByAttachmentIdResponse(rsp *http.Response) (*GetTransactionsByIdAttachmentsByAttachmentIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTransactionsByIdAttachmentsByAttachmentIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse200Headers
+		if values := rsp.Header.Values("Content-Disposition"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Disposition", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentDisposition = &value
+		}
+		if values := rsp.Header.Values("Content-Security-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Content-Security-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ContentSecurityPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetTransactionsByIdAttachmentsByAttachmentIdResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
