@@ -67,10 +67,14 @@ func (p *page) waitFor(what, script string) {
 	p.t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		var ok bool
-		p.eval("!!("+script+")", &ok)
-		if ok {
+		// A page that is navigating (a form sent, a redirect) has no document to ask: that
+		// is a page not ready yet, as long as the deadline allows.
+		ok, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool]("!!("+script+")", chromedp.EvalAwaitPromise))
+		if err == nil && ok {
 			return
+		}
+		if err != nil && !strings.Contains(err.Error(), "navigated or closed") && !strings.Contains(err.Error(), "context was destroyed") {
+			p.t.Fatalf("%s: %v", script, err)
 		}
 		if time.Now().After(deadline) {
 			var text string
