@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -33,15 +34,21 @@ func NewPostgres(pool *pgxpool.Pool) *Postgres { return &Postgres{pool: pool} }
 // for its end, and writes the content itself should that one roll back. The bytes
 // written are hashed again, so that no content is ever stored under a hash its bytes do
 // not have.
+//
+// A content stored already has its created_at set to now, as a new one has: the purge
+// (Purge) takes only contents saved over a day ago that nothing names, so a content saved
+// again for an attachment about to name it is not purged under it.
 func (p *Postgres) Save(ctx context.Context, workspaceID uuid.UUID, u *Upload) error {
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(ctx, `INSERT INTO attachment_contents (workspace_id, sha256, size, kind)
-			VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, sha256) DO NOTHING`,
-			workspaceID, u.SHA256, u.Size, string(u.Kind))
+		var inserted bool
+		err := tx.QueryRow(ctx, `INSERT INTO attachment_contents (workspace_id, sha256, size, kind)
+			VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, sha256) DO UPDATE SET created_at = now()
+			RETURNING xmax = 0`,
+			workspaceID, u.SHA256, u.Size, string(u.Kind)).Scan(&inserted)
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
+		if !inserted {
 			return nil // stored already
 		}
 		return writeChunks(ctx, tx, workspaceID, u)
@@ -112,6 +119,32 @@ func (p *Postgres) Delete(ctx context.Context, workspaceID uuid.UUID, sha256Hex 
 		return fmt.Errorf("attachments: delete %s: %w", sha256Hex, err)
 	}
 	return nil
+}
+
+// Retention is how long a file stays stored once no attachment shows it: taken off its
+// transaction, or its transaction deleted. Until then the history's reads and verify
+// find it; after it, Purge forgets it.
+const Retention = 30 * 24 * time.Hour
+
+// unnamedFor is how long a content saved stays stored while no attachment names it: an
+// upload whose command was refused, or is still on its way.
+const unnamedFor = 24 * time.Hour
+
+// Purge deletes the contents no attachment keeps: those saved over a day before now that
+// no attachment names, or that only attachments hidden for longer than Retention name.
+// It returns how many it deleted. Every instance may run it: the delete is one statement,
+// which passes over a content saved again meanwhile.
+func (p *Postgres) Purge(ctx context.Context, now time.Time) (int64, error) {
+	tag, err := p.pool.Exec(ctx, `DELETE FROM attachment_contents c
+		WHERE c.created_at < $1 AND NOT EXISTS (
+			SELECT 1 FROM attachments a JOIN transactions t ON t.workspace_id = a.workspace_id AND t.id = a.transaction_id
+			WHERE a.workspace_id = c.workspace_id AND a.sha256 = c.sha256
+				AND (least(a.removed_at, t.deleted_at) IS NULL OR least(a.removed_at, t.deleted_at) > $2))`,
+		now.Add(-unnamedFor), now.Add(-Retention))
+	if err != nil {
+		return 0, fmt.Errorf("attachments: purge: %w", err)
+	}
+	return tag.RowsAffected(), nil
 }
 
 // chunks reads a content's chunks in order, each by a query of its own on the pool: no

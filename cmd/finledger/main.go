@@ -301,7 +301,7 @@ func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "files: %d attached, %d missing or changed\n", files, damaged)
+	fmt.Fprintf(out, "files: %d checked, %d missing or changed\n", files, damaged)
 	if bad > 0 || broken > 0 || damaged > 0 {
 		return fmt.Errorf("%d read model(s), %d chain(s), %d file(s): %w", bad, broken, damaged, errDiffers)
 	}
@@ -310,10 +310,16 @@ func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 	return nil
 }
 
-// checkFiles reads back every file the history attached, removed ones included, and
-// checks it against the hash its event carries; it prints each one missing or changed.
+// checkFiles reads back every file stored, and every file a live attachment shows
+// (which must be stored), and checks each against the hash its event carries; it prints
+// each one missing or changed. A file no attachment shows may be gone: the purge
+// forgets it after attachments.Retention.
 func checkFiles(ctx context.Context, pool *pgxpool.Pool, store attachments.Store, out io.Writer) (files, damaged int, err error) {
-	rows, err := pool.Query(ctx, `SELECT DISTINCT workspace_id, sha256 FROM attachments ORDER BY workspace_id, sha256`)
+	rows, err := pool.Query(ctx, `SELECT workspace_id, sha256 FROM attachment_contents
+		UNION
+		SELECT a.workspace_id, a.sha256 FROM attachments a JOIN transactions t ON t.workspace_id = a.workspace_id AND t.id = a.transaction_id
+		WHERE a.removed_at IS NULL AND t.deleted_at IS NULL
+		ORDER BY workspace_id, sha256`)
 	if err != nil {
 		return 0, 0, fmt.Errorf("verify: list the attached files: %w", err)
 	}
@@ -433,7 +439,8 @@ func devRates(ctx context.Context, pool *pgxpool.Pool, url string) error {
 
 // purgeHourly forgets old idempotency keys, idle rate-limit buckets, spent channel
 // token ids, finished webhook deliveries past their retention, ended browser sessions,
-// and statements' previews never committed. Every instance runs it; the deletes are idempotent.
+// statements' previews never committed, and receipts' files no attachment keeps. Every
+// instance runs it; the deletes are idempotent.
 func purgeHourly(ctx context.Context, pool *pgxpool.Pool, browser *webapp.Sessions) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -455,6 +462,9 @@ func purgeHourly(ctx context.Context, pool *pgxpool.Pool, browser *webapp.Sessio
 			slog.Error("purge", "err", err)
 		}
 		if _, err := imports.PurgePreviews(ctx, pool, now.Add(-imports.PreviewRetention)); err != nil && ctx.Err() == nil {
+			slog.Error("purge", "err", err)
+		}
+		if _, err := attachments.NewPostgres(pool).Purge(ctx, now); err != nil && ctx.Err() == nil {
 			slog.Error("purge", "err", err)
 		}
 		select {

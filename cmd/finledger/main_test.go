@@ -25,9 +25,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"github.com/finledger/finledger/billing"
 	"github.com/finledger/finledger/attachments"
 	"github.com/finledger/finledger/attachments/storetest"
+	"github.com/finledger/finledger/billing"
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
@@ -451,7 +451,7 @@ func TestVerifyChecksTheAttachedFiles(t *testing.T) {
 		}
 	}
 	out := &syncBuffer{}
-	if err := run(ctx, cfg, out, "verify", nil); err != nil || !strings.Contains(out.String(), "files: 1 attached, 0 missing or changed") {
+	if err := run(ctx, cfg, out, "verify", nil); err != nil || !strings.Contains(out.String(), "files: 1 checked, 0 missing or changed") {
 		t.Fatalf("verify: %v %s", err, out)
 	}
 	if _, err := pool.Exec(ctx, `UPDATE attachment_chunks SET data = set_byte(data, 10, get_byte(data, 10) # 1)
