@@ -168,8 +168,10 @@ func TestExportIsAZipOfEveryRecord(t *testing.T) {
 	env := apitest.Start(t)
 	f := newLedger(t, env, "alice")
 	f.c.Post("/api/tags", map[string]any{"name": "=HYPERLINK(\"x\")"}).Expect(t, http.StatusOK)
-	f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": json.Number("12.50"), "concept": "Súper, \"bueno\"",
-		"date": "2026-03-01", "categoryId": f.food, "cleared": true}).Expect(t, http.StatusCreated)
+	bought := f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": json.Number("12.50"), "concept": "Súper, \"bueno\"",
+		"date": "2026-03-01", "categoryId": f.food, "cleared": true}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	ticket := f.c.With("Content-Type", "image/png").Post("/api/transactions/"+bought+"/attachments?fileName=ticket.png",
+		append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...)).Expect(t, http.StatusCreated).Object("attachment")
 	f.c.Post("/api/transactions", map[string]any{"type": "transfer", "amount": json.Number("0.1000"), "date": "2026-03-02",
 		"walletId": f.bank, "toWalletId": f.cash}).Expect(t, http.StatusCreated)
 	gone := f.c.Post("/api/transactions", map[string]any{"type": "income", "amount": 3}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
@@ -207,7 +209,8 @@ func TestExportIsAZipOfEveryRecord(t *testing.T) {
 	api := map[string]string{"wallets": "/api/wallets", "categories": "/api/categories", "tags": "/api/tags",
 		"goals": "/api/goals", "debts": "/api/debts", "recurring-payments": "/api/recurrent", "budgets": "/api/budgets",
 		"transactions": "/api/transactions?pageSize=100"}
-	for _, name := range []string{"wallets", "categories", "tags", "transactions", "budgets", "goals", "debts", "recurring-payments", "members"} {
+	for _, name := range []string{"wallets", "categories", "tags", "transactions", "budgets", "goals", "debts", "recurring-payments", "members",
+		"attachments"} {
 		rows, err := csv.NewReader(bytes.NewReader(files[name+".csv"])).ReadAll()
 		if err != nil || len(rows) < 2 {
 			t.Fatalf("%s.csv: %v %q", name, err, files[name+".csv"])
@@ -269,6 +272,9 @@ func TestExportIsAZipOfEveryRecord(t *testing.T) {
 	}
 	if !strings.Contains(string(files["finledger.json"]), `"amount":12.50`) || all["format"] != "finledger-export/1" {
 		t.Errorf("finledger.json loses the scale, or has no format: %s", files["finledger.json"])
+	}
+	if !strings.Contains(string(files["attachments.csv"]), ticket["sha256"].(string)+",72,image/png,ticket.png,") {
+		t.Errorf("attachments.csv does not list the receipt %v: %s", ticket, files["attachments.csv"])
 	}
 	if !strings.Contains(string(files["members.csv"]), "alice") {
 		t.Errorf("members.csv: %s", files["members.csv"])

@@ -123,7 +123,7 @@ func TestExportDownloadsAZipOfEveryRecord(t *testing.T) {
 			names = append(names, f.Name)
 		}
 		want := []string{"wallets.csv", "categories.csv", "tags.csv", "transactions.csv", "budgets.csv", "goals.csv", "debts.csv",
-			"recurring-payments.csv", "members.csv", "finledger.json"}
+			"recurring-payments.csv", "members.csv", "attachments.csv", "finledger.json"}
 		if !slices.Equal(names, want) {
 			t.Fatalf("the zip holds %v, want %v", names, want)
 		}
