@@ -172,8 +172,14 @@ func TestSlowExportsStallNobody(t *testing.T) {
 	}
 	t.Logf("GET /api/me with %d slow exports open: %d samples, %d failed, median %s, p99 %s, max %s",
 		readers, len(took), failed, took[len(took)/2], p99, took[len(took)-1])
-	if failed > 0 || p99 > 100*time.Millisecond {
-		t.Fatalf("another user's GET /api/me: %d of %d failed, p99 %s; want none failed and p99 under 100 ms", failed, len(took), p99)
+	// A request stalled behind the exports waits for a connection of the pool, for
+	// seconds, or fails. A machine busy with other work delays a few by tens of
+	// milliseconds (p99 111 ms, median 12 ms, seen beside the rest of the suite under
+	// the race detector): the median says whether the requests wait, the p99 whether any
+	// stalls.
+	if median := took[len(took)/2]; failed > 0 || median > 50*time.Millisecond || p99 > 500*time.Millisecond {
+		t.Fatalf("another user's GET /api/me: %d of %d failed, median %s, p99 %s; want none failed, a median under 50 ms and a p99 under 500 ms",
+			failed, len(took), median, p99)
 	}
 }
 
