@@ -30,15 +30,17 @@ import (
 
 // importOptions are the settings of the statement import's phase.
 type importOptions struct {
-	rows       int // of the CSV statement
-	depth      int // transactions the wallet holds before the import
-	camtMB     int // size of the CAMT.053 file previewed after the rounds; 0 skips it
-	rounds     int // each on a fresh copy of the seeded database
-	duration   time.Duration
-	server     string // the finledger binary
-	profile    string // where the server's CPU profile of the last commit goes; "" none
-	heap       string // where the server's heap profile before the CAMT preview goes, and 4 s into the first commit with ".commit"; "" none
-	statements bool   // print pg_stat_statements of each commit
+	rows   int // of the CSV statement
+	depth  int // transactions the wallet holds before the import
+	camtMB int // size of the CAMT.053 file previewed after the rounds; 0 skips it
+	// attachmentMB is the size of the receipt attached and downloaded after the rounds; 0 skips it
+	attachmentMB int
+	rounds       int // each on a fresh copy of the seeded database
+	duration     time.Duration
+	server       string // the finledger binary
+	profile      string // where the server's CPU profile of the last commit goes; "" none
+	heap         string // where the server's heap profile before the CAMT preview goes, and 4 s into the first commit with ".commit"; "" none
+	statements   bool   // print pg_stat_statements of each commit
 }
 
 // The identity whose workspace the import phase seeds, and the databases it uses: the
@@ -226,6 +228,11 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 			}
 		}
 		if err := previewCAMT(ctx, last, w.wallet.String(), o.camtMB, out); err != nil {
+			return err
+		}
+	}
+	if o.attachmentMB > 0 && last != nil {
+		if err := attachReceipt(ctx, last, o.attachmentMB, out); err != nil {
 			return err
 		}
 	}
@@ -472,6 +479,31 @@ func (s *importServer) goHeap(ctx context.Context) (int64, error) {
 	return 0, fmt.Errorf("no go_memstats_heap_inuse_bytes in the metrics")
 }
 
+// sampleHeap samples the server's Go heap in use every 100 ms until the function it
+// returns is called, which gives the most it sampled.
+func (s *importServer) sampleHeap(ctx context.Context) func() int64 {
+	var most int64
+	sampling, stop := context.WithCancel(ctx)
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		for sampling.Err() == nil {
+			if h, err := s.goHeap(sampling); err == nil {
+				most = max(most, h)
+			}
+			select {
+			case <-sampling.Done():
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}()
+	return func() int64 {
+		stop()
+		<-sampled
+		return most
+	}
+}
+
 // previewCAMT previews a generated CAMT.053 file of about mb MB into the wallet, and
 // reports the time and the most the server held: resident, and Go heap in use (sampled
 // from its metrics every 100 ms).
@@ -483,27 +515,12 @@ func previewCAMT(ctx context.Context, s *importServer, wallet string, mb int, ou
 		return err
 	}
 	idleRSS, _ := residentBytes(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
-	var heapPeak int64
-	sampling, stop := context.WithCancel(ctx)
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		for sampling.Err() == nil {
-			if h, err := s.goHeap(sampling); err == nil {
-				heapPeak = max(heapPeak, h)
-			}
-			select {
-			case <-sampling.Done():
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
+	heapPeak := s.sampleHeap(ctx)
 	s.peak.Store(0)
 	started := time.Now()
 	raw, err := s.send(ctx, http.MethodPost, "/api/imports?walletId="+wallet, "application/xml", file, http.StatusCreated)
 	took := time.Since(started)
-	stop()
-	<-sampled
+	most := heapPeak()
 	if err != nil {
 		s.keep = true
 		return fmt.Errorf("CAMT preview: %w (server log: %s)", err, s.logPath)
@@ -524,7 +541,7 @@ func previewCAMT(ctx context.Context, s *importServer, wallet string, mb int, ou
 	}
 	fmt.Fprintf(out, "preview: %.2f s, %d rows in an answer of %.1f MB; server RSS at most %d MiB (%d MiB before), Go heap in use at most %d MiB "+
 		"(%d MiB before, sampled every 100 ms); the server's soft memory limit: %s\n",
-		took.Seconds(), len(preview.Import.Rows), float64(len(raw))/1e6, s.peakNow()>>20, idleRSS>>20, heapPeak>>20, idle>>20, limit)
+		took.Seconds(), len(preview.Import.Rows), float64(len(raw))/1e6, s.peakNow()>>20, idleRSS>>20, most>>20, idle>>20, limit)
 	return nil
 }
 
