@@ -616,7 +616,7 @@ func openAPIDocument() obj {
 		case "GET /api/export":
 			content = obj{rt.Media: obj{"schema": str(obj{"contentMediaType": "application/zip", "description": "wallets.csv, " +
 				"categories.csv, tags.csv, transactions.csv, budgets.csv, goals.csv, debts.csv, recurring-payments.csv, members.csv, " +
-					"attachments.csv (the files of the transactions, each with its SHA-256; the files themselves through their download) (RFC 4180, " +
+				"attachments.csv (the files of the transactions, each with its SHA-256; the files themselves through their download) (RFC 4180, " +
 				"UTF-8, a header row of the fields as the API names them, text people typed that a spreadsheet could run as a formula quoted behind a ') and " +
 				"finledger.json ({format: \"" + queries.ExportFormat + "\", exportedAt, workspace, and a list per CSV}); amounts keep their " +
 				"scale; archived wallets, categories and tags are in, with their flag; deleted records are not"})}}
