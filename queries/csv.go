@@ -24,7 +24,7 @@ var peopleText = map[string]bool{
 	// The export's fields, as the API names them.
 	"name": true, "description": true, "concept": true, "referenceNumber": true, "attachmentUrl": true,
 	"icon": true, "clabe": true, "provider": true, "creditor": true, "email": true, "payee": true, "memo": true,
-	"externalId": true,
+	"externalId": true, "fileName": true,
 	// The report's columns that are not the API's names.
 	"reference_number": true, "wallet": true, "category": true,
 }

@@ -60,10 +60,11 @@ func TestCSVCellsNeverRunAsFormulas(t *testing.T) {
 }
 
 // serviceText are the text fields of the export's records that the service writes
-// itself (a type, a currency, a colour checked against its pattern, a status): never a
+// itself (a type, a currency, a colour checked against its pattern, a status, a file's
+// hash and media type, told from its content): never a
 // person's free text, so never neutralised.
 var serviceText = map[string]bool{"type": true, "currency": true, "cardColor": true, "color": true, "period": true,
-	"kind": true, "periodicity": true, "role": true, "status": true}
+	"kind": true, "periodicity": true, "role": true, "status": true, "sha256": true, "contentType": true}
 
 // Every text field of every record the export writes is either a person's text,
 // neutralised (peopleText), or one the service writes: a new field must be put in one
