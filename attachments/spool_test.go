@@ -2,7 +2,6 @@ package attachments_test
 
 import (
 	"bytes"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/finledger/finledger/attachments"
+	"github.com/finledger/finledger/attachments/storetest"
 )
 
 // spool spools r with the temporary folder set to one of t's own, and fails t if that
@@ -151,7 +151,7 @@ func TestSpoolTooLarge(t *testing.T) {
 // The upload gives the file's hash, its size, and its bytes from the start, as often as
 // it is sought back.
 func TestSpoolHashSizeAndBytes(t *testing.T) {
-	data := pdf(t, 700<<10)
+	data := storetest.PDF(t, 700<<10)
 	u, err := spool(t, bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
@@ -178,27 +178,15 @@ func TestSpoolHashSizeAndBytes(t *testing.T) {
 // limit from a broken one.
 func TestSpoolBodyErrors(t *testing.T) {
 	broken := errors.New("connection reset")
-	body := io.MultiReader(bytes.NewReader(pdf(t, 100<<10)), &failing{err: broken})
+	body := io.MultiReader(bytes.NewReader(storetest.PDF(t, 100<<10)), &failing{err: broken})
 	if _, err := spool(t, body); !errors.Is(err, broken) {
 		t.Fatalf("%v, want the body's error", err)
 	}
-	limited := http.MaxBytesReader(nil, io.NopCloser(bytes.NewReader(pdf(t, 100<<10))), 50<<10)
+	limited := http.MaxBytesReader(nil, io.NopCloser(bytes.NewReader(storetest.PDF(t, 100<<10))), 50<<10)
 	var tooLarge *http.MaxBytesError
 	if _, err := spool(t, limited); !errors.As(err, &tooLarge) {
 		t.Fatalf("%v, want an *http.MaxBytesError", err)
 	}
-}
-
-// pdf is a file of size bytes that Spool takes for a PDF: its header, then random bytes.
-func pdf(t *testing.T, size int) []byte {
-	t.Helper()
-	header := "%PDF-1.7\n"
-	data := make([]byte, size)
-	copy(data, header)
-	if _, err := rand.Read(data[len(header):]); err != nil {
-		t.Fatal(err)
-	}
-	return data
 }
 
 // counter counts the bytes read through it.

@@ -4,26 +4,15 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"math/rand/v2"
 	"mime/multipart"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/finledger/finledger/attachments"
+	"github.com/finledger/finledger/attachments/storetest"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
-
-// receiptFile is a PDF-headed file of n bytes, the same for the same seed.
-func receiptFile(n int, seed uint64) []byte {
-	rng := rand.New(rand.NewPCG(seed, 28))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(rng.UintN(256))
-	}
-	copy(b, "%PDF-1.7\n")
-	return b
-}
 
 // A receipt attached to a transaction over HTTP: uploaded as the body or as a form,
 // listed, downloaded byte for byte as a download that no browser renders, seen by
@@ -36,7 +25,7 @@ func TestAttachments(t *testing.T) {
 		"concept": "Supermercado", "date": "2026-03-01"}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
 	path := "/api/transactions/" + tx + "/attachments"
 
-	big := receiptFile(600<<10, 1) // several chunks of the store
+	big := storetest.PDF(t, 600<<10) // several chunks of the store
 	sum := sha256.Sum256(big)
 	first := f.c.With("Content-Type", "application/pdf").With("Idempotency-Key", "receipt-1").
 		Post(path+"?fileName="+"ticket%20marzo.pdf", big).Expect(t, http.StatusCreated).Object("attachment")
@@ -118,10 +107,10 @@ func TestAttachmentBadInput(t *testing.T) {
 		}
 	}
 	expectError(t, f.c.With("Content-Type", "application/pdf").Post(path, ""), http.StatusBadRequest, "VALIDATION_ERROR")
-	expectError(t, f.c.With("Content-Type", "application/pdf").Post(path, receiptFile(attachments.MaxSize+1, 2)),
+	expectError(t, f.c.With("Content-Type", "application/pdf").Post(path, storetest.PDF(t, attachments.MaxSize+1)),
 		http.StatusRequestEntityTooLarge, "ATTACHMENT_TOO_LARGE")
 	expectError(t, f.c.With("Content-Type", "application/pdf").Post("/api/transactions/0195f3a2-0000-7000-8000-000000000001/attachments",
-		receiptFile(100, 3)), http.StatusNotFound, "TRANSACTION_NOT_FOUND")
+		storetest.PDF(t, 100)), http.StatusNotFound, "TRANSACTION_NOT_FOUND")
 	if list := f.c.Get(path).Expect(t, http.StatusOK).List("attachments"); len(list) != 0 {
 		t.Fatalf("attached after refusals: %v", list)
 	}

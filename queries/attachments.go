@@ -22,10 +22,13 @@ type Attachment struct {
 
 const attachmentColumns = `a.id, a.transaction_id, a.sha256, a.size, a.content_type, a.file_name, a.created_at`
 
-// liveAttachments are the attachments not removed, of transactions not deleted: a
-// deleted transaction's files are hidden with it.
+// liveAttachments are the workspace's ($1) attachments not removed, of transactions not
+// deleted: a deleted transaction's files are hidden with it.
 const liveAttachments = ` FROM attachments a JOIN transactions t ON t.workspace_id = a.workspace_id AND t.id = a.transaction_id
-	WHERE a.workspace_id = $1 AND a.transaction_id = $2 AND a.removed_at IS NULL AND t.deleted_at IS NULL`
+	WHERE a.workspace_id = $1 AND a.removed_at IS NULL AND t.deleted_at IS NULL`
+
+// liveAttachmentsOf are those of transaction $2.
+const liveAttachmentsOf = liveAttachments + ` AND a.transaction_id = $2`
 
 func scanAttachment(row pgx.CollectableRow) (Attachment, error) {
 	var a Attachment
@@ -35,7 +38,7 @@ func scanAttachment(row pgx.CollectableRow) (Attachment, error) {
 
 // Attachments lists the files of a live transaction, in the order they were attached.
 func Attachments(ctx context.Context, db DB, workspaceID, transactionID uuid.UUID) ([]Attachment, error) {
-	rows, err := db.Query(ctx, `SELECT `+attachmentColumns+liveAttachments+` ORDER BY a.created_version, a.id`, workspaceID, transactionID)
+	rows, err := db.Query(ctx, `SELECT `+attachmentColumns+liveAttachmentsOf+` ORDER BY a.created_version, a.id`, workspaceID, transactionID)
 	if err != nil {
 		return nil, fmt.Errorf("queries: attachments: %w", err)
 	}
@@ -44,6 +47,6 @@ func Attachments(ctx context.Context, db DB, workspaceID, transactionID uuid.UUI
 
 // AttachmentByID looks up a file of a live transaction.
 func AttachmentByID(workspaceID, transactionID, id uuid.UUID) Lookup[Attachment] {
-	return Lookup[Attachment]{"attachment", `SELECT ` + attachmentColumns + liveAttachments + ` AND a.id = $3`,
+	return Lookup[Attachment]{"attachment", `SELECT ` + attachmentColumns + liveAttachmentsOf + ` AND a.id = $3`,
 		[]any{workspaceID, transactionID, id}, scanAttachment}
 }

@@ -48,9 +48,7 @@ var exportTables = []exportTable{
 	table("debts", debtSelect+` WHERE workspace_id = $1 AND NOT deleted ORDER BY created_version`, scanDebt),
 	table("recurring-payments", recurringSelect+` WHERE workspace_id = $1 AND NOT deleted ORDER BY created_version`, scanRecurring),
 	table("members", membersSQL, scanMember),
-	table("attachments", `SELECT `+attachmentColumns+` FROM attachments a JOIN transactions t ON t.workspace_id = a.workspace_id
-		AND t.id = a.transaction_id WHERE a.workspace_id = $1 AND a.removed_at IS NULL AND t.deleted_at IS NULL ORDER BY a.created_version`,
-		scanAttachment),
+	table("attachments", `SELECT `+attachmentColumns+liveAttachments+` ORDER BY a.created_version`, scanAttachment),
 }
 
 // Export writes a workspace's records as a zip: one CSV per resource (exportTables;
