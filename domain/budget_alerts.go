@@ -13,7 +13,8 @@ import (
 // history: audited, replayed, and told (webhooks, push, the chat channel) exactly as
 // decided. The rules, the same as the budgets listing's spent and alertReached:
 //   - A budget's spending in a period is what the live expenses of its category in its
-//     currency, dated within the period, add up to (tags play no part).
+//     currency, dated within the period, add up to (tags play no part); of a split
+//     expense, what its parts of that category add up to.
 //   - The period is the budget's period holding the transaction's date (not today's),
 //     when that date lies within the budget's dates.
 //   - A command alerts for a period whose spending its events raise to Percent of the
@@ -46,36 +47,40 @@ func AlertReached(percentage, threshold decimal.Decimal) bool { return !percenta
 type Spending map[uuid.UUID]map[string]map[Date]decimal.Decimal
 
 // add adds a transaction's amount (sign 1) to its day's spending or takes it away
-// (sign -1); only live expenses with a category count. A day whose spending comes back
-// to zero is forgotten, so that the state holds only days with expenses.
+// (sign -1), each part of a split one under its own category; only live expenses count,
+// and only what has a category. A day whose spending comes back to zero is forgotten,
+// so that the state holds only days with expenses.
 func (s Spending) add(t *Transaction, sign int) {
-	if !t.countsTowardsBudgets() {
-		return
+	for _, line := range t.budgetLines() {
+		amount := line.Amount
+		if sign < 0 {
+			amount = amount.Neg()
+		}
+		s.addLine(*line.CategoryID, t.Currency, t.Date, amount)
 	}
-	amount := t.Amount
-	if sign < 0 {
-		amount = amount.Neg()
-	}
-	byCurrency := s[*t.CategoryID]
+}
+
+func (s Spending) addLine(category uuid.UUID, currency string, day Date, amount decimal.Decimal) {
+	byCurrency := s[category]
 	if byCurrency == nil {
 		byCurrency = map[string]map[Date]decimal.Decimal{}
-		s[*t.CategoryID] = byCurrency
+		s[category] = byCurrency
 	}
-	days := byCurrency[t.Currency]
+	days := byCurrency[currency]
 	if days == nil {
 		days = map[Date]decimal.Decimal{}
-		byCurrency[t.Currency] = days
+		byCurrency[currency] = days
 	}
-	total := days[t.Date].Add(amount)
+	total := days[day].Add(amount)
 	if !total.IsZero() {
-		days[t.Date] = total
+		days[day] = total
 		return
 	}
-	delete(days, t.Date)
+	delete(days, day)
 	if len(days) == 0 {
-		delete(byCurrency, t.Currency)
+		delete(byCurrency, currency)
 		if len(byCurrency) == 0 {
-			delete(s, *t.CategoryID)
+			delete(s, category)
 		}
 	}
 }
@@ -100,8 +105,20 @@ func (s Spending) between(category uuid.UUID, currency string, from, to Date) de
 	return sum
 }
 
-func (t *Transaction) countsTowardsBudgets() bool {
-	return !t.Deleted && t.Type == TxExpense && t.CategoryID != nil
+// budgetLines are the shares of t that count towards budgets: those with a category
+// of a live expense.
+func (t *Transaction) budgetLines() []CategoryShare {
+	if t.Deleted || t.Type != TxExpense {
+		return nil
+	}
+	lines := CategoryShares(t.CategoryID, t.Amount, t.Splits)
+	out := lines[:0:0]
+	for _, line := range lines {
+		if line.CategoryID != nil {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // budgetPeriod names one period of one budget by its first day.
@@ -193,33 +210,31 @@ func (d *alertDecision) transaction(id uuid.UUID) *Transaction {
 // move adds a transaction's amount (sign 1) to the spending of each budget period it
 // counts in, or takes it away (sign -1), and to what the event changes there (raised).
 func (d *alertDecision) move(t *Transaction, sign int, raised map[budgetPeriod]decimal.Decimal) error {
-	if !t.countsTowardsBudgets() {
-		return nil
-	}
-	day := t.Date
-	amount := t.Amount
-	if sign < 0 {
-		amount = amount.Neg()
-	}
-	for id, b := range d.w.Budgets {
-		if b.Deleted || b.CategoryID != *t.CategoryID || b.Currency != t.Currency {
-			continue
+	for _, line := range t.budgetLines() {
+		amount := line.Amount
+		if sign < 0 {
+			amount = amount.Neg()
 		}
-		from, to, ok, err := b.periodAt(day)
-		if err != nil {
-			return fmt.Errorf("domain: budget alerts: budget %s: %w", id, err)
+		for id, b := range d.w.Budgets {
+			if b.Deleted || b.CategoryID != *line.CategoryID || b.Currency != t.Currency {
+				continue
+			}
+			from, to, ok, err := b.periodAt(t.Date)
+			if err != nil {
+				return fmt.Errorf("domain: budget alerts: budget %s: %w", id, err)
+			}
+			if !ok {
+				continue
+			}
+			key := budgetPeriod{id, from}
+			spent, seen := d.spent[key]
+			if !seen {
+				spent = d.w.Spending.between(b.CategoryID, b.Currency, from, to)
+				d.ends[key] = to
+			}
+			d.spent[key] = spent.Add(amount)
+			raised[key] = raised[key].Add(amount)
 		}
-		if !ok {
-			continue
-		}
-		key := budgetPeriod{id, from}
-		spent, seen := d.spent[key]
-		if !seen {
-			spent = d.w.Spending.between(b.CategoryID, b.Currency, from, to)
-			d.ends[key] = to
-		}
-		d.spent[key] = spent.Add(amount)
-		raised[key] = raised[key].Add(amount)
 	}
 	return nil
 }

@@ -94,6 +94,12 @@ func (c UpdateTransactionByName) Decide(w *Workspace) ([]Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		if t, err := w.liveTransaction(c.TransactionID); Unmet(err) != nil {
+			return nil, err
+		} else if err == nil && len(t.Splits) > 0 {
+			return nil, Conflict("TRANSACTION_SPLIT", "the last transaction is split in %d parts, each with its own category: "+
+				"change a part's category in the app", len(t.Splits))
+		}
 		update.CategoryID = Null[uuid.UUID]()
 		if id != nil {
 			update.CategoryID = Of(*id)

@@ -254,8 +254,10 @@ type TransactionCreated struct {
 	// bank's id of its statement row; both are left out when it was not imported.
 	ImportID   *uuid.UUID `json:"importId,omitempty"`
 	ExternalID string     `json:"externalId,omitempty"`
-	Postings   []Posting  `json:"postings"`
-	Effects    *Effects   `json:"effects,omitempty"`
+	// Splits are the parts of a split transaction, left out when it is not split.
+	Splits   []SplitPart `json:"splits,omitempty"`
+	Postings []Posting   `json:"postings"`
+	Effects  *Effects    `json:"effects,omitempty"`
 }
 
 // EventType names TransactionCreated in history.
@@ -278,6 +280,9 @@ type TransactionChanges struct {
 	ReferenceNumber   Nullable[string]          `json:"referenceNumber,omitzero"`
 	AttachmentURL     Nullable[string]          `json:"attachmentUrl,omitzero"`
 	Cleared           Nullable[bool]            `json:"cleared,omitzero"`
+	// Splits replaces the parts of a split transaction whole; null makes it a
+	// transaction of one category again.
+	Splits Nullable[[]SplitPart] `json:"splits,omitzero"`
 }
 
 // TransactionUpdated changes a transaction; Postings move balances, and Effects goals

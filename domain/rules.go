@@ -436,13 +436,15 @@ func (b *RuleBook) first(s RuleSubject, only []uuid.UUID) (uuid.UUID, *RuleDefin
 
 // RuleTarget is a recorded transaction rules may change: what they read of it, and what
 // they may set (its category, tag and concept; the type, a transfer and skip are for
-// statements' rows only).
+// statements' rows only). A split transaction keeps its parts' categories.
 type RuleTarget struct {
 	TransactionID uuid.UUID
 	Subject       RuleSubject
 	CategoryID    *uuid.UUID
 	TagID         *uuid.UUID
 	Concept       *string
+	// Split: the transaction's categories are its parts', which rules leave alone.
+	Split bool
 }
 
 // RuleChange is what a rule changes of a recorded transaction: the fields set are those
@@ -465,7 +467,7 @@ func (b *RuleBook) Changes(targets []RuleTarget, only []uuid.UUID) []RuleChange 
 			continue
 		}
 		c, a := RuleChange{TransactionID: t.TransactionID, RuleID: id}, rule.Actions
-		if a.CategoryID != nil && (t.CategoryID == nil || *t.CategoryID != *a.CategoryID) {
+		if a.CategoryID != nil && !t.Split && (t.CategoryID == nil || *t.CategoryID != *a.CategoryID) {
 			c.CategoryID = a.CategoryID
 		}
 		if a.TagID != nil && (t.TagID == nil || *t.TagID != *a.TagID) {

@@ -107,7 +107,9 @@ type Transaction struct {
 	TagID             *uuid.UUID
 	GoalID            *uuid.UUID
 	DebtID            *uuid.UUID
-	Deleted           bool
+	// Splits are a split transaction's parts (splits.go), nil when it is not split.
+	Splits  []SplitPart
+	Deleted bool
 	// ImportID is the import that created the transaction or, when Matched, linked a
 	// statement row to it; ExternalID is that row's id at the bank.
 	ImportID   *uuid.UUID
@@ -376,7 +378,7 @@ func transactionOf(e *TransactionCreated) *Transaction {
 	return &Transaction{
 		Type: e.Type, Amount: e.Amount, DestinationAmount: e.DestinationAmount, Currency: e.Currency, Date: e.Date,
 		WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, TagID: e.TagID,
-		GoalID: e.GoalID, DebtID: e.DebtID, ImportID: e.ImportID, ExternalID: e.ExternalID,
+		GoalID: e.GoalID, DebtID: e.DebtID, ImportID: e.ImportID, ExternalID: e.ExternalID, Splits: e.Splits,
 	}
 }
 
@@ -424,5 +426,8 @@ func (t *Transaction) applyChanges(c TransactionChanges) {
 	}
 	if c.TagID.Set {
 		t.TagID = c.TagID.Ptr()
+	}
+	if c.Splits.Set {
+		t.Splits = c.Splits.Value
 	}
 }

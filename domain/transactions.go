@@ -3,6 +3,7 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"reflect"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -65,6 +66,8 @@ type CreateTransaction struct {
 	AttachmentURL   *string
 	// Cleared marks the transaction as seen on the wallet's statement.
 	Cleared bool
+	// Splits, when not nil, share the amount among parts (splits.go).
+	Splits []SplitPart
 }
 
 // Decide checks the transaction against the workspace and computes its postings.
@@ -124,6 +127,11 @@ func (c CreateTransaction) Decide(w *Workspace) ([]Event, error) {
 	if err := w.checkTransaction(&t, true); err != nil {
 		return nil, err
 	}
+	if c.Splits != nil {
+		if t.Splits, err = w.checkSplits(&t, c.Splits); err != nil {
+			return nil, err
+		}
+	}
 	if c.GoalID != nil {
 		return nil, InvalidField("goalId", "goes with goal_deposit and goal_withdrawal only")
 	}
@@ -137,7 +145,8 @@ func (c CreateTransaction) Decide(w *Workspace) ([]Event, error) {
 		DestinationAmount: t.DestinationAmount, Date: c.Date, Concept: c.Concept, Description: c.Description,
 		WalletID: t.WalletID, ToWalletID: t.ToWalletID, CategoryID: t.CategoryID, GoalID: c.GoalID,
 		DebtID: c.DebtID, RecurringID: c.RecurringID, TagID: t.TagID, ReferenceNumber: c.ReferenceNumber,
-		AttachmentURL: c.AttachmentURL, Cleared: c.Cleared, Postings: netPostings(t.effect()), Effects: t.createdEffects(),
+		AttachmentURL: c.AttachmentURL, Cleared: c.Cleared, Splits: t.Splits, Postings: netPostings(t.effect()),
+		Effects: t.createdEffects(),
 	}}, nil
 }
 
@@ -161,6 +170,9 @@ type UpdateTransaction struct {
 	ReferenceNumber   Nullable[string]
 	AttachmentURL     Nullable[string]
 	Cleared           Nullable[bool]
+	// Splits replaces the parts whole, or null makes the transaction one category again
+	// (splits.go).
+	Splits Nullable[[]SplitPart]
 	// AllowReconciled changes a reconciled transaction, which keeps its mark.
 	AllowReconciled bool
 }
@@ -179,7 +191,11 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]Event, error) {
 	if c.Cleared.Set && !c.Cleared.Valid {
 		return nil, InvalidField("cleared", "cannot be null")
 	}
-	if changes == (TransactionChanges{}) {
+	if c.Splits.Valid && !changes.CategoryID.Set && old.CategoryID != nil {
+		// Split, a transaction's category gives way to its parts'.
+		changes.CategoryID = Null[uuid.UUID]()
+	}
+	if reflect.ValueOf(changes).IsZero() && !c.Splits.Set {
 		// The cleared mark alone, or nothing: no money moves, goal movements included.
 		if !c.Cleared.Set {
 			return nil, nil
@@ -222,6 +238,9 @@ func (c UpdateTransaction) Decide(w *Workspace) ([]Event, error) {
 				return nil, InvalidField("walletId", "holds %s but the debt is in %s", next.Currency, d.Currency)
 			}
 		}
+	}
+	if changes.Splits, err = w.correctedSplits(old, &next, c.Splits); err != nil {
+		return nil, err
 	}
 	if next.Currency != old.Currency {
 		changes.Currency = Of(next.Currency)
@@ -356,6 +375,12 @@ func (c BulkTransactions) Decide(w *Workspace) ([]Event, error) {
 		}
 		for _, id := range c.IDs {
 			t := w.Transactions[id]
+			if len(t.Splits) > 0 {
+				err := Conflict("TRANSACTION_SPLIT", "transaction %s is split: each part has its own category, changed by "+
+					"correcting its parts (splits); nothing was changed", id)
+				err.Details = map[string]any{"split": []string{id.String()}}
+				return nil, err
+			}
 			if eqPtr(t.CategoryID, c.CategoryID) {
 				continue
 			}

@@ -353,13 +353,20 @@ type objectsField struct {
 	Name string
 	Max  int
 	Item *bodyRule
+	// Nullable documents that null clears the field.
+	Nullable bool
+	Doc      obj
 }
 
 func (f objectsField) key() string    { return f.Name }
-func (f objectsField) nullable() bool { return false }
+func (f objectsField) nullable() bool { return f.Nullable }
 
 func (f objectsField) schema() obj {
-	return obj{"type": "array", "maxItems": f.Max, "items": f.Item.schema()}
+	o := obj{"type": "array", "maxItems": f.Max, "items": f.Item.schema()}
+	if f.Nullable {
+		o["type"] = []string{"array", "null"}
+	}
+	return merge(o, clone(f.Doc))
 }
 
 // readObjects reads each object of a list field by read, on a body of its own checked
@@ -607,9 +614,18 @@ var (
 	categoryIsDefault = boolField{Name: "isDefault", Doc: obj{"default": false}}
 	recordTag         = idField{Name: "tagId", Nullable: true}
 
-	transactionAmount      = amountField{Name: "amount", Positive: true}
-	transactionDate        = dateField{Name: "date", Note: todayNote}
-	transactionCategory    = idField{Name: "categoryId", Nullable: true}
+	transactionAmount   = amountField{Name: "amount", Positive: true}
+	transactionDate     = dateField{Name: "date", Note: todayNote}
+	transactionCategory = idField{Name: "categoryId", Nullable: true}
+	// transactionSplits are a split transaction's parts (domain/splits.go).
+	splitAmount       = amountField{Name: "amount", Positive: true}
+	splitCurrency     = currencyField{Name: "currency", Doc: obj{"description": "the transaction's, which is the default: a part in another is refused"}}
+	transactionSplits = objectsField{Name: "splits", Max: domain.MaxSplitParts, Nullable: true, Item: &bodyRule{
+		Fields:   []field{splitAmount, splitCurrency, transactionCategory, recordTag, transactionConcept},
+		Required: []string{"amount"}},
+		Doc: obj{"description": "an income's or an expense's amount shared among parts, each with its own category, tag and " +
+			"concept, adding up exactly to the amount: at least two parts; the transaction then has no categoryId. In a " +
+			"correction, the parts whole; null makes the transaction one category again"}}
 	transactionWallet      = idField{Name: "walletId", Nullable: true, Doc: obj{"description": "default: the default-flagged wallet"}}
 	transactionToWallet    = idField{Name: "toWalletId", Nullable: true}
 	transactionDestination = idField{Name: "destinationWalletId", Nullable: true, Doc: obj{"description": "alias of toWalletId"}}
@@ -737,7 +753,7 @@ var (
 	tagRules         = []field{tagName, tagColor}
 	transactionRules = []field{transactionAmount, transactionDate, transactionConcept, transactionDescription, transactionCategory,
 		transactionWallet, transactionToWallet, transactionDestination, transactionDestAmount, recordTag, transactionReference,
-		transactionAttachment, transactionCleared}
+		transactionAttachment, transactionCleared, transactionSplits}
 	profileRules = []field{profileFirstName, profileLastName, profileCurrency, profileLanguage, profileTheme,
 		profileNotifications, profileOnboarded}
 	budgetRules = []field{recordName, budgetCategory, budgetAmount, recordCurrency, budgetPeriod, budgetStart, budgetEnd,

@@ -191,7 +191,12 @@ func schemas() obj {
 			"from or linked to, as the bank gave it or, when it gave none, made from the row's content"}),
 		"reconciled": merge(boolean(), obj{"description": "counted by a reconciliation with the wallet's statement: changes are " +
 			"refused (409 TRANSACTION_RECONCILED) unless sent with allowReconciled"}),
+		"splits": obj{"type": "array", "description": "the parts of a split income or expense, in order, adding up exactly to " +
+			"the amount; empty when it is not split", "items": object(obj{"amount": num(money), "currency": str(nil),
+			"categoryId": nuuid(), "tagId": nuuid(), "concept": nstr(nil)}, "amount", "currency", "categoryId", "tagId", "concept")},
 	}
+	matchingParts := obj{"type": "array", "items": obj{"type": "integer", "minimum": 0}, "description": "in a listing or a " +
+		"report filtered by categoryId: the positions (from 0) of the parts of a split transaction of that category; absent elsewhere"}
 	errorBody := func(details obj) obj {
 		return object(obj{"error": object(obj{
 			"code":      str(obj{"description": "stable, machine-readable"}),
@@ -225,7 +230,8 @@ func schemas() obj {
 		"RecurringResponse":  wrap("recurring", "Recurring"),
 		"RecurringList":      list("recurrent", "Recurring"),
 		"RecurringPayResult": withTransactions("recurring", "Recurring"),
-		"ReportLine":         record(merge(clone(transaction), obj{"walletName": str(nil), "categoryName": nstr(nil)})),
+		"ReportLine": object(merge(clone(transaction), obj{"walletName": str(nil), "categoryName": nstr(nil), "matchingParts": matchingParts}),
+			append(slices.Sorted(maps.Keys(transaction)), "categoryName", "walletName")...),
 		"Report": object(obj{"report": record(obj{"workspace": str(nil), "from": date, "to": date,
 			"totals":    totals,
 			"converted": converted, "missingRates": missingRates,
@@ -339,7 +345,8 @@ func schemas() obj {
 		"TagList":     list("tags", "Tag"),
 		"Transaction": object(merge(clone(transaction), obj{"runningBalance": num(obj{"description": "exact decimal; in a listing " +
 			"filtered by walletId: the wallet's balance after this transaction, counting every live transaction of the wallet dated before " +
-			"it, or on its date and recorded before it, whatever else the filter leaves out; absent elsewhere"})}), slices.Sorted(maps.Keys(transaction))...),
+			"it, or on its date and recorded before it, whatever else the filter leaves out; absent elsewhere"}),
+			"matchingParts": matchingParts}), slices.Sorted(maps.Keys(transaction))...),
 		"TransactionResponse": wrap("transaction", "Transaction"),
 		"Attachment": record(obj{"id": uuidRef(), "transactionId": uuidRef(),
 			"sha256":      str(obj{"pattern": "^[0-9a-f]{64}$", "description": "the file's SHA-256, hexadecimal: its content's name, which the history's event carries"}),

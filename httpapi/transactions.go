@@ -40,9 +40,28 @@ func transactionInput(b *body) domain.UpdateTransaction {
 		ReferenceNumber:   transactionReference.read(b),
 		AttachmentURL:     b.link(transactionAttachment),
 		Cleared:           transactionCleared.read(b),
+		Splits:            splitsOf(b),
 	}
 	in.ToWalletID = aliasOf(b, transactionToWallet.Name, transactionToWallet.read(b), transactionDestination.Name, transactionDestination.read(b))
 	return in
+}
+
+// splitsOf reads the parts of a split transaction: absent, null, or the parts (none,
+// when sent empty: refused as such).
+func splitsOf(b *body) domain.Nullable[[]domain.SplitPart] {
+	parts := readObjects(b, transactionSplits, func(p *body) domain.SplitPart {
+		return domain.SplitPart{Amount: splitAmount.read(p).Value, Currency: splitCurrency.read(p).Value,
+			CategoryID: transactionCategory.read(p).Ptr(), TagID: recordTag.read(p).Ptr(), Concept: transactionConcept.read(p).Ptr()}
+	})
+	switch raw, sent := b.fields[transactionSplits.Name]; {
+	case !sent:
+		return domain.Nullable[[]domain.SplitPart]{}
+	case string(raw) == "null":
+		return domain.Null[[]domain.SplitPart]()
+	case parts == nil:
+		parts = []domain.SplitPart{}
+	}
+	return domain.Of(parts)
 }
 
 func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
@@ -58,7 +77,7 @@ func createTransaction(s *Server, w http.ResponseWriter, r *http.Request) {
 		Date: in.Date.Value, Today: s.today(), Concept: in.Concept.Ptr(), Description: in.Description.Ptr(), WalletID: in.WalletID.Ptr(),
 		ToWalletID: in.ToWalletID.Ptr(), CategoryID: in.CategoryID.Ptr(), GoalID: goalID.Ptr(), DebtID: debtID.Ptr(),
 		TagID: in.TagID.Ptr(), ReferenceNumber: in.ReferenceNumber.Ptr(), AttachmentURL: in.AttachmentURL.Ptr(),
-		Cleared: orDefault(in.Cleared, false),
+		Cleared: orDefault(in.Cleared, false), Splits: in.Splits.Value,
 	}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Record("transaction", queries.TransactionByID(activeWorkspace(r), cmd.TransactionID))})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -51,6 +52,15 @@ var transactionColumns = map[string]string{
 	"categoryId": "category_id", "tagId": "tag_id", "referenceNumber": "reference_number",
 	"attachmentUrl": "attachment_url", "type": "type", "cleared": "cleared",
 }
+
+// transactionChangeColumns are the fields a transaction's correction may set, with
+// those a deletion's entry leaves out: a split transaction's parts, told by its
+// creation's and corrections' entries.
+var transactionChangeColumns = func() map[string]string {
+	cols := maps.Clone(transactionColumns)
+	cols["splits"] = "splits"
+	return cols
+}()
 
 // importLinkColumns are the fields a statement row's link to a transaction sets.
 var importLinkColumns = map[string]string{"importId": "import_id", "externalId": "external_id"}
@@ -142,7 +152,7 @@ func auditOf(e eventstore.RecordedEvent, data any) (auditEntry, error) {
 		}
 		cols := map[string]string{}
 		for k := range set {
-			cols[k] = transactionColumns[k]
+			cols[k] = transactionChangeColumns[k]
 		}
 		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionUpdate,
 			fromRow: cols, after: json.RawMessage(after)}, nil

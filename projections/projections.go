@@ -307,10 +307,14 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 	case *domain.TagArchived:
 		b.Queue(`UPDATE tags SET active = false, updated_at = $3 WHERE workspace_id = $1 AND id = $2`, ws, d.TagID, at)
 	case *domain.TransactionCreated:
+		splits, err := splitsJSON(d.Splits)
+		if err != nil {
+			return err
+		}
 		p.gatherTransaction(d.TransactionID)
 		p.transactions.add(ws, d.TransactionID, d.Type, d.Amount, d.Currency, d.DestinationAmount, d.Date, d.Concept,
 			d.Description, d.WalletID, d.ToWalletID, d.CategoryID, d.GoalID, d.DebtID, d.RecurringID, d.TagID, d.ReferenceNumber,
-			d.AttachmentURL, d.Cleared, at, at, e.Version, d.ImportID, nullIfEmpty(d.ExternalID))
+			d.AttachmentURL, d.Cleared, at, at, e.Version, d.ImportID, nullIfEmpty(d.ExternalID), splits)
 		p.postings.add(ws, d.Postings, at, e.Version)
 		p.totals.add(ws, d, e.Version)
 		if err := queueEffects(b, ws, e, d.Effects); err != nil {
@@ -319,6 +323,10 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		queueChannelTransaction(b, ws, e, meta, d)
 	case *domain.TransactionUpdated:
 		c := d.Changes
+		splits, err := splitsJSON(c.Splits.Value)
+		if err != nil {
+			return err
+		}
 		queueTotalsRemoved(b, ws, d.TransactionID)
 		queueReplaced(b, ws, d.TransactionID, e.Version)
 		b.Queue(`UPDATE transactions SET
@@ -335,6 +343,7 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 				reference_number = CASE WHEN $23 THEN $24 ELSE reference_number END,
 				attachment_url = CASE WHEN $25 THEN $26 ELSE attachment_url END,
 				cleared = CASE WHEN $29 THEN $30 ELSE cleared END,
+				splits = CASE WHEN $31 THEN $32::jsonb ELSE splits END,
 				updated_at = $27, changed_version = $28
 			WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID,
@@ -343,7 +352,8 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 			c.Concept.Set, c.Concept.Ptr(), c.Description.Set, c.Description.Ptr(),
 			c.WalletID.Set, c.WalletID.Ptr(), c.ToWalletID.Set, c.ToWalletID.Ptr(),
 			c.CategoryID.Set, c.CategoryID.Ptr(), c.TagID.Set, c.TagID.Ptr(),
-			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at, e.Version, c.Cleared.Set, c.Cleared.Value)
+			c.ReferenceNumber.Set, c.ReferenceNumber.Ptr(), c.AttachmentURL.Set, c.AttachmentURL.Ptr(), at, e.Version, c.Cleared.Set, c.Cleared.Value,
+			c.Splits.Set, splits)
 		p.postings.add(ws, d.Postings, at, e.Version)
 		queueTotalsAdded(b, ws, d.TransactionID)
 		queueTotalsKept(b, ws, d.TransactionID, e.Version)
@@ -397,6 +407,20 @@ func queueLinked(b *pgx.Batch, p *pending, ws, transactionID uuid.UUID, importID
 		return
 	}
 	queueTotalsKept(b, ws, transactionID, version)
+}
+
+// splitsJSON is a split transaction's parts as its row holds them, as its event states
+// them (amounts with their scale); nil, stored as NULL, when it is not split.
+func splitsJSON(parts []domain.SplitPart) (*string, error) {
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(parts)
+	if err != nil {
+		return nil, fmt.Errorf("projections: split parts: %w", err)
+	}
+	s := string(b)
+	return &s, nil
 }
 
 // nullIfEmpty stores an empty text as NULL.

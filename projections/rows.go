@@ -247,7 +247,7 @@ var transactionInsert = newRowInsert("transactions", []string{"workspace_id uuid
 	"currency text", "destination_amount numeric", "date date", "concept text", "description text", "wallet_id uuid",
 	"to_wallet_id uuid", "category_id uuid", "goal_id uuid", "debt_id uuid", "recurring_id uuid", "tag_id uuid",
 	"reference_number text", "attachment_url text", "cleared boolean", "created_at timestamptz", "updated_at timestamptz", "created_version bigint",
-	"import_id uuid", "external_id text"}, "")
+	"import_id uuid", "external_id text", "splits jsonb"}, "")
 
 // transactionCountsInsert adds to the transaction counts: the rows it is given are
 // counts of new transactions, one per key.

@@ -38,11 +38,11 @@ func (tt totalsTable) sql(template string) string {
 // effectSQL adds (sign $3 = 1) or takes away (-1) a transaction's contribution to a
 // table of totals. It reads the transaction's live row, so that the same statement adds
 // a transaction (after its update) and takes it away (before its update or deletion)
-// whatever changed: replay runs them in the same order and gets the same sums.
+// whatever changed: replay runs them in the same order and gets the same sums. A split
+// transaction counts under each of its parts' categories (finledger_category_lines).
 const effectSQL = `INSERT INTO {table} (workspace_id, {period}, type, currency, category_id, amount, count)
-	SELECT t.workspace_id, {periodOf t}, t.type, t.currency, coalesce(t.category_id, '00000000-0000-0000-0000-000000000000'),
-		$3::int * t.amount, $3::int
-	FROM transactions t
+	SELECT t.workspace_id, {periodOf t}, t.type, t.currency, l.category_id, $3::int * l.amount, $3::int
+	FROM transactions t CROSS JOIN LATERAL finledger_category_lines(t.category_id, t.amount, t.splits) l
 	WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type IN ('income', 'expense')
 	ON CONFLICT (workspace_id, category_id, type, currency, {period}) DO UPDATE
 		SET amount = {table}.amount + excluded.amount, count = {table}.count + excluded.count`
@@ -55,14 +55,14 @@ const keptSQL = `INSERT INTO {history} (version, workspace_id, {period}, type, c
 	SELECT $3, d.workspace_id, d.{period}, d.type, d.currency, d.category_id, trim_scale(d.amount), d.count
 	FROM {table} d
 	WHERE (d.workspace_id, d.category_id, d.type, d.currency, d.{period}) IN (
-		SELECT workspace_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), type, currency, {periodOf t}
-		FROM transactions t
-		WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL AND type IN ('income', 'expense')
+		SELECT t.workspace_id, l.category_id, t.type, t.currency, {periodOf t}
+		FROM transactions t CROSS JOIN LATERAL finledger_category_lines(t.category_id, t.amount, t.splits) l
+		WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type IN ('income', 'expense')
 		UNION
-		SELECT workspace_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000'), type, currency, {periodOf t}
-		FROM transaction_versions t
-		WHERE workspace_id = $1 AND id = $2 AND replaced_version = $3 AND deleted_at IS NULL
-			AND type IN ('income', 'expense'))`
+		SELECT t.workspace_id, l.category_id, t.type, t.currency, {periodOf t}
+		FROM transaction_versions t CROSS JOIN LATERAL finledger_category_lines(t.category_id, t.amount, t.splits) l
+		WHERE t.workspace_id = $1 AND t.id = $2 AND t.replaced_version = $3 AND t.deleted_at IS NULL
+			AND t.type IN ('income', 'expense'))`
 
 // keptOfManySQL is keptSQL for several transactions ($2, an array) that one event of
 // version $3 replaced, each total once.
@@ -116,16 +116,17 @@ const linkedSQL = `WITH s AS (
 		FROM unnest($12::uuid[], $13::uuid[], $14::bigint[]) AS l(workspace_id, id, version)
 		JOIN transactions t ON t.workspace_id = l.workspace_id AND t.id = l.id AND t.deleted_at IS NULL
 			AND t.type IN ('income', 'expense')
+		CROSS JOIN LATERAL finledger_category_lines(t.category_id, t.amount, t.splits) c
 		JOIN {table} d ON (d.workspace_id, d.category_id, d.type, d.currency, d.{period})
-			= (t.workspace_id, coalesce(t.category_id, '00000000-0000-0000-0000-000000000000'), t.type, t.currency, {periodOf t})
+			= (t.workspace_id, c.category_id, t.type, t.currency, {periodOf t})
 		LEFT JOIN s ON (s.workspace_id, s.category_id, s.type, s.currency, s.period)
 			= (d.workspace_id, d.category_id, d.type, d.currency, d.{period}))
 	INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
-	SELECT DISTINCT ON (k.workspace_id, k.version) k.version, k.workspace_id, k.period, k.type, k.currency, k.category_id,
+	SELECT DISTINCT ON (k.workspace_id, k.version, k.category_id) k.version, k.workspace_id, k.period, k.type, k.currency, k.category_id,
 		trim_scale(k.amount - coalesce(e.later_amount, k.gathered_amount, 0)), k.count - coalesce(e.later_count, k.gathered_count, 0)
 	FROM k LEFT JOIN unnest($8::int[], $9::bigint[], $10::numeric[], $11::bigint[]) AS e(total, version, later_amount, later_count)
 		ON e.total = k.total AND e.version < k.version
-	ORDER BY k.workspace_id, k.version, e.version DESC NULLS LAST`
+	ORDER BY k.workspace_id, k.version, k.category_id, e.version DESC NULLS LAST`
 
 // totalsStatements are the statements of one table of totals, filled from the templates
 // above.
@@ -244,7 +245,9 @@ type gatheredTotal struct {
 }
 
 // add counts a new transaction, created by the event of the given version, and sums it
-// if it is an income or an expense.
+// if it is an income or an expense: a split one under each of its parts' categories
+// (domain.CategoryShares), as effectSQL does. Its count is under its own category, the
+// nil one when split, as countAddSQL counts a corrected one.
 func (t *gatheredTotals) add(ws uuid.UUID, d *domain.TransactionCreated, version int64) {
 	k := totalsKey{workspaceID: ws, typ: d.Type, period: d.Date}
 	if d.CategoryID != nil {
@@ -258,8 +261,14 @@ func (t *gatheredTotals) add(ws uuid.UUID, d *domain.TransactionCreated, version
 		return
 	}
 	k.currency, m.currency = d.Currency, d.Currency
-	t.days.add(k, d.Amount, version)
-	t.months.add(m, d.Amount, version)
+	for _, share := range domain.CategoryShares(d.CategoryID, d.Amount, d.Splits) {
+		k.categoryID, m.categoryID = uuid.Nil, uuid.Nil
+		if share.CategoryID != nil {
+			k.categoryID, m.categoryID = *share.CategoryID, *share.CategoryID
+		}
+		t.days.add(k, share.Amount, version)
+		t.months.add(m, share.Amount, version)
+	}
 }
 
 // add sums amount into row k for the event of the given version.

@@ -2,6 +2,7 @@ package queries
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"time"
 
@@ -75,9 +76,14 @@ func BuildAgentContext(ctx context.Context, db DB, ws Workspace, today domain.Da
 		return c, err
 	}
 	c.RecentStats = RecentStats{From: from, To: today, Days: recentDays, Totals: []ReportTotal{}}
+	// Counted apart from the totals, which count a split transaction under each of its
+	// parts' categories.
+	if err := db.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL
+		AND type IN ('income', 'expense') AND date BETWEEN $2 AND $3`, ownPlan, ws.ID, from, today).Scan(&c.RecentStats.Count); err != nil {
+		return c, fmt.Errorf("queries: recent transactions: %w", err)
+	}
 	sums := map[string]*[2]decimal.Decimal{}
 	for _, t := range totals {
-		c.RecentStats.Count += t.Count
 		if sums[t.Currency] == nil {
 			sums[t.Currency] = &[2]decimal.Decimal{}
 		}

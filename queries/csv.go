@@ -26,7 +26,7 @@ var peopleText = map[string]bool{
 	"icon": true, "clabe": true, "provider": true, "creditor": true, "email": true, "payee": true, "memo": true,
 	"externalId": true, "fileName": true,
 	// The report's columns that are not the API's names.
-	"reference_number": true, "wallet": true, "category": true,
+	"reference_number": true, "wallet": true, "category": true, "split_concept": true,
 }
 
 // csvColumns says, for each column of one CSV, whether its cells are a person's text.

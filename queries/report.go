@@ -69,16 +69,30 @@ type Report struct {
 	MissingRates []fx.Missing     `json:"missingRates"`
 	ByCategory   []ReportCategory `json:"byCategory"`
 	Transactions []ReportLine     `json:"transactions"`
+	// names are the workspace's wallets' and categories' names, for the PDF's parts.
+	names reportNames
 }
 
 // reportLines selects a report's transactions: what follows the columns of
-// BuildReport's query and ReportCSV's. Their wallets' and categories' names are
-// looked up apart (reportNames): the workspace has few, and a join planned for the
+// BuildReport's query. A report of one category holds the transactions of that
+// category and the split ones with a part of it. Their wallets' and categories' names
+// are looked up apart (reportNames): the workspace has few, and a join planned for the
 // as-of views' row estimates could compare each line with every category.
 const reportLines = `FROM transactions t
 	WHERE t.workspace_id = $1 AND t.deleted_at IS NULL AND t.date BETWEEN $2 AND $3
 		AND ($4::uuid IS NULL OR t.wallet_id = $4 OR t.to_wallet_id = $4)
-		AND ($5::uuid IS NULL OR t.category_id = $5)`
+		AND ($5::uuid IS NULL OR t.category_id = $5 OR t.splits @> jsonb_build_array(jsonb_build_object('categoryId', $5::uuid::text)))`
+
+// reportPartLines selects a report's lines for its CSV, as reportLines does but with a
+// line per part of a split transaction (p, its part and position, NULL for a
+// transaction not split): in a report of one category, the parts of that category.
+const reportPartLines = `FROM transactions t
+	LEFT JOIN LATERAL (SELECT e.part, e.n FROM jsonb_array_elements(t.splits) WITH ORDINALITY AS e(part, n)
+		WHERE $5::uuid IS NULL OR e.part->>'categoryId' = $5::uuid::text) p ON true
+	WHERE t.workspace_id = $1 AND t.deleted_at IS NULL AND t.date BETWEEN $2 AND $3
+		AND ($4::uuid IS NULL OR t.wallet_id = $4 OR t.to_wallet_id = $4)
+		AND ($5::uuid IS NULL OR t.category_id = $5 OR p.part IS NOT NULL)
+		AND (t.splits IS NULL OR p.part IS NOT NULL)`
 
 // reportOrder is the order of a report's lines: oldest first, and those of a day in the
 // order they were recorded.
@@ -128,6 +142,7 @@ func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceNam
 	if err != nil {
 		return r, err
 	}
+	r.names = names
 	rows, err := db.Query(ctx, `SELECT `+qualified("t", transactionColumns)+` `+reportLines+` ORDER BY `+reportOrder+` LIMIT $6`,
 		workspaceID, f.From, f.To, f.WalletID, f.CategoryID, MaxReportLines+1)
 	if err != nil {
@@ -135,6 +150,9 @@ func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceNam
 	}
 	r.Transactions, err = all(rows, func(row pgx.CollectableRow) (ReportLine, error) {
 		t, err := scanTransaction(row)
+		if f.CategoryID != nil {
+			t.MatchingParts = partsOf(t.Splits, *f.CategoryID)
+		}
 		return ReportLine{Transaction: t, WalletName: names[t.WalletID], CategoryName: names.of(t.CategoryID)}, err
 	}, "report")
 	if err != nil {
@@ -161,21 +179,22 @@ func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceNam
 		if side < 0 {
 			continue
 		}
-		amount := decimal.Decimal(l.Amount)
 		if totals[l.Currency] == nil {
 			totals[l.Currency] = &[2]decimal.Decimal{}
 		}
-		totals[l.Currency][side] = totals[l.Currency][side].Add(amount)
-		k := key{currency: l.Currency}
-		name := "Uncategorized"
-		if l.CategoryID != nil {
-			k.category, name = *l.CategoryID, *l.CategoryName
+		for _, share := range l.categoryShares(f.CategoryID) {
+			totals[l.Currency][side] = totals[l.Currency][side].Add(share.Amount)
+			k := key{currency: l.Currency}
+			name := "Uncategorized"
+			if share.CategoryID != nil {
+				k.category, name = *share.CategoryID, deref(names.of(share.CategoryID))
+			}
+			if categories[k] == nil {
+				categories[k] = &ReportCategory{CategoryID: share.CategoryID, Name: name, Currency: l.Currency}
+				sums[k] = &[2]decimal.Decimal{}
+			}
+			sums[k][side] = sums[k][side].Add(share.Amount)
 		}
-		if categories[k] == nil {
-			categories[k] = &ReportCategory{CategoryID: l.CategoryID, Name: name, Currency: l.Currency}
-			sums[k] = &[2]decimal.Decimal{}
-		}
-		sums[k][side] = sums[k][side].Add(amount)
 	}
 	for currency, t := range totals {
 		r.Totals = append(r.Totals, ReportTotal{Currency: currency, Income: Amount(t[0]), Expenses: Amount(t[1]), Net: Amount(t[0].Sub(t[1]))})
@@ -198,24 +217,44 @@ func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceNam
 	return r, nil
 }
 
+// categoryShares are the shares by which a transaction counts towards its categories
+// (domain.CategoryShares), in a report of one category (only) that category's alone.
+func (t Transaction) categoryShares(only *uuid.UUID) []domain.CategoryShare {
+	parts := make([]domain.SplitPart, len(t.Splits))
+	for i, p := range t.Splits {
+		parts[i] = domain.SplitPart{Amount: decimal.Decimal(p.Amount), CategoryID: p.CategoryID}
+	}
+	shares := domain.CategoryShares(t.CategoryID, decimal.Decimal(t.Amount), parts)
+	if only == nil {
+		return shares
+	}
+	return slices.DeleteFunc(shares, func(s domain.CategoryShare) bool { return s.CategoryID == nil || *s.CategoryID != *only })
+}
+
 // reportCSVColumns are a report's CSV columns: the header, then each line's field as
 // the query gives it, written by PostgreSQL as the CSV shows it (a date as YYYY-MM-DD,
 // an amount with its exact digits and no trailing zeros, an id in its canonical form,
 // the fields a transaction shows as the API shows them), or, for a name, the id it is
-// looked up by.
+// looked up by. A split transaction has a line per part (reportPartLines): its amount
+// and category are the part's, split_part its position from 1, split_concept its
+// concept and transaction_amount the whole transaction's; those three are empty on the
+// line of a transaction not split.
 var reportCSVColumns = []struct{ header, field string }{
 	{"date", "t.date::text"}, // DateStyle ISO (database.Open)
 	{"type", "t.type"},
-	{"amount", "trim_scale(t.amount)::text"},
+	{"amount", "trim_scale(coalesce((p.part->>'amount')::numeric, t.amount))::text"},
 	{"currency", "t.currency"},
 	{"destination_amount", "trim_scale(t.destination_amount)::text"},
 	{"concept", "t.concept"},
 	{"description", "coalesce(t.description, t.concept)"}, // as scanTransaction shows it
 	{"wallet", "t.wallet_id::text"},
-	{"category", "t.category_id::text"},
+	{"category", "CASE WHEN p.part IS NULL THEN t.category_id::text ELSE p.part->>'categoryId' END"},
 	{"destination_wallet_id", "t.to_wallet_id::text"},
 	{"reference_number", "t.reference_number"},
 	{"id", "t.id::text"},
+	{"split_part", "p.n::text"},
+	{"split_concept", "p.part->>'concept'"},
+	{"transaction_amount", "CASE WHEN p.part IS NOT NULL THEN trim_scale(t.amount)::text END"},
 }
 
 // The CSV columns whose field is looked up in the report's names.
@@ -228,7 +267,7 @@ var reportCSVQuery = func() string {
 	for i, c := range reportCSVColumns {
 		fields[i] = c.field
 	}
-	return `SELECT ` + strings.Join(fields, ", ") + `, t.created_version::text ` + reportLines + ` LIMIT $6`
+	return `SELECT ` + strings.Join(fields, ", ") + `, t.created_version::text ` + reportPartLines + ` LIMIT $6`
 }()
 
 // csvLine is where a report's line stands among the lines written in the order read,
@@ -296,7 +335,8 @@ func ReportCSV(ctx context.Context, db DB, workspaceID uuid.UUID, f ReportFilter
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("queries: csv: %w", err)
 	}
-	slices.SortFunc(lines, func(a, b csvLine) int {
+	// Stable: the parts of a transaction keep their order.
+	slices.SortStableFunc(lines, func(a, b csvLine) int {
 		if c := strings.Compare(a.date, b.date); c != 0 {
 			return c
 		}
@@ -387,8 +427,20 @@ func (r Report) WritePDF(w io.Writer, chart ExpenseChart) error {
 	widths := []float64{22, 24, 60, 30, 24, 30}
 	row(widths, []string{"Date", "Type", "Concept", "Category", "Wallet", "Amount"}, true)
 	for _, l := range r.Transactions {
-		row(widths, []string{l.Date.String(), string(l.Type), clip(l.Description, 40), clip(deref(l.CategoryName), 18), l.WalletName,
+		category := deref(l.CategoryName)
+		if len(l.Splits) > 0 {
+			category = fmt.Sprintf("Split in %d", len(l.Splits))
+		}
+		row(widths, []string{l.Date.String(), string(l.Type), clip(l.Description, 40), clip(category, 18), l.WalletName,
 			money(l.Amount) + " " + l.Currency}, false)
+		for i, p := range l.Splits {
+			name := "Uncategorized"
+			if p.CategoryID != nil {
+				name = deref(r.names.of(p.CategoryID))
+			}
+			row(widths, []string{"", fmt.Sprintf("part %d", i+1), clip("  "+deref(p.Concept), 40), clip(name, 18), "",
+				money(p.Amount) + " " + l.Currency}, false)
+		}
 	}
 	if err := pdf.Output(w); err != nil {
 		return fmt.Errorf("queries: pdf: %w", err)

@@ -20,7 +20,6 @@ type Total struct {
 	Currency   string
 	CategoryID uuid.UUID // uuid.Nil for uncategorized
 	Amount     decimal.Decimal
-	Count      int64
 }
 
 // Totals sums the totals of a workspace over [from, to], optionally for one category,
@@ -28,7 +27,7 @@ type Total struct {
 // range and the daily totals of the days outside them.
 func Totals(ctx context.Context, db DB, workspaceID uuid.UUID, from, to domain.Date, category *uuid.UUID) ([]Total, error) {
 	s := splitByMonths(from, to)
-	rows, err := db.Query(ctx, `SELECT type, currency, category_id, sum(amount), sum(count) FROM (
+	rows, err := db.Query(ctx, `SELECT type, currency, category_id, sum(amount) FROM (
 			SELECT type, currency, category_id, amount, count FROM monthly_totals
 			WHERE workspace_id = $1 AND month BETWEEN $2 AND $3 AND ($8::uuid IS NULL OR category_id = $8)
 			UNION ALL
@@ -44,7 +43,7 @@ func Totals(ctx context.Context, db DB, workspaceID uuid.UUID, from, to domain.D
 	}
 	return all(rows, func(row pgx.CollectableRow) (Total, error) {
 		var t Total
-		err := row.Scan(&t.Type, &t.Currency, &t.CategoryID, &t.Amount, &t.Count)
+		err := row.Scan(&t.Type, &t.Currency, &t.CategoryID, &t.Amount)
 		return t, err
 	}, "totals")
 }

@@ -2,6 +2,7 @@ package queries
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/finledger/finledger/domain"
@@ -42,6 +43,12 @@ type Transaction struct {
 	// Reconciled: a reconciliation with the wallet's statement counted it; it refuses
 	// changes unless told (allowReconciled).
 	Reconciled bool `json:"reconciled"`
+	// Splits are the parts of a split transaction (domain/splits.go), empty when it is
+	// not split.
+	Splits []SplitPart `json:"splits"`
+	// MatchingParts are, in a listing filtered by a category, the positions (from 0) of
+	// the parts of a split transaction that are of that category; absent elsewhere.
+	MatchingParts []int `json:"matchingParts,omitempty"`
 	// RunningBalance is, in a listing of one wallet's transactions, the wallet's
 	// balance after this transaction (walletBalancesAfter); nil elsewhere.
 	RunningBalance *Amount   `json:"runningBalance,omitempty"`
@@ -49,9 +56,36 @@ type Transaction struct {
 	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
+// SplitPart is one part of a split transaction.
+type SplitPart struct {
+	Amount     Amount     `json:"amount"`
+	Currency   string     `json:"currency"`
+	CategoryID *uuid.UUID `json:"categoryId"`
+	TagID      *uuid.UUID `json:"tagId"`
+	Concept    *string    `json:"concept"`
+}
+
+// splitParts reads the parts a transaction's row holds (JSON, as its events state
+// them, amounts with their scale), none for NULL.
+func splitParts(raw []byte) ([]SplitPart, error) {
+	parts := []SplitPart{}
+	if raw == nil {
+		return parts, nil
+	}
+	var stored []domain.SplitPart
+	if err := json.Unmarshal(raw, &stored); err != nil {
+		return nil, fmt.Errorf("queries: split parts: %w", err)
+	}
+	for _, p := range stored {
+		parts = append(parts, SplitPart{Amount: Amount(p.Amount), Currency: p.Currency, CategoryID: p.CategoryID, TagID: p.TagID,
+			Concept: p.Concept})
+	}
+	return parts, nil
+}
+
 const transactionColumns = `id, type, amount, currency, destination_amount, date, concept, description, wallet_id,
 	to_wallet_id, category_id, goal_id, debt_id, tag_id, reference_number, attachment_url, cleared, reconciled, created_at, updated_at,
-	import_id, external_id`
+	import_id, external_id, splits`
 
 // scanTransaction reads transactionColumns and then, into extra, any further columns.
 func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) {
@@ -59,9 +93,16 @@ func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) 
 	var amount decimal.Decimal
 	var dest *decimal.Decimal
 	var description *string
+	var splits []byte
 	err := row.Scan(append([]any{&t.ID, &t.Type, &amount, &t.Currency, &dest, &t.Date, &t.Concept, &description, &t.WalletID,
 		&t.ToWalletID, &t.CategoryID, &t.GoalID, &t.DebtID, &t.TagID, &t.ReferenceNumber, &t.AttachmentURL,
-		&t.Cleared, &t.Reconciled, &t.CreatedAt, &t.UpdatedAt, &t.ImportID, &t.ExternalID}, extra...)...)
+		&t.Cleared, &t.Reconciled, &t.CreatedAt, &t.UpdatedAt, &t.ImportID, &t.ExternalID, &splits}, extra...)...)
+	if err != nil {
+		return t, err
+	}
+	if t.Splits, err = splitParts(splits); err != nil {
+		return t, err
+	}
 	t.Amount, t.DestinationAmount = Amount(amount), AmountPtr(dest)
 	t.DestinationWalletID = t.ToWalletID
 	// The reference page's clients read only `description`; a transaction recorded with
@@ -72,7 +113,7 @@ func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) 
 	case t.Concept != nil:
 		t.Description = *t.Concept
 	}
-	return t, err
+	return t, nil
 }
 
 // transactionByIDSQL looks a transaction up by primary key. It leaves deleted ones to
@@ -104,6 +145,9 @@ type TransactionFilter struct {
 	Search     string       // in concept or description, ignoring accents and case; or an amount (searchAmount)
 	Limit      int
 	Offset     int
+	// partsToo has a category find the split transactions with a part of it: set when
+	// the workspace holds any (splitsHeld).
+	partsToo bool
 }
 
 // TransactionPage is one page of a listing and the count of all matches.
@@ -122,6 +166,11 @@ type TransactionPage struct {
 // listing's indexes alone where the filter lets them, and only the page's rows are read.
 func Transactions(ctx context.Context, db DB, workspaceID uuid.UUID, f TransactionFilter) (TransactionPage, error) {
 	var page TransactionPage
+	if f.CategoryID != nil {
+		if err := db.QueryRow(ctx, splitsHeldSQL, workspaceID).Scan(&f.partsToo); err != nil {
+			return page, fmt.Errorf("queries: split transactions held: %w", err)
+		}
+	}
 	match := f.conditions(workspaceID, "date")
 	match.where = append(match.where, "deleted_at IS NULL") // the counts count live ones only
 	offset := f.Offset
@@ -154,10 +203,34 @@ func Transactions(ctx context.Context, db DB, workspaceID uuid.UUID, f Transacti
 		return page, fmt.Errorf("queries: list transactions: %w", err)
 	}
 	page.Transactions, err = all(rows, func(row pgx.CollectableRow) (Transaction, error) { return scanTransaction(row) }, "transactions")
-	if err != nil || f.WalletID == nil || len(page.Transactions) == 0 {
+	if err != nil {
+		return page, err
+	}
+	if f.CategoryID != nil {
+		for i := range page.Transactions {
+			page.Transactions[i].MatchingParts = partsOf(page.Transactions[i].Splits, *f.CategoryID)
+		}
+	}
+	if f.WalletID == nil || len(page.Transactions) == 0 {
 		return page, err
 	}
 	return page, walletBalancesAfter(ctx, db, workspaceID, *f.WalletID, page.Transactions)
+}
+
+// splitsHeldSQL tells whether a workspace holds a live split transaction: a filter by
+// category then looks into the parts too, and the transaction counts, which count a
+// split transaction under no category, cannot answer it.
+const splitsHeldSQL = `SELECT EXISTS (SELECT 1 FROM transactions WHERE workspace_id = $1 AND splits IS NOT NULL AND deleted_at IS NULL)`
+
+// partsOf returns the positions of the parts of category, nil when there are none.
+func partsOf(parts []SplitPart, category uuid.UUID) []int {
+	var at []int
+	for i, p := range parts {
+		if p.CategoryID != nil && *p.CategoryID == category {
+			at = append(at, i)
+		}
+	}
+	return at
 }
 
 // balancesAfterSQL is, for the transactions $4 of wallet $2, the wallet's balance after
@@ -264,9 +337,10 @@ func firstOfMonth(d time.Time) time.Time {
 }
 
 // counted tells whether the transaction counts can answer the filter: they count by
-// day, type and category, the uncategorized under the nil uuid, which no filter names.
+// day, type and category, the uncategorized under the nil uuid, which no filter names,
+// and a split transaction under no category but its own (none).
 func (f TransactionFilter) counted() bool {
-	return f.WalletID == nil && f.GoalID == nil && f.Search == "" && (f.CategoryID == nil || *f.CategoryID != uuid.Nil)
+	return f.WalletID == nil && f.GoalID == nil && f.Search == "" && (f.CategoryID == nil || *f.CategoryID != uuid.Nil) && !f.partsToo
 }
 
 // conditions is the filter as SQL conditions on the transactions or, as far as it goes,
@@ -279,7 +353,9 @@ func (f TransactionFilter) conditions(workspaceID uuid.UUID, dateColumn string) 
 	if f.WalletID != nil {
 		c.add("(wallet_id = ? OR to_wallet_id = ?)", *f.WalletID)
 	}
-	if f.CategoryID != nil {
+	if f.CategoryID != nil && f.partsToo {
+		c.add(`(category_id = ? OR splits @> jsonb_build_array(jsonb_build_object('categoryId', ?::uuid::text)))`, *f.CategoryID)
+	} else if f.CategoryID != nil {
 		c.add("category_id = ?", *f.CategoryID)
 	}
 	if f.GoalID != nil {

@@ -95,6 +95,28 @@ type TransactionCreatedPayload struct {
 	ReferenceNumber   *string                `json:"referenceNumber"`
 	AttachmentURL     *string                `json:"attachmentUrl"`
 	Cleared           bool                   `json:"cleared,omitempty" doc:"true when the transaction is cleared; absent when it is not"`
+	Splits            []SplitPart            `json:"splits,omitempty" doc:"the parts of a split income or expense, adding up exactly to the amount; absent when it is not split"`
+}
+
+// SplitPart is one part of a split transaction: its share of the amount, and that
+// share's category, tag and concept.
+type SplitPart struct {
+	Amount     Decimal    `json:"amount"`
+	Currency   string     `json:"currency"`
+	CategoryID *uuid.UUID `json:"categoryId"`
+	TagID      *uuid.UUID `json:"tagId"`
+	Concept    *string    `json:"concept"`
+}
+
+func splitPartsOf(parts []domain.SplitPart) []SplitPart {
+	if len(parts) == 0 {
+		return nil
+	}
+	out := make([]SplitPart, len(parts))
+	for i, p := range parts {
+		out[i] = SplitPart{Amount: Decimal(p.Amount), Currency: p.Currency, CategoryID: p.CategoryID, TagID: p.TagID, Concept: p.Concept}
+	}
+	return out
 }
 
 func (TransactionCreatedPayload) version() int { return 1 }
@@ -104,7 +126,7 @@ func transactionCreated(e *domain.TransactionCreated) TransactionCreatedPayload 
 		DestinationAmount: decimalPtr(e.DestinationAmount), Date: e.Date, Concept: e.Concept, Description: e.Description,
 		WalletID: e.WalletID, ToWalletID: e.ToWalletID, CategoryID: e.CategoryID, GoalID: e.GoalID, DebtID: e.DebtID,
 		RecurringID: e.RecurringID, TagID: e.TagID, ReferenceNumber: e.ReferenceNumber, AttachmentURL: e.AttachmentURL,
-		Cleared: e.Cleared}
+		Cleared: e.Cleared, Splits: splitPartsOf(e.Splits)}
 }
 
 // TransactionChanges are the fields a transaction.updated sets.
@@ -122,6 +144,7 @@ type TransactionChanges struct {
 	ReferenceNumber   Change[string]      `json:"referenceNumber,omitzero"`
 	AttachmentURL     Change[string]      `json:"attachmentUrl,omitzero"`
 	Cleared           Change[bool]        `json:"cleared,omitzero"`
+	Splits            Change[[]SplitPart] `json:"splits,omitzero" doc:"the parts, whole; null: the transaction is no longer split"`
 }
 
 // TransactionUpdatedPayload is the data of transaction.updated.
@@ -140,7 +163,7 @@ func transactionUpdated(e *domain.TransactionUpdated) TransactionUpdatedPayload 
 		Concept: changeOf(c.Concept, same), Description: changeOf(c.Description, same), WalletID: changeOf(c.WalletID, same),
 		ToWalletID: changeOf(c.ToWalletID, same), CategoryID: changeOf(c.CategoryID, same), TagID: changeOf(c.TagID, same),
 		ReferenceNumber: changeOf(c.ReferenceNumber, same), AttachmentURL: changeOf(c.AttachmentURL, same),
-		Cleared: changeOf(c.Cleared, same),
+		Cleared: changeOf(c.Cleared, same), Splits: changeOf(c.Splits, splitPartsOf),
 	}}
 }
 
