@@ -135,10 +135,8 @@ func splitSumError(sum, amount decimal.Decimal, currency string) *Error {
 	if diff.IsNegative() {
 		side = "more"
 	}
-	err := InvalidField("splits", "the parts add up to %s %s, %s %s than the amount %s", ExactString(sum), currency,
+	return InvalidField("splits", "the parts add up to %s %s, %s %s than the amount %s", ExactString(sum), currency,
 		ExactString(diff.Abs()), side, ExactString(amount))
-	err.Details = map[string]any{"partsTotal": ExactString(sum), "amount": ExactString(amount), "difference": ExactString(diff)}
-	return err
 }
 
 // correctedSplits decides the parts of a correction of old into next (changes applied,

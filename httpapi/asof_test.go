@@ -204,6 +204,12 @@ func TestAsOfAnswersAsTheLogCutThenAndReplayed(t *testing.T) {
 	done(keyed().Post("/api/transactions/bulk", map[string]any{"ids": []string{spent[2]}, "operation": "delete", "allowReconciled": true}),
 		http.StatusOK)
 	totalsHistoryDerivesAsWritten(t, env.Pool)
+	// A split expense, then its parts corrected: each part counts where it stood then.
+	receipt := done(f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": json.Number("55.00"), "date": "2026-03-12",
+		"splits": []map[string]any{{"amount": json.Number("30.10"), "categoryId": f.food}, {"amount": json.Number("19.90"), "categoryId": f.rent},
+			{"amount": 5}}}), http.StatusCreated).Object("transaction")["id"].(string)
+	done(keyed().Patch("/api/transactions/"+receipt, map[string]any{"splits": []map[string]any{{"amount": 50, "categoryId": f.food},
+		{"amount": 5, "categoryId": f.rent}}}), http.StatusOK)
 
 	// The moments: events' moments across the history, one between two, and now.
 	rows, err := env.Pool.Query(ctx, `SELECT recorded_at, version FROM events WHERE stream_id = $1 ORDER BY version`, "workspace-"+ws)
@@ -233,7 +239,7 @@ func TestAsOfAnswersAsTheLogCutThenAndReplayed(t *testing.T) {
 		}
 	}
 	last := moments[len(moments)-1]
-	picked = append(picked, moment{moments[6].at.Add(30 * time.Second), moments[6].version}, last)
+	picked = append(picked, moment{moments[6].at.Add(30 * time.Second), moments[6].version}, moments[len(moments)-2], last)
 	slices.SortFunc(picked, func(a, b moment) int { return a.at.Compare(b.at) })
 
 	differed := 0

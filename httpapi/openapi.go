@@ -302,6 +302,7 @@ func schemas() obj {
 			"candidates":        obj{"type": "array", "items": str(nil), "description": "CONFLICT: the names that matched"},
 			"missing":           obj{"type": "array", "items": uuidRef(), "description": "TRANSACTION_NOT_FOUND of a bulk operation: the ids not found"},
 			"reconciled":        obj{"type": "array", "items": uuidRef(), "description": "TRANSACTION_RECONCILED of a bulk operation: the reconciled ids"},
+			"split":             obj{"type": "array", "items": uuidRef(), "description": "TRANSACTION_SPLIT of a bulk recategorisation: the split ids"},
 			"retryAfterSeconds": obj{"type": "integer", "description": "as Retry-After"},
 			"limit":             obj{"type": "integer", "description": "TOO_MANY_STREAMS, TOO_MANY_BULK_READS: the limit reached"},
 			"columns":           obj{"type": "array", "items": str(nil), "description": "IMPORT_MAPPING_REQUIRED: the file's columns"},
