@@ -2,6 +2,7 @@ package browsertest_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"fmt"
 	"image"
 	"image/color"
@@ -46,7 +47,9 @@ func receiptFiles(t *testing.T) (photo, pdf, fake string) {
 // with its kind and size; the photo viewed large and the viewer closed by Escape, the
 // focus back on its thumbnail; a live update that keeps the area open; the download
 // link; a page of HTML named .pdf refused in the person's language; a deletion sent once
-// its undo time is over; and the thumbnails' blob: URLs revoked when the row closes.
+// its undo time is over; a live update with the focus elsewhere that opens the row
+// again; a photo dropped on the zone; and the thumbnails' blob: URLs revoked when the
+// row closes.
 func TestReceiptsAreAttachedViewedAndDeleted(t *testing.T) {
 	english := words(t)
 	var tx string
@@ -118,9 +121,22 @@ func TestReceiptsAreAttachedViewedAndDeleted(t *testing.T) {
 		s.waitFor("the photo gone from the list", `!document.querySelector('.receipt .thumb') && document.querySelectorAll('.receipt').length === 1`)
 		waitUntil(t, "the deletion sent after its undo time", func() bool { return len(s.api.Get(path).List("attachments")) == 1 })
 
-		// The row closes: the thumbnails' blob: URLs are revoked.
-		s.do(chromedp.SetUploadFiles(picker, []string{photo}))
-		s.waitFor("the photo again", `(document.querySelector('.receipt .thumb img') || {}).naturalWidth === 8`)
+		// With the focus out of the row, a live update opens it again, receipts and all.
+		s.eval(`document.activeElement.blur()`, nil)
+		s.api.Post("/api/transactions", map[string]any{"type": "expense", "amount": 9, "description": "Milk"}).Expect(t, http.StatusCreated)
+		s.waitFor("the row opened again", `document.querySelector('main tbody').innerText.includes('Milk') && document.querySelector('.receipts:not([aria-busy]) .receipt .file-icon')`)
+
+		// A photo dropped on the zone is attached; the row closes: the thumbnails' blob: URLs are revoked.
+		photoBytes, err := os.ReadFile(photo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.eval(fmt.Sprintf(`(() => {
+			const dt = new DataTransfer();
+			dt.items.add(new File([Uint8Array.from(atob(%q), (c) => c.charCodeAt(0))], 'ticket.png', { type: 'image/png' }));
+			document.querySelector('.drop-zone').dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
+		})()`, base64.StdEncoding.EncodeToString(photoBytes)), nil)
+		s.waitFor("the dropped photo", `(document.querySelector('.receipt .thumb img') || {}).naturalWidth === 8`)
 		var src string
 		s.eval(`document.querySelector('.receipt .thumb img').src`, &src)
 		s.pushButtonText(s.view.say("Cancel", "Cancelar"))
