@@ -46,8 +46,8 @@ func receiptFiles(t *testing.T) (photo, pdf, fake string) {
 // file input, the photo's thumbnail (fetched with the session) and the PDF's icon, each
 // with its kind and size; the photo viewed large and the viewer closed by Escape, the
 // focus back on its thumbnail; a live update that keeps the area open; the download
-// link; a page of HTML named .pdf refused in the person's language; a deletion sent once
-// its undo time is over; a live update with the focus elsewhere that opens the row
+// link; a page of HTML named .pdf refused in the person's language; a deletion undone,
+// and one sent once its undo time is over; a live update with the focus elsewhere that opens the row
 // again; a photo dropped on the zone; and the thumbnails' blob: URLs revoked when the
 // row closes.
 func TestReceiptsAreAttachedViewedAndDeleted(t *testing.T) {
@@ -117,6 +117,10 @@ func TestReceiptsAreAttachedViewedAndDeleted(t *testing.T) {
 			t.Fatalf("after the refusal %d attachments", n)
 		}
 
+		s.press(s.view.say("Delete", "Eliminar"), "factura.pdf")
+		s.waitFor("the PDF gone from the list", `!document.querySelector('.receipt .file-icon')`)
+		s.eval(fmt.Sprintf(`[...document.querySelectorAll('.toast button')].find((b) => b.innerText === %q).click()`, s.view.say("Undo", "Deshacer")), nil)
+		s.waitFor("the PDF back", `document.querySelector('.receipt .file-icon')`)
 		s.press(s.view.say("Delete", "Eliminar"), "ticket.png")
 		s.waitFor("the photo gone from the list", `!document.querySelector('.receipt .thumb') && document.querySelectorAll('.receipt').length === 1`)
 		waitUntil(t, "the deletion sent after its undo time", func() bool { return len(s.api.Get(path).List("attachments")) == 1 })
@@ -137,6 +141,13 @@ func TestReceiptsAreAttachedViewedAndDeleted(t *testing.T) {
 			document.querySelector('.drop-zone').dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
 		})()`, base64.StdEncoding.EncodeToString(photoBytes)), nil)
 		s.waitFor("the dropped photo", `(document.querySelector('.receipt .thumb img') || {}).naturalWidth === 8`)
+		var names []string
+		for _, a := range s.api.Get(path).Expect(t, http.StatusOK).List("attachments") {
+			names = append(names, fmt.Sprint(a["fileName"]))
+		}
+		if fmt.Sprint(names) != "[factura.pdf ticket.png]" {
+			t.Fatalf("attached at the end: %v", names)
+		}
 		var src string
 		s.eval(`document.querySelector('.receipt .thumb img').src`, &src)
 		s.pushButtonText(s.view.say("Cancel", "Cancelar"))

@@ -59,6 +59,10 @@ function sweep() {
   if (!drawn.size) watcher.disconnect();
 }
 
+// everywhere draws (or lists again) every area of a transaction on the page: a row opened
+// again by a redraw shows a deletion's undo, or its end, as the row that asked for it would.
+const everywhere = (tx, what) => { for (const area of drawn) if (area.tx === tx && area.el.isConnected) area[what](); };
+
 // receipts is the receipts area of transaction tx: drawn at once, filled once it is on
 // the page (a twin a redraw throws away fetches nothing).
 export function receipts(tx) {
@@ -75,7 +79,7 @@ export function receipts(tx) {
   const el = h('section', { class: 'receipts', 'aria-labelledby': heading, 'aria-busy': 'true' },
     h('h3', { id: heading, tabindex: '-1' }, t('Receipts')), error, list, zone);
   // pictures are the thumbnails' blob: URLs by attachment, fetched once each.
-  const area = { el, pictures: new Map() };
+  const area = { tx: tx.id, el, pictures: new Map(), draw: () => draw(), load: () => load() };
   let found = [];
 
   zone.addEventListener('dragover', (e) => { e.preventDefault(); zone.classList.add('dropping'); });
@@ -166,13 +170,13 @@ export function receipts(tx) {
       clearTimeout(timer);
       pending.delete(a.id);
       if (leaving) return api.deleteOnLeave(`${base}/${a.id}`);
-      api.del(`${base}/${a.id}`).catch((err) => toast(refusal(err))).finally(load);
+      api.del(`${base}/${a.id}`).catch((err) => toast(refusal(err))).finally(() => everywhere(tx.id, 'load'));
     };
     pending.set(a.id, send);
     timer = setTimeout(() => send(false), 5000);
-    draw();
+    everywhere(tx.id, 'draw');
     el.querySelector('h3').focus();
-    toast(t('Deleted.'), { label: t('Undo'), run: () => { clearTimeout(timer); pending.delete(a.id); draw(); } }, 5);
+    toast(t('Deleted.'), { label: t('Undo'), run: () => { clearTimeout(timer); pending.delete(a.id); everywhere(tx.id, 'draw'); } }, 5);
   }
 
   setTimeout(async () => {
