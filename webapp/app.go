@@ -94,8 +94,9 @@ func (a *App) Routes(r chi.Router) {
 	r.Post("/auth/logout", a.signOut)
 }
 
-// appPolicy lets the app load only its own files and call only its own origin.
-const appPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
+// appPolicy lets the app load only its own files and call only its own origin; an image
+// may also be a blob: the bytes of a receipt the app fetched itself.
+const appPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data: blob:; " +
 	"manifest-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // serveApp answers a file of the app, or the app's page for any route of the app, which

@@ -73,16 +73,21 @@ export function deleteOnLeave(path) {
   fetch(path, { method: 'DELETE', keepalive: true, credentials: 'same-origin', headers: writeHeaders({}) });
 }
 
-// download fetches a file of the API (a report) and hands it to the browser.
-export async function download(path, filename) {
+// file fetches a file of the API (a report, a receipt) as a Blob: an element's src or
+// href cannot send the session's CSRF token.
+export async function file(path) {
   const res = await fetch(path, { credentials: 'same-origin', headers: headers({}) });
   if (!res.ok) {
     let json = null;
     try { json = await res.json(); } catch { json = null; }
     throw new ApiError(res.status, json);
   }
-  const blob = await res.blob();
-  const url = URL.createObjectURL(blob);
+  return res.blob();
+}
+
+// download fetches a file of the API (a report) and hands it to the browser.
+export async function download(path, filename) {
+  const url = URL.createObjectURL(await file(path));
   const a = document.createElement('a');
   a.href = url;
   a.download = filename;

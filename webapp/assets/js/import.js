@@ -5,7 +5,7 @@
 // its own words and styles.
 import * as api from './api.js';
 import { t, term, say, money, day, moment, learn } from './i18n.js';
-import { h, field, form, toast, table, empty, confirmed, pager } from './ui.js';
+import { h, field, form, toast, table, empty, confirmed, pager, sheet } from './ui.js';
 import { units, text } from './sums.js';
 
 learn({
@@ -90,13 +90,6 @@ function refusal(err) {
   return line ? `${words} (${t('line')} ${line})` : words;
 }
 
-// styles loads the page's style sheet once, before the page is drawn.
-function styles() {
-  if (document.querySelector('link[data-import]')) return null;
-  return new Promise((done) => document.head.append(h('link', { rel: 'stylesheet', href: '/app/import.css', 'data-import': true,
-    onload: done, onerror: done })));
-}
-
 // summarize counts a preview's rows and where the wallet's balance would stand, as the
 // API's summary does, in exact ten-thousandths: a changed decision updates it at once.
 function summarize(imp) {
@@ -122,7 +115,7 @@ function signedAmount(amount, currency) {
 }
 
 export async function render(main, ctx) {
-  await styles();
+  await sheet('/app/import.css');
   const [{ wallets }, { categories }] = await Promise.all([api.get('/api/wallets'), api.get('/api/categories')]);
   const walletOf = (id) => wallets.find((w) => w.id === id) || { name: '—', currency: 'MXN' };
   // session is what is under way: the file sent, how it is read, and its preview.

@@ -207,8 +207,14 @@ async function transactionsPage(main, ctx) {
 
   // ticked are the rows the person selected on this page: a redraw keeps them.
   let ticked = new Set();
+  // opened is the row being corrected: a redraw that does not keep it (nothing typed in
+  // it, the focus elsewhere) opens it again.
+  let opened = null;
   async function drawList(p = page) {
-    if (p !== page) ticked = new Set();
+    if (p !== page) {
+      ticked = new Set();
+      opened = null;
+    }
     page = p;
     const res = first || await api.get(listingPath(page));
     first = null;
@@ -229,6 +235,8 @@ async function transactionsPage(main, ctx) {
         h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('Delete')} ${tx.description || ''}`, onclick: () => remove(tx) }, t('Delete')))],
     ].filter(Boolean), rows, t('Transactions')) : nothingFound(), turn);
     list.dispatchEvent(new Event('change'));
+    const again = rows.find((tx) => tx.id === opened);
+    if (again) editRow(list.querySelector(`tr[data-key="${again.id}"]`), again, false);
   }
 
   // nothingFound is the empty list's text, which says what a search matched nothing of.
@@ -266,7 +274,9 @@ async function transactionsPage(main, ctx) {
       h('div', { class: 'field check' }, all, h('label', { for: 'select-all' }, t('Select all on this page'))), count, category, move, del);
   }
 
-  function editRow(tr, tx) {
+  // editRow corrects a row in place, its receipts below (a module fetched then).
+  function editRow(tr, tx, focus = true) {
+    opened = tx.id;
     const cell = h('td', { colspan: String(tr.children.length) });
     const edit = form([
       amountField('amount', t('Amount'), tx.amount, { currency: () => tx.currency }),
@@ -279,12 +289,15 @@ async function transactionsPage(main, ctx) {
       if (v.categoryId) body.categoryId = v.categoryId;
       await api.patch('/api/transactions/' + tx.id, body);
       toast(t('Saved.'));
+      opened = null;
       await drawList();
     }, { class: 'form inline', 'aria-label': t('Correct') });
-    edit.querySelector('.actions').append(h('button', { type: 'button', onclick: () => drawList() }, t('Cancel')));
-    cell.append(edit);
+    edit.querySelector('.actions').append(h('button', { type: 'button', onclick: () => { opened = null; drawList(); } }, t('Cancel')));
+    const slot = h('div');
+    cell.append(edit, slot);
     tr.replaceChildren(cell);
-    edit.querySelector('input').focus();
+    if (focus) edit.querySelector('input').focus();
+    import('./receipts.js').then((m) => slot.replaceWith(m.receipts(tx)), (err) => toast(err.message));
   }
 
   function remove(tx) {

@@ -186,13 +186,14 @@ export function fieldError(fieldName, message, details = [{ field: fieldName, me
 
 // keeping redraws the page keeping what is typed: each form touched or focused (found
 // again by its label, or its row's data-key) replaces its new twin, focus and caret kept;
-// a page left meanwhile is left alone.
+// a row being corrected is kept with the focus anywhere in it (its receipts). A page
+// left meanwhile is left alone.
 export async function keeping(draw) {
   const main = document.getElementById('main').firstElementChild;
   const active = document.activeElement;
   const forms = [...main.querySelectorAll('form')];
   const keyOf = (f, all) => f.getAttribute('aria-label') || all.indexOf(f);
-  const kept = forms.filter((f) => 'touched' in f.dataset || f.contains(active))
+  const kept = forms.filter((f) => 'touched' in f.dataset || (f.closest('[data-key]') || f).contains(active))
     .map((f) => [f.closest('[data-key]') || f, keyOf(f, forms)]);
   await draw();
   if (!main.isConnected) return;
@@ -208,6 +209,13 @@ export async function keeping(draw) {
   }
 }
 document.addEventListener('input', (e) => { if (e.target.form) e.target.form.dataset.touched = ''; });
+
+// sheet loads the style sheet of a module fetched on demand, once, and resolves when it
+// is loaded.
+export function sheet(href) {
+  if (document.querySelector(`link[href="${href}"]`)) return null;
+  return new Promise((done) => document.head.append(h('link', { rel: 'stylesheet', href, onload: done, onerror: done })));
+}
 
 // toast shows a notice for a few seconds, dismissible, with an action (undo) when given.
 // It replaces the one before of its kind (notice, action): two at most are shown.
