@@ -46,6 +46,8 @@ type ImportedRow struct {
 	ToWalletID  *uuid.UUID
 	CategoryID  *uuid.UUID
 	TagID       *uuid.UUID
+	// Splits are the parts of a row the file split (splits.go), nil for one not split.
+	Splits []SplitPart
 }
 
 // CommitImport records a previewed statement in one wallet: each row to import as a
@@ -96,7 +98,7 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 			created, err := CreateTransaction{
 				TransactionID: row.TransactionID, Type: row.Type, Amount: row.Amount, Date: row.Date, Today: row.Date,
 				Concept: row.Concept, Description: row.Description, WalletID: &c.WalletID, ToWalletID: row.ToWalletID,
-				CategoryID: row.CategoryID, TagID: row.TagID, Cleared: true,
+				CategoryID: row.CategoryID, TagID: row.TagID, Cleared: true, Splits: row.Splits,
 			}.Decide(w)
 			if err != nil {
 				return nil, rowError(i, err)

@@ -316,6 +316,48 @@ func TestImportQIFCategories(t *testing.T) {
 	}
 }
 
+// A QIF file's split lines are proposed as the parts of a split transaction, each part's
+// category found by its name, committed as one, counted by part, and undone with the
+// import; a row of one category chosen by hand is not split.
+func TestImportQIFSplits(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	qif := "!Type:Bank\nD03/02/2026\nT-130.50\nPSuper\nLFood\nSFood:Groceries\nEweek's shopping\n$-70.25\nSRent\n$-45.00\n" +
+		"SGifts\nEfor Ana\n$-15.25\n^\nD03/03/2026\nT-20.00\nPMarket\nSFood\n$-12.00\nSRent\n$-8.00\n^\n"
+	preview := f.c.With("Content-Type", "application/qif").Post("/api/imports?dateOrder=MDY&walletId="+f.cash, qif).Expect(t, http.StatusCreated)
+	id := preview.Object("import")["id"].(string)
+	rows := importRows(t, preview)
+	parts := rows[0]["splits"].([]any)
+	if len(parts) != 3 || rows[0]["categoryId"] != nil {
+		t.Fatalf("row 0 = %v", rows[0])
+	}
+	first, last := parts[0].(map[string]any), parts[2].(map[string]any)
+	if num(first["amount"]) != "70.25" || first["categoryId"] != f.food || first["concept"] != "week's shopping" ||
+		num(last["amount"]) != "15.25" || last["categoryId"] != nil || last["concept"] != "for Ana" {
+		t.Fatalf("parts = %v", parts)
+	}
+	// A category chosen for the second row takes the place of its parts.
+	if row := f.c.Patch("/api/imports/"+id+"/rows/1", map[string]any{"categoryId": f.rent}).Expect(t, http.StatusOK).Object("row"); len(row["splits"].([]any)) != 0 {
+		t.Fatalf("row 1 = %v", row)
+	}
+	f.c.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK)
+	listed := f.c.Get("/api/transactions?categoryId=" + f.rent).Expect(t, http.StatusOK).List("transactions")
+	if len(listed) != 2 || !sameInts(listed[1]["matchingParts"], 1) || len(listed[0]["splits"].([]any)) != 0 {
+		t.Fatalf("rent's transactions: %v", listed)
+	}
+	report := f.c.Get("/api/reports?from=2026-03-01&to=2026-03-31").Expect(t, http.StatusOK).List("byCategory")
+	want := map[any]string{f.food: "70.25", f.rent: "65", nil: "15.25"}
+	for _, row := range report {
+		if num(row["expenses"]) != want[row["categoryId"]] {
+			t.Errorf("the report's %v: %v, want %s", row["name"], row["expenses"], want[row["categoryId"]])
+		}
+	}
+	f.c.With("Idempotency-Key", "undo-splits").Post("/api/imports/"+id+"/undo", nil).Expect(t, http.StatusOK)
+	if left := f.c.Get("/api/transactions").Expect(t, http.StatusOK).List("transactions"); len(left) != 0 {
+		t.Fatalf("after the undo: %v", left)
+	}
+}
+
 // A preview never committed is forgotten after its retention, rows and all; a committed
 // import stays, so that its undo can read it.
 func TestImportPreviewsArePurged(t *testing.T) {

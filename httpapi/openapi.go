@@ -66,6 +66,11 @@ func object(props obj, required ...string) obj {
 	return o
 }
 
+// splitPartSchema is one part of a split transaction (domain/splits.go).
+func splitPartSchema() obj {
+	return record(obj{"amount": num(money), "currency": str(nil), "categoryId": nuuid(), "tagId": nuuid(), "concept": nstr(nil)})
+}
+
 // record is an object of an answer: the server always sends every one of its fields,
 // those without a value as null.
 func record(props obj) obj {
@@ -192,8 +197,7 @@ func schemas() obj {
 		"reconciled": merge(boolean(), obj{"description": "counted by a reconciliation with the wallet's statement: changes are " +
 			"refused (409 TRANSACTION_RECONCILED) unless sent with allowReconciled"}),
 		"splits": obj{"type": "array", "description": "the parts of a split income or expense, in order, adding up exactly to " +
-			"the amount; empty when it is not split", "items": object(obj{"amount": num(money), "currency": str(nil),
-			"categoryId": nuuid(), "tagId": nuuid(), "concept": nstr(nil)}, "amount", "currency", "categoryId", "tagId", "concept")},
+			"the amount; empty when it is not split", "items": splitPartSchema()},
 	}
 	matchingParts := obj{"type": "array", "items": obj{"type": "integer", "minimum": 0}, "description": "in a listing or a " +
 		"report filtered by categoryId: the positions (from 0) of the parts of a split transaction of that category; absent elsewhere"}

@@ -81,6 +81,9 @@ func importRowSchema() obj {
 		"counterpartyAccount": str(nil),
 		"type":                str(obj{"enum": enum(domain.TxIncome, domain.TxExpense, domain.TxTransfer)}),
 		"concept":             nstr(nil), "categoryId": nuuid(), "tagId": nuuid(), "toWalletId": nuuid(), "ruleId": nuuid(),
+		"splits": obj{"type": "array", "items": splitPartSchema(), "description": "the parts the file splits the row in (a QIF " +
+			"file's S, $ and E lines), each category found by its name, which the commit records as a split transaction; empty " +
+			"when the row is not split. A category chosen for the row, or a transfer, takes the place of the parts"},
 		"match": record(obj{"verdict": str(obj{"enum": []string{imports.VerdictNew, imports.VerdictDuplicate, imports.VerdictProbable}}),
 			"reason": str(nil), "transactionId": nuuid()}),
 		"decision":      str(obj{"enum": domain.ImportDecisions}),

@@ -172,7 +172,7 @@ func (r *Row) applyRule(rules *domain.RuleBook, walletID uuid.UUID) bool {
 	}
 	a := rule.Actions
 	r.RuleID = &id
-	if a.CategoryID != nil {
+	if a.CategoryID != nil && len(r.Splits) == 0 {
 		r.CategoryID = a.CategoryID
 	}
 	if a.TagID != nil {
@@ -183,6 +183,9 @@ func (r *Row) applyRule(rules *domain.RuleBook, walletID uuid.UUID) bool {
 	}
 	if a.Type != nil && (*a.Type != domain.TxTransfer || r.amount().IsNegative()) {
 		r.Type, r.ToWalletID = *a.Type, a.ToWalletID
+		if r.Type == domain.TxTransfer {
+			r.Splits = []queries.SplitPart{}
+		}
 	}
 	return a.Skip
 }
@@ -200,7 +203,7 @@ func defaultDecision(verdict string) string {
 // proposal is the transaction a row becomes: money out an expense, or a transfer when
 // its counterparty's account is another wallet's; money in income.
 func proposal(r Row, accounts map[string]uuid.UUID) Proposal {
-	p := Proposal{Type: domain.TxIncome}
+	p := Proposal{Type: domain.TxIncome, Splits: []queries.SplitPart{}}
 	if r.amount().IsNegative() {
 		p.Type = domain.TxExpense
 		if to, ok := accounts[accountKey(r.Counterparty)]; ok && r.Counterparty != "" {
@@ -249,7 +252,11 @@ func namedRecords(ctx context.Context, db DB, workspaceID, walletID uuid.UUID) (
 
 // propose sets the row's category, or its transfer, from the category its file names:
 // the whole name, else its first part ("Food" of "Food:Dining"); a wallet's name in
-// brackets is a transfer to it of money out.
+// brackets is a transfer to it of money out. An income or expense the file splits in
+// parts (QIF's S, $ and E lines) is proposed split, each part's category found as the
+// row's is (none when the file names a wallet or a category the workspace lacks) and
+// its memo its concept, provided every part goes the row's way (no refund among the
+// parts of a purchase): else it is proposed whole.
 func (n named) propose(r *Row) {
 	name := strings.TrimSpace(r.category)
 	if inner, ok := strings.CutPrefix(name, "["); ok {
@@ -258,12 +265,38 @@ func (n named) propose(r *Row) {
 		}
 		return
 	}
-	for _, candidate := range []string{name, strings.SplitN(name, ":", 2)[0]} {
-		if id, ok := n.categories[domain.FoldName(candidate)]; ok && candidate != "" {
-			r.CategoryID = &id
+	r.CategoryID = n.category(name)
+	if len(r.splits) < 2 || r.Type == domain.TxTransfer {
+		return
+	}
+	parts := make([]queries.SplitPart, 0, len(r.splits))
+	for _, split := range r.splits {
+		amount := split.Amount
+		if r.amount().IsNegative() {
+			amount = amount.Neg()
+		}
+		if !amount.IsPositive() {
 			return
 		}
+		part := queries.SplitPart{Amount: queries.Amount(amount), Currency: r.Currency, CategoryID: n.category(split.Category)}
+		if memo := domain.ConceptText.Clean(split.Memo); memo != "" {
+			part.Concept = &memo
+		}
+		parts = append(parts, part)
 	}
+	r.Splits, r.CategoryID = parts, nil
+}
+
+// category is the live category a file's category name names, nil for none: the whole
+// name, else its first part ("Food" of "Food:Dining").
+func (n named) category(name string) *uuid.UUID {
+	name = strings.TrimSpace(name)
+	for _, candidate := range []string{name, strings.SplitN(name, ":", 2)[0]} {
+		if id, ok := n.categories[domain.FoldName(candidate)]; ok && candidate != "" {
+			return &id
+		}
+	}
+	return nil
 }
 
 // accountKey is an account number as wallets and statements compare it: its letters

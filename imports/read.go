@@ -47,8 +47,10 @@ type Row struct {
 	Decision string `json:"decision"`
 	// TransactionID is the transaction the commit created or linked the row to.
 	TransactionID *uuid.UUID `json:"transactionId"`
-	// category is the category the file names, a QIF file's; read by Propose alone.
+	// category is the category the file names, a QIF file's, and splits the parts it
+	// splits the row in; read by propose alone.
 	category string
+	splits   []statement.Split
 }
 
 // amount is the row's amount, signed as on the statement.
@@ -62,6 +64,9 @@ type Proposal struct {
 	TagID      *uuid.UUID             `json:"tagId"`
 	ToWalletID *uuid.UUID             `json:"toWalletId"`
 	RuleID     *uuid.UUID             `json:"ruleId"`
+	// Splits are the parts of a split income or expense (domain/splits.go), amounts
+	// positive; empty when the row is not split.
+	Splits []queries.SplitPart `json:"splits"`
 }
 
 // The duplicate verdicts of a row.
@@ -130,7 +135,7 @@ func Read(r io.Reader, opts statement.Options, account, currency string) (*File,
 		}
 		row := Row{Index: len(f.Rows), Date: r.Date, ValueDate: r.ValueDate, Amount: queries.Amount(r.Amount), Currency: currency,
 			Payee: domain.ConceptText.Clean(r.Payee), Memo: domain.DescriptionText.Clean(r.Memo), ExternalID: r.ExternalID, ExternalIDGiven: r.ExternalID != "",
-			Counterparty: r.CounterpartyAccount, category: r.Category}
+			Counterparty: r.CounterpartyAccount, category: r.Category, splits: r.Splits}
 		if !row.ExternalIDGiven {
 			row.ExternalID = syntheticID(r, seen)
 		}

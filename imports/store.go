@@ -2,6 +2,7 @@ package imports
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -46,9 +47,10 @@ func Save(ctx context.Context, db Pool, workspaceID uuid.UUID, imp *Import, crea
 	}
 	_, err = tx.CopyFrom(ctx, pgx.Identifier{"import_rows"}, rowColumns, pgx.CopyFromSlice(len(imp.Rows), func(i int) ([]any, error) {
 		r := imp.Rows[i]
+		splits, err := r.splitsJSON()
 		return []any{workspaceID, imp.ID, int32(r.Index), r.Date, r.ValueDate, r.amount(), r.Currency, r.Payee, r.Memo,
 			r.ExternalID, r.ExternalIDGiven, r.Counterparty, string(r.Type), r.Concept, r.CategoryID, r.TagID, r.ToWalletID,
-			r.RuleID, r.Match.Verdict, r.Match.Reason, r.Match.TransactionID, r.Decision}, nil
+			r.RuleID, r.Match.Verdict, r.Match.Reason, r.Match.TransactionID, r.Decision, splits}, err
 	}))
 	if err != nil {
 		return fmt.Errorf("imports: save preview rows: %w", err)
@@ -61,7 +63,32 @@ func Save(ctx context.Context, db Pool, workspaceID uuid.UUID, imp *Import, crea
 
 var rowColumns = []string{"workspace_id", "import_id", "index", "date", "value_date", "amount", "currency", "payee", "memo",
 	"external_id", "external_id_given", "counterparty", "type", "concept", "category_id", "tag_id", "to_wallet_id",
-	"rule_id", "verdict", "reason", "match_id", "decision"}
+	"rule_id", "verdict", "reason", "match_id", "decision", "splits"}
+
+// parts are the row's parts as a command takes them, nil when it is not split.
+func (r Row) parts() []domain.SplitPart {
+	if len(r.Splits) == 0 {
+		return nil
+	}
+	parts := make([]domain.SplitPart, len(r.Splits))
+	for i, p := range r.Splits {
+		parts[i] = p.Part()
+	}
+	return parts
+}
+
+// splitsJSON is the row's parts as its row holds them: as the commit's events will
+// state them, amounts with their scale; nil (NULL) when it is not split.
+func (r Row) splitsJSON() ([]byte, error) {
+	if len(r.Splits) == 0 {
+		return nil, nil
+	}
+	b, err := json.Marshal(r.parts())
+	if err != nil {
+		return nil, fmt.Errorf("imports: a row's parts: %w", err)
+	}
+	return b, nil
+}
 
 const importColumns = `id, wallet_id, status, format, file_name, file_sha256, opening_balance, closing_balance, statement_date,
 	row_count, created_at, committed_at, undone_at, created, merged, skipped, revision`
@@ -141,16 +168,21 @@ func List(ctx context.Context, db DB, workspaceID uuid.UUID, limit, offset int) 
 }
 
 const rowSelect = `index, date, value_date, amount, currency, payee, memo, external_id, external_id_given, counterparty,
-	type, concept, category_id, tag_id, to_wallet_id, rule_id, verdict, reason, match_id, decision, transaction_id`
+	type, concept, category_id, tag_id, to_wallet_id, rule_id, verdict, reason, match_id, decision, transaction_id, splits`
 
 func scanRow(row pgx.CollectableRow) (Row, error) {
 	var r Row
 	var index int32
 	var amount decimal.Decimal
+	var splits []byte
 	err := row.Scan(&index, &r.Date, &r.ValueDate, &amount, &r.Currency, &r.Payee, &r.Memo, &r.ExternalID, &r.ExternalIDGiven,
 		&r.Counterparty, &r.Type, &r.Concept, &r.CategoryID, &r.TagID, &r.ToWalletID, &r.RuleID, &r.Match.Verdict, &r.Match.Reason,
-		&r.Match.TransactionID, &r.Decision, &r.TransactionID)
+		&r.Match.TransactionID, &r.Decision, &r.TransactionID, &splits)
+	if err != nil {
+		return r, err
+	}
 	r.Index, r.Amount = int(index), queries.Amount(amount)
+	r.Splits, err = queries.ReadSplitParts(splits)
 	return r, err
 }
 
@@ -240,11 +272,15 @@ func ChangeRow(ctx context.Context, db Pool, workspaceID, id uuid.UUID, index in
 	if err := r.change(ctx, tx, workspaceID, walletID, c); err != nil {
 		return Row{}, err
 	}
+	splits, err := r.splitsJSON()
+	if err != nil {
+		return Row{}, err
+	}
 	if _, err := tx.Exec(ctx, `UPDATE import_rows SET decision = $4, type = $5, concept = $6, category_id = $7, tag_id = $8,
-			match_id = $9, verdict = $10, reason = $11, to_wallet_id = $12
+			match_id = $9, verdict = $10, reason = $11, to_wallet_id = $12, splits = $13
 		WHERE workspace_id = $1 AND import_id = $2 AND index = $3`,
 		workspaceID, id, index, r.Decision, string(r.Type), r.Concept, r.CategoryID, r.TagID, r.Match.TransactionID,
-		r.Match.Verdict, r.Match.Reason, r.ToWalletID); err != nil {
+		r.Match.Verdict, r.Match.Reason, r.ToWalletID, splits); err != nil {
 		return Row{}, fmt.Errorf("imports: change row: %w", err)
 	}
 	if _, err := tx.Exec(ctx, `UPDATE imports SET revision = revision + 1 WHERE workspace_id = $1 AND id = $2`, workspaceID, id); err != nil {
@@ -310,6 +346,9 @@ func (r *Row) change(ctx context.Context, tx pgx.Tx, workspaceID, walletID uuid.
 			}
 		}
 		r.Type, r.ToWalletID = typ, c.ToWalletID
+		if typ == domain.TxTransfer {
+			r.Splits = []queries.SplitPart{} // a transfer is not split
+		}
 	}
 	if c.Concept.Set {
 		r.Concept = c.Concept.Ptr()
@@ -325,7 +364,8 @@ func (r *Row) change(ctx context.Context, tx pgx.Tx, workspaceID, walletID uuid.
 				return fmt.Errorf("imports: read category: %w", err)
 			}
 		}
-		r.CategoryID = c.CategoryID.Ptr()
+		// One category chosen for the row takes the place of its parts'.
+		r.CategoryID, r.Splits = c.CategoryID.Ptr(), []queries.SplitPart{}
 	}
 	if c.TagID.Set {
 		if id := c.TagID.Ptr(); id != nil {
@@ -388,7 +428,8 @@ func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID, newID func() 
 	c := &domain.CommitImport{ImportID: id, WalletID: imp.WalletID, Format: imp.Format}
 	for _, r := range rows {
 		row := domain.ImportedRow{Index: r.Index, Decision: r.Decision, ExternalID: r.ExternalID, Type: r.Type,
-			Amount: r.amount().Abs(), Date: r.Date, Concept: r.Concept, CategoryID: r.CategoryID, TagID: r.TagID, ToWalletID: r.ToWalletID}
+			Amount: r.amount().Abs(), Date: r.Date, Concept: r.Concept, CategoryID: r.CategoryID, TagID: r.TagID, ToWalletID: r.ToWalletID,
+			Splits: r.parts()}
 		if r.Memo != "" && (r.Concept == nil || *r.Concept != r.Memo) {
 			memo := r.Memo
 			row.Description = &memo

@@ -222,7 +222,7 @@ func BuildReport(ctx context.Context, db DB, workspaceID uuid.UUID, workspaceNam
 func (t Transaction) categoryShares(only *uuid.UUID) []domain.CategoryShare {
 	parts := make([]domain.SplitPart, len(t.Splits))
 	for i, p := range t.Splits {
-		parts[i] = domain.SplitPart{Amount: decimal.Decimal(p.Amount), CategoryID: p.CategoryID}
+		parts[i] = p.Part()
 	}
 	shares := domain.CategoryShares(t.CategoryID, decimal.Decimal(t.Amount), parts)
 	if only == nil {

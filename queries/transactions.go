@@ -65,9 +65,15 @@ type SplitPart struct {
 	Concept    *string    `json:"concept"`
 }
 
-// splitParts reads the parts a transaction's row holds (JSON, as its events state
-// them, amounts with their scale), none for NULL.
-func splitParts(raw []byte) ([]SplitPart, error) {
+// Part is the part as a command takes it and an event holds it.
+func (p SplitPart) Part() domain.SplitPart {
+	return domain.SplitPart{Amount: decimal.Decimal(p.Amount), Currency: p.Currency, CategoryID: p.CategoryID, TagID: p.TagID,
+		Concept: p.Concept}
+}
+
+// ReadSplitParts reads parts stored as their events state them (JSON, amounts with
+// their scale), none for NULL.
+func ReadSplitParts(raw []byte) ([]SplitPart, error) {
 	parts := []SplitPart{}
 	if raw == nil {
 		return parts, nil
@@ -100,7 +106,7 @@ func scanTransaction(row pgx.CollectableRow, extra ...any) (Transaction, error) 
 	if err != nil {
 		return t, err
 	}
-	if t.Splits, err = splitParts(splits); err != nil {
+	if t.Splits, err = ReadSplitParts(splits); err != nil {
 		return t, err
 	}
 	t.Amount, t.DestinationAmount = Amount(amount), AmountPtr(dest)

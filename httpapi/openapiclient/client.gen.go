@@ -4064,6 +4064,9 @@ type ErrorDetails struct {
 	// Samples IMPORT_MAPPING_REQUIRED: the file's first rows
 	Samples *[][]string `json:"samples,omitempty"`
 
+	// Split TRANSACTION_SPLIT of a bulk recategorisation: the split ids
+	Split *[]openapi_types.UUID `json:"split,omitempty"`
+
 	// Suggestions up to 5 names close to the one not found
 	Suggestions *[]string `json:"suggestions,omitempty"`
 }
@@ -4307,9 +4310,19 @@ type ImportRow struct {
 		TransactionId *openapi_types.UUID   `json:"transactionId"`
 		Verdict       ImportRowMatchVerdict `json:"verdict"`
 	} `json:"match"`
-	Memo          string              `json:"memo"`
-	Payee         string              `json:"payee"`
-	RuleId        *openapi_types.UUID `json:"ruleId"`
+	Memo   string              `json:"memo"`
+	Payee  string              `json:"payee"`
+	RuleId *openapi_types.UUID `json:"ruleId"`
+
+	// Splits the parts the file splits the row in (a QIF file's S, $ and E lines), each category found by its name, which the commit records as a split transaction; empty when the row is not split. A category chosen for the row, or a transfer, takes the place of the parts
+	Splits []struct {
+		// Amount exact decimal, at most 4 decimal places
+		Amount     float32             `json:"amount"`
+		CategoryId *openapi_types.UUID `json:"categoryId"`
+		Concept    *string             `json:"concept"`
+		Currency   string              `json:"currency"`
+		TagId      *openapi_types.UUID `json:"tagId"`
+	} `json:"splits"`
 	TagId         *openapi_types.UUID `json:"tagId"`
 	ToWalletId    *openapi_types.UUID `json:"toWalletId"`
 	TransactionId *openapi_types.UUID `json:"transactionId"`
@@ -4727,15 +4740,28 @@ type ReportLine struct {
 	Id         openapi_types.UUID  `json:"id"`
 	ImportId   *openapi_types.UUID `json:"importId"`
 
+	// MatchingParts in a listing or a report filtered by categoryId: the positions (from 0) of the parts of a split transaction of that category; absent elsewhere
+	MatchingParts *[]int `json:"matchingParts,omitempty"`
+
 	// Reconciled counted by a reconciliation with the wallet's statement: changes are refused (409 TRANSACTION_RECONCILED) unless sent with allowReconciled
-	Reconciled      bool                `json:"reconciled"`
-	ReferenceNumber *string             `json:"referenceNumber"`
-	TagId           *openapi_types.UUID `json:"tagId"`
-	ToWalletId      *openapi_types.UUID `json:"toWalletId"`
-	Type            ReportLineType      `json:"type"`
-	UpdatedAt       time.Time           `json:"updatedAt"`
-	WalletId        openapi_types.UUID  `json:"walletId"`
-	WalletName      string              `json:"walletName"`
+	Reconciled      bool    `json:"reconciled"`
+	ReferenceNumber *string `json:"referenceNumber"`
+
+	// Splits the parts of a split income or expense, in order, adding up exactly to the amount; empty when it is not split
+	Splits []struct {
+		// Amount exact decimal, at most 4 decimal places
+		Amount     float32             `json:"amount"`
+		CategoryId *openapi_types.UUID `json:"categoryId"`
+		Concept    *string             `json:"concept"`
+		Currency   string              `json:"currency"`
+		TagId      *openapi_types.UUID `json:"tagId"`
+	} `json:"splits"`
+	TagId      *openapi_types.UUID `json:"tagId"`
+	ToWalletId *openapi_types.UUID `json:"toWalletId"`
+	Type       ReportLineType      `json:"type"`
+	UpdatedAt  time.Time           `json:"updatedAt"`
+	WalletId   openapi_types.UUID  `json:"walletId"`
+	WalletName string              `json:"walletName"`
 }
 
 // ReportLineType defines model for ReportLine.Type.
@@ -4997,17 +5023,30 @@ type Transaction struct {
 	Id         openapi_types.UUID  `json:"id"`
 	ImportId   *openapi_types.UUID `json:"importId"`
 
+	// MatchingParts in a listing or a report filtered by categoryId: the positions (from 0) of the parts of a split transaction of that category; absent elsewhere
+	MatchingParts *[]int `json:"matchingParts,omitempty"`
+
 	// Reconciled counted by a reconciliation with the wallet's statement: changes are refused (409 TRANSACTION_RECONCILED) unless sent with allowReconciled
 	Reconciled      bool    `json:"reconciled"`
 	ReferenceNumber *string `json:"referenceNumber"`
 
 	// RunningBalance exact decimal; in a listing filtered by walletId: the wallet's balance after this transaction, counting every live transaction of the wallet dated before it, or on its date and recorded before it, whatever else the filter leaves out; absent elsewhere
-	RunningBalance *float32            `json:"runningBalance,omitempty"`
-	TagId          *openapi_types.UUID `json:"tagId"`
-	ToWalletId     *openapi_types.UUID `json:"toWalletId"`
-	Type           TransactionType     `json:"type"`
-	UpdatedAt      time.Time           `json:"updatedAt"`
-	WalletId       openapi_types.UUID  `json:"walletId"`
+	RunningBalance *float32 `json:"runningBalance,omitempty"`
+
+	// Splits the parts of a split income or expense, in order, adding up exactly to the amount; empty when it is not split
+	Splits []struct {
+		// Amount exact decimal, at most 4 decimal places
+		Amount     float32             `json:"amount"`
+		CategoryId *openapi_types.UUID `json:"categoryId"`
+		Concept    *string             `json:"concept"`
+		Currency   string              `json:"currency"`
+		TagId      *openapi_types.UUID `json:"tagId"`
+	} `json:"splits"`
+	TagId      *openapi_types.UUID `json:"tagId"`
+	ToWalletId *openapi_types.UUID `json:"toWalletId"`
+	Type       TransactionType     `json:"type"`
+	UpdatedAt  time.Time           `json:"updatedAt"`
+	WalletId   openapi_types.UUID  `json:"walletId"`
 }
 
 // TransactionType defines model for Transaction.Type.
@@ -5824,11 +5863,23 @@ type TransactionCreate struct {
 	DestinationWalletId *openapi_types.UUID `json:"destinationWalletId,omitempty"`
 
 	// GoalId required for goal_deposit and goal_withdrawal
-	GoalId          *openapi_types.UUID   `json:"goalId,omitempty"`
-	ReferenceNumber *string               `json:"referenceNumber,omitempty"`
-	TagId           *openapi_types.UUID   `json:"tagId,omitempty"`
-	ToWalletId      *openapi_types.UUID   `json:"toWalletId,omitempty"`
-	Type            TransactionCreateType `json:"type"`
+	GoalId          *openapi_types.UUID `json:"goalId,omitempty"`
+	ReferenceNumber *string             `json:"referenceNumber,omitempty"`
+
+	// Splits an income's or an expense's amount shared among parts, each with its own category, tag and concept, adding up exactly to the amount: at least two parts; the transaction then has no categoryId. In a correction, the parts whole; null makes the transaction one category again
+	Splits *[]struct {
+		// Amount exact decimal, at most 4 decimal places
+		Amount     float32             `json:"amount"`
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+
+		// Currency the transaction's, which is the default: a part in another is refused
+		Currency *string             `json:"currency,omitempty"`
+		TagId    *openapi_types.UUID `json:"tagId,omitempty"`
+	} `json:"splits,omitempty"`
+	TagId      *openapi_types.UUID   `json:"tagId,omitempty"`
+	ToWalletId *openapi_types.UUID   `json:"toWalletId,omitempty"`
+	Type       TransactionCreateType `json:"type"`
 
 	// WalletId default: the default-flagged wallet
 	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
@@ -5858,9 +5909,21 @@ type TransactionUpdate struct {
 	// DestinationWalletId alias of toWalletId
 	DestinationWalletId *openapi_types.UUID `json:"destinationWalletId,omitempty"`
 	ReferenceNumber     *string             `json:"referenceNumber,omitempty"`
-	TagId               *openapi_types.UUID `json:"tagId,omitempty"`
-	ToWalletId          *openapi_types.UUID `json:"toWalletId,omitempty"`
-	WalletId            *openapi_types.UUID `json:"walletId,omitempty"`
+
+	// Splits an income's or an expense's amount shared among parts, each with its own category, tag and concept, adding up exactly to the amount: at least two parts; the transaction then has no categoryId. In a correction, the parts whole; null makes the transaction one category again
+	Splits *[]struct {
+		// Amount exact decimal, at most 4 decimal places
+		Amount     float32             `json:"amount"`
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+
+		// Currency the transaction's, which is the default: a part in another is refused
+		Currency *string             `json:"currency,omitempty"`
+		TagId    *openapi_types.UUID `json:"tagId,omitempty"`
+	} `json:"splits,omitempty"`
+	TagId      *openapi_types.UUID `json:"tagId,omitempty"`
+	ToWalletId *openapi_types.UUID `json:"toWalletId,omitempty"`
+	WalletId   *openapi_types.UUID `json:"walletId,omitempty"`
 }
 
 // WalletCreate defines model for WalletCreate.
@@ -7543,11 +7606,23 @@ type PostTransactionsJSONBody struct {
 	DestinationWalletId *openapi_types.UUID `json:"destinationWalletId,omitempty"`
 
 	// GoalId required for goal_deposit and goal_withdrawal
-	GoalId          *openapi_types.UUID          `json:"goalId,omitempty"`
-	ReferenceNumber *string                      `json:"referenceNumber,omitempty"`
-	TagId           *openapi_types.UUID          `json:"tagId,omitempty"`
-	ToWalletId      *openapi_types.UUID          `json:"toWalletId,omitempty"`
-	Type            PostTransactionsJSONBodyType `json:"type"`
+	GoalId          *openapi_types.UUID `json:"goalId,omitempty"`
+	ReferenceNumber *string             `json:"referenceNumber,omitempty"`
+
+	// Splits an income's or an expense's amount shared among parts, each with its own category, tag and concept, adding up exactly to the amount: at least two parts; the transaction then has no categoryId. In a correction, the parts whole; null makes the transaction one category again
+	Splits *[]struct {
+		// Amount exact decimal, at most 4 decimal places
+		Amount     float32             `json:"amount"`
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+
+		// Currency the transaction's, which is the default: a part in another is refused
+		Currency *string             `json:"currency,omitempty"`
+		TagId    *openapi_types.UUID `json:"tagId,omitempty"`
+	} `json:"splits,omitempty"`
+	TagId      *openapi_types.UUID          `json:"tagId,omitempty"`
+	ToWalletId *openapi_types.UUID          `json:"toWalletId,omitempty"`
+	Type       PostTransactionsJSONBodyType `json:"type"`
 
 	// WalletId default: the default-flagged wallet
 	WalletId *openapi_types.UUID `json:"walletId,omitempty"`
@@ -7639,9 +7714,21 @@ type PatchTransactionsByIdJSONBody struct {
 	// DestinationWalletId alias of toWalletId
 	DestinationWalletId *openapi_types.UUID `json:"destinationWalletId,omitempty"`
 	ReferenceNumber     *string             `json:"referenceNumber,omitempty"`
-	TagId               *openapi_types.UUID `json:"tagId,omitempty"`
-	ToWalletId          *openapi_types.UUID `json:"toWalletId,omitempty"`
-	WalletId            *openapi_types.UUID `json:"walletId,omitempty"`
+
+	// Splits an income's or an expense's amount shared among parts, each with its own category, tag and concept, adding up exactly to the amount: at least two parts; the transaction then has no categoryId. In a correction, the parts whole; null makes the transaction one category again
+	Splits *[]struct {
+		// Amount exact decimal, at most 4 decimal places
+		Amount     float32             `json:"amount"`
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+
+		// Currency the transaction's, which is the default: a part in another is refused
+		Currency *string             `json:"currency,omitempty"`
+		TagId    *openapi_types.UUID `json:"tagId,omitempty"`
+	} `json:"splits,omitempty"`
+	TagId      *openapi_types.UUID `json:"tagId,omitempty"`
+	ToWalletId *openapi_types.UUID `json:"toWalletId,omitempty"`
+	WalletId   *openapi_types.UUID `json:"walletId,omitempty"`
 }
 
 // PatchTransactionsByIdParams defines parameters for PatchTransactionsById.
@@ -8401,9 +8488,19 @@ type OnDebtPaymentJSONBody struct {
 		// RecurringId the recurring payment the transaction paid; absent for others
 		RecurringId     *openapi_types.UUID `json:"recurringId,omitempty"`
 		ReferenceNumber *string             `json:"referenceNumber"`
-		TagId           *openapi_types.UUID `json:"tagId"`
-		ToWalletId      *openapi_types.UUID `json:"toWalletId"`
-		TransactionId   openapi_types.UUID  `json:"transactionId"`
+
+		// Splits the parts of a split income or expense, adding up exactly to the amount; absent when it is not split
+		Splits *[]struct {
+			// Amount a decimal number, its digits as recorded
+			Amount     string              `json:"amount"`
+			CategoryId *openapi_types.UUID `json:"categoryId"`
+			Concept    *string             `json:"concept"`
+			Currency   string              `json:"currency"`
+			TagId      *openapi_types.UUID `json:"tagId"`
+		} `json:"splits,omitempty"`
+		TagId         *openapi_types.UUID `json:"tagId"`
+		ToWalletId    *openapi_types.UUID `json:"toWalletId"`
+		TransactionId openapi_types.UUID  `json:"transactionId"`
 
 		// Type income, expense, transfer, goal_deposit or goal_withdrawal
 		Type     string             `json:"type"`
@@ -8463,9 +8560,19 @@ type OnGoalDepositJSONBody struct {
 		// RecurringId the recurring payment the transaction paid; absent for others
 		RecurringId     *openapi_types.UUID `json:"recurringId,omitempty"`
 		ReferenceNumber *string             `json:"referenceNumber"`
-		TagId           *openapi_types.UUID `json:"tagId"`
-		ToWalletId      *openapi_types.UUID `json:"toWalletId"`
-		TransactionId   openapi_types.UUID  `json:"transactionId"`
+
+		// Splits the parts of a split income or expense, adding up exactly to the amount; absent when it is not split
+		Splits *[]struct {
+			// Amount a decimal number, its digits as recorded
+			Amount     string              `json:"amount"`
+			CategoryId *openapi_types.UUID `json:"categoryId"`
+			Concept    *string             `json:"concept"`
+			Currency   string              `json:"currency"`
+			TagId      *openapi_types.UUID `json:"tagId"`
+		} `json:"splits,omitempty"`
+		TagId         *openapi_types.UUID `json:"tagId"`
+		ToWalletId    *openapi_types.UUID `json:"toWalletId"`
+		TransactionId openapi_types.UUID  `json:"transactionId"`
 
 		// Type income, expense, transfer, goal_deposit or goal_withdrawal
 		Type     string             `json:"type"`
@@ -8525,9 +8632,19 @@ type OnGoalWithdrawalJSONBody struct {
 		// RecurringId the recurring payment the transaction paid; absent for others
 		RecurringId     *openapi_types.UUID `json:"recurringId,omitempty"`
 		ReferenceNumber *string             `json:"referenceNumber"`
-		TagId           *openapi_types.UUID `json:"tagId"`
-		ToWalletId      *openapi_types.UUID `json:"toWalletId"`
-		TransactionId   openapi_types.UUID  `json:"transactionId"`
+
+		// Splits the parts of a split income or expense, adding up exactly to the amount; absent when it is not split
+		Splits *[]struct {
+			// Amount a decimal number, its digits as recorded
+			Amount     string              `json:"amount"`
+			CategoryId *openapi_types.UUID `json:"categoryId"`
+			Concept    *string             `json:"concept"`
+			Currency   string              `json:"currency"`
+			TagId      *openapi_types.UUID `json:"tagId"`
+		} `json:"splits,omitempty"`
+		TagId         *openapi_types.UUID `json:"tagId"`
+		ToWalletId    *openapi_types.UUID `json:"toWalletId"`
+		TransactionId openapi_types.UUID  `json:"transactionId"`
 
 		// Type income, expense, transfer, goal_deposit or goal_withdrawal
 		Type     string             `json:"type"`
@@ -8753,9 +8870,19 @@ type OnTransactionCreatedJSONBody struct {
 		// RecurringId the recurring payment the transaction paid; absent for others
 		RecurringId     *openapi_types.UUID `json:"recurringId,omitempty"`
 		ReferenceNumber *string             `json:"referenceNumber"`
-		TagId           *openapi_types.UUID `json:"tagId"`
-		ToWalletId      *openapi_types.UUID `json:"toWalletId"`
-		TransactionId   openapi_types.UUID  `json:"transactionId"`
+
+		// Splits the parts of a split income or expense, adding up exactly to the amount; absent when it is not split
+		Splits *[]struct {
+			// Amount a decimal number, its digits as recorded
+			Amount     string              `json:"amount"`
+			CategoryId *openapi_types.UUID `json:"categoryId"`
+			Concept    *string             `json:"concept"`
+			Currency   string              `json:"currency"`
+			TagId      *openapi_types.UUID `json:"tagId"`
+		} `json:"splits,omitempty"`
+		TagId         *openapi_types.UUID `json:"tagId"`
+		ToWalletId    *openapi_types.UUID `json:"toWalletId"`
+		TransactionId openapi_types.UUID  `json:"transactionId"`
 
 		// Type income, expense, transfer, goal_deposit or goal_withdrawal
 		Type     string             `json:"type"`
@@ -8844,11 +8971,21 @@ type OnTransactionUpdatedJSONBody struct {
 			Description   *string             `json:"description,omitempty"`
 
 			// DestinationAmount a decimal number, its digits as recorded
-			DestinationAmount *string             `json:"destinationAmount,omitempty"`
-			ReferenceNumber   *string             `json:"referenceNumber,omitempty"`
-			TagId             *openapi_types.UUID `json:"tagId,omitempty"`
-			ToWalletId        *openapi_types.UUID `json:"toWalletId,omitempty"`
-			WalletId          *openapi_types.UUID `json:"walletId,omitempty"`
+			DestinationAmount *string `json:"destinationAmount,omitempty"`
+			ReferenceNumber   *string `json:"referenceNumber,omitempty"`
+
+			// Splits the parts, whole; null: the transaction is no longer split
+			Splits *[]struct {
+				// Amount a decimal number, its digits as recorded
+				Amount     string              `json:"amount"`
+				CategoryId *openapi_types.UUID `json:"categoryId"`
+				Concept    *string             `json:"concept"`
+				Currency   string              `json:"currency"`
+				TagId      *openapi_types.UUID `json:"tagId"`
+			} `json:"splits,omitempty"`
+			TagId      *openapi_types.UUID `json:"tagId,omitempty"`
+			ToWalletId *openapi_types.UUID `json:"toWalletId,omitempty"`
+			WalletId   *openapi_types.UUID `json:"walletId,omitempty"`
 		} `json:"changes"`
 		TransactionId openapi_types.UUID `json:"transactionId"`
 	} `json:"data"`
