@@ -1,0 +1,223 @@
+// Package s3server runs a real S3-compatible server for tests: Versity's gateway
+// (github.com/versity/versitygw) serving a temporary folder with its posix backend, so
+// that an object is a plain file a test can damage. The gateway is built from the Go
+// module proxy once per machine, into the user's cache folder.
+package s3server
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"github.com/finledger/finledger/attachments"
+)
+
+// Version is the versitygw the tests run.
+const Version = "v1.8.0"
+
+// The gateway's one account, and the bucket Start creates.
+const (
+	AccessKey = "finledger"
+	SecretKey = "finledger-test-secret"
+	Bucket    = "receipts"
+)
+
+// Server is a versitygw serving a folder of its own on a loopback port.
+type Server struct {
+	// URL is the endpoint, http://127.0.0.1:PORT.
+	URL string
+	// Dir is the folder the posix backend keeps the buckets in, one folder each.
+	Dir string
+
+	bin, addr, meta string
+	mu              sync.Mutex
+	stop            func() // nil while stopped
+}
+
+// Start builds versitygw if this machine has not yet, starts it on a free port with an
+// empty folder and creates Bucket; it stops when the test ends.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin, err := binary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{bin: bin, Dir: t.TempDir(), meta: t.TempDir()}
+	if s.addr, err = freeAddr(); err != nil {
+		t.Fatal(err)
+	}
+	s.URL = "http://" + s.addr
+	s.Resume(t)
+	client, err := minio.New(s.addr, &minio.Options{Creds: credentials.NewStaticV4(AccessKey, SecretKey, "")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.MakeBucket(context.Background(), Bucket, minio.MakeBucketOptions{}); err != nil {
+		t.Fatalf("create the bucket: %v", err)
+	}
+	return s
+}
+
+// Config is the settings of a store of Bucket.
+func (s *Server) Config() attachments.S3Config {
+	return attachments.S3Config{Endpoint: s.URL, Bucket: Bucket, AccessKey: AccessKey, SecretKey: SecretKey}
+}
+
+// ObjectPath is the file that holds an object of Bucket.
+func (s *Server) ObjectPath(name string) string {
+	return filepath.Join(s.Dir, Bucket, filepath.FromSlash(name))
+}
+
+// Stop ends the gateway: until Resume, its port refuses every request, as an endpoint
+// out of reach would.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	stop := s.stop
+	s.stop = nil
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// Resume starts the gateway again, on the same port and folder.
+func (s *Server) Resume(t testing.TB) {
+	t.Helper()
+	stop, err := run(s.bin, s.addr, s.Dir, s.meta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	s.mu.Lock()
+	s.stop = stop
+	s.mu.Unlock()
+}
+
+// freeAddr returns a loopback address no one listens on: the gateway prints no address
+// it chose itself, so it is given one.
+func freeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("versitygw: find a free port: %w", err)
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// run starts versitygw on addr, serving dir (its metadata in meta, a sidecar folder,
+// which needs no extended attributes of the file system), and returns once it answers.
+func run(bin, addr, dir, meta string) (func(), error) {
+	cmd := exec.Command(bin, "--access", AccessKey, "--secret", SecretKey, "--port", addr, "--quiet",
+		"posix", "--sidecar", meta, dir)
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start versitygw: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(exited)
+	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			_ = cmd.Process.Kill()
+			<-exited
+		})
+	}
+	// Any answer, a refusal of the unsigned request included, says it listens.
+	client := &http.Client{Timeout: time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := client.Get("http://" + addr + "/")
+		if err == nil {
+			resp.Body.Close()
+			return stop, nil
+		}
+		select {
+		case <-exited:
+			return nil, fmt.Errorf("versitygw exited before listening on %s: %s", addr, output.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			stop()
+			return nil, fmt.Errorf("versitygw did not listen on %s within 30s: %s", addr, output.String())
+		}
+	}
+}
+
+var (
+	buildOnce sync.Once
+	built     string
+	buildErr  error
+)
+
+// binary returns versitygw's path, building it first if this machine has not: `go
+// install` of the pinned version, into the user's cache folder. Test processes that
+// need it at once (go test runs packages side by side) take turns on a lock file, so
+// that the first builds it and the others find it built; a build lands in a folder of
+// its own and is renamed into place, so that none ever sees half a binary.
+func binary() (string, error) {
+	buildOnce.Do(func() { built, buildErr = build() })
+	return built, buildErr
+}
+
+func build() (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("versitygw: no cache folder: %w", err)
+	}
+	root := filepath.Join(cache, "finledger-test-tools")
+	dir := filepath.Join(root, "versitygw@"+Version)
+	bin := filepath.Join(dir, "versitygw")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", fmt.Errorf("versitygw: %w", err)
+	}
+	lock, err := os.OpenFile(filepath.Join(root, "versitygw.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", fmt.Errorf("versitygw: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", fmt.Errorf("versitygw: lock the build: %w", err)
+	}
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil // built by another process while this one waited
+	}
+	tmp, err := os.MkdirTemp(root, "versitygw-build-")
+	if err != nil {
+		return "", fmt.Errorf("versitygw: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	cmd := exec.Command(goTool, "install", "github.com/versity/versitygw/cmd/versitygw@"+Version)
+	cmd.Env = append(os.Environ(), "GOBIN="+tmp)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("build versitygw %s: %w\n%s", Version, err, out)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return "", fmt.Errorf("versitygw: %w", err)
+	}
+	return bin, nil
+}
