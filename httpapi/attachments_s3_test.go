@@ -38,7 +38,7 @@ func TestAttachmentsInABucket(t *testing.T) {
 
 	receipt := storetest.PDF(t, 600<<10)
 	first := f.c.With("Content-Type", "application/pdf").Post(path, receipt).Expect(t, http.StatusCreated).Object("attachment")
-	if got := onOther.Get(path + "/" + first["id"].(string)).Expect(t, http.StatusOK); !bytes.Equal(got.Raw, receipt) {
+	if got := onOther.Get(path+"/"+first["id"].(string)).Expect(t, http.StatusOK); !bytes.Equal(got.Raw, receipt) {
 		t.Fatalf("downloaded from the other instance %d bytes unlike the %d uploaded", len(got.Raw), len(receipt))
 	}
 
@@ -63,7 +63,7 @@ func TestAttachmentsInABucket(t *testing.T) {
 		t.Fatalf("the upload retried: %s, want the first answer", replayed.Raw)
 	}
 	for _, c := range []*apitest.Client{f.c, onOther} {
-		if got := c.Get(path + "/" + added["id"].(string)).Expect(t, http.StatusOK); !bytes.Equal(got.Raw, second) {
+		if got := c.Get(path+"/"+added["id"].(string)).Expect(t, http.StatusOK); !bytes.Equal(got.Raw, second) {
 			t.Fatalf("downloaded %d bytes unlike the %d uploaded", len(got.Raw), len(second))
 		}
 	}
