@@ -58,9 +58,9 @@ var _ Store = (*S3)(nil)
 // pool connects to. It sends no request: an endpoint out of reach or a bucket missing is
 // told by the first save or download, as ErrUnavailable.
 func NewS3(pool *pgxpool.Pool, cfg S3Config) (*S3, error) {
-	u, err := url.Parse(cfg.Endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
-		return nil, fmt.Errorf("attachments: the S3 endpoint %q is not an http(s) URL without a path", cfg.Endpoint)
+	u, err := ParseS3Endpoint(cfg.Endpoint)
+	if err != nil {
+		return nil, err
 	}
 	client, err := minio.New(u.Host, &minio.Options{
 		Creds:      credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
@@ -72,6 +72,17 @@ func NewS3(pool *pgxpool.Pool, cfg S3Config) (*S3, error) {
 		return nil, fmt.Errorf("attachments: S3 client of %s: %w", u.Host, err)
 	}
 	return &S3{pool: pool, client: client, bucket: cfg.Bucket}, nil
+}
+
+// ParseS3Endpoint reads an S3 endpoint: an http or https URL with no path, since the
+// bucket's name is not part of it.
+func ParseS3Endpoint(endpoint string) (*url.URL, error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") ||
+		u.User != nil || u.RawQuery != "" {
+		return nil, fmt.Errorf("attachments: the S3 endpoint %q is not an http(s) URL without a path, such as https://s3.example.com", endpoint)
+	}
+	return u, nil
 }
 
 // objectName is a content's object in the bucket.
