@@ -51,24 +51,43 @@ type Server struct {
 // empty folder and creates Bucket; it stops when the test ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	s, err := Run(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Run starts versitygw as Start does, for a program that is no test (the benchmark):
+// its buckets and its metadata go in two folders it makes in dir, and it runs until Stop.
+func Run(dir string) (*Server, error) {
 	bin, err := binary()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	s := &Server{bin: bin, Dir: t.TempDir(), meta: t.TempDir()}
+	s := &Server{bin: bin, Dir: filepath.Join(dir, "buckets"), meta: filepath.Join(dir, "metadata")}
+	for _, d := range []string{s.Dir, s.meta} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("versitygw: %w", err)
+		}
+	}
 	if s.addr, err = freeAddr(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	s.URL = "http://" + s.addr
-	s.Resume(t)
+	if err := s.start(); err != nil {
+		return nil, err
+	}
 	client, err := minio.New(s.addr, &minio.Options{Creds: credentials.NewStaticV4(AccessKey, SecretKey, "")})
+	if err == nil {
+		err = client.MakeBucket(context.Background(), Bucket, minio.MakeBucketOptions{})
+	}
 	if err != nil {
-		t.Fatal(err)
+		s.Stop()
+		return nil, fmt.Errorf("versitygw: create the bucket: %w", err)
 	}
-	if err := client.MakeBucket(context.Background(), Bucket, minio.MakeBucketOptions{}); err != nil {
-		t.Fatalf("create the bucket: %v", err)
-	}
-	return s
+	return s, nil
 }
 
 // Config is the settings of a store of Bucket.
@@ -93,17 +112,23 @@ func (s *Server) Stop() {
 	}
 }
 
-// Resume starts the gateway again, on the same port and folder.
+// Resume starts the gateway again, on the same port and folders.
 func (s *Server) Resume(t testing.TB) {
 	t.Helper()
-	stop, err := run(s.bin, s.addr, s.Dir, s.meta)
-	if err != nil {
+	if err := s.start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(stop)
+}
+
+func (s *Server) start() error {
+	stop, err := run(s.bin, s.addr, s.Dir, s.meta)
+	if err != nil {
+		return err
+	}
 	s.mu.Lock()
 	s.stop = stop
 	s.mu.Unlock()
+	return nil
 }
 
 // freeAddr returns a loopback address no one listens on: the gateway prints no address
