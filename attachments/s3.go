@@ -32,9 +32,9 @@ type S3Config struct {
 	Region string
 }
 
-// s3Retries is how many times the client sends a request that failed for want of an
-// answer: an upload or a download then waits at most a second or so for an endpoint
-// that is down, before it is answered 503, where the client's default waited minutes.
+// s3Retries is how many times the client tries a request that fails for want of an
+// answer: an upload or a download then waits a second or so for an endpoint that is
+// down before it is answered 503, where the client's default (10) waited far longer.
 const s3Retries = 3
 
 // S3 is the Store of an S3-compatible bucket: a content's bytes are one object, named
