@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -23,6 +22,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"github.com/finledger/finledger/attachments"
+	"github.com/finledger/finledger/internal/testkit/gotool"
 )
 
 // Version is the versitygw the tests run.
@@ -62,7 +62,7 @@ func Start(t testing.TB) *Server {
 // Run starts versitygw as Start does, for a program that is no test (the benchmark):
 // its buckets and its metadata go in two folders it makes in dir, and it runs until Stop.
 func Run(dir string) (*Server, error) {
-	bin, err := binary()
+	bin, err := gotool.Binary("github.com/versity/versitygw/cmd/versitygw", Version)
 	if err != nil {
 		return nil, err
 	}
@@ -184,65 +184,4 @@ func run(bin, addr, dir, meta string) (func(), error) {
 			return nil, fmt.Errorf("versitygw did not listen on %s within 30s: %s", addr, output.String())
 		}
 	}
-}
-
-var (
-	buildOnce sync.Once
-	built     string
-	buildErr  error
-)
-
-// binary returns versitygw's path, building it first if this machine has not: `go
-// install` of the pinned version, into the user's cache folder. Test processes that
-// need it at once (go test runs packages side by side) take turns on a lock file, so
-// that the first builds it and the others find it built; a build lands in a folder of
-// its own and is renamed into place, so that none ever sees half a binary.
-func binary() (string, error) {
-	buildOnce.Do(func() { built, buildErr = build() })
-	return built, buildErr
-}
-
-func build() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("versitygw: no cache folder: %w", err)
-	}
-	root := filepath.Join(cache, "finledger-test-tools")
-	dir := filepath.Join(root, "versitygw@"+Version)
-	bin := filepath.Join(dir, "versitygw")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("versitygw: %w", err)
-	}
-	lock, err := os.OpenFile(filepath.Join(root, "versitygw.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return "", fmt.Errorf("versitygw: %w", err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return "", fmt.Errorf("versitygw: lock the build: %w", err)
-	}
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil // built by another process while this one waited
-	}
-	tmp, err := os.MkdirTemp(root, "versitygw-build-")
-	if err != nil {
-		return "", fmt.Errorf("versitygw: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	cmd := exec.Command(goTool, "install", "github.com/versity/versitygw/cmd/versitygw@"+Version)
-	cmd.Env = append(os.Environ(), "GOBIN="+tmp)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build versitygw %s: %w\n%s", Version, err, out)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		return "", fmt.Errorf("versitygw: %w", err)
-	}
-	return bin, nil
 }
