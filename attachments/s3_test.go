@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -112,4 +113,43 @@ func TestS3Unavailable(t *testing.T) {
 	cfg.Bucket = "no-such-bucket"
 	store = newS3(t, pool, cfg)
 	wantUnavailable("bucket missing")
+}
+
+// A save of a content that a purge is deleting waits for the purge's end, then writes
+// the object again: the row it leaves never names an object the purge removed.
+func TestS3SaveWaitsForThePurge(t *testing.T) {
+	ctx, pool, server := context.Background(), testdb.Pool(t), s3server.Start(t)
+	store := newS3(t, pool, server.Config())
+	ws, u := uuid.New(), storetest.Spool(t, storetest.PDF(t, 1000))
+	if err := store.Save(ctx, ws, u); err != nil {
+		t.Fatal(err)
+	}
+	// The purge's part: the row locked and deleted, the object removed, not yet committed.
+	purge, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer purge.Rollback(ctx) //nolint:errcheck // committed below
+	if _, err := purge.Exec(ctx, `DELETE FROM attachment_contents WHERE workspace_id = $1 AND sha256 = $2`, ws, u.SHA256); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(server.ObjectPath(ws.String() + "/" + u.SHA256)); err != nil {
+		t.Fatal(err)
+	}
+	saved := make(chan error, 1)
+	go func() { saved <- store.Save(ctx, ws, u) }()
+	select {
+	case err := <-saved:
+		t.Fatalf("the save ended while the purge held the row: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := purge.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-saved; err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Check(ctx, ws, u.SHA256); err != nil {
+		t.Fatalf("after the purge and the save: %v", err)
+	}
 }
