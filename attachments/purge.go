@@ -27,8 +27,9 @@ const unnamedFor = 24 * time.Hour
 // removed so far are deleted and the rest wait for the next purge.
 //
 // Every instance may run it: the rows are taken locked, passing over those another
-// purge or a save holds, and a content saved again meanwhile is saved now, no longer
-// over a day ago, which the rule reads again once the row is free.
+// purge or a save holds; such a save sets the content's saving time to now, so that the
+// next purge passes over it too, and a save that comes while the purge holds a row waits
+// for the purge's end.
 func purge(ctx context.Context, pool *pgxpool.Pool, now time.Time, remove func(context.Context, uuid.UUID, string) error) (int64, error) {
 	var deleted int64
 	var removeErr error
