@@ -1,7 +1,8 @@
 // Package attachments owns the files of receipts attached to transactions: a file sent
 // spooled to a temporary file as it comes (Spool), its kind told from its content, and
-// its storage by SHA-256 per workspace (Store, with Postgres holding it in chunks in
-// attachment_contents and attachment_chunks). The events that attach a file and the
+// its storage by SHA-256 per workspace (Store: Postgres holds the bytes in chunks in
+// attachment_chunks, S3 as objects of a bucket; both index the contents in
+// attachment_contents), and the purge of the contents no attachment keeps. The events that attach a file and the
 // HTTP endpoints are not here: they name a content by the hash this package gives.
 package attachments
 
@@ -24,12 +25,16 @@ var (
 	// ErrCorrupt is a stored content whose bytes are not those its hash names: another
 	// hash, another size, or a chunk missing.
 	ErrCorrupt = errors.New("attachments: content corrupt")
+	// ErrUnavailable is a storage that cannot serve for now: its endpoint unreachable,
+	// its bucket missing, or its server failing. A retry later may succeed.
+	ErrUnavailable = errors.New("attachments: file storage unavailable")
 )
 
 // Store keeps receipts' files by their SHA-256 (Upload.SHA256, lowercase hex), apart per
 // workspace: a workspace sees and deletes its own contents only, even when another holds
-// the same file. It is the one API of every storage (PostgreSQL now, an S3-compatible
-// bucket later), each of which passes the suite in attachments/storetest.
+// the same file. It is the one API of every storage (PostgreSQL, an S3-compatible
+// bucket), each of which passes the suite in attachments/storetest. Any method may fail
+// with an error wrapping ErrUnavailable when the storage cannot be reached.
 type Store interface {
 	// Save stores the upload's bytes under its hash, unless the workspace holds them
 	// already. It is idempotent: saves of the same content, one after another or at

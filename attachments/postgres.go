@@ -33,23 +33,13 @@ func NewPostgres(pool *pgxpool.Pool) *Postgres { return &Postgres{pool: pool} }
 // written by another writes nothing; while that other's transaction is open it waits
 // for its end, and writes the content itself should that one roll back. The bytes
 // written are hashed again, so that no content is ever stored under a hash its bytes do
-// not have.
-//
-// A content stored already has its created_at set to now, as a new one has: the purge
-// (Purge) takes only contents saved over a day ago that nothing names, so a content saved
-// again for an attachment about to name it is not purged under it.
+// not have. A content stored already is saved anew (saveRow), so that the purge passes
+// over it.
 func (p *Postgres) Save(ctx context.Context, workspaceID uuid.UUID, u *Upload) error {
 	err := pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
-		var inserted bool
-		err := tx.QueryRow(ctx, `INSERT INTO attachment_contents (workspace_id, sha256, size, kind)
-			VALUES ($1, $2, $3, $4) ON CONFLICT (workspace_id, sha256) DO UPDATE SET created_at = now()
-			RETURNING xmax = 0`,
-			workspaceID, u.SHA256, u.Size, string(u.Kind)).Scan(&inserted)
-		if err != nil {
-			return err
-		}
-		if !inserted {
-			return nil // stored already
+		inserted, err := saveRow(ctx, tx, workspaceID, u)
+		if err != nil || !inserted {
+			return err // or stored already
 		}
 		return writeChunks(ctx, tx, workspaceID, u)
 	})
@@ -92,19 +82,13 @@ func writeChunks(ctx context.Context, tx pgx.Tx, workspaceID uuid.UUID, u *Uploa
 // Open reads the content's size and kind; its chunks are read as the Content is, one
 // query each on the pool (chunks).
 func (p *Postgres) Open(ctx context.Context, workspaceID uuid.UUID, sha256Hex string) (*Content, error) {
-	var size int64
-	var kind string
-	err := p.pool.QueryRow(ctx, `SELECT size, kind FROM attachment_contents WHERE workspace_id = $1 AND sha256 = $2`,
-		workspaceID, sha256Hex).Scan(&size, &kind)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("attachments: open %s: %w", sha256Hex, ErrNotFound)
-	}
+	size, kind, err := storedRow(ctx, p.pool, workspaceID, sha256Hex)
 	if err != nil {
-		return nil, fmt.Errorf("attachments: open %s: %w", sha256Hex, err)
+		return nil, err
 	}
 	body := &chunks{ctx: ctx, pool: p.pool, workspaceID: workspaceID, sha256: sha256Hex, size: size,
 		count: (size + chunkSize - 1) / chunkSize}
-	return newContent(workspaceID, sha256Hex, size, Kind(kind), body), nil
+	return newContent(workspaceID, sha256Hex, size, kind, body), nil
 }
 
 // Check reads the content back through Open and hashes it.
@@ -114,37 +98,16 @@ func (p *Postgres) Check(ctx context.Context, workspaceID uuid.UUID, sha256Hex s
 
 // Delete removes the content's row, and with it its chunks (their foreign key cascades).
 func (p *Postgres) Delete(ctx context.Context, workspaceID uuid.UUID, sha256Hex string) error {
-	if _, err := p.pool.Exec(ctx, `DELETE FROM attachment_contents WHERE workspace_id = $1 AND sha256 = $2`,
-		workspaceID, sha256Hex); err != nil {
+	if err := deleteRow(ctx, p.pool, workspaceID, sha256Hex); err != nil {
 		return fmt.Errorf("attachments: delete %s: %w", sha256Hex, err)
 	}
 	return nil
 }
 
-// Retention is how long a file stays stored once no attachment shows it: taken off its
-// transaction, or its transaction deleted. Until then the history's reads and verify
-// find it; after it, Purge forgets it.
-const Retention = 30 * 24 * time.Hour
-
-// unnamedFor is how long a content saved stays stored while no attachment names it: an
-// upload whose command was refused, or is still on its way.
-const unnamedFor = 24 * time.Hour
-
-// Purge deletes the contents no attachment keeps: those saved over a day before now that
-// no attachment names, or that only attachments hidden for longer than Retention name.
-// It returns how many it deleted. Every instance may run it: the delete is one statement,
-// which passes over a content saved again meanwhile.
+// Purge deletes the contents no attachment keeps (the rule is purge's), their chunks
+// with them.
 func (p *Postgres) Purge(ctx context.Context, now time.Time) (int64, error) {
-	tag, err := p.pool.Exec(ctx, `DELETE FROM attachment_contents c
-		WHERE c.created_at < $1 AND NOT EXISTS (
-			SELECT 1 FROM attachments a JOIN transactions t ON t.workspace_id = a.workspace_id AND t.id = a.transaction_id
-			WHERE a.workspace_id = c.workspace_id AND a.sha256 = c.sha256
-				AND (least(a.removed_at, t.deleted_at) IS NULL OR least(a.removed_at, t.deleted_at) > $2))`,
-		now.Add(-unnamedFor), now.Add(-Retention))
-	if err != nil {
-		return 0, fmt.Errorf("attachments: purge: %w", err)
-	}
-	return tag.RowsAffected(), nil
+	return purge(ctx, p.pool, now, nil)
 }
 
 // chunks reads a content's chunks in order, each by a query of its own on the pool: no
@@ -204,13 +167,8 @@ func (c *chunks) fetch() error {
 // missing tells why a chunk is absent: its content was deleted while it was read, or it
 // is lost.
 func (c *chunks) missing() error {
-	var stored bool
-	if err := c.pool.QueryRow(c.ctx, `SELECT EXISTS (SELECT FROM attachment_contents WHERE workspace_id = $1 AND sha256 = $2)`,
-		c.workspaceID, c.sha256).Scan(&stored); err != nil {
-		return fmt.Errorf("attachments: read chunk %d of %s: %w", c.next, c.sha256, err)
-	}
-	if !stored {
-		return fmt.Errorf("attachments: content %s was deleted while read: %w", c.sha256, ErrNotFound)
+	if _, _, err := storedRow(c.ctx, c.pool, c.workspaceID, c.sha256); err != nil {
+		return err
 	}
 	return fmt.Errorf("attachments: chunk %d of %d of content %s of workspace %s is missing: %w",
 		c.next, c.count, c.sha256, c.workspaceID, ErrCorrupt)

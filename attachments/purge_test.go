@@ -3,15 +3,18 @@ package attachments_test
 import (
 	"context"
 	"errors"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/attachments"
 	"github.com/finledger/finledger/attachments/storetest"
 	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/internal/testkit/s3server"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/projections"
@@ -21,11 +24,29 @@ import (
 // named (its command refused) once a day old, and one whose attachments were all hidden
 // (taken off, or their transaction deleted) over the retention ago. A content shown by a
 // live attachment stays however old; so does one hidden more recently, and one saved
-// again since a day, which an attachment is about to name.
+// again since a day, which an attachment is about to name. Whichever store holds the
+// bytes, the rule is the same; a bucket's objects go with their contents.
 func TestPurgeKeepsWhatAnAttachmentShows(t *testing.T) {
+	t.Run("Postgres", func(t *testing.T) {
+		pool := testdb.Pool(t)
+		purgeKeepsWhatAnAttachmentShows(t, pool, attachments.NewPostgres(pool), nil)
+	})
+	t.Run("S3", func(t *testing.T) {
+		pool, server := testdb.Pool(t), s3server.Start(t)
+		purgeKeepsWhatAnAttachmentShows(t, pool, newS3(t, pool, server.Config()), func(ws uuid.UUID, sha256 string) bool {
+			_, err := os.Stat(server.ObjectPath(ws.String() + "/" + sha256))
+			return err == nil
+		})
+	})
+}
+
+// purgeKeepsWhatAnAttachmentShows runs the purge's test on a store of pool; inBucket,
+// unless nil, tells whether a content's object is in the store's bucket.
+func purgeKeepsWhatAnAttachmentShows(t *testing.T, pool *pgxpool.Pool, store interface {
+	attachments.Store
+	Purge(context.Context, time.Time) (int64, error)
+}, inBucket func(uuid.UUID, string) bool) {
 	ctx := context.Background()
-	pool := testdb.Pool(t)
-	store := attachments.NewPostgres(pool)
 	l := ledger.NewLedger(pool, projections.Project, time.Now, 10)
 	user, err := l.RegisterUser(ctx, domain.Identity{Subject: "purge", Email: "purge@example.com"})
 	if err != nil {
@@ -87,8 +108,12 @@ func TestPurgeKeepsWhatAnAttachmentShows(t *testing.T) {
 			content.Close()
 		}
 		gone := errors.Is(err, attachments.ErrNotFound)
-		if want := name == "unnamed" || name == "removed long ago" || name == "deleted long ago"; gone != want {
+		want := name == "unnamed" || name == "removed long ago" || name == "deleted long ago"
+		if gone != want {
 			t.Errorf("%s: purged %v, want %v (%v)", name, gone, want, err)
+		}
+		if inBucket != nil && inBucket(ws, u.SHA256) == want {
+			t.Errorf("%s: object in the bucket %v, want %v", name, !want, want)
 		}
 	}
 }

@@ -510,7 +510,7 @@ func errorResponses() obj {
 			headers["Retry-After"] = merge(clone(retryAfterHeader), obj{"required": true})
 		case 503:
 			headers["Retry-After"] = merge(clone(retryAfterHeader), obj{"description": "seconds to wait; sent with SERVICE_UNAVAILABLE " +
-				"(the database cannot be reached, or the workspace takes too many writes at once) and BILLING_UNAVAILABLE, not with the *_NOT_CONFIGURED codes"})
+				"(the database or the storage of files cannot be reached, or the workspace takes too many writes at once) and BILLING_UNAVAILABLE, not with the *_NOT_CONFIGURED codes"})
 		}
 		out[name] = obj{"description": errorDescriptions[status], "headers": headers,
 			"content": obj{"application/json": obj{"schema": ref(schema)}}}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/finledger/finledger/attachments"
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/queries"
@@ -41,6 +42,9 @@ var (
 	errInternal     = errorf(http.StatusInternalServerError, "INTERNAL_ERROR", "an internal error occurred; quote the request id when reporting it")
 	errUnavailable  = &apiError{Status: http.StatusServiceUnavailable, Code: "SERVICE_UNAVAILABLE",
 		Message:    "the service cannot reach its database for a moment; retry after Retry-After seconds (a write retried with the same Idempotency-Key takes effect once)",
+		RetryAfter: unavailableRetryAfter}
+	errFilesUnavailable = &apiError{Status: http.StatusServiceUnavailable, Code: "SERVICE_UNAVAILABLE",
+		Message:    "the service cannot reach its storage of files for a moment; retry after Retry-After seconds (an upload retried with the same Idempotency-Key is attached once)",
 		RetryAfter: unavailableRetryAfter}
 	errContended = &apiError{Status: http.StatusServiceUnavailable, Code: "SERVICE_UNAVAILABLE",
 		Message:    "the workspace is taking many writes at once and this one was not made; retry after Retry-After seconds",
@@ -79,6 +83,11 @@ func toAPIError(err error) *apiError {
 	}
 	if errors.Is(err, context.Canceled) {
 		return errorf(499, "CLIENT_CLOSED_REQUEST", "the client closed the request")
+	}
+	// Before the database's check, which would take the storage's network errors for
+	// its own.
+	if errors.Is(err, attachments.ErrUnavailable) {
+		return errFilesUnavailable
 	}
 	if databaseUnavailable(err) {
 		return errUnavailable

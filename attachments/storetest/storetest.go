@@ -1,5 +1,5 @@
 // Package storetest is the conformance suite of attachments.Store: what every storage of
-// receipts' files (PostgreSQL now, an S3-compatible bucket later) must do, written once
+// receipts' files (PostgreSQL, an S3-compatible bucket) must do, written once
 // and run by each implementation's tests. Run holds what a store promises its callers;
 // RunCorruption, what it tells of bytes damaged behind its back, which only the store's
 // own test knows how to damage.

@@ -16,7 +16,8 @@ import (
 // attachReceipt attaches a generated PDF-headed file of mb MB to a transaction of the
 // seeded workspace over HTTP, then downloads it, and reports each one's time and the
 // most the server held meanwhile: resident, and Go heap in use (sampled every 100 ms).
-func attachReceipt(ctx context.Context, s *importServer, mb int, out io.Writer) error {
+// inBucket says the server keeps its files in a bucket, not in the database.
+func attachReceipt(ctx context.Context, s *importServer, mb int, inBucket bool, out io.Writer) error {
 	var tx uuid.UUID
 	if err := s.pool.QueryRow(ctx, `SELECT id FROM transactions WHERE deleted_at IS NULL ORDER BY created_version DESC LIMIT 1`).Scan(&tx); err != nil {
 		return fmt.Errorf("a transaction to attach a receipt to: %w", err)
@@ -27,7 +28,11 @@ func attachReceipt(ctx context.Context, s *importServer, mb int, out io.Writer) 
 		file[i] = byte(rng.UintN(256))
 	}
 	copy(file, "%PDF-1.7\n")
-	fmt.Fprintf(out, "\n== a receipt of %d MB attached to a transaction of the same workspace, then downloaded\n", mb)
+	where := "the database"
+	if inBucket {
+		where = "a bucket of versitygw"
+	}
+	fmt.Fprintf(out, "\n== a receipt of %d MB attached to a transaction of the same workspace, kept in %s, then downloaded\n", mb, where)
 	path := "/api/transactions/" + tx.String() + "/attachments"
 
 	idle, err := s.goHeap(ctx)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/internal/testkit/s3server"
 	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/projections"
 	"github.com/finledger/finledger/webhooks"
@@ -35,6 +37,9 @@ type importOptions struct {
 	camtMB int // size of the CAMT.053 file previewed after the rounds; 0 skips it
 	// attachmentMB is the size of the receipt attached and downloaded after the rounds; 0 skips it
 	attachmentMB int
+	// attachmentS3 keeps the receipt in a bucket of versitygw started for the run
+	// (FINLEDGER_FILES_S3_*), not in the database
+	attachmentS3 bool
 	rounds       int // each on a fresh copy of the seeded database
 	duration     time.Duration
 	server       string // the finledger binary
@@ -73,6 +78,11 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		preview, commit, pgbench float64 // seconds, seconds, tps
 		previewRSS, commitRSS    int64
 	}
+	files, stopFiles, err := importFiles(o, out)
+	if err != nil {
+		return err
+	}
+	defer stopFiles()
 	var rounds []importRound
 	var last *importServer
 	defer func() {
@@ -89,7 +99,7 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		if err != nil {
 			return err
 		}
-		s, err := startImportServer(ctx, o.server, url)
+		s, err := startImportServer(ctx, o.server, url, files)
 		if err != nil {
 			return err
 		}
@@ -232,7 +242,7 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		}
 	}
 	if o.attachmentMB > 0 && last != nil {
-		if err := attachReceipt(ctx, last, o.attachmentMB, out); err != nil {
+		if err := attachReceipt(ctx, last, o.attachmentMB, o.attachmentS3, out); err != nil {
 			return err
 		}
 	}
@@ -292,7 +302,7 @@ func seedImportDatabase(ctx context.Context, adminURL string, o importOptions, o
 	// the log's end, where a relay publishing a million events would have taken minutes
 	// to bring it.
 	relayStart := time.Now()
-	s, err := startImportServer(ctx, o.server, url)
+	s, err := startImportServer(ctx, o.server, url, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -364,7 +374,7 @@ type importServer struct {
 	keep   bool // keep the server's log: something failed
 }
 
-func startImportServer(ctx context.Context, bin, url string) (*importServer, error) {
+func startImportServer(ctx context.Context, bin, url string, files map[string]string) (*importServer, error) {
 	dir, err := os.MkdirTemp("", "finledger-bench-import-")
 	if err != nil {
 		return nil, err
@@ -376,13 +386,15 @@ func startImportServer(ctx context.Context, bin, url string) (*importServer, err
 	admin := ln.Addr().String()
 	ln.Close()
 	secret := randomHex(32)
-	srv, err := startServer(ctx, bin, "serve", dir, map[string]string{
+	env := map[string]string{
 		"FINLEDGER_DATABASE_URL":         url,
 		"FINLEDGER_ENV":                  "production",
 		"FINLEDGER_SESSION_HS256_SECRET": secret,
 		"FINLEDGER_SECRET_KEY":           randomHex(32),
 		"FINLEDGER_ADMIN_ADDR":           admin,
-	})
+	}
+	maps.Copy(env, files)
+	srv, err := startServer(ctx, bin, "serve", dir, env)
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
@@ -399,6 +411,32 @@ func startImportServer(ctx context.Context, bin, url string) (*importServer, err
 	}
 	return &importServer{serverProcess: srv, admin: "http://" + admin, token: tok, dir: dir, pool: pool,
 		client: &http.Client{Timeout: 10 * time.Minute}}, nil
+}
+
+// importFiles returns the settings of the storage of files the rounds' servers get:
+// none (the database) unless o.attachmentS3, which starts versitygw, built from the Go
+// module proxy once per machine, with a bucket; stop ends it.
+func importFiles(o importOptions, out io.Writer) (files map[string]string, stop func(), err error) {
+	if !o.attachmentS3 {
+		return nil, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "finledger-bench-s3-")
+	if err != nil {
+		return nil, nil, err
+	}
+	gateway, err := s3server.Run(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	cfg := gateway.Config()
+	fmt.Fprintf(out, "receipts' files in the bucket %s of versitygw %s at %s, its files in %s\n", cfg.Bucket, s3server.Version, cfg.Endpoint, gateway.Dir)
+	return map[string]string{"FINLEDGER_FILES_S3_ENDPOINT": cfg.Endpoint, "FINLEDGER_FILES_S3_BUCKET": cfg.Bucket,
+			"FINLEDGER_FILES_S3_ACCESS_KEY": cfg.AccessKey, "FINLEDGER_FILES_S3_SECRET_KEY": cfg.SecretKey},
+		func() {
+			gateway.Stop()
+			os.RemoveAll(dir)
+		}, nil
 }
 
 func (s *importServer) stop() {

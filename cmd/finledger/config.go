@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/minio/minio-go/v7/pkg/s3utils"
 
+	"github.com/finledger/finledger/attachments"
 	"github.com/finledger/finledger/billing"
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/channel"
@@ -65,6 +68,11 @@ type config struct {
 	Billing               string // the payment provider: "none" or "stripe"
 	StripeSecretKey       string
 	StripeAPIURL          string
+	FilesS3Endpoint       string // "": receipts' files in the database
+	FilesS3Bucket         string
+	FilesS3AccessKey      string
+	FilesS3SecretKey      string
+	FilesS3Region         string
 	// DevSignIn turns on the web app's one-click sign-in as the development identity;
 	// only `finledger dev` sets it.
 	DevSignIn bool
@@ -264,6 +272,43 @@ var settings = []setting{
 		}
 		return httpURL(func(c *config) *string { return &c.StripeAPIURL })(c, v)
 	}},
+	// The bucket's settings are read after FINLEDGER_FILES_S3_ENDPOINT, which they are
+	// checked against: a partial set would leave files where nobody looks for them.
+	{"FINLEDGER_FILES_S3_ENDPOINT", "", "the S3-compatible service receipts' files are kept in (http:// or https://); unset: in the database", false, func(c *config, v string) error {
+		if v != "" {
+			if _, err := attachments.ParseS3Endpoint(v); err != nil {
+				return errors.New("must be an http(s) URL without a path, such as https://s3.example.com")
+			}
+		}
+		c.FilesS3Endpoint = v
+		return nil
+	}},
+	{"FINLEDGER_FILES_S3_BUCKET", "", "the bucket the files are kept in, which must exist", false, filesS3(true, func(c *config, v string) error {
+		if err := s3utils.CheckValidBucketNameStrict(v); err != nil {
+			return errors.New("must be a bucket's name: 3 to 63 lowercase letters, digits, '.' or '-'")
+		}
+		c.FilesS3Bucket = v
+		return nil
+	})},
+	{"FINLEDGER_FILES_S3_ACCESS_KEY", "", "the access key the bucket's requests are signed with", false, filesS3(true, text(func(c *config) *string { return &c.FilesS3AccessKey }))},
+	{"FINLEDGER_FILES_S3_SECRET_KEY", "", "the secret key the bucket's requests are signed with", true, filesS3(true, text(func(c *config) *string { return &c.FilesS3SecretKey }))},
+	{"FINLEDGER_FILES_S3_REGION", "", "the bucket's region; unset: asked of the service", false, filesS3(false, text(func(c *config) *string { return &c.FilesS3Region }))},
+}
+
+// filesS3 reads a setting of the bucket of files, which is set only with
+// FINLEDGER_FILES_S3_ENDPOINT and, when required, always with it.
+func filesS3(required bool, read func(*config, string) error) func(*config, string) error {
+	return func(c *config, v string) error {
+		switch {
+		case v == "" && required && c.FilesS3Endpoint != "":
+			return errors.New("must be set when FINLEDGER_FILES_S3_ENDPOINT is")
+		case v != "" && c.FilesS3Endpoint == "":
+			return errors.New("is set but FINLEDGER_FILES_S3_ENDPOINT is not: set it, or unset this one")
+		case v == "":
+			return nil
+		}
+		return read(c, v)
+	}
 }
 
 func text(field func(*config) *string) func(*config, string) error {
@@ -370,6 +415,22 @@ func (c config) billing() (httpapi.Billing, error) {
 		return billing.None{}, nil
 	}
 	return billing.NewStripe(billing.StripeConfig{SecretKey: c.StripeSecretKey, APIURL: c.StripeAPIURL})
+}
+
+// fileStore is a storage of receipts' files with the purge of those no attachment keeps.
+type fileStore interface {
+	attachments.Store
+	Purge(ctx context.Context, now time.Time) (int64, error)
+}
+
+// files returns the storage of receipts' files: the bucket FINLEDGER_FILES_S3_* names,
+// or the database.
+func (c config) files(pool *pgxpool.Pool) (fileStore, error) {
+	if c.FilesS3Endpoint == "" {
+		return attachments.NewPostgres(pool), nil
+	}
+	return attachments.NewS3(pool, attachments.S3Config{Endpoint: c.FilesS3Endpoint, Bucket: c.FilesS3Bucket,
+		AccessKey: c.FilesS3AccessKey, SecretKey: c.FilesS3SecretKey, Region: c.FilesS3Region})
 }
 
 // webhookPolicy says where webhooks may point: anywhere outside production, and in

@@ -199,7 +199,13 @@ func subcommands() []command {
 		{name: "verify", about: "compare every read model with a replay of the log, every snapshot with its stream's fold, and recompute every stream's hash chain",
 			details: "It changes nothing. The exit code is 3 when something differs.",
 			setup: plain(func(ctx context.Context, cfg config, out io.Writer) error {
-				return withPool(ctx, cfg, func(pool *pgxpool.Pool) error { return verify(ctx, pool, out) })
+				return withPool(ctx, cfg, func(pool *pgxpool.Pool) error {
+					files, err := cfg.files(pool)
+					if err != nil {
+						return err
+					}
+					return verify(ctx, pool, files, out)
+				})
 			})},
 		{name: "export", synopsis: "--workspace ID", about: "write a workspace's history as JSON lines, each event with its chain hash",
 			details: "docs/history.md, \"Verifying an export\", says how anyone can check it.",
@@ -256,7 +262,7 @@ func eventMeter(ctx context.Context, pool *pgxpool.Pool, out io.Writer, label st
 	return progress.New(out, label, "events", events), nil
 }
 
-func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
+func verify(ctx context.Context, pool *pgxpool.Pool, files attachments.Store, out io.Writer) error {
 	meter, err := eventMeter(ctx, pool, out, "verify: replay")
 	if err != nil {
 		return err
@@ -297,11 +303,11 @@ func verify(ctx context.Context, pool *pgxpool.Pool, out io.Writer) error {
 		fmt.Fprintln(out, c)
 	}
 	fmt.Fprintf(out, "chains: %d streams, %d events, %d broken\n", streams, events, broken)
-	files, damaged, err := checkFiles(ctx, pool, attachments.NewPostgres(pool), out)
+	checked, damaged, err := checkFiles(ctx, pool, files, out)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "files: %d checked, %d missing or changed\n", files, damaged)
+	fmt.Fprintf(out, "files: %d checked, %d missing or changed\n", checked, damaged)
 	if bad > 0 || broken > 0 || damaged > 0 {
 		return fmt.Errorf("%d read model(s), %d chain(s), %d file(s): %w", bad, broken, damaged, errDiffers)
 	}
@@ -441,7 +447,7 @@ func devRates(ctx context.Context, pool *pgxpool.Pool, url string) error {
 // token ids, finished webhook deliveries past their retention, ended browser sessions,
 // statements' previews never committed, and receipts' files no attachment keeps. Every
 // instance runs it; the deletes are idempotent.
-func purgeHourly(ctx context.Context, pool *pgxpool.Pool, browser *webapp.Sessions) {
+func purgeHourly(ctx context.Context, pool *pgxpool.Pool, browser *webapp.Sessions, files fileStore) {
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
@@ -464,7 +470,7 @@ func purgeHourly(ctx context.Context, pool *pgxpool.Pool, browser *webapp.Sessio
 		if _, err := imports.PurgePreviews(ctx, pool, now.Add(-imports.PreviewRetention)); err != nil && ctx.Err() == nil {
 			slog.Error("purge", "err", err)
 		}
-		if _, err := attachments.NewPostgres(pool).Purge(ctx, now); err != nil && ctx.Err() == nil {
+		if _, err := files.Purge(ctx, now); err != nil && ctx.Err() == nil {
 			slog.Error("purge", "err", err)
 		}
 		select {
@@ -581,6 +587,10 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	if err != nil {
 		return err
 	}
+	files, err := cfg.files(pool)
+	if err != nil {
+		return err
+	}
 	requestLogLevel := slog.LevelInfo
 	if cfg.QuietRequests {
 		requestLogLevel = slog.LevelDebug
@@ -596,6 +606,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		TrustedProxies: cfg.TrustedProxies,
 		Billing:        provider,
 		ECBURL:         cfg.ECBURL,
+		Files:          files,
 		Channel:        httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},
 	})
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
@@ -618,7 +629,7 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		}
 		defer admin.Close()
 	}
-	go purgeHourly(ctx, pool, app.Sessions())
+	go purgeHourly(ctx, pool, app.Sessions(), files)
 	background := make(chan struct{})
 	go func() { defer close(background); hooks.Run(ctx) }()
 	// The relay and the dispatcher stop before the bus they use closes (deferred above).

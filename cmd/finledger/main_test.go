@@ -23,6 +23,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/attachments"
@@ -32,6 +33,7 @@ import (
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/pgcluster"
+	"github.com/finledger/finledger/internal/testkit/s3server"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/ledger"
 	"github.com/finledger/finledger/webapp"
@@ -426,14 +428,52 @@ func TestVerifyTellsAScaleApart(t *testing.T) {
 	}
 }
 
-// verify reads back every attached file and checks it against the hash its event
-// carries: a file whose stored bytes changed, or that is gone, is named, with exit 3.
+// verify reads back every attached file from the storage the settings name and checks
+// it against the hash its event carries: a file whose stored bytes changed, or that is
+// gone, is named, with exit 3.
 func TestVerifyChecksTheAttachedFiles(t *testing.T) {
+	t.Run("Postgres", func(t *testing.T) {
+		verifyChecksTheAttachedFiles(t, func(cfg *config, pool *pgxpool.Pool) func(ws uuid.UUID, sha256 string) {
+			return func(ws uuid.UUID, sha256 string) {
+				if _, err := pool.Exec(context.Background(), `UPDATE attachment_chunks SET data = set_byte(data, 10, get_byte(data, 10) # 1)
+					WHERE workspace_id = $1 AND sha256 = $2 AND n = 1`, ws, sha256); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	})
+	t.Run("S3", func(t *testing.T) {
+		bucket := s3server.Start(t)
+		verifyChecksTheAttachedFiles(t, func(cfg *config, _ *pgxpool.Pool) func(ws uuid.UUID, sha256 string) {
+			s3 := bucket.Config()
+			cfg.FilesS3Endpoint, cfg.FilesS3Bucket, cfg.FilesS3AccessKey, cfg.FilesS3SecretKey = s3.Endpoint, s3.Bucket, s3.AccessKey, s3.SecretKey
+			return func(ws uuid.UUID, sha256 string) {
+				path := bucket.ObjectPath(ws.String() + "/" + sha256)
+				data, err := os.ReadFile(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data[300<<10-1] ^= 1
+				if err := os.WriteFile(path, data, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+	})
+}
+
+// verifyChecksTheAttachedFiles runs verify's test of the files on the storage that
+// storage's settings name; damage, which it returns, changes a byte of a stored file.
+func verifyChecksTheAttachedFiles(t *testing.T, storage func(*config, *pgxpool.Pool) (damage func(ws uuid.UUID, sha256 string))) {
 	ctx := context.Background()
 	cfg, pool, l, ws := personalWorkspace(t, time.Now, "receipts")
+	damage := storage(&cfg, pool)
+	store, err := cfg.files(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
 	wallet, tx, attachment := uuid.New(), uuid.New(), uuid.New()
 	upload := storetest.Spool(t, storetest.PDF(t, 300<<10))
-	store := attachments.NewPostgres(pool)
 	if err := store.Save(ctx, ws, upload); err != nil {
 		t.Fatal(err)
 	}
@@ -454,10 +494,7 @@ func TestVerifyChecksTheAttachedFiles(t *testing.T) {
 	if err := run(ctx, cfg, out, "verify", nil); err != nil || !strings.Contains(out.String(), "files: 1 checked, 0 missing or changed") {
 		t.Fatalf("verify: %v %s", err, out)
 	}
-	if _, err := pool.Exec(ctx, `UPDATE attachment_chunks SET data = set_byte(data, 10, get_byte(data, 10) # 1)
-		WHERE workspace_id = $1 AND sha256 = $2 AND n = 1`, ws, upload.SHA256); err != nil {
-		t.Fatal(err)
-	}
+	damage(ws, upload.SHA256)
 	out = &syncBuffer{}
 	if err := run(ctx, cfg, out, "verify", nil); exitCode(err) != exitDifferent ||
 		!strings.Contains(out.String(), "file "+upload.SHA256+" of workspace "+ws.String()+" CHANGED") {
@@ -765,6 +802,63 @@ func TestConfigOfBilling(t *testing.T) {
 	out.Reset()
 	printConfig(&out)
 	if strings.Contains(out.String(), "51Hsecret") || !regexp.MustCompile(`(?m)^FINLEDGER_STRIPE_SECRET_KEY +\(set, not shown\) +set `).MatchString(out.String()) {
+		t.Fatalf("config output:\n%s", out.String())
+	}
+}
+
+// Receipts' files are kept in the database unless FINLEDGER_FILES_S3_ENDPOINT names a
+// bucket's service; the bucket's settings come all together or not at all, and the
+// secret key is never shown.
+func TestConfigOfFiles(t *testing.T) {
+	c, err := loadConfig()
+	if err != nil || c.FilesS3Endpoint != "" {
+		t.Fatalf("default endpoint %q (%v)", c.FilesS3Endpoint, err)
+	}
+	if files, err := c.files(nil); err != nil {
+		t.Fatal(err)
+	} else if _, ok := files.(*attachments.Postgres); !ok {
+		t.Fatalf("default storage %T", files)
+	}
+
+	const secret = "wJalrXUtnFEMI-K7MDENG-bPxRfiCYEXAMPLEKEY"
+	full := map[string]string{"FINLEDGER_FILES_S3_ENDPOINT": "https://s3.eu-west-1.amazonaws.com", "FINLEDGER_FILES_S3_BUCKET": "finledger-receipts",
+		"FINLEDGER_FILES_S3_ACCESS_KEY": "AKIAEXAMPLE", "FINLEDGER_FILES_S3_SECRET_KEY": secret, "FINLEDGER_FILES_S3_REGION": "eu-west-1"}
+	for _, bad := range []struct {
+		set  map[string]string
+		want string
+	}{
+		{map[string]string{"FINLEDGER_FILES_S3_ENDPOINT": ""}, "FINLEDGER_FILES_S3_BUCKET: " + `"finledger-receipts" is set but FINLEDGER_FILES_S3_ENDPOINT is not`},
+		{map[string]string{"FINLEDGER_FILES_S3_BUCKET": ""}, `FINLEDGER_FILES_S3_BUCKET: "" must be set when FINLEDGER_FILES_S3_ENDPOINT is`},
+		{map[string]string{"FINLEDGER_FILES_S3_SECRET_KEY": ""}, "FINLEDGER_FILES_S3_SECRET_KEY: its value must be set when FINLEDGER_FILES_S3_ENDPOINT is"},
+		{map[string]string{"FINLEDGER_FILES_S3_ENDPOINT": "s3.amazonaws.com"}, `FINLEDGER_FILES_S3_ENDPOINT: "s3.amazonaws.com" must be an http(s) URL without a path`},
+		{map[string]string{"FINLEDGER_FILES_S3_ENDPOINT": "https://s3.amazonaws.com/receipts"}, `FINLEDGER_FILES_S3_ENDPOINT: "https://s3.amazonaws.com/receipts" must be an http(s) URL without a path`},
+		{map[string]string{"FINLEDGER_FILES_S3_BUCKET": "Receipts_2026"}, `FINLEDGER_FILES_S3_BUCKET: "Receipts_2026" must be a bucket's name`},
+	} {
+		for name, v := range full {
+			t.Setenv(name, v)
+		}
+		for name, v := range bad.set {
+			t.Setenv(name, v)
+		}
+		if _, err := loadConfig(); err == nil || !strings.HasPrefix(err.Error(), bad.want) || strings.Contains(err.Error(), secret) {
+			t.Errorf("%v: %v", bad.set, err)
+		}
+	}
+
+	for name, v := range full {
+		t.Setenv(name, v)
+	}
+	if c, err = loadConfig(); err != nil || c.FilesS3Bucket != "finledger-receipts" || c.FilesS3SecretKey != secret || c.FilesS3Region != "eu-west-1" {
+		t.Fatalf("bucket settings %+v (%v)", c, err)
+	}
+	if files, err := c.files(nil); err != nil {
+		t.Fatal(err)
+	} else if _, ok := files.(*attachments.S3); !ok {
+		t.Fatalf("storage %T", files)
+	}
+	var out strings.Builder
+	printConfig(&out)
+	if strings.Contains(out.String(), secret) || !regexp.MustCompile(`(?m)^FINLEDGER_FILES_S3_SECRET_KEY +\(set, not shown\) +set `).MatchString(out.String()) {
 		t.Fatalf("config output:\n%s", out.String())
 	}
 }

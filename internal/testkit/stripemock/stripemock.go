@@ -15,10 +15,7 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +24,7 @@ import (
 	"time"
 
 	"github.com/finledger/finledger/billing"
+	"github.com/finledger/finledger/internal/testkit/gotool"
 )
 
 // Version is the stripe-mock the tests run.
@@ -65,7 +63,7 @@ type Mock struct {
 // stop when the test ends.
 func Start(t testing.TB) *Mock {
 	t.Helper()
-	bin, err := binary()
+	bin, err := gotool.Binary("github.com/stripe/stripe-mock", Version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,58 +210,6 @@ func run(bin string) (*url.URL, func(), error) {
 		stop()
 		return nil, nil, errors.New("stripe-mock did not listen within 30s")
 	}
-}
-
-var (
-	buildOnce sync.Once
-	built     string
-	buildErr  error
-)
-
-// binary returns stripe-mock's path, building it first if this machine has not:
-// `go install` of the pinned version, into the user's cache folder. A build lands in a
-// folder of its own and is renamed into place, so that test processes building at once
-// never see half a binary.
-func binary() (string, error) {
-	buildOnce.Do(func() { built, buildErr = build() })
-	return built, buildErr
-}
-
-func build() (string, error) {
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("stripe-mock: no cache folder: %w", err)
-	}
-	root := filepath.Join(cache, "finledger-test-tools")
-	dir := filepath.Join(root, "stripe-mock@"+Version)
-	bin := filepath.Join(dir, "stripe-mock")
-	if _, err := os.Stat(bin); err == nil {
-		return bin, nil
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", fmt.Errorf("stripe-mock: %w", err)
-	}
-	tmp, err := os.MkdirTemp(root, "stripe-mock-build-")
-	if err != nil {
-		return "", fmt.Errorf("stripe-mock: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	cmd := exec.Command(goTool, "install", "github.com/stripe/stripe-mock@"+Version)
-	cmd.Env = append(os.Environ(), "GOBIN="+tmp)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("build stripe-mock %s: %w\n%s", Version, err, out)
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if _, statErr := os.Stat(bin); statErr == nil {
-			return bin, nil // another process built it first
-		}
-		return "", fmt.Errorf("stripe-mock: %w", err)
-	}
-	return bin, nil
 }
 
 // Cancellation checks that the requests recorded are, all of them and in order, those of
