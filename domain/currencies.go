@@ -37,3 +37,21 @@ func IsCurrency(code string) bool {
 	_, found := slices.BinarySearch(currencies, code)
 	return found
 }
+
+// minorUnits are the currencies whose minor unit is not the hundredth, by the number of
+// decimals ISO 4217 gives them (the metals have none, and take the default).
+var minorUnits = map[string]int32{
+	"BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0, "RWF": 0, "UGX": 0,
+	"UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
+	"BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
+	"CLF": 4, "UYW": 4,
+}
+
+// MinorUnit is how many decimals a currency's smallest unit takes: 2 but where ISO
+// 4217 says otherwise (0 for the yen, 3 for the dinars of Kuwait and Bahrain).
+func MinorUnit(code string) int32 {
+	if n, ok := minorUnits[code]; ok {
+		return n
+	}
+	return 2
+}

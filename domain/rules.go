@@ -1,7 +1,9 @@
 package domain
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -68,6 +70,52 @@ type RuleActions struct {
 	Type       *TransactionType `json:"type,omitempty"`
 	ToWalletID *uuid.UUID       `json:"toWalletId,omitempty"`
 	Skip       bool             `json:"skip,omitempty"`
+	// Splits split an income or expense in parts by percent (RuleSplit), in place of one
+	// category.
+	Splits []RuleSplit `json:"splits,omitempty"`
+}
+
+// RuleSplit is one part a rule splits an income or expense in: its percent of the
+// amount, and the part's category, tag and concept. A rule's parts add up to 100
+// percent; SplitByPercent makes them amounts.
+type RuleSplit struct {
+	Percent    decimal.Decimal `json:"percent"`
+	CategoryID *uuid.UUID      `json:"categoryId,omitempty"`
+	TagID      *uuid.UUID      `json:"tagId,omitempty"`
+	Concept    *string         `json:"concept,omitempty"`
+}
+
+// MarshalJSON writes the percent as a JSON number of its exact digits, as the API
+// writes numbers, in answers and events alike.
+func (s RuleSplit) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Percent    json.Number `json:"percent"`
+		CategoryID *uuid.UUID  `json:"categoryId,omitempty"`
+		TagID      *uuid.UUID  `json:"tagId,omitempty"`
+		Concept    *string     `json:"concept,omitempty"`
+	}{json.Number(ExactString(s.Percent)), s.CategoryID, s.TagID, s.Concept})
+}
+
+// SplitByPercent shares amount among a rule's parts, in currency: each part its percent
+// of the amount cut to the currency's minor unit (or the amount's own scale, if finer),
+// the last part what the others leave, so that they add up exactly to the amount. It
+// returns nil when a part would come to nothing (a cent split in three).
+func SplitByPercent(amount decimal.Decimal, currency string, splits []RuleSplit) []SplitPart {
+	scale := max(MinorUnit(currency), -amount.Exponent())
+	parts := make([]SplitPart, len(splits))
+	left := amount
+	for i, s := range splits {
+		share := left
+		if i < len(splits)-1 {
+			share = amount.Mul(s.Percent).Div(hundred).Truncate(scale)
+		}
+		if !share.IsPositive() {
+			return nil
+		}
+		left = left.Sub(share)
+		parts[i] = SplitPart{Amount: share, Currency: currency, CategoryID: s.CategoryID, TagID: s.TagID, Concept: s.Concept}
+	}
+	return parts
 }
 
 // RuleDefinition is a rule's editable fields.
@@ -241,8 +289,11 @@ func (w *Workspace) checkRule(r *RuleDefinition) error {
 		}
 	}
 	a := r.Actions
-	if a == (RuleActions{}) {
-		fail("actions", "must set something: a category, a tag, a concept, a type, a transfer or skip")
+	if reflect.ValueOf(a).IsZero() {
+		fail("actions", "must set something: a category, a tag, a concept, a type, a transfer, parts or skip")
+	}
+	if a.Splits != nil {
+		checkRuleSplits(a, fail)
 	}
 	if a.Type != nil && *a.Type != TxIncome && *a.Type != TxExpense && *a.Type != TxTransfer {
 		fail("actions.type", "must be income, expense or transfer")
@@ -268,7 +319,44 @@ func (w *Workspace) checkRule(r *RuleDefinition) error {
 			return NotFound("WALLET_NOT_FOUND", "wallet %s not found", *a.ToWalletID)
 		}
 	}
+	for i, s := range a.Splits {
+		if s.CategoryID != nil {
+			if _, err := w.liveCategory(*s.CategoryID); err != nil {
+				return NotFound("CATEGORY_NOT_FOUND", "category %s of part %d not found", *s.CategoryID, i)
+			}
+		}
+		if s.TagID != nil {
+			if _, err := w.liveTag(*s.TagID); err != nil {
+				return NotFound("TAG_NOT_FOUND", "tag %s of part %d not found", *s.TagID, i)
+			}
+		}
+	}
 	return nil
+}
+
+// checkRuleSplits checks a rule's parts: two at least, each a positive percent of at
+// most two decimals, adding up to 100, and no category of the whole, transfer or skip
+// beside them.
+func checkRuleSplits(a RuleActions, fail func(field, format string, args ...any)) {
+	switch {
+	case len(a.Splits) < 2 || len(a.Splits) > MaxSplitParts:
+		fail("actions.splits", "must hold 2 to %d parts", MaxSplitParts)
+		return
+	case a.CategoryID != nil:
+		fail("actions.categoryId", "is left out beside splits: each part has its own category")
+	case a.Skip || a.Type != nil && *a.Type == TxTransfer:
+		fail("actions.splits", "split an income or an expense: not with a transfer or skip")
+	}
+	sum := decimal.Zero
+	for i, s := range a.Splits {
+		if !s.Percent.IsPositive() || !s.Percent.Equal(s.Percent.Truncate(2)) || s.Percent.GreaterThan(hundred) {
+			fail(fmt.Sprintf("actions.splits[%d].percent", i), "must be more than 0 and at most 100, with two decimals at most")
+		}
+		sum = sum.Add(s.Percent)
+	}
+	if !sum.Equal(hundred) {
+		fail("actions.splits", "the parts' percents add up to %s, not 100", sum)
+	}
 }
 
 // check says why a condition cannot hold, "" when it can.
@@ -445,6 +533,8 @@ type RuleTarget struct {
 	Concept       *string
 	// Split: the transaction's categories are its parts', which rules leave alone.
 	Split bool
+	// Currency is the transaction's, which a rule's parts are in.
+	Currency string
 }
 
 // RuleChange is what a rule changes of a recorded transaction: the fields set are those
@@ -455,6 +545,8 @@ type RuleChange struct {
 	CategoryID    *uuid.UUID `json:"categoryId,omitempty"`
 	TagID         *uuid.UUID `json:"tagId,omitempty"`
 	Concept       *string    `json:"concept,omitempty"`
+	// Splits are the parts the rule splits the transaction in.
+	Splits []SplitPart `json:"splits,omitempty"`
 }
 
 // Changes lists what the first matching rule of only (every rule when empty) changes of
@@ -476,7 +568,10 @@ func (b *RuleBook) Changes(targets []RuleTarget, only []uuid.UUID) []RuleChange 
 		if a.Concept != nil && (t.Concept == nil || *t.Concept != *a.Concept) {
 			c.Concept = a.Concept
 		}
-		if c.CategoryID != nil || c.TagID != nil || c.Concept != nil {
+		if a.Splits != nil && !t.Split && (t.Subject.Type == TxIncome || t.Subject.Type == TxExpense) {
+			c.Splits = SplitByPercent(t.Subject.Amount, t.Currency, a.Splits)
+		}
+		if c.CategoryID != nil || c.TagID != nil || c.Concept != nil || c.Splits != nil {
 			out = append(out, c)
 		}
 	}
@@ -508,6 +603,9 @@ func (c ApplyRules) Decide(w *Workspace) ([]Event, error) {
 		}
 		if ch.Concept != nil {
 			u.Concept = Of(*ch.Concept)
+		}
+		if ch.Splits != nil {
+			u.Splits = Of(ch.Splits)
 		}
 		more, err := u.Decide(w)
 		if err != nil {
@@ -547,7 +645,10 @@ func actionsEqual(a, b RuleActions) bool {
 	sameText := func(x, y *string) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	sameType := func(x, y *TransactionType) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	return same(a.CategoryID, b.CategoryID) && same(a.TagID, b.TagID) && same(a.ToWalletID, b.ToWalletID) &&
-		sameText(a.Concept, b.Concept) && sameType(a.Type, b.Type) && a.Skip == b.Skip
+		sameText(a.Concept, b.Concept) && sameType(a.Type, b.Type) && a.Skip == b.Skip &&
+		slices.EqualFunc(a.Splits, b.Splits, func(x, y RuleSplit) bool {
+			return x.Percent.Equal(y.Percent) && same(x.CategoryID, y.CategoryID) && same(x.TagID, y.TagID) && sameText(x.Concept, y.Concept)
+		})
 }
 
 // Rule suggestions: a concept must carry one category this often, and in this share of

@@ -166,3 +166,28 @@ func TestSplitPartKeepsItsScaleInJSON(t *testing.T) {
 		t.Fatalf("%+v %v", back, err)
 	}
 }
+
+func TestSplitByPercentIsExactInEveryCurrency(t *testing.T) {
+	thirds := []RuleSplit{{Percent: dec("33.33")}, {Percent: dec("33.33")}, {Percent: dec("33.34")}}
+	for _, c := range []struct{ amount, currency, want string }{
+		{"100", "MXN", "33.33 33.33 33.34"},
+		{"1000", "JPY", "333 333 334"},
+		{"10.000", "KWD", "3.333 3.333 3.334"},
+		{"10.5", "USD", "3.49 3.49 3.52"},
+		{"0.02", "MXN", ""}, // a part would come to nothing
+	} {
+		parts := SplitByPercent(dec(c.amount), c.currency, thirds)
+		var got []string
+		sum := dec("0")
+		for _, p := range parts {
+			got = append(got, ExactString(p.Amount))
+			sum = sum.Add(p.Amount)
+			if p.Currency != c.currency {
+				t.Errorf("%s %s: a part in %s", c.amount, c.currency, p.Currency)
+			}
+		}
+		if strings.Join(got, " ") != c.want || (parts != nil && !sum.Equal(dec(c.amount))) {
+			t.Errorf("%s %s in thirds: %v, want %s", c.amount, c.currency, got, c.want)
+		}
+	}
+}

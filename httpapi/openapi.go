@@ -373,7 +373,7 @@ func schemas() obj {
 		"RuleSuggestionList": list("suggestions", "RuleSuggestion"),
 		"RuleApplyResult": record(obj{"dryRun": boolean(), "more": boolean(), "applied": obj{"type": "integer"},
 			"changes": obj{"type": "array", "items": object(obj{"transactionId": uuidRef(), "ruleId": uuidRef(), "categoryId": uuidRef(),
-				"tagId": uuidRef(), "concept": str(nil)}, "transactionId", "ruleId")}}),
+				"tagId": uuidRef(), "concept": str(nil), "splits": obj{"type": "array", "items": splitPartSchema()}}, "transactionId", "ruleId")}}),
 		"TransactionList": object(obj{
 			"transactions": obj{"type": "array", "items": ref("Transaction")},
 			"pagination":   paginationSchema(),

@@ -97,7 +97,9 @@ const ruleDescription = "A condition reads a field (payee, concept, memo: contai
 	"ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a " +
 	"recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions " +
 	"all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money " +
-	"out), or skips the row. 400 names a condition that cannot hold."
+	"out), or skips the row; or it splits an income or expense in parts by percent (splits: two parts at least, adding up to " +
+	"100, each with its category, tag and concept; the last part takes what the others, cut to the currency's minor unit, " +
+	"leave). 400 names a condition that cannot hold."
 
 func ruleConditionSchema() obj {
 	return object(obj{"field": str(obj{"enum": domain.RuleFields}), "op": str(obj{"enum": domain.RuleOps}),
@@ -106,7 +108,9 @@ func ruleConditionSchema() obj {
 
 func ruleActionsSchema() obj {
 	return object(obj{"categoryId": uuidRef(), "tagId": uuidRef(), "concept": str(nil), "toWalletId": uuidRef(),
-		"type": str(obj{"enum": enum(domain.TxIncome, domain.TxExpense, domain.TxTransfer)}), "skip": boolean()})
+		"type": str(obj{"enum": enum(domain.TxIncome, domain.TxExpense, domain.TxTransfer)}), "skip": boolean(),
+		"splits": obj{"type": "array", "items": object(obj{"percent": num(nil), "categoryId": uuidRef(), "tagId": uuidRef(),
+			"concept": str(nil)}, "percent")}})
 }
 
 func ruleSchema() obj {

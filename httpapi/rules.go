@@ -26,17 +26,22 @@ var (
 	ruleCondTo     = textField{Name: "valueTo", Text: domain.Text{Max: domain.MaxRulePattern}, Doc: obj{"description": "between: the highest amount"}}
 	ruleConditions = objectsField{Name: "conditions", Max: domain.MaxRuleConditions, Item: &bodyRule{
 		Fields: []field{ruleCondField, ruleCondOp, ruleCondValue, ruleCondTo}, Required: []string{"field", "op", "value"}}}
-	ruleCategory = idField{Name: "categoryId"}
-	ruleTag      = idField{Name: "tagId"}
-	ruleType     = textField{Name: "type", Enum: enum(domain.TxIncome, domain.TxExpense, domain.TxTransfer)}
-	ruleToWallet = idField{Name: "toWalletId", Doc: obj{"description": "with type transfer: the wallet money goes to"}}
-	ruleSkip     = boolField{Name: "skip", Doc: obj{"description": "leave a statement's row out of its import"}}
-	ruleActions  = objectField{Name: "actions", Body: &bodyRule{Fields: []field{ruleCategory, ruleTag, transactionConcept, ruleType, ruleToWallet, ruleSkip}}}
-	ruleDryRun   = boolField{Name: "dryRun", Doc: obj{"description": "list what would change and change nothing; default true", "default": true}}
-	ruleIDs      = idsField{Name: "ruleIds", Max: domain.MaxRules}
-	ruleWallet   = idField{Name: "walletId", Doc: obj{"description": "only the transactions of this wallet"}}
-	ruleFrom     = dateField{Name: "from"}
-	ruleTo       = dateField{Name: "to"}
+	ruleCategory     = idField{Name: "categoryId"}
+	ruleTag          = idField{Name: "tagId"}
+	ruleType         = textField{Name: "type", Enum: enum(domain.TxIncome, domain.TxExpense, domain.TxTransfer)}
+	ruleToWallet     = idField{Name: "toWalletId", Doc: obj{"description": "with type transfer: the wallet money goes to"}}
+	ruleSkip         = boolField{Name: "skip", Doc: obj{"description": "leave a statement's row out of its import"}}
+	ruleSplitPercent = numberField{Name: "percent", Above: true, Max: 100, Doc: obj{"description": "the part's share of the amount, two decimals at most"}}
+	ruleSplits       = objectsField{Name: "splits", Max: domain.MaxSplitParts, Item: &bodyRule{
+		Fields: []field{ruleSplitPercent, ruleCategory, ruleTag, transactionConcept}, Required: []string{"percent"}},
+		Doc: obj{"description": "split an income or expense in parts by percent, adding up to 100, in place of one category"}}
+	ruleActions = objectField{Name: "actions", Body: &bodyRule{Fields: []field{ruleCategory, ruleTag, transactionConcept, ruleType,
+		ruleToWallet, ruleSkip, ruleSplits}}}
+	ruleDryRun = boolField{Name: "dryRun", Doc: obj{"description": "list what would change and change nothing; default true", "default": true}}
+	ruleIDs    = idsField{Name: "ruleIds", Max: domain.MaxRules}
+	ruleWallet = idField{Name: "walletId", Doc: obj{"description": "only the transactions of this wallet"}}
+	ruleFrom   = dateField{Name: "from"}
+	ruleTo     = dateField{Name: "to"}
 )
 
 func ruleConditionsOf(b *body) []domain.RuleCondition {
@@ -59,6 +64,13 @@ func ruleActionsOf(b *body) *domain.RuleActions {
 			a.Type = &typ
 		}
 		a.ToWalletID, a.Skip = ruleToWallet.read(o).Ptr(), ruleSkip.read(o).Value
+		a.Splits = readObjects(o, ruleSplits, func(p *body) domain.RuleSplit {
+			return domain.RuleSplit{Percent: ruleSplitPercent.read(p).Value, CategoryID: ruleCategory.read(p).Ptr(),
+				TagID: ruleTag.read(p).Ptr(), Concept: transactionConcept.read(p).Ptr()}
+		})
+		if _, sent := o.fields[ruleSplits.Name]; sent && a.Splits == nil {
+			a.Splits = []domain.RuleSplit{} // sent empty: refused as such
+		}
 	}) {
 		return nil
 	}
@@ -134,7 +146,11 @@ func applyRules(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	changes := book.Changes(targets, only)
-	answer := map[string]any{"dryRun": dryRun, "changes": changes, "more": more}
+	shown := make([]ruleChange, len(changes))
+	for i, c := range changes {
+		shown[i] = ruleChange{RuleChange: c, Splits: queries.SplitPartsOf(c.Splits)}
+	}
+	answer := map[string]any{"dryRun": dryRun, "changes": shown, "more": more}
 	if dryRun || len(changes) == 0 {
 		answer["applied"] = 0
 		respond(w, r, answer)
@@ -143,6 +159,13 @@ func applyRules(s *Server, w http.ResponseWriter, r *http.Request) {
 	answer["applied"] = len(changes)
 	cmd := domain.ApplyRules{Changes: changes}
 	s.run(w, r, b, command{Decide: cmd.Decide, Answer: queries.Value(answer)})
+}
+
+// ruleChange is a change rules propose as the answer shows it: its parts' amounts as
+// numbers, as every record's.
+type ruleChange struct {
+	domain.RuleChange
+	Splits []queries.SplitPart `json:"splits,omitempty"`
 }
 
 // suggestRules proposes a rule for each concept that carries one category in most of

@@ -244,3 +244,64 @@ func sameInts(v any, want ...int) bool {
 	}
 	return true
 }
+
+// A rule that splits by percent: refused when its parts do not add up to 100, applied
+// to a statement's row in its preview and to a recorded expense, each part cut to the
+// currency's minor unit and the last taking what is left, exactly; a split transaction
+// is left as it is.
+func TestRulesSplitByPercent(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	rule := func(parts ...map[string]any) map[string]any {
+		return map[string]any{"name": "Costco", "conditions": []map[string]any{{"field": "payee", "op": "contains", "value": "costco"}},
+			"actions": map[string]any{"splits": parts}}
+	}
+	food := func(percent any) map[string]any {
+		return map[string]any{"percent": percent, "categoryId": f.food, "concept": "groceries"}
+	}
+	rent := func(percent any) map[string]any { return map[string]any{"percent": percent, "categoryId": f.rent} }
+	for name, bad := range map[string]map[string]any{
+		"short of 100":   rule(food(70), rent(29.99)),
+		"one part":       rule(food(100)),
+		"no parts":       rule(),
+		"three decimals": rule(food(json.Number("66.667")), rent(json.Number("33.333"))),
+		"beside a category": merged(rule(food(50), rent(50)), map[string]any{"actions": map[string]any{"splits": []any{food(50), rent(50)},
+			"categoryId": f.food}}),
+	} {
+		if r := f.c.Post("/api/rules", bad); r.Status != http.StatusBadRequest {
+			t.Errorf("%s: %d %s", name, r.Status, r.Raw)
+		}
+	}
+	f.c.Post("/api/rules", rule(food(json.Number("66.67")), rent(json.Number("33.33")))).Expect(t, http.StatusCreated)
+
+	// A recorded expense of 100.00: 66.67 and 33.33; of 0.10: 0.06 and 0.04.
+	big := f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": json.Number("100.00"), "concept": "Costco Norte",
+		"categoryId": f.food, "date": "2026-03-03"}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	small := f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": json.Number("0.10"), "concept": "costco bag",
+		"date": "2026-03-04"}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	f.c.Post("/api/rules/apply", map[string]any{"dryRun": false}).Expect(t, http.StatusOK)
+	for id, want := range map[string][2]string{big: {"66.67", "33.33"}, small: {"0.06", "0.04"}} {
+		tx := f.c.Get("/api/transactions/"+id).Expect(t, http.StatusOK).Object("transaction")
+		parts := tx["splits"].([]any)
+		if len(parts) != 2 || tx["categoryId"] != nil || num(parts[0].(map[string]any)["amount"]) != want[0] ||
+			num(parts[1].(map[string]any)["amount"]) != want[1] || parts[1].(map[string]any)["categoryId"] != f.rent {
+			t.Fatalf("%s split by the rule: %v", id, tx)
+		}
+	}
+	if again := f.c.Post("/api/rules/apply", map[string]any{"dryRun": false}).Expect(t, http.StatusOK).JSON; again["applied"] != jsonInt(0) {
+		t.Fatalf("a second apply = %v", again)
+	}
+
+	// A statement's row in its preview, committed as a split transaction.
+	csv := "date,amount,description\n2026-03-10,-45.50,COSTCO SUR\n"
+	preview := uploadStatement(f.c, f.cash, csv).Expect(t, http.StatusCreated)
+	row := importRows(t, preview)[0]
+	if parts := row["splits"].([]any); len(parts) != 2 || num(parts[0].(map[string]any)["amount"]) != "30.33" ||
+		num(parts[1].(map[string]any)["amount"]) != "15.17" {
+		t.Fatalf("the row = %v", row)
+	}
+	f.c.Post("/api/imports/"+preview.Object("import")["id"].(string)+"/commit", nil).Expect(t, http.StatusOK)
+	if got := byCategory(t, f.c); got[f.food].String() != "97.06" || got[f.rent].String() != "48.54" {
+		t.Fatalf("by category: %v", got)
+	}
+}

@@ -187,6 +187,11 @@ func (r *Row) applyRule(rules *domain.RuleBook, walletID uuid.UUID) bool {
 			r.Splits = []queries.SplitPart{}
 		}
 	}
+	if a.Splits != nil && len(r.Splits) == 0 && (r.Type == domain.TxIncome || r.Type == domain.TxExpense) {
+		if parts := domain.SplitByPercent(r.amount().Abs(), r.Currency, a.Splits); parts != nil {
+			r.Splits, r.CategoryID = queries.SplitPartsOf(parts), nil
+		}
+	}
 	return a.Skip
 }
 

@@ -63,7 +63,7 @@ func RuleBook(ctx context.Context, db DB, workspaceID uuid.UUID) (*domain.RuleBo
 // limit, in the wallet and dates given, and whether there are more.
 func RuleCandidates(ctx context.Context, db DB, workspaceID uuid.UUID, walletID *uuid.UUID, from, to *domain.Date, limit int) ([]domain.RuleTarget, bool, error) {
 	rows, err := db.Query(ctx, `SELECT id, type, amount, wallet_id, concept, coalesce(description, ''), category_id, tag_id,
-			splits IS NOT NULL
+			splits IS NOT NULL, currency
 		FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL AND NOT reconciled AND type IN ('income', 'expense')
 			AND ($2::uuid IS NULL OR wallet_id = $2) AND ($3::date IS NULL OR date >= $3) AND ($4::date IS NULL OR date <= $4)
 		ORDER BY date DESC, created_version DESC LIMIT $5`, workspaceID, walletID, from, to, limit+1)
@@ -73,7 +73,7 @@ func RuleCandidates(ctx context.Context, db DB, workspaceID uuid.UUID, walletID 
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (domain.RuleTarget, error) {
 		var c domain.RuleTarget
 		var concept *string
-		err := row.Scan(&c.TransactionID, &c.Subject.Type, &c.Subject.Amount, &c.Subject.WalletID, &concept, &c.Subject.Memo, &c.CategoryID, &c.TagID, &c.Split)
+		err := row.Scan(&c.TransactionID, &c.Subject.Type, &c.Subject.Amount, &c.Subject.WalletID, &concept, &c.Subject.Memo, &c.CategoryID, &c.TagID, &c.Split, &c.Currency)
 		if concept != nil {
 			c.Subject.Payee, c.Subject.Concept, c.Concept = *concept, *concept, concept
 		}

@@ -82,11 +82,16 @@ func ReadSplitParts(raw []byte) ([]SplitPart, error) {
 	if err := json.Unmarshal(raw, &stored); err != nil {
 		return nil, fmt.Errorf("queries: split parts: %w", err)
 	}
-	for _, p := range stored {
-		parts = append(parts, SplitPart{Amount: Amount(p.Amount), Currency: p.Currency, CategoryID: p.CategoryID, TagID: p.TagID,
-			Concept: p.Concept})
+	return append(parts, SplitPartsOf(stored)...), nil
+}
+
+// SplitPartsOf are parts as a command decides them, as records show them.
+func SplitPartsOf(parts []domain.SplitPart) []SplitPart {
+	out := make([]SplitPart, len(parts))
+	for i, p := range parts {
+		out[i] = SplitPart{Amount: Amount(p.Amount), Currency: p.Currency, CategoryID: p.CategoryID, TagID: p.TagID, Concept: p.Concept}
 	}
-	return parts, nil
+	return out
 }
 
 const transactionColumns = `id, type, amount, currency, destination_amount, date, concept, description, wallet_id,

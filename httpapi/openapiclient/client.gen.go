@@ -4877,6 +4877,12 @@ type Rule struct {
 		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
 		Concept    *string             `json:"concept,omitempty"`
 		Skip       *bool               `json:"skip,omitempty"`
+		Splits     *[]struct {
+			CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+			Concept    *string             `json:"concept,omitempty"`
+			Percent    float32             `json:"percent"`
+			TagId      *openapi_types.UUID `json:"tagId,omitempty"`
+		} `json:"splits,omitempty"`
 		TagId      *openapi_types.UUID `json:"tagId,omitempty"`
 		ToWalletId *openapi_types.UUID `json:"toWalletId,omitempty"`
 		Type       *RuleActionsType    `json:"type,omitempty"`
@@ -4907,9 +4913,17 @@ type RuleConditionsOp string
 type RuleApplyResult struct {
 	Applied int `json:"applied"`
 	Changes []struct {
-		CategoryId    *openapi_types.UUID `json:"categoryId,omitempty"`
-		Concept       *string             `json:"concept,omitempty"`
-		RuleId        openapi_types.UUID  `json:"ruleId"`
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+		RuleId     openapi_types.UUID  `json:"ruleId"`
+		Splits     *[]struct {
+			// Amount exact decimal, at most 4 decimal places
+			Amount     float32             `json:"amount"`
+			CategoryId *openapi_types.UUID `json:"categoryId"`
+			Concept    *string             `json:"concept"`
+			Currency   string              `json:"currency"`
+			TagId      *openapi_types.UUID `json:"tagId"`
+		} `json:"splits,omitempty"`
 		TagId         *openapi_types.UUID `json:"tagId,omitempty"`
 		TransactionId openapi_types.UUID  `json:"transactionId"`
 	} `json:"changes"`
@@ -4930,9 +4944,15 @@ type RuleResponse struct {
 // RuleSuggestion defines model for RuleSuggestion.
 type RuleSuggestion struct {
 	Actions struct {
-		CategoryId *openapi_types.UUID        `json:"categoryId,omitempty"`
-		Concept    *string                    `json:"concept,omitempty"`
-		Skip       *bool                      `json:"skip,omitempty"`
+		CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+		Concept    *string             `json:"concept,omitempty"`
+		Skip       *bool               `json:"skip,omitempty"`
+		Splits     *[]struct {
+			CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+			Concept    *string             `json:"concept,omitempty"`
+			Percent    float32             `json:"percent"`
+			TagId      *openapi_types.UUID `json:"tagId,omitempty"`
+		} `json:"splits,omitempty"`
 		TagId      *openapi_types.UUID        `json:"tagId,omitempty"`
 		ToWalletId *openapi_types.UUID        `json:"toWalletId,omitempty"`
 		Type       *RuleSuggestionActionsType `json:"type,omitempty"`
@@ -5747,7 +5767,17 @@ type RuleCreate struct {
 		Concept    *string             `json:"concept,omitempty"`
 
 		// Skip leave a statement's row out of its import
-		Skip  *bool               `json:"skip,omitempty"`
+		Skip *bool `json:"skip,omitempty"`
+
+		// Splits split an income or expense in parts by percent, adding up to 100, in place of one category
+		Splits *[]struct {
+			CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+			Concept    *string             `json:"concept,omitempty"`
+
+			// Percent the part's share of the amount, two decimals at most
+			Percent float32             `json:"percent"`
+			TagId   *openapi_types.UUID `json:"tagId,omitempty"`
+		} `json:"splits,omitempty"`
 		TagId *openapi_types.UUID `json:"tagId,omitempty"`
 
 		// ToWalletId with type transfer: the wallet money goes to
@@ -5784,7 +5814,17 @@ type RuleUpdate struct {
 		Concept    *string             `json:"concept,omitempty"`
 
 		// Skip leave a statement's row out of its import
-		Skip  *bool               `json:"skip,omitempty"`
+		Skip *bool `json:"skip,omitempty"`
+
+		// Splits split an income or expense in parts by percent, adding up to 100, in place of one category
+		Splits *[]struct {
+			CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+			Concept    *string             `json:"concept,omitempty"`
+
+			// Percent the part's share of the amount, two decimals at most
+			Percent float32             `json:"percent"`
+			TagId   *openapi_types.UUID `json:"tagId,omitempty"`
+		} `json:"splits,omitempty"`
 		TagId *openapi_types.UUID `json:"tagId,omitempty"`
 
 		// ToWalletId with type transfer: the wallet money goes to
@@ -7344,7 +7384,17 @@ type PostRulesJSONBody struct {
 		Concept    *string             `json:"concept,omitempty"`
 
 		// Skip leave a statement's row out of its import
-		Skip  *bool               `json:"skip,omitempty"`
+		Skip *bool `json:"skip,omitempty"`
+
+		// Splits split an income or expense in parts by percent, adding up to 100, in place of one category
+		Splits *[]struct {
+			CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+			Concept    *string             `json:"concept,omitempty"`
+
+			// Percent the part's share of the amount, two decimals at most
+			Percent float32             `json:"percent"`
+			TagId   *openapi_types.UUID `json:"tagId,omitempty"`
+		} `json:"splits,omitempty"`
 		TagId *openapi_types.UUID `json:"tagId,omitempty"`
 
 		// ToWalletId with type transfer: the wallet money goes to
@@ -7442,7 +7492,17 @@ type PatchRulesByIdJSONBody struct {
 		Concept    *string             `json:"concept,omitempty"`
 
 		// Skip leave a statement's row out of its import
-		Skip  *bool               `json:"skip,omitempty"`
+		Skip *bool `json:"skip,omitempty"`
+
+		// Splits split an income or expense in parts by percent, adding up to 100, in place of one category
+		Splits *[]struct {
+			CategoryId *openapi_types.UUID `json:"categoryId,omitempty"`
+			Concept    *string             `json:"concept,omitempty"`
+
+			// Percent the part's share of the amount, two decimals at most
+			Percent float32             `json:"percent"`
+			TagId   *openapi_types.UUID `json:"tagId,omitempty"`
+		} `json:"splits,omitempty"`
 		TagId *openapi_types.UUID `json:"tagId,omitempty"`
 
 		// ToWalletId with type transfer: the wallet money goes to
@@ -10886,7 +10946,7 @@ type ClientInterface interface {
 
 	// PostRulesWithBody Create a rule: conditions that must all hold, and what it sets
 	//
-	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row; or it splits an income or expense in parts by percent (splits: two parts at least, adding up to 100, each with its category, tag and concept; the last part takes what the others, cut to the currency's minor unit, leave). 400 names a condition that cannot hold.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -10895,7 +10955,7 @@ type ClientInterface interface {
 
 	// PostRules Create a rule: conditions that must all hold, and what it sets
 	//
-	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row; or it splits an income or expense in parts by percent (splits: two parts at least, adding up to 100, each with its category, tag and concept; the last part takes what the others, cut to the currency's minor unit, leave). 400 names a condition that cannot hold.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -12976,7 +13036,7 @@ func (c *Client) GetRules(ctx context.Context, params *GetRulesParams, reqEditor
 
 // PostRulesWithBody Create a rule: conditions that must all hold, and what it sets
 //
-// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row; or it splits an income or expense in parts by percent (splits: two parts at least, adding up to 100, each with its category, tag and concept; the last part takes what the others, cut to the currency's minor unit, leave). 400 names a condition that cannot hold.
 //
 // Takes any type of body and a specified content type.
 //
@@ -12995,7 +13055,7 @@ func (c *Client) PostRulesWithBody(ctx context.Context, params *PostRulesParams,
 
 // PostRules Create a rule: conditions that must all hold, and what it sets
 //
-// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row; or it splits an income or expense in parts by percent (splits: two parts at least, adding up to 100, each with its category, tag and concept; the last part takes what the others, cut to the currency's minor unit, leave). 400 names a condition that cannot hold.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -24161,7 +24221,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostRulesWithBodyWithResponse Create a rule: conditions that must all hold, and what it sets
 	//
-	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row; or it splits an income or expense in parts by percent (splits: two parts at least, adding up to 100, each with its category, tag and concept; the last part takes what the others, cut to the currency's minor unit, leave). 400 names a condition that cannot hold.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -24170,7 +24230,7 @@ type ClientWithResponsesInterface interface {
 
 	// PostRulesWithResponse Create a rule: conditions that must all hold, and what it sets
 	//
-	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+	// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row; or it splits an income or expense in parts by percent (splits: two parts at least, adding up to 100, each with its category, tag and concept; the last part takes what the others, cut to the currency's minor unit, leave). 400 names a condition that cannot hold.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -50106,7 +50166,7 @@ func (c *ClientWithResponses) GetRulesWithResponse(ctx context.Context, params *
 
 // PostRulesWithBodyWithResponse Create a rule: conditions that must all hold, and what it sets
 //
-// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row; or it splits an income or expense in parts by percent (splits: two parts at least, adding up to 100, each with its category, tag and concept; the last part takes what the others, cut to the currency's minor unit, leave). 400 names a condition that cannot hold.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -50121,7 +50181,7 @@ func (c *ClientWithResponses) PostRulesWithBodyWithResponse(ctx context.Context,
 
 // PostRulesWithResponse Create a rule: conditions that must all hold, and what it sets
 //
-// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row. 400 names a condition that cannot hold.
+// A condition reads a field (payee, concept, memo: contains, equals, starts_with, matches, a regular expression in RE2 syntax; amount: equals, between value and valueTo, money in or out alike; wallet and type: equals) ignoring accents and case. In a statement's preview the payee is the row's and the concept the proposed one; of a recorded transaction both are its concept and the memo its description. The first rule, by position, whose conditions all hold applies: it sets a category, a tag, a concept, a type (income, expense, or transfer to toWalletId, for money out), or skips the row; or it splits an income or expense in parts by percent (splits: two parts at least, adding up to 100, each with its category, tag and concept; the last part takes what the others, cut to the currency's minor unit, leave). 400 names a condition that cannot hold.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
