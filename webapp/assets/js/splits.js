@@ -102,6 +102,7 @@ export async function split(box, category, categories, currency, parts, pressed)
     delete f.parts;
     delete f.unsplit;
     category.hidden = action.hidden = false;
+    f.dispatchEvent(new Event('change')); // the quick form hides the category again for a transfer
     if (asked) {
       f.dataset.touched = '';
       category.querySelector('select').focus();
