@@ -71,7 +71,7 @@ const es = {
   'Keyboard shortcuts': 'Atajos de teclado', 'New transaction': 'Nuevo movimiento', 'Search transactions': 'Buscar movimientos',
   'Next page': 'Página siguiente', 'Previous page': 'Página anterior',
   // editing wallets, categories, tags, budgets; bulk changes of transactions
-  'Tags': 'Etiquetas', 'Tag': 'Etiqueta', 'New tag': 'Nueva etiqueta', 'None': 'Ninguna', 'Archive': 'Archivar', 'Done.': 'Hecho.',
+  'Tags': 'Etiquetas', 'Tag': 'Etiqueta', 'Split': 'Dividir', 'New tag': 'Nueva etiqueta', 'None': 'Ninguna', 'Archive': 'Archivar', 'Done.': 'Hecho.',
   'It leaves the lists; what already uses it keeps it.': 'Sale de las listas; lo que ya la usa la conserva.',
   'Select': 'Seleccionar', 'Select all on this page': 'Seleccionar todos en esta página', 'selected': 'seleccionados',
   'Recategorize': 'Cambiar categoría', 'Delete selected': 'Eliminar seleccionados', 'Selected transactions': 'Movimientos seleccionados',

@@ -20,6 +20,17 @@ const remover = (label, name, path, message, redraw) => asked(label, name, redra
 
 const archived = () => t('It leaves the lists; what already uses it keeps it.');
 
+// split runs with splits.js, fetched when a split is first edited or drawn.
+const split = (run) => import('./splits.js').then(run).catch((err) => toast(err.message));
+
+// splitter is the Split action below a category, pressed at once for a split's parts.
+function splitter(category, categories, currency, parts = []) {
+  const open = (list, pressed) => split((m) => m.split(box, category, categories, currency, list, pressed));
+  const box = h('div', { class: 'split' }, h('button', { type: 'button', class: 'ghost', onclick: () => open([], true) }, t('Split')));
+  if (parts.length) open(parts);
+  return box;
+}
+
 // recordForm is the quick form to record an income, an expense or a transfer. Each
 // submission carries an idempotency key, so a double click records once.
 export function recordForm({ wallets, categories }, onDone) {
@@ -31,6 +42,7 @@ export function recordForm({ wallets, categories }, onDone) {
   const category = field({ name: 'categoryId', label: t('Category'), type: 'select',
     options: categories.map((c) => [c.id, c.name]) });
   const currencyOf = (name) => (wallets.find((w) => w.id === f.querySelector(`[name=${name}]`).value) || {}).currency;
+  const splitBox = splitter(category, categories, () => currencyOf('walletId'));
   // A transfer between currencies says what the destination receives, in its currency.
   const received = amountField('destinationAmount', t('Amount received'), null, { currency: () => currencyOf('destinationWalletId') });
   let key = crypto.randomUUID();
@@ -38,15 +50,17 @@ export function recordForm({ wallets, categories }, onDone) {
     typeField,
     amountField('amount', t('Amount'), null, { currency: () => currencyOf('walletId') }),
     field({ name: 'walletId', label: t('Wallet'), type: 'select', options: walletOptions, value: defaultWallet }),
-    category, toWallet, received,
+    category, splitBox, toWallet, received,
     field({ name: 'description', label: t('Description'), limit: 'transaction.description' }),
     field({ name: 'date', label: t('Date'), type: 'date', value: today() }),
   ], t('Record'), async (v, el) => {
     const body = { type: v.type, amount: v.amount, walletId: v.walletId, description: v.description, date: v.date };
     if (v.type === 'transfer') Object.assign(body, { destinationWalletId: v.destinationWalletId, destinationAmount: v.destinationAmount });
+    else if (el.parts) body.splits = el.parts(v);
     else body.categoryId = v.categoryId;
     await api.post('/api/transactions', body, { 'Idempotency-Key': key });
     key = crypto.randomUUID();
+    el.unsplit?.();
     for (const name of ['amount', 'destinationAmount', 'description']) el.querySelector(`[name=${name}]`).value = '';
     el.dispatchEvent(new Event('input'));
     // The next one is typed at once: the redraw keeps the form and its focus.
@@ -57,7 +71,8 @@ export function recordForm({ wallets, categories }, onDone) {
   const sync = () => {
     const transfer = typeField.querySelector('select').value === 'transfer';
     toWallet.hidden = !transfer;
-    category.hidden = transfer;
+    category.hidden = transfer || !!f.parts;
+    splitBox.hidden = transfer;
     received.hidden = !transfer || currencyOf('walletId') === currencyOf('destinationWalletId');
   };
   f.addEventListener('change', sync);
@@ -227,7 +242,11 @@ async function transactionsPage(main, ctx) {
       write && ['', (tx) => h('input', { type: 'checkbox', 'data-select': tx.id, checked: ticked.has(tx.id), 'aria-label': `${t('Select')} ${named(tx)}` })],
       [t('Date'), (tx) => day(tx.date), 'nowrap'],
       [t('Description'), (tx) => tx.description || tx.concept || '—'],
-      [t('Category'), (tx) => (cats[tx.categoryId] || {}).name || term(tx.type)],
+      [t('Category'), (tx) => {
+        if (!tx.splits?.length) return (cats[tx.categoryId] || {}).name || term(tx.type);
+        const slot = h('span');
+        return split((m) => slot.replaceWith(m.parts(tx, cats))) && slot;
+      }],
       [t('Wallet'), (tx) => (wallets[tx.walletId] || {}).name || ''],
       [t('Amount'), (tx) => signed(tx)],
       write && ['', (tx) => h('div', { class: 'row-actions' },
@@ -278,15 +297,19 @@ async function transactionsPage(main, ctx) {
   function editRow(tr, tx, focus = true) {
     opened = tx.id;
     const cell = h('td', { colspan: String(tr.children.length) });
+    const currency = () => tx.currency;
+    const category = tx.type === 'transfer' ? null : field({ name: 'categoryId', label: t('Category'), type: 'select', value: tx.categoryId,
+      options: look.categories.map((c) => [c.id, c.name]) });
     const edit = form([
-      amountField('amount', t('Amount'), tx.amount, { currency: () => tx.currency }),
+      amountField('amount', t('Amount'), tx.amount, { currency }),
       field({ name: 'description', label: t('Description'), value: tx.description || '', limit: 'transaction.description' }),
-      tx.type === 'transfer' ? null : field({ name: 'categoryId', label: t('Category'), type: 'select', value: tx.categoryId,
-        options: look.categories.map((c) => [c.id, c.name]) }),
+      category, category && splitter(category, look.categories, currency, tx.splits),
       field({ name: 'date', label: t('Date'), type: 'date', value: tx.date.slice(0, 10) }),
     ].filter(Boolean), t('Save'), async (v) => {
       const body = { amount: v.amount, description: v.description || '', date: v.date };
-      if (v.categoryId) body.categoryId = v.categoryId;
+      // The parts are sent whole; null makes one category again.
+      if (edit.parts) body.splits = edit.parts(v);
+      else if (v.categoryId) Object.assign(body, { categoryId: v.categoryId }, tx.splits?.length && { splits: null });
       await api.patch('/api/transactions/' + tx.id, body);
       toast(t('Saved.'));
       opened = null;
