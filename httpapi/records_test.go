@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/finledger/finledger/attachments/storetest"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
 
@@ -170,8 +172,17 @@ func TestExportIsAZipOfEveryRecord(t *testing.T) {
 	f.c.Post("/api/tags", map[string]any{"name": "=HYPERLINK(\"x\")"}).Expect(t, http.StatusOK)
 	bought := f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": json.Number("12.50"), "concept": "Súper, \"bueno\"",
 		"date": "2026-03-01", "categoryId": f.food, "cleared": true}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
-	ticket := f.c.With("Content-Type", "image/png").Post("/api/transactions/"+bought+"/attachments?fileName=ticket.png",
-		append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...)).Expect(t, http.StatusCreated).Object("attachment")
+	png := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, 64)...)
+	ticket := f.c.With("Content-Type", "image/png").Post("/api/transactions/"+bought+"/attachments?fileName=ticket.png", png).
+		Expect(t, http.StatusCreated).Object("attachment")
+	invoice := storetest.PDF(t, 4096)
+	damaged := f.c.With("Content-Type", "application/pdf").Post("/api/transactions/"+bought+"/attachments?fileName=factura.pdf", invoice).
+		Expect(t, http.StatusCreated).Object("attachment")
+	// The invoice's stored bytes change behind the service's back.
+	if _, err := env.Pool.Exec(context.Background(), `UPDATE attachment_chunks SET data = overlay(data placing 'X' from 100) WHERE sha256 = $1`,
+		damaged["sha256"]); err != nil {
+		t.Fatal(err)
+	}
 	f.c.Post("/api/transactions", map[string]any{"type": "transfer", "amount": json.Number("0.1000"), "date": "2026-03-02",
 		"walletId": f.bank, "toWalletId": f.cash}).Expect(t, http.StatusCreated)
 	gone := f.c.Post("/api/transactions", map[string]any{"type": "income", "amount": 3}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
@@ -275,6 +286,13 @@ func TestExportIsAZipOfEveryRecord(t *testing.T) {
 	}
 	if !strings.Contains(string(files["attachments.csv"]), ticket["sha256"].(string)+",72,image/png,ticket.png,") {
 		t.Errorf("attachments.csv does not list the receipt %v: %s", ticket, files["attachments.csv"])
+	}
+	// The receipts go in whole; the damaged one is named, not exported as if whole.
+	if got := files["receipts/"+ticket["id"].(string)+".png"]; !bytes.Equal(got, png) {
+		t.Errorf("the receipt in the export: %q, want the %d bytes uploaded", got, len(png))
+	}
+	if _, in := files["receipts/"+damaged["id"].(string)+".pdf"]; in || !strings.Contains(string(files["receipts/unreadable.txt"]), damaged["id"].(string)) {
+		t.Errorf("the damaged receipt: in the export %v, unreadable.txt %q", in, files["receipts/unreadable.txt"])
 	}
 	if !strings.Contains(string(files["members.csv"]), "alice") {
 		t.Errorf("members.csv: %s", files["members.csv"])

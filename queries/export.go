@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"reflect"
 	"strings"
 	"time"
@@ -51,15 +53,25 @@ var exportTables = []exportTable{
 	table("attachments", `SELECT `+attachmentColumns+liveAttachments+` ORDER BY a.created_version`, scanAttachment),
 }
 
+// ErrFileDamaged is a receipt's file its store cannot give whole: missing, or not the
+// bytes its hash names. A ReceiptOpener's errors wrap it for such a file.
+var ErrFileDamaged = errors.New("the file is not stored whole")
+
+// ReceiptOpener opens the stored file of a workspace's receipt by its hash: its bytes,
+// checked against the hash as they are read (a reader ends with an error wrapping
+// ErrFileDamaged where they are not those the hash names), and its kind, the name of
+// its format and the extension it is exported with.
+type ReceiptOpener func(ctx context.Context, sha256 string) (io.ReadCloser, string, error)
+
 // Export writes a workspace's records as a zip: one CSV per resource (exportTables;
 // RFC 4180, a header row, a person's text that could run as a formula neutralised:
-// csvColumns.write) and
-// finledger.json, everything in one object. Both hold each record's fields as the API
+// csvColumns.write), finledger.json, everything in one object, and the receipts' files
+// (exportReceipts). Both hold each record's fields as the API
 // names them, in the same order, except that amounts keep their scale (12.50, not 12.5)
 // and fields the API gives only in some answers (a listing's running balance) are left
 // out. db should be a read-only snapshot (repeatable read), so that the files agree:
 // each table is read twice, for its CSV and for the JSON, a row at a time.
-func Export(ctx context.Context, db DB, ws Workspace, at time.Time, out io.Writer) error {
+func Export(ctx context.Context, db DB, ws Workspace, at time.Time, out io.Writer, open ReceiptOpener) error {
 	z := zip.NewWriter(out)
 	for _, t := range exportTables {
 		f, err := z.Create(t.name + ".csv")
@@ -131,10 +143,88 @@ func Export(ctx context.Context, db DB, ws Workspace, at time.Time, out io.Write
 	if err := flushAt(w, f, 0); err != nil {
 		return err
 	}
+	if err := exportReceipts(ctx, db, ws.ID, z, open); err != nil {
+		return err
+	}
 	if err := z.Close(); err != nil {
 		return fmt.Errorf("queries: export: %w", err)
 	}
 	return nil
+}
+
+// exportReceipts adds each live attachment's file to the zip, stored as it is (receipts
+// are compressed already), as receipts/<attachment id>.<kind>: attachments.csv lists
+// each by its id with its name and hash. Each file is read whole and checked against its
+// hash before it goes in, through a spool of its own: a file its store cannot give whole
+// is left out and named, with why, in receipts/unreadable.txt, so that one damaged file
+// neither stops the export nor goes in as if whole. Any other error (a store out of
+// reach) stops the export.
+func exportReceipts(ctx context.Context, db DB, workspaceID uuid.UUID, z *zip.Writer, open ReceiptOpener) error {
+	rows, err := db.Query(ctx, `SELECT `+attachmentColumns+liveAttachments+` ORDER BY a.created_version`, workspaceID)
+	if err != nil {
+		return fmt.Errorf("queries: export receipts: %w", err)
+	}
+	list, err := pgx.CollectRows(rows, scanAttachment)
+	if err != nil || len(list) == 0 {
+		return err
+	}
+	spool, err := os.CreateTemp("", "finledger-receipt-*")
+	if err != nil {
+		return fmt.Errorf("queries: export receipts: %w", err)
+	}
+	defer os.Remove(spool.Name()) //nolint:errcheck // a temporary file
+	defer spool.Close()           //nolint:errcheck // read only
+	var unreadable []string
+	for _, a := range list {
+		kind, err := spoolReceipt(ctx, open, a.SHA256, spool)
+		if errors.Is(err, ErrFileDamaged) {
+			unreadable = append(unreadable, fmt.Sprintf("%s (%s, sha256 %s): %v\n", a.ID, deref(a.FileName), a.SHA256, err))
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("queries: export receipt %s: %w", a.ID, err)
+		}
+		f, err := z.CreateHeader(&zip.FileHeader{Name: "receipts/" + a.ID.String() + "." + kind, Method: zip.Store, Modified: a.CreatedAt})
+		if err == nil {
+			_, err = io.Copy(f, spool)
+		}
+		if err != nil {
+			return fmt.Errorf("queries: export receipt %s: %w", a.ID, err)
+		}
+	}
+	if len(unreadable) == 0 {
+		return nil
+	}
+	f, err := z.Create("receipts/unreadable.txt")
+	if err == nil {
+		_, err = io.WriteString(f, "These receipts' files are not stored whole, and are not in this export; finledger verify names them too.\n"+
+			strings.Join(unreadable, ""))
+	}
+	if err != nil {
+		return fmt.Errorf("queries: export receipts: %w", err)
+	}
+	return nil
+}
+
+// spoolReceipt reads a receipt's file whole into spool, emptied first, and leaves spool
+// at its start; it returns the file's kind.
+func spoolReceipt(ctx context.Context, open ReceiptOpener, sha256 string, spool *os.File) (string, error) {
+	if err := spool.Truncate(0); err != nil {
+		return "", err
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return "", err
+	}
+	file, kind, err := open(ctx, sha256)
+	if err != nil {
+		return "", err
+	}
+	defer file.Close() //nolint:errcheck // read only
+	if _, err := io.Copy(spool, file); err != nil {
+		return "", err
+	}
+	_, err = spool.Seek(0, io.SeekStart)
+	return kind, err
 }
 
 // flushAt moves what w holds to f once it holds at least size bytes.
