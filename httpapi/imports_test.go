@@ -341,7 +341,7 @@ func TestImportQIFSplits(t *testing.T) {
 		t.Fatalf("row 1 = %v", row)
 	}
 	f.c.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK)
-	listed := f.c.Get("/api/transactions?categoryId=" + f.rent).Expect(t, http.StatusOK).List("transactions")
+	listed := f.c.Get("/api/transactions?categoryId="+f.rent).Expect(t, http.StatusOK).List("transactions")
 	if len(listed) != 2 || !sameInts(listed[1]["matchingParts"], 1) || len(listed[0]["splits"].([]any)) != 0 {
 		t.Fatalf("rent's transactions: %v", listed)
 	}
