@@ -285,13 +285,15 @@ func tryBounds(t *testing.T, where string, base map[string]any, prefix string, s
 		if prop.MaxItems != nil && prop.Items != nil {
 			n := *prop.MaxItems
 			tried++
-			taken(entries(prop.Items, n), "", fmt.Sprintf("of %d entries, its documented most,", n))
-			refused(entries(prop.Items, n+1), "", fmt.Sprintf("of %d entries, one over its documented most,", n+1))
+			// A list's count is told apart from what its entries say together (parts
+			// that must add up): "must hold" is every count's refusal.
+			taken(entries(prop.Items, n), "must hold", fmt.Sprintf("of %d entries, its documented most,", n))
+			refused(entries(prop.Items, n+1), "must hold", fmt.Sprintf("of %d entries, one over its documented most,", n+1))
 		}
 		if prop.MinItems != nil && *prop.MinItems > 0 && prop.Items != nil {
 			n := *prop.MinItems
 			tried++
-			refused(entries(prop.Items, n-1), "", fmt.Sprintf("of %d entries, one under its documented least,", n-1))
+			refused(entries(prop.Items, n-1), "must hold", fmt.Sprintf("of %d entries, one under its documented least,", n-1))
 		}
 		switch {
 		case prop.is("object") && prop.Properties != nil:
