@@ -199,14 +199,20 @@ func (s *Server) guard(rt route) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		ctx := context.WithValue(r.Context(), principalKey{}, p)
-		r = r.WithContext(context.WithValue(ctx, routeKey{}, &rt))
-		if rt.Bulk {
-			s.readInBulk(w, r, p, rt.Handler)
-			return
-		}
-		rt.Handler(s, w, r)
+		s.serveAs(rt, p, w, r)
 	})
+}
+
+// serveAs runs a route's handler for a caller already authenticated and authorized,
+// with both in the request's context: the guard's last step.
+func (s *Server) serveAs(rt route, p *principal, w http.ResponseWriter, r *http.Request) {
+	ctx := context.WithValue(r.Context(), principalKey{}, p)
+	r = r.WithContext(context.WithValue(ctx, routeKey{}, &rt))
+	if rt.Bulk {
+		s.readInBulk(w, r, p, rt.Handler)
+		return
+	}
+	rt.Handler(s, w, r)
 }
 
 type routeKey struct{}
