@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 )
@@ -29,6 +30,26 @@ func TestMCPToolDeclarations(t *testing.T) {
 					t.Errorf("%s: %s is both a parameter and a body field", tl.Name, name)
 				}
 			}
+		}
+	}
+}
+
+// docs/api.md's table of tools names each tool with its operation and scope.
+func TestMCPToolsAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		if name, ok := strings.CutPrefix(line, "| `"); ok {
+			name, _, _ = strings.Cut(name, "`")
+			rows[name] = line
+		}
+	}
+	for _, tl := range mcpTools() {
+		if row := rows[tl.Name]; !strings.Contains(row, "`"+tl.Route+"`") || !strings.Contains(row, "| `"+tl.route.Scope+"` |") {
+			t.Errorf("%s (%s, %s) is documented as %q", tl.Name, tl.Route, tl.route.Scope, row)
 		}
 	}
 }
