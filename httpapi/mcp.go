@@ -154,9 +154,62 @@ func newMCPTool(t tool, rt route) mcpTool {
 	if t.Description != "" {
 		description += ": " + t.Description
 	}
-	def := &mcp.Tool{Name: t.Name, Description: description, InputSchema: json.RawMessage(input),
+	output, err := json.Marshal(standalone(rt.Response))
+	if err != nil {
+		panic(fmt.Sprintf("httpapi: the output schema of %s: %v", t.Name, err))
+	}
+	def := &mcp.Tool{Name: t.Name, Description: description, InputSchema: json.RawMessage(input), OutputSchema: json.RawMessage(output),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: rt.Method == http.MethodGet}}
 	return mcpTool{tool: t, route: rt, def: def, in: in, required: required}
+}
+
+// componentRef is how the OpenAPI document refers to one of its schemas.
+const componentRef = "#/components/schemas/"
+
+// standalone is a schema of the OpenAPI document made to stand alone, as a tool's output
+// schema: the schemas it refers to, directly or not, under its $defs.
+func standalone(name string) obj {
+	all := merge(merge(schemas(), eventSchemas()), limitsSchemas())
+	defs := obj{}
+	var copyOf func(v any) any
+	copyOf = func(v any) any {
+		switch v := v.(type) {
+		case obj:
+			out := obj{}
+			for k, e := range v {
+				ref, isRef := e.(string)
+				if k != "$ref" || !isRef || !strings.HasPrefix(ref, componentRef) {
+					out[k] = copyOf(e)
+					continue
+				}
+				target := strings.TrimPrefix(ref, componentRef)
+				out[k] = "#/$defs/" + target
+				if _, done := defs[target]; !done {
+					defs[target] = obj{}
+					defs[target] = copyOf(all[target])
+				}
+			}
+			return out
+		case []obj:
+			out := make([]any, len(v))
+			for i, e := range v {
+				out[i] = copyOf(e)
+			}
+			return out
+		case []any:
+			out := make([]any, len(v))
+			for i, e := range v {
+				out[i] = copyOf(e)
+			}
+			return out
+		}
+		return v
+	}
+	schema := copyOf(all[name]).(obj)
+	if len(defs) > 0 {
+		schema["$defs"] = defs
+	}
+	return schema
 }
 
 // runTool runs a tool's route in-process for the caller, as the guard would after

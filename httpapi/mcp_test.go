@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
@@ -61,7 +62,42 @@ func callTool(t *testing.T, session *mcp.ClientSession, name string, args map[st
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
+	if !res.IsError {
+		conforms(t, session, name, res.StructuredContent)
+	}
 	return res, asObject(t, res.StructuredContent)
+}
+
+// conforms fails the test unless a tool's structured content is valid by the output
+// schema tools/list gives for it.
+func conforms(t *testing.T, session *mcp.ClientSession, name string, content any) {
+	t.Helper()
+	list, err := session.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("tools/list: %v", err)
+	}
+	i := slices.IndexFunc(list.Tools, func(tl *mcp.Tool) bool { return tl.Name == name })
+	if i < 0 {
+		t.Fatalf("%s is not listed", name)
+	}
+	var schema jsonschema.Schema
+	var instance any
+	for _, v := range []struct{ from, into any }{{list.Tools[i].OutputSchema, &schema}, {content, &instance}} {
+		data, err := json.Marshal(v.from)
+		if err == nil {
+			err = json.Unmarshal(data, v.into)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		t.Fatalf("the output schema of %s: %v", name, err)
+	}
+	if err := resolved.Validate(instance); err != nil {
+		t.Errorf("%s answered outside its output schema: %v", name, err)
+	}
 }
 
 // asObject is a JSON value as the REST client decodes it, numbers kept as written.
@@ -231,7 +267,7 @@ func TestMCPCreateTransactionIsTheRESTOne(t *testing.T) {
 }
 
 // The other write tools run their routes: a budget, a goal's deposit and a debt's
-// payment, read back over REST.
+// payment, read back over REST; and the other reads answer as their routes do.
 func TestMCPWriteTools(t *testing.T) {
 	env := apitest.Start(t)
 	alice := env.As("alice")
@@ -265,6 +301,18 @@ func TestMCPWriteTools(t *testing.T) {
 	}
 	if balance := balanceOf(t, alice, cash); balance != json.Number("350") {
 		t.Errorf("cash holds %v", balance)
+	}
+
+	for tool, path := range map[string]string{"list_budgets": "/api/budgets", "list_goals": "/api/goals", "list_debts": "/api/debts",
+		"get_agent_context": "/api/agent/context", "get_monthly_summary": "/api/reports/monthly-summary?month=2026-03"} {
+		args := map[string]any{}
+		if tool == "get_monthly_summary" {
+			args["month"] = "2026-03"
+		}
+		res, got := callTool(t, session, tool, args)
+		if want := asObject(t, json.RawMessage(key.Get(path).Expect(t, http.StatusOK).Raw)); res.IsError || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %v, want %v", tool, got, want)
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"strings"
@@ -18,6 +19,10 @@ func TestMCPToolDeclarations(t *testing.T) {
 		names[tl.Name] = true
 		if tl.route.Scope == sessionOnly || tl.route.Scope == channelOnly || tl.route.Scope == realtimeTokenOnly || tl.route.Scope == toolScopes {
 			t.Errorf("%s runs %s, which an API key may not call", tl.Name, tl.Route)
+		}
+		var output struct{ Type string }
+		if err := json.Unmarshal(tl.def.OutputSchema.(json.RawMessage), &output); err != nil || output.Type != "object" {
+			t.Errorf("%s: the output schema is not an object's (%v)", tl.Name, err)
 		}
 		read := tl.route.Method == http.MethodGet
 		verb, _, _ := strings.Cut(tl.Name, "_")
