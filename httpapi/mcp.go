@@ -87,8 +87,10 @@ type mcpTool struct {
 	def   *mcp.Tool
 	// in is where an argument goes in the route's request: "path" or "query"; the
 	// others are the body's fields.
-	in       map[string]string
-	required []string
+	in map[string]string
+	// needs are the arguments a call must give that the route cannot ask for itself:
+	// its path parameters, and a narrower tool's own arguments.
+	needs []string
 }
 
 // mcpTools are the tools, declared once from their routes.
@@ -115,10 +117,11 @@ func newMCPTool(t tool, rt route) mcpTool {
 	required, _ := schema["required"].([]string)
 	required = slices.Clone(required)
 	in := map[string]string{}
+	var needs []string
 	for _, m := range pathParam.FindAllStringSubmatch(rt.Pattern, -1) {
 		props[m[1]] = merge(uuidRef(), obj{"description": pathParamDescriptions[m[1]]})
 		in[m[1]] = "path"
-		required = append(required, m[1])
+		needs = append(needs, m[1])
 	}
 	for _, q := range rt.Query {
 		if q["in"] != "query" {
@@ -137,13 +140,14 @@ func newMCPTool(t tool, rt route) mcpTool {
 	if t.Args != nil {
 		// A narrower tool than its route: its own arguments, all of them needed.
 		maps.DeleteFunc(props, func(name string, _ any) bool { return in[name] != "path" && !slices.Contains(t.Args, name) })
-		required = append(slices.DeleteFunc(required, func(name string) bool { return in[name] != "path" }), t.Args...)
+		required = nil
+		needs = append(needs, t.Args...)
 		for _, k := range []string{"if", "then", "else"} {
 			delete(schema, k)
 		}
 	}
 	schema["properties"], schema["additionalProperties"] = props, false
-	if len(required) > 0 {
+	if required = append(required, needs...); len(required) > 0 {
 		schema["required"] = required
 	}
 	input, err := json.Marshal(schema)
@@ -160,7 +164,7 @@ func newMCPTool(t tool, rt route) mcpTool {
 	}
 	def := &mcp.Tool{Name: t.Name, Description: description, InputSchema: json.RawMessage(input), OutputSchema: json.RawMessage(output),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: rt.Method == http.MethodGet}}
-	return mcpTool{tool: t, route: rt, def: def, in: in, required: required}
+	return mcpTool{tool: t, route: rt, def: def, in: in, needs: needs}
 }
 
 // componentRef is how the OpenAPI document refers to one of its schemas.
@@ -223,15 +227,13 @@ func (s *Server) runTool(t mcpTool, p *principal) mcp.ToolHandler {
 		if err != nil {
 			return nil, err
 		}
+		if refused == nil {
+			refused = p.authorize(t.route.Scope)
+		}
 		answer := httptest.NewRecorder()
-		switch {
-		case refused != nil:
+		if refused != nil {
 			writeError(answer, r, refused)
-		default:
-			if err := p.authorize(t.route.Scope); err != nil {
-				writeError(answer, r, err)
-				break
-			}
+		} else {
 			if t.route.Replay == replayKeyRequired {
 				r.Header.Set("Idempotency-Key", "mcp-"+uuid.NewString())
 			}
@@ -256,6 +258,10 @@ func (t mcpTool) request(ctx context.Context, raw json.RawMessage) (r *http.Requ
 	if len(raw) > 0 && string(raw) != "null" {
 		if json.Unmarshal(raw, &args) != nil {
 			bad = append(bad, domain.FieldError{Field: "arguments", Message: "must be an object"})
+		} else {
+			// What REST refuses of a whole body: a key given twice, which the map keeps
+			// one of, and U+0000.
+			bad = append(bad, checkJSON(raw)...)
 		}
 	}
 	path, query, body := map[string]string{}, url.Values{}, map[string]json.RawMessage{}
@@ -277,7 +283,7 @@ func (t mcpTool) request(ctx context.Context, raw json.RawMessage) (r *http.Requ
 			body[name] = v
 		}
 	}
-	for _, name := range t.required {
+	for _, name := range t.needs {
 		_, inPath := path[name]
 		_, inBody := body[name]
 		if !inPath && !inBody && query.Get(name) == "" {

@@ -380,6 +380,12 @@ func TestMCPBadInputWritesNothing(t *testing.T) {
 		}
 		written()
 	}
+	twice, err := session.CallTool(context.Background(), &mcp.CallToolParams{Name: "create_transaction",
+		Arguments: json.RawMessage(`{"type": "expense", "amount": 10, "walletId": "` + cash + `", "amount": 1000}`)})
+	if err != nil || !twice.IsError {
+		t.Errorf("an amount given twice: %v %v", err, twice)
+	}
+	written()
 	if res, got := callTool(t, session, "create_transaction", expense(map[string]any{"walletId": 5})); !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "walletId") {
 		t.Errorf("the error does not name the field: %v", got)
 	}
