@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/webapp"
 )
 
 // bearer sends an API key with every request.
@@ -142,10 +143,30 @@ func TestMCPToolsFollowScopes(t *testing.T) {
 	initialize := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
 		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}}}
 	for name, c := range map[string]*apitest.Client{"no credential": env.Anonymous(), "a session": alice,
-		"a wrong key": env.Anonymous().With("Authorization", "Bearer fl_live_"+strings.Repeat("a", 49))} {
+		"a wrong key":        env.Anonymous().With("Authorization", "Bearer fl_live_"+strings.Repeat("a", 49)),
+		"a browser's cookie": env.Anonymous().With("Cookie", webapp.SessionCookie+"=anything")} {
 		r := c.With("Accept", "application/json, text/event-stream").Post("/mcp", initialize)
 		if r.Status != http.StatusUnauthorized || r.ErrorCode() != "UNAUTHORIZED" {
 			t.Errorf("%s: %d %s", name, r.Status, r.Raw)
+		}
+	}
+}
+
+// A reader's key sees no write tool, whatever its scopes: the role bounds the key.
+func TestMCPToolsFollowRoles(t *testing.T) {
+	env := apitest.Start(t)
+	alice, bob := env.As("alice"), env.As("bob")
+	bob.Get("/api/me").Expect(t, http.StatusOK)
+	id := alice.Post("/api/workspaces", map[string]any{"name": "Acme"}).Expect(t, http.StatusOK).Object("workspace")["id"].(string)
+	alice.Post("/api/workspaces/"+id+"/members", map[string]any{"email": "bob@example.com", "role": "reader"}).Expect(t, http.StatusOK)
+	key, _ := newKey(t, bob.With("X-Workspace-Id", id), "*")
+	names := toolNames(t, connectMCP(t, env, key))
+	if !slices.Contains(names, "list_transactions") {
+		t.Errorf("a reader's key sees %v", names)
+	}
+	for _, name := range names {
+		if !strings.HasPrefix(name, "list_") && !strings.HasPrefix(name, "get_") {
+			t.Errorf("a reader's key sees %s", name)
 		}
 	}
 }
