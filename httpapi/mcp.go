@@ -129,10 +129,11 @@ func newMCPTool(t tool, rt route) mcpTool {
 		}
 		name := q["name"].(string)
 		p := clone(q["schema"].(obj))
-		if d, ok := q["description"].(string); ok {
-			p["description"] = strings.Join(slices.DeleteFunc([]string{d, fmt.Sprint(p["description"])}, func(s string) bool {
-				return s == "" || s == "<nil>"
-			}), "; ")
+		if d, _ := q["description"].(string); d != "" {
+			if own, _ := p["description"].(string); own != "" {
+				d += "; " + own
+			}
+			p["description"] = d
 		}
 		props[name] = p
 		in[name] = "query"
