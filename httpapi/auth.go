@@ -109,6 +109,12 @@ func (s *Server) resolve(r *http.Request) (*principal, error) {
 	if token == "" && cookie == "" {
 		return nil, errUnauthorized
 	}
+	return s.authenticate(r, token, fromHeader, cookie)
+}
+
+// authenticate is resolvePresented, with a credential refused (401) counted against
+// the failure budgets.
+func (s *Server) authenticate(r *http.Request, token, fromHeader, cookie string) (*principal, error) {
 	p, err := s.resolvePresented(r, token, fromHeader, cookie)
 	if ae := (*apiError)(nil); errors.As(err, &ae) && ae.Status == http.StatusUnauthorized {
 		return nil, s.authFailed(r, err)

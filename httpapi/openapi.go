@@ -542,6 +542,10 @@ var errorDescriptions = map[int]string{
 func openAPIDocument() obj {
 	paths := obj{}
 	for _, rt := range routes {
+		if rt.Scope == toolScopes {
+			// The MCP server speaks its own protocol, which lists its tools itself.
+			continue
+		}
 		key := rt.Method + " " + rt.Pattern
 		op := obj{
 			"summary":     rt.Summary,

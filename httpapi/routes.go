@@ -72,6 +72,10 @@ func scopesDescription() string {
 		"Reserved, accepted on an API key but needed by no operation yet: " + strings.Join(reservedScopes(), ", ") + "."
 }
 
+// toolScopes marks the MCP server, which takes an API key alone and whose tools each
+// need the scope of the route they run (tools).
+const toolScopes = "each tool's"
+
 // realtimeTokenOnly marks the realtime stream, whose credential is a token of its own
 // (POST /api/realtime/token) rather than those the route table's guard checks.
 const realtimeTokenOnly = "realtime token"
@@ -556,4 +560,40 @@ var routes = []route{
 		Summary:     "Server-Sent Events of the workspace's events; each event's id is its version in the workspace's stream",
 		Description: realtimeStreamDescription,
 		Handler:     (*Server).realtimeEvents},
+	{Method: "POST", Pattern: mcpPath, Scope: toolScopes, Status: http.StatusOK, Media: "application/json",
+		Replay: replayNever, NotReplayedBecause: "a tool call is a request to the route it runs, replayed as that route replays",
+		Summary: "The MCP server (streamable HTTP, stateless): the tools an API key's scopes allow, each running a route of this table",
+		Handler: (*Server).serveMCP},
+}
+
+// tool is a tool of the MCP server: a route run in-process for the caller, whose
+// scope, description (its summary), arguments (its path and query parameters and its
+// body's fields) and answer it takes.
+type tool struct {
+	Name string
+	// Route is the route's method and pattern.
+	Route string
+	// Description adds to the route's summary what an agent needs.
+	Description string
+	// Args, when set, are the only query parameters and body fields the tool takes, each
+	// required.
+	Args []string
+}
+
+// tools are the MCP server's tools: snake_case verbs, reads named list_ or get_.
+var tools = []tool{
+	{Name: "list_transactions", Route: "GET /api/transactions"},
+	{Name: "list_wallets", Route: "GET /api/wallets"},
+	{Name: "list_budgets", Route: "GET /api/budgets"},
+	{Name: "list_goals", Route: "GET /api/goals"},
+	{Name: "list_debts", Route: "GET /api/debts"},
+	{Name: "get_agent_context", Route: "GET /api/agent/context"},
+	{Name: "get_monthly_summary", Route: "GET /api/reports/monthly-summary"},
+	{Name: "create_transaction", Route: "POST /api/transactions",
+		Description: "income, expense or transfer, with splits; amounts are exact decimals of at most 4 places"},
+	{Name: "categorize_transaction", Route: "PATCH /api/transactions/{id}", Args: []string{"categoryId"},
+		Description: "set the category of the transaction id (null: none)"},
+	{Name: "create_budget", Route: "POST /api/budgets"},
+	{Name: "deposit_to_goal", Route: "POST /api/goals/{id}/deposit", Description: "id is the goal's"},
+	{Name: "pay_debt", Route: "POST /api/debts/{id}/payments", Description: "id is the debt's"},
 }

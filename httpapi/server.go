@@ -52,6 +52,8 @@ type Server struct {
 	ecbURL string
 	// files stores the files attached to transactions.
 	files attachments.Store
+	// mcp is the MCP server's transport (newMCPHandler).
+	mcp http.Handler
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -133,6 +135,7 @@ func NewServer(pool *pgxpool.Pool, ledger *ledger.Ledger, sessions *session.Veri
 	}
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	s.answers = newLongAnswers(pool, opts.Realtime, opts.LongAnswers)
+	s.mcp = s.newMCPHandler()
 	return s
 }
 
@@ -158,8 +161,9 @@ func (s *Server) Handler() http.Handler {
 		r.Method(http.MethodGet, "/metrics", s.metrics.Handler())
 	}
 	for _, rt := range routes {
-		if rt.Scope == realtimeTokenOnly {
-			// The realtime stream authenticates by its token, not by the guard's credentials.
+		if rt.Scope == realtimeTokenOnly || rt.Scope == toolScopes {
+			// The realtime stream authenticates by its token, the MCP server by an API key
+			// alone, and each tool by its own scope: not as the guard does.
 			r.Method(rt.Method, rt.Pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { rt.Handler(s, w, r) }))
 			continue
 		}
@@ -199,14 +203,21 @@ func (s *Server) guard(rt route) http.Handler {
 			writeError(w, r, err)
 			return
 		}
-		ctx := context.WithValue(r.Context(), principalKey{}, p)
-		r = r.WithContext(context.WithValue(ctx, routeKey{}, &rt))
-		if rt.Bulk {
-			s.readInBulk(w, r, p, rt.Handler)
-			return
-		}
-		rt.Handler(s, w, r)
+		s.serveAs(rt, p, w, r)
 	})
+}
+
+// serveAs runs a route's handler for a caller already authenticated and authorized,
+// with both in the request's context: the guard's last step, and how a tool of the MCP
+// server runs the route it stands for.
+func (s *Server) serveAs(rt route, p *principal, w http.ResponseWriter, r *http.Request) {
+	ctx := context.WithValue(r.Context(), principalKey{}, p)
+	r = r.WithContext(context.WithValue(ctx, routeKey{}, &rt))
+	if rt.Bulk {
+		s.readInBulk(w, r, p, rt.Handler)
+		return
+	}
+	rt.Handler(s, w, r)
 }
 
 type routeKey struct{}

@@ -63,6 +63,7 @@ type config struct {
 	VAPIDSubject          string
 	OIDCIssuer            string
 	ECBURL                string
+	APIKey                string // the key `finledger mcp` acts with
 	OIDCClientID          string
 	OIDCClientSecret      string
 	Billing               string // the payment provider: "none" or "stripe"
@@ -178,6 +179,7 @@ var settings = []setting{
 	}},
 	{"FINLEDGER_ECB_URL", fx.ECBDailyURL, "the ECB's daily reference rates (eurofxref XML), for `finledger rates` and the web app's import", false,
 		httpURL(func(c *config) *string { return &c.ECBURL })},
+	{"FINLEDGER_API_KEY", "", "the API key `finledger mcp` relays its client's messages with", true, text(func(c *config) *string { return &c.APIKey })},
 	{"FINLEDGER_OIDC_ISSUER", "", "the OpenID provider the web app signs people in with; unset: off", false, httpURL(func(c *config) *string { return &c.OIDCIssuer })},
 	{"FINLEDGER_OIDC_CLIENT_ID", "", "the web app's client id at the OpenID provider", false, text(func(c *config) *string { return &c.OIDCClientID })},
 	{"FINLEDGER_OIDC_CLIENT_SECRET", "", "the web app's client secret at the OpenID provider", true, text(func(c *config) *string { return &c.OIDCClientSecret })},

@@ -225,6 +225,11 @@ func subcommands() []command {
 				"GET /api/imports/{id} shows too. With --yes it commits the preview at once, as\n" +
 				"POST /api/imports/{id}/commit does. The import is recorded as made by the system.",
 			setup: importFlags},
+		{name: "mcp", synopsis: "[--url ORIGIN]", about: "relay an MCP client on standard input and output to the service's MCP server",
+			details: "For clients that start their servers as local programs (Claude Desktop): it posts each message to\n" +
+				"ORIGIN/mcp with the API key FINLEDGER_API_KEY and writes the answers back, one a line. The key's\n" +
+				"scopes decide the tools, as over HTTP.",
+			setup: mcpFlags},
 		{name: "token", synopsis: "--sub ID --email E [--name N] [--ttl 24h]", about: "mint a development session token",
 			details: "It signs with FINLEDGER_SESSION_HS256_SECRET or the secret `finledger dev` keeps in the data folder.",
 			setup:   tokenFlags},
