@@ -23,7 +23,9 @@ type CreateAPIKey struct {
 	Hash        []byte
 	ExpiresAt   *time.Time
 	CreatedBy   uuid.UUID
-	Now         time.Time
+	// Writes is KeyWritesApply (or empty) or KeyWritesPropose.
+	Writes string
+	Now    time.Time
 	// LiveKeys is how many live keys the creator holds in every workspace, counted by
 	// ledger.BindAPIKey, in the call's transaction, before each decision.
 	LiveKeys int
@@ -44,6 +46,12 @@ func (c *CreateAPIKey) Decide(w *Workspace) ([]Event, error) {
 			return nil, InvalidField("scopes", "%q is not a scope", s)
 		}
 	}
+	if c.Writes != "" && !slices.Contains(KeyWrites, c.Writes) {
+		return nil, InvalidField("writes", "must be one of %v", KeyWrites)
+	}
+	if c.Writes == KeyWritesApply {
+		c.Writes = ""
+	}
 	if c.ExpiresAt != nil && !c.ExpiresAt.After(c.Now) {
 		return nil, InvalidField("expiresAt", "must be in the future")
 	}
@@ -54,7 +62,7 @@ func (c *CreateAPIKey) Decide(w *Workspace) ([]Event, error) {
 	}
 	return []Event{&APIKeyCreated{
 		KeyID: c.KeyID, Name: c.Name, Description: c.Description, Scopes: c.Scopes, Prefix: c.Prefix,
-		Hash: c.Hash, ExpiresAt: c.ExpiresAt, CreatedBy: c.CreatedBy, Role: role,
+		Hash: c.Hash, ExpiresAt: c.ExpiresAt, CreatedBy: c.CreatedBy, Role: role, Writes: c.Writes,
 	}}, nil
 }
 

@@ -486,6 +486,9 @@ type APIKeyCreated struct {
 	// role did not grant (KeyScopes), whatever the creator's role becomes. Events stored
 	// before it was recorded lack it; Upcaster gives them the role the creator held then.
 	Role string `json:"role,omitempty"`
+	// Writes is KeyWritesPropose for a key whose writes are proposals (proposals.go);
+	// left out for one whose writes take effect.
+	Writes string `json:"writes,omitempty"`
 }
 
 // EventType names APIKeyCreated in history.
@@ -541,6 +544,7 @@ var eventTypes = registry(
 	&MemberRemoved{},
 	&InvitationCancelled{},
 	&APIKeyCreated{},
+	&ProposalCreated{}, &ProposalApproved{}, &ProposalRejected{}, &ProposalSettled{},
 	&APIKeyRevoked{},
 	&WalletCreated{},
 	&WalletUpdated{},

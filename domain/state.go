@@ -52,6 +52,8 @@ type Workspace struct {
 	ImportProfiles map[uuid.UUID]*ImportProfile
 	// Attachments are the files attached to transactions, by id.
 	Attachments map[uuid.UUID]*Attachment
+	// Proposals are the writes of keys held for approval, by id (proposals.go).
+	Proposals map[uuid.UUID]*Proposal
 	// Spending is what the live expenses add up to per category, currency and day, so
 	// that a command can tell whether it takes a budget to its alert threshold.
 	Spending Spending
@@ -138,6 +140,7 @@ func NewWorkspace(id uuid.UUID) *Workspace {
 		Imports:        map[uuid.UUID]*Import{},
 		Rules:          map[uuid.UUID]*Rule{},
 		ImportProfiles: map[uuid.UUID]*ImportProfile{},
+		Proposals:      map[uuid.UUID]*Proposal{},
 		Spending:       Spending{},
 	}
 }
@@ -326,6 +329,8 @@ func (w *Workspace) Apply(event Event) error {
 				key.Revoked = true
 			}
 		}
+	case *ProposalCreated, *ProposalApproved, *ProposalRejected, *ProposalSettled:
+		return w.applyProposal(e)
 	case *APIKeyCreated:
 		w.APIKeys[e.KeyID] = &APIKey{CreatedBy: e.CreatedBy}
 	case *APIKeyRevoked:

@@ -174,6 +174,23 @@ func auditOf(e eventstore.RecordedEvent, data any) (auditEntry, error) {
 		return auditEntry{workspace: ws, entity: "rule", entityID: d.RuleID, action: actionUpdate, changes: changes}, err
 	case *domain.RuleDeleted:
 		return auditEntry{workspace: ws, entity: "rule", entityID: d.RuleID, action: actionDelete}, nil
+	case *domain.ProposalCreated:
+		return auditEntry{workspace: ws, entity: "proposal", entityID: d.ProposalID, action: actionCreate,
+			changes: created(map[string]any{"keyId": d.KeyID, "route": d.Route, "path": d.Path, "summary": d.Summary,
+				"expiresAt": d.ExpiresAt})}, nil
+	case *domain.ProposalApproved:
+		return auditEntry{workspace: ws, entity: "proposal", entityID: d.ProposalID, action: actionUpdate,
+			changes: map[string]change{"status": {domain.StatusPending, domain.StatusApproved}}}, nil
+	case *domain.ProposalRejected:
+		return auditEntry{workspace: ws, entity: "proposal", entityID: d.ProposalID, action: actionUpdate,
+			changes: map[string]change{"status": {domain.StatusPending, domain.StatusRejected}}}, nil
+	case *domain.ProposalSettled:
+		changes := map[string]change{"resultStatus": {nil, d.Status}}
+		if d.ErrorCode != "" {
+			changes["status"] = change{domain.StatusApproved, domain.StatusFailed}
+			changes["errorCode"] = change{nil, d.ErrorCode}
+		}
+		return auditEntry{workspace: ws, entity: "proposal", entityID: d.ProposalID, action: actionUpdate, changes: changes}, nil
 	case *domain.AttachmentAdded:
 		return auditEntry{workspace: ws, entity: "attachment", entityID: d.AttachmentID, action: actionCreate,
 			changes: created(map[string]any{"transactionId": d.TransactionID, "sha256": d.SHA256, "size": d.Size,

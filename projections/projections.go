@@ -22,7 +22,7 @@ import (
 var Tables = append([]string{"users", "workspaces", "workspace_members", "workspace_invitations", "wallets", "categories", "tags",
 	"transactions", "api_keys", "audit_log", "daily_totals", "monthly_totals", "transaction_counts", "transaction_month_counts", "budgets", "goals",
 	"goal_funding", "debts", "recurring_payments", "exchange_rates", "whatsapp_links", "webhooks", "rules", "import_profiles",
-	"attachments"}, historyTables...)
+	"attachments", "proposals"}, historyTables...)
 
 // projected narrows tables that also hold rows no event made, on both sides of a
 // verification: the reference exchange rates come from a feed, and replay leaves them
@@ -227,9 +227,24 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		// revocations were appended with them end the keys here alone (migration 0024).
 		b.Queue(`UPDATE api_keys SET revoked_at = $3 WHERE workspace_id = $1 AND created_by = $2 AND revoked_at IS NULL`, ws, d.UserID, at)
 	case *domain.APIKeyCreated:
-		b.Queue(`INSERT INTO api_keys (workspace_id, id, name, description, scopes, prefix, hash, created_by, created_at, expires_at, role)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, nullif($11, ''))`,
-			ws, d.KeyID, d.Name, d.Description, d.Scopes, d.Prefix, d.Hash, d.CreatedBy, at, d.ExpiresAt, d.Role)
+		b.Queue(`INSERT INTO api_keys (workspace_id, id, name, description, scopes, prefix, hash, created_by, created_at, expires_at, role,
+				writes)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, nullif($11, ''), coalesce(nullif($12, ''), 'apply'))`,
+			ws, d.KeyID, d.Name, d.Description, d.Scopes, d.Prefix, d.Hash, d.CreatedBy, at, d.ExpiresAt, d.Role, d.Writes)
+	case *domain.ProposalCreated:
+		b.Queue(`INSERT INTO proposals (workspace_id, id, key_id, route, path, body, summary, created_at, expires_at, created_version)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			ws, d.ProposalID, d.KeyID, d.Route, d.Path, d.Body, d.Summary, at, d.ExpiresAt, e.Version)
+	case *domain.ProposalApproved:
+		b.Queue(`UPDATE proposals SET status = 'approved', decided_at = $3, decided_by = $4 WHERE workspace_id = $1 AND id = $2`,
+			ws, d.ProposalID, at, d.ApprovedBy)
+	case *domain.ProposalRejected:
+		b.Queue(`UPDATE proposals SET status = 'rejected', decided_at = $3, decided_by = $4 WHERE workspace_id = $1 AND id = $2`,
+			ws, d.ProposalID, at, d.RejectedBy)
+	case *domain.ProposalSettled:
+		b.Queue(`UPDATE proposals SET status = CASE WHEN $4 < 400 THEN 'approved' ELSE 'failed' END, settled_at = $3,
+				result_status = $4, error_code = nullif($5, ''), error_message = nullif($6, '')
+			WHERE workspace_id = $1 AND id = $2`, ws, d.ProposalID, at, d.Status, d.ErrorCode, d.Message)
 	case *domain.APIKeyRevoked:
 		b.Queue(`UPDATE api_keys SET revoked_at = coalesce(revoked_at, $3) WHERE workspace_id = $1 AND id = $2`, ws, d.KeyID, at)
 	case *domain.WebhookCreated:

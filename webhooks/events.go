@@ -140,7 +140,9 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		// Settings of the import.
 		domain.TypeImportProfileSaved, domain.TypeImportProfileDeleted,
 		// Receipts, which the API lists with their transaction.
-		domain.TypeAttachmentAdded, domain.TypeAttachmentRemoved:
+		domain.TypeAttachmentAdded, domain.TypeAttachmentRemoved,
+		// Writes held for approval: what an approved one does is told as itself.
+		domain.TypeProposalCreated, domain.TypeProposalApproved, domain.TypeProposalRejected, domain.TypeProposalSettled:
 		return nil, nil, nil
 	}
 	return nil, nil, fmt.Errorf("%w: %s", errUnclassified, eventType)
