@@ -30,7 +30,7 @@ func createAPIKey(s *Server, w http.ResponseWriter, r *http.Request) {
 	}
 	p := principalFrom(r.Context())
 	cmd := domain.CreateAPIKey{KeyID: newID(), Name: name.Value, Description: description.Ptr(), Scopes: scopes,
-		Prefix: prefix, Hash: hash[:], ExpiresAt: expiresAt.Ptr(), CreatedBy: p.User.ID, Now: s.now()}
+		Prefix: prefix, Hash: hash[:], ExpiresAt: expiresAt.Ptr(), CreatedBy: p.User.ID, Writes: apiKeyWrites.read(b).Value, Now: s.now()}
 	s.run(w, r, b, command{Bind: ledger.BindAPIKey(&cmd), Answer: queries.Record("apiKey", queries.APIKeyByID(activeWorkspace(r), cmd.KeyID)),
 		// The secret is in this answer only: a replay of the request gets the key without it.
 		Secret: map[string]any{"plaintext": plaintext}})

@@ -33,6 +33,9 @@ type principal struct {
 	KeyScopes []string
 	// Channel is set for requests of the chat channel.
 	Channel *channelCaller
+	// Proposes: the request's API key has its writes held for approval
+	// (domain.KeyWritesPropose).
+	Proposes bool
 }
 
 // isKey reports a request made with an API key.
@@ -303,6 +306,7 @@ func (s *Server) resolveKey(r *http.Request, token string, wsID *uuid.UUID) (*pr
 		Workspace:  *kc.Workspace,
 		Credential: "key:" + kc.KeyID.String(),
 		KeyScopes:  domain.KeyScopes(kc.Scopes, derefOr(kc.RoleWhenMade, "")),
+		Proposes:   kc.Writes == domain.KeyWritesPropose,
 		Metadata: ledger.Metadata{
 			ActorType: ledger.ActorAPIKey, ActorID: kc.KeyID.String(), UserID: kc.User.ID,
 			UserAgent: userAgent(r), RequestID: requestID(ctx),

@@ -591,6 +591,8 @@ var (
 
 	apiKeyName        = textField{Name: "name", Text: domain.Text{Min: 1, Max: maxAPIKeyName}}
 	apiKeyDescription = transactionDescription
+	apiKeyWrites      = textField{Name: "writes", Enum: domain.KeyWrites, Doc: obj{"default": domain.KeyWritesApply,
+		"description": "propose: the key's writes are held as proposals a person approves or rejects (GET /api/proposals)"}}
 
 	linkCode             = textField{Name: "code", Text: domain.Text{Min: 1, Max: 32}, Raw: true}
 	channelWalletName    = textField{Name: "walletName", Text: domain.Text{Min: 1, Max: maxWalletName}}
@@ -814,7 +816,7 @@ var bodyRules = map[string]*bodyRule{
 	"WorkspaceCreate": {Fields: []field{recordName, workspaceCurrency, workspaceLanguage}, Required: []string{"name"}},
 	"MemberAdd":       {Fields: []field{memberEmail, memberRole}, Required: []string{"email", "role"}},
 	"MemberUpdate":    {Fields: []field{memberRole}, Required: []string{"role"}},
-	"APIKeyCreate": {Fields: []field{apiKeyName, apiKeyDescription, apiKeyScopes, apiKeyExpiresAt},
+	"APIKeyCreate": {Fields: []field{apiKeyName, apiKeyDescription, apiKeyScopes, apiKeyExpiresAt, apiKeyWrites},
 		Required: []string{"name", "scopes"}},
 	"BudgetCreate":     {Fields: budgetRules, Required: []string{"name", "categoryId", "amount", "startDate", "endDate"}},
 	"BudgetUpdate":     {Fields: budgetRules},

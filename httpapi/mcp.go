@@ -72,8 +72,15 @@ func (s *Server) mcpServer(p *principal) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "finledger", Version: APIVersion}, &mcp.ServerOptions{
 		Instructions: mcpInstructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	for _, t := range mcpTools() {
+		def := t.def
+		if p.Proposes && t.route.Method != http.MethodGet {
+			if !t.route.Proposable {
+				continue // refused to such a key
+			}
+			def = t.proposing
+		}
 		if p.allows(t.route.Scope) {
-			srv.AddTool(t.def, s.runTool(t, p))
+			srv.AddTool(def, s.runTool(t, p))
 		}
 	}
 	return srv
@@ -85,6 +92,9 @@ type mcpTool struct {
 	tool
 	route route
 	def   *mcp.Tool
+	// proposing is the tool as a key whose writes are held for approval sees a write
+	// tool of a route that takes proposals: its answer is the proposal.
+	proposing *mcp.Tool
 	// in is where an argument goes in the route's request: "path" or "query"; the
 	// others are the body's fields.
 	in map[string]string
@@ -165,7 +175,14 @@ func newMCPTool(t tool, rt route) mcpTool {
 	}
 	def := &mcp.Tool{Name: t.Name, Description: description, InputSchema: json.RawMessage(input), OutputSchema: json.RawMessage(output),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: rt.Method == http.MethodGet}}
-	return mcpTool{tool: t, route: rt, def: def, in: in, needs: needs}
+	proposal, err := json.Marshal(standalone("ProposalResponse"))
+	if err != nil {
+		panic(fmt.Sprintf("httpapi: the output schema of %s as a proposal: %v", t.Name, err))
+	}
+	proposing := *def
+	proposing.Description += " (held for a person's approval: the answer is the proposal, and nothing else changes until it is approved)"
+	proposing.OutputSchema = json.RawMessage(proposal)
+	return mcpTool{tool: t, route: rt, def: def, proposing: &proposing, in: in, needs: needs}
 }
 
 // componentRef is how the OpenAPI document refers to one of its schemas.

@@ -132,6 +132,14 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 		writeError(w, r, errorf(http.StatusBadRequest, "IDEMPOTENCY_KEY_REQUIRED", "this operation requires an Idempotency-Key header"))
 		return
 	}
+	status := rt.Status
+	if p.Proposes {
+		if c, err = s.proposed(r, rt, p, b, c); err != nil {
+			writeError(w, r, err)
+			return
+		}
+		status = http.StatusAccepted
+	}
 	workspaceID := p.Workspace.ID
 	if c.WorkspaceID != uuid.Nil {
 		workspaceID = c.WorkspaceID
@@ -156,7 +164,7 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 	}
 	if res.Replayed {
 		w.Header().Set("Idempotent-Replayed", "true")
-		writeRaw(w, rt.Status, res.Answer)
+		writeRaw(w, status, res.Answer)
 		return
 	}
 	if c.Secret != nil {
@@ -165,10 +173,10 @@ func (s *Server) run(w http.ResponseWriter, r *http.Request, b *body, c command)
 			writeError(w, r, err)
 			return
 		}
-		writeJSON(w, rt.Status, answer)
+		writeJSON(w, status, answer)
 		return
 	}
-	writeRaw(w, rt.Status, res.Answer)
+	writeRaw(w, status, res.Answer)
 }
 
 // withSecret adds the secret's fields to an answer, an object.

@@ -398,7 +398,21 @@ func schemas() obj {
 		"APIKey": record(obj{"id": uuidRef(), "name": str(nil), "description": nstr(nil), "scopes": obj{"type": "array", "items": str(nil)},
 			"prefix": str(obj{"description": "the first characters of the key"}), "createdBy": uuidRef(),
 			"createdAt": dateTime(), "lastUsedAt": nstr(obj{"format": "date-time"}),
-			"expiresAt": nstr(obj{"format": "date-time"}), "revokedAt": nstr(obj{"format": "date-time"})}),
+			"expiresAt": nstr(obj{"format": "date-time"}), "revokedAt": nstr(obj{"format": "date-time"}),
+			"writes": str(obj{"enum": domain.KeyWrites, "description": "propose: its writes are held for a person's approval"})}),
+		"Proposal": record(obj{"id": uuidRef(), "keyId": uuidRef(),
+			"route":   str(obj{"description": "the REST route of the write, such as POST /api/transactions"}),
+			"path":    str(obj{"description": "the request's path and query"}),
+			"body":    nstr(obj{"description": "the request's JSON body, as text; null for none"}),
+			"summary": str(obj{"description": "what the write would do, as decided when it was sent, for a person"}),
+			"status":  str(obj{"enum": domain.ProposalStatuses}), "createdAt": dateTime(), "expiresAt": dateTime(),
+			"decidedAt": nstr(obj{"format": "date-time"}), "decidedBy": nuuid(), "settledAt": nstr(obj{"format": "date-time"}),
+			"resultStatus": obj{"type": []string{"integer", "null"}, "description": "the HTTP status the approved request answered"},
+			"errorCode":    nstr(nil), "errorMessage": nstr(nil)}),
+		"ProposalResponse": wrap("proposal", "Proposal"),
+		"ProposalList":     list("proposals", "Proposal"),
+		"ProposalApproval": object(obj{"proposal": ref("Proposal"), "result": obj{"anyOf": proposalResults(),
+			"description": "the approved request's own answer: its record, or its error"}}, "proposal", "result"),
 		"APIKeyCreated": object(obj{"apiKey": ref("APIKey"), "plaintext": str(obj{"description": "the key itself, shown this once: " +
 			"fl_live_ + 43 base62 characters + 6 characters of checksum; absent from an answer replayed for an Idempotency-Key"})}, "apiKey"),
 		"APIKeyResponse": wrap("apiKey", "APIKey"),
@@ -486,6 +500,20 @@ var (
 )
 
 // errorResponse refers to one of the shared error answers.
+// proposalResults are the answers an approved proposal's request may give: those of the
+// routes that take proposals, and an error.
+func proposalResults() []obj {
+	seen := map[string]bool{}
+	var out []obj
+	for _, rt := range routes {
+		if rt.Proposable && !seen[rt.Response] {
+			seen[rt.Response] = true
+			out = append(out, ref(rt.Response))
+		}
+	}
+	return append(out, ref("Error"), ref("ValidationError"))
+}
+
 func errorResponse(status int) obj {
 	return obj{"$ref": "#/components/responses/" + errorResponseNames[status]}
 }
@@ -659,6 +687,10 @@ func openAPIDocument() obj {
 			headers["Cache-Control"] = obj{"description": "private, max-age=300: meant to be read once per conversation", "schema": str(nil)}
 		}
 		responses := obj{strconv.Itoa(rt.Status): obj{"description": answer, "headers": headers, "content": content}}
+		if rt.Proposable {
+			responses["202"] = obj{"description": "from an API key whose writes are held for approval: the proposal, nothing else changed",
+				"content": obj{"application/json": obj{"schema": ref("ProposalResponse")}}}
+		}
 		statuses := []int{400, 401, 403, 404, 405, 409, 422, 429, 500, 503}
 		if write {
 			statuses = append(statuses, 413)
@@ -761,6 +793,7 @@ var tags = []obj{
 	{"name": "rules", "description": "What a statement's rows are: ordered conditions and what they set"},
 	{"name": "audit", "description": "The audit log"},
 	{"name": "changes", "description": "The change feed for clients that sync"},
+	{"name": "proposals", "description": "Writes of API keys held for a person's approval"},
 	{"name": "export", "description": "Every record of the workspace as one download"},
 	{"name": "limits", "description": "The limits of the fields people type"},
 	{"name": "webhooks", "description": "Outbound webhooks and the incoming webhook"},

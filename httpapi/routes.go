@@ -110,8 +110,12 @@ type route struct {
 	// Channel lets the chat channel call the route too (spec 4.B).
 	Channel *channelAccess
 	// Bulk makes the answer a bulk read (readInBulk).
-	Bulk    bool
-	Handler handler
+	Bulk bool
+	// Proposable lets a key whose writes are held for approval (domain.KeyWritesPropose)
+	// send the write: it is recorded as a proposal (202) instead. Such a key may send no
+	// other write.
+	Proposable bool
+	Handler    handler
 }
 
 // replay is what a write does with an Idempotency-Key header.
@@ -158,6 +162,20 @@ var routes = []route{
 	{Method: "DELETE", Pattern: "/api/api-keys/{id}", Scope: sessionOnly, Status: http.StatusOK, Response: "APIKeyResponse", Replay: replayStored,
 		Summary: "Revoke an API key",
 		Handler: revokeAPIKey},
+	{Method: "GET", Pattern: "/api/proposals", Scope: scopeTransactionsRead, Status: http.StatusOK, Response: "ProposalList",
+		Query:   []obj{queryParam("status", str(obj{"enum": domain.ProposalStatuses}), "only the proposals of this status")},
+		Summary: "List the writes of API keys held for approval, newest first (at most 500)",
+		Handler: listProposals},
+	{Method: "GET", Pattern: "/api/proposals/{id}", Scope: scopeTransactionsRead, Status: http.StatusOK, Response: "ProposalResponse",
+		Summary: "Get a proposal",
+		Handler: getProposal},
+	{Method: "POST", Pattern: "/api/proposals/{id}/approve", Scope: sessionOnly, Status: http.StatusOK, Response: "ProposalApproval",
+		Replay: replayNever, NotReplayedBecause: "the proposal's request runs under the proposal's own key: approved twice, it runs once",
+		Summary: "Approve a proposal: its request runs now, as yours, and may fail if things changed since",
+		Handler: approveProposal},
+	{Method: "POST", Pattern: "/api/proposals/{id}/reject", Scope: sessionOnly, Status: http.StatusOK, Response: "ProposalResponse", Replay: replayStored,
+		Summary: "Reject a proposal",
+		Handler: rejectProposal},
 	{Method: "GET", Pattern: "/api/workspaces", Scope: scopeProfileRead, Status: http.StatusOK, Response: "WorkspaceList",
 		Summary: "List the caller's workspaces",
 		Handler: listWorkspaces},
@@ -185,7 +203,7 @@ var routes = []route{
 	{Method: "GET", Pattern: "/api/budgets", Scope: scopeBudgetsRead, Status: http.StatusOK, Response: "BudgetList", Query: []obj{asOfParam}, Channel: &channelAccess{Scope: scopeBudgetsRead},
 		Summary: "List budgets with the current period's spending",
 		Handler: listBudgets},
-	{Method: "POST", Pattern: "/api/budgets", Scope: scopeBudgetsWrite, Status: http.StatusOK, Request: "BudgetCreate", Response: "BudgetResponse", Replay: replayStored,
+	{Method: "POST", Pattern: "/api/budgets", Proposable: true, Scope: scopeBudgetsWrite, Status: http.StatusOK, Request: "BudgetCreate", Response: "BudgetResponse", Replay: replayStored,
 		Summary: "Create a budget",
 		Handler: createBudget},
 	{Method: "GET", Pattern: "/api/budgets/{id}", Scope: scopeBudgetsRead, Status: http.StatusOK, Response: "BudgetResponse",
@@ -212,10 +230,10 @@ var routes = []route{
 	{Method: "DELETE", Pattern: "/api/goals/{id}", Scope: scopeGoalsWrite, Status: http.StatusOK, Response: "OK", Replay: replayStored,
 		Summary: "Delete an empty savings goal",
 		Handler: deleteGoal},
-	{Method: "POST", Pattern: "/api/goals/{id}/deposit", Scope: scopeGoalsWrite, Status: http.StatusOK, Request: "GoalDeposit", Response: "GoalMovementResult", Replay: replayStored, Channel: &channelAccess{Scope: scopeGoalsWrite},
+	{Method: "POST", Pattern: "/api/goals/{id}/deposit", Proposable: true, Scope: scopeGoalsWrite, Status: http.StatusOK, Request: "GoalDeposit", Response: "GoalMovementResult", Replay: replayStored, Channel: &channelAccess{Scope: scopeGoalsWrite},
 		Summary: "Move money from a wallet into a goal",
 		Handler: goalMovement(domain.TxGoalDeposit)},
-	{Method: "POST", Pattern: "/api/goals/{id}/withdraw", Scope: scopeGoalsWrite, Status: http.StatusOK, Request: "GoalWithdrawal", Response: "GoalMovementResult", Replay: replayStored, Channel: &channelAccess{Scope: scopeGoalsWrite},
+	{Method: "POST", Pattern: "/api/goals/{id}/withdraw", Proposable: true, Scope: scopeGoalsWrite, Status: http.StatusOK, Request: "GoalWithdrawal", Response: "GoalMovementResult", Replay: replayStored, Channel: &channelAccess{Scope: scopeGoalsWrite},
 		Summary: "Move money from a goal back to wallets",
 		Handler: goalMovement(domain.TxGoalWithdrawal)},
 	{Method: "GET", Pattern: "/api/debts", Scope: scopeDebtsRead, Status: http.StatusOK, Response: "DebtList", Query: []obj{asOfParam}, Channel: &channelAccess{Scope: scopeDebtsRead},
@@ -233,7 +251,7 @@ var routes = []route{
 	{Method: "DELETE", Pattern: "/api/debts/{id}", Scope: scopeDebtsWrite, Status: http.StatusOK, Response: "OK", Replay: replayStored,
 		Summary: "Delete a debt",
 		Handler: deleteDebt},
-	{Method: "POST", Pattern: "/api/debts/{id}/payments", Scope: scopeDebtsWrite, Status: http.StatusOK, Request: "DebtPayment", Response: "DebtPaymentResult", Replay: replayStored, Channel: &channelAccess{Scope: scopeDebtsWrite},
+	{Method: "POST", Pattern: "/api/debts/{id}/payments", Proposable: true, Scope: scopeDebtsWrite, Status: http.StatusOK, Request: "DebtPayment", Response: "DebtPaymentResult", Replay: replayStored, Channel: &channelAccess{Scope: scopeDebtsWrite},
 		Summary: "Pay a debt: an expense that lowers its pending balance",
 		Handler: payDebt},
 	{Method: "GET", Pattern: "/api/recurrent", Scope: scopeRecurrentRead, Status: http.StatusOK, Response: "RecurringList", Channel: &channelAccess{Scope: scopeRecurrentRead},
@@ -251,7 +269,7 @@ var routes = []route{
 	{Method: "DELETE", Pattern: "/api/recurrent/{id}", Scope: scopeRecurrentWrite, Status: http.StatusOK, Response: "OK", Replay: replayStored,
 		Summary: "Delete a recurring payment",
 		Handler: deleteRecurring},
-	{Method: "POST", Pattern: "/api/recurrent/{id}/pay", Scope: scopeRecurrentWrite, Status: http.StatusOK, Request: "RecurringPay", Response: "RecurringPayResult", Replay: replayStored, Channel: &channelAccess{Scope: scopeRecurrentWrite},
+	{Method: "POST", Pattern: "/api/recurrent/{id}/pay", Proposable: true, Scope: scopeRecurrentWrite, Status: http.StatusOK, Request: "RecurringPay", Response: "RecurringPayResult", Replay: replayStored, Channel: &channelAccess{Scope: scopeRecurrentWrite},
 		Summary: "Pay the current cycle and advance the next payment",
 		Handler: payRecurring},
 	{Method: "GET", Pattern: "/api/reports", Scope: scopeReportsRead, Status: http.StatusOK, Response: "Report", Query: []obj{
@@ -419,7 +437,7 @@ var routes = []route{
 	{Method: "GET", Pattern: "/api/categories", Scope: scopeCategoriesRead, Status: http.StatusOK, Response: "CategoryList", Channel: &channelAccess{Scope: scopeCategoriesRead},
 		Summary: "List active categories",
 		Handler: listRecords("categories", queries.Categories)},
-	{Method: "POST", Pattern: "/api/categories", Scope: scopeCategoriesWrite, Status: http.StatusOK, Request: "CategoryCreate", Response: "CategoryResponse", Replay: replayStored, Channel: &channelAccess{Scope: scopeCategoriesWrite},
+	{Method: "POST", Pattern: "/api/categories", Proposable: true, Scope: scopeCategoriesWrite, Status: http.StatusOK, Request: "CategoryCreate", Response: "CategoryResponse", Replay: replayStored, Channel: &channelAccess{Scope: scopeCategoriesWrite},
 		Summary: "Create a category",
 		Handler: createCategory},
 	{Method: "GET", Pattern: "/api/categories/{id}", Scope: scopeCategoriesRead, Status: http.StatusOK, Response: "CategoryResponse",
@@ -467,7 +485,7 @@ var routes = []route{
 		queryParam("q", str(obj{"maxLength": maxQuickSearch}), "quick search: alias of search that returns at most 10 results")}, Channel: &channelAccess{Scope: scopeTransactionsRead},
 		Summary: "List transactions, filtered and paginated",
 		Handler: listTransactions},
-	{Method: "POST", Pattern: "/api/transactions", Scope: scopeTransactionsWrite, Status: http.StatusCreated, Request: "TransactionCreate", Response: "TransactionResponse", Replay: replayStored,
+	{Method: "POST", Pattern: "/api/transactions", Proposable: true, Scope: scopeTransactionsWrite, Status: http.StatusCreated, Request: "TransactionCreate", Response: "TransactionResponse", Replay: replayStored,
 		Summary: "Create a transaction",
 		Handler: createTransaction},
 	{Method: "POST", Pattern: "/api/transactions/bulk", Scope: scopeTransactionsWrite, Status: http.StatusOK, Request: "TransactionBulk", Response: "BulkResult", Replay: replayStored,
@@ -494,11 +512,11 @@ var routes = []route{
 	{Method: "GET", Pattern: "/api/transactions/{id}", Scope: scopeTransactionsRead, Status: http.StatusOK, Response: "TransactionResponse",
 		Summary: "Get a transaction",
 		Handler: getRecord("transaction", "TRANSACTION_NOT_FOUND", queries.TransactionByID)},
-	{Method: "PATCH", Pattern: "/api/transactions/{id}", Scope: scopeTransactionsWrite, Status: http.StatusOK, Request: "TransactionUpdate", Response: "TransactionResponse", Replay: replayKeyRequired, Channel: &channelAccess{Scope: scopeTransactionsWrite},
+	{Method: "PATCH", Pattern: "/api/transactions/{id}", Proposable: true, Scope: scopeTransactionsWrite, Status: http.StatusOK, Request: "TransactionUpdate", Response: "TransactionResponse", Replay: replayKeyRequired, Channel: &channelAccess{Scope: scopeTransactionsWrite},
 		Query:   []obj{allowReconciledParam},
 		Summary: "Correct a transaction",
 		Handler: updateTransaction},
-	{Method: "DELETE", Pattern: "/api/transactions/{id}", Scope: scopeTransactionsWrite, Status: http.StatusOK, Response: "OK", Replay: replayKeyRequired, Channel: &channelAccess{Scope: scopeTransactionsWrite},
+	{Method: "DELETE", Pattern: "/api/transactions/{id}", Proposable: true, Scope: scopeTransactionsWrite, Status: http.StatusOK, Response: "OK", Replay: replayKeyRequired, Channel: &channelAccess{Scope: scopeTransactionsWrite},
 		Query:   []obj{allowReconciledParam},
 		Summary: "Delete a transaction (soft delete, balances reverted)",
 		Handler: deleteTransaction},

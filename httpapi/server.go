@@ -54,6 +54,9 @@ type Server struct {
 	files attachments.Store
 	// mcp is the MCP server's transport (newMCPHandler).
 	mcp http.Handler
+	// routeByName finds a route by its method and pattern ("POST /api/transactions"): a
+	// proposal names its request's route so.
+	routeByName map[string]route
 }
 
 // Options are the API's settings beyond its collaborators.
@@ -136,6 +139,10 @@ func NewServer(pool *pgxpool.Pool, ledger *ledger.Ledger, sessions *session.Veri
 	s.channel = newChannelSettings(opts.Channel, pool, now)
 	s.answers = newLongAnswers(pool, opts.Realtime, opts.LongAnswers)
 	s.mcp = s.newMCPHandler()
+	s.routeByName = make(map[string]route, len(routes))
+	for _, rt := range routes {
+		s.routeByName[rt.Method+" "+rt.Pattern] = rt
+	}
 	return s
 }
 
@@ -211,6 +218,10 @@ func (s *Server) guard(rt route) http.Handler {
 // with both in the request's context: the guard's last step, and how a tool of the MCP
 // server runs the route it stands for.
 func (s *Server) serveAs(rt route, p *principal, w http.ResponseWriter, r *http.Request) {
+	if p.Proposes && rt.Method != http.MethodGet && !rt.Proposable {
+		writeError(w, r, errNotProposable(&rt))
+		return
+	}
 	ctx := context.WithValue(r.Context(), principalKey{}, p)
 	r = r.WithContext(context.WithValue(ctx, routeKey{}, &rt))
 	if rt.Bulk {

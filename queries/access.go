@@ -25,14 +25,16 @@ type APIKey struct {
 	LastUsedAt  *time.Time `json:"lastUsedAt"`
 	ExpiresAt   *time.Time `json:"expiresAt"`
 	RevokedAt   *time.Time `json:"revokedAt"`
+	// Writes is apply, or propose for a key whose writes are held for approval.
+	Writes string `json:"writes"`
 }
 
 const apiKeySelect = `SELECT k.id, k.name, k.description, k.scopes, k.prefix, k.created_by, k.created_at, u.last_used_at,
-	k.expires_at, k.revoked_at FROM api_keys k LEFT JOIN api_key_usage u ON u.key_id = k.id`
+	k.expires_at, k.revoked_at, k.writes FROM api_keys k LEFT JOIN api_key_usage u ON u.key_id = k.id`
 
 func scanAPIKey(row pgx.CollectableRow) (APIKey, error) {
 	var k APIKey
-	err := row.Scan(&k.ID, &k.Name, &k.Description, &k.Scopes, &k.Prefix, &k.CreatedBy, &k.CreatedAt, &k.LastUsedAt, &k.ExpiresAt, &k.RevokedAt)
+	err := row.Scan(&k.ID, &k.Name, &k.Description, &k.Scopes, &k.Prefix, &k.CreatedBy, &k.CreatedAt, &k.LastUsedAt, &k.ExpiresAt, &k.RevokedAt, &k.Writes)
 	return k, err
 }
 

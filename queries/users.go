@@ -97,6 +97,8 @@ type APIKeyContext struct {
 	User         User
 	UserDeleted  bool
 	Workspace    *Workspace // nil when the creator left it or it is deleted
+	// Writes is domain.KeyWritesApply, or KeyWritesPropose for writes held for approval.
+	Writes string
 }
 
 // KeyContext looks up an API key by the hash of its secret.
@@ -104,7 +106,7 @@ func KeyContext(hash []byte) Lookup[APIKeyContext] {
 	return Lookup[APIKeyContext]{"api key", `SELECT k.id, k.scopes, k.role, k.hash, k.expires_at, k.revoked_at,
 			u.id, u.email, u.name, u.personal_workspace_id, u.created_at,
 			u.first_name, u.last_name, u.currency, u.language, u.theme, u.notifications_enabled, u.has_completed_onboarding,
-			u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, w.language, m.role, w.created_at
+			u.deleted_at IS NOT NULL, w.id, w.name, w.kind, w.currency, w.language, m.role, w.created_at, k.writes
 		FROM api_keys k
 		JOIN users u ON u.id = k.created_by
 		LEFT JOIN workspace_members m ON m.workspace_id = k.workspace_id AND m.user_id = k.created_by
@@ -114,7 +116,7 @@ func KeyContext(hash []byte) Lookup[APIKeyContext] {
 			var k APIKeyContext
 			var ws nullableWorkspace
 			err := row.Scan(append(append([]any{&k.KeyID, &k.Scopes, &k.RoleWhenMade, &k.Hash, &k.ExpiresAt, &k.RevokedAt}, userFields(&k.User)...),
-				&k.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.language, &ws.role, &ws.created)...)
+				&k.UserDeleted, &ws.id, &ws.name, &ws.kind, &ws.currency, &ws.language, &ws.role, &ws.created, &k.Writes)...)
 			k.Workspace = ws.value()
 			return k, err
 		}}

@@ -18,6 +18,24 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for APIKeyWrites.
+const (
+	APIKeyWritesApply   APIKeyWrites = "apply"
+	APIKeyWritesPropose APIKeyWrites = "propose"
+)
+
+// Valid indicates whether the value is a known member of the APIKeyWrites enum.
+func (e APIKeyWrites) Valid() bool {
+	switch e {
+	case APIKeyWritesApply:
+		return true
+	case APIKeyWritesPropose:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AttachmentContentType.
 const (
 	Applicationpdf AttachmentContentType = "application/pdf"
@@ -489,6 +507,33 @@ const (
 func (e OKOk) Valid() bool {
 	switch e {
 	case True:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ProposalStatus.
+const (
+	ProposalStatusApproved ProposalStatus = "approved"
+	ProposalStatusExpired  ProposalStatus = "expired"
+	ProposalStatusFailed   ProposalStatus = "failed"
+	ProposalStatusPending  ProposalStatus = "pending"
+	ProposalStatusRejected ProposalStatus = "rejected"
+)
+
+// Valid indicates whether the value is a known member of the ProposalStatus enum.
+func (e ProposalStatus) Valid() bool {
+	switch e {
+	case ProposalStatusApproved:
+		return true
+	case ProposalStatusExpired:
+		return true
+	case ProposalStatusFailed:
+		return true
+	case ProposalStatusPending:
+		return true
+	case ProposalStatusRejected:
 		return true
 	default:
 		return false
@@ -1221,6 +1266,24 @@ func (e APIKeyCreateScopes) Valid() bool {
 	case APIKeyCreateScopesWebhooksRead:
 		return true
 	case APIKeyCreateScopesWebhooksWrite:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for APIKeyCreateWrites.
+const (
+	APIKeyCreateWritesApply   APIKeyCreateWrites = "apply"
+	APIKeyCreateWritesPropose APIKeyCreateWrites = "propose"
+)
+
+// Valid indicates whether the value is a known member of the APIKeyCreateWrites enum.
+func (e APIKeyCreateWrites) Valid() bool {
+	switch e {
+	case APIKeyCreateWritesApply:
+		return true
+	case APIKeyCreateWritesPropose:
 		return true
 	default:
 		return false
@@ -2103,6 +2166,24 @@ func (e PostApiKeysJSONBodyScopes) Valid() bool {
 	}
 }
 
+// Defines values for PostApiKeysJSONBodyWrites.
+const (
+	PostApiKeysJSONBodyWritesApply   PostApiKeysJSONBodyWrites = "apply"
+	PostApiKeysJSONBodyWritesPropose PostApiKeysJSONBodyWrites = "propose"
+)
+
+// Valid indicates whether the value is a known member of the PostApiKeysJSONBodyWrites enum.
+func (e PostApiKeysJSONBodyWrites) Valid() bool {
+	switch e {
+	case PostApiKeysJSONBodyWritesApply:
+		return true
+	case PostApiKeysJSONBodyWritesPropose:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetAuditParamsAction.
 const (
 	GetAuditParamsActionCreate GetAuditParamsAction = "create"
@@ -2409,6 +2490,33 @@ func (e PatchMeJSONBodyTheme) Valid() bool {
 	case PatchMeJSONBodyThemeLight:
 		return true
 	case PatchMeJSONBodyThemeSystem:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetProposalsParamsStatus.
+const (
+	GetProposalsParamsStatusApproved GetProposalsParamsStatus = "approved"
+	GetProposalsParamsStatusExpired  GetProposalsParamsStatus = "expired"
+	GetProposalsParamsStatusFailed   GetProposalsParamsStatus = "failed"
+	GetProposalsParamsStatusPending  GetProposalsParamsStatus = "pending"
+	GetProposalsParamsStatusRejected GetProposalsParamsStatus = "rejected"
+)
+
+// Valid indicates whether the value is a known member of the GetProposalsParamsStatus enum.
+func (e GetProposalsParamsStatus) Valid() bool {
+	switch e {
+	case GetProposalsParamsStatusApproved:
+		return true
+	case GetProposalsParamsStatusExpired:
+		return true
+	case GetProposalsParamsStatusFailed:
+		return true
+	case GetProposalsParamsStatusPending:
+		return true
+	case GetProposalsParamsStatusRejected:
 		return true
 	default:
 		return false
@@ -3596,7 +3704,13 @@ type APIKey struct {
 	Prefix    string     `json:"prefix"`
 	RevokedAt *time.Time `json:"revokedAt"`
 	Scopes    []string   `json:"scopes"`
+
+	// Writes propose: its writes are held for a person's approval
+	Writes APIKeyWrites `json:"writes"`
 }
+
+// APIKeyWrites propose: its writes are held for a person's approval
+type APIKeyWrites string
 
 // APIKeyCreated defines model for APIKeyCreated.
 type APIKeyCreated struct {
@@ -4508,6 +4622,60 @@ type OK struct {
 // OKOk defines model for OK.Ok.
 type OKOk bool
 
+// Proposal defines model for Proposal.
+type Proposal struct {
+	// Body the request's JSON body, as text; null for none
+	Body         *string             `json:"body"`
+	CreatedAt    time.Time           `json:"createdAt"`
+	DecidedAt    *time.Time          `json:"decidedAt"`
+	DecidedBy    *openapi_types.UUID `json:"decidedBy"`
+	ErrorCode    *string             `json:"errorCode"`
+	ErrorMessage *string             `json:"errorMessage"`
+	ExpiresAt    time.Time           `json:"expiresAt"`
+	Id           openapi_types.UUID  `json:"id"`
+	KeyId        openapi_types.UUID  `json:"keyId"`
+
+	// Path the request's path and query
+	Path string `json:"path"`
+
+	// ResultStatus the HTTP status the approved request answered
+	ResultStatus *int `json:"resultStatus"`
+
+	// Route the REST route of the write, such as POST /api/transactions
+	Route     string         `json:"route"`
+	SettledAt *time.Time     `json:"settledAt"`
+	Status    ProposalStatus `json:"status"`
+
+	// Summary what the write would do, as decided when it was sent, for a person
+	Summary string `json:"summary"`
+}
+
+// ProposalStatus defines model for Proposal.Status.
+type ProposalStatus string
+
+// ProposalApproval defines model for ProposalApproval.
+type ProposalApproval struct {
+	Proposal Proposal `json:"proposal"`
+
+	// Result the approved request's own answer: its record, or its error
+	Result ProposalApproval_Result `json:"result"`
+}
+
+// ProposalApproval_Result the approved request's own answer: its record, or its error
+type ProposalApproval_Result struct {
+	union json.RawMessage
+}
+
+// ProposalList defines model for ProposalList.
+type ProposalList struct {
+	Proposals []Proposal `json:"proposals"`
+}
+
+// ProposalResponse defines model for ProposalResponse.
+type ProposalResponse struct {
+	Proposal Proposal `json:"proposal"`
+}
+
 // PushPublicKey defines model for PushPublicKey.
 type PushPublicKey struct {
 	// PublicKey base64url of the uncompressed P-256 public key
@@ -5305,10 +5473,16 @@ type APIKeyCreate struct {
 
 	// Scopes the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: every scope), and of them, at each request, what that role grants then: a later promotion never widens it; the reserved scopes (see the document's description) are accepted and open no operation yet
 	Scopes []APIKeyCreateScopes `json:"scopes"`
+
+	// Writes propose: the key's writes are held as proposals a person approves or rejects (GET /api/proposals)
+	Writes *APIKeyCreateWrites `json:"writes,omitempty"`
 }
 
 // APIKeyCreateScopes defines model for APIKeyCreate.Scopes.
 type APIKeyCreateScopes string
+
+// APIKeyCreateWrites propose: the key's writes are held as proposals a person approves or rejects (GET /api/proposals)
+type APIKeyCreateWrites string
 
 // BudgetCreate defines model for BudgetCreate.
 type BudgetCreate struct {
@@ -6084,6 +6258,9 @@ type PostApiKeysJSONBody struct {
 
 	// Scopes the key holds those of these scopes that its creator's role grants as it is made (* of an owner or admin: every scope), and of them, at each request, what that role grants then: a later promotion never widens it; the reserved scopes (see the document's description) are accepted and open no operation yet
 	Scopes []PostApiKeysJSONBodyScopes `json:"scopes"`
+
+	// Writes propose: the key's writes are held as proposals a person approves or rejects (GET /api/proposals)
+	Writes *PostApiKeysJSONBodyWrites `json:"writes,omitempty"`
 }
 
 // PostApiKeysParams defines parameters for PostApiKeys.
@@ -6100,6 +6277,9 @@ type PostApiKeysParams struct {
 
 // PostApiKeysJSONBodyScopes defines parameters for PostApiKeys.
 type PostApiKeysJSONBodyScopes string
+
+// PostApiKeysJSONBodyWrites defines parameters for PostApiKeys.
+type PostApiKeysJSONBodyWrites string
 
 // DeleteApiKeysByIdParams defines parameters for DeleteApiKeysById.
 type DeleteApiKeysByIdParams struct {
@@ -7066,6 +7246,54 @@ type PostMeWhatsappParams struct {
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
 
 	// IdempotencyKey accepted; this operation does not replay answers: each call issues a new link code
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetProposalsParams defines parameters for GetProposals.
+type GetProposalsParams struct {
+	// Status only the proposals of this status
+	Status *GetProposalsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// GetProposalsParamsStatus defines parameters for GetProposals.
+type GetProposalsParamsStatus string
+
+// GetProposalsByIdParams defines parameters for GetProposalsById.
+type GetProposalsByIdParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// PostProposalsByIdApproveParams defines parameters for PostProposalsByIdApprove.
+type PostProposalsByIdApproveParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey accepted; this operation does not replay answers: the proposal's request runs under the proposal's own key: approved twice, it runs once
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// PostProposalsByIdRejectParams defines parameters for PostProposalsByIdReject.
+type PostProposalsByIdRejectParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -9581,6 +9809,250 @@ func (t *Change_Record) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsBudgetResponse returns the union data inside the ProposalApproval_Result as a BudgetResponse
+func (t ProposalApproval_Result) AsBudgetResponse() (BudgetResponse, error) {
+	var body BudgetResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBudgetResponse overwrites any union data inside the ProposalApproval_Result as the provided BudgetResponse
+func (t *ProposalApproval_Result) FromBudgetResponse(v BudgetResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBudgetResponse performs a merge with any union data inside the ProposalApproval_Result, using the provided BudgetResponse
+func (t *ProposalApproval_Result) MergeBudgetResponse(v BudgetResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsGoalMovementResult returns the union data inside the ProposalApproval_Result as a GoalMovementResult
+func (t ProposalApproval_Result) AsGoalMovementResult() (GoalMovementResult, error) {
+	var body GoalMovementResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromGoalMovementResult overwrites any union data inside the ProposalApproval_Result as the provided GoalMovementResult
+func (t *ProposalApproval_Result) FromGoalMovementResult(v GoalMovementResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeGoalMovementResult performs a merge with any union data inside the ProposalApproval_Result, using the provided GoalMovementResult
+func (t *ProposalApproval_Result) MergeGoalMovementResult(v GoalMovementResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDebtPaymentResult returns the union data inside the ProposalApproval_Result as a DebtPaymentResult
+func (t ProposalApproval_Result) AsDebtPaymentResult() (DebtPaymentResult, error) {
+	var body DebtPaymentResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDebtPaymentResult overwrites any union data inside the ProposalApproval_Result as the provided DebtPaymentResult
+func (t *ProposalApproval_Result) FromDebtPaymentResult(v DebtPaymentResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDebtPaymentResult performs a merge with any union data inside the ProposalApproval_Result, using the provided DebtPaymentResult
+func (t *ProposalApproval_Result) MergeDebtPaymentResult(v DebtPaymentResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsRecurringPayResult returns the union data inside the ProposalApproval_Result as a RecurringPayResult
+func (t ProposalApproval_Result) AsRecurringPayResult() (RecurringPayResult, error) {
+	var body RecurringPayResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromRecurringPayResult overwrites any union data inside the ProposalApproval_Result as the provided RecurringPayResult
+func (t *ProposalApproval_Result) FromRecurringPayResult(v RecurringPayResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeRecurringPayResult performs a merge with any union data inside the ProposalApproval_Result, using the provided RecurringPayResult
+func (t *ProposalApproval_Result) MergeRecurringPayResult(v RecurringPayResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCategoryResponse returns the union data inside the ProposalApproval_Result as a CategoryResponse
+func (t ProposalApproval_Result) AsCategoryResponse() (CategoryResponse, error) {
+	var body CategoryResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCategoryResponse overwrites any union data inside the ProposalApproval_Result as the provided CategoryResponse
+func (t *ProposalApproval_Result) FromCategoryResponse(v CategoryResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCategoryResponse performs a merge with any union data inside the ProposalApproval_Result, using the provided CategoryResponse
+func (t *ProposalApproval_Result) MergeCategoryResponse(v CategoryResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTransactionResponse returns the union data inside the ProposalApproval_Result as a TransactionResponse
+func (t ProposalApproval_Result) AsTransactionResponse() (TransactionResponse, error) {
+	var body TransactionResponse
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransactionResponse overwrites any union data inside the ProposalApproval_Result as the provided TransactionResponse
+func (t *ProposalApproval_Result) FromTransactionResponse(v TransactionResponse) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTransactionResponse performs a merge with any union data inside the ProposalApproval_Result, using the provided TransactionResponse
+func (t *ProposalApproval_Result) MergeTransactionResponse(v TransactionResponse) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsOK returns the union data inside the ProposalApproval_Result as a OK
+func (t ProposalApproval_Result) AsOK() (OK, error) {
+	var body OK
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromOK overwrites any union data inside the ProposalApproval_Result as the provided OK
+func (t *ProposalApproval_Result) FromOK(v OK) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeOK performs a merge with any union data inside the ProposalApproval_Result, using the provided OK
+func (t *ProposalApproval_Result) MergeOK(v OK) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsError returns the union data inside the ProposalApproval_Result as a Error
+func (t ProposalApproval_Result) AsError() (Error, error) {
+	var body Error
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromError overwrites any union data inside the ProposalApproval_Result as the provided Error
+func (t *ProposalApproval_Result) FromError(v Error) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeError performs a merge with any union data inside the ProposalApproval_Result, using the provided Error
+func (t *ProposalApproval_Result) MergeError(v Error) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsValidationError returns the union data inside the ProposalApproval_Result as a ValidationError
+func (t ProposalApproval_Result) AsValidationError() (ValidationError, error) {
+	var body ValidationError
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromValidationError overwrites any union data inside the ProposalApproval_Result as the provided ValidationError
+func (t *ProposalApproval_Result) FromValidationError(v ValidationError) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeValidationError performs a merge with any union data inside the ProposalApproval_Result, using the provided ValidationError
+func (t *ProposalApproval_Result) MergeValidationError(v ValidationError) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ProposalApproval_Result) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ProposalApproval_Result) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsWallet returns the union data inside the RecordDifference_After as a Wallet
 func (t RecordDifference_After) AsWallet() (Wallet, error) {
 	var body Wallet
@@ -10785,6 +11257,30 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/me/whatsapp (the `PostMeWhatsapp` operationId).
 	PostMeWhatsapp(ctx context.Context, params *PostMeWhatsappParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetProposals List the writes of API keys held for approval, newest first (at most 500)
+	//
+	// Corresponds with GET /api/proposals (the `GetProposals` operationId).
+	GetProposals(ctx context.Context, params *GetProposalsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetProposalsById Get a proposal
+	//
+	// Corresponds with GET /api/proposals/{id} (the `GetProposalsById` operationId).
+	GetProposalsById(ctx context.Context, id openapi_types.UUID, params *GetProposalsByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostProposalsByIdApprove Approve a proposal: its request runs now, as yours, and may fail if things changed since
+	//
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
+	//
+	// Corresponds with POST /api/proposals/{id}/approve (the `PostProposalsByIdApprove` operationId).
+	PostProposalsByIdApprove(ctx context.Context, id openapi_types.UUID, params *PostProposalsByIdApproveParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostProposalsByIdReject Reject a proposal
+	//
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
+	//
+	// Corresponds with POST /api/proposals/{id}/reject (the `PostProposalsByIdReject` operationId).
+	PostProposalsByIdReject(ctx context.Context, id openapi_types.UUID, params *PostProposalsByIdRejectParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PostPushSubscribeWithBody Store the browser's Web Push subscription; the same endpoint again replaces its keys
 	//
@@ -12646,6 +13142,70 @@ func (c *Client) GetMeWhatsapp(ctx context.Context, params *GetMeWhatsappParams,
 // Corresponds with POST /api/me/whatsapp (the `PostMeWhatsapp` operationId).
 func (c *Client) PostMeWhatsapp(ctx context.Context, params *PostMeWhatsappParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPostMeWhatsappRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetProposals List the writes of API keys held for approval, newest first (at most 500)
+//
+// Corresponds with GET /api/proposals (the `GetProposals` operationId).
+func (c *Client) GetProposals(ctx context.Context, params *GetProposalsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetProposalsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetProposalsById Get a proposal
+//
+// Corresponds with GET /api/proposals/{id} (the `GetProposalsById` operationId).
+func (c *Client) GetProposalsById(ctx context.Context, id openapi_types.UUID, params *GetProposalsByIdParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetProposalsByIdRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostProposalsByIdApprove Approve a proposal: its request runs now, as yours, and may fail if things changed since
+//
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
+//
+// Corresponds with POST /api/proposals/{id}/approve (the `PostProposalsByIdApprove` operationId).
+func (c *Client) PostProposalsByIdApprove(ctx context.Context, id openapi_types.UUID, params *PostProposalsByIdApproveParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostProposalsByIdApproveRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostProposalsByIdReject Reject a proposal
+//
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
+//
+// Corresponds with POST /api/proposals/{id}/reject (the `PostProposalsByIdReject` operationId).
+func (c *Client) PostProposalsByIdReject(ctx context.Context, id openapi_types.UUID, params *PostProposalsByIdRejectParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostProposalsByIdRejectRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -18302,6 +18862,288 @@ func NewPostMeWhatsappRequest(server string, params *PostMeWhatsappParams) (*htt
 	}
 
 	operationPath := fmt.Sprintf("/api/me/whatsapp")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetProposalsRequest constructs an http.Request for the GetProposals method
+func NewGetProposalsRequest(server string, params *GetProposalsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/proposals")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetProposalsByIdRequest constructs an http.Request for the GetProposalsById method
+func NewGetProposalsByIdRequest(server string, id openapi_types.UUID, params *GetProposalsByIdParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/proposals/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostProposalsByIdApproveRequest constructs an http.Request for the PostProposalsByIdApprove method
+func NewPostProposalsByIdApproveRequest(server string, id openapi_types.UUID, params *PostProposalsByIdApproveParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/proposals/%s/approve", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostProposalsByIdRejectRequest constructs an http.Request for the PostProposalsByIdReject method
+func NewPostProposalsByIdRejectRequest(server string, id openapi_types.UUID, params *PostProposalsByIdRejectParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/proposals/%s/reject", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -24037,6 +24879,38 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/me/whatsapp (the `PostMeWhatsapp` operationId).
 	PostMeWhatsappWithResponse(ctx context.Context, params *PostMeWhatsappParams, reqEditors ...RequestEditorFn) (*PostMeWhatsappResponse, error)
 
+	// GetProposalsWithResponse List the writes of API keys held for approval, newest first (at most 500)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/proposals (the `GetProposals` operationId).
+	GetProposalsWithResponse(ctx context.Context, params *GetProposalsParams, reqEditors ...RequestEditorFn) (*GetProposalsResponse, error)
+
+	// GetProposalsByIdWithResponse Get a proposal
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/proposals/{id} (the `GetProposalsById` operationId).
+	GetProposalsByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *GetProposalsByIdParams, reqEditors ...RequestEditorFn) (*GetProposalsByIdResponse, error)
+
+	// PostProposalsByIdApproveWithResponse Approve a proposal: its request runs now, as yours, and may fail if things changed since
+	//
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/proposals/{id}/approve (the `PostProposalsByIdApprove` operationId).
+	PostProposalsByIdApproveWithResponse(ctx context.Context, id openapi_types.UUID, params *PostProposalsByIdApproveParams, reqEditors ...RequestEditorFn) (*PostProposalsByIdApproveResponse, error)
+
+	// PostProposalsByIdRejectWithResponse Reject a proposal
+	//
+	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/proposals/{id}/reject (the `PostProposalsByIdReject` operationId).
+	PostProposalsByIdRejectWithResponse(ctx context.Context, id openapi_types.UUID, params *PostProposalsByIdRejectParams, reqEditors ...RequestEditorFn) (*PostProposalsByIdRejectResponse, error)
+
 	// PostPushSubscribeWithBodyWithResponse Store the browser's Web Push subscription; the same endpoint again replaces its keys
 	//
 	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
@@ -26379,6 +27253,8 @@ type PostBudgetsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *BudgetResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -26430,6 +27306,11 @@ type PostBudgetsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r PostBudgetsResponse) GetJSON200() *BudgetResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostBudgetsResponse) GetJSON202() *ProposalResponse {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -27374,6 +28255,8 @@ type PostCategoriesResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *CategoryResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -27425,6 +28308,11 @@ type PostCategoriesResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r PostCategoriesResponse) GetJSON200() *CategoryResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostCategoriesResponse) GetJSON202() *ProposalResponse {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -29554,6 +30442,8 @@ type PostDebtsByIdPaymentsResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *DebtPaymentResult
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -29605,6 +30495,11 @@ type PostDebtsByIdPaymentsResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r PostDebtsByIdPaymentsResponse) GetJSON200() *DebtPaymentResult {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostDebtsByIdPaymentsResponse) GetJSON202() *ProposalResponse {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -31551,6 +32446,8 @@ type PostGoalsByIdDepositResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *GoalMovementResult
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -31602,6 +32499,11 @@ type PostGoalsByIdDepositResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r PostGoalsByIdDepositResponse) GetJSON200() *GoalMovementResult {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostGoalsByIdDepositResponse) GetJSON202() *ProposalResponse {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -31756,6 +32658,8 @@ type PostGoalsByIdWithdrawResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *GoalMovementResult
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -31807,6 +32711,11 @@ type PostGoalsByIdWithdrawResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r PostGoalsByIdWithdrawResponse) GetJSON200() *GoalMovementResult {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostGoalsByIdWithdrawResponse) GetJSON202() *ProposalResponse {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -35679,6 +36588,795 @@ func (r PostMeWhatsappResponse) ContentType() string {
 	return ""
 }
 
+// GetProposalsResponse200Headers the declared response headers of an HTTP 200 response for GetProposals
+type GetProposalsResponse200Headers struct {
+	XRequestId string
+}
+
+// GetProposalsResponse400Headers the declared response headers of an HTTP 400 response for GetProposals
+type GetProposalsResponse400Headers struct {
+	XRequestId string
+}
+
+// GetProposalsResponse401Headers the declared response headers of an HTTP 401 response for GetProposals
+type GetProposalsResponse401Headers struct {
+	XRequestId string
+}
+
+// GetProposalsResponse403Headers the declared response headers of an HTTP 403 response for GetProposals
+type GetProposalsResponse403Headers struct {
+	XRequestId string
+}
+
+// GetProposalsResponse404Headers the declared response headers of an HTTP 404 response for GetProposals
+type GetProposalsResponse404Headers struct {
+	XRequestId string
+}
+
+// GetProposalsResponse405Headers the declared response headers of an HTTP 405 response for GetProposals
+type GetProposalsResponse405Headers struct {
+	XRequestId string
+}
+
+// GetProposalsResponse409Headers the declared response headers of an HTTP 409 response for GetProposals
+type GetProposalsResponse409Headers struct {
+	XRequestId string
+}
+
+// GetProposalsResponse422Headers the declared response headers of an HTTP 422 response for GetProposals
+type GetProposalsResponse422Headers struct {
+	XRequestId string
+}
+
+// GetProposalsResponse429Headers the declared response headers of an HTTP 429 response for GetProposals
+type GetProposalsResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetProposalsResponse500Headers the declared response headers of an HTTP 500 response for GetProposals
+type GetProposalsResponse500Headers struct {
+	XRequestId string
+}
+
+// GetProposalsResponse503Headers the declared response headers of an HTTP 503 response for GetProposals
+type GetProposalsResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetProposalsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ProposalList
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetProposalsResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetProposalsResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetProposalsResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetProposalsResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetProposalsResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetProposalsResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetProposalsResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetProposalsResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetProposalsResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetProposalsResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetProposalsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetProposalsResponse) GetJSON200() *ProposalList {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetProposalsResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetProposalsResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetProposalsResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetProposalsResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetProposalsResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetProposalsResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetProposalsResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetProposalsResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetProposalsResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetProposalsResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetProposalsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetProposalsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetProposalsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetProposalsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetProposalsByIdResponse200Headers the declared response headers of an HTTP 200 response for GetProposalsById
+type GetProposalsByIdResponse200Headers struct {
+	XRequestId string
+}
+
+// GetProposalsByIdResponse400Headers the declared response headers of an HTTP 400 response for GetProposalsById
+type GetProposalsByIdResponse400Headers struct {
+	XRequestId string
+}
+
+// GetProposalsByIdResponse401Headers the declared response headers of an HTTP 401 response for GetProposalsById
+type GetProposalsByIdResponse401Headers struct {
+	XRequestId string
+}
+
+// GetProposalsByIdResponse403Headers the declared response headers of an HTTP 403 response for GetProposalsById
+type GetProposalsByIdResponse403Headers struct {
+	XRequestId string
+}
+
+// GetProposalsByIdResponse404Headers the declared response headers of an HTTP 404 response for GetProposalsById
+type GetProposalsByIdResponse404Headers struct {
+	XRequestId string
+}
+
+// GetProposalsByIdResponse405Headers the declared response headers of an HTTP 405 response for GetProposalsById
+type GetProposalsByIdResponse405Headers struct {
+	XRequestId string
+}
+
+// GetProposalsByIdResponse409Headers the declared response headers of an HTTP 409 response for GetProposalsById
+type GetProposalsByIdResponse409Headers struct {
+	XRequestId string
+}
+
+// GetProposalsByIdResponse422Headers the declared response headers of an HTTP 422 response for GetProposalsById
+type GetProposalsByIdResponse422Headers struct {
+	XRequestId string
+}
+
+// GetProposalsByIdResponse429Headers the declared response headers of an HTTP 429 response for GetProposalsById
+type GetProposalsByIdResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// GetProposalsByIdResponse500Headers the declared response headers of an HTTP 500 response for GetProposalsById
+type GetProposalsByIdResponse500Headers struct {
+	XRequestId string
+}
+
+// GetProposalsByIdResponse503Headers the declared response headers of an HTTP 503 response for GetProposalsById
+type GetProposalsByIdResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type GetProposalsByIdResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ProposalResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetProposalsByIdResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *GetProposalsByIdResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetProposalsByIdResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *GetProposalsByIdResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *GetProposalsByIdResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *GetProposalsByIdResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetProposalsByIdResponse409Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *GetProposalsByIdResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetProposalsByIdResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *GetProposalsByIdResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetProposalsByIdResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON200() *ProposalResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetProposalsByIdResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetProposalsByIdResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetProposalsByIdResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetProposalsByIdResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetProposalsByIdResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostProposalsByIdApproveResponse200Headers the declared response headers of an HTTP 200 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse200Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse400Headers the declared response headers of an HTTP 400 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse400Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse401Headers the declared response headers of an HTTP 401 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse401Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse403Headers the declared response headers of an HTTP 403 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse403Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse404Headers the declared response headers of an HTTP 404 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse404Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse405Headers the declared response headers of an HTTP 405 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse405Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse409Headers the declared response headers of an HTTP 409 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse409Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse413Headers the declared response headers of an HTTP 413 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse413Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse422Headers the declared response headers of an HTTP 422 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse422Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse429Headers the declared response headers of an HTTP 429 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse500Headers the declared response headers of an HTTP 500 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse500Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdApproveResponse503Headers the declared response headers of an HTTP 503 response for PostProposalsByIdApprove
+type PostProposalsByIdApproveResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostProposalsByIdApproveResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ProposalApproval
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostProposalsByIdApproveResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostProposalsByIdApproveResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostProposalsByIdApproveResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostProposalsByIdApproveResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostProposalsByIdApproveResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostProposalsByIdApproveResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostProposalsByIdApproveResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostProposalsByIdApproveResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostProposalsByIdApproveResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostProposalsByIdApproveResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostProposalsByIdApproveResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostProposalsByIdApproveResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON200() *ProposalApproval {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostProposalsByIdApproveResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostProposalsByIdApproveResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostProposalsByIdApproveResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostProposalsByIdApproveResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostProposalsByIdApproveResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostProposalsByIdRejectResponse200Headers the declared response headers of an HTTP 200 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PostProposalsByIdRejectResponse400Headers the declared response headers of an HTTP 400 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse400Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdRejectResponse401Headers the declared response headers of an HTTP 401 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse401Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdRejectResponse403Headers the declared response headers of an HTTP 403 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse403Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdRejectResponse404Headers the declared response headers of an HTTP 404 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse404Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdRejectResponse405Headers the declared response headers of an HTTP 405 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse405Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdRejectResponse409Headers the declared response headers of an HTTP 409 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse409Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdRejectResponse413Headers the declared response headers of an HTTP 413 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse413Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdRejectResponse422Headers the declared response headers of an HTTP 422 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse422Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdRejectResponse429Headers the declared response headers of an HTTP 429 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostProposalsByIdRejectResponse500Headers the declared response headers of an HTTP 500 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse500Headers struct {
+	XRequestId string
+}
+
+// PostProposalsByIdRejectResponse503Headers the declared response headers of an HTTP 503 response for PostProposalsByIdReject
+type PostProposalsByIdRejectResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostProposalsByIdRejectResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ProposalResponse
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostProposalsByIdRejectResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostProposalsByIdRejectResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostProposalsByIdRejectResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostProposalsByIdRejectResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostProposalsByIdRejectResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostProposalsByIdRejectResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostProposalsByIdRejectResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostProposalsByIdRejectResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostProposalsByIdRejectResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostProposalsByIdRejectResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostProposalsByIdRejectResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostProposalsByIdRejectResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON200() *ProposalResponse {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostProposalsByIdRejectResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostProposalsByIdRejectResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostProposalsByIdRejectResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostProposalsByIdRejectResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostProposalsByIdRejectResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PostPushSubscribeResponse200Headers the declared response headers of an HTTP 200 response for PostPushSubscribe
 type PostPushSubscribeResponse200Headers struct {
 	XRequestId string
@@ -37919,6 +39617,8 @@ type PostRecurrentByIdPayResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *RecurringPayResult
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -37970,6 +39670,11 @@ type PostRecurrentByIdPayResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r PostRecurrentByIdPayResponse) GetJSON200() *RecurringPayResult {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostRecurrentByIdPayResponse) GetJSON202() *ProposalResponse {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -41080,6 +42785,8 @@ type PostTransactionsResponse struct {
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
 	JSON201 *TransactionResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -41131,6 +42838,11 @@ type PostTransactionsResponse struct {
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
 func (r PostTransactionsResponse) GetJSON201() *TransactionResponse {
 	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PostTransactionsResponse) GetJSON202() *ProposalResponse {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -41490,6 +43202,8 @@ type DeleteTransactionsByIdResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *OK
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -41541,6 +43255,11 @@ type DeleteTransactionsByIdResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r DeleteTransactionsByIdResponse) GetJSON200() *OK {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r DeleteTransactionsByIdResponse) GetJSON202() *ProposalResponse {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -41885,6 +43604,8 @@ type PatchTransactionsByIdResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *TransactionResponse
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *ProposalResponse
 	// JSON400 the response for an HTTP 400 `application/json` response
 	JSON400 *BadRequest
 	// JSON401 the response for an HTTP 401 `application/json` response
@@ -41936,6 +43657,11 @@ type PatchTransactionsByIdResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r PatchTransactionsByIdResponse) GetJSON200() *TransactionResponse {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r PatchTransactionsByIdResponse) GetJSON202() *ProposalResponse {
+	return r.JSON202
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -49850,6 +51576,62 @@ func (c *ClientWithResponses) PostMeWhatsappWithResponse(ctx context.Context, pa
 	return ParsePostMeWhatsappResponse(rsp)
 }
 
+// GetProposalsWithResponse List the writes of API keys held for approval, newest first (at most 500)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/proposals (the `GetProposals` operationId).
+func (c *ClientWithResponses) GetProposalsWithResponse(ctx context.Context, params *GetProposalsParams, reqEditors ...RequestEditorFn) (*GetProposalsResponse, error) {
+	rsp, err := c.GetProposals(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetProposalsResponse(rsp)
+}
+
+// GetProposalsByIdWithResponse Get a proposal
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/proposals/{id} (the `GetProposalsById` operationId).
+func (c *ClientWithResponses) GetProposalsByIdWithResponse(ctx context.Context, id openapi_types.UUID, params *GetProposalsByIdParams, reqEditors ...RequestEditorFn) (*GetProposalsByIdResponse, error) {
+	rsp, err := c.GetProposalsById(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetProposalsByIdResponse(rsp)
+}
+
+// PostProposalsByIdApproveWithResponse Approve a proposal: its request runs now, as yours, and may fail if things changed since
+//
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/proposals/{id}/approve (the `PostProposalsByIdApprove` operationId).
+func (c *ClientWithResponses) PostProposalsByIdApproveWithResponse(ctx context.Context, id openapi_types.UUID, params *PostProposalsByIdApproveParams, reqEditors ...RequestEditorFn) (*PostProposalsByIdApproveResponse, error) {
+	rsp, err := c.PostProposalsByIdApprove(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostProposalsByIdApproveResponse(rsp)
+}
+
+// PostProposalsByIdRejectWithResponse Reject a proposal
+//
+// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/proposals/{id}/reject (the `PostProposalsByIdReject` operationId).
+func (c *ClientWithResponses) PostProposalsByIdRejectWithResponse(ctx context.Context, id openapi_types.UUID, params *PostProposalsByIdRejectParams, reqEditors ...RequestEditorFn) (*PostProposalsByIdRejectResponse, error) {
+	rsp, err := c.PostProposalsByIdReject(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostProposalsByIdRejectResponse(rsp)
+}
+
 // PostPushSubscribeWithBodyWithResponse Store the browser's Web Push subscription; the same endpoint again replaces its keys
 //
 // Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
@@ -52990,6 +54772,13 @@ func ParsePostBudgetsResponse(rsp *http.Response) (*PostBudgetsResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -54176,6 +55965,13 @@ func ParsePostCategoriesResponse(rsp *http.Response) (*PostCategoriesResponse, e
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
@@ -56774,6 +58570,13 @@ func ParsePostDebtsByIdPaymentsResponse(rsp *http.Response) (*PostDebtsByIdPayme
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -59158,6 +60961,13 @@ func ParsePostGoalsByIdDepositResponse(rsp *http.Response) (*PostGoalsByIdDeposi
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -59404,6 +61214,13 @@ func ParsePostGoalsByIdWithdrawResponse(rsp *http.Response) (*PostGoalsByIdWithd
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
@@ -64128,6 +65945,939 @@ func ParsePostMeWhatsappResponse(rsp *http.Response) (*PostMeWhatsappResponse, e
 	return response, nil
 }
 
+// ParseGetProposalsResponse parses an HTTP response from a GetProposalsWithResponse call
+func ParseGetProposalsResponse(rsp *http.Response) (*GetProposalsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetProposalsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ProposalList
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetProposalsResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetProposalsResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetProposalsResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetProposalsResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetProposalsResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetProposalsResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetProposalsResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetProposalsResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetProposalsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetProposalsResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetProposalsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetProposalsByIdResponse parses an HTTP response from a GetProposalsByIdWithResponse call
+func ParseGetProposalsByIdResponse(rsp *http.Response) (*GetProposalsByIdResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetProposalsByIdResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetProposalsByIdResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers GetProposalsByIdResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers GetProposalsByIdResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers GetProposalsByIdResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers GetProposalsByIdResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers GetProposalsByIdResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers GetProposalsByIdResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers GetProposalsByIdResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetProposalsByIdResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers GetProposalsByIdResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetProposalsByIdResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostProposalsByIdApproveResponse parses an HTTP response from a PostProposalsByIdApproveWithResponse call
+func ParsePostProposalsByIdApproveResponse(rsp *http.Response) (*PostProposalsByIdApproveResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostProposalsByIdApproveResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ProposalApproval
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostProposalsByIdApproveResponse200Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostProposalsByIdApproveResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostProposalsByIdApproveResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostProposalsByIdApproveResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostProposalsByIdApproveResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostProposalsByIdApproveResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostProposalsByIdApproveResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostProposalsByIdApproveResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostProposalsByIdApproveResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostProposalsByIdApproveResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostProposalsByIdApproveResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostProposalsByIdApproveResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostProposalsByIdRejectResponse parses an HTTP response from a PostProposalsByIdRejectWithResponse call
+func ParsePostProposalsByIdRejectResponse(rsp *http.Response) (*PostProposalsByIdRejectResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostProposalsByIdRejectResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostProposalsByIdRejectResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostProposalsByIdRejectResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostProposalsByIdRejectResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostProposalsByIdRejectResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostProposalsByIdRejectResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostProposalsByIdRejectResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostProposalsByIdRejectResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostProposalsByIdRejectResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostProposalsByIdRejectResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostProposalsByIdRejectResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostProposalsByIdRejectResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostProposalsByIdRejectResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParsePostPushSubscribeResponse parses an HTTP response from a PostPushSubscribeWithResponse call
 func ParsePostPushSubscribeResponse(rsp *http.Response) (*PostPushSubscribeResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -66731,6 +69481,13 @@ func ParsePostRecurrentByIdPayResponse(rsp *http.Response) (*PostRecurrentByIdPa
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
@@ -70502,6 +73259,13 @@ func ParsePostTransactionsResponse(rsp *http.Response) (*PostTransactionsRespons
 		}
 		response.JSON201 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -70996,6 +73760,13 @@ func ParseDeleteTransactionsByIdResponse(rsp *http.Response) (*DeleteTransaction
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -71465,6 +74236,13 @@ func ParsePatchTransactionsByIdResponse(rsp *http.Response) (*PatchTransactionsB
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest ProposalResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
