@@ -88,3 +88,36 @@ func TestUndoAgentWork(t *testing.T) {
 		}
 	}
 }
+
+// A reconciled transaction of the key's is skipped with the reconciliation's code, and a
+// record of a kind the undo does not reverse is listed by its event type's first word.
+func TestUndoAgentWorkSkipsReconciledAndOtherKinds(t *testing.T) {
+	key, spent, savings := uuid.New(), uuid.New(), uuid.New()
+	w := given(t, append(workspace(), &APIKeyCreated{KeyID: key, Name: "agent", Scopes: []string{"*"}, CreatedBy: owner, Role: RoleOwner})...)
+	var history []AgentAct
+	for _, step := range []struct {
+		byKey  bool
+		decide func(*Workspace) ([]Event, error)
+	}{
+		{true, CreateTransaction{TransactionID: spent, Today: issued, Type: TxExpense, Amount: dec("10"), WalletID: idp(bank)}.Decide},
+		{true, CreateWallet{WalletID: savings, WalletFields: WalletFields{Name: "Savings", Currency: "MXN"}}.Decide},
+		{false, ReconcileWallet{WalletID: bank, Balance: dec("990"), Today: issued}.Decide},
+	} {
+		events := mustDecide(t, w, step.decide)
+		then(t, w, events)
+		for _, e := range events {
+			history = append(history, AgentAct{Event: e, ByKey: step.byKey})
+		}
+	}
+	undo, err := UndoAgentWork{KeyID: key, ActorID: owner, ActorRole: RoleOwner, History: history}.Decide(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AgentUndoSkip{{Kind: "transaction", ID: spent, Reason: "TRANSACTION_RECONCILED"}, {Kind: "wallet", ID: savings, Reason: SkipNotReversible}}
+	for i := range undo.Skipped {
+		undo.Skipped[i].Message = ""
+	}
+	if len(undo.Reversed) != 0 || len(undo.Events) != 0 || !reflect.DeepEqual(undo.Skipped, want) {
+		t.Errorf("undo %+v, want nothing reversed and %+v skipped", undo, want)
+	}
+}
