@@ -147,29 +147,10 @@ func agentRecords(history []AgentAct) []*agentRecord {
 	return out
 }
 
-// recordOf names the record an event is about: a transaction or a budget, else its
-// type's first word and the first id of its payload, which names its record.
+// recordOf names the record an event is about: its type's first word ("transaction",
+// "budget", ...) and the first id of its payload, which names its record
+// (TransactionID, BudgetID, ...).
 func recordOf(e Event) (kind string, id uuid.UUID) {
-	switch e := e.(type) {
-	case *TransactionCreated:
-		return "transaction", e.TransactionID
-	case *TransactionUpdated:
-		return "transaction", e.TransactionID
-	case *TransactionDeleted:
-		return "transaction", e.TransactionID
-	case *TransactionMatched:
-		return "transaction", e.TransactionID
-	case *TransactionUnmatched:
-		return "transaction", e.TransactionID
-	case *BudgetCreated:
-		return "budget", e.BudgetID
-	case *BudgetUpdated:
-		return "budget", e.BudgetID
-	case *BudgetDeleted:
-		return "budget", e.BudgetID
-	case *BudgetThresholdReached:
-		return "budget", e.BudgetID
-	}
 	kind, _, _ = strings.Cut(e.EventType(), ".")
 	v := reflect.ValueOf(e).Elem()
 	for i := range v.NumField() {
