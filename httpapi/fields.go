@@ -818,6 +818,7 @@ var bodyRules = map[string]*bodyRule{
 	"MemberUpdate":    {Fields: []field{memberRole}, Required: []string{"role"}},
 	"APIKeyCreate": {Fields: []field{apiKeyName, apiKeyDescription, apiKeyScopes, apiKeyExpiresAt, apiKeyWrites},
 		Required: []string{"name", "scopes"}},
+	"AgentUndoRequest": {Fields: []field{agentUndoSince}, Required: []string{"since"}},
 	"BudgetCreate":     {Fields: budgetRules, Required: []string{"name", "categoryId", "amount", "startDate", "endDate"}},
 	"BudgetUpdate":     {Fields: budgetRules},
 	"GoalCreate":       {Fields: goalRules, Required: []string{"name", "targetAmount"}},

@@ -248,6 +248,8 @@ func (s *Server) runTool(t mcpTool, p *principal) mcp.ToolHandler {
 		if refused == nil {
 			refused = p.authorize(t.route.Scope)
 		}
+		caller := *p
+		caller.Metadata.UserAgent = mcpUserAgent(call.ClientInfo(), p.Metadata.UserAgent)
 		answer := httptest.NewRecorder()
 		if refused != nil {
 			writeError(answer, r, refused)
@@ -255,7 +257,7 @@ func (s *Server) runTool(t mcpTool, p *principal) mcp.ToolHandler {
 			if t.route.Replay == replayKeyRequired {
 				r.Header.Set("Idempotency-Key", "mcp-"+uuid.NewString())
 			}
-			s.serveAs(t.route, p, answer, r)
+			s.serveAs(t.route, &caller, answer, r)
 		}
 		record := answer.Body.Bytes()
 		return &mcp.CallToolResult{
@@ -264,6 +266,19 @@ func (s *Server) runTool(t mcpTool, p *principal) mcp.ToolHandler {
 			IsError:           answer.Code >= http.StatusMultipleChoices,
 		}, nil
 	}
+}
+
+// mcpUserAgent is the user agent a tool call's events keep: "mcp; client=" and the
+// client's name and version as its request gives them (clientInfo in the request's
+// _meta, which clients of protocol 2026-07-28 send with every request), else the
+// request's User-Agent header: a stateless server never sees the clientInfo of an older
+// client's initialize again, since it answered that request on its own.
+func mcpUserAgent(info *mcp.Implementation, header string) string {
+	client := header
+	if info != nil && info.Name != "" {
+		client = strings.TrimSpace(info.Name + " " + info.Version)
+	}
+	return domain.Text{Max: maxUserAgent}.Clean("mcp; client=" + client)
 }
 
 // request is the request of the tool's route that its arguments make; refused lists

@@ -417,6 +417,12 @@ func schemas() obj {
 			"fl_live_ + 43 base62 characters + 6 characters of checksum; absent from an answer replayed for an Idempotency-Key"})}, "apiKey"),
 		"APIKeyResponse": wrap("apiKey", "APIKey"),
 		"APIKeyList":     list("apiKeys", "APIKey"),
+		"AgentUndo": object(obj{
+			"reversed": obj{"type": "array", "items": object(obj{"kind": str(obj{"enum": []string{"transaction", "budget"}}), "id": uuidRef(),
+				"action": str(obj{"enum": []string{domain.UndoDeleted, domain.UndoRestored}})}, "kind", "id", "action")},
+			"skipped": obj{"type": "array", "items": object(obj{"kind": str(obj{"description": "transaction, budget, or the first word of another record's event type"}),
+				"id": uuidRef(), "reason": str(obj{"description": "CHANGED_SINCE, NOT_REVERSIBLE, UNCHANGED, or the code of the command's refusal"}),
+				"message": str(nil)}, "kind", "id", "reason", "message")}}, "reversed", "skipped"),
 		"Member": record(obj{"userId": nuuid(), "invitationId": nuuid(), "email": str(nil), "name": nstr(nil), "role": str(obj{"enum": roleNames}),
 			"status": str(obj{"enum": []string{"active", "invited"}}), "joinedAt": dateTime()}),
 		"MemberResponse": wrap("member", "Member"),
@@ -769,7 +775,7 @@ func openAPIDocument() obj {
 var pathParamDescriptions = map[string]string{
 	"id": "the record's id", "workspaceId": "the team workspace's id", "userId": "the member's user id",
 	"deliveryId": "the delivery's id", "index": "the row's index in the statement, from 0", "invitationId": "the invitation's id (a member listing's invitationId)",
-	"attachmentId": "the attachment's id",
+	"attachmentId": "the attachment's id", "keyId": "the API key's id",
 }
 
 // tags group the operations by the path's first segment.
@@ -787,6 +793,7 @@ var tags = []obj{
 	{"name": "recurrent", "description": "Recurring payments"},
 	{"name": "reports", "description": "Reports and summaries"},
 	{"name": "agent", "description": "Context for AI agents"},
+	{"name": "agents", "description": "What AI agents did with API keys, undone"},
 	{"name": "exchange-rates", "description": "Exchange rates"},
 	{"name": "import-profiles", "description": "Saved column mappings of bank CSVs, to import them again"},
 	{"name": "imports", "description": "Bank statements brought in: a preview of their rows, committed as one step and undone as one"},

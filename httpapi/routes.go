@@ -176,6 +176,14 @@ var routes = []route{
 	{Method: "POST", Pattern: "/api/proposals/{id}/reject", Scope: sessionOnly, Status: http.StatusOK, Response: "ProposalResponse", Replay: replayStored,
 		Summary: "Reject a proposal",
 		Handler: rejectProposal},
+	{Method: "POST", Pattern: "/api/agents/{keyId}/undo", Scope: sessionOnly, Status: http.StatusOK, Request: "AgentUndoRequest", Response: "AgentUndo", Replay: replayStored,
+		Summary: "Undo what an API key did since a moment, in one append: what it created is deleted, what it corrected put back",
+		Description: "Skipped, and listed with a reason: a record someone else changed after the key (CHANGED_SINCE), one that no longer " +
+			"exists (TRANSACTION_NOT_FOUND, BUDGET_NOT_FOUND), a reconciled transaction (TRANSACTION_RECONCILED), one whose reversal a rule " +
+			"refuses (CONFLICT: a goal deposit withdrawn since), one that holds again what it held before (UNCHANGED), and what is not " +
+			"undone (NOT_REVERSIBLE: the key's deletions, its corrections of budgets, what an import recorded, records of other kinds). " +
+			"The key's creator, an owner or an admin may; a revoked key's work too. An undo again reverses nothing new.",
+		Handler: undoAgentWork},
 	{Method: "GET", Pattern: "/api/workspaces", Scope: scopeProfileRead, Status: http.StatusOK, Response: "WorkspaceList",
 		Summary: "List the caller's workspaces",
 		Handler: listWorkspaces},

@@ -36,6 +36,42 @@ func (e APIKeyWrites) Valid() bool {
 	}
 }
 
+// Defines values for AgentUndoReversedAction.
+const (
+	Deleted  AgentUndoReversedAction = "deleted"
+	Restored AgentUndoReversedAction = "restored"
+)
+
+// Valid indicates whether the value is a known member of the AgentUndoReversedAction enum.
+func (e AgentUndoReversedAction) Valid() bool {
+	switch e {
+	case Deleted:
+		return true
+	case Restored:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AgentUndoReversedKind.
+const (
+	AgentUndoReversedKindBudget      AgentUndoReversedKind = "budget"
+	AgentUndoReversedKindTransaction AgentUndoReversedKind = "transaction"
+)
+
+// Valid indicates whether the value is a known member of the AgentUndoReversedKind enum.
+func (e AgentUndoReversedKind) Valid() bool {
+	switch e {
+	case AgentUndoReversedKindBudget:
+		return true
+	case AgentUndoReversedKindTransaction:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AttachmentContentType.
 const (
 	Applicationpdf AttachmentContentType = "application/pdf"
@@ -3762,6 +3798,31 @@ type AgentContext struct {
 	Workspace Workspace `json:"workspace"`
 }
 
+// AgentUndo defines model for AgentUndo.
+type AgentUndo struct {
+	Reversed []struct {
+		Action AgentUndoReversedAction `json:"action"`
+		Id     openapi_types.UUID      `json:"id"`
+		Kind   AgentUndoReversedKind   `json:"kind"`
+	} `json:"reversed"`
+	Skipped []struct {
+		Id openapi_types.UUID `json:"id"`
+
+		// Kind transaction, budget, or the first word of another record's event type
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+
+		// Reason CHANGED_SINCE, NOT_REVERSIBLE, UNCHANGED, or the code of the command's refusal
+		Reason string `json:"reason"`
+	} `json:"skipped"`
+}
+
+// AgentUndoReversedAction defines model for AgentUndo.Reversed.Action.
+type AgentUndoReversedAction string
+
+// AgentUndoReversedKind defines model for AgentUndo.Reversed.Kind.
+type AgentUndoReversedKind string
+
 // Attachment defines model for Attachment.
 type Attachment struct {
 	ContentType AttachmentContentType `json:"contentType"`
@@ -5484,6 +5545,12 @@ type APIKeyCreateScopes string
 // APIKeyCreateWrites propose: the key's writes are held as proposals a person approves or rejects (GET /api/proposals)
 type APIKeyCreateWrites string
 
+// AgentUndoRequest defines model for AgentUndoRequest.
+type AgentUndoRequest struct {
+	// Since from 1900-01-01 to 2099-12-31 (UTC)
+	Since time.Time `json:"since"`
+}
+
 // BudgetCreate defines model for BudgetCreate.
 type BudgetCreate struct {
 	// AlertThreshold percent of the amount spent at which the budget alerts, at most 2 decimal places
@@ -6237,6 +6304,24 @@ type GetAgentContextParams struct {
 
 	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
 	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+}
+
+// PostAgentsByKeyIdUndoJSONBody defines parameters for PostAgentsByKeyIdUndo.
+type PostAgentsByKeyIdUndoJSONBody struct {
+	// Since from 1900-01-01 to 2099-12-31 (UTC)
+	Since time.Time `json:"since"`
+}
+
+// PostAgentsByKeyIdUndoParams defines parameters for PostAgentsByKeyIdUndo.
+type PostAgentsByKeyIdUndoParams struct {
+	// XRequestId the client's id for the request, echoed in the answer's X-Request-Id when it is 1 to 128 of A-Z a-z 0-9 . _ : -
+	XRequestId *XRequestId `json:"X-Request-Id,omitempty"`
+
+	// XWorkspaceId workspace to act in; default: the caller's personal workspace (an API key's own)
+	XWorkspaceId *openapi_types.UUID `json:"X-Workspace-Id,omitempty"`
+
+	// IdempotencyKey a retry with the same key and body gets the first answer back, with Idempotent-Replayed, instead of a second effect
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // GetApiKeysParams defines parameters for GetApiKeys.
@@ -9457,6 +9542,9 @@ type OnWebhookTestJSONBodyDataVersion int
 // OnWebhookTestJSONBodyType defines parameters for OnWebhookTest.
 type OnWebhookTestJSONBodyType string
 
+// PostAgentsByKeyIdUndoJSONRequestBody defines body for PostAgentsByKeyIdUndo for application/json ContentType.
+type PostAgentsByKeyIdUndoJSONRequestBody PostAgentsByKeyIdUndoJSONBody
+
 // PostApiKeysJSONRequestBody defines body for PostApiKeys for application/json ContentType.
 type PostApiKeysJSONRequestBody PostApiKeysJSONBody
 
@@ -10774,6 +10862,24 @@ type ClientInterface interface {
 	// Corresponds with GET /api/agent/context (the `GetAgentContext` operationId).
 	GetAgentContext(ctx context.Context, params *GetAgentContextParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PostAgentsByKeyIdUndoWithBody Undo what an API key did since a moment, in one append: what it created is deleted, what it corrected put back
+	//
+	// Skipped, and listed with a reason: a record someone else changed after the key (CHANGED_SINCE), one that no longer exists (TRANSACTION_NOT_FOUND, BUDGET_NOT_FOUND), a reconciled transaction (TRANSACTION_RECONCILED), one whose reversal a rule refuses (CONFLICT: a goal deposit withdrawn since), one that holds again what it held before (UNCHANGED), and what is not undone (NOT_REVERSIBLE: the key's deletions, its corrections of budgets, what an import recorded, records of other kinds). The key's creator, an owner or an admin may; a revoked key's work too. An undo again reverses nothing new.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/agents/{keyId}/undo (the `PostAgentsByKeyIdUndo` operationId).
+	PostAgentsByKeyIdUndoWithBody(ctx context.Context, keyId openapi_types.UUID, params *PostAgentsByKeyIdUndoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PostAgentsByKeyIdUndo Undo what an API key did since a moment, in one append: what it created is deleted, what it corrected put back
+	//
+	// Skipped, and listed with a reason: a record someone else changed after the key (CHANGED_SINCE), one that no longer exists (TRANSACTION_NOT_FOUND, BUDGET_NOT_FOUND), a reconciled transaction (TRANSACTION_RECONCILED), one whose reversal a rule refuses (CONFLICT: a goal deposit withdrawn since), one that holds again what it held before (UNCHANGED), and what is not undone (NOT_REVERSIBLE: the key's deletions, its corrections of budgets, what an import recorded, records of other kinds). The key's creator, an owner or an admin may; a revoked key's work too. An undo again reverses nothing new.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/agents/{keyId}/undo (the `PostAgentsByKeyIdUndo` operationId).
+	PostAgentsByKeyIdUndo(ctx context.Context, keyId openapi_types.UUID, params *PostAgentsByKeyIdUndoParams, body PostAgentsByKeyIdUndoJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetApiKeys List the workspace's API keys (prefix only)
 	//
 	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
@@ -11938,6 +12044,44 @@ type ClientInterface interface {
 // Corresponds with GET /api/agent/context (the `GetAgentContext` operationId).
 func (c *Client) GetAgentContext(ctx context.Context, params *GetAgentContextParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAgentContextRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAgentsByKeyIdUndoWithBody Undo what an API key did since a moment, in one append: what it created is deleted, what it corrected put back
+//
+// Skipped, and listed with a reason: a record someone else changed after the key (CHANGED_SINCE), one that no longer exists (TRANSACTION_NOT_FOUND, BUDGET_NOT_FOUND), a reconciled transaction (TRANSACTION_RECONCILED), one whose reversal a rule refuses (CONFLICT: a goal deposit withdrawn since), one that holds again what it held before (UNCHANGED), and what is not undone (NOT_REVERSIBLE: the key's deletions, its corrections of budgets, what an import recorded, records of other kinds). The key's creator, an owner or an admin may; a revoked key's work too. An undo again reverses nothing new.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/agents/{keyId}/undo (the `PostAgentsByKeyIdUndo` operationId).
+func (c *Client) PostAgentsByKeyIdUndoWithBody(ctx context.Context, keyId openapi_types.UUID, params *PostAgentsByKeyIdUndoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAgentsByKeyIdUndoRequestWithBody(c.Server, keyId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PostAgentsByKeyIdUndo Undo what an API key did since a moment, in one append: what it created is deleted, what it corrected put back
+//
+// Skipped, and listed with a reason: a record someone else changed after the key (CHANGED_SINCE), one that no longer exists (TRANSACTION_NOT_FOUND, BUDGET_NOT_FOUND), a reconciled transaction (TRANSACTION_RECONCILED), one whose reversal a rule refuses (CONFLICT: a goal deposit withdrawn since), one that holds again what it held before (UNCHANGED), and what is not undone (NOT_REVERSIBLE: the key's deletions, its corrections of budgets, what an import recorded, records of other kinds). The key's creator, an owner or an admin may; a revoked key's work too. An undo again reverses nothing new.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/agents/{keyId}/undo (the `PostAgentsByKeyIdUndo` operationId).
+func (c *Client) PostAgentsByKeyIdUndo(ctx context.Context, keyId openapi_types.UUID, params *PostAgentsByKeyIdUndoParams, body PostAgentsByKeyIdUndoJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPostAgentsByKeyIdUndoRequest(c.Server, keyId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -14832,6 +14976,90 @@ func NewGetAgentContextRequest(server string, params *GetAgentContextParams) (*h
 			}
 
 			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewPostAgentsByKeyIdUndoRequest calls the generic PostAgentsByKeyIdUndo builder with application/json body
+func NewPostAgentsByKeyIdUndoRequest(server string, keyId openapi_types.UUID, params *PostAgentsByKeyIdUndoParams, body PostAgentsByKeyIdUndoJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPostAgentsByKeyIdUndoRequestWithBody(server, keyId, params, "application/json", bodyReader)
+}
+
+// NewPostAgentsByKeyIdUndoRequestWithBody constructs an http.Request for the PostAgentsByKeyIdUndo method, with any body, and a specified content type
+func NewPostAgentsByKeyIdUndoRequestWithBody(server string, keyId openapi_types.UUID, params *PostAgentsByKeyIdUndoParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "keyId", keyId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "uuid"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/agents/%s/undo", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.XRequestId != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Request-Id", *params.XRequestId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Request-Id", headerParam0)
+		}
+
+		if params.XWorkspaceId != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Workspace-Id", *params.XWorkspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Workspace-Id", headerParam1)
+		}
+
+		if params.IdempotencyKey != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam2)
 		}
 
 	}
@@ -24323,6 +24551,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/agent/context (the `GetAgentContext` operationId).
 	GetAgentContextWithResponse(ctx context.Context, params *GetAgentContextParams, reqEditors ...RequestEditorFn) (*GetAgentContextResponse, error)
 
+	// PostAgentsByKeyIdUndoWithBodyWithResponse Undo what an API key did since a moment, in one append: what it created is deleted, what it corrected put back
+	//
+	// Skipped, and listed with a reason: a record someone else changed after the key (CHANGED_SINCE), one that no longer exists (TRANSACTION_NOT_FOUND, BUDGET_NOT_FOUND), a reconciled transaction (TRANSACTION_RECONCILED), one whose reversal a rule refuses (CONFLICT: a goal deposit withdrawn since), one that holds again what it held before (UNCHANGED), and what is not undone (NOT_REVERSIBLE: the key's deletions, its corrections of budgets, what an import recorded, records of other kinds). The key's creator, an owner or an admin may; a revoked key's work too. An undo again reverses nothing new.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agents/{keyId}/undo (the `PostAgentsByKeyIdUndo` operationId).
+	PostAgentsByKeyIdUndoWithBodyWithResponse(ctx context.Context, keyId openapi_types.UUID, params *PostAgentsByKeyIdUndoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAgentsByKeyIdUndoResponse, error)
+
+	// PostAgentsByKeyIdUndoWithResponse Undo what an API key did since a moment, in one append: what it created is deleted, what it corrected put back
+	//
+	// Skipped, and listed with a reason: a record someone else changed after the key (CHANGED_SINCE), one that no longer exists (TRANSACTION_NOT_FOUND, BUDGET_NOT_FOUND), a reconciled transaction (TRANSACTION_RECONCILED), one whose reversal a rule refuses (CONFLICT: a goal deposit withdrawn since), one that holds again what it held before (UNCHANGED), and what is not undone (NOT_REVERSIBLE: the key's deletions, its corrections of budgets, what an import recorded, records of other kinds). The key's creator, an owner or an admin may; a revoked key's work too. An undo again reverses nothing new.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/agents/{keyId}/undo (the `PostAgentsByKeyIdUndo` operationId).
+	PostAgentsByKeyIdUndoWithResponse(ctx context.Context, keyId openapi_types.UUID, params *PostAgentsByKeyIdUndoParams, body PostAgentsByKeyIdUndoJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAgentsByKeyIdUndoResponse, error)
+
 	// GetApiKeysWithResponse List the workspace's API keys (prefix only)
 	//
 	// Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
@@ -25825,6 +26071,211 @@ func (r GetAgentContextResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetAgentContextResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PostAgentsByKeyIdUndoResponse200Headers the declared response headers of an HTTP 200 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse200Headers struct {
+	IdempotentReplayed *string
+	XRequestId         string
+}
+
+// PostAgentsByKeyIdUndoResponse400Headers the declared response headers of an HTTP 400 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse400Headers struct {
+	XRequestId string
+}
+
+// PostAgentsByKeyIdUndoResponse401Headers the declared response headers of an HTTP 401 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse401Headers struct {
+	XRequestId string
+}
+
+// PostAgentsByKeyIdUndoResponse403Headers the declared response headers of an HTTP 403 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse403Headers struct {
+	XRequestId string
+}
+
+// PostAgentsByKeyIdUndoResponse404Headers the declared response headers of an HTTP 404 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse404Headers struct {
+	XRequestId string
+}
+
+// PostAgentsByKeyIdUndoResponse405Headers the declared response headers of an HTTP 405 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse405Headers struct {
+	XRequestId string
+}
+
+// PostAgentsByKeyIdUndoResponse409Headers the declared response headers of an HTTP 409 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse409Headers struct {
+	XRequestId string
+}
+
+// PostAgentsByKeyIdUndoResponse413Headers the declared response headers of an HTTP 413 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse413Headers struct {
+	XRequestId string
+}
+
+// PostAgentsByKeyIdUndoResponse422Headers the declared response headers of an HTTP 422 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse422Headers struct {
+	XRequestId string
+}
+
+// PostAgentsByKeyIdUndoResponse429Headers the declared response headers of an HTTP 429 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse429Headers struct {
+	RetryAfter int
+	XRequestId string
+}
+
+// PostAgentsByKeyIdUndoResponse500Headers the declared response headers of an HTTP 500 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse500Headers struct {
+	XRequestId string
+}
+
+// PostAgentsByKeyIdUndoResponse503Headers the declared response headers of an HTTP 503 response for PostAgentsByKeyIdUndo
+type PostAgentsByKeyIdUndoResponse503Headers struct {
+	RetryAfter *int
+	XRequestId string
+}
+
+type PostAgentsByKeyIdUndoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AgentUndo
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *BadRequest
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Unauthorized
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Forbidden
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *NotFound
+	// JSON405 the response for an HTTP 405 `application/json` response
+	JSON405 *MethodNotAllowed
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Conflict
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *PayloadTooLarge
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Unprocessable
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *TooManyRequests
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *InternalError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PostAgentsByKeyIdUndoResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *PostAgentsByKeyIdUndoResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PostAgentsByKeyIdUndoResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *PostAgentsByKeyIdUndoResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *PostAgentsByKeyIdUndoResponse404Headers
+	// Headers405 the parsed response headers for an HTTP 405 response
+	Headers405 *PostAgentsByKeyIdUndoResponse405Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *PostAgentsByKeyIdUndoResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *PostAgentsByKeyIdUndoResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *PostAgentsByKeyIdUndoResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PostAgentsByKeyIdUndoResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *PostAgentsByKeyIdUndoResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PostAgentsByKeyIdUndoResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON200() *AgentUndo {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON400() *BadRequest {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON401() *Unauthorized {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON403() *Forbidden {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON404() *NotFound {
+	return r.JSON404
+}
+
+// GetJSON405 returns the response for an HTTP 405 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON405() *MethodNotAllowed {
+	return r.JSON405
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON409() *Conflict {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON413() *PayloadTooLarge {
+	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON422() *Unprocessable {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON429() *TooManyRequests {
+	return r.JSON429
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON500() *InternalError {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PostAgentsByKeyIdUndoResponse) GetJSON503() *ServiceUnavailable {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r PostAgentsByKeyIdUndoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PostAgentsByKeyIdUndoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PostAgentsByKeyIdUndoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PostAgentsByKeyIdUndoResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -50588,6 +51039,36 @@ func (c *ClientWithResponses) GetAgentContextWithResponse(ctx context.Context, p
 	return ParseGetAgentContextResponse(rsp)
 }
 
+// PostAgentsByKeyIdUndoWithBodyWithResponse Undo what an API key did since a moment, in one append: what it created is deleted, what it corrected put back
+//
+// Skipped, and listed with a reason: a record someone else changed after the key (CHANGED_SINCE), one that no longer exists (TRANSACTION_NOT_FOUND, BUDGET_NOT_FOUND), a reconciled transaction (TRANSACTION_RECONCILED), one whose reversal a rule refuses (CONFLICT: a goal deposit withdrawn since), one that holds again what it held before (UNCHANGED), and what is not undone (NOT_REVERSIBLE: the key's deletions, its corrections of budgets, what an import recorded, records of other kinds). The key's creator, an owner or an admin may; a revoked key's work too. An undo again reverses nothing new.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agents/{keyId}/undo (the `PostAgentsByKeyIdUndo` operationId).
+func (c *ClientWithResponses) PostAgentsByKeyIdUndoWithBodyWithResponse(ctx context.Context, keyId openapi_types.UUID, params *PostAgentsByKeyIdUndoParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PostAgentsByKeyIdUndoResponse, error) {
+	rsp, err := c.PostAgentsByKeyIdUndoWithBody(ctx, keyId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAgentsByKeyIdUndoResponse(rsp)
+}
+
+// PostAgentsByKeyIdUndoWithResponse Undo what an API key did since a moment, in one append: what it created is deleted, what it corrected put back
+//
+// Skipped, and listed with a reason: a record someone else changed after the key (CHANGED_SINCE), one that no longer exists (TRANSACTION_NOT_FOUND, BUDGET_NOT_FOUND), a reconciled transaction (TRANSACTION_RECONCILED), one whose reversal a rule refuses (CONFLICT: a goal deposit withdrawn since), one that holds again what it held before (UNCHANGED), and what is not undone (NOT_REVERSIBLE: the key's deletions, its corrections of budgets, what an import recorded, records of other kinds). The key's creator, an owner or an admin may; a revoked key's work too. An undo again reverses nothing new.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/agents/{keyId}/undo (the `PostAgentsByKeyIdUndo` operationId).
+func (c *ClientWithResponses) PostAgentsByKeyIdUndoWithResponse(ctx context.Context, keyId openapi_types.UUID, params *PostAgentsByKeyIdUndoParams, body PostAgentsByKeyIdUndoJSONRequestBody, reqEditors ...RequestEditorFn) (*PostAgentsByKeyIdUndoResponse, error) {
+	rsp, err := c.PostAgentsByKeyIdUndo(ctx, keyId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePostAgentsByKeyIdUndoResponse(rsp)
+}
+
 // GetApiKeysWithResponse List the workspace's API keys (prefix only)
 //
 // Needs a browser session: a session token in Authorization: Bearer, or the web app's session cookie. API keys get 403.
@@ -53122,6 +53603,253 @@ func ParseGetAgentContextResponse(rsp *http.Response) (*GetAgentContextResponse,
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetAgentContextResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePostAgentsByKeyIdUndoResponse parses an HTTP response from a PostAgentsByKeyIdUndoWithResponse call
+func ParsePostAgentsByKeyIdUndoResponse(rsp *http.Response) (*PostAgentsByKeyIdUndoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PostAgentsByKeyIdUndoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AgentUndo
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 405:
+		var dest MethodNotAllowed
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON405 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Unprocessable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers PostAgentsByKeyIdUndoResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers PostAgentsByKeyIdUndoResponse400Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers PostAgentsByKeyIdUndoResponse401Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers PostAgentsByKeyIdUndoResponse403Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers PostAgentsByKeyIdUndoResponse404Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 405:
+		var headers PostAgentsByKeyIdUndoResponse405Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers405 = &headers
+	case rsp.StatusCode == 409:
+		var headers PostAgentsByKeyIdUndoResponse409Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers PostAgentsByKeyIdUndoResponse413Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers PostAgentsByKeyIdUndoResponse422Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers PostAgentsByKeyIdUndoResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers PostAgentsByKeyIdUndoResponse500Headers
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestId = value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers PostAgentsByKeyIdUndoResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

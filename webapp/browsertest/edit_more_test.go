@@ -241,3 +241,23 @@ func TestWebhooksAndKeysAreEditable(t *testing.T) {
 		s.axe("api-key-revoked")
 	})
 }
+
+// What a key did since a moment is undone from the keys page: the transaction it
+// recorded is gone.
+func TestAKeysWorkIsUndoneFromTheKeysPage(t *testing.T) {
+	var recorded string
+	inEachView(t, func(t *testing.T, s *scene) {
+		wallet := s.create("/api/wallets", "wallet", map[string]any{"name": "Cash", "balance": 10})
+		plaintext := s.api.Post("/api/api-keys", map[string]any{"name": "Agent", "scopes": []string{"*"}}).Expect(t, http.StatusOK).JSON["plaintext"].(string)
+		recorded = s.api.With("Authorization", "Bearer "+plaintext).Post("/api/transactions", map[string]any{"type": "expense", "amount": 3, "walletId": wallet}).
+			Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	}, func(t *testing.T, s *scene) {
+		s.open("/app/api-keys", s.view.say("API keys", "Claves de API"))
+		s.press(s.view.say("Undo since…", "Deshacer desde…"), "Agent")
+		s.setField("dialog[open] form", "since", "2026-03-10T00:00")
+		s.axe("api-key-undo")
+		s.submit("dialog[open] form")
+		s.waitFor("the undo done", `!document.querySelector('dialog[open]')`)
+		s.api.Get("/api/transactions/"+recorded).Expect(t, http.StatusNotFound)
+	})
+}

@@ -63,6 +63,7 @@ const es = {
   'You lose access to it until someone invites you again.': 'Pierdes el acceso hasta que alguien te invite de nuevo.',
   'The invitation stops working.': 'La invitación deja de funcionar.', 'They lose access to this workspace.': 'Pierde el acceso a este espacio.',
   'Whatever uses this key stops working at once.': 'Lo que use esta clave deja de funcionar de inmediato.', 'Rotate secret': 'Cambiar secreto',
+  'Undo since…': 'Deshacer desde…', 'Since': 'Desde', 'Reversed': 'Revertidos',
   'The old secret stops working now; the new one is shown once.': 'El secreto anterior deja de funcionar ahora; el nuevo se muestra una sola vez.',
   // the audit log, the webhook's test, a budget over its amount, an empty search
   'API reference': 'Referencia de la API', 'Over by': 'Excedido por', 'No transaction matches': 'Ningún movimiento coincide con',

@@ -286,6 +286,19 @@ function copyable(label, secret) {
 
 async function apiKeysPage(main, ctx) {
   let shown = '';
+  const mayManage = (k) => k.createdBy === ctx.me.id || can(ctx.workspace, 'team:manage');
+  // undo reverses what a key did since a moment, and says what it reversed and left.
+  const undo = (k) => {
+    const close = dialog(`${t('Undo since…')}: ${k.name}`, form([
+      field({ name: 'since', label: t('Since'), type: 'datetime-local', required: true }),
+    ], t('Undo'), async (v) => {
+      if (!v.since) throw fieldError('since', t('is required'));
+      const res = await api.post(`/api/agents/${k.id}/undo`, { since: new Date(v.since).toISOString() });
+      close();
+      toast(`${t('Reversed')}: ${res.reversed.length} · ${t('Skipped')}: ${res.skipped.length}`);
+      await draw();
+    }));
+  };
   const draw = async () => {
     const { apiKeys } = await api.get('/api/api-keys');
     main.replaceChildren(h('h1', {}, t('API keys')), shown,
@@ -294,10 +307,12 @@ async function apiKeysPage(main, ctx) {
         [t('Prefix'), (k) => h('code', {}, k.prefix)],
         [t('Scopes'), (k) => k.scopes.join(', ')],
         [t('Expires'), (k) => k.revokedAt ? t('Revoke') + ' · ' + moment(k.revokedAt) : k.expiresAt ? moment(k.expiresAt) : '—'],
-        ['', (k) => !k.revokedAt && (k.createdBy === ctx.me.id || can(ctx.workspace, 'team:manage')) && act(t('Revoke'), k.name, draw, () => {
+        ['', (k) => !k.revokedAt && mayManage(k) && act(t('Revoke'), k.name, draw, () => {
           shown = '';
           return api.del('/api/api-keys/' + k.id);
         }, t('Whatever uses this key stops working at once.'))],
+        ['', (k) => mayManage(k) && h('button', { type: 'button', 'aria-label': `${t('Undo since…')} ${k.name}`, onclick: () => undo(k) },
+          t('Undo since…'))],
       ], apiKeys, t('API keys')) : empty(),
       section(t('Create'), form([
         field({ name: 'name', label: t('Name'), required: true, limit: 'apiKey.name' }),
