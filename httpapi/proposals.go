@@ -104,7 +104,7 @@ func approveProposal(s *Server, w http.ResponseWriter, r *http.Request) {
 	ctx, p, now := r.Context(), principalFrom(r.Context()), s.now()
 	proposal, err := queries.ProposalByID(p.Workspace.ID, id, now).Get(ctx, s.pool)
 	if err != nil {
-		writeError(w, r, err)
+		writeError(w, r, notFoundAs(err, "PROPOSAL_NOT_FOUND", "proposal not found"))
 		return
 	}
 	rt, ok := s.routeByName[proposal.Route]

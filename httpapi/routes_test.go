@@ -133,6 +133,7 @@ var bodiless = map[string]bool{
 	"DELETE /api/tags/{id}": true, "DELETE /api/transactions/{id}": true, "DELETE /api/import-profiles/{id}": true,
 	"DELETE /api/rules/{id}": true, "DELETE /api/imports/{id}": true,
 	"POST /api/imports/{id}/commit": true, "POST /api/imports/{id}/undo": true,
+	"POST /api/proposals/{id}/approve": true, "POST /api/proposals/{id}/reject": true,
 	// A JSON-RPC message of the MCP server, which the SDK reads.
 	"POST " + mcpPath: true,
 	// The file itself is the body (StatementFile).
