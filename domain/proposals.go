@@ -110,10 +110,10 @@ func (ProposalSettled) sealed() {}
 // Proposal is a proposal as the write side sees it. Expires is when it expires, in
 // Unix seconds (snapshots keep no time.Time).
 type Proposal struct {
-	Expires   int64
-	Approved  bool
-	Rejected  bool
-	Settled   bool
+	Expires  int64
+	Approved bool
+	Rejected bool
+	Settled  bool
 }
 
 // status is the proposal's status at now.
