@@ -9,25 +9,27 @@ dev:
 	$(GO) run ./cmd/finledger dev
 
 # `make test`, in this order: the module downloads of the three Go modules (the service,
-# deploy/, tools/openapilint) and axe-core, side by side; then, side by side, the lint of
-# the served OpenAPI document, the service's vet and tests on real PostgreSQL servers the
-# tests start themselves, and the checks of deploy/ (a module of its own, so the service
-# does not carry their libraries). Each step prints one line when it passes and all it
-# has when it fails; a green run ends with the time it took.
+# deploy/, tools/openapilint), axe-core and the MCP TypeScript SDK, side by side; then,
+# side by side, the lint of the served OpenAPI document, the service's vet and tests on
+# real PostgreSQL servers the tests start themselves, and the checks of deploy/ (a module
+# of its own, so the service does not carry their libraries). Each step prints one line
+# when it passes and all it has when it fails; a green run ends with the time it took.
 test:
 	@start=$$(date +%s) && \
 		$(MAKE) --no-print-directory deps && \
 		$(MAKE) --no-print-directory -j3 --output-sync=line lint-openapi test-go test-deploy && \
 		echo "make test: passed in $$(( $$(date +%s) - start ))s"
 
-# Modules and axe-core (the browser tests' accessibility checker, pinned by the lockfile
-# of tools/axe), fetched side by side; quiet unless one fails.
+# Modules, axe-core (the browser tests' accessibility checker, pinned by the lockfile of
+# tools/axe) and the MCP TypeScript SDK (the third-party client of the MCP server's
+# tests, pinned by tools/mcpclient), fetched side by side; quiet unless one fails.
 deps:
 	@pids="" && \
 		{ $(GO) mod download & pids="$$pids $$!"; } && \
 		{ (cd deploy && $(GO) mod download) & pids="$$pids $$!"; } && \
 		{ (cd tools/openapilint && $(GO) mod download) & pids="$$pids $$!"; } && \
 		{ npm ci --prefix tools/axe --no-audit --no-fund --loglevel=error >/dev/null & pids="$$pids $$!"; } && \
+		{ npm ci --prefix tools/mcpclient --no-audit --no-fund --loglevel=error >/dev/null & pids="$$pids $$!"; } && \
 		rc=0 && for p in $$pids; do wait $$p || rc=1; done && exit $$rc
 
 # Packages tested without -race. The race detector builds every package a second time,

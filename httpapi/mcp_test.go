@@ -5,10 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -417,4 +421,61 @@ func TestMCPBadInputWritesNothing(t *testing.T) {
 		t.Error("a revoked key's call went through")
 	}
 	written()
+}
+
+// The official TypeScript SDK's client (pinned in tools/mcpclient, installed by make
+// deps) connects over real HTTP with a key, lists the tools and records an expense,
+// which REST then reads back.
+func TestMCPTypeScriptClient(t *testing.T) {
+	const fix = "make deps (or npm ci --prefix tools/mcpclient)"
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatalf("node is not installed: install Node.js 18 or later, then run %s", fix)
+	}
+	client, err := filepath.Abs(filepath.Join("..", "tools", "mcpclient", "client.mjs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdk := filepath.Join(filepath.Dir(client), "node_modules", "@modelcontextprotocol", "sdk", "package.json")
+	if _, err := os.Stat(sdk); err != nil {
+		t.Fatalf("the MCP TypeScript SDK is not installed (%v): run %s", err, fix)
+	}
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 100, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	key, _ := newKey(t, alice, "transactions:read", "transactions:write", "wallets:read")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, client, env.URL+"/mcp", strings.TrimPrefix(key.Headers["Authorization"], "Bearer "))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("node %s: %v\n%s", client, err, stderr.String())
+	}
+	var seen struct {
+		Tools  []string
+		Result struct {
+			IsError           bool
+			StructuredContent struct{ Transaction map[string]any }
+		}
+	}
+	if err := json.Unmarshal(out, &seen); err != nil {
+		t.Fatalf("the client printed %s: %v", out, err)
+	}
+	if want := toolNames(t, connectMCP(t, env, key)); !reflect.DeepEqual(slices.Sorted(slices.Values(seen.Tools)), want) {
+		t.Errorf("the TypeScript client lists %v, want %v", seen.Tools, want)
+	}
+	tx := seen.Result.StructuredContent.Transaction
+	if seen.Result.IsError || tx == nil {
+		t.Fatalf("create_transaction answered the TypeScript client %s", out)
+	}
+	readBack := key.Get("/api/transactions/"+tx["id"].(string)).Expect(t, http.StatusOK).Object("transaction")
+	if readBack["type"] != "expense" || readBack["amount"] != json.Number("12.34") || readBack["walletId"] != cash {
+		t.Errorf("the expense read back over REST: %v", readBack)
+	}
+	if balance := balanceOf(t, key, cash); balance != json.Number("87.66") {
+		t.Errorf("cash holds %v after the expense", balance)
+	}
 }
