@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -95,26 +96,43 @@ type mcpTool struct {
 	// proposing is the tool as a key whose writes are held for approval sees a write
 	// tool of a route that takes proposals: its answer is the proposal.
 	proposing *mcp.Tool
-	// in is where an argument goes in the route's request: "path" or "query"; the
-	// others are the body's fields.
+	// in is where an argument goes in the route's request: "path" or "query", or
+	// "call" for the tool's own (idempotencyKey, confirm); the others are the body's
+	// fields.
 	in map[string]string
 	// needs are the arguments a call must give that the route cannot ask for itself:
 	// its path parameters, and a narrower tool's own arguments.
 	needs []string
+	// preview is the route of a destructive tool's Confirm.
+	preview *route
 }
 
 // mcpTools are the tools, declared once from their routes.
 var mcpTools = sync.OnceValue(func() []mcpTool {
 	out := make([]mcpTool, 0, len(tools))
-	for _, t := range tools {
-		i := slices.IndexFunc(routes, func(rt route) bool { return rt.Method+" "+rt.Pattern == t.Route })
+	find := func(t tool, methodPattern string) route {
+		i := slices.IndexFunc(routes, func(rt route) bool { return rt.Method+" "+rt.Pattern == methodPattern })
 		if i < 0 {
-			panic("httpapi: the tool " + t.Name + " runs " + t.Route + ", which is no route")
+			panic("httpapi: the tool " + t.Name + " runs " + methodPattern + ", which is no route")
 		}
-		out = append(out, newMCPTool(t, routes[i]))
+		return routes[i]
+	}
+	for _, t := range tools {
+		mt := newMCPTool(t, find(t, t.Route))
+		if t.Confirm != "" {
+			preview := find(t, t.Confirm)
+			mt.preview = &preview
+		}
+		out = append(out, mt)
 	}
 	return out
 })
+
+// The tool's own arguments, beside its route's.
+const (
+	idempotencyArg = "idempotencyKey"
+	confirmArg     = "confirm"
+)
 
 // newMCPTool declares a tool: its input schema is the route's body's, with its path
 // and query parameters as properties beside the body's fields.
@@ -149,13 +167,30 @@ func newMCPTool(t tool, rt route) mcpTool {
 		in[name] = "query"
 	}
 	if t.Args != nil {
-		// A narrower tool than its route: its own arguments, all of them needed.
-		maps.DeleteFunc(props, func(name string, _ any) bool { return in[name] != "path" && !slices.Contains(t.Args, name) })
+		// A narrower tool than its route: its own arguments, all of them needed, and its
+		// options.
+		kept := func(name string) bool {
+			return in[name] == "path" || slices.Contains(t.Args, name) || slices.Contains(t.Options, name)
+		}
+		maps.DeleteFunc(props, func(name string, _ any) bool { return !kept(name) })
+		maps.DeleteFunc(in, func(name, _ string) bool { return !kept(name) })
 		required = nil
 		needs = append(needs, t.Args...)
 		for _, k := range []string{"if", "then", "else"} {
 			delete(schema, k)
 		}
+	}
+	write := rt.Method != http.MethodGet
+	if write {
+		props[idempotencyArg] = obj{"type": "string", "minLength": 1, "maxLength": maxIdempotencyKey,
+			"description": "the operation's Idempotency-Key: a call repeated with the same key and arguments (a retry) has one effect and " +
+				"gets the first call's answer again; without it, each call is a new request"}
+		in[idempotencyArg] = "call"
+	}
+	if t.Confirm != "" {
+		props[confirmArg] = obj{"type": "boolean",
+			"description": "true to do it; left out or false, nothing is done and the error answered holds what it would change"}
+		in[confirmArg] = "call"
 	}
 	schema["properties"], schema["additionalProperties"] = props, false
 	if required = append(required, needs...); len(required) > 0 {
@@ -174,7 +209,11 @@ func newMCPTool(t tool, rt route) mcpTool {
 		panic(fmt.Sprintf("httpapi: the output schema of %s: %v", t.Name, err))
 	}
 	def := &mcp.Tool{Name: t.Name, Description: description, InputSchema: json.RawMessage(input), OutputSchema: json.RawMessage(output),
-		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: rt.Method == http.MethodGet}}
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !write}}
+	if write {
+		destructive := t.Confirm != ""
+		def.Annotations.DestructiveHint = &destructive
+	}
 	proposal, err := json.Marshal(standalone("ProposalResponse"))
 	if err != nil {
 		panic(fmt.Sprintf("httpapi: the output schema of %s as a proposal: %v", t.Name, err))
@@ -235,26 +274,33 @@ func standalone(name string) obj {
 }
 
 // runTool runs a tool's route in-process for the caller, as the guard would after
-// authenticating them: the route's own checks, command and answer, nothing beside. A
-// route that needs an Idempotency-Key gets one of its own for each call: a JSON-RPC
-// id names a call only within one client's connection, which a stateless server does
-// not know, so a key made from it would replay one conversation's call for another's.
+// authenticating them: the route's own checks, command and answer, nothing beside.
+// The argument idempotencyKey is the route's Idempotency-Key, scoped to the caller's
+// credential as over REST, so that a client's retry has one effect. Without it, a
+// route that needs a key gets one of its own for each call: a JSON-RPC id names a
+// call only within one client's connection, which a stateless server does not know,
+// so a key made from it would replay one conversation's call for another's.
 func (s *Server) runTool(t mcpTool, p *principal) mcp.ToolHandler {
 	return func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		r, refused, err := t.request(ctx, call.Params.Arguments)
 		if err != nil {
 			return nil, err
 		}
-		if refused == nil {
-			refused = p.authorize(t.route.Scope)
+		if refused == nil || refused == errUnconfirmed {
+			if denied := p.authorize(t.route.Scope); denied != nil {
+				refused = denied
+			}
 		}
 		caller := *p
 		caller.Metadata.UserAgent = mcpUserAgent(call.ClientInfo(), p.Metadata.UserAgent)
 		answer := httptest.NewRecorder()
-		if refused != nil {
+		switch {
+		case refused == errUnconfirmed:
+			s.unconfirmed(t, p, answer, r)
+		case refused != nil:
 			writeError(answer, r, refused)
-		} else {
-			if t.route.Replay == replayKeyRequired {
+		default:
+			if t.route.Replay == replayKeyRequired && r.Header.Get("Idempotency-Key") == "" {
 				r.Header.Set("Idempotency-Key", "mcp-"+uuid.NewString())
 			}
 			s.serveAs(t.route, &caller, answer, r)
@@ -281,6 +327,35 @@ func mcpUserAgent(info *mcp.Implementation, header string) string {
 	return domain.Text{Max: maxUserAgent}.Clean("mcp; client=" + client)
 }
 
+// errUnconfirmed refuses a destructive tool's call without "confirm": true.
+var errUnconfirmed = errors.New("httpapi: a destructive tool called without confirm")
+
+// unconfirmed answers a destructive tool's call without "confirm": true, and writes
+// nothing: an error saying how to confirm, holding the record the call would change
+// as the tool's preview route reads it for the caller (when its scopes allow that
+// read), or the preview's own error, such as the record's 404.
+func (s *Server) unconfirmed(t mcpTool, p *principal, w http.ResponseWriter, r *http.Request) {
+	refusal := &apiError{Status: http.StatusPreconditionRequired, Code: "CONFIRMATION_REQUIRED",
+		Message: fmt.Sprintf("nothing was done: %s would %s; to do it, call %s again with the same arguments and \"confirm\": true",
+			t.Name, strings.ToLower(t.route.Summary[:1])+t.route.Summary[1:], t.Name)}
+	if p.allows(t.preview.Scope) {
+		read, err := http.NewRequestWithContext(r.Context(), t.preview.Method, fill(t.preview.Pattern, chi.RouteContext(r.Context()).URLParam), http.NoBody)
+		if err != nil {
+			writeError(w, r, fmt.Errorf("httpapi: the preview of %s: %w", t.Name, err))
+			return
+		}
+		seen := httptest.NewRecorder()
+		s.serveAs(*t.preview, p, seen, read)
+		if seen.Code != http.StatusOK {
+			w.WriteHeader(seen.Code)
+			_, _ = w.Write(seen.Body.Bytes())
+			return
+		}
+		refusal.Details = json.RawMessage(seen.Body.Bytes())
+	}
+	writeError(w, r, refusal)
+}
+
 // request is the request of the tool's route that its arguments make; refused lists
 // the arguments that do not fit, as a body's bad fields are listed. The body's fields
 // go to the route as the JSON they came as, so that the route reads numbers as
@@ -298,9 +373,19 @@ func (t mcpTool) request(ctx context.Context, raw json.RawMessage) (r *http.Requ
 		}
 	}
 	path, query, body := map[string]string{}, url.Values{}, map[string]json.RawMessage{}
+	var idempotencyKey *string
+	var confirmed *bool
 	for _, name := range slices.Sorted(maps.Keys(args)) {
 		v := args[name]
 		switch where := t.in[name]; {
+		case where == "call" && name == idempotencyArg:
+			if json.Unmarshal(v, &idempotencyKey) != nil || (idempotencyKey != nil && *idempotencyKey == "") {
+				bad = append(bad, domain.FieldError{Field: name, Message: "must be a non-empty string"})
+			}
+		case where == "call" && name == confirmArg:
+			if json.Unmarshal(v, &confirmed) != nil {
+				bad = append(bad, domain.FieldError{Field: name, Message: "must be true or false"})
+			}
 		case where != "":
 			text, ok := paramText(v)
 			if !ok {
@@ -310,7 +395,7 @@ func (t mcpTool) request(ctx context.Context, raw json.RawMessage) (r *http.Requ
 			} else if text != nil {
 				query.Set(name, *text)
 			}
-		case t.route.Request == "" || (t.Args != nil && !slices.Contains(t.Args, name)):
+		case t.route.Request == "" || (t.Args != nil && !slices.Contains(t.Args, name) && !slices.Contains(t.Options, name)):
 			bad = append(bad, domain.FieldError{Field: name, Message: "is not an argument of " + t.Name})
 		default:
 			body[name] = v
@@ -332,14 +417,15 @@ func (t mcpTool) request(ctx context.Context, raw json.RawMessage) (r *http.Requ
 		}
 		content = bytes.NewReader(data)
 	}
-	target := pathParam.ReplaceAllStringFunc(t.route.Pattern, func(m string) string {
-		return url.PathEscape(path[m[1:len(m)-1]])
-	})
+	target := fill(t.route.Pattern, func(name string) string { return path[name] })
 	r, err = http.NewRequestWithContext(ctx, t.route.Method, (&url.URL{Path: target, RawQuery: query.Encode()}).String(), content)
 	if err != nil {
 		return nil, nil, fmt.Errorf("httpapi: the request of %s: %w", t.Name, err)
 	}
 	r.Header.Set("Content-Type", "application/json")
+	if idempotencyKey != nil {
+		r.Header.Set("Idempotency-Key", *idempotencyKey)
+	}
 	rctx := chi.NewRouteContext()
 	for name, v := range path {
 		rctx.URLParams.Add(name, v)
@@ -348,7 +434,17 @@ func (t mcpTool) request(ctx context.Context, raw json.RawMessage) (r *http.Requ
 	if len(bad) > 0 {
 		return r, domain.Invalid(bad...), nil
 	}
+	if t.Confirm != "" && (confirmed == nil || !*confirmed) {
+		return r, errUnconfirmed, nil
+	}
 	return r, nil, nil
+}
+
+// fill is a route's pattern with its path parameters, escaped, in their places.
+func fill(pattern string, param func(name string) string) string {
+	return pathParam.ReplaceAllStringFunc(pattern, func(m string) string {
+		return url.PathEscape(param(m[1 : len(m)-1]))
+	})
 }
 
 // paramText is a path or query parameter given as a JSON string, number or boolean, as

@@ -132,11 +132,13 @@ func TestMCPToolsFollowScopes(t *testing.T) {
 	readWrite, _ := newKey(t, alice, "*")
 	wallets, _ := newKey(t, alice, "wallets:read")
 
-	reads := []string{"get_agent_context", "get_monthly_summary", "list_budgets", "list_debts", "list_goals", "list_transactions", "list_wallets"}
+	reads := []string{"get_agent_context", "get_monthly_summary", "get_report_summary", "list_budgets", "list_changes", "list_debts", "list_goals",
+		"list_transactions", "list_wallets", "search_transactions"}
 	if got := toolNames(t, connectMCP(t, env, readOnly)); !reflect.DeepEqual(got, reads) {
 		t.Errorf("a read-only key sees %v, want %v", got, reads)
 	}
-	all := slices.Sorted(slices.Values(append(slices.Clone(reads), "categorize_transaction", "create_budget", "create_transaction", "deposit_to_goal", "pay_debt")))
+	all := slices.Sorted(slices.Values(append(slices.Clone(reads), "categorize_transaction", "create_budget", "create_transaction", "delete_transaction",
+		"deposit_to_goal", "pay_debt", "pay_recurring_payment", "withdraw_from_goal")))
 	if got := toolNames(t, connectMCP(t, env, readWrite)); !reflect.DeepEqual(got, all) {
 		t.Errorf("a key with every scope sees %v, want %v", got, all)
 	}
@@ -169,7 +171,7 @@ func TestMCPToolsFollowRoles(t *testing.T) {
 		t.Errorf("a reader's key sees %v", names)
 	}
 	for _, name := range names {
-		if !strings.HasPrefix(name, "list_") && !strings.HasPrefix(name, "get_") {
+		if !strings.HasPrefix(name, "list_") && !strings.HasPrefix(name, "get_") && !strings.HasPrefix(name, "search_") {
 			t.Errorf("a reader's key sees %s", name)
 		}
 	}
@@ -477,5 +479,221 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	if balance := balanceOf(t, key, cash); balance != json.Number("87.66") {
 		t.Errorf("cash holds %v after the expense", balance)
+	}
+}
+
+// search_transactions, list_changes and the as-of reads answer what their routes do.
+func TestMCPSearchChangesAndAsOf(t *testing.T) {
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	before := env.Clock.Now().Add(30 * time.Second)
+	env.Clock.Set(env.Clock.Now().Add(time.Minute))
+	for _, tx := range []map[string]any{
+		{"type": "expense", "amount": 12.5, "concept": "Lunch", "date": "2026-03-02"},
+		{"type": "income", "amount": 80, "concept": "Lunch refund", "date": "2026-03-03"},
+		{"type": "expense", "amount": 7, "concept": "Bus", "date": "2026-03-04"},
+	} {
+		alice.Post("/api/transactions", tx).Expect(t, http.StatusCreated)
+	}
+	key, _ := newKey(t, alice, readScopes...)
+	session := connectMCP(t, env, key)
+
+	for query, call := range map[string]struct {
+		tool string
+		args map[string]any
+	}{
+		"/api/transactions?search=lunch":                         {"search_transactions", map[string]any{"search": "lunch"}},
+		"/api/transactions?search=lunch&type=expense":            {"search_transactions", map[string]any{"search": "lunch", "type": "expense"}},
+		"/api/transactions?search=12.50":                         {"search_transactions", map[string]any{"search": "12.50"}},
+		"/api/changes":                                           {"list_changes", nil},
+		"/api/changes?limit=2":                                   {"list_changes", map[string]any{"limit": 2}},
+		withAsOf("/api/wallets", before):                         {"list_wallets", map[string]any{"asOf": before.Format(time.RFC3339Nano)}},
+		withAsOf("/api/reports/summary?from=2026-03-01", before): {"get_report_summary", map[string]any{"from": "2026-03-01", "asOf": before.Format(time.RFC3339Nano)}},
+	} {
+		res, got := callTool(t, session, call.tool, call.args)
+		if want := asObject(t, json.RawMessage(key.Get(query).Expect(t, http.StatusOK).Raw)); res.IsError || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s %v:\n got %v\nwant %v", call.tool, call.args, got, want)
+		}
+	}
+	_, page := callTool(t, session, "list_changes", map[string]any{"limit": 2})
+	_, next := callTool(t, session, "list_changes", map[string]any{"cursor": page["cursor"], "limit": 2})
+	if want := asObject(t, json.RawMessage(key.Get("/api/changes?limit=2&cursor="+page["cursor"].(string)).Raw)); !reflect.DeepEqual(next, want) {
+		t.Errorf("the next page %v, want %v", next, want)
+	}
+	_, then := callTool(t, session, "list_wallets", map[string]any{"asOf": before.Format(time.RFC3339Nano)})
+	if wallets := then["wallets"].([]any); len(wallets) != 1 || wallets[0].(map[string]any)["balance"] != json.Number("500") {
+		t.Errorf("cash as it stood before the transactions: %v", wallets)
+	}
+	for name, args := range map[string]map[string]any{
+		"search left out":    {"type": "expense"},
+		"search empty":       {"search": ""},
+		"q, not an argument": {"search": "lunch", "q": "lunch"},
+		"a goal's movements": {"search": "lunch", "goalId": cash},
+	} {
+		if res, got := callTool(t, session, "search_transactions", args); !res.IsError {
+			t.Errorf("search_transactions with %s: %v", name, got)
+		}
+	}
+}
+
+// withdraw_from_goal and pay_recurring_payment run their routes.
+func TestMCPGoalWithdrawalAndRecurringPayment(t *testing.T) {
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	goal := alice.Post("/api/goals", map[string]any{"name": "Trip", "targetAmount": 900}).Expect(t, http.StatusOK).Object("goal")["id"].(string)
+	alice.Post("/api/goals/"+goal+"/deposit", map[string]any{"amount": 100, "walletId": cash}).Expect(t, http.StatusOK)
+	gym := alice.Post("/api/recurrent", map[string]any{"name": "Gym", "amount": 30, "kind": "expense", "periodicity": "monthly",
+		"nextPayment": "2026-03-10"}).Expect(t, http.StatusOK).Object("recurring")["id"].(string)
+	key, _ := newKey(t, alice, "*")
+	session := connectMCP(t, env, key)
+
+	if res, got := callTool(t, session, "withdraw_from_goal", map[string]any{"id": goal, "amount": 40, "walletId": cash}); res.IsError {
+		t.Fatalf("withdraw_from_goal: %v", got)
+	}
+	if saved := alice.Get("/api/goals/" + goal).Object("goal")["savedAmount"]; saved != json.Number("60") {
+		t.Errorf("the goal holds %v", saved)
+	}
+	res, paid := callTool(t, session, "pay_recurring_payment", map[string]any{"id": gym})
+	if res.IsError {
+		t.Fatalf("pay_recurring_payment: %v", paid)
+	}
+	if next := alice.Get("/api/recurrent/" + gym).Object("recurring")["nextPayment"]; next != "2026-04-10" {
+		t.Errorf("the next payment is %v", next)
+	}
+	txs := paid["transactions"].([]any)
+	if len(txs) != 1 || alice.Get("/api/transactions/" + txs[0].(map[string]any)["id"].(string)).Object("transaction")["amount"] != json.Number("30") {
+		t.Errorf("the payment recorded %v", txs)
+	}
+	if balance := balanceOf(t, alice, cash); balance != json.Number("410") {
+		t.Errorf("cash holds %v", balance)
+	}
+	if res, got := callTool(t, session, "withdraw_from_goal", map[string]any{"id": goal, "amount": 1000, "walletId": cash}); !res.IsError {
+		t.Errorf("a withdrawal of more than the goal holds: %v", got)
+	}
+}
+
+// delete_transaction deletes nothing without "confirm": true, and says what it would
+// delete and how to confirm.
+func TestMCPDeleteTransactionNeedsConfirm(t *testing.T) {
+	env := apitest.Start(t)
+	alice, bob := env.As("alice"), env.As("bob")
+	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	lunch := alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 12.5, "concept": "Lunch"}).Expect(t, http.StatusCreated).Object("transaction")
+	bob.Post("/api/wallets", map[string]any{"name": "Bob's", "balance": 5, "isDefault": true}).Expect(t, http.StatusOK)
+	bobs := bob.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	key, _ := newKey(t, alice, "*")
+	writer, _ := newKey(t, alice, "transactions:write")
+	session := connectMCP(t, env, key)
+	id := lunch["id"].(string)
+	kept := func(what string) {
+		t.Helper()
+		key.Get("/api/transactions/"+id).Expect(t, http.StatusOK)
+		bob.Get("/api/transactions/"+bobs).Expect(t, http.StatusOK)
+		if balance := balanceOf(t, alice, cash); balance != json.Number("487.5") {
+			t.Fatalf("%s: cash holds %v", what, balance)
+		}
+	}
+
+	for name, args := range map[string]map[string]any{
+		"no confirm":       {"id": id},
+		"confirm false":    {"id": id, "confirm": false},
+		"confirm null":     {"id": id, "confirm": nil},
+		"confirm as text":  {"id": id, "confirm": "yes"},
+		"another's, false": {"id": bobs},
+		"another's, true":  {"id": bobs, "confirm": true},
+	} {
+		res, got := callTool(t, session, "delete_transaction", args)
+		e, _ := got["error"].(map[string]any)
+		if !res.IsError || e == nil {
+			t.Fatalf("%s: %v", name, got)
+		}
+		switch name {
+		case "confirm as text":
+			if e["code"] != "VALIDATION_ERROR" {
+				t.Errorf("%s: %v", name, e)
+			}
+		case "another's, false", "another's, true":
+			if e["code"] != "TRANSACTION_NOT_FOUND" {
+				t.Errorf("%s: %v", name, e)
+			}
+		default:
+			details, _ := e["details"].(map[string]any)
+			if e["code"] != "CONFIRMATION_REQUIRED" || !strings.Contains(e["message"].(string), `"confirm": true`) ||
+				!reflect.DeepEqual(details["transaction"], asObject(t, lunch)) {
+				t.Errorf("%s: %v", name, e)
+			}
+		}
+		kept(name)
+	}
+	// A key that may not read is told how to confirm, without the record.
+	_, got := callTool(t, connectMCP(t, env, writer), "delete_transaction", map[string]any{"id": id})
+	if e := got["error"].(map[string]any); e["code"] != "CONFIRMATION_REQUIRED" || e["details"] != nil {
+		t.Errorf("a writer's key: %v", e)
+	}
+	kept("a writer's key")
+
+	if res, got := callTool(t, session, "delete_transaction", map[string]any{"id": id, "confirm": true}); res.IsError || got["ok"] != true {
+		t.Fatalf("confirmed: %v", got)
+	}
+	key.Get("/api/transactions/"+id).Expect(t, http.StatusNotFound)
+	if balance := balanceOf(t, alice, cash); balance != json.Number("500") {
+		t.Errorf("cash holds %v after the deletion", balance)
+	}
+}
+
+// A write tool's idempotencyKey is the route's Idempotency-Key: a retry has one effect
+// and the first call's answer; another key is another call.
+func TestMCPIdempotencyKey(t *testing.T) {
+	env := apitest.Start(t)
+	alice := env.As("alice")
+	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	key, _ := newKey(t, alice, "*")
+	session := connectMCP(t, env, key)
+	expense := func(idempotencyKey string) map[string]any {
+		return map[string]any{"type": "expense", "amount": 10, "concept": "Taxi", "idempotencyKey": idempotencyKey}
+	}
+
+	_, first := callTool(t, session, "create_transaction", expense("taxi-1"))
+	_, retry := callTool(t, connectMCP(t, env, key), "create_transaction", expense("taxi-1"))
+	if first["transaction"] == nil || !reflect.DeepEqual(first, retry) {
+		t.Fatalf("a retry answered %v, the first call %v", retry, first)
+	}
+	if txs := alice.Get("/api/transactions").List("transactions"); len(txs) != 1 {
+		t.Fatalf("a retry recorded again: %v", txs)
+	}
+	if _, other := callTool(t, session, "create_transaction", expense("taxi-2")); reflect.DeepEqual(other, first) {
+		t.Errorf("another key replayed the first call")
+	}
+	if balance := balanceOf(t, alice, cash); balance != json.Number("480") {
+		t.Errorf("cash holds %v", balance)
+	}
+	changed := expense("taxi-1")
+	changed["amount"] = 11
+	if res, got := callTool(t, session, "create_transaction", changed); !res.IsError {
+		t.Errorf("the key reused with other arguments: %v", got)
+	}
+	// Another key's calls are its own, as over REST.
+	other, _ := newKey(t, alice, "*")
+	if _, got := callTool(t, connectMCP(t, env, other), "create_transaction", expense("taxi-1")); reflect.DeepEqual(got, first) {
+		t.Errorf("another API key got the first key's answer")
+	}
+
+	id := first["transaction"].(map[string]any)["id"].(string)
+	for range 2 {
+		if res, got := callTool(t, session, "delete_transaction", map[string]any{"id": id, "confirm": true, "idempotencyKey": "drop-taxi"}); res.IsError {
+			t.Errorf("a deletion and its retry: %v", got)
+		}
+	}
+	for name, v := range map[string]any{"empty": "", "a number": 5, "too long": strings.Repeat("k", 300), "not ASCII": "clé"} {
+		args := expense("")
+		args["idempotencyKey"] = v
+		if res, got := callTool(t, session, "create_transaction", args); !res.IsError {
+			t.Errorf("an idempotencyKey %s: %v", name, got)
+		}
+	}
+	if balance := balanceOf(t, alice, cash); balance != json.Number("480") {
+		t.Errorf("cash holds %v", balance)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,38 @@ func TestMCPToolsAreDocumented(t *testing.T) {
 	for _, tl := range mcpTools() {
 		if row := rows[tl.Name]; !strings.Contains(row, "`"+tl.Route+"`") || !strings.Contains(row, "| `"+tl.route.Scope+"` |") {
 			t.Errorf("%s (%s, %s) is documented as %q", tl.Name, tl.Route, tl.route.Scope, row)
+		}
+	}
+}
+
+// A tool whose route reads the past takes asOf and says so; every write tool takes an
+// idempotencyKey; a destructive tool takes confirm, and previews with a read of the
+// same path parameters.
+func TestMCPToolArguments(t *testing.T) {
+	for _, tl := range mcpTools() {
+		var input struct {
+			Properties map[string]struct{ Type any }
+			Required   []string
+		}
+		if err := json.Unmarshal(tl.def.InputSchema.(json.RawMessage), &input); err != nil {
+			t.Fatalf("%s: %v", tl.Name, err)
+		}
+		_, asOf := input.Properties["asOf"]
+		if routeAsOf := slices.ContainsFunc(tl.route.Query, func(q obj) bool { return q["name"] == "asOf" }); routeAsOf != asOf ||
+			asOf != strings.Contains(tl.def.Description, "asOf") {
+			t.Errorf("%s: asOf in its route %v, in its schema %v, in its description %q", tl.Name, routeAsOf, asOf, tl.def.Description)
+		}
+		write := tl.route.Method != http.MethodGet
+		if key, ok := input.Properties[idempotencyArg]; ok != write || (ok && key.Type != "string") {
+			t.Errorf("%s: a write %v, an idempotencyKey %v", tl.Name, write, key)
+		}
+		destructive := tl.def.Annotations.DestructiveHint != nil && *tl.def.Annotations.DestructiveHint
+		if _, ok := input.Properties[confirmArg]; ok != (tl.Confirm != "") || destructive != ok || slices.Contains(input.Required, confirmArg) {
+			t.Errorf("%s: confirm in its schema %v, declared destructive %v, required %v", tl.Name, ok, destructive, input.Required)
+		}
+		if tl.Confirm != "" && (tl.preview.Method != http.MethodGet || !write ||
+			!slices.Equal(pathParam.FindAllString(tl.preview.Pattern, -1), pathParam.FindAllString(tl.route.Pattern, -1))) {
+			t.Errorf("%s previews with %s", tl.Name, tl.Confirm)
 		}
 	}
 }

@@ -602,24 +602,42 @@ type tool struct {
 	// Description adds to the route's summary what an agent needs.
 	Description string
 	// Args, when set, are the only query parameters and body fields the tool takes, each
-	// required.
-	Args []string
+	// required; Options, beside them, the route's others it takes, each optional.
+	Args, Options []string
+	// Confirm makes the tool destructive: it names the read of the record it would
+	// change (its method and pattern, taking the same path parameters). A call must
+	// say "confirm": true; without it, the answer is that record in an error, and
+	// nothing is written.
+	Confirm string
 }
 
-// tools are the MCP server's tools: snake_case verbs, reads named list_ or get_.
+// asOfTool tells an agent how to read the past with a tool whose route takes asOf.
+const asOfTool = "with asOf (an RFC 3339 instant, not in the future), as the history stood then"
+
+// tools are the MCP server's tools: snake_case verbs, reads named list_, get_ or search_.
 var tools = []tool{
 	{Name: "list_transactions", Route: "GET /api/transactions"},
-	{Name: "list_wallets", Route: "GET /api/wallets"},
-	{Name: "list_budgets", Route: "GET /api/budgets"},
-	{Name: "list_goals", Route: "GET /api/goals"},
-	{Name: "list_debts", Route: "GET /api/debts"},
+	{Name: "search_transactions", Route: "GET /api/transactions", Args: []string{"search"},
+		Options:     []string{"type", "walletId", "categoryId", "from", "to", "page", "pageSize"},
+		Description: "the transactions whose concept or description contains search (accents and case ignored), or whose amount it writes, newest first"},
+	{Name: "list_changes", Route: "GET /api/changes",
+		Description: "the change feed: start without cursor, then pass the cursor each page answers to read on from it"},
+	{Name: "list_wallets", Route: "GET /api/wallets", Description: asOfTool},
+	{Name: "list_budgets", Route: "GET /api/budgets", Description: asOfTool},
+	{Name: "list_goals", Route: "GET /api/goals", Description: asOfTool},
+	{Name: "list_debts", Route: "GET /api/debts", Description: asOfTool},
 	{Name: "get_agent_context", Route: "GET /api/agent/context"},
-	{Name: "get_monthly_summary", Route: "GET /api/reports/monthly-summary"},
+	{Name: "get_monthly_summary", Route: "GET /api/reports/monthly-summary", Description: asOfTool},
+	{Name: "get_report_summary", Route: "GET /api/reports/summary", Description: asOfTool},
 	{Name: "create_transaction", Route: "POST /api/transactions",
 		Description: "income, expense or transfer, with splits; amounts are exact decimals of at most 4 places"},
 	{Name: "categorize_transaction", Route: "PATCH /api/transactions/{id}", Args: []string{"categoryId"},
 		Description: "set the category of the transaction id (null: none)"},
 	{Name: "create_budget", Route: "POST /api/budgets"},
 	{Name: "deposit_to_goal", Route: "POST /api/goals/{id}/deposit", Description: "id is the goal's"},
+	{Name: "withdraw_from_goal", Route: "POST /api/goals/{id}/withdraw", Description: "id is the goal's"},
 	{Name: "pay_debt", Route: "POST /api/debts/{id}/payments", Description: "id is the debt's"},
+	{Name: "pay_recurring_payment", Route: "POST /api/recurrent/{id}/pay", Description: "id is the recurring payment's"},
+	{Name: "delete_transaction", Route: "DELETE /api/transactions/{id}", Confirm: "GET /api/transactions/{id}",
+		Description: "id is the transaction's; a call without \"confirm\": true deletes nothing and answers the transaction it would delete"},
 }
