@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/webhooks"
+)
+
+// mcpWarmup are the calls of each kind made before the timed ones: the server's
+// connections, caches and the workspace's state are warm when timing starts.
+const mcpWarmup = 20
+
+// benchMCP measures what a tool call costs over its REST twin: n expenses recorded
+// through POST /api/transactions and n through the MCP server's create_transaction,
+// one at a time with one API key, against the service as its own process (the binary
+// at serverBin, `finledger serve`). The two kinds alternate, so that each meets the
+// same stream depth and the same minute of a shared machine; pgbench at one client on
+// the same PostgreSQL follows, to place the figures.
+func benchMCP(ctx context.Context, adminURL, benchURL, serverBin string, n int, o benchOptions, out io.Writer) error {
+	dir, err := os.MkdirTemp("", "finledger-bench-server-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	secret := randomHex(32)
+	srv, err := startServer(ctx, serverBin, "serve", dir, map[string]string{
+		"FINLEDGER_DATABASE_URL":         benchURL,
+		"FINLEDGER_ENV":                  "production",
+		"FINLEDGER_SESSION_HS256_SECRET": secret,
+		"FINLEDGER_SECRET_KEY":           randomHex(32),
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	fmt.Fprintf(out, "server: %s serve, pid %d, at %s\n", serverBin, srv.cmd.Process.Pid, srv.base)
+	pool, err := database.Open(ctx, benchURL, 2)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	unrelayed := func(ctx context.Context) (int64, error) { return webhooks.Unrelayed(ctx, pool) }
+	b := &benchRun{out: out, base: srv.base, secret: secret, settle: untilNone(unrelayed),
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 30 * time.Second}}
+
+	tok, category, err := b.workspace("bench-mcp")
+	if err != nil {
+		return err
+	}
+	created, err := b.post(tok, "/api/api-keys", map[string]any{"name": "bench",
+		"scopes": []string{"transactions:read", "transactions:write", "wallets:read"}}, http.StatusOK)
+	if err != nil {
+		return err
+	}
+	key, _ := created["plaintext"].(string)
+	if key == "" {
+		return fmt.Errorf("an API key: the answer holds no plaintext: %v", created)
+	}
+	expense := func(i int) map[string]any {
+		return map[string]any{"type": "expense", "amount": json.Number(fmt.Sprintf("%d.%02d", 1+i%500, i%100)), "concept": fmt.Sprintf("Expense %d", i),
+			"categoryId": category}
+	}
+	viaREST := func(i int) error {
+		_, err := b.post(key, "/api/transactions", expense(i), http.StatusCreated)
+		return err
+	}
+	viaMCP := func(i int) error { return b.callTool(key, i, "create_transaction", expense(i)) }
+
+	fmt.Fprintf(out, "\n== %d expenses through POST /api/transactions and %d through the MCP tool create_transaction, alternating, one at a time, one API key (after %d of each untimed)\n",
+		n, n, mcpWarmup)
+	var rest, tool []time.Duration
+	calls := 0
+	for i := range mcpWarmup + n {
+		for _, kind := range []struct {
+			call  func(int) error
+			times *[]time.Duration
+		}{{viaREST, &rest}, {viaMCP, &tool}} {
+			calls++
+			started := time.Now()
+			if err := kind.call(calls); err != nil {
+				return fmt.Errorf("call %d: %w (server log: %s)", i, err, srv.logPath)
+			}
+			if i >= mcpWarmup {
+				*kind.times = append(*kind.times, time.Since(started))
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	var count int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE deleted_at IS NULL AND concept LIKE 'Expense %'`).Scan(&count); err != nil {
+		return fmt.Errorf("counting the expenses: %w", err)
+	}
+	if want := 2 * (mcpWarmup + n); count != want {
+		return fmt.Errorf("%d expenses recorded, not %d", count, want)
+	}
+	if err := b.settle(ctx); err != nil {
+		return err
+	}
+	if err := initPgbench(ctx, adminURL, benchOptions{clients: 1}); err != nil {
+		return err
+	}
+	pg, err := runPgbench(ctx, adminURL, benchOptions{clients: 1, duration: o.duration})
+	if err != nil {
+		return err
+	}
+
+	restP50, restP95 := percentile(rest, 50), percentile(rest, 95)
+	toolP50, toolP95 := percentile(tool, 50), percentile(tool, 95)
+	fmt.Fprintf(out, "\n| per call | p50 | p95 |\n|---|---|---|\n")
+	fmt.Fprintf(out, "| REST POST /api/transactions | %s | %s |\n", ms(restP50), ms(restP95))
+	fmt.Fprintf(out, "| MCP create_transaction | %s | %s |\n", ms(toolP50), ms(toolP95))
+	fmt.Fprintf(out, "| MCP over REST | +%s (%+.0f%%) | +%s (%+.0f%%) |\n", ms(toolP50-restP50), pct(toolP50, restP50), ms(toolP95-restP95), pct(toolP95, restP95))
+	fmt.Fprintf(out, "\npgbench, 1 client, %s on the same PostgreSQL: %.0f tps (%.2f ms a transaction)\n", o.duration, pg, 1000/pg)
+	return nil
+}
+
+// callTool calls an MCP tool over streamable HTTP with a key, as a client does once
+// initialized: the server is stateless, so each call is one POST to /mcp.
+func (b *benchRun) callTool(key string, id int, name string, args map[string]any) error {
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
+		"params": map[string]any{"name": name, "arguments": args}})
+	if err != nil {
+		return err
+	}
+	req, err := http.NewRequest(http.MethodPost, b.base+"/mcp", strings.NewReader(string(body)))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	raw, err := exchange(b.client, req, http.StatusOK)
+	if err != nil {
+		return err
+	}
+	var answer struct {
+		Result *struct{ IsError bool }
+		Error  *struct{ Message string }
+	}
+	if err := json.Unmarshal(raw, &answer); err != nil {
+		return fmt.Errorf("%s: the answer is not JSON-RPC: %w", name, err)
+	}
+	if answer.Error != nil {
+		return fmt.Errorf("%s: %s", name, answer.Error.Message)
+	}
+	if answer.Result == nil || answer.Result.IsError {
+		return errors.New(name + ": " + string(raw))
+	}
+	return nil
+}
+
+// percentile is the p-th percentile of xs, nearest rank.
+func percentile(xs []time.Duration, p int) time.Duration {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[max((len(s)*p+99)/100-1, 0)]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+
+func pct(a, b time.Duration) float64 { return 100 * float64(a-b) / float64(b) }
