@@ -45,7 +45,7 @@ func TestMCPRelay(t *testing.T) {
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
 	}
-	if slices.Sort(names); strings.Join(names, ",") != "categorize_transaction,create_transaction,list_transactions" {
+	if slices.Sort(names); strings.Join(names, ",") != "categorize_transaction,create_transaction,delete_transaction,list_changes,list_transactions,search_transactions" {
 		t.Errorf("the key sees %v", names)
 	}
 	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "create_transaction", Arguments: map[string]any{"type": "expense", "amount": 12.5, "concept": "Taxi"}})
