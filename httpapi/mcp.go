@@ -37,15 +37,25 @@ var errKeyNeeded = errorf(http.StatusUnauthorized, "UNAUTHORIZED",
 	"the MCP server needs an API key: send Authorization: Bearer fl_live_...")
 
 // newMCPHandler is the streamable HTTP transport of the MCP server. It is stateless:
-// each request is answered on its own, by a server holding the tools of the key that
-// sent it (serveMCP put its principal in the request's context), so a key revoked or
-// narrowed counts from its next request, and any instance answers any request.
+// each request is answered on its own, by the server holding the tools the key that
+// sent it may call (serveMCP put its principal in the request's context, where each
+// call finds it), so a key revoked or narrowed counts from its next request, and any
+// instance answers any request. A server is made once for each set of tools, since
+// making one takes the SDK longer than most calls (it checks every tool's schemas):
+// there are at most as many as the combinations of the scopes tools need, twice over
+// (for keys whose writes are held for approval, and the others).
 // Requests come with an API key, never with a cookie a rebinding page could borrow, so
 // the protection against DNS rebinding on localhost is off: it would refuse the
 // requests a reverse proxy on the same host forwards.
 func (s *Server) newMCPHandler() http.Handler {
+	var servers sync.Map // toolsOf's marks → *mcp.Server
 	return mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		return s.mcpServer(principalFrom(r.Context()))
+		marks := toolsOf(principalFrom(r.Context()))
+		if srv, ok := servers.Load(marks); ok {
+			return srv.(*mcp.Server)
+		}
+		srv, _ := servers.LoadOrStore(marks, s.mcpServer(marks))
+		return srv.(*mcp.Server)
 	}, &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true, DisableLocalhostProtection: true})
 }
 
@@ -68,20 +78,36 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	s.mcp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), principalKey{}, p)))
 }
 
-// mcpServer is the MCP server of a caller: the tools its scopes and role allow.
-func (s *Server) mcpServer(p *principal) *mcp.Server {
+// toolsOf marks the tools a caller may call, one byte per tool of mcpTools: '1' as
+// declared, 'p' as a key whose writes are held for approval sees a write tool that
+// takes proposals (its answer is the proposal), '0' for a tool it may not call.
+func toolsOf(p *principal) string {
+	marks := make([]byte, len(mcpTools()))
+	for i, t := range mcpTools() {
+		switch {
+		case !p.allows(t.route.Scope):
+			marks[i] = '0'
+		case !p.Proposes || t.route.Method == http.MethodGet:
+			marks[i] = '1'
+		case t.route.Proposable:
+			marks[i] = 'p'
+		default:
+			marks[i] = '0' // refused to such a key
+		}
+	}
+	return string(marks)
+}
+
+// mcpServer is an MCP server holding the tools marks (toolsOf) gives.
+func (s *Server) mcpServer(marks string) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "finledger", Version: APIVersion}, &mcp.ServerOptions{
 		Instructions: mcpInstructions, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
-	for _, t := range mcpTools() {
-		def := t.def
-		if p.Proposes && t.route.Method != http.MethodGet {
-			if !t.route.Proposable {
-				continue // refused to such a key
-			}
-			def = t.proposing
-		}
-		if p.allows(t.route.Scope) {
-			srv.AddTool(def, s.runTool(t, p))
+	for i, t := range mcpTools() {
+		switch marks[i] {
+		case '1':
+			srv.AddTool(t.def, s.runTool(t))
+		case 'p':
+			srv.AddTool(t.proposing, s.runTool(t))
 		}
 	}
 	return srv
@@ -196,19 +222,12 @@ func newMCPTool(t tool, rt route) mcpTool {
 	if required = append(required, needs...); len(required) > 0 {
 		schema["required"] = required
 	}
-	input, err := json.Marshal(schema)
-	if err != nil {
-		panic(fmt.Sprintf("httpapi: the input schema of %s: %v", t.Name, err))
-	}
 	description := rt.Summary
 	if t.Description != "" {
 		description += ": " + t.Description
 	}
-	output, err := json.Marshal(standalone(rt.Response))
-	if err != nil {
-		panic(fmt.Sprintf("httpapi: the output schema of %s: %v", t.Name, err))
-	}
-	def := &mcp.Tool{Name: t.Name, Description: description, InputSchema: json.RawMessage(input), OutputSchema: json.RawMessage(output),
+	def := &mcp.Tool{Name: t.Name, Description: description,
+		InputSchema: rawSchema(t.Name+"'s input", schema), OutputSchema: rawSchema(t.Name+"'s output", standalone(rt.Response)),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: !write}}
 	if write {
 		destructive := t.Confirm != ""
@@ -222,6 +241,15 @@ func newMCPTool(t tool, rt route) mcpTool {
 	proposing.Description += " (held for a person's approval: the answer is the proposal, and nothing else changes until it is approved)"
 	proposing.OutputSchema = json.RawMessage(proposal)
 	return mcpTool{tool: t, route: rt, def: def, proposing: &proposing, in: in, needs: needs}
+}
+
+// rawSchema is a schema as JSON.
+func rawSchema(what string, schema obj) json.RawMessage {
+	data, err := json.Marshal(schema)
+	if err != nil {
+		panic(fmt.Sprintf("httpapi: the schema of %s: %v", what, err))
+	}
+	return data
 }
 
 // componentRef is how the OpenAPI document refers to one of its schemas.
@@ -273,15 +301,19 @@ func standalone(name string) obj {
 	return schema
 }
 
-// runTool runs a tool's route in-process for the caller, as the guard would after
-// authenticating them: the route's own checks, command and answer, nothing beside.
-// The argument idempotencyKey is the route's Idempotency-Key, scoped to the caller's
+// runTool runs a tool's route in-process for the caller (the principal serveMCP put in
+// the request's context), as the guard would after authenticating them: the route's
+// own checks, command and answer, nothing beside. The argument idempotencyKey is the route's Idempotency-Key, scoped to the caller's
 // credential as over REST, so that a client's retry has one effect. Without it, a
 // route that needs a key gets one of its own for each call: a JSON-RPC id names a
 // call only within one client's connection, which a stateless server does not know,
 // so a key made from it would replay one conversation's call for another's.
-func (s *Server) runTool(t mcpTool, p *principal) mcp.ToolHandler {
+func (s *Server) runTool(t mcpTool) mcp.ToolHandler {
 	return func(ctx context.Context, call *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		p := principalFrom(ctx)
+		if p == nil {
+			return nil, errors.New("httpapi: a tool call without its caller in its context")
+		}
 		r, refused, err := t.request(ctx, call.Params.Arguments)
 		if err != nil {
 			return nil, err
