@@ -1,19 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"slices"
-	"strings"
 	"time"
-
-	"github.com/finledger/finledger/internal/database"
-	"github.com/finledger/finledger/webhooks"
 )
 
 // mcpWarmup are the calls of each kind made before the timed ones: the server's
@@ -27,31 +23,12 @@ const mcpWarmup = 20
 // same stream depth and the same minute of a shared machine; pgbench at one client on
 // the same PostgreSQL follows, to place the figures.
 func benchMCP(ctx context.Context, adminURL, benchURL, serverBin string, n int, o benchOptions, out io.Writer) error {
-	dir, err := os.MkdirTemp("", "finledger-bench-server-")
+	served, err := serveBench(ctx, serverBin, benchURL, 4, out)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	secret := randomHex(32)
-	srv, err := startServer(ctx, serverBin, "serve", dir, map[string]string{
-		"FINLEDGER_DATABASE_URL":         benchURL,
-		"FINLEDGER_ENV":                  "production",
-		"FINLEDGER_SESSION_HS256_SECRET": secret,
-		"FINLEDGER_SECRET_KEY":           randomHex(32),
-	})
-	if err != nil {
-		return err
-	}
-	defer srv.stop()
-	fmt.Fprintf(out, "server: %s serve, pid %d, at %s\n", serverBin, srv.cmd.Process.Pid, srv.base)
-	pool, err := database.Open(ctx, benchURL, 2)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	unrelayed := func(ctx context.Context) (int64, error) { return webhooks.Unrelayed(ctx, pool) }
-	b := &benchRun{out: out, base: srv.base, secret: secret, settle: untilNone(unrelayed),
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 30 * time.Second}}
+	defer served.close()
+	srv, pool, b := served.srv, served.pool, served.run
 
 	tok, category, err := b.workspace("bench-mcp")
 	if err != nil {
@@ -119,9 +96,9 @@ func benchMCP(ctx context.Context, adminURL, benchURL, serverBin string, n int, 
 	restP50, restP95 := percentile(rest, 50), percentile(rest, 95)
 	toolP50, toolP95 := percentile(tool, 50), percentile(tool, 95)
 	fmt.Fprintf(out, "\n| per call | p50 | p95 |\n|---|---|---|\n")
-	fmt.Fprintf(out, "| REST POST /api/transactions | %s | %s |\n", ms(restP50), ms(restP95))
-	fmt.Fprintf(out, "| MCP create_transaction | %s | %s |\n", ms(toolP50), ms(toolP95))
-	fmt.Fprintf(out, "| MCP over REST | +%s (%+.0f%%) | +%s (%+.0f%%) |\n", ms(toolP50-restP50), pct(toolP50, restP50), ms(toolP95-restP95), pct(toolP95, restP95))
+	fmt.Fprintf(out, "| REST POST /api/transactions | %.2f ms | %.2f ms |\n", millis(restP50), millis(restP95))
+	fmt.Fprintf(out, "| MCP create_transaction | %.2f ms | %.2f ms |\n", millis(toolP50), millis(toolP95))
+	fmt.Fprintf(out, "| MCP over REST | %+.2f ms (%+.0f%%) | %+.2f ms (%+.0f%%) |\n", millis(toolP50-restP50), pct(toolP50, restP50), millis(toolP95-restP95), pct(toolP95, restP95))
 	fmt.Fprintf(out, "\npgbench, 1 client, %s on the same PostgreSQL: %.0f tps (%.2f ms a transaction)\n", o.duration, pg, 1000/pg)
 	return nil
 }
@@ -134,7 +111,7 @@ func (b *benchRun) callTool(key string, id int, name string, args map[string]any
 	if err != nil {
 		return err
 	}
-	req, err := http.NewRequest(http.MethodPost, b.base+"/mcp", strings.NewReader(string(body)))
+	req, err := http.NewRequest(http.MethodPost, b.base+"/mcp", bytes.NewReader(body))
 	if err != nil {
 		return err
 	}
@@ -172,6 +149,6 @@ func percentile(xs []time.Duration, p int) time.Duration {
 	return s[max((len(s)*p+99)/100-1, 0)]
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func pct(a, b time.Duration) float64 { return 100 * float64(a-b) / float64(b) }

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/webhooks"
 )
@@ -43,33 +45,12 @@ var tableLoads = []tableLoad{
 // client count, and prints one table: the medians over the rounds, and the most the
 // server process held in memory (VmRSS, sampled) during the load's rounds.
 func benchTable(ctx context.Context, adminURL, benchURL, serverBin string, o benchOptions, out io.Writer) error {
-	dir, err := os.MkdirTemp("", "finledger-bench-server-")
+	served, err := serveBench(ctx, serverBin, benchURL, 128, out)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	secret := randomHex(32)
-	srv, err := startServer(ctx, serverBin, "serve", dir, map[string]string{
-		"FINLEDGER_DATABASE_URL":         benchURL,
-		"FINLEDGER_ENV":                  "production",
-		"FINLEDGER_SESSION_HS256_SECRET": secret,
-		"FINLEDGER_SECRET_KEY":           randomHex(32),
-	})
-	if err != nil {
-		return err
-	}
-	defer srv.stop()
-	fmt.Fprintf(out, "server: %s serve, pid %d, at %s\n", serverBin, srv.cmd.Process.Pid, srv.base)
-
-	pool, err := database.Open(ctx, benchURL, 2)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	// Between a load and pgbench, the server's relay publishes every event the load wrote.
-	unrelayed := func(ctx context.Context) (int64, error) { return webhooks.Unrelayed(ctx, pool) }
-	b := &benchRun{out: out, base: srv.base, secret: secret, settle: untilNone(unrelayed),
-		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128}, Timeout: 30 * time.Second}}
+	defer served.close()
+	srv, b := served.srv, served.run
 	spaces, err := b.workspaces(64)
 	if err != nil {
 		return err
@@ -120,6 +101,61 @@ func benchTable(ctx context.Context, adminURL, benchURL, serverBin string, o ben
 		fmt.Fprintf(out, "| %s | %.0f | %.2f | %s | %s | %.0f | %d MiB |\n", r.load.name, r.tps, r.ratio, r.p50, r.p99, r.pgbench, r.rss>>20)
 	}
 	return nil
+}
+
+// servedBench is the service run as its own process on the bench's database, a client
+// of it, and the bench's own connections to the database.
+type servedBench struct {
+	srv  *serverProcess
+	run  *benchRun
+	pool *pgxpool.Pool
+	dir  string
+}
+
+// serveBench runs the binary at serverBin as `finledger serve` with production settings
+// on benchURL, with a client keeping up to conns idle connections to it. Its settle
+// waits until the server's relay has published every event written (between a load and
+// pgbench).
+func serveBench(ctx context.Context, serverBin, benchURL string, conns int, out io.Writer) (_ *servedBench, err error) {
+	s := &servedBench{}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	if s.dir, err = os.MkdirTemp("", "finledger-bench-server-"); err != nil {
+		return nil, err
+	}
+	secret := randomHex(32)
+	if s.srv, err = startServer(ctx, serverBin, "serve", s.dir, map[string]string{
+		"FINLEDGER_DATABASE_URL":         benchURL,
+		"FINLEDGER_ENV":                  "production",
+		"FINLEDGER_SESSION_HS256_SECRET": secret,
+		"FINLEDGER_SECRET_KEY":           randomHex(32),
+	}); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(out, "server: %s serve, pid %d, at %s\n", serverBin, s.srv.cmd.Process.Pid, s.srv.base)
+	if s.pool, err = database.Open(ctx, benchURL, 2); err != nil {
+		return nil, err
+	}
+	unrelayed := func(ctx context.Context) (int64, error) { return webhooks.Unrelayed(ctx, s.pool) }
+	s.run = &benchRun{out: out, base: s.srv.base, secret: secret, settle: untilNone(unrelayed),
+		client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns}, Timeout: 30 * time.Second}}
+	return s, nil
+}
+
+// close stops the server and removes its folder.
+func (s *servedBench) close() {
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	if s.srv != nil {
+		s.srv.stop()
+	}
+	if s.dir != "" {
+		_ = os.RemoveAll(s.dir)
+	}
 }
 
 func median[T int64 | float64 | time.Duration](xs []T) T {
