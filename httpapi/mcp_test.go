@@ -181,7 +181,7 @@ func TestMCPToolsFollowRoles(t *testing.T) {
 func TestMCPListTransactionsIsTheRESTListing(t *testing.T) {
 	env := apitest.Start(t)
 	alice := env.As("alice")
-	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	cash := cashWith(t, alice, 500)
 	bank := alice.Post("/api/wallets", map[string]any{"name": "Bank", "balance": 900}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
 	for _, tx := range []map[string]any{
 		{"type": "expense", "amount": 12.5, "concept": "Lunch", "walletId": cash, "date": "2026-03-02"},
@@ -213,6 +213,20 @@ func TestMCPListTransactionsIsTheRESTListing(t *testing.T) {
 	_, wallets := callTool(t, session, "list_wallets", nil)
 	if want := key.Get("/api/wallets").JSON; !reflect.DeepEqual(wallets, want) {
 		t.Errorf("list_wallets %v, want %v", wallets, want)
+	}
+}
+
+// cashWith makes the caller's default wallet, Cash, holding balance, and returns its id.
+func cashWith(t *testing.T, c *apitest.Client, balance int) string {
+	t.Helper()
+	return c.Post("/api/wallets", map[string]any{"name": "Cash", "balance": balance, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+}
+
+// holds fails the test unless a wallet's balance, as the REST API reads it, is want.
+func holds(t *testing.T, c *apitest.Client, wallet, want, when string) {
+	t.Helper()
+	if balance := balanceOf(t, c, wallet); balance != json.Number(want) {
+		t.Errorf("%s: the wallet holds %v, want %s", when, balance, want)
 	}
 }
 
@@ -298,7 +312,7 @@ func TestMCPCreateTransactionIsTheRESTOne(t *testing.T) {
 func TestMCPWriteTools(t *testing.T) {
 	env := apitest.Start(t)
 	alice := env.As("alice")
-	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	cash := cashWith(t, alice, 500)
 	food := alice.Post("/api/categories", map[string]any{"name": "Food"}).Expect(t, http.StatusOK).Object("category")["id"].(string)
 	goal := alice.Post("/api/goals", map[string]any{"name": "Trip", "targetAmount": 900}).Expect(t, http.StatusOK).Object("goal")["id"].(string)
 	debt := alice.Post("/api/debts", map[string]any{"name": "Loan", "totalAmount": 300}).Expect(t, http.StatusOK).Object("debt")["id"].(string)
@@ -326,9 +340,7 @@ func TestMCPWriteTools(t *testing.T) {
 	if pending := alice.Get("/api/debts/" + debt).Object("debt")["pendingBalance"]; pending != json.Number("250") {
 		t.Errorf("the debt's pending amount is %v", pending)
 	}
-	if balance := balanceOf(t, alice, cash); balance != json.Number("350") {
-		t.Errorf("cash holds %v", balance)
-	}
+	holds(t, alice, cash, "350", "after the deposit and the payment")
 
 	for tool, path := range map[string]string{"list_budgets": "/api/budgets", "list_goals": "/api/goals", "list_debts": "/api/debts",
 		"get_agent_context": "/api/agent/context", "get_monthly_summary": "/api/reports/monthly-summary?month=2026-03"} {
@@ -349,7 +361,7 @@ func TestMCPWriteTools(t *testing.T) {
 func TestMCPBadInputWritesNothing(t *testing.T) {
 	env := apitest.Start(t)
 	alice, bob := env.As("alice"), env.As("bob")
-	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	cash := cashWith(t, alice, 500)
 	bobs := bob.Post("/api/wallets", map[string]any{"name": "Bob's", "balance": 500}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
 	key, keyID := newKey(t, alice, "transactions:read", "transactions:write", "wallets:read")
 	readOnly, _ := newKey(t, alice, readScopes...)
@@ -444,7 +456,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	env := apitest.Start(t)
 	alice := env.As("alice")
-	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 100, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	cash := cashWith(t, alice, 100)
 	key, _ := newKey(t, alice, "transactions:read", "transactions:write", "wallets:read")
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -477,16 +489,14 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if readBack["type"] != "expense" || readBack["amount"] != json.Number("12.34") || readBack["walletId"] != cash {
 		t.Errorf("the expense read back over REST: %v", readBack)
 	}
-	if balance := balanceOf(t, key, cash); balance != json.Number("87.66") {
-		t.Errorf("cash holds %v after the expense", balance)
-	}
+	holds(t, key, cash, "87.66", "after the expense")
 }
 
 // search_transactions, list_changes and the as-of reads answer what their routes do.
 func TestMCPSearchChangesAndAsOf(t *testing.T) {
 	env := apitest.Start(t)
 	alice := env.As("alice")
-	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	cash := cashWith(t, alice, 500)
 	before := env.Clock.Now().Add(30 * time.Second)
 	env.Clock.Set(env.Clock.Now().Add(time.Minute))
 	for _, tx := range []map[string]any{
@@ -541,7 +551,7 @@ func TestMCPSearchChangesAndAsOf(t *testing.T) {
 func TestMCPGoalWithdrawalAndRecurringPayment(t *testing.T) {
 	env := apitest.Start(t)
 	alice := env.As("alice")
-	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	cash := cashWith(t, alice, 500)
 	goal := alice.Post("/api/goals", map[string]any{"name": "Trip", "targetAmount": 900}).Expect(t, http.StatusOK).Object("goal")["id"].(string)
 	alice.Post("/api/goals/"+goal+"/deposit", map[string]any{"amount": 100, "walletId": cash}).Expect(t, http.StatusOK)
 	gym := alice.Post("/api/recurrent", map[string]any{"name": "Gym", "amount": 30, "kind": "expense", "periodicity": "monthly",
@@ -566,9 +576,7 @@ func TestMCPGoalWithdrawalAndRecurringPayment(t *testing.T) {
 	if len(txs) != 1 || alice.Get("/api/transactions/" + txs[0].(map[string]any)["id"].(string)).Object("transaction")["amount"] != json.Number("30") {
 		t.Errorf("the payment recorded %v", txs)
 	}
-	if balance := balanceOf(t, alice, cash); balance != json.Number("410") {
-		t.Errorf("cash holds %v", balance)
-	}
+	holds(t, alice, cash, "410", "after the withdrawal and the payment")
 	if res, got := callTool(t, session, "withdraw_from_goal", map[string]any{"id": goal, "amount": 1000, "walletId": cash}); !res.IsError {
 		t.Errorf("a withdrawal of more than the goal holds: %v", got)
 	}
@@ -579,7 +587,7 @@ func TestMCPGoalWithdrawalAndRecurringPayment(t *testing.T) {
 func TestMCPDeleteTransactionNeedsConfirm(t *testing.T) {
 	env := apitest.Start(t)
 	alice, bob := env.As("alice"), env.As("bob")
-	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	cash := cashWith(t, alice, 500)
 	lunch := alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": 12.5, "concept": "Lunch"}).Expect(t, http.StatusCreated).Object("transaction")
 	bob.Post("/api/wallets", map[string]any{"name": "Bob's", "balance": 5, "isDefault": true}).Expect(t, http.StatusOK)
 	bobs := bob.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
@@ -638,9 +646,7 @@ func TestMCPDeleteTransactionNeedsConfirm(t *testing.T) {
 		t.Fatalf("confirmed: %v", got)
 	}
 	key.Get("/api/transactions/"+id).Expect(t, http.StatusNotFound)
-	if balance := balanceOf(t, alice, cash); balance != json.Number("500") {
-		t.Errorf("cash holds %v after the deletion", balance)
-	}
+	holds(t, alice, cash, "500", "after the deletion")
 }
 
 // A write tool's idempotencyKey is the route's Idempotency-Key: a retry has one effect
@@ -648,7 +654,7 @@ func TestMCPDeleteTransactionNeedsConfirm(t *testing.T) {
 func TestMCPIdempotencyKey(t *testing.T) {
 	env := apitest.Start(t)
 	alice := env.As("alice")
-	cash := alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 500, "isDefault": true}).Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	cash := cashWith(t, alice, 500)
 	key, _ := newKey(t, alice, "*")
 	session := connectMCP(t, env, key)
 	expense := func(idempotencyKey string) map[string]any {
@@ -666,9 +672,7 @@ func TestMCPIdempotencyKey(t *testing.T) {
 	if _, other := callTool(t, session, "create_transaction", expense("taxi-2")); reflect.DeepEqual(other, first) {
 		t.Errorf("another key replayed the first call")
 	}
-	if balance := balanceOf(t, alice, cash); balance != json.Number("480") {
-		t.Errorf("cash holds %v", balance)
-	}
+	holds(t, alice, cash, "480", "after a retry and another key")
 	changed := expense("taxi-1")
 	changed["amount"] = 11
 	if res, got := callTool(t, session, "create_transaction", changed); !res.IsError {
@@ -693,7 +697,5 @@ func TestMCPIdempotencyKey(t *testing.T) {
 			t.Errorf("an idempotencyKey %s: %v", name, got)
 		}
 	}
-	if balance := balanceOf(t, alice, cash); balance != json.Number("480") {
-		t.Errorf("cash holds %v", balance)
-	}
+	holds(t, alice, cash, "480", "after the bad keys")
 }
