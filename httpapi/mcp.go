@@ -200,6 +200,11 @@ func newMCPTool(t tool, rt route) mcpTool {
 		}
 		maps.DeleteFunc(props, func(name string, _ any) bool { return !kept(name) })
 		maps.DeleteFunc(in, func(name, _ string) bool { return !kept(name) })
+		for _, name := range append(slices.Clone(t.Args), t.Options...) {
+			if _, ok := props[name]; !ok {
+				panic("httpapi: the tool " + t.Name + " takes " + name + ", which " + t.Route + " does not")
+			}
+		}
 		required = nil
 		needs = append(needs, t.Args...)
 		for _, k := range []string{"if", "then", "else"} {
