@@ -88,9 +88,9 @@ func decryptPush(t *testing.T, body []byte, browser *ecdh.PrivateKey, authSecret
 	return plain[:end]
 }
 
-// A budget alert reaches the members' browsers through their push service, encrypted
-// for the subscription and signed with the service's VAPID key; a subscription the
-// push service says is gone is forgotten.
+// A budget alert, and a write of an API key waiting for approval, reach the members'
+// browsers through their push service, encrypted for the subscription and signed with
+// the service's VAPID key; a subscription the push service says is gone is forgotten.
 func TestPushNotifiesBudgetAlerts(t *testing.T) {
 	env, ev := apitest.StartEvents(t, nil)
 	service := newPushService(t)
@@ -136,6 +136,21 @@ func TestPushNotifiesBudgetAlerts(t *testing.T) {
 		t.Fatalf("notification %+v", n)
 	}
 
+	// A write of an API key held for approval asks the members for it.
+	key, _ := newProposingKey(t, alice)
+	key.Post("/api/transactions", map[string]any{"type": "expense", "amount": 12, "concept": "Taxi"}).Expect(t, http.StatusAccepted)
+	waitFor(t, "the proposal's push message", 10*time.Second, func() bool { return service.count() == 2 })
+	service.mu.Lock()
+	req, body = service.got[1], service.bodies[1]
+	service.mu.Unlock()
+	if err := json.Unmarshal(decryptPush(t, body, browser, authSecret), &n); err != nil {
+		t.Fatal(err)
+	}
+	if n.Title != "An API key asks for your approval" || !strings.Contains(n.Body, `expense 12 MXN, "Taxi"`) || n.Data["type"] != "proposal.created" ||
+		!strings.HasPrefix(req.Header.Get("Topic"), "proposal-") {
+		t.Fatalf("the proposal's notification %+v", n)
+	}
+
 	// The next alert finds the subscription gone at the push service: it is forgotten.
 	service.mu.Lock()
 	service.status = http.StatusGone
@@ -144,7 +159,7 @@ func TestPushNotifiesBudgetAlerts(t *testing.T) {
 	waitFor(t, "the subscription to be forgotten", 10*time.Second, func() bool {
 		return len(alice.Get("/api/push/subscriptions").List("subscriptions")) == 0
 	})
-	if service.count() != 2 {
+	if service.count() != 3 {
 		t.Fatalf("%d push requests", service.count())
 	}
 }

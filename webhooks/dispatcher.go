@@ -216,13 +216,13 @@ func (d *Dispatcher) handle(ctx context.Context, msgs []*message.Message) {
 			return
 		}
 		seqs = append(seqs, e.StreamSeq)
-		if e.Type == domain.TypeBudgetThresholdReached && d.pushWanted(ctx, e.WorkspaceID) {
-			var alert domain.BudgetThresholdReached
-			if err := json.Unmarshal(e.Data, &alert); err != nil {
+		if pushed[e.Type] && d.pushWanted(ctx, e.WorkspaceID) {
+			n, err := notificationOf(e.Type, e.Data)
+			if err != nil {
 				d.nackAll(ctx, msgs, fmt.Errorf("event %s: decode %s: %w", e.ID, e.Type, err))
 				return
 			}
-			notes = append(notes, note{e.WorkspaceID, alertNotification(&alert)})
+			notes = append(notes, note{e.WorkspaceID, n})
 		}
 	}
 	if b.Len() > 0 {
@@ -296,6 +296,27 @@ func (d *Dispatcher) notify(ctx context.Context) {
 			}
 		}
 	}
+}
+
+// pushed are the events members' browsers are told of: a budget alert, and a write of
+// an API key waiting for a person's approval.
+var pushed = map[string]bool{domain.TypeBudgetThresholdReached: true, domain.TypeProposalCreated: true}
+
+// notificationOf is what members' browsers show of a pushed event.
+func notificationOf(eventType string, data []byte) (push.Notification, error) {
+	if eventType == domain.TypeProposalCreated {
+		var p domain.ProposalCreated
+		if err := json.Unmarshal(data, &p); err != nil {
+			return push.Notification{}, err
+		}
+		return push.Notification{Title: "An API key asks for your approval", Body: p.Summary,
+			Tag: "proposal-" + p.ProposalID.String()[:8], Data: map[string]any{"type": "proposal.created", "proposalId": p.ProposalID}}, nil
+	}
+	var alert domain.BudgetThresholdReached
+	if err := json.Unmarshal(data, &alert); err != nil {
+		return push.Notification{}, err
+	}
+	return alertNotification(&alert), nil
 }
 
 // alertNotification is what members' browsers show of a budget alert.
