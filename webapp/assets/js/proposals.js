@@ -35,7 +35,7 @@ export async function render(main) {
     await draw();
   };
   const button = (p, how, label) => h('button', { type: 'button', class: how === 'reject' ? 'danger' : null,
-    'aria-label': `${label}: ${p.summary}`, onclick: (e) => decide(p, how, e.currentTarget) }, label);
+    'aria-label': `${label} ${p.summary}`, onclick: (e) => decide(p, how, e.currentTarget) }, label);
   const draw = async () => {
     const { proposals } = await api.get('/api/proposals');
     const pending = proposals.filter((p) => p.status === 'pending');
@@ -52,7 +52,7 @@ export async function render(main) {
         [t('Proposal'), (p) => p.summary],
         [t('Status'), (p) => p.status === 'failed' ? `${statusWord(p.status)}: ${failure(p.errorCode, p.errorMessage)}` : statusWord(p.status)],
         [t('When'), (p) => moment(p.decidedAt || p.settledAt || p.expiresAt), 'nowrap'],
-      ], decided, t('Decided'))) : null);
+      ], decided, t('Decided'))) : '');
   };
   await draw();
   return draw;
