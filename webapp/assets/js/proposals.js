@@ -4,7 +4,7 @@
 // opened rarely does not weigh on every cold load (docs/webapp.md, page weight).
 import * as api from './api.js';
 import { t, term, say, learn, moment } from './i18n.js';
-import { h, toast, table, empty, section } from './ui.js';
+import { h, toast, table, empty } from './ui.js';
 
 learn({
   'Pending': 'Pendiente', 'Approved': 'Aprobada', 'Rejected': 'Rechazada', 'Failed': 'Fallida',
@@ -48,7 +48,7 @@ export async function render(main) {
         [t('Expires'), (p) => moment(p.expiresAt), 'nowrap'],
         ['', (p) => h('div', { class: 'actions' }, button(p, 'approve', t('Approve')), button(p, 'reject', t('Reject')))],
       ], pending, t('Pending')) : empty(),
-      decided.length ? section(t('Decided'), table([
+      decided.length ? h('section', { 'aria-labelledby': 'h-decided' }, h('h2', { id: 'h-decided' }, t('Decided')), table([
         [t('Proposal'), (p) => p.summary],
         [t('Status'), (p) => p.status === 'failed' ? `${statusWord(p.status)}: ${failure(p.errorCode, p.errorMessage)}` : statusWord(p.status)],
         [t('When'), (p) => moment(p.decidedAt || p.settledAt || p.expiresAt), 'nowrap'],
