@@ -51,12 +51,12 @@ func furnish(t *testing.T, s *scene) (ids map[string]string) {
 }
 
 // words reads the app's dictionary from i18n.js, and the words the modules fetched when
-// opened bring (import.js, receipts.js, splits.js): each English phrase or term and its Spanish,
+// opened bring (import.js, receipts.js, splits.js, proposals.js): each English phrase or term and its Spanish,
 // where the two differ.
 func words(t *testing.T) map[string]string {
 	t.Helper()
 	var src []byte
-	for _, file := range []string{"../assets/js/i18n.js", "../assets/js/import.js", "../assets/js/receipts.js", "../assets/js/splits.js"} {
+	for _, file := range []string{"../assets/js/i18n.js", "../assets/js/import.js", "../assets/js/receipts.js", "../assets/js/splits.js", "../assets/js/proposals.js"} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,7 @@ const es = {
   'Sign in': 'Iniciar sesión', 'Sign out': 'Cerrar sesión', 'Sign in as the development user': 'Entrar como el usuario de desarrollo',
   'Sign in with your identity provider': 'Entrar con tu proveedor de identidad',
   'Overview': 'Resumen', 'Wallets': 'Carteras', 'Transactions': 'Movimientos', 'Budgets': 'Presupuestos', 'Goals': 'Metas',
-  'Debts': 'Deudas', 'Recurring': 'Recurrentes', 'Reports': 'Reportes', 'Team': 'Equipo', 'API keys': 'Claves de API',
+  'Debts': 'Deudas', 'Recurring': 'Recurrentes', 'Reports': 'Reportes', 'Team': 'Equipo', 'API keys': 'Claves de API', 'Proposals': 'Propuestas',
   'Webhooks': 'Webhooks', 'Audit log': 'Bitácora', 'Profile': 'Perfil', 'Categories': 'Categorías',
   'Record': 'Registrar', 'Income': 'Ingreso', 'Expense': 'Gasto', 'Transfer': 'Transferencia', 'Amount': 'Monto',
   'Wallet': 'Cartera', 'To wallet': 'A la cartera', 'Category': 'Categoría', 'Description': 'Descripción', 'Date': 'Fecha',

@@ -15,7 +15,7 @@ const pages = { ...corePages, ...morePages, ...recordPages, ...ratePages,
 const nav = [
   ['/app/', 'Overview'], ['/app/transactions', 'Transactions'], ['/app/wallets', 'Wallets'], ['/app/budgets', 'Budgets'],
   ['/app/goals', 'Goals'], ['/app/debts', 'Debts'], ['/app/recurring', 'Recurring'], ['/app/import', 'Import'], ['/app/reports', 'Reports'], ['/app/rates', 'Exchange rates'],
-  ['/app/categories', 'Categories'], ['/app/tags', 'Tags'], ['/app/team', 'Team'], ['/app/api-keys', 'API keys'], ['/app/webhooks', 'Webhooks'],
+  ['/app/categories', 'Categories'], ['/app/tags', 'Tags'], ['/app/team', 'Team'], ['/app/api-keys', 'API keys'], ['/app/proposals', 'Proposals'], ['/app/webhooks', 'Webhooks'],
   ['/app/audit', 'Audit log'], ['/app/profile', 'Profile'],
 ];
 

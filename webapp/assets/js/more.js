@@ -388,6 +388,7 @@ export const pages = {
   '/app/reports': { title: 'Reports', render: reportsPage },
   '/app/team': { title: 'Team', render: teamPage },
   '/app/api-keys': { title: 'API keys', render: (...a) => import('./keys.js').then((m) => m.render(...a)) },
+  '/app/proposals': { title: 'Proposals', render: (...a) => import('./proposals.js').then((m) => m.render(...a)) },
   '/app/webhooks': { title: 'Webhooks', render: webhooksPage },
   '/app/profile': { title: 'Profile', render: profilePage },
 };
