@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/projections"
@@ -50,16 +51,7 @@ func replayReproduces(t *testing.T, env *apitest.Env) (map[string][]string, int,
 			t.Errorf("%s differs after replay:\nbefore %v\nafter  %v", table, before[table], after[table])
 		}
 	}
-	diffs, err := projections.Verify(context.Background(), env.Pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		if d.LiveOnly != 0 || d.ReplayOnly != 0 {
-			t.Errorf("verify %+v", d)
-		}
-	}
-	return before, n, diffs
+	return before, n, replayAgrees(t, env.Pool)
 }
 
 func TestReplayReproducesTheReadModels(t *testing.T) {
@@ -259,4 +251,20 @@ func TestReplayKeepsEveryAmountAsWritten(t *testing.T) {
 			t.Errorf("verify after the scale changed: %+v", d)
 		}
 	}
+}
+
+// replayAgrees fails the test unless the read models replayed from the log are those the
+// commands wrote (projections.Verify), and returns what the verification compared.
+func replayAgrees(t *testing.T, pool *pgxpool.Pool) []projections.Difference {
+	t.Helper()
+	diffs, err := projections.Verify(context.Background(), pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diffs {
+		if d.LiveOnly != 0 || d.ReplayOnly != 0 {
+			t.Errorf("verify %+v", d)
+		}
+	}
+	return diffs
 }

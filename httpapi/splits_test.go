@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
-	"github.com/finledger/finledger/projections"
 )
 
 // byCategory sums, independently of the service's totals, what the listed live
@@ -209,15 +207,7 @@ func TestSplitTransactions(t *testing.T) {
 	if len(told) != 3 || !strings.Contains(string(mustJSON(t, told)), `"splits"`) {
 		t.Fatalf("audit %v", told)
 	}
-	diffs, err := projections.Verify(context.Background(), env.Pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		if d.LiveOnly != 0 || d.ReplayOnly != 0 {
-			t.Errorf("verify %+v", d)
-		}
-	}
+	replayAgrees(t, env.Pool)
 }
 
 func merged(a, b map[string]any) map[string]any {
