@@ -167,7 +167,7 @@ func TestSplitTransactionsAreRecordedCorrectedAndUnsplit(t *testing.T) {
 		s.submit(inline)
 		s.waitFor("the row saved", `!document.querySelector('form.inline')`)
 		id := tx["id"].(string)
-		got := s.api.Get("/api/transactions/" + id).Expect(t, http.StatusOK).Object("transaction")
+		got := s.api.Get("/api/transactions/"+id).Expect(t, http.StatusOK).Object("transaction")
 		if want := []string{fmt.Sprintf("80.25 %s <nil> <nil>", pantry), fmt.Sprintf("19.75 %s <nil> <nil>", home)}; fmt.Sprint(partsOf(got)) != fmt.Sprint(want) {
 			t.Fatalf("corrected into %q, want %q", partsOf(got), want)
 		}
@@ -194,7 +194,7 @@ func TestSplitTransactionsAreRecordedCorrectedAndUnsplit(t *testing.T) {
 		s.setField(inline, "categoryId", home)
 		s.submit(inline)
 		s.waitFor("the row saved", `!document.querySelector('form.inline')`)
-		got = s.api.Get("/api/transactions/" + id).Expect(t, http.StatusOK).Object("transaction")
+		got = s.api.Get("/api/transactions/"+id).Expect(t, http.StatusOK).Object("transaction")
 		if len(got["splits"].([]any)) != 0 || got["categoryId"] != home {
 			t.Fatalf("unsplit into %v", got)
 		}
