@@ -34,8 +34,12 @@ import (
 // contractChecker validates exchanges against the served document; one is made for
 // the whole test binary, since the document does not change.
 type contractChecker struct {
-	validator validator.Validator
-	model     *v3.Document
+	// validating is held around each use of validator: compiling a schema it has not
+	// seen renders the document's shared schema nodes, which is not safe for two
+	// goroutines at once (two instances answering at once share the checker).
+	validating sync.Mutex
+	validator  validator.Validator
+	model      *v3.Document
 }
 
 var (
@@ -218,7 +222,7 @@ func (c *contractChecker) check(log *contractLog, r *http.Request, reqBody []byt
 	exchange := fmt.Sprintf("%s %s -> %d", r.Method, r.URL.RequestURI(), status)
 	res := &http.Response{StatusCode: status, Header: rw.header, Body: io.NopCloser(bytes.NewReader(rw.body.Bytes())), Request: r}
 
-	_, reqErrs := c.validator.ValidateHttpRequest(r)
+	_, reqErrs := c.validateRequest(r)
 	var routeErr *valerrors.ValidationError
 	for _, e := range reqErrs {
 		if e.ValidationType == helpers.PathValidation || e.ValidationSubType == helpers.ValidationMissingOperation ||
@@ -243,9 +247,21 @@ func (c *contractChecker) check(log *contractLog, r *http.Request, reqBody []byt
 		// reading): its status, headers and content type are what can be checked.
 		res.Body = io.NopCloser(strings.NewReader(""))
 	}
-	if _, resErrs := c.validator.ValidateHttpResponse(r, res); len(resErrs) > 0 {
+	if _, resErrs := c.validateResponse(r, res); len(resErrs) > 0 {
 		log.add("%s: %s; body %.300s", exchange, describe(resErrs), rw.body.Bytes())
 	}
+}
+
+func (c *contractChecker) validateRequest(r *http.Request) (bool, []*valerrors.ValidationError) {
+	c.validating.Lock()
+	defer c.validating.Unlock()
+	return c.validator.ValidateHttpRequest(r)
+}
+
+func (c *contractChecker) validateResponse(r *http.Request, res *http.Response) (bool, []*valerrors.ValidationError) {
+	c.validating.Lock()
+	defer c.validating.Unlock()
+	return c.validator.ValidateHttpResponse(r, res)
 }
 
 // allowChannel drops the complaints about the chat channel's identity on operations
