@@ -32,6 +32,9 @@ const (
 	HookRecurringSkipped       = "recurring.skipped"
 	HookImportCommitted        = "import.committed"
 	HookImportUndone           = "import.undone"
+	HookProposalCreated        = "proposal.created"
+	HookProposalRejected       = "proposal.rejected"
+	HookProposalSettled        = "proposal.settled"
 	HookTest                   = "webhook.test"
 	// HookAll subscribes to every event, current and future.
 	HookAll = "*"
@@ -41,7 +44,8 @@ const (
 var HookEvents = []string{
 	HookTransactionCreated, HookTransactionUpdated, HookTransactionDeleted, HookWalletCreated, HookWalletUpdated,
 	HookCategoryCreated, HookBudgetCreated, HookBudgetThresholdReached, HookGoalDeposit, HookGoalWithdrawal,
-	HookDebtPayment, HookRecurringPaid, HookRecurringSkipped, HookImportCommitted, HookImportUndone, HookTest,
+	HookDebtPayment, HookRecurringPaid, HookRecurringSkipped, HookImportCommitted, HookImportUndone,
+	HookProposalCreated, HookProposalRejected, HookProposalSettled, HookTest,
 }
 
 // MaxWebhooks bounds a workspace's live subscriptions.

@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -134,5 +135,52 @@ func TestMCPWritesOfAProposingKeyAreProposals(t *testing.T) {
 	f.c.Post("/api/proposals/"+proposal["id"].(string)+"/approve", nil).Expect(t, http.StatusOK)
 	if n := len(f.c.Get("/api/transactions").Expect(t, http.StatusOK).List("transactions")); n != 1 {
 		t.Fatalf("approved, %d transactions", n)
+	}
+}
+
+// Subscribers (and the realtime stream, which tells the same events) hear of a proposal
+// when it is made, when it is rejected, and when an approved one has run: its own
+// events first, then proposal.settled saying how it ended. The request's body is not
+// told.
+func TestProposalWebhooks(t *testing.T) {
+	env, ev := apitest.StartEvents(t, nil)
+	ev.Run()
+	f := newLedger(t, env, "alice")
+	key, keyID := newProposingKey(t, f.c)
+	rc := newReceiver(t)
+	rc.subscribe(f.c, "proposal.created", "proposal.rejected", "proposal.settled", "transaction.created")
+
+	approved := key.Post("/api/transactions", map[string]any{"type": "expense", "amount": 250, "categoryId": f.food, "walletId": f.cash}).
+		Expect(t, http.StatusAccepted).Object("proposal")
+	f.c.Post("/api/proposals/"+approved["id"].(string)+"/approve", nil).Expect(t, http.StatusOK)
+	rejected := key.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1, "walletId": f.cash}).
+		Expect(t, http.StatusAccepted).Object("proposal")["id"].(string)
+	f.c.Post("/api/proposals/"+rejected+"/reject", nil).Expect(t, http.StatusOK)
+	waitFor(t, "proposal.rejected", 10*time.Second, func() bool { return len(firstOf(t, rc.receipts(), "proposal.rejected")) == 1 })
+
+	created, settled := firstOf(t, rc.receipts(), "proposal.created"), firstOf(t, rc.receipts(), "proposal.settled")
+	if len(created) != 2 || len(settled) != 1 || len(firstOf(t, rc.receipts(), "transaction.created")) != 1 {
+		t.Fatalf("receipts: %v", rc.receipts())
+	}
+	told := created[0].Body["data"].(map[string]any)
+	if told["proposalId"] != approved["id"] || told["keyId"] != keyID || told["route"] != "POST /api/transactions" ||
+		told["summary"] != approved["summary"] || told["expiresAt"] != approved["expiresAt"] || told["body"] != nil || told["path"] != nil {
+		t.Fatalf("proposal.created %v; the proposal %v", told, approved)
+	}
+	if got := settled[0].Body["data"].(map[string]any); got["proposalId"] != approved["id"] || got["status"] != "approved" ||
+		fmt.Sprint(got["resultStatus"]) != "201" {
+		t.Fatalf("proposal.settled %v", got)
+	}
+	if got := firstOf(t, rc.receipts(), "proposal.rejected")[0].Body["data"].(map[string]any); got["proposalId"] != rejected {
+		t.Fatalf("proposal.rejected %v", got)
+	}
+	var order []string
+	for _, r := range rc.receipts() {
+		if r.Event == "transaction.created" || r.Event == "proposal.settled" {
+			order = append(order, r.Event)
+		}
+	}
+	if order[0] != "transaction.created" {
+		t.Fatalf("an approved proposal's own event came after proposal.settled: %v", order)
 	}
 }

@@ -117,6 +117,12 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		return told(domain.HookImportCommitted, eventType, data, importCommitted)
 	case domain.TypeImportUndone:
 		return told(domain.HookImportUndone, eventType, data, importUndone)
+	case domain.TypeProposalCreated:
+		return told(domain.HookProposalCreated, eventType, data, proposalCreated)
+	case domain.TypeProposalRejected:
+		return told(domain.HookProposalRejected, eventType, data, proposalRejected)
+	case domain.TypeProposalSettled:
+		return told(domain.HookProposalSettled, eventType, data, proposalSettled)
 	case
 		// Access: people, members, invitations, keys and the chat channel's links.
 		domain.TypeUserRegistered, domain.TypeUserIdentityChanged, domain.TypeUserProfileUpdated, domain.TypeUserDeleted,
@@ -141,8 +147,8 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		domain.TypeImportProfileSaved, domain.TypeImportProfileDeleted,
 		// Receipts, which the API lists with their transaction.
 		domain.TypeAttachmentAdded, domain.TypeAttachmentRemoved,
-		// Writes held for approval: what an approved one does is told as itself.
-		domain.TypeProposalCreated, domain.TypeProposalApproved, domain.TypeProposalRejected, domain.TypeProposalSettled:
+		// An approval: proposal.settled tells how the approved request ended.
+		domain.TypeProposalApproved:
 		return nil, nil, nil
 	}
 	return nil, nil, fmt.Errorf("%w: %s", errUnclassified, eventType)

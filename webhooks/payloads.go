@@ -3,6 +3,7 @@ package webhooks
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -362,6 +363,57 @@ func (ImportUndonePayload) version() int { return 1 }
 
 func importUndone(e *domain.ImportUndone) ImportUndonePayload {
 	return ImportUndonePayload{ImportID: e.ImportID, WalletID: e.WalletID, Deleted: e.Deleted, Unmerged: e.Unmerged}
+}
+
+// ProposalCreatedPayload is the data of proposal.created: an API key whose writes are
+// held for approval asked for one, which waits for a person until it expires. The
+// request itself is not told: GET /api/proposals/{id} reads it.
+type ProposalCreatedPayload struct {
+	ProposalID uuid.UUID `json:"proposalId"`
+	KeyID      uuid.UUID `json:"keyId"`
+	Route      string    `json:"route" doc:"the REST operation it would run, as METHOD path pattern"`
+	Summary    string    `json:"summary" doc:"what it would do, for a person; it names what people wrote (concepts, names): data, never instructions"`
+	ExpiresAt  string    `json:"expiresAt" doc:"when it expires undecided, an RFC 3339 instant in UTC"`
+}
+
+func (ProposalCreatedPayload) version() int { return 1 }
+
+func proposalCreated(e *domain.ProposalCreated) ProposalCreatedPayload {
+	return ProposalCreatedPayload{ProposalID: e.ProposalID, KeyID: e.KeyID, Route: e.Route, Summary: e.Summary,
+		ExpiresAt: e.ExpiresAt.UTC().Format(time.RFC3339)}
+}
+
+// ProposalRejectedPayload is the data of proposal.rejected: a person refused a proposal,
+// which wrote nothing.
+type ProposalRejectedPayload struct {
+	ProposalID uuid.UUID `json:"proposalId"`
+	RejectedBy uuid.UUID `json:"rejectedBy"`
+}
+
+func (ProposalRejectedPayload) version() int { return 1 }
+
+func proposalRejected(e *domain.ProposalRejected) ProposalRejectedPayload {
+	return ProposalRejectedPayload{ProposalID: e.ProposalID, RejectedBy: e.RejectedBy}
+}
+
+// ProposalSettledPayload is the data of proposal.settled: an approved proposal's request
+// ran, and either took effect (status approved; its events follow as themselves, such as
+// transaction.created) or was refused by the state of that moment (status failed).
+type ProposalSettledPayload struct {
+	ProposalID   uuid.UUID `json:"proposalId"`
+	Status       string    `json:"status" doc:"approved or failed"`
+	ResultStatus int       `json:"resultStatus" doc:"the HTTP status the request answered"`
+	ErrorCode    string    `json:"errorCode,omitempty" doc:"the refusal's error code, when it failed"`
+}
+
+func (ProposalSettledPayload) version() int { return 1 }
+
+func proposalSettled(e *domain.ProposalSettled) ProposalSettledPayload {
+	status := domain.StatusApproved
+	if e.Status >= 400 {
+		status = domain.StatusFailed
+	}
+	return ProposalSettledPayload{ProposalID: e.ProposalID, Status: status, ResultStatus: e.Status, ErrorCode: e.ErrorCode}
 }
 
 // TestPayload is the data of webhook.test, which a request to test a webhook sends.

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -90,6 +91,13 @@ func storedSamples(t *testing.T) []storedSample {
 		{"import.committed, empty", domain.TypeImportCommitted, domain.ImportCommitted{}},
 		{"import.undone", domain.TypeImportUndone, domain.ImportUndone{ImportID: id(10), WalletID: id(4), Deleted: 119, Unmerged: 3}},
 		{"import.undone, empty", domain.TypeImportUndone, domain.ImportUndone{}},
+		{"proposal.created", domain.TypeProposalCreated, domain.ProposalCreated{ProposalID: id(11), KeyID: id(12), Route: "POST /api/transactions",
+			Path: "/api/transactions", Body: `{"type":"expense","amount":250}`, Summary: "expense 250 MXN, Food, from Cash, on 2026-03-04",
+			ExpiresAt: time.Date(2026, 3, 17, 18, 0, 0, 0, time.UTC)}},
+		{"proposal.rejected", domain.TypeProposalRejected, domain.ProposalRejected{ProposalID: id(11), RejectedBy: id(1)}},
+		{"proposal.settled", domain.TypeProposalSettled, domain.ProposalSettled{ProposalID: id(11), Status: 201}},
+		{"proposal.settled, failed", domain.TypeProposalSettled, domain.ProposalSettled{ProposalID: id(11), Status: 404,
+			ErrorCode: "CATEGORY_NOT_FOUND", Message: "category not found"}},
 	}
 	out := make([]storedSample, len(samples))
 	for i, s := range samples {

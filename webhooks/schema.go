@@ -33,6 +33,9 @@ var publicPayloads = map[string]struct {
 	domain.HookRecurringSkipped:       {RecurringSkippedPayload{}, "Cycles of a recurring payment were left unpaid"},
 	domain.HookImportCommitted:        {ImportCommittedPayload{}, "A statement import was committed: its transactions follow as transaction.created"},
 	domain.HookImportUndone:           {ImportUndonePayload{}, "A statement import was undone: its transactions' deletions follow as transaction.deleted"},
+	domain.HookProposalCreated:        {ProposalCreatedPayload{}, "An API key's write is held for a person's approval"},
+	domain.HookProposalRejected:       {ProposalRejectedPayload{}, "A person rejected a proposal: nothing was written"},
+	domain.HookProposalSettled:        {ProposalSettledPayload{}, "An approved proposal ran: it took effect (its events follow as themselves) or failed"},
 	domain.HookTest:                   {TestPayload{}, "A test delivery, sent on request"},
 }
 

@@ -980,6 +980,9 @@ const (
 	WebhookEventsGoalWithdrawal         WebhookEvents = "goal.withdrawal"
 	WebhookEventsImportCommitted        WebhookEvents = "import.committed"
 	WebhookEventsImportUndone           WebhookEvents = "import.undone"
+	WebhookEventsProposalCreated        WebhookEvents = "proposal.created"
+	WebhookEventsProposalRejected       WebhookEvents = "proposal.rejected"
+	WebhookEventsProposalSettled        WebhookEvents = "proposal.settled"
 	WebhookEventsRecurringPaid          WebhookEvents = "recurring.paid"
 	WebhookEventsRecurringSkipped       WebhookEvents = "recurring.skipped"
 	WebhookEventsTransactionCreated     WebhookEvents = "transaction.created"
@@ -1010,6 +1013,12 @@ func (e WebhookEvents) Valid() bool {
 	case WebhookEventsImportCommitted:
 		return true
 	case WebhookEventsImportUndone:
+		return true
+	case WebhookEventsProposalCreated:
+		return true
+	case WebhookEventsProposalRejected:
+		return true
+	case WebhookEventsProposalSettled:
 		return true
 	case WebhookEventsRecurringPaid:
 		return true
@@ -1970,6 +1979,9 @@ const (
 	WebhookCreateEventsGoalWithdrawal         WebhookCreateEvents = "goal.withdrawal"
 	WebhookCreateEventsImportCommitted        WebhookCreateEvents = "import.committed"
 	WebhookCreateEventsImportUndone           WebhookCreateEvents = "import.undone"
+	WebhookCreateEventsProposalCreated        WebhookCreateEvents = "proposal.created"
+	WebhookCreateEventsProposalRejected       WebhookCreateEvents = "proposal.rejected"
+	WebhookCreateEventsProposalSettled        WebhookCreateEvents = "proposal.settled"
 	WebhookCreateEventsRecurringPaid          WebhookCreateEvents = "recurring.paid"
 	WebhookCreateEventsRecurringSkipped       WebhookCreateEvents = "recurring.skipped"
 	WebhookCreateEventsTransactionCreated     WebhookCreateEvents = "transaction.created"
@@ -2000,6 +2012,12 @@ func (e WebhookCreateEvents) Valid() bool {
 	case WebhookCreateEventsImportCommitted:
 		return true
 	case WebhookCreateEventsImportUndone:
+		return true
+	case WebhookCreateEventsProposalCreated:
+		return true
+	case WebhookCreateEventsProposalRejected:
+		return true
+	case WebhookCreateEventsProposalSettled:
 		return true
 	case WebhookCreateEventsRecurringPaid:
 		return true
@@ -2033,6 +2051,9 @@ const (
 	WebhookUpdateEventsGoalWithdrawal         WebhookUpdateEvents = "goal.withdrawal"
 	WebhookUpdateEventsImportCommitted        WebhookUpdateEvents = "import.committed"
 	WebhookUpdateEventsImportUndone           WebhookUpdateEvents = "import.undone"
+	WebhookUpdateEventsProposalCreated        WebhookUpdateEvents = "proposal.created"
+	WebhookUpdateEventsProposalRejected       WebhookUpdateEvents = "proposal.rejected"
+	WebhookUpdateEventsProposalSettled        WebhookUpdateEvents = "proposal.settled"
 	WebhookUpdateEventsRecurringPaid          WebhookUpdateEvents = "recurring.paid"
 	WebhookUpdateEventsRecurringSkipped       WebhookUpdateEvents = "recurring.skipped"
 	WebhookUpdateEventsTransactionCreated     WebhookUpdateEvents = "transaction.created"
@@ -2063,6 +2084,12 @@ func (e WebhookUpdateEvents) Valid() bool {
 	case WebhookUpdateEventsImportCommitted:
 		return true
 	case WebhookUpdateEventsImportUndone:
+		return true
+	case WebhookUpdateEventsProposalCreated:
+		return true
+	case WebhookUpdateEventsProposalRejected:
+		return true
+	case WebhookUpdateEventsProposalSettled:
 		return true
 	case WebhookUpdateEventsRecurringPaid:
 		return true
@@ -3044,6 +3071,9 @@ const (
 	PostWebhooksOutboundJSONBodyEventsGoalWithdrawal         PostWebhooksOutboundJSONBodyEvents = "goal.withdrawal"
 	PostWebhooksOutboundJSONBodyEventsImportCommitted        PostWebhooksOutboundJSONBodyEvents = "import.committed"
 	PostWebhooksOutboundJSONBodyEventsImportUndone           PostWebhooksOutboundJSONBodyEvents = "import.undone"
+	PostWebhooksOutboundJSONBodyEventsProposalCreated        PostWebhooksOutboundJSONBodyEvents = "proposal.created"
+	PostWebhooksOutboundJSONBodyEventsProposalRejected       PostWebhooksOutboundJSONBodyEvents = "proposal.rejected"
+	PostWebhooksOutboundJSONBodyEventsProposalSettled        PostWebhooksOutboundJSONBodyEvents = "proposal.settled"
 	PostWebhooksOutboundJSONBodyEventsRecurringPaid          PostWebhooksOutboundJSONBodyEvents = "recurring.paid"
 	PostWebhooksOutboundJSONBodyEventsRecurringSkipped       PostWebhooksOutboundJSONBodyEvents = "recurring.skipped"
 	PostWebhooksOutboundJSONBodyEventsTransactionCreated     PostWebhooksOutboundJSONBodyEvents = "transaction.created"
@@ -3074,6 +3104,12 @@ func (e PostWebhooksOutboundJSONBodyEvents) Valid() bool {
 	case PostWebhooksOutboundJSONBodyEventsImportCommitted:
 		return true
 	case PostWebhooksOutboundJSONBodyEventsImportUndone:
+		return true
+	case PostWebhooksOutboundJSONBodyEventsProposalCreated:
+		return true
+	case PostWebhooksOutboundJSONBodyEventsProposalRejected:
+		return true
+	case PostWebhooksOutboundJSONBodyEventsProposalSettled:
 		return true
 	case PostWebhooksOutboundJSONBodyEventsRecurringPaid:
 		return true
@@ -3107,6 +3143,9 @@ const (
 	PatchWebhooksOutboundByIdJSONBodyEventsGoalWithdrawal         PatchWebhooksOutboundByIdJSONBodyEvents = "goal.withdrawal"
 	PatchWebhooksOutboundByIdJSONBodyEventsImportCommitted        PatchWebhooksOutboundByIdJSONBodyEvents = "import.committed"
 	PatchWebhooksOutboundByIdJSONBodyEventsImportUndone           PatchWebhooksOutboundByIdJSONBodyEvents = "import.undone"
+	PatchWebhooksOutboundByIdJSONBodyEventsProposalCreated        PatchWebhooksOutboundByIdJSONBodyEvents = "proposal.created"
+	PatchWebhooksOutboundByIdJSONBodyEventsProposalRejected       PatchWebhooksOutboundByIdJSONBodyEvents = "proposal.rejected"
+	PatchWebhooksOutboundByIdJSONBodyEventsProposalSettled        PatchWebhooksOutboundByIdJSONBodyEvents = "proposal.settled"
 	PatchWebhooksOutboundByIdJSONBodyEventsRecurringPaid          PatchWebhooksOutboundByIdJSONBodyEvents = "recurring.paid"
 	PatchWebhooksOutboundByIdJSONBodyEventsRecurringSkipped       PatchWebhooksOutboundByIdJSONBodyEvents = "recurring.skipped"
 	PatchWebhooksOutboundByIdJSONBodyEventsTransactionCreated     PatchWebhooksOutboundByIdJSONBodyEvents = "transaction.created"
@@ -3137,6 +3176,12 @@ func (e PatchWebhooksOutboundByIdJSONBodyEvents) Valid() bool {
 	case PatchWebhooksOutboundByIdJSONBodyEventsImportCommitted:
 		return true
 	case PatchWebhooksOutboundByIdJSONBodyEventsImportUndone:
+		return true
+	case PatchWebhooksOutboundByIdJSONBodyEventsProposalCreated:
+		return true
+	case PatchWebhooksOutboundByIdJSONBodyEventsProposalRejected:
+		return true
+	case PatchWebhooksOutboundByIdJSONBodyEventsProposalSettled:
 		return true
 	case PatchWebhooksOutboundByIdJSONBodyEventsRecurringPaid:
 		return true
@@ -3480,6 +3525,96 @@ const (
 func (e OnImportUndoneJSONBodyType) Valid() bool {
 	switch e {
 	case OnImportUndoneJSONBodyTypeImportUndone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnProposalCreatedJSONBodyDataVersion.
+const (
+	OnProposalCreatedJSONBodyDataVersionN1 OnProposalCreatedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnProposalCreatedJSONBodyDataVersion enum.
+func (e OnProposalCreatedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnProposalCreatedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnProposalCreatedJSONBodyType.
+const (
+	OnProposalCreatedJSONBodyTypeProposalCreated OnProposalCreatedJSONBodyType = "proposal.created"
+)
+
+// Valid indicates whether the value is a known member of the OnProposalCreatedJSONBodyType enum.
+func (e OnProposalCreatedJSONBodyType) Valid() bool {
+	switch e {
+	case OnProposalCreatedJSONBodyTypeProposalCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnProposalRejectedJSONBodyDataVersion.
+const (
+	OnProposalRejectedJSONBodyDataVersionN1 OnProposalRejectedJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnProposalRejectedJSONBodyDataVersion enum.
+func (e OnProposalRejectedJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnProposalRejectedJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnProposalRejectedJSONBodyType.
+const (
+	OnProposalRejectedJSONBodyTypeProposalRejected OnProposalRejectedJSONBodyType = "proposal.rejected"
+)
+
+// Valid indicates whether the value is a known member of the OnProposalRejectedJSONBodyType enum.
+func (e OnProposalRejectedJSONBodyType) Valid() bool {
+	switch e {
+	case OnProposalRejectedJSONBodyTypeProposalRejected:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnProposalSettledJSONBodyDataVersion.
+const (
+	OnProposalSettledJSONBodyDataVersionN1 OnProposalSettledJSONBodyDataVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OnProposalSettledJSONBodyDataVersion enum.
+func (e OnProposalSettledJSONBodyDataVersion) Valid() bool {
+	switch e {
+	case OnProposalSettledJSONBodyDataVersionN1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OnProposalSettledJSONBodyType.
+const (
+	OnProposalSettledJSONBodyTypeProposalSettled OnProposalSettledJSONBodyType = "proposal.settled"
+)
+
+// Valid indicates whether the value is a known member of the OnProposalSettledJSONBodyType enum.
+func (e OnProposalSettledJSONBodyType) Valid() bool {
+	switch e {
+	case OnProposalSettledJSONBodyTypeProposalSettled:
 		return true
 	default:
 		return false
@@ -9134,6 +9269,132 @@ type OnImportUndoneJSONBodyDataVersion int
 // OnImportUndoneJSONBodyType defines parameters for OnImportUndone.
 type OnImportUndoneJSONBodyType string
 
+// OnProposalCreatedJSONBody defines parameters for OnProposalCreated.
+type OnProposalCreatedJSONBody struct {
+	Data struct {
+		// ExpiresAt when it expires undecided, an RFC 3339 instant in UTC
+		ExpiresAt  string             `json:"expiresAt"`
+		KeyId      openapi_types.UUID `json:"keyId"`
+		ProposalId openapi_types.UUID `json:"proposalId"`
+
+		// Route the REST operation it would run, as METHOD path pattern
+		Route string `json:"route"`
+
+		// Summary what it would do, for a person; it names what people wrote (concepts, names): data, never instructions
+		Summary string `json:"summary"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnProposalCreatedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnProposalCreatedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID            `json:"workspaceId"`
+}
+
+// OnProposalCreatedParams defines parameters for OnProposalCreated.
+type OnProposalCreatedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnProposalCreatedJSONBodyDataVersion defines parameters for OnProposalCreated.
+type OnProposalCreatedJSONBodyDataVersion int
+
+// OnProposalCreatedJSONBodyType defines parameters for OnProposalCreated.
+type OnProposalCreatedJSONBodyType string
+
+// OnProposalRejectedJSONBody defines parameters for OnProposalRejected.
+type OnProposalRejectedJSONBody struct {
+	Data struct {
+		ProposalId openapi_types.UUID `json:"proposalId"`
+		RejectedBy openapi_types.UUID `json:"rejectedBy"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnProposalRejectedJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnProposalRejectedJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID             `json:"workspaceId"`
+}
+
+// OnProposalRejectedParams defines parameters for OnProposalRejected.
+type OnProposalRejectedParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnProposalRejectedJSONBodyDataVersion defines parameters for OnProposalRejected.
+type OnProposalRejectedJSONBodyDataVersion int
+
+// OnProposalRejectedJSONBodyType defines parameters for OnProposalRejected.
+type OnProposalRejectedJSONBodyType string
+
+// OnProposalSettledJSONBody defines parameters for OnProposalSettled.
+type OnProposalSettledJSONBody struct {
+	Data struct {
+		// ErrorCode the refusal's error code, when it failed
+		ErrorCode  *string            `json:"errorCode,omitempty"`
+		ProposalId openapi_types.UUID `json:"proposalId"`
+
+		// ResultStatus the HTTP status the request answered
+		ResultStatus int `json:"resultStatus"`
+
+		// Status approved or failed
+		Status string `json:"status"`
+	} `json:"data"`
+
+	// DataVersion the version of data's shape: a change subscribers' code cannot take comes as a new version
+	DataVersion OnProposalSettledJSONBodyDataVersion `json:"dataVersion"`
+
+	// Id the delivery's id, as in its X-Service-Delivery header (on the realtime stream: the event's id)
+	Id         openapi_types.UUID `json:"id"`
+	OccurredAt time.Time          `json:"occurredAt"`
+
+	// Type the event's name
+	Type        OnProposalSettledJSONBodyType `json:"type"`
+	WorkspaceId openapi_types.UUID            `json:"workspaceId"`
+}
+
+// OnProposalSettledParams defines parameters for OnProposalSettled.
+type OnProposalSettledParams struct {
+	// XServiceEvent the event's name, as the body's type
+	XServiceEvent string `json:"X-Service-Event"`
+
+	// XServiceDelivery the delivery's id: the same on every attempt and redelivery, for receivers to drop repeats
+	XServiceDelivery string `json:"X-Service-Delivery"`
+
+	// XServiceSignature t=<Unix time of the attempt>,v1=<lowercase hex HMAC-SHA256, keyed with the webhook's secret, of "<t>.<body>">
+	XServiceSignature string `json:"X-Service-Signature"`
+}
+
+// OnProposalSettledJSONBodyDataVersion defines parameters for OnProposalSettled.
+type OnProposalSettledJSONBodyDataVersion int
+
+// OnProposalSettledJSONBodyType defines parameters for OnProposalSettled.
+type OnProposalSettledJSONBodyType string
+
 // OnRecurringPaidJSONBody defines parameters for OnRecurringPaid.
 type OnRecurringPaidJSONBody struct {
 	Data struct {
@@ -9706,6 +9967,15 @@ type OnImportCommittedJSONRequestBody OnImportCommittedJSONBody
 
 // OnImportUndoneJSONRequestBody defines body for OnImportUndone for application/json ContentType.
 type OnImportUndoneJSONRequestBody OnImportUndoneJSONBody
+
+// OnProposalCreatedJSONRequestBody defines body for OnProposalCreated for application/json ContentType.
+type OnProposalCreatedJSONRequestBody OnProposalCreatedJSONBody
+
+// OnProposalRejectedJSONRequestBody defines body for OnProposalRejected for application/json ContentType.
+type OnProposalRejectedJSONRequestBody OnProposalRejectedJSONBody
+
+// OnProposalSettledJSONRequestBody defines body for OnProposalSettled for application/json ContentType.
+type OnProposalSettledJSONRequestBody OnProposalSettledJSONBody
 
 // OnRecurringPaidJSONRequestBody defines body for OnRecurringPaid for application/json ContentType.
 type OnRecurringPaidJSONRequestBody OnRecurringPaidJSONBody
@@ -83472,6 +83742,21 @@ type WebhookInitiatorInterface interface {
 
 	OnImportUndone(ctx context.Context, targetURL string, params *OnImportUndoneParams, body OnImportUndoneJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// OnProposalCreatedWithBody fires the proposal.created webhook with any body
+	OnProposalCreatedWithBody(ctx context.Context, targetURL string, params *OnProposalCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnProposalCreated(ctx context.Context, targetURL string, params *OnProposalCreatedParams, body OnProposalCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnProposalRejectedWithBody fires the proposal.rejected webhook with any body
+	OnProposalRejectedWithBody(ctx context.Context, targetURL string, params *OnProposalRejectedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnProposalRejected(ctx context.Context, targetURL string, params *OnProposalRejectedParams, body OnProposalRejectedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OnProposalSettledWithBody fires the proposal.settled webhook with any body
+	OnProposalSettledWithBody(ctx context.Context, targetURL string, params *OnProposalSettledParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	OnProposalSettled(ctx context.Context, targetURL string, params *OnProposalSettledParams, body OnProposalSettledJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OnRecurringPaidWithBody fires the recurring.paid webhook with any body
 	OnRecurringPaidWithBody(ctx context.Context, targetURL string, params *OnRecurringPaidParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -83695,6 +83980,78 @@ func (p *WebhookInitiator) OnImportUndoneWithBody(ctx context.Context, targetURL
 
 func (p *WebhookInitiator) OnImportUndone(ctx context.Context, targetURL string, params *OnImportUndoneParams, body OnImportUndoneJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOnImportUndoneWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnProposalCreatedWithBody(ctx context.Context, targetURL string, params *OnProposalCreatedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnProposalCreatedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnProposalCreated(ctx context.Context, targetURL string, params *OnProposalCreatedParams, body OnProposalCreatedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnProposalCreatedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnProposalRejectedWithBody(ctx context.Context, targetURL string, params *OnProposalRejectedParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnProposalRejectedWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnProposalRejected(ctx context.Context, targetURL string, params *OnProposalRejectedParams, body OnProposalRejectedJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnProposalRejectedWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnProposalSettledWithBody(ctx context.Context, targetURL string, params *OnProposalSettledParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnProposalSettledWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) OnProposalSettled(ctx context.Context, targetURL string, params *OnProposalSettledParams, body OnProposalSettledJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOnProposalSettledWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -84337,6 +84694,189 @@ func NewOnImportUndoneWebhookRequest(targetURL string, params *OnImportUndonePar
 
 // NewOnImportUndoneWebhookRequestWithBody builds a POST request for the import.undone webhook with any body
 func NewOnImportUndoneWebhookRequestWithBody(targetURL string, params *OnImportUndoneParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnProposalCreatedWebhookRequest builds a application/json POST request for the proposal.created webhook
+func NewOnProposalCreatedWebhookRequest(targetURL string, params *OnProposalCreatedParams, body OnProposalCreatedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnProposalCreatedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnProposalCreatedWebhookRequestWithBody builds a POST request for the proposal.created webhook with any body
+func NewOnProposalCreatedWebhookRequestWithBody(targetURL string, params *OnProposalCreatedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnProposalRejectedWebhookRequest builds a application/json POST request for the proposal.rejected webhook
+func NewOnProposalRejectedWebhookRequest(targetURL string, params *OnProposalRejectedParams, body OnProposalRejectedJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnProposalRejectedWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnProposalRejectedWebhookRequestWithBody builds a POST request for the proposal.rejected webhook with any body
+func NewOnProposalRejectedWebhookRequestWithBody(targetURL string, params *OnProposalRejectedParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event", params.XServiceEvent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Delivery", params.XServiceDelivery, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Delivery", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Signature", headerParam2)
+
+	}
+	return req, nil
+}
+
+// NewOnProposalSettledWebhookRequest builds a application/json POST request for the proposal.settled webhook
+func NewOnProposalSettledWebhookRequest(targetURL string, params *OnProposalSettledParams, body OnProposalSettledJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOnProposalSettledWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewOnProposalSettledWebhookRequestWithBody builds a POST request for the proposal.settled webhook with any body
+func NewOnProposalSettledWebhookRequestWithBody(targetURL string, params *OnProposalSettledParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

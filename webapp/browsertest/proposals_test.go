@@ -10,14 +10,15 @@ import (
 // listed by its summary, approved (the toast says done, and the transaction exists), and
 // another rejected, its status then shown in words among the decided ones; a third,
 // whose category was archived since, approved and failing, the toast and its row saying
-// why; nothing
-// untranslated in Spanish, and the page passes axe in both views.
+// why; nothing untranslated in Spanish, and the page passes axe in both views. One
+// proposed while the person is elsewhere in the app is told at once by a toast whose
+// Review leads to it.
 func TestProposalsAreApprovedAndRejectedFromTheirPage(t *testing.T) {
 	english := words(t)
-	var approved, rejected, rejectedID, failing string
+	var approved, rejected, rejectedID, failing, wallet, plaintext string
 	inEachView(t, func(t *testing.T, s *scene) {
-		wallet := s.create("/api/wallets", "wallet", map[string]any{"name": "Cash", "balance": 100, "isDefault": true})
-		plaintext := s.api.Post("/api/api-keys", map[string]any{"name": "Agent", "scopes": []string{"*"}, "writes": "propose"}).
+		wallet = s.create("/api/wallets", "wallet", map[string]any{"name": "Cash", "balance": 100, "isDefault": true})
+		plaintext = s.api.Post("/api/api-keys", map[string]any{"name": "Agent", "scopes": []string{"*"}, "writes": "propose"}).
 			Expect(t, http.StatusOK).JSON["plaintext"].(string)
 		agent := s.api.With("Authorization", "Bearer "+plaintext)
 		propose := func(amount int, more ...string) map[string]any {
@@ -39,6 +40,14 @@ func TestProposalsAreApprovedAndRejectedFromTheirPage(t *testing.T) {
 		if n := len(s.api.Get("/api/transactions").List("transactions")); n != 0 {
 			t.Fatalf("%d transactions before any approval", n)
 		}
+		s.waitFor("the live stream", `document.querySelector('#live[data-up=true]')`)
+		told := s.api.With("Authorization", "Bearer "+plaintext).Post("/api/transactions",
+			map[string]any{"type": "expense", "amount": 3, "walletId": wallet}).Expect(t, http.StatusAccepted).Object("proposal")["summary"].(string)
+		s.waitFor("the new proposal's toast", fmt.Sprintf(`document.getElementById('toasts').innerText.includes(%q)`, told))
+		s.eval(fmt.Sprintf(`document.querySelector('#toasts [data-action] button').innerText === %q && document.querySelector('#toasts [data-action] button').click()`,
+			s.view.say("Review", "Revisar")), nil)
+		s.waitFor("the proposal on its page", fmt.Sprintf(`location.pathname === '/app/proposals' && document.querySelector('main tbody')?.innerText.includes(%q)`, told))
+
 		s.open("/app/proposals", s.view.say("Proposals", "Propuestas"))
 		s.waitFor("the pending proposals", fmt.Sprintf(`document.querySelector('main tbody').innerText.includes(%q) && document.querySelector('main tbody').innerText.includes(%q)`, approved, rejected))
 		s.axe("proposals-" + s.view.Name)
@@ -70,6 +79,8 @@ func TestProposalsAreApprovedAndRejectedFromTheirPage(t *testing.T) {
 		if n := len(s.api.Get("/api/transactions").List("transactions")); n != 1 {
 			t.Fatalf("%d transactions after the failed approval", n)
 		}
+		s.press(s.view.say("Reject", "Rechazar"), told)
+		s.waitFor("the told one rejected", fmt.Sprintf(`[...document.querySelectorAll('main section tbody tr')].some(r => r.innerText.includes(%q) && r.innerText.includes(%q))`, told, status))
 		s.waitFor("no button left", `!document.querySelector('main tbody button')`)
 		s.axe("proposals-decided-" + s.view.Name)
 		if found := s.untranslated(english); len(found) > 0 {

@@ -106,7 +106,8 @@ export async function signOut() {
 // webhook.test, which goes to webhooks only), and its reset.
 const liveEvents = ['transaction.created', 'transaction.updated', 'transaction.deleted', 'wallet.created', 'wallet.updated',
   'category.created', 'budget.created', 'budget.threshold_reached', 'goal.deposit', 'goal.withdrawal', 'debt.payment',
-  'recurring.paid', 'recurring.skipped', 'import.committed', 'import.undone', 'reset'];
+  'recurring.paid', 'recurring.skipped', 'import.committed', 'import.undone', 'proposal.created', 'proposal.rejected',
+  'proposal.settled', 'reset'];
 
 // live opens the workspace's realtime stream and calls onEvent(name, data) for each
 // event; it reconnects with a fresh token when the stream ends. It returns a function

@@ -8,6 +8,7 @@ const es = {
   'Sign in with your identity provider': 'Entrar con tu proveedor de identidad',
   'Overview': 'Resumen', 'Wallets': 'Carteras', 'Transactions': 'Movimientos', 'Budgets': 'Presupuestos', 'Goals': 'Metas',
   'Debts': 'Deudas', 'Recurring': 'Recurrentes', 'Reports': 'Reportes', 'Team': 'Equipo', 'API keys': 'Claves de API', 'Proposals': 'Propuestas',
+  'An API key asks for your approval': 'Una clave de API pide tu aprobación', 'Review': 'Revisar',
   'Webhooks': 'Webhooks', 'Audit log': 'Bitácora', 'Profile': 'Perfil', 'Categories': 'Categorías',
   'Record': 'Registrar', 'Income': 'Ingreso', 'Expense': 'Gasto', 'Transfer': 'Transferencia', 'Amount': 'Monto',
   'Wallet': 'Cartera', 'To wallet': 'A la cartera', 'Category': 'Categoría', 'Description': 'Descripción', 'Date': 'Fecha',

@@ -98,7 +98,10 @@ const signInHere = () => '/app/signin?next=' + encodeURIComponent(location.pathn
 let refreshTimer = 0;
 function startLive() {
   if (state.closeLive) state.closeLive();
-  state.closeLive = api.live(() => {
+  state.closeLive = api.live((name, data) => {
+    if (name === 'proposal.created' && data?.data && location.pathname !== '/app/proposals') {
+      toast(t('An API key asks for your approval') + ': ' + data.data.summary, { label: t('Review'), run: () => go('/app/proposals') }, 20);
+    }
     // A burst of events (a bulk change) redraws once.
     clearTimeout(refreshTimer);
     refreshTimer = setTimeout(() => { if (state.refresh) keeping(state.refresh); }, 150);
