@@ -16,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/pgcluster"
@@ -140,7 +142,7 @@ func TestRestoreToAMoment(t *testing.T) {
 		t.Fatalf("heads: %v %s", err, out)
 	}
 	var atT Heads
-	if err := json.Unmarshal(out.Bytes(), &atT); err != nil || len(atT.Heads) != 2 {
+	if err := json.Unmarshal(out.Bytes(), &atT); err != nil || len(atT.Heads) != 2 || atT.Target != pgbackup.Moment(atT.At) {
 		t.Fatalf("heads at T: %v %s", err, out)
 	}
 	headsFile := filepath.Join(t.TempDir(), "heads.json")
@@ -294,4 +296,54 @@ func TestArchiveFailuresAreReported(t *testing.T) {
 	waitFor(t, "a log line to say archiving works again", 10*time.Second, func() bool {
 		return strings.Contains(logs.String(), "PostgreSQL archives its write-ahead log again")
 	})
+}
+
+// heads --check names each workspace whose recorded head the database does not hold,
+// and exits 3: one missing, one recorded longer than it is, one with another hash; and
+// a chain that breaks gives no heads at all.
+func TestHeadsCheck(t *testing.T) {
+	ctx := context.Background()
+	cfg, pool, ledger, workspace := personalWorkspace(t, time.Now, "keeper")
+	out := &bytes.Buffer{}
+	if err := run(ctx, cfg, out, "heads", nil); err != nil {
+		t.Fatalf("heads: %v %s", err, out)
+	}
+	var heads Heads
+	if err := json.Unmarshal(out.Bytes(), &heads); err != nil || len(heads.Heads) != 1 || heads.Heads[0].Workspace != workspace {
+		t.Fatalf("heads: %v %s", err, out)
+	}
+	if _, err := ledger.RegisterUser(ctx, domain.Identity{Subject: "newcomer", Email: "newcomer@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(h Heads) (string, error) {
+		t.Helper()
+		file := filepath.Join(t.TempDir(), "heads.json")
+		data, _ := json.Marshal(h)
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := &bytes.Buffer{}
+		err := run(ctx, cfg, out, "heads", []string{"--check", file})
+		return out.String(), err
+	}
+	if got, err := check(heads); err != nil || !strings.Contains(got, "1 same, 0 held within a longer history, 0 missing or different") ||
+		!strings.Contains(got, "not recorded") {
+		t.Fatalf("heads --check of the same database: %v\n%s", err, got)
+	}
+	wrong := heads
+	wrong.Heads = []WorkspaceHead{heads.Heads[0], heads.Heads[0], {Workspace: uuid.New(), ChainLink: heads.Heads[0].ChainLink}}
+	wrong.Heads[0].Hash = strings.Repeat("0", 64)
+	wrong.Heads[1].Version++
+	got, err := check(wrong)
+	if exitCode(err) != exitDifferent || !strings.Contains(got, "DIFFERS at version") || !strings.Contains(got, "SHORTER") ||
+		!strings.Contains(got, "MISSING") || !strings.Contains(got, "0 same, 0 held within a longer history, 3 missing or different") {
+		t.Fatalf("heads --check of heads the database does not hold: %v (exit %d)\n%s", err, exitCode(err), got)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE events SET recorded_at = recorded_at - interval '1 day' WHERE stream_id = $1 AND version = 1`,
+		domain.StreamID(workspace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, cfg, io.Discard, "heads", nil); exitCode(err) != exitDifferent || !strings.Contains(err.Error(), "breaks at version 1") {
+		t.Fatalf("heads of a chain that breaks: %v", err)
+	}
 }

@@ -25,9 +25,12 @@ import (
 // the very history that stood then (docs/operating.md, "Backups and restore to a
 // moment").
 type Heads struct {
-	// At is the database's clock when the heads were read, all in one snapshot.
-	At    time.Time       `json:"at"`
-	Heads []WorkspaceHead `json:"heads"`
+	// At is the database's clock just after the snapshot the heads were read in.
+	At time.Time `json:"at"`
+	// Target is At as a restore names it: PostgreSQL's recovery_target_time, pgBackRest's
+	// --target.
+	Target string          `json:"target"`
+	Heads  []WorkspaceHead `json:"heads"`
 }
 
 // WorkspaceHead is a workspace's chain head: its last version and that event's hash.
@@ -99,6 +102,7 @@ func readHeads(ctx context.Context, pool *pgxpool.Pool) (Heads, error) {
 		return nil
 	})
 	heads.At = heads.At.UTC()
+	heads.Target = heads.At.Format("2006-01-02 15:04:05.000000") + "+00"
 	return heads, err
 }
 
@@ -136,9 +140,10 @@ func compareHeads(ctx context.Context, pool *pgxpool.Pool, recorded, now Heads, 
 	}
 	fmt.Fprintf(out, "heads recorded at %s, compared with the database at %s\n", recorded.At.Format(time.RFC3339Nano), now.At.Format(time.RFC3339Nano))
 	same, later, bad := 0, 0, 0
+	seen := make(map[uuid.UUID]bool, len(recorded.Heads))
 	for _, r := range recorded.Heads {
 		c, ok := current[r.Workspace]
-		delete(current, r.Workspace)
+		seen[r.Workspace] = true
 		switch {
 		case !ok:
 			bad++
@@ -166,8 +171,10 @@ func compareHeads(ctx context.Context, pool *pgxpool.Pool, recorded, now Heads, 
 			fmt.Fprintf(out, "workspace %s: DIFFERS at version %d (recorded %s, found %s)\n", r.Workspace, r.Version, r.Hash, c.Hash)
 		}
 	}
-	for id, c := range current {
-		fmt.Fprintf(out, "workspace %s: not recorded (now at version %d)\n", id, c.Version)
+	for _, h := range now.Heads {
+		if !seen[h.Workspace] {
+			fmt.Fprintf(out, "workspace %s: not recorded (now at version %d)\n", h.Workspace, h.Version)
+		}
 	}
 	fmt.Fprintf(out, "heads: %d same, %d held within a longer history, %d missing or different\n", same, later, bad)
 	if bad > 0 {
