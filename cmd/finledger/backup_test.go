@@ -112,7 +112,8 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 // The backup drill of docs/operating.md, "Backups and restore to a moment": the service
 // runs on a cluster that archives its WAL with pgBackRest; two workspaces write, a full
 // backup is taken, they write more, and `finledger heads` records every chain's head
-// with the moment T; they write again after T. Restored to T into a new data folder,
+// with the moment T; they write again after T. A restore into a folder that holds data
+// is refused. Restored to T into a new data folder,
 // the database passes `finledger verify`, holds each head recorded at T (`heads
 // --check`, and GET /api/audit/verify), and the service on it shows the writes made
 // before T and none of those after.
@@ -168,6 +169,20 @@ func TestRestoreToAMoment(t *testing.T) {
 	}
 	if info, err := repo.Info(ctx); err != nil || !strings.Contains(info, "full backup") {
 		t.Fatalf("pgbackrest info: %v\n%s", err, info)
+	}
+
+	// A restore never writes over data: pgBackRest refuses a folder that holds some, and
+	// the error says why.
+	occupied := filepath.Join(repo.Dir, "occupied")
+	if err := os.MkdirAll(filepath.Join(occupied, "pgdata"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(occupied, "pgdata", "PG_VERSION"), []byte("15\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Restore(ctx, occupied, atT.At); err == nil || !strings.Contains(err.Error(), "unable to restore to path") ||
+		!strings.Contains(err.Error(), "because it contains files") {
+		t.Fatalf("a restore into a folder that holds data: %v", err)
 	}
 
 	into := filepath.Join(repo.Dir, "restored")
