@@ -122,14 +122,15 @@ func (r *Repository) ArchiveSettings() map[string]string {
 		// pgBackRest connects over a Unix socket; pgcluster's clusters have none by
 		// default.
 		"unix_socket_directories": r.socket,
-		"fsync":                   "off",
 	}
 }
 
 // StartArchived starts the repository's cluster, archiving into it, creates the stanza
 // and checks that a segment reaches the repository.
 func (r *Repository) StartArchived(ctx context.Context) (*pgcluster.Cluster, error) {
-	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: r.ClusterDir, Settings: r.ArchiveSettings()})
+	settings := r.ArchiveSettings()
+	settings["fsync"] = "off" // a test's cluster need not survive a crash of the machine
+	c, err := pgcluster.Start(ctx, pgcluster.Options{Dir: r.ClusterDir, Settings: settings})
 	if err != nil {
 		return nil, err
 	}
