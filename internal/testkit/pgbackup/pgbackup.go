@@ -66,6 +66,16 @@ func NewRepository() (*Repository, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgbackup: %w", err)
 	}
+	r, err := prepare(dir)
+	if err != nil {
+		_ = os.RemoveAll(dir)
+		return nil, err
+	}
+	return r, nil
+}
+
+// prepare lays out a repository's folder and hands it to the server's user.
+func prepare(dir string) (*Repository, error) {
 	r := &Repository{Dir: dir, Conf: filepath.Join(dir, "pgbackrest.conf"), Path: filepath.Join(dir, "repo"),
 		ClusterDir: filepath.Join(dir, "cluster"), socket: filepath.Join(dir, "socket")}
 	for _, d := range []string{r.Path, filepath.Join(dir, "lock"), r.ClusterDir, r.socket} {
