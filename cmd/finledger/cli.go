@@ -33,7 +33,7 @@ const (
 	exitOK        = 0
 	exitFailed    = 1 // the command ran and failed: a database unreachable, a listener taken, ...
 	exitUsage     = 2 // an unknown command, a bad flag or a bad setting: nothing was done
-	exitDifferent = 3 // verify found a read model or snapshot that differs from the log
+	exitDifferent = 3 // verify found a read model or snapshot that differs from the log, heads --check a head not held
 )
 
 // usageError is a mistake in how the binary was called: an unknown command, a bad flag
@@ -54,7 +54,7 @@ func exitCode(err error) int {
 		return exitOK
 	case errors.As(err, &usage):
 		return exitUsage
-	case errors.Is(err, errDiffers):
+	case errors.Is(err, errDiffers), errors.Is(err, errHeadsDiffer):
 		return exitDifferent
 	}
 	return exitFailed

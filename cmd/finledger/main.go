@@ -207,6 +207,12 @@ func subcommands() []command {
 					return verify(ctx, pool, files, out)
 				})
 			})},
+		{name: "heads", synopsis: "[--check FILE]", about: "print every workspace's chain head with the moment, or check the database holds heads printed before",
+			details: "It recomputes every chain in one snapshot and prints one JSON object: the database's clock then, and each\n" +
+				"workspace's last version and hash. Kept beside a backup, it shows a restore to that moment holds the same\n" +
+				"history: with --check FILE it names each workspace whose recorded head the database does not hold, and\n" +
+				"exits 3 if any.",
+			setup: headsFlags},
 		{name: "export", synopsis: "--workspace ID", about: "write a workspace's history as JSON lines, each event with its chain hash",
 			details: "docs/history.md, \"Verifying an export\", says how anyone can check it.",
 			setup:   exportFlags},
@@ -557,6 +563,10 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 	}
 	measured := metrics.New()
 	measured.WatchPool(pool)
+	measured.WatchArchiving(pool)
+	archiveCtx, stopArchiveWatch := context.WithCancel(ctx)
+	defer stopArchiveWatch()
+	go watchArchiving(archiveCtx, pool, archiveCheckInterval, slog.Default())
 	ledger := ledger.NewLedger(pool, projections.Project, time.Now, cfg.StateCacheSize)
 	ledger.LimitStateBytes(int64(cfg.StateCacheMB) << 20)
 	ledger.Instrument(measured)

@@ -1,16 +1,19 @@
 // Package metrics owns what an instance tells Prometheus about itself: the requests it
 // served, the events it appended, the conflicts and replays among its commands, its
 // webhook attempts, how far the relay and the dispatcher lag behind the log, its
-// database pool and the Go runtime. Each instance has its own registry; the counters
-// count what this instance did, the lags and the pool are read when scraped.
+// database pool, the database's archiving of its write-ahead log and the Go runtime.
+// Each instance has its own registry; the counters count what this instance did, the
+// lags, the pool and the archiving are read when scraped.
 package metrics
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -194,4 +197,89 @@ func (c poolCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(poolAcquiresDesc, prometheus.CounterValue, float64(s.AcquireCount()))
 	ch <- prometheus.MustNewConstMetric(poolWaitsDesc, prometheus.CounterValue, float64(s.EmptyAcquireCount()))
 	ch <- prometheus.MustNewConstMetric(poolWaitDesc, prometheus.CounterValue, s.AcquireDuration().Seconds())
+}
+
+// Archiving is what PostgreSQL's archiver tells of the write-ahead log it hands to the
+// backups (pg_stat_archiver): a restore to a moment needs every segment up to it.
+type Archiving struct {
+	Archived, Failed         int64     // segments archived, attempts that failed, since the statistics were reset
+	LastArchived, LastFailed time.Time // zero when none
+	LastFailedWAL            string    // the segment of the last failed attempt
+}
+
+// Failing reports whether the archiver's last attempt failed: the backups stop at the
+// last segment archived until an attempt succeeds again.
+func (a Archiving) Failing() bool {
+	return !a.LastFailed.IsZero() && a.LastFailed.After(a.LastArchived)
+}
+
+// Querier is what ReadArchiving reads with: a pool or a connection.
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// ReadArchiving reads the archiver's statistics. Any role may read them.
+func ReadArchiving(ctx context.Context, db Querier) (Archiving, error) {
+	var a Archiving
+	var archived, failed *time.Time
+	var failedWAL *string
+	err := db.QueryRow(ctx, `SELECT archived_count, failed_count, last_archived_time, last_failed_time, last_failed_wal FROM pg_stat_archiver`).
+		Scan(&a.Archived, &a.Failed, &archived, &failed, &failedWAL)
+	if err != nil {
+		return Archiving{}, fmt.Errorf("metrics: read pg_stat_archiver: %w", err)
+	}
+	if archived != nil {
+		a.LastArchived = *archived
+	}
+	if failed != nil {
+		a.LastFailed = *failed
+	}
+	if failedWAL != nil {
+		a.LastFailedWAL = *failedWAL
+	}
+	return a, nil
+}
+
+// WatchArchiving reports the database's WAL archiving, read when scraped: an archive
+// that fails is a backup that silently stops, found only on the day of a restore.
+func (m *Metrics) WatchArchiving(pool *pgxpool.Pool) {
+	m.registry.MustRegister(archivingCollector{pool})
+}
+
+var (
+	archiveFailingDesc = prometheus.NewDesc("finledger_wal_archive_failing",
+		"1 when PostgreSQL's last attempt to archive a WAL segment failed (pg_stat_archiver), so backups cannot reach later moments; 0 otherwise.", nil, nil)
+	archivedDesc      = prometheus.NewDesc("finledger_wal_archived_total", "WAL segments PostgreSQL archived since its statistics were reset.", nil, nil)
+	archiveFailedDesc = prometheus.NewDesc("finledger_wal_archive_failures_total", "Failed attempts to archive a WAL segment since PostgreSQL's statistics were reset.", nil, nil)
+	archiveLastDesc   = prometheus.NewDesc("finledger_wal_archive_last_success_timestamp_seconds",
+		"When PostgreSQL last archived a WAL segment, in Unix seconds; 0 when never.", nil, nil)
+)
+
+type archivingCollector struct{ pool *pgxpool.Pool }
+
+func (c archivingCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{archiveFailingDesc, archivedDesc, archiveFailedDesc, archiveLastDesc} {
+		ch <- d
+	}
+}
+
+func (c archivingCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	a, err := ReadArchiving(ctx, c.pool)
+	if err != nil {
+		ch <- prometheus.NewInvalidMetric(archiveFailingDesc, err)
+		return
+	}
+	failing, last := 0.0, 0.0
+	if a.Failing() {
+		failing = 1
+	}
+	if !a.LastArchived.IsZero() {
+		last = float64(a.LastArchived.UnixNano()) / 1e9
+	}
+	ch <- prometheus.MustNewConstMetric(archiveFailingDesc, prometheus.GaugeValue, failing)
+	ch <- prometheus.MustNewConstMetric(archivedDesc, prometheus.CounterValue, float64(a.Archived))
+	ch <- prometheus.MustNewConstMetric(archiveFailedDesc, prometheus.CounterValue, float64(a.Failed))
+	ch <- prometheus.MustNewConstMetric(archiveLastDesc, prometheus.GaugeValue, last)
 }

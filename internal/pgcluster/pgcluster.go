@@ -231,6 +231,39 @@ func Reachable(dir string) error {
 	return checkTraversable(abs, owner)
 }
 
+// Program prepares a program that works with a cluster's files, such as a backup tool,
+// to run as the user the server runs as (ourselves unless we are root), in dir, in its
+// own process group and with the environment the server gets. name is a path or a
+// program on PATH.
+func Program(dir, name string, args ...string) (*exec.Cmd, error) {
+	owner, err := serverUser()
+	if err != nil {
+		return nil, err
+	}
+	path, err := exec.LookPath(name)
+	if err != nil {
+		return nil, fmt.Errorf("pgcluster: %w", err)
+	}
+	return command(filepath.Dir(path), filepath.Base(path), dir, owner, args...), nil
+}
+
+// Hand gives dir and everything under it to the user the server runs as, so that the
+// server, or a Program, may write there; it does nothing unless we are root.
+func Hand(dir string) error {
+	owner, err := serverUser()
+	if err != nil || owner == nil {
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("pgcluster: %w", err)
+	}
+	if err := checkTraversable(abs, owner); err != nil {
+		return err
+	}
+	return chownTree(abs, owner)
+}
+
 // account is the unprivileged user the server runs as when we are root.
 type account struct {
 	name     string

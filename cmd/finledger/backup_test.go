@@ -1,0 +1,364 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/internal/metrics"
+	"github.com/finledger/finledger/internal/pgcluster"
+	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/internal/testkit/pgbackup"
+)
+
+// archivedService starts a cluster that archives its WAL into a new pgBackRest
+// repository, with a migrated database finledger on it, and returns the repository,
+// the cluster, a pool on the database and a connection to it for the WAL's controls.
+func archivedService(t *testing.T, ctx context.Context) (*pgbackup.Repository, *pgcluster.Cluster, *pgxpool.Pool, *pgx.Conn) {
+	t.Helper()
+	repo, err := pgbackup.NewRepository()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = repo.Remove() })
+	cluster, err := repo.StartArchived(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cluster.Stop() })
+	pool, url := migratedDatabase(t, ctx, cluster)
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close(ctx) })
+	return repo, cluster, pool, conn
+}
+
+// migratedDatabase creates the database finledger on cluster, migrates it and returns a
+// pool on it with its URL.
+func migratedDatabase(t *testing.T, ctx context.Context, cluster *pgcluster.Cluster) (*pgxpool.Pool, string) {
+	t.Helper()
+	conn, err := pgx.Connect(ctx, cluster.URL("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE DATABASE finledger`); err != nil {
+		t.Fatal(err)
+	}
+	pool := openPool(t, ctx, cluster.URL("finledger"))
+	if _, err := database.Migrate(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	return pool, cluster.URL("finledger")
+}
+
+func openPool(t *testing.T, ctx context.Context, url string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := database.Open(ctx, url, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// spend records an expense named concept in the client's workspace.
+func spend(t *testing.T, c *apitest.Client, concept string) {
+	t.Helper()
+	c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 1.25, "concept": concept}).Expect(t, http.StatusCreated)
+}
+
+// concepts lists the concepts of the client's workspace's transactions.
+func concepts(t *testing.T, c *apitest.Client) string {
+	t.Helper()
+	var names []string
+	for _, tx := range c.Get("/api/transactions").Expect(t, http.StatusOK).List("transactions") {
+		name, _ := tx["concept"].(string)
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
+}
+
+// waitFor polls cond until it holds, failing the test after timeout.
+func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(timeout); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// The backup drill of docs/operating.md, "Backups and restore to a moment": the service
+// runs on a cluster that archives its WAL with pgBackRest; two workspaces write, a full
+// backup is taken, they write more, and `finledger heads` records every chain's head
+// with the moment T; they write again after T. A restore into a folder that holds data
+// is refused. Restored to T into a new data folder,
+// the database passes `finledger verify`, holds each head recorded at T (`heads
+// --check`, and GET /api/audit/verify), and the service on it shows the writes made
+// before T and none of those after.
+func TestRestoreToAMoment(t *testing.T) {
+	ctx := context.Background()
+	repo, _, pool, conn := archivedService(t, ctx)
+	env := apitest.StartOn(t, pool, apitest.Options())
+	alice, bob := env.As("alice"), env.As("bob")
+	for _, c := range []*apitest.Client{alice, bob} {
+		c.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 100, "isDefault": true}).Expect(t, http.StatusOK)
+		spend(t, c, "before the backup")
+	}
+	if err := repo.Backup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// pgBackRest picks the backup that ended before the target by its stop time, kept in
+	// seconds.
+	time.Sleep(1100 * time.Millisecond)
+	for _, c := range []*apitest.Client{alice, bob} {
+		spend(t, c, "after the backup")
+	}
+	spend(t, alice, "after the backup, again")
+
+	cfg := config{DatabaseURL: env.Pool.Config().ConnString()}
+	out := &bytes.Buffer{}
+	if err := run(ctx, cfg, out, "heads", nil); err != nil {
+		t.Fatalf("heads: %v %s", err, out)
+	}
+	var atT Heads
+	if err := json.Unmarshal(out.Bytes(), &atT); err != nil || len(atT.Heads) != 2 || atT.Target != pgbackup.Moment(atT.At) {
+		t.Fatalf("heads at T: %v %s", err, out)
+	}
+	headsFile := filepath.Join(t.TempDir(), "heads.json")
+	if err := os.WriteFile(headsFile, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	verifiedAtT := map[string]string{}
+	for name, c := range map[string]*apitest.Client{"alice": alice, "bob": bob} {
+		verifiedAtT[name] = string(c.Get("/api/audit/verify").Expect(t, http.StatusOK).Raw)
+	}
+	if err := pgbackup.SwitchAndWait(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+
+	time.Sleep(10 * time.Millisecond)
+	for _, c := range []*apitest.Client{alice, bob} {
+		spend(t, c, "after T")
+	}
+	alice.Post("/api/wallets", map[string]any{"name": "Made after T"}).Expect(t, http.StatusOK)
+	// Recovery stops at the first commit past T, which must be in the archive too.
+	if err := pgbackup.SwitchAndWait(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	if info, err := repo.Info(ctx); err != nil || !strings.Contains(info, "full backup") {
+		t.Fatalf("pgbackrest info: %v\n%s", err, info)
+	}
+
+	// A restore never writes over data: pgBackRest refuses a folder that holds some, and
+	// the error says why.
+	occupied := filepath.Join(repo.Dir, "occupied")
+	if err := os.MkdirAll(filepath.Join(occupied, "pgdata"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(occupied, "pgdata", "PG_VERSION"), []byte("15\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Restore(ctx, occupied, atT.At); err == nil || !strings.Contains(err.Error(), "unable to restore to path") ||
+		!strings.Contains(err.Error(), "because it contains files") {
+		t.Fatalf("a restore into a folder that holds data: %v", err)
+	}
+
+	into := filepath.Join(repo.Dir, "restored")
+	start := time.Now()
+	if err := repo.Restore(ctx, into, atT.At); err != nil {
+		t.Fatal(err)
+	}
+	restored, err := pgbackup.StartRestored(ctx, into)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = restored.Stop() })
+	t.Logf("restored to %s and promoted in %s", pgbackup.Moment(atT.At), time.Since(start).Round(time.Millisecond))
+
+	restoredCfg := config{DatabaseURL: restored.URL("finledger")}
+	out.Reset()
+	if err := run(ctx, restoredCfg, out, "verify", nil); err != nil {
+		t.Fatalf("verify of the restored database: %v\n%s", err, out)
+	}
+	out.Reset()
+	if err := run(ctx, restoredCfg, out, "heads", []string{"--check", headsFile}); err != nil ||
+		!strings.Contains(out.String(), "heads: 2 same, 0 held within a longer history, 0 missing or different") {
+		t.Fatalf("heads --check of the restored database: %v\n%s", err, out)
+	}
+	// The database of now holds the heads of T within a longer history.
+	out.Reset()
+	if err := run(ctx, cfg, out, "heads", []string{"--check", headsFile}); err != nil ||
+		!strings.Contains(out.String(), "heads: 0 same, 2 held within a longer history, 0 missing or different") {
+		t.Fatalf("heads --check of the database of now: %v\n%s", err, out)
+	}
+
+	back := apitest.StartOn(t, openPool(t, ctx, restoredCfg.DatabaseURL), apitest.Options())
+	for name, c := range map[string]*apitest.Client{"alice": back.As("alice"), "bob": back.As("bob")} {
+		if got := string(c.Get("/api/audit/verify").Expect(t, http.StatusOK).Raw); got != verifiedAtT[name] {
+			t.Errorf("%s's chain restored to T: %s; at T it was %s", name, got, verifiedAtT[name])
+		}
+		want := "after the backup,before the backup"
+		if name == "alice" {
+			want = "after the backup,after the backup, again,before the backup"
+		}
+		if got := concepts(t, c); got != want {
+			t.Errorf("%s's transactions restored to T: %q, want %q", name, got, want)
+		}
+	}
+	if wallets := back.As("alice").Get("/api/wallets").Expect(t, http.StatusOK).Raw; bytes.Contains(wallets, []byte("Made after T")) {
+		t.Errorf("a wallet made after T was restored: %s", wallets)
+	}
+}
+
+// A repository that cannot take the WAL (unwritable, full) is found while the service
+// runs, not on the day of a restore: the metric finledger_wal_archive_failing turns 1
+// and a line is logged, and both clear once archiving works again.
+func TestArchiveFailuresAreReported(t *testing.T) {
+	ctx := context.Background()
+	repo, _, pool, conn := archivedService(t, ctx)
+	m := metrics.New()
+	m.WatchArchiving(pool)
+	scrape := httptest.NewServer(m.Handler())
+	t.Cleanup(scrape.Close)
+	failing := func() string {
+		resp, err := http.Get(scrape.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for _, line := range strings.Split(string(body), "\n") {
+			if value, ok := strings.CutPrefix(line, "finledger_wal_archive_failing "); ok {
+				return value
+			}
+		}
+		t.Fatalf("no finledger_wal_archive_failing in the metrics:\n%s", body)
+		return ""
+	}
+	logs := &syncBuffer{}
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		watchArchiving(watchCtx, pool, 50*time.Millisecond, slog.New(slog.NewTextHandler(logs, nil)))
+	}()
+	t.Cleanup(func() { stopWatch(); <-watched })
+
+	if got := failing(); got != "0" {
+		t.Fatalf("finledger_wal_archive_failing while archiving works: %s", got)
+	}
+	// The repository turns read-only, as a full or unmounted one does.
+	setWritable := func(writable bool) {
+		t.Helper()
+		err := filepath.WalkDir(repo.Path, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || !d.IsDir() {
+				return err
+			}
+			mode := os.FileMode(0o500)
+			if writable {
+				mode = 0o750
+			}
+			return os.Chmod(path, mode)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	setWritable(false)
+	t.Cleanup(func() { setWritable(true) })
+	if _, err := pool.Exec(ctx, `CREATE TABLE archived_or_not AS SELECT 1 AS n`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `SELECT pg_switch_wal()`); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the metric to say archiving fails", 30*time.Second, func() bool { return failing() == "1" })
+	waitFor(t, "a log line to say archiving fails", 10*time.Second, func() bool {
+		return strings.Contains(logs.String(), "PostgreSQL cannot archive its write-ahead log")
+	})
+	if !strings.Contains(logs.String(), "last_failed_wal=") {
+		t.Errorf("the log line does not name the segment: %s", logs)
+	}
+
+	setWritable(true)
+	// A new segment wakes the archiver, which retries the one that failed first.
+	if err := pgbackup.SwitchAndWait(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the metric to clear", 30*time.Second, func() bool { return failing() == "0" })
+	waitFor(t, "a log line to say archiving works again", 10*time.Second, func() bool {
+		return strings.Contains(logs.String(), "PostgreSQL archives its write-ahead log again")
+	})
+}
+
+// heads --check names each workspace whose recorded head the database does not hold,
+// and exits 3: one missing, one recorded longer than it is, one with another hash; and
+// a chain that breaks gives no heads at all.
+func TestHeadsCheck(t *testing.T) {
+	ctx := context.Background()
+	cfg, pool, ledger, workspace := personalWorkspace(t, time.Now, "keeper")
+	out := &bytes.Buffer{}
+	if err := run(ctx, cfg, out, "heads", nil); err != nil {
+		t.Fatalf("heads: %v %s", err, out)
+	}
+	var heads Heads
+	if err := json.Unmarshal(out.Bytes(), &heads); err != nil || len(heads.Heads) != 1 || heads.Heads[0].Workspace != workspace {
+		t.Fatalf("heads: %v %s", err, out)
+	}
+	if _, err := ledger.RegisterUser(ctx, domain.Identity{Subject: "newcomer", Email: "newcomer@example.com"}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(h Heads) (string, error) {
+		t.Helper()
+		file := filepath.Join(t.TempDir(), "heads.json")
+		data, _ := json.Marshal(h)
+		if err := os.WriteFile(file, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out := &bytes.Buffer{}
+		err := run(ctx, cfg, out, "heads", []string{"--check", file})
+		return out.String(), err
+	}
+	if got, err := check(heads); err != nil || !strings.Contains(got, "1 same, 0 held within a longer history, 0 missing or different") ||
+		!strings.Contains(got, "not recorded") {
+		t.Fatalf("heads --check of the same database: %v\n%s", err, got)
+	}
+	wrong := heads
+	wrong.Heads = []WorkspaceHead{heads.Heads[0], heads.Heads[0], {Workspace: uuid.New(), ChainLink: heads.Heads[0].ChainLink}}
+	wrong.Heads[0].Hash = strings.Repeat("0", 64)
+	wrong.Heads[1].Version++
+	got, err := check(wrong)
+	if exitCode(err) != exitDifferent || !strings.Contains(got, "DIFFERS at version") || !strings.Contains(got, "SHORTER") ||
+		!strings.Contains(got, "MISSING") || !strings.Contains(got, "0 same, 0 held within a longer history, 3 missing or different") {
+		t.Fatalf("heads --check of heads the database does not hold: %v (exit %d)\n%s", err, exitCode(err), got)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE events SET recorded_at = recorded_at - interval '1 day' WHERE stream_id = $1 AND version = 1`,
+		domain.StreamID(workspace)); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, cfg, io.Discard, "heads", nil); exitCode(err) != exitDifferent || !strings.Contains(err.Error(), "breaks at version 1") {
+		t.Fatalf("heads of a chain that breaks: %v", err)
+	}
+}
