@@ -32,9 +32,44 @@ const mcpInstructions = "Finledger's records: each tool runs an operation of the
 	"they are written (0.3, never a computed 0.30000000000000004, which is refused)."
 
 // errKeyNeeded refuses a request to the MCP server without an API key: it serves
-// agents, which act with a key's scopes, never with a person's session.
+// agents, which act with a key's scopes, never with a person's session, unless the
+// server is an OAuth protected resource (errTokenNeeded).
 var errKeyNeeded = errorf(http.StatusUnauthorized, "UNAUTHORIZED",
 	"the MCP server needs an API key: send Authorization: Bearer fl_live_...")
+
+// errTokenNeeded refuses a request without a credential where the MCP server is an OAuth
+// protected resource.
+var errTokenNeeded = errorf(http.StatusUnauthorized, "UNAUTHORIZED",
+	"the MCP server needs an API key or an access token of the service's identity provider: send Authorization: Bearer ...")
+
+// protectedResourcePath is where the OAuth protected resource metadata (RFC 9728) of the
+// MCP server is served, followed by the resource's path.
+const protectedResourcePath = "/.well-known/oauth-protected-resource"
+
+// serveProtectedResource answers the MCP server's protected resource metadata: the
+// resource, the provider that issues its tokens, and that they go in the header.
+func (s *Server) serveProtectedResource(w http.ResponseWriter, _ *http.Request) {
+	pr := s.protectedResource
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	writeJSON(w, http.StatusOK, map[string]any{
+		"resource":                 pr.Origin + mcpPath,
+		"authorization_servers":    []string{pr.Issuer},
+		"bearer_methods_supported": []string{"header"},
+		"resource_name":            "Finledger",
+		"resource_documentation":   pr.Origin + "/api/docs#mcp-server",
+	})
+}
+
+// challenge tells a client refused for its credential where to get one: the resource's
+// metadata, where the server is an OAuth protected resource (RFC 9728, section 5.1).
+func (s *Server) challenge(w http.ResponseWriter) {
+	if s.protectedResource == nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="finledger"`)
+		return
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer realm="finledger", resource_metadata=%q`,
+		s.protectedResource.Origin+protectedResourcePath+mcpPath))
+}
 
 // newMCPHandler is the streamable HTTP transport of the MCP server. It is stateless:
 // each request is answered on its own, by the server holding the tools the key that
@@ -60,11 +95,19 @@ func (s *Server) newMCPHandler() http.Handler {
 }
 
 // serveMCP authenticates a request to the MCP server by its API key, as the REST API
-// does, and answers it.
+// does, or, where the server is an OAuth protected resource, by an access token in the
+// Authorization header as a person's session; then it answers it.
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 	token, from := credentialOf(r)
-	if !strings.HasPrefix(token, keyPrefix) {
+	switch {
+	case strings.HasPrefix(token, keyPrefix):
+	case s.protectedResource == nil:
+		s.challenge(w)
 		writeError(w, r, errKeyNeeded)
+		return
+	case token == "" || from != "authorization":
+		s.challenge(w)
+		writeError(w, r, errTokenNeeded)
 		return
 	}
 	p, err := s.authenticate(r, token, from, "")
@@ -72,6 +115,9 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) {
 		noteCaller(r.Context(), p)
 	}
 	if err != nil {
+		if ae := (*apiError)(nil); errors.As(err, &ae) && ae.Status == http.StatusUnauthorized {
+			s.challenge(w)
+		}
 		writeError(w, r, err)
 		return
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/webapp"
 )
@@ -698,4 +699,57 @@ func TestMCPIdempotencyKey(t *testing.T) {
 		}
 	}
 	holds(t, alice, cash, "480", "after the bad keys")
+}
+
+// Where people sign in with an OpenID provider, the MCP server is an OAuth protected
+// resource (RFC 9728): a client refused for its credential is told where the resource's
+// metadata is, the metadata names the provider, and the provider's access token (a
+// person's session token) is taken as the person, whose role decides the tools. A
+// browser's cookie is still refused. Elsewhere the server takes API keys alone and
+// serves no metadata.
+func TestMCPIsAnOAuthProtectedResource(t *testing.T) {
+	initialize := map[string]any{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}}}
+	plain := apitest.Start(t)
+	if r := plain.Anonymous().Get("/.well-known/oauth-protected-resource/mcp"); r.Status != http.StatusNotFound {
+		t.Errorf("metadata without a provider: %d %s", r.Status, r.Raw)
+	}
+	if r := plain.Anonymous().Post("/mcp", initialize); r.Status != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") != `Bearer realm="finledger"` {
+		t.Errorf("no credential, no provider: %d %q", r.Status, r.Header.Get("WWW-Authenticate"))
+	}
+
+	opts := apitest.Options()
+	opts.ProtectedResource = &httpapi.ProtectedResource{Origin: "https://finledger.example.com", Issuer: "https://id.example.com"}
+	env := apitest.StartWith(t, opts)
+	want := map[string]any{"resource": "https://finledger.example.com/mcp", "authorization_servers": []any{"https://id.example.com"},
+		"bearer_methods_supported": []any{"header"}, "resource_name": "Finledger",
+		"resource_documentation": "https://finledger.example.com/api/docs#mcp-server"}
+	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+		if r := env.Anonymous().Get(path).Expect(t, http.StatusOK); !reflect.DeepEqual(r.JSON, want) {
+			t.Errorf("%s: %s", path, r.Raw)
+		}
+	}
+	challenge := `Bearer realm="finledger", resource_metadata="https://finledger.example.com/.well-known/oauth-protected-resource/mcp"`
+	for name, c := range map[string]*apitest.Client{"no credential": env.Anonymous(),
+		"a token nobody issued": env.Anonymous().With("Authorization", "Bearer eyJhbGciOiJIUzI1NiJ9.e30.x"),
+		"a browser's cookie":    env.Anonymous().With("Cookie", webapp.SessionCookie+"=anything")} {
+		r := c.With("Accept", "application/json, text/event-stream").Post("/mcp", initialize)
+		if r.Status != http.StatusUnauthorized || r.ErrorCode() != "UNAUTHORIZED" || r.Header.Get("WWW-Authenticate") != challenge {
+			t.Errorf("%s: %d %q %s", name, r.Status, r.Header.Get("WWW-Authenticate"), r.Raw)
+		}
+	}
+
+	alice := env.As("alice")
+	cash := cashWith(t, alice, 100)
+	session := connectMCP(t, env, alice)
+	if names := toolNames(t, session); !slices.Contains(names, "create_transaction") || !slices.Contains(names, "list_wallets") {
+		t.Fatalf("an owner's token sees %v", names)
+	}
+	res, got := callTool(t, session, "create_transaction", map[string]any{"type": "expense", "amount": 12.5, "walletId": cash})
+	if res.IsError {
+		t.Fatalf("an owner's expense: %v", got)
+	}
+	if balance := balanceOf(t, alice, cash); balance != json.Number("87.5") {
+		t.Fatalf("cash holds %v", balance)
+	}
 }

@@ -53,7 +53,8 @@ type Server struct {
 	// files stores the files attached to transactions.
 	files attachments.Store
 	// mcp is the MCP server's transport (newMCPHandler).
-	mcp http.Handler
+	mcp               http.Handler
+	protectedResource *ProtectedResource
 	// routeByName finds a route by its method and pattern ("POST /api/transactions"): a
 	// proposal names its request's route so.
 	routeByName map[string]route
@@ -113,6 +114,16 @@ type Options struct {
 	ECBURL string
 	// Files stores the files attached to transactions; nil: the database does.
 	Files attachments.Store
+	// ProtectedResource, set where people sign in with an OpenID provider, makes the MCP
+	// server an OAuth protected resource (RFC 9728): it takes that provider's access
+	// tokens besides API keys, and tells clients where to get one.
+	ProtectedResource *ProtectedResource
+}
+
+// ProtectedResource is what the MCP server tells OAuth clients of itself.
+type ProtectedResource struct {
+	Origin string // the service's public origin, as clients reach it
+	Issuer string // the OpenID provider that issues the access tokens the service verifies
 }
 
 // ChannelOptions are the chat channel's settings (spec 5.4).
@@ -133,6 +144,7 @@ func NewServer(pool *pgxpool.Pool, ledger *ledger.Ledger, sessions *session.Veri
 		trustedProxies: opts.TrustedProxies, requestLogLevel: opts.RequestLogLevel}
 	s.ecbURL = cmp.Or(opts.ECBURL, fx.ECBDailyURL)
 	s.files = opts.Files
+	s.protectedResource = opts.ProtectedResource
 	if s.files == nil {
 		s.files = attachments.NewPostgres(pool)
 	}
@@ -163,6 +175,12 @@ func (s *Server) Handler() http.Handler {
 	r.Get("/api/docs/docs.css", serveDoc("docs.css", "text/css; charset=utf-8"))
 	if s.browser != nil {
 		s.browser.Routes(r)
+	}
+	if s.protectedResource != nil {
+		// The document of the resource /mcp, at its own path and at the root path that
+		// clients also try first.
+		r.Get(protectedResourcePath+mcpPath, s.serveProtectedResource)
+		r.Get(protectedResourcePath, s.serveProtectedResource)
 	}
 	if s.metrics != nil && s.publicMetrics {
 		r.Method(http.MethodGet, "/metrics", s.metrics.Handler())

@@ -452,6 +452,16 @@ func (c config) browserApp(pool *pgxpool.Pool, box *sealbox.Box) (*webapp.App, e
 	return webapp.New(cfg)
 }
 
+// protectedResource makes the MCP server an OAuth protected resource where people sign
+// in with an OpenID provider: its access tokens are verified as session tokens are
+// (FINLEDGER_SESSION_JWKS_URL, _ISSUER, _AUDIENCE).
+func (c config) protectedResource() *httpapi.ProtectedResource {
+	if c.OIDCIssuer == "" {
+		return nil
+	}
+	return &httpapi.ProtectedResource{Origin: c.PublicOrigin, Issuer: c.OIDCIssuer}
+}
+
 func (c config) webhookPolicy() safehttp.Policy {
 	return safehttp.Policy{AllowPrivate: c.Env != "production" || c.WebhookAllowPriv}
 }

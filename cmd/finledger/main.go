@@ -618,11 +618,12 @@ func serve(ctx context.Context, cfg config, ready func(baseURL string)) error {
 		PublicMetrics:      cfg.PublicMetrics,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, RateLimitBurst: cfg.RateLimitBurst,
 		AuthFailuresPerMinute: cfg.AuthFailuresPerMinute, AuthFailureBurst: cfg.AuthFailureBurst,
-		TrustedProxies: cfg.TrustedProxies,
-		Billing:        provider,
-		ECBURL:         cfg.ECBURL,
-		Files:          files,
-		Channel:        httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},
+		TrustedProxies:    cfg.TrustedProxies,
+		Billing:           provider,
+		ECBURL:            cfg.ECBURL,
+		Files:             files,
+		Channel:           httpapi.ChannelOptions{Secret: cfg.ChannelSecret, Issuer: cfg.ChannelIssuer, Audiences: cfg.channelAudiences()},
+		ProtectedResource: cfg.protectedResource(),
 	})
 	ln, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
