@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"strconv"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
@@ -389,12 +390,58 @@ func (s *Server) runTool(t mcpTool) mcp.ToolHandler {
 			s.serveAs(t.route, &caller, answer, r)
 		}
 		record := answer.Body.Bytes()
-		return &mcp.CallToolResult{
+		result := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(record)}},
 			StructuredContent: json.RawMessage(record),
 			IsError:           answer.Code >= http.StatusMultipleChoices,
-		}, nil
+		}
+		if words := wordsOfPeople(record); len(words) > 0 {
+			result.Meta = mcp.Meta{userTextMeta: words}
+		}
+		return result, nil
 	}
+}
+
+// userTextMeta is the key of a tool result's _meta that lists where the strings people
+// wrote are in its structured content, as JSON Pointers (RFC 6901).
+const userTextMeta = "finledger/userText"
+
+// peopleWords are the fields of records whose strings people (or agents) wrote: names,
+// concepts, descriptions, notes, creditors, and a proposal's summary, which quotes them.
+var peopleWords = map[string]bool{"name": true, "firstName": true, "lastName": true, "concept": true,
+	"description": true, "note": true, "creditor": true, "summary": true}
+
+// pointerToken escapes a name as a JSON Pointer's reference token.
+var pointerToken = strings.NewReplacer("~", "~0", "/", "~1")
+
+// wordsOfPeople returns the JSON Pointers of the non-empty strings people wrote in a
+// JSON document (the fields peopleWords names, at any depth), in the order of the
+// fields' names at each level; none for a document that is not JSON.
+func wordsOfPeople(doc []byte) []string {
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any, at string, written bool)
+	walk = func(v any, at string, written bool) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				walk(v[k], at+"/"+pointerToken.Replace(k), peopleWords[k])
+			}
+		case []any:
+			for i, e := range v {
+				walk(e, at+"/"+strconv.Itoa(i), false)
+			}
+		case string:
+			if written && v != "" {
+				out = append(out, at)
+			}
+		}
+	}
+	walk(v, "", false)
+	return out
 }
 
 // mcpUserAgent is the user agent a tool call's events keep: "mcp; client=" and the
