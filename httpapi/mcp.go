@@ -12,8 +12,8 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"slices"
-	"strings"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
