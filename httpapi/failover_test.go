@@ -79,7 +79,8 @@ func TestFailoverLosesNothing(t *testing.T) {
 	// expense described by its own key, sent to the instances in turn and retried,
 	// with the same key, after each 503 (sooner than Retry-After asks, to keep the
 	// drill short). A writer told to stop finishes its write first, so every write
-	// made was acknowledged.
+	// made was acknowledged. A write still refused after retryFor is a failure.
+	const retryFor = 45 * time.Second
 	type write struct {
 		user, key string
 		amount    int
@@ -103,6 +104,7 @@ func TestFailoverLosesNothing(t *testing.T) {
 			default:
 			}
 			wr := write{user: user, key: fmt.Sprintf("%s-w%d-%d", user, w, n), amount: 1 + (w+n)%5}
+			giveUp := time.Now().Add(retryFor)
 			for try := 0; ; try++ {
 				c := env.As(user).On(instances[(w+n+try)%len(instances)]).With("Idempotency-Key", wr.key)
 				r := c.Post("/api/transactions", map[string]any{"type": "expense", "amount": wr.amount,
@@ -119,6 +121,10 @@ func TestFailoverLosesNothing(t *testing.T) {
 					if promoted.Load() {
 						sinceKill.Add(1)
 					}
+				}
+				if !ok && time.Now().After(giveUp) {
+					bad = append(bad, fmt.Sprintf("%s: still 503 after %s", wr.key, retryFor))
+					ok = true
 				}
 				mu.Unlock()
 				if ok {
