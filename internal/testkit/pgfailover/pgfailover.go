@@ -125,10 +125,56 @@ func findAutoctl() (string, error) {
 }
 
 func (f *Formation) start(ctx context.Context) error {
-	var err error
-	if f.monPort, err = pgcluster.FreePort(); err != nil {
+	ports := map[int]bool{}
+	for len(ports) < 1+len(f.nodes) {
+		port, err := pgcluster.FreePort()
+		if err != nil {
+			return err
+		}
+		if ports[port] {
+			continue
+		}
+		ports[port] = true
+		if f.monPort == 0 {
+			f.monPort = port
+			continue
+		}
+		i := len(ports) - 2
+		name := "node" + strconv.Itoa(i+1)
+		f.nodes[i] = &node{name: name, port: port, pgdata: filepath.Join(f.root, name, "pgdata")}
+	}
+	// The first node's cluster is made here, with the settings below, while the monitor
+	// starts; the second node is a base backup of it, settings included.
+	firstMade := make(chan error, 1)
+	go func() {
+		_, err := f.initialise(ctx, f.nodes[0].name)
+		firstMade <- err
+	}()
+	if err := f.startMonitor(ctx); err != nil {
+		<-firstMade
 		return err
 	}
+	if err := <-firstMade; err != nil {
+		return err
+	}
+	if err := pgcluster.MakeDir(filepath.Dir(f.nodes[1].pgdata)); err != nil {
+		return err
+	}
+	for i, n := range f.nodes {
+		if err := f.create(n); err != nil {
+			return err
+		}
+		if i == 0 {
+			if err := f.waitStates(ctx, map[string]string{n.name: "single"}); err != nil {
+				return err
+			}
+		}
+	}
+	return f.waitPair(ctx, 0)
+}
+
+// startMonitor makes and starts the monitor, and makes it decide fast.
+func (f *Formation) startMonitor(ctx context.Context) error {
 	monData, err := f.initialise(ctx, "monitor")
 	if err != nil {
 		return err
@@ -149,33 +195,7 @@ func (f *Formation) start(ctx context.Context) error {
 	if _, err := f.monitorC.Exec(ctx, "SELECT pg_reload_conf()"); err != nil {
 		return fmt.Errorf("monitor reload: %w", err)
 	}
-	for i := range f.nodes {
-		port, err := pgcluster.FreePort()
-		if err != nil {
-			return err
-		}
-		name := "node" + strconv.Itoa(i+1)
-		f.nodes[i] = &node{name: name, port: port, pgdata: filepath.Join(f.root, name, "pgdata")}
-	}
-	// The first node's cluster is made here, with the settings below; the second node
-	// is a base backup of it, settings included.
-	if _, err := f.initialise(ctx, f.nodes[0].name); err != nil {
-		return err
-	}
-	if err := pgcluster.MakeDir(filepath.Dir(f.nodes[1].pgdata)); err != nil {
-		return err
-	}
-	for i, n := range f.nodes {
-		if err := f.create(n); err != nil {
-			return err
-		}
-		if i == 0 {
-			if err := f.waitStates(ctx, map[string]string{n.name: "single"}); err != nil {
-				return err
-			}
-		}
-	}
-	return f.waitPair(ctx, 0)
+	return nil
 }
 
 // initialise makes the cluster of a folder of root with the settings the tests want.
