@@ -5,13 +5,12 @@
 // standby, and brings the old primary back as the new standby.
 //
 // The servers are tuned for speed, not for disks (fsync is off), and the monitor
-// decides within seconds rather than its production default of about half a minute;
+// decides within seconds rather than in its production defaults' minute or so;
 // replication stays synchronous, so a commit the primary acknowledged is on both.
 package pgfailover
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -76,7 +75,6 @@ type node struct {
 // process is a running pg_autoctl and everything it started, in one process group.
 type process struct {
 	cmd  *exec.Cmd
-	log  string
 	done chan struct{}
 }
 
@@ -253,7 +251,7 @@ func (f *Formation) run(name string, args ...string) (*process, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start pg_autoctl %s: %w", strings.Join(args[:2], " "), err)
 	}
-	p := &process{cmd: cmd, log: logPath, done: make(chan struct{})}
+	p := &process{cmd: cmd, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		close(p.done)
@@ -510,7 +508,7 @@ func (f *Formation) logs() string {
 	names, _ := filepath.Glob(filepath.Join(f.root, "*.log"))
 	for _, name := range names {
 		data, err := os.ReadFile(name)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err != nil {
 			continue
 		}
 		if len(data) > 3000 {
