@@ -100,8 +100,11 @@ func toAPIError(err error) *apiError {
 
 // Server errors that say the database cannot serve now, not that the request is wrong:
 // the connection failed or broke (class 08), the server is shutting down, crashed or
-// starting (57P01, 57P02, 57P03), or has no connection slot left (53300).
-var unavailableStates = map[string]bool{"57P01": true, "57P02": true, "57P03": true, "53300": true}
+// starting (57P01, 57P02, 57P03), has no connection slot left (53300), or no longer
+// takes writes (25006, read_only_sql_transaction) because it was the primary of a
+// replicated database and has been demoted to a standby: the pool connects to the new
+// primary (target_session_attrs=read-write) once this connection is gone.
+var unavailableStates = map[string]bool{"57P01": true, "57P02": true, "57P03": true, "53300": true, "25006": true}
 
 // databaseUnavailable reports an error caused by the database being out of reach, which
 // a retry after a while may cure: the pool could not connect (refused, timed out, server

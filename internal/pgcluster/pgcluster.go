@@ -47,9 +47,11 @@ type Cluster struct {
 	stopErr  error
 }
 
+// Superuser is the role initdb creates and URL connects as; a cluster's trust
+// authentication lets it in from this machine without a password.
+const Superuser = "finledger"
+
 const (
-	// superuser is the role initdb creates and URL connects as.
-	superuser = "finledger"
 	// tailSize bounds the output kept for error messages.
 	tailSize = 4096
 	// readyTimeout bounds how long a server may take to accept connections.
@@ -174,23 +176,12 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("pgcluster: create data folder: %w", err)
-	}
-	if owner != nil {
-		if err := checkTraversable(dir, owner); err != nil {
-			return nil, err
-		}
-		if err := chownTree(dir, owner); err != nil {
-			return nil, err
-		}
-	}
 	logw := opts.Log
 	if logw == nil {
 		logw = io.Discard
 	}
-	pgdata := filepath.Join(dir, "pgdata")
-	if err := ensureInitialised(ctx, bin, dir, pgdata, owner, logw); err != nil {
+	pgdata, err := initialise(ctx, bin, dir, owner, logw)
+	if err != nil {
 		return nil, err
 	}
 	if err := clearStalePid(pgdata); err != nil {
@@ -200,7 +191,7 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	for range portAttempts {
 		port := opts.Port
 		if port == 0 {
-			if port, err = freePort(); err != nil {
+			if port, err = FreePort(); err != nil {
 				return nil, err
 			}
 		}
@@ -214,6 +205,73 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 	}
 	return nil, lastErr
+}
+
+// Initialise makes the cluster of dir, in dir/pgdata, unless it is there, without
+// starting a server on it, and returns the path of pgdata: for a server that another
+// program starts, such as a replication manager. log gets initdb's output; nil
+// discards it.
+func Initialise(ctx context.Context, dir string, log io.Writer) (pgdata string, err error) {
+	if dir, err = filepath.Abs(dir); err != nil {
+		return "", fmt.Errorf("pgcluster: data folder: %w", err)
+	}
+	bin, err := BinDir()
+	if err != nil {
+		return "", err
+	}
+	owner, err := serverUser()
+	if err != nil {
+		return "", err
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	return initialise(ctx, bin, dir, owner, log)
+}
+
+func initialise(ctx context.Context, bin, dir string, owner *account, logw io.Writer) (string, error) {
+	if err := makeDir(dir, owner); err != nil {
+		return "", err
+	}
+	pgdata := filepath.Join(dir, "pgdata")
+	if err := ensureInitialised(ctx, bin, dir, pgdata, owner, logw); err != nil {
+		return "", err
+	}
+	return pgdata, nil
+}
+
+// MakeDir creates dir unless it exists and, when this process runs as root, hands it
+// to the user the server runs as, after checking that user can reach it.
+func MakeDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("pgcluster: create data folder: %w", err)
+	}
+	return Hand(dir)
+}
+
+func makeDir(dir string, owner *account) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("pgcluster: create data folder: %w", err)
+	}
+	if owner == nil {
+		return nil
+	}
+	if err := checkTraversable(dir, owner); err != nil {
+		return err
+	}
+	return chownTree(dir, owner)
+}
+
+// Command prepares program to run as the server does: as the unprivileged server user
+// when this process runs as root, in its own process group (so signals to it reach its
+// children, and a Ctrl-C to the caller does not), in dir, which is also its HOME, with
+// LC_ALL=C.
+func Command(program, dir string, args ...string) (*exec.Cmd, error) {
+	owner, err := serverUser()
+	if err != nil {
+		return nil, err
+	}
+	return command(program, dir, owner, args...), nil
 }
 
 // Reachable reports whether a cluster could live in dir: when this process runs as
@@ -231,24 +289,9 @@ func Reachable(dir string) error {
 	return checkTraversable(abs, owner)
 }
 
-// Program prepares a program that works with a cluster's files, such as a backup tool,
-// to run as the user the server runs as (ourselves unless we are root), in dir, in its
-// own process group and with the environment the server gets. name is a path or a
-// program on PATH.
-func Program(dir, name string, args ...string) (*exec.Cmd, error) {
-	owner, err := serverUser()
-	if err != nil {
-		return nil, err
-	}
-	path, err := exec.LookPath(name)
-	if err != nil {
-		return nil, fmt.Errorf("pgcluster: %w", err)
-	}
-	return command(filepath.Dir(path), filepath.Base(path), dir, owner, args...), nil
-}
-
-// Hand gives dir and everything under it to the user the server runs as, so that the
-// server, or a Program, may write there; it does nothing unless we are root.
+// Hand gives dir (or a file) and everything under it to the user the server runs as, so
+// that the server, or a program run by Command, may write there; it does nothing unless
+// we are root.
 func Hand(dir string) error {
 	owner, err := serverUser()
 	if err != nil || owner == nil {
@@ -351,9 +394,9 @@ func chownTree(dir string, owner *account) error {
 	})
 }
 
-// command prepares one of the server binaries to run as owner in its own process group.
-func command(bin, name, dir string, owner *account, args ...string) *exec.Cmd {
-	cmd := exec.Command(filepath.Join(bin, name), args...)
+// command prepares program to run as owner in its own process group.
+func command(program, dir string, owner *account, args ...string) *exec.Cmd {
+	cmd := exec.Command(program, args...)
 	// Its own process group: a Ctrl-C meant for the caller must not kill the server
 	// before the caller stops it cleanly.
 	attr := &syscall.SysProcAttr{Setpgid: true}
@@ -395,8 +438,8 @@ func ensureInitialised(ctx context.Context, bin, dir, pgdata string, owner *acco
 	if err := os.RemoveAll(scratch); err != nil {
 		return fmt.Errorf("pgcluster: remove leftover %s: %w", scratch, err)
 	}
-	cmd := command(bin, "initdb", dir, owner,
-		"-D", scratch, "-U", superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
+	cmd := command(filepath.Join(bin, "initdb"), dir, owner,
+		"-D", scratch, "-U", Superuser, "--auth=trust", "--encoding=UTF8", "--locale=C", "--no-sync")
 	out := &tail{limit: tailSize, w: logw}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := runContext(ctx, cmd); err != nil {
@@ -485,7 +528,8 @@ func isServerOf(pid int, pgdata string) bool {
 	return strings.Contains(name, "postgres") || strings.Contains(name, "postmaster")
 }
 
-func freePort() (int, error) {
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort() (int, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, fmt.Errorf("pgcluster: find a free port: %w", err)
@@ -510,7 +554,7 @@ func launch(ctx context.Context, bin, pgdata string, port int, owner *account, e
 	for _, k := range slices.Sorted(maps.Keys(settings)) {
 		args = append(args, "-c", k+"="+settings[k])
 	}
-	cmd := command(bin, "postgres", filepath.Dir(pgdata), owner, args...)
+	cmd := command(filepath.Join(bin, "postgres"), filepath.Dir(pgdata), owner, args...)
 	out := &tail{limit: tailSize, w: logw}
 	cmd.Stdout, cmd.Stderr = out, out
 	// Backends inherit the output pipe; should the postmaster be killed they may hold
@@ -589,7 +633,7 @@ func acceptsSession(ctx context.Context, addr string, exited <-chan struct{}) bo
 	}()
 	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
 	body := binary.BigEndian.AppendUint32(nil, 3<<16) // protocol 3.0
-	for _, s := range []string{"user", superuser, "database", "postgres", ""} {
+	for _, s := range []string{"user", Superuser, "database", "postgres", ""} {
 		body = append(append(body, s...), 0)
 	}
 	msg := append(binary.BigEndian.AppendUint32(nil, uint32(len(body)+4)), body...)
@@ -645,7 +689,7 @@ func sqlState(payload []byte) string {
 
 // URL returns the connection URL of database on the cluster, as its superuser.
 func (c *Cluster) URL(database string) string {
-	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", superuser, c.port, database)
+	return fmt.Sprintf("postgres://%s@127.0.0.1:%d/%s?sslmode=disable", Superuser, c.port, database)
 }
 
 // Port returns the server's TCP port on 127.0.0.1.

@@ -103,7 +103,7 @@ func TestStartQueryStopRestart(t *testing.T) {
 	if got := query(t, c, `SELECT v FROM kept`); got != "hello" {
 		t.Fatalf("select: %q", got)
 	}
-	if got := query(t, c, `SELECT current_user::text`); got != superuser {
+	if got := query(t, c, `SELECT current_user::text`); got != Superuser {
 		t.Fatalf("current_user %q", got)
 	}
 	if got := query(t, c, `SELECT current_setting('fsync')`); got != "off" {

@@ -274,7 +274,7 @@ func SwitchAndWait(ctx context.Context, conn *pgx.Conn) error {
 // Run runs a pgBackRest command on the stanza as the server's user and returns its
 // output; a failure carries what pgBackRest said.
 func (r *Repository) Run(ctx context.Context, args ...string) (string, error) {
-	cmd, err := pgcluster.Program(r.Dir, "pgbackrest", append([]string{"--config=" + r.Conf, "--stanza=" + Stanza}, args...)...)
+	cmd, err := pgcluster.Command("pgbackrest", r.Dir, append([]string{"--config=" + r.Conf, "--stanza=" + Stanza}, args...)...)
 	if err != nil {
 		return "", err
 	}
