@@ -20,6 +20,9 @@ const (
 	SkipNotReversible = "NOT_REVERSIBLE"
 	// SkipUnchanged: the record holds again what it held before the key changed it.
 	SkipUnchanged = "UNCHANGED"
+	// SkipUndone: an undo of the key's work reversed it already, and the key has not
+	// written it since.
+	SkipUndone = "UNDONE_ALREADY"
 )
 
 // What an undo of an agent's work did to a record (AgentUndoReversal.Action).
@@ -33,6 +36,8 @@ type AgentAct struct {
 	Event Event
 	// ByKey: the key recorded it, at or after the moment its work is undone from.
 	ByKey bool
+	// Undid: an undo of the key's work recorded it.
+	Undid bool
 }
 
 // UndoAgentWork reverses, as one command, what an API key did since a moment: the
@@ -164,7 +169,10 @@ func recordOf(e Event) (kind string, id uuid.UUID) {
 // reversal decides how the record is reversed, or refuses it with the reason it is
 // skipped.
 func (r *agentRecord) reversal(w *Workspace) (action string, events []Event, err error) {
-	k := r.first
+	k, err := r.sinceUndone()
+	if err != nil {
+		return "", nil, err
+	}
 	for _, a := range r.acts[k:] {
 		if !a.ByKey {
 			continue
@@ -211,6 +219,25 @@ func (r *agentRecord) reversal(w *Workspace) (action string, events []Event, err
 		return UndoDeleted, events, err
 	}
 	return r.restore(w, k)
+}
+
+// sinceUndone is the index of the key's first write of the record that no undo of its
+// work reversed yet: its first write, unless an undo came after it, and then its first
+// write after the last undo, or SkipUndone when there is none.
+func (r *agentRecord) sinceUndone() (int, error) {
+	k := r.first
+	for i, a := range r.acts {
+		if a.Undid && i > r.first {
+			k = -1
+		}
+		if a.ByKey && k < 0 {
+			k = i
+		}
+	}
+	if k < 0 {
+		return 0, &Error{Code: SkipUndone, Message: "an undo of the key's work reversed it already"}
+	}
+	return k, nil
 }
 
 // restore puts the fields the key's corrections of a transaction set back to what they

@@ -178,8 +178,27 @@ func TestAgentUndoReversesAKeysWork(t *testing.T) {
 	if len(again.List("reversed")) != 0 {
 		t.Errorf("an undo again reversed %v", again.List("reversed"))
 	}
+	undone := []string{"budget " + x.budget + " UNDONE_ALREADY", "transaction " + x.corrected + " CHANGED_SINCE", "transaction " + x.mine + " UNDONE_ALREADY"}
+	for _, id := range x.created {
+		undone = append(undone, "transaction "+id+" UNDONE_ALREADY")
+	}
+	slices.Sort(undone)
+	if got := kindsAndIDs(again.List("skipped"), "reason"); !slices.Equal(got, undone) {
+		t.Errorf("an undo again skipped %v, want %v", got, undone)
+	}
 	if got := balanceOf(t, x.alice, x.cash); fmt.Sprint(got) != before.Sub(decimal.NewFromInt(5)).String() {
 		t.Errorf("cash %v after an undo again", got)
+	}
+
+	// The key corrects the restored transaction again: the next undo reverses that alone.
+	correct(x.agent, "/api/transactions/"+x.mine, map[string]any{"concept": "Brunch"}).Expect(t, http.StatusOK)
+	third := x.undo(x.alice).Expect(t, http.StatusOK)
+	if got := kindsAndIDs(third.List("reversed"), "action"); !slices.Equal(got, []string{"transaction " + x.mine + " restored"}) {
+		t.Errorf("an undo of the key's later correction reversed %v", got)
+	}
+	if mine := x.alice.Get("/api/transactions/"+x.mine).Expect(t, http.StatusOK).Object("transaction"); fmt.Sprint(mine["amount"]) != "5" ||
+		mine["concept"] != "Lunch" {
+		t.Errorf("after the third undo %v, want 5 and Lunch", mine)
 	}
 }
 

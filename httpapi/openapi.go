@@ -421,7 +421,7 @@ func schemas() obj {
 			"reversed": obj{"type": "array", "items": object(obj{"kind": str(obj{"enum": []string{"transaction", "budget"}}), "id": uuidRef(),
 				"action": str(obj{"enum": []string{domain.UndoDeleted, domain.UndoRestored}})}, "kind", "id", "action")},
 			"skipped": obj{"type": "array", "items": object(obj{"kind": str(obj{"description": "transaction, budget, or the first word of another record's event type"}),
-				"id": uuidRef(), "reason": str(obj{"description": "CHANGED_SINCE, NOT_REVERSIBLE, UNCHANGED, or the code of the command's refusal"}),
+				"id": uuidRef(), "reason": str(obj{"description": "CHANGED_SINCE, NOT_REVERSIBLE, UNCHANGED, UNDONE_ALREADY, or the code of the command's refusal"}),
 				"message": str(nil)}, "kind", "id", "reason", "message")}}, "reversed", "skipped"),
 		"Member": record(obj{"userId": nuuid(), "invitationId": nuuid(), "email": str(nil), "name": nstr(nil), "role": str(obj{"enum": roleNames}),
 			"status": str(obj{"enum": []string{"active", "invited"}}), "joinedAt": dateTime()}),

@@ -28,6 +28,7 @@ func BindAgentUndo(c *domain.UndoAgentWork, since time.Time, undo *domain.AgentU
 			c.History = history
 			return err
 		}
+		call.Metadata.UndoOf = c.KeyID.String()
 		call.Decide = func(w *domain.Workspace) ([]domain.Event, error) {
 			decided, err := c.Decide(w)
 			*undo = decided
@@ -86,7 +87,7 @@ func agentHistory(ctx context.Context, tx pgx.Tx, workspace, key uuid.UUID, sinc
 			return fmt.Errorf("%s@%d: metadata: %w", stream, version, err)
 		}
 		byKey := meta.ActorType == ActorAPIKey && meta.ActorID == key.String() && !at.Before(since)
-		history = append(history, domain.AgentAct{Event: event, ByKey: byKey})
+		history = append(history, domain.AgentAct{Event: event, ByKey: byKey, Undid: meta.UndoOf == key.String()})
 		return nil
 	}); err != nil {
 		return nil, fmt.Errorf("ledger: read the history of key %s's work: %w", key, err)

@@ -70,6 +70,8 @@ type Metadata struct {
 	UserID    uuid.UUID `json:"userId,omitzero"`
 	UserAgent string    `json:"userAgent,omitempty"`
 	RequestID string    `json:"requestId,omitempty"`
+	// UndoOf is the API key whose work the command undid (domain.UndoAgentWork).
+	UndoOf string `json:"undoOf,omitempty"`
 }
 
 // Idempotency identifies a request made with an Idempotency-Key.

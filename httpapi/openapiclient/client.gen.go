@@ -3947,7 +3947,7 @@ type AgentUndo struct {
 		Kind    string `json:"kind"`
 		Message string `json:"message"`
 
-		// Reason CHANGED_SINCE, NOT_REVERSIBLE, UNCHANGED, or the code of the command's refusal
+		// Reason CHANGED_SINCE, NOT_REVERSIBLE, UNCHANGED, UNDONE_ALREADY, or the code of the command's refusal
 		Reason string `json:"reason"`
 	} `json:"skipped"`
 }
