@@ -157,6 +157,18 @@ func TestMCPToolsFollowScopes(t *testing.T) {
 			t.Errorf("%s: %d %s", name, r.Status, r.Raw)
 		}
 	}
+
+	// The server keeps no sessions: a session id, any, lends nothing; the key decides.
+	listed := readOnly.With("Accept", "application/json, text/event-stream").With("Mcp-Session-Id", "a-session-of-another-key").
+		With("Mcp-Protocol-Version", "2025-06-18").Post("/mcp", map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).
+		Expect(t, http.StatusOK)
+	var names []string
+	for _, tool := range listed.Object("result")["tools"].([]any) {
+		names = append(names, tool.(map[string]any)["name"].(string))
+	}
+	if slices.Sort(names); !reflect.DeepEqual(names, reads) {
+		t.Errorf("a read-only key with another session's id sees %v", names)
+	}
 }
 
 // A reader's key sees no write tool, whatever its scopes: the role bounds the key.
