@@ -12,7 +12,6 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
-	"github.com/finledger/finledger/projections"
 )
 
 // Many clients hammer one workspace with creates, updates and deletes, through two
@@ -166,13 +165,5 @@ func TestConcurrentClientsOnOneWorkspace(t *testing.T) {
 		t.Errorf("%d creates in %d database transactions: no group formed", events, transactions)
 	}
 	// The read models equal a replay of what the clients caused.
-	diffs, err := projections.Verify(context.Background(), env.Pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range diffs {
-		if d.LiveOnly != 0 || d.ReplayOnly != 0 {
-			t.Errorf("%s differs from replay: %+v", d.Table, d)
-		}
-	}
+	replayAgrees(t, env.Pool)
 }

@@ -102,15 +102,9 @@ func TestNewInstanceLoadsFromSnapshot(t *testing.T) {
 	if _, err := projections.Rebuild(ctx, env.Pool); err != nil {
 		t.Fatal(err)
 	}
-	diffs, err := projections.Verify(ctx, env.Pool)
-	if err != nil {
-		t.Fatal(err)
-	}
+	diffs := replayAgrees(t, env.Pool)
 	checked := false
 	for _, d := range diffs {
-		if d.LiveOnly != 0 || d.ReplayOnly != 0 {
-			t.Errorf("verify %+v", d)
-		}
 		checked = checked || d.Table == projections.SnapshotsTable && d.LiveRows > 0 && strings.Contains(d.Detail, "1 of another format")
 	}
 	if !checked {
