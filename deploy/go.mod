@@ -10,6 +10,7 @@ require (
 	github.com/nats-io/nats-server/v2 v2.15.2
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
+	mvdan.cc/sh/v3 v3.14.1
 	sigs.k8s.io/yaml v1.6.0
 )
 
