@@ -264,7 +264,7 @@ node() {
     start "pg-node-$n" INT "${as_autoctl[@]}" "$autoctl" run --pgdata "$dir/pg/node-$n/data"
     return
   fi
-  [ "$n" -eq 1 ] && initialise node-1 # node 2 is a base backup of node 1
+  if [ "$n" -eq 1 ]; then initialise node-1; fi # node 2 is a base backup of node 1
   start "pg-node-$n" INT "${as_autoctl[@]}" "$autoctl" create postgres --pgctl "$pgbin/pg_ctl" \
     --pgdata "$dir/pg/node-$n/data" --pgport "$port" --listen 127.0.0.1 --hostname 127.0.0.1 \
     --name "node-$n" --username finledger --dbname finledger --auth trust --no-ssl \
@@ -272,11 +272,16 @@ node() {
     --replication-quorum true --candidate-priority 50 --run
 }
 
+# node_single N: whether node N alone is the primary, as the monitor has assigned it.
+node_single() {
+  [ "$(monitor_sql "SELECT count(*) FROM pgautofailover.node WHERE nodename = 'node-$1' AND reportedstate::text = 'single' AND goalstate::text = 'single'")" = 1 ]
+}
+
 # formation_ready: one node the primary and the other its standby, both as assigned.
 # Meanwhile it asks the primary for a checkpoint: a base backup starts from one.
 formation_ready() {
   local state
-  state=$(monitor_sql "SELECT string_agg(reportedstate || '/' || goalstate, ' ' ORDER BY reportedstate) FROM pgautofailover.node") || return 1
+  state=$(monitor_sql "SELECT string_agg(reportedstate::text || '/' || goalstate::text, ' ' ORDER BY reportedstate::text) FROM pgautofailover.node") || return 1
   [ "$state" = "primary/primary secondary/secondary" ] && return 0
   "$pgbin/psql" -X -q -d "$db_url" -c CHECKPOINT >/dev/null 2>&1 || true
   return 1
@@ -290,7 +295,7 @@ if created node-1 && created node-2; then
 else
   # The first time, node 1 registers alone and becomes the primary (state single).
   node 1
-  wait_for pg-node-1 monitor_sql "SELECT 1 FROM pgautofailover.node WHERE nodename = 'node-1' AND reportedstate = 'single' AND goalstate = 'single'"
+  wait_for pg-node-1 node_single 1
   node 2
 fi
 cd "$dir"
