@@ -208,7 +208,7 @@ func checkDatabase(t *testing.T, p *types.Project) {
 		}
 		script := strings.Join(s.Command, " ")
 		// Passwords, as the single PostgreSQL had; TLS with self-signed certificates.
-		for _, want := range []string{"--auth scram-sha-256", "--ssl-self-signed", ".pgpass", "exec pg_autoctl run"} {
+		for _, want := range []string{"--auth scram-sha-256", "--ssl-self-signed", "--pg-hba-lan", ".pgpass", "exec pg_autoctl run"} {
 			if !strings.Contains(script, want) {
 				t.Errorf("%s: command does not have %q:\n%s", name, want, script)
 			}
