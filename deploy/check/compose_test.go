@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -192,6 +193,10 @@ func hasBind(s types.ServiceConfig, source, target string) bool {
 // formation settings of the failover drill, then run by its keeper.
 func checkDatabase(t *testing.T, p *types.Project) {
 	t.Helper()
+	var subnet string
+	if n, ok := p.Networks["default"]; ok && len(n.Ipam.Config) == 1 {
+		subnet = n.Ipam.Config[0].Subnet
+	}
 	for _, name := range []string{"pg-monitor", "pg-node-1", "pg-node-2"} {
 		s := p.Services[name]
 		if s.Build == nil || s.Build.Dockerfile != "container/pg_auto_failover.Dockerfile" || !strings.HasSuffix(s.Build.Context, "/deploy") {
@@ -208,13 +213,24 @@ func checkDatabase(t *testing.T, p *types.Project) {
 		}
 		script := strings.Join(s.Command, " ")
 		// Passwords, as the single PostgreSQL had; TLS with self-signed certificates.
-		for _, want := range []string{"--auth scram-sha-256", "--ssl-self-signed", "--pg-hba-lan", ".pgpass", "exec pg_autoctl run"} {
+		for _, want := range []string{"--auth scram-sha-256", "--ssl-self-signed", ".pgpass", "exec pg_autoctl run"} {
 			if !strings.Contains(script, want) {
 				t.Errorf("%s: command does not have %q:\n%s", name, want, script)
 			}
 		}
 		if strings.Contains(script, "--auth trust") || strings.Contains(script, "--no-ssl") {
 			t.Errorf("%s: command trusts the network or turns TLS off:\n%s", name, script)
+		}
+		// The servers let the compose network's subnet, and it alone, log in with a
+		// password over TLS.
+		for _, line := range regexp.MustCompile(`"(host\w*( [^ "]+){4})"`).FindAllStringSubmatch(script, -1) {
+			f := strings.Fields(line[1])
+			if f[0] != "hostssl" || f[3] != subnet || f[4] != "scram-sha-256" {
+				t.Errorf("%s: pg_hba.conf rule %q, want hostssl from %s with scram-sha-256", name, line[1], subnet)
+			}
+		}
+		if !strings.Contains(script, `scram-sha-256" >>"$PGDATA/pg_hba.conf"`) {
+			t.Errorf("%s: adds no pg_hba.conf rule for the compose network", name)
 		}
 	}
 	volumes := map[string]bool{}
