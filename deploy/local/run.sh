@@ -237,9 +237,11 @@ initialise() {
   mv "$data.initdb" "$data"
 }
 
-# created NAME: whether pg_autoctl has made NAME (its configuration exists).
+# created NAME: whether pg_autoctl has made NAME: its configuration exists, in
+# DIR/pg/.config/pg_autoctl under the data folder's path (resolved, should DIR's have
+# symbolic links).
 created() {
-  [ -f "$dir/pg/.config/pg_autoctl$dir/pg/$1/data/pg_autoctl.cfg" ]
+  [ -n "$(find "$dir/pg/.config/pg_autoctl" -path "*/pg/$1/data/pg_autoctl.cfg" 2>/dev/null | head -n 1)" ]
 }
 
 monitor_sql() {
