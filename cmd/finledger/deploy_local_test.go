@@ -1,7 +1,8 @@
 package main
 
 // TestLocalTopology runs deploy/local/run.sh, the topology of deploy/compose.yaml from
-// installed binaries (a private PostgreSQL, three nats-server processes clustered with
+// installed binaries (a pg_auto_failover monitor and two PostgreSQL nodes, a primary and
+// its synchronous standby, three nats-server processes clustered with
 // JetStream, three `finledger serve` instances), writes through every instance, stops
 // the NATS server leading the events stream and the instance leading the relay while
 // the writes go on through the others, and checks that nothing is lost: every
@@ -37,7 +38,7 @@ import (
 
 // localPorts are the offsets from run.sh's base port of every port it listens on, the
 // instances' admin listeners included.
-var localPorts = []int{0, 1, 2, 3, 11, 12, 13, 21, 22, 23, 31, 32, 33, 41, 42, 43}
+var localPorts = []int{0, 1, 2, 3, 4, 5, 11, 12, 13, 21, 22, 23, 31, 32, 33, 41, 42, 43}
 
 // freeBasePort finds a base port whose every offset run.sh uses is free, below the
 // kernel's ephemeral range (32768 and up), where an outgoing connection may take a port
@@ -106,7 +107,7 @@ func startLocalTopology(t *testing.T, dir string, settings map[string]string) *l
 		}
 		if t.Failed() {
 			t.Logf("--- run.sh printed:\n%s", lt.output.String())
-			for _, name := range []string{"postgres", "nats-1", "nats-2", "nats-3", "finledger-1", "finledger-2", "finledger-3"} {
+			for _, name := range []string{"pg-monitor", "pg-node-1", "pg-node-2", "nats-1", "nats-2", "nats-3", "finledger-1", "finledger-2", "finledger-3"} {
 				t.Logf("--- last lines of %s:\n%s", name, logTail(filepath.Join(dir, "logs", name+".log"), 25))
 			}
 		}
@@ -289,6 +290,7 @@ func TestLocalTopology(t *testing.T) {
 	letLoadRun(3 * time.Second)
 
 	// The instance leading the relay is killed; another takes the lead.
+	// Node 1 (the base port) is the primary: run.sh made it so, and no node fails here.
 	pg := &clusterPostgres{port: lt.base}
 	held, err := leaderHolders(pg.url(d.database, "local-test"))
 	if err != nil {

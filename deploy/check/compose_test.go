@@ -3,6 +3,8 @@ package check
 import (
 	"context"
 	"fmt"
+	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -51,21 +53,12 @@ func TestComposeTopology(t *testing.T) {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	want := []string{"finledger-1", "finledger-2", "finledger-3", "lb", "nats-1", "nats-2", "nats-3", "postgres"}
+	want := []string{"finledger-1", "finledger-2", "finledger-3", "lb", "nats-1", "nats-2", "nats-3", "pg-monitor", "pg-node-1", "pg-node-2"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("services %v, want %v", names, want)
 	}
 
-	pg := p.Services["postgres"]
-	if !strings.HasPrefix(pg.Image, "postgres:15") {
-		t.Errorf("postgres image %s", pg.Image)
-	}
-	if pg.HealthCheck == nil || !slices.Contains(pg.HealthCheck.Test, "pg_isready") {
-		t.Errorf("postgres health check %+v, want pg_isready", pg.HealthCheck)
-	}
-	if !hasVolume(pg, "/var/lib/postgresql/data", types.VolumeTypeVolume) {
-		t.Errorf("postgres keeps its data in no named volume: %+v", pg.Volumes)
-	}
+	checkDatabase(t, p)
 
 	// Three NATS nodes: one configuration (nats_test.go checks its routes), each node
 	// with its own name and store, healthy once current with the JetStream leader.
@@ -87,7 +80,7 @@ func TestComposeTopology(t *testing.T) {
 	}
 
 	// Three instances sharing every setting docs/operating.md says must be shared, each starting
-	// once PostgreSQL and every NATS node are healthy.
+	// once both database nodes and every NATS node are healthy.
 	var first types.ServiceConfig
 	for i := 1; i <= 3; i++ {
 		name := fmt.Sprintf("finledger-%d", i)
@@ -117,11 +110,14 @@ func TestComposeTopology(t *testing.T) {
 		if !slices.Equal(servers, []string{"nats://nats-1:4222", "nats://nats-2:4222", "nats://nats-3:4222"}) {
 			t.Errorf("%s: FINLEDGER_NATS_URL lists %v, want the three nodes", name, servers)
 		}
-		if db := env(s, "FINLEDGER_DATABASE_URL"); !strings.HasPrefix(db, "postgres://finledger:pw@postgres:5432/finledger?") ||
-			!strings.Contains(db, "application_name="+name) {
-			t.Errorf("%s: FINLEDGER_DATABASE_URL %s", name, db)
+		// Both nodes, the one taking writes chosen at each connection (docs/database.md).
+		db := env(s, "FINLEDGER_DATABASE_URL")
+		hosts, query := multiHostURL(t, db)
+		if !strings.HasPrefix(db, "postgres://finledger:pw@") || !slices.Equal(hosts, []string{"pg-node-1:5432", "pg-node-2:5432"}) ||
+			query.Get("target_session_attrs") != "read-write" || query.Get("sslmode") != "require" || query.Get("application_name") != name {
+			t.Errorf("%s: FINLEDGER_DATABASE_URL %s, want both nodes, target_session_attrs=read-write, sslmode=require and its name", name, db)
 		}
-		for _, dep := range []string{"postgres", "nats-1", "nats-2", "nats-3"} {
+		for _, dep := range []string{"pg-node-1", "pg-node-2", "nats-1", "nats-2", "nats-3"} {
 			if c := s.DependsOn[dep].Condition; c != types.ServiceConditionHealthy {
 				t.Errorf("%s: depends on %s with condition %q, want service_healthy", name, dep, c)
 			}
@@ -190,4 +186,107 @@ func hasBind(s types.ServiceConfig, source, target string) bool {
 		}
 	}
 	return false
+}
+
+// checkDatabase checks the replicated database: a pg_auto_failover monitor and two nodes
+// of the project's own image, each node made by pg_autoctl create postgres with the
+// formation settings of the failover drill, then run by its keeper.
+func checkDatabase(t *testing.T, p *types.Project) {
+	t.Helper()
+	var subnet string
+	if n, ok := p.Networks["default"]; ok && len(n.Ipam.Config) == 1 {
+		subnet = n.Ipam.Config[0].Subnet
+	}
+	for _, name := range []string{"pg-monitor", "pg-node-1", "pg-node-2"} {
+		s := p.Services[name]
+		if s.Build == nil || s.Build.Dockerfile != "container/pg_auto_failover.Dockerfile" || !strings.HasSuffix(s.Build.Context, "/deploy") {
+			t.Errorf("%s: build %+v, want container/pg_auto_failover.Dockerfile", name, s.Build)
+		}
+		if !hasVolume(s, "/var/lib/postgresql", types.VolumeTypeVolume) {
+			t.Errorf("%s: volumes %+v, want a named volume of its own on /var/lib/postgresql", name, s.Volumes)
+		}
+		if s.HealthCheck == nil || !slices.Contains(s.HealthCheck.Test, "pg_isready") {
+			t.Errorf("%s: health check %+v, want pg_isready", name, s.HealthCheck)
+		}
+		if env(s, "POSTGRES_PASSWORD") != composeEnv["POSTGRES_PASSWORD"] {
+			t.Errorf("%s: POSTGRES_PASSWORD not passed", name)
+		}
+		script := strings.Join(s.Command, " ")
+		// Passwords, as the single PostgreSQL had; TLS with self-signed certificates.
+		for _, want := range []string{"--auth scram-sha-256", "--ssl-self-signed", ".pgpass", "exec pg_autoctl run"} {
+			if !strings.Contains(script, want) {
+				t.Errorf("%s: command does not have %q:\n%s", name, want, script)
+			}
+		}
+		if strings.Contains(script, "--auth trust") || strings.Contains(script, "--no-ssl") {
+			t.Errorf("%s: command trusts the network or turns TLS off:\n%s", name, script)
+		}
+		// The servers let the compose network's subnet, and it alone, log in with a
+		// password over TLS.
+		for _, line := range regexp.MustCompile(`"(host\w*( [^ "]+){4})"`).FindAllStringSubmatch(script, -1) {
+			f := strings.Fields(line[1])
+			if f[0] != "hostssl" || f[3] != subnet || f[4] != "scram-sha-256" {
+				t.Errorf("%s: pg_hba.conf rule %q, want hostssl from %s with scram-sha-256", name, line[1], subnet)
+			}
+		}
+		if !strings.Contains(script, `scram-sha-256" >>"$PGDATA/pg_hba.conf"`) {
+			t.Errorf("%s: adds no pg_hba.conf rule for the compose network", name)
+		}
+	}
+	volumes := map[string]bool{}
+	for _, name := range []string{"pg-monitor", "pg-node-1", "pg-node-2"} {
+		for _, v := range p.Services[name].Volumes {
+			if volumes[v.Source] {
+				t.Errorf("%s shares the volume %s", name, v.Source)
+			}
+			volumes[v.Source] = true
+		}
+	}
+
+	monitor := strings.Join(p.Services["pg-monitor"].Command, " ")
+	if !strings.Contains(monitor, "pg_autoctl create monitor") || !strings.Contains(monitor, "--hostname pg-monitor") {
+		t.Errorf("pg-monitor: command %s, want pg_autoctl create monitor", monitor)
+	}
+	for i, name := range []string{"pg-node-1", "pg-node-2"} {
+		s := p.Services[name]
+		script := strings.ReplaceAll(strings.Join(s.Command, " "), `"`, "")
+		for _, want := range []string{"pg_autoctl create postgres", "--monitor postgres://autoctl_node@pg-monitor:5432/pg_auto_failover?sslmode=require",
+			"--hostname $NODE --name $NODE", "--dbname finledger", "--replication-quorum true", "--candidate-priority 50", "replication.password",
+			"ALTER USER pgautofailover_replicator PASSWORD"} {
+			if !strings.Contains(script, want) {
+				t.Errorf("%s: command does not have %q:\n%s", name, want, script)
+			}
+		}
+		if env(s, "NODE") != name || s.Hostname != name {
+			t.Errorf("%s: NODE %q, hostname %q", name, env(s, "NODE"), s.Hostname)
+		}
+		if c := s.DependsOn["pg-monitor"].Condition; c != types.ServiceConditionHealthy {
+			t.Errorf("%s: depends on pg-monitor with condition %q, want service_healthy", name, c)
+		}
+		// Node 2 registers once node 1 is up, so that node 1 is the first primary.
+		if i == 1 {
+			if c := s.DependsOn["pg-node-1"].Condition; c != types.ServiceConditionHealthy {
+				t.Errorf("%s: depends on pg-node-1 with condition %q, want service_healthy", name, c)
+			}
+		}
+	}
+}
+
+// multiHostURL returns the hosts of a libpq URL naming several, and its query.
+func multiHostURL(t *testing.T, s string) ([]string, url.Values) {
+	t.Helper()
+	rest, ok := strings.CutPrefix(s, "postgres://")
+	if !ok {
+		return nil, nil
+	}
+	if at := strings.LastIndex(rest, "@"); at >= 0 {
+		rest = rest[at+1:]
+	}
+	hosts, rest, _ := strings.Cut(rest, "/")
+	_, rawQuery, _ := strings.Cut(rest, "?")
+	query, err := url.ParseQuery(rawQuery)
+	if err != nil {
+		t.Errorf("%s: %v", s, err)
+	}
+	return strings.Split(hosts, ","), query
 }

@@ -89,3 +89,57 @@ func TestDockerfile(t *testing.T) {
 		t.Errorf("ENTRYPOINT %v, want the finledger binary in exec form", entrypoint)
 	}
 }
+
+// The database image of compose.yaml: one stage on Debian with PostgreSQL 15 and
+// pg_auto_failover from Debian's packages, run as postgres, PGDATA and HOME (where
+// pg_autoctl keeps its configuration and state) under the volume's mount point.
+func TestPgAutoFailoverDockerfile(t *testing.T) {
+	ast, err := parser.Parse(bytes.NewReader(readDeployFile(t, "container/pg_auto_failover.Dockerfile")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range ast.Warnings {
+		t.Errorf("parser warning: %s", w.Short)
+	}
+	stages, _, err := instructions.Parse(ast.AST, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stages) != 1 || !strings.HasPrefix(stages[0].BaseName, "debian:bookworm") {
+		t.Fatalf("stages %+v, want one on debian:bookworm", stages)
+	}
+	var installed, user string
+	env := map[string]string{}
+	var exposed []string
+	for _, cmd := range stages[0].Commands {
+		switch c := cmd.(type) {
+		case *instructions.RunCommand:
+			if line := strings.Join(c.CmdLine, " "); strings.Contains(line, "apt-get install") {
+				installed = line
+			}
+		case *instructions.EnvCommand:
+			for _, kv := range c.Env {
+				env[kv.Key] = kv.Value
+			}
+		case *instructions.UserCommand:
+			user = c.User
+		case *instructions.ExposeCommand:
+			exposed = append(exposed, c.Ports...)
+		}
+	}
+	for _, pkg := range []string{"postgresql-15", "postgresql-15-auto-failover", "pg-auto-failover-cli"} {
+		if !slices.Contains(strings.Fields(installed), pkg) {
+			t.Errorf("apt-get install %q, want %s", installed, pkg)
+		}
+	}
+	if user != "postgres" {
+		t.Errorf("runs as %q, want postgres", user)
+	}
+	if !strings.HasPrefix(env["PATH"], "/usr/lib/postgresql/15/bin:") || env["HOME"] != "/var/lib/postgresql" ||
+		!strings.HasPrefix(env["PGDATA"], "/var/lib/postgresql/") {
+		t.Errorf("ENV %v, want pg_autoctl on PATH, HOME and PGDATA under /var/lib/postgresql", env)
+	}
+	if !slices.Contains(exposed, "5432") {
+		t.Errorf("EXPOSE %v, want 5432", exposed)
+	}
+}

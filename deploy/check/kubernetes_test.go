@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -36,14 +37,15 @@ func manifestScheme(t *testing.T) *runtime.Scheme {
 
 // decodeManifests decodes every document of the YAML files of dir strictly: an unknown
 // or repeated field is an error, as `kubectl apply --validate=strict` makes it.
-func decodeManifests(t *testing.T, dir string) map[string]runtime.Object {
+// CloudNativePG's documents (database.yaml) are decoded into cnpg.go's types.
+func decodeManifests(t *testing.T, dir string) map[string]any {
 	t.Helper()
 	decoder := serializer.NewCodecFactory(manifestScheme(t), serializer.EnableStrict).UniversalDeserializer()
 	files, err := filepath.Glob(filepath.Join(deployFile(t, dir), "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no manifests in %s (%v)", dir, err)
 	}
-	objects := map[string]runtime.Object{}
+	objects := map[string]any{}
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -61,11 +63,21 @@ func decodeManifests(t *testing.T, dir string) map[string]runtime.Object {
 			if len(bytes.TrimSpace(doc)) == 0 {
 				continue
 			}
-			obj, gvk, err := decoder.Decode(doc, nil, nil)
-			if err != nil {
-				t.Fatalf("%s: %v", filepath.Base(file), err)
+			var obj any
+			var kind string
+			if cnpg, ok, err := decodeCNPG(doc); ok || err != nil {
+				if err != nil {
+					t.Fatalf("%s: %v", filepath.Base(file), err)
+				}
+				obj, kind = cnpg, cnpg.(interface{ GetObjectKind() schema.ObjectKind }).GetObjectKind().GroupVersionKind().Kind
+			} else {
+				o, gvk, err := decoder.Decode(doc, nil, nil)
+				if err != nil {
+					t.Fatalf("%s: %v", filepath.Base(file), err)
+				}
+				obj, kind = o, gvk.Kind
 			}
-			key := gvk.Kind + "/" + objectName(obj)
+			key := kind + "/" + objectName(obj)
 			if _, dup := objects[key]; dup {
 				t.Fatalf("%s defined twice", key)
 			}
@@ -75,7 +87,7 @@ func decodeManifests(t *testing.T, dir string) map[string]runtime.Object {
 	return objects
 }
 
-func objectName(obj runtime.Object) string {
+func objectName(obj any) string {
 	if o, ok := obj.(interface{ GetName() string }); ok {
 		return o.GetName()
 	}
@@ -89,8 +101,8 @@ func TestKubernetesManifests(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"ConfigMap/finledger", "ConfigMap/nats", "Deployment/finledger", "PodDisruptionBudget/finledger",
-		"Service/finledger", "Service/nats", "StatefulSet/nats"}
+	want := []string{"Cluster/finledger-db", "ConfigMap/finledger", "ConfigMap/nats", "Deployment/finledger", "PodDisruptionBudget/finledger",
+		"ScheduledBackup/finledger-db-daily", "Service/finledger", "Service/nats", "StatefulSet/nats"}
 	if !slices.Equal(keys, want) {
 		t.Fatalf("objects %v, want %v", keys, want)
 	}
@@ -148,6 +160,10 @@ func TestKubernetesManifests(t *testing.T) {
 	if !selects(svc.Spec.Selector, d.Spec.Template.Labels) || len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].TargetPort != intstr.FromString("http") {
 		t.Errorf("Service finledger does not reach the Deployment's pods' API, or reaches more: %+v", svc.Spec)
 	}
+	checkDatabaseManifest(t, objects, c, pod)
+
+	checkDatabaseManifest(t, objects, c, pod)
+
 	pdb := objects["PodDisruptionBudget/finledger"].(*policyv1.PodDisruptionBudget)
 	if !selects(pdb.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
 		t.Errorf("PodDisruptionBudget selects %v", pdb.Spec.Selector.MatchLabels)
@@ -172,16 +188,30 @@ func TestKubernetesManifests(t *testing.T) {
 	}
 }
 
-// The Secret template holds only placeholders, and the names the Deployment reads.
+// The Secret templates hold only placeholders, and the names the Deployment and the
+// database's backups read.
 func TestKubernetesSecretTemplate(t *testing.T) {
 	objects := decodeManifests(t, "kubernetes/templates")
 	s, ok := objects["Secret/finledger"].(*corev1.Secret)
-	if !ok || len(objects) != 1 {
-		t.Fatalf("templates hold %v, want the Secret finledger", objects)
+	backup, ok2 := objects["Secret/finledger-db-backup"].(*corev1.Secret)
+	if !ok || !ok2 || len(objects) != 2 {
+		t.Fatalf("templates hold %v, want the Secrets finledger and finledger-db-backup", objects)
 	}
-	for _, key := range []string{"FINLEDGER_DATABASE_URL", "FINLEDGER_SECRET_KEY", "FINLEDGER_SESSION_JWKS_URL"} {
+	for _, key := range []string{"FINLEDGER_SECRET_KEY", "FINLEDGER_SESSION_JWKS_URL"} {
 		if v, ok := s.StringData[key]; !ok || !strings.Contains(v, "REPLACE_WITH") {
 			t.Errorf("%s: %q, want a REPLACE_WITH placeholder", key, v)
+		}
+	}
+	// The Deployment names the database itself (database.yaml); a URL here would be
+	// overridden, and mislead.
+	if _, ok := s.StringData["FINLEDGER_DATABASE_URL"]; ok {
+		t.Error("the Secret finledger holds FINLEDGER_DATABASE_URL, which the Deployment sets")
+	}
+	cluster := decodeManifests(t, "kubernetes")["Cluster/finledger-db"].(*cnpgCluster)
+	creds := cluster.Spec.Backup.BarmanObjectStore.S3Credentials
+	for _, ref := range []*cnpgSecretKeySelector{creds.AccessKeyID, creds.SecretAccessKey} {
+		if v, ok := backup.StringData[ref.Key]; ref.Name != backup.Name || !ok || !strings.Contains(v, "REPLACE_WITH") {
+			t.Errorf("backup credential %+v: %q in %s, want a REPLACE_WITH placeholder", ref, v, backup.Name)
 		}
 	}
 }

@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # Runs the topology of deploy/compose.yaml on one machine from installed binaries:
-# a private PostgreSQL, three nats-server processes clustered with JetStream, and three
-# `finledger serve` instances with production settings, all on 127.0.0.1. It prints the
-# instances' base URLs and keeps running until SIGINT or SIGTERM, when it stops the
-# instances, then NATS, then PostgreSQL. Should it be killed outright, its children get
-# SIGTERM (SIGINT for PostgreSQL) from the kernel.
+# a replicated PostgreSQL (a pg_auto_failover monitor and two nodes, a primary and its
+# synchronous standby, each run by its pg_autoctl keeper; docs/database.md), three
+# nats-server processes clustered with JetStream, and three `finledger serve` instances
+# with production settings on the two-host database URL, all on 127.0.0.1. It prints
+# the instances' base URLs and keeps running until SIGINT or SIGTERM, when it stops the
+# instances, then NATS, then the nodes and the monitor. Should it be killed outright,
+# its children get SIGTERM (SIGINT for pg_autoctl) from the kernel.
 #
 # Usage: deploy/local/run.sh [-p BASE_PORT] DIR
 #
-# DIR keeps everything: the PostgreSQL cluster (DIR/pg), each NATS server's store and
+# DIR keeps everything: the monitor's and each node's PostgreSQL cluster
+# (DIR/pg/monitor, DIR/pg/node-1, DIR/pg/node-2; pg_autoctl's configuration and state
+# in DIR/pg/.config and DIR/pg/.local, its sockets in DIR/pg/sock), each NATS server's store and
 # configuration (DIR/nats-N), each instance's data folder (DIR/finledger-N), the logs
 # (DIR/logs), a pid file per process (DIR/NAME.pid) and the generated secrets
 # (DIR/secrets.env). Run it again on the same DIR and it starts where it stopped.
 #
 # Ports, from BASE_PORT (default 15400):
-#   BASE          PostgreSQL
+#   BASE          PostgreSQL node 1     BASE+4       PostgreSQL node 2
+#   BASE+5        the pg_auto_failover monitor
 #   BASE+1..3     NATS clients          BASE+11..13  NATS cluster routes
 #   BASE+21..23   NATS monitoring       BASE+31..33  the Finledger instances
 #   BASE+41..43   the instances' metrics and profiles (FINLEDGER_ADMIN_ADDR)
@@ -23,13 +28,15 @@
 #   FINLEDGER_BIN        the finledger binary (default: finledger on PATH)
 #   NATS_SERVER          the nats-server binary, 2.10 or newer (default: on PATH)
 #   FINLEDGER_PG_BINDIR  where initdb and postgres live (default: found as the service does)
+#   PG_AUTOCTL           the pg_autoctl binary (default: on PATH, or in FINLEDGER_PG_BINDIR;
+#                        Debian's package postgresql-15-auto-failover)
 #   FINLEDGER_SECRET_KEY, FINLEDGER_SESSION_HS256_SECRET
 #                        used when set; otherwise generated once into DIR/secrets.env
 #   FINLEDGER_DEPLOYMENT the deployment's name on NATS (default: local)
 #   Any other FINLEDGER_* setting reaches every instance as it is.
 #
-# As root, PostgreSQL runs as the postgres user (or nobody), who must be able to enter
-# every parent folder of DIR.
+# As root, PostgreSQL and pg_autoctl run as the postgres user (or nobody), who must be
+# able to enter every parent folder of DIR.
 set -euo pipefail
 
 usage() {
@@ -95,9 +102,16 @@ pg_bindir() {
   die "PostgreSQL server binaries (initdb, postgres) not found; set FINLEDGER_PG_BINDIR"
 }
 pgbin=$(pg_bindir)
-for b in initdb postgres pg_isready psql; do
+for b in initdb postgres pg_ctl pg_isready psql; do
   [ -x "$pgbin/$b" ] || die "$pgbin has no $b (FINLEDGER_PG_BINDIR)"
 done
+autoctl=${PG_AUTOCTL:-$(command -v pg_autoctl || true)}
+[ -n "$autoctl" ] || [ ! -x "$pgbin/pg_autoctl" ] || autoctl=$pgbin/pg_autoctl
+[ -n "$autoctl" ] && [ -x "$autoctl" ] ||
+  die "no pg_autoctl (pg_auto_failover): apt-get install postgresql-15-auto-failover (for another PostgreSQL, postgresql-N-auto-failover), or set PG_AUTOCTL"
+autoctl=$(readlink -f "$autoctl")
+# PostgreSQL's sockets are in DIR/pg/sock, whose path must fit a socket's name.
+[ ${#dir} -le 80 ] || die "DIR's path is longer than 80 characters, too long for PostgreSQL's sockets in it"
 
 # PostgreSQL refuses to run as root: it then runs as postgres, or nobody.
 as_pg=()
@@ -151,7 +165,7 @@ alive() {
 # stop_one I: sends process I its stop signal and waits up to 30 s, then kills it.
 stop_one() {
   local name=${names[$1]} pid=${pids[$1]} sig=TERM
-  [ "$name" = postgres ] && sig=INT # a fast shutdown
+  case $name in pg-*) sig=INT ;; esac # pg_autoctl: a fast shutdown
   if alive "$pid"; then
     kill -s "$sig" "$pid" 2>/dev/null || true
     local i
@@ -195,26 +209,100 @@ $(tail -n 30 "$dir/logs/$name.log")"
 $(tail -n 30 "$dir/logs/$name.log")"
 }
 
-# PostgreSQL.
-pg_port=$base_port
-mkdir -p "$dir/pg"
+# PostgreSQL: a pg_auto_failover monitor and a formation of two nodes, as the failover
+# drill runs them (internal/testkit/pgfailover): trust and no TLS, since everything is
+# on 127.0.0.1; the formation's settings for two nodes (number_sync_standbys 0, which
+# with the one standby still makes the primary wait for it at each commit, both nodes in
+# the replication quorum and candidates at the same priority). The first time, node 1
+# becomes the primary and node 2 its standby by a base backup; after that each keeper
+# carries on from its state, whichever node the monitor made the primary.
+node_ports=("$base_port" "$((base_port + 4))")
+monitor_port=$((base_port + 5))
+sock=$dir/pg/sock
+mkdir -p "$dir/pg/monitor" "$dir/pg/node-1" "$dir/pg/node-2" "$dir/pg/run" "$sock"
 if [ "$(id -u)" -eq 0 ]; then chown -R "$pg_user" "$dir/pg"; fi
-if [ ! -f "$dir/pg/data/PG_VERSION" ]; then
-  rm -rf "$dir/pg/data.initdb"
-  (cd "$dir/pg" && setpriv "${as_pg[@]}" -- env HOME="$dir/pg" LC_ALL=C "$pgbin/initdb" -D "$dir/pg/data.initdb" \
-    -U finledger --auth=trust --encoding=UTF8 --locale=C --no-sync >"$dir/logs/initdb.log" 2>&1) ||
-    die "initdb failed; see $dir/logs/initdb.log"
-  mv "$dir/pg/data.initdb" "$dir/pg/data"
-fi
+as_autoctl=(setpriv "${as_pg[@]}" -- env HOME="$dir/pg" XDG_CONFIG_HOME="$dir/pg/.config" XDG_DATA_HOME="$dir/pg/.local/share"
+  XDG_RUNTIME_DIR="$dir/pg/run" PGHOST="$sock" PGUSER=finledger LC_ALL=C)
+
+# initialise NAME: the cluster of DIR/pg/NAME/data, its superuser finledger, its sockets
+# in DIR/pg/sock (pg_autoctl reaches its server through them).
+initialise() {
+  local data=$dir/pg/$1/data
+  [ -f "$data/PG_VERSION" ] && return
+  rm -rf "$data.initdb"
+  (cd "$dir/pg" && setpriv "${as_pg[@]}" -- env HOME="$dir/pg" LC_ALL=C "$pgbin/initdb" -D "$data.initdb" \
+    -U finledger --auth=trust --encoding=UTF8 --locale=C --no-sync >"$dir/logs/initdb-$1.log" 2>&1) ||
+    die "initdb failed; see $dir/logs/initdb-$1.log"
+  printf "unix_socket_directories = '%s'\nmax_connections = 200\n" "$sock" >>"$data.initdb/postgresql.auto.conf"
+  mv "$data.initdb" "$data"
+}
+
+# created NAME: whether pg_autoctl has made NAME: its configuration exists, in
+# DIR/pg/.config/pg_autoctl under the data folder's path (resolved, should DIR's have
+# symbolic links).
+created() {
+  [ -n "$(find "$dir/pg/.config/pg_autoctl" -path "*/pg/$1/data/pg_autoctl.cfg" 2>/dev/null | head -n 1)" ]
+}
+
+monitor_sql() {
+  "$pgbin/psql" -X -q -tA -h 127.0.0.1 -p "$monitor_port" -U finledger -d pg_auto_failover -v ON_ERROR_STOP=1 -c "$1"
+}
+
 cd "$dir/pg"
-start postgres INT setpriv "${as_pg[@]}" -- env HOME="$dir/pg" LC_ALL=C "$pgbin/postgres" -D "$dir/pg/data" -p "$pg_port" \
-  -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c max_connections=200
-cd "$dir"
-wait_for postgres "$pgbin/pg_isready" -q -h 127.0.0.1 -p "$pg_port" -U finledger -d postgres
-psql=("$pgbin/psql" -X -q -h 127.0.0.1 -p "$pg_port" -U finledger -d postgres -v ON_ERROR_STOP=1)
-if [ -z "$("${psql[@]}" -tAc "SELECT 1 FROM pg_database WHERE datname = 'finledger'")" ]; then
-  "${psql[@]}" -c "CREATE DATABASE finledger" || die "could not create the database finledger"
+if created monitor; then
+  start pg-monitor INT "${as_autoctl[@]}" "$autoctl" run --pgdata "$dir/pg/monitor/data"
+else
+  initialise monitor
+  start pg-monitor INT "${as_autoctl[@]}" "$autoctl" create monitor --pgctl "$pgbin/pg_ctl" \
+    --pgdata "$dir/pg/monitor/data" --pgport "$monitor_port" --hostname 127.0.0.1 \
+    --auth trust --no-ssl --run
 fi
+wait_for pg-monitor monitor_sql "SELECT 1 FROM pgautofailover.formation"
+
+# node N: runs node N's keeper, making the node the first time.
+node() {
+  local n=$1 port=${node_ports[$1 - 1]}
+  if created "node-$n"; then
+    start "pg-node-$n" INT "${as_autoctl[@]}" "$autoctl" run --pgdata "$dir/pg/node-$n/data"
+    return
+  fi
+  if [ "$n" -eq 1 ]; then initialise node-1; fi # node 2 is a base backup of node 1
+  start "pg-node-$n" INT "${as_autoctl[@]}" "$autoctl" create postgres --pgctl "$pgbin/pg_ctl" \
+    --pgdata "$dir/pg/node-$n/data" --pgport "$port" --listen 127.0.0.1 --hostname 127.0.0.1 \
+    --name "node-$n" --username finledger --dbname finledger --auth trust --no-ssl \
+    --monitor "postgres://autoctl_node@127.0.0.1:$monitor_port/pg_auto_failover?sslmode=disable" \
+    --replication-quorum true --candidate-priority 50 --run
+}
+
+# node_single N: whether node N alone is the primary, as the monitor has assigned it.
+node_single() {
+  [ "$(monitor_sql "SELECT count(*) FROM pgautofailover.node WHERE nodename = 'node-$1' AND reportedstate::text = 'single' AND goalstate::text = 'single'")" = 1 ]
+}
+
+# formation_ready: one node the primary and the other its standby, both as assigned.
+# Meanwhile it asks the primary for a checkpoint: a base backup starts from one.
+formation_ready() {
+  local state
+  state=$(monitor_sql "SELECT string_agg(reportedstate::text || '/' || goalstate::text, ' ' ORDER BY reportedstate::text) FROM pgautofailover.node") || return 1
+  [ "$state" = "primary/primary secondary/secondary" ] && return 0
+  "$pgbin/psql" -X -q -d "$db_url" -c CHECKPOINT >/dev/null 2>&1 || true
+  return 1
+}
+
+db_hosts="127.0.0.1:${node_ports[0]},127.0.0.1:${node_ports[1]}"
+db_url="postgres://finledger@$db_hosts/finledger?sslmode=disable&target_session_attrs=read-write"
+if created node-1 && created node-2; then
+  node 1
+  node 2
+else
+  # The first time, node 1 registers alone and becomes the primary (state single).
+  node 1
+  wait_for pg-node-1 node_single 1
+  node 2
+fi
+cd "$dir"
+wait_for pg-node-2 formation_ready
+wait_for pg-node-1 "$pgbin/psql" -X -q -d "$db_url" -c "SELECT 1"
 
 # NATS: three servers, each routed to the other two, JetStream on every one.
 routes=""
@@ -251,7 +339,7 @@ for n in 1 2 3; do
   mkdir -p "$dir/finledger-$n"
   start "finledger-$n" TERM env \
     FINLEDGER_ENV=production \
-    FINLEDGER_DATABASE_URL="postgres://finledger@127.0.0.1:$pg_port/finledger?sslmode=disable&application_name=finledger-$n" \
+    FINLEDGER_DATABASE_URL="$db_url&application_name=finledger-$n" \
     FINLEDGER_HTTP_ADDR="127.0.0.1:$((base_port + 30 + n))" \
     FINLEDGER_ADMIN_ADDR="127.0.0.1:$((base_port + 40 + n))" \
     FINLEDGER_DATA_DIR="$dir/finledger-$n" \
@@ -267,7 +355,8 @@ done
 
 cat <<EOF
 finledger local cluster ready in $dir
-  postgres     postgres://finledger@127.0.0.1:$pg_port/finledger?sslmode=disable  (pid $(cat "$dir/postgres.pid"))
+  postgres     $db_url
+               (pids: monitor $(cat "$dir/pg-monitor.pid"), node-1 $(cat "$dir/pg-node-1.pid"), node-2 $(cat "$dir/pg-node-2.pid"))
   nats         $nats_urls  (pids $(cat "$dir/nats-1.pid") $(cat "$dir/nats-2.pid") $(cat "$dir/nats-3.pid"))
   finledger-1  http://127.0.0.1:$((base_port + 31))  (pid $(cat "$dir/finledger-1.pid"))
   finledger-2  http://127.0.0.1:$((base_port + 32))  (pid $(cat "$dir/finledger-2.pid"))
