@@ -49,6 +49,11 @@ deps:
 NORACE := internal/fx internal/sealbox queries statement webhooks/safehttp httpapi/openapiclient webapp/browsertest
 MODULE := github.com/finledger/finledger
 
+# The race-tested packages whose tests take longest, given to go test first: it starts
+# packages in the order it is given them, so the short ones then run beside these
+# instead of before them.
+LONGEST := httpapi cmd/finledger ledger eventstore
+
 # go vet, then the tests (-race where it finds things): an `ok` line as each package
 # passes, the failing tests' output in full (go test shows a passing test's output only
 # with -v), and a count at the end. The two runs, with and without -race, go side by
@@ -57,6 +62,9 @@ test-go:
 	@$(GO) vet ./... && echo "go vet: clean"
 	@pkgs=$$($(GO) list ./...) && norace=" $(addprefix $(MODULE)/,$(NORACE)) " && \
 	race=$$(for p in $$pkgs; do case "$$norace" in *" $$p "*) ;; *) echo $$p;; esac; done) && \
+	longest=" $(addprefix $(MODULE)/,$(LONGEST)) " && \
+	race=$$(for p in $$race; do case "$$longest" in *" $$p "*) echo $$p;; esac; done; \
+		for p in $$race; do case "$$longest" in *" $$p "*) ;; *) echo $$p;; esac; done) && \
 	plain=$$(for p in $$pkgs; do case "$$norace" in *" $$p "*) echo $$p;; esac; done) && \
 	log=$$(mktemp) && \
 	{ $(GO) test -count=1 -race -timeout 20m $$race & racing=$$!; \
