@@ -16,6 +16,7 @@ import (
 	"github.com/finledger/finledger/internal/leader"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/internal/testkit/pgfailover"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
 // The failover drill. Three instances serve one replicated database (a primary and a
@@ -31,16 +32,9 @@ import (
 func TestFailoverLosesNothing(t *testing.T) {
 	ctx := context.Background()
 	formation := pgfailover.Start(t)
-	pool, err := database.Open(ctx, formation.URL(pgfailover.Database), 16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
 	// The pool only connects to the node that takes writes, so the migrations run on
 	// the primary.
-	if _, err := database.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
+	pool := testdb.MigratedPool(t, formation.URL(pgfailover.Database), 16)
 	env := apitest.StartOn(t, pool, apitest.Options())
 	instances := []*apitest.Env{env, env.Instance(), env.Instance()}
 

@@ -11,10 +11,10 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/leader"
 	"github.com/finledger/finledger/internal/pgcluster"
 	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
 // privateCluster starts a PostgreSQL server of the test's own, which it may stop and
@@ -63,14 +63,7 @@ func expectUnavailable(t *testing.T, what string, r *apitest.Response) {
 func TestDatabaseOutage(t *testing.T) {
 	ctx := context.Background()
 	cluster, dir, url := privateCluster(t, ctx)
-	pool, err := database.Open(ctx, url, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	if _, err := database.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
+	pool := testdb.MigratedPool(t, url, 8)
 	env := apitest.StartOn(t, pool, apitest.Options())
 	alice := env.As("alice")
 	alice.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 10, "isDefault": true}).Expect(t, http.StatusOK)
@@ -149,7 +142,7 @@ func TestDatabaseOutage(t *testing.T) {
 		t.Fatalf("/readyz during the outage: %d %s", ready.Status, ready.Raw)
 	}
 
-	cluster, err = pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Port: port, Settings: map[string]string{"fsync": "off"}})
+	cluster, err := pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Port: port, Settings: map[string]string{"fsync": "off"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,11 +21,11 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/finledger/finledger/domain"
-	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/metrics"
 	"github.com/finledger/finledger/internal/pgcluster"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/internal/testkit/pgbackup"
+	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
 // archivedService starts a cluster that archives its WAL into a new pgBackRest
@@ -64,21 +64,7 @@ func migratedDatabase(t *testing.T, ctx context.Context, cluster *pgcluster.Clus
 	if _, err := conn.Exec(ctx, `CREATE DATABASE finledger`); err != nil {
 		t.Fatal(err)
 	}
-	pool := openPool(t, ctx, cluster.URL("finledger"))
-	if _, err := database.Migrate(ctx, pool); err != nil {
-		t.Fatal(err)
-	}
-	return pool, cluster.URL("finledger")
-}
-
-func openPool(t *testing.T, ctx context.Context, url string) *pgxpool.Pool {
-	t.Helper()
-	pool, err := database.Open(ctx, url, 8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return pool
+	return testdb.MigratedPool(t, cluster.URL("finledger"), 8), cluster.URL("finledger")
 }
 
 // spend records an expense named concept in the client's workspace.
@@ -214,7 +200,7 @@ func TestRestoreToAMoment(t *testing.T) {
 		t.Fatalf("heads --check of the database of now: %v\n%s", err, out)
 	}
 
-	back := apitest.StartOn(t, openPool(t, ctx, restoredCfg.DatabaseURL), apitest.Options())
+	back := apitest.StartOn(t, testdb.OpenPool(t, restoredCfg.DatabaseURL, 8), apitest.Options())
 	for name, c := range map[string]*apitest.Client{"alice": back.As("alice"), "bob": back.As("bob")} {
 		if got := string(c.Get("/api/audit/verify").Expect(t, http.StatusOK).Raw); got != verifiedAtT[name] {
 			t.Errorf("%s's chain restored to T: %s; at T it was %s", name, got, verifiedAtT[name])

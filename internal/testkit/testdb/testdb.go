@@ -140,11 +140,29 @@ func create(t testing.TB, migrated bool) string {
 // t ends.
 func Pool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
-	pool, err := database.Open(context.Background(), URL(t), 40)
+	return OpenPool(t, URL(t), 40)
+}
+
+// OpenPool opens a pool of at most maxConns connections on url, a database of a
+// server the test runs itself (one it stops, fails over or restores), closed when t
+// ends.
+func OpenPool(t testing.TB, url string, maxConns int32) *pgxpool.Pool {
+	t.Helper()
+	pool, err := database.Open(context.Background(), url, maxConns)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
+	return pool
+}
+
+// MigratedPool is OpenPool on a database it first migrates.
+func MigratedPool(t testing.TB, url string, maxConns int32) *pgxpool.Pool {
+	t.Helper()
+	pool := OpenPool(t, url, maxConns)
+	if _, err := database.Migrate(context.Background(), pool); err != nil {
+		t.Fatal(err)
+	}
 	return pool
 }
 
