@@ -10,10 +10,11 @@ import (
 	"github.com/moby/buildkit/frontend/dockerfile/parser"
 )
 
-// The image is built in two stages, the binary static and without the build machine's
-// paths, and the final stage runs as a user other than root.
-func TestDockerfile(t *testing.T) {
-	ast, err := parser.Parse(bytes.NewReader(readDeployFile(t, "container/Dockerfile")))
+// dockerfileStages parses a Dockerfile of deploy/, failing on a warning of the parser,
+// and returns its stages.
+func dockerfileStages(t *testing.T, name string) []instructions.Stage {
+	t.Helper()
+	ast, err := parser.Parse(bytes.NewReader(readDeployFile(t, name)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,6 +25,13 @@ func TestDockerfile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return stages
+}
+
+// The image is built in two stages, the binary static and without the build machine's
+// paths, and the final stage runs as a user other than root.
+func TestDockerfile(t *testing.T) {
+	stages := dockerfileStages(t, "container/Dockerfile")
 	if len(stages) != 2 {
 		t.Fatalf("%d stages, want a build stage and the final one", len(stages))
 	}
@@ -94,17 +102,7 @@ func TestDockerfile(t *testing.T) {
 // pg_auto_failover from Debian's packages, run as postgres, PGDATA and HOME (where
 // pg_autoctl keeps its configuration and state) under the volume's mount point.
 func TestPgAutoFailoverDockerfile(t *testing.T) {
-	ast, err := parser.Parse(bytes.NewReader(readDeployFile(t, "container/pg_auto_failover.Dockerfile")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range ast.Warnings {
-		t.Errorf("parser warning: %s", w.Short)
-	}
-	stages, _, err := instructions.Parse(ast.AST, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stages := dockerfileStages(t, "container/pg_auto_failover.Dockerfile")
 	if len(stages) != 1 || !strings.HasPrefix(stages[0].BaseName, "debian:bookworm") {
 		t.Fatalf("stages %+v, want one on debian:bookworm", stages)
 	}
