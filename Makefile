@@ -103,15 +103,20 @@ lint-openapi:
 build:
 	$(GO) build -o bin/finledger ./cmd/finledger
 
-# The cluster fault test at size: three instances, one PostgreSQL, one NATS; 50
-# SIGKILLs of instances (leaders first) and 5 PostgreSQL outages under 32 writers.
-# Each FINLEDGER_TORTURE_* setting can be overridden: make torture TORTURE_CYCLES=200.
+# The cluster fault test at size: three instances, one NATS, and PostgreSQL as a
+# primary with a synchronous standby (pg_auto_failover); 50 SIGKILLs of instances
+# (leaders first), 5 outages of both database servers and 10 failovers (SIGKILLs of
+# the primary, so the two servers take turns) under 32 writers. Each FINLEDGER_TORTURE_*
+# setting can be overridden: make torture TORTURE_CYCLES=200; TORTURE_FAILOVERS=0 runs
+# it on one PostgreSQL server.
 TORTURE_CYCLES ?= 50
 TORTURE_OUTAGES ?= 5
+TORTURE_FAILOVERS ?= 10
 TORTURE_WRITERS ?= 32
 TORTURE_WORKSPACES ?= 6
 torture:
 	FINLEDGER_TORTURE_CYCLES=$(TORTURE_CYCLES) FINLEDGER_TORTURE_OUTAGES=$(TORTURE_OUTAGES) \
+	FINLEDGER_TORTURE_FAILOVERS=$(TORTURE_FAILOVERS) \
 	FINLEDGER_TORTURE_WRITERS=$(TORTURE_WRITERS) FINLEDGER_TORTURE_WORKSPACES=$(TORTURE_WORKSPACES) \
 		$(GO) test -count=1 -timeout 2h -run '^TestClusterFaults$$' -v ./cmd/finledger
 

@@ -26,7 +26,6 @@ import (
 	"regexp"
 	"runtime/debug"
 	"runtime/pprof"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +44,7 @@ import (
 	"github.com/finledger/finledger/httpapi"
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/internal/latency"
 	"github.com/finledger/finledger/internal/pgcluster"
 	"github.com/finledger/finledger/internal/sealbox"
 	"github.com/finledger/finledger/internal/testkit/browser"
@@ -586,15 +586,7 @@ func (b *benchRun) depthLatency(ctx context.Context, pool *pgxpool.Pool, ldg *le
 }
 
 func percentiles(d []time.Duration) (p50, p99 time.Duration) {
-	if len(d) == 0 {
-		return 0, 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	at := func(q float64) time.Duration {
-		return s[min(len(s)-1, int(q*float64(len(s))))].Round(10 * time.Microsecond)
-	}
-	return at(0.50), at(0.99)
+	return latency.Percentile(d, 50).Round(10 * time.Microsecond), latency.Percentile(d, 99).Round(10 * time.Microsecond)
 }
 
 var pgbenchTPS = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)

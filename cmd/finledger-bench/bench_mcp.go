@@ -8,8 +8,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"time"
+
+	"github.com/finledger/finledger/internal/latency"
 )
 
 // mcpWarmup are the calls of each kind made before the timed ones: the server's
@@ -93,8 +94,8 @@ func benchMCP(ctx context.Context, adminURL, benchURL, serverBin string, n int, 
 		return err
 	}
 
-	restP50, restP95 := percentile(rest, 50), percentile(rest, 95)
-	toolP50, toolP95 := percentile(tool, 50), percentile(tool, 95)
+	restP50, restP95 := latency.Percentile(rest, 50), latency.Percentile(rest, 95)
+	toolP50, toolP95 := latency.Percentile(tool, 50), latency.Percentile(tool, 95)
 	fmt.Fprintf(out, "\n| per call | p50 | p95 |\n|---|---|---|\n")
 	fmt.Fprintf(out, "| REST POST /api/transactions | %.2f ms | %.2f ms |\n", millis(restP50), millis(restP95))
 	fmt.Fprintf(out, "| MCP create_transaction | %.2f ms | %.2f ms |\n", millis(toolP50), millis(toolP95))
@@ -137,16 +138,6 @@ func (b *benchRun) callTool(key string, id int, name string, args map[string]any
 		return errors.New(name + ": " + string(raw))
 	}
 	return nil
-}
-
-// percentile is the p-th percentile of xs, nearest rank.
-func percentile(xs []time.Duration, p int) time.Duration {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[max((len(s)*p+99)/100-1, 0)]
 }
 
 func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

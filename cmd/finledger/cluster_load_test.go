@@ -43,6 +43,7 @@ type serverError struct {
 type answerLog struct {
 	mu          sync.Mutex
 	serverErrs  []serverError
+	writes      []answeredWrite // the writes answered 2xx, for the failover times
 	connErrors  int
 	rateLimited int
 	unexpected  []string // definitive answers a correct service would not give
@@ -52,6 +53,16 @@ func (a *answerLog) addServerError(e serverError) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.serverErrs = append(a.serverErrs, e)
+}
+
+// answeredWrite is one attempt of a write that was answered 2xx: when it was sent and
+// when its answer came.
+type answeredWrite struct{ sent, answered time.Time }
+
+func (a *answerLog) addWrite(w answeredWrite) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.writes = append(a.writes, w)
 }
 
 func (a *answerLog) addUnexpected(format string, args ...any) {
@@ -96,6 +107,7 @@ func (c *retryingClient) send(ctx context.Context, method, path, workspace, key 
 			return apiAnswer{attempts: attempt}
 		}
 		i := (first + attempt) % len(c.bases)
+		sent := time.Now()
 		status, data, header, err := c.attempt(ctx, method, c.bases[i]+path, workspace, key, body)
 		last = apiAnswer{status: status, body: data, instance: c.names[i], attempts: attempt + 1, replayed: header.Get("Idempotent-Replayed") == "true"}
 		switch {
@@ -111,6 +123,9 @@ func (c *retryingClient) send(ctx context.Context, method, path, workspace, key 
 			c.log.rateLimited++
 			c.log.mu.Unlock()
 		default:
+			if method != http.MethodGet && status < 300 {
+				c.log.addWrite(answeredWrite{sent: sent, answered: time.Now()})
+			}
 			return last
 		}
 		select {

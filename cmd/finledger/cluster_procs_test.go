@@ -27,6 +27,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/finledger/finledger/internal/pgcluster"
+	"github.com/finledger/finledger/internal/testkit/pgfailover"
 )
 
 // serveStartTimeout bounds how long a process may take to accept requests.
@@ -82,6 +83,57 @@ func logTail(path string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// clusterDatabase is the database the instances share: one PostgreSQL server
+// (clusterPostgres) or a primary with a synchronous standby (failoverPostgres).
+type clusterDatabase interface {
+	// url is the URL of database; app names the connections in pg_stat_activity.
+	url(database, app string) string
+	// outage takes the whole database away for down, cutting every session, and brings
+	// it back.
+	outage(down time.Duration) error
+	// logTail is the end of the servers' log, for a failure's message.
+	logTail(lines int) string
+}
+
+// createDatabase creates an empty database named name on db.
+func createDatabase(t *testing.T, db clusterDatabase, name string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, db.url("postgres", "cluster-test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `CREATE DATABASE `+pgx.Identifier{name}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// withApp adds the connections' application name to a URL that has a query already.
+func withApp(url, app string) string {
+	if app == "" {
+		return url
+	}
+	return url + "&application_name=" + app
+}
+
+// failoverPostgres is a pg_auto_failover formation: the instances connect to both
+// nodes and write to whichever is the primary. Its outage stops both nodes.
+type failoverPostgres struct{ *pgfailover.Formation }
+
+func (p failoverPostgres) url(database, app string) string {
+	return withApp(p.URL(database), app)
+}
+
+func (p failoverPostgres) outage(down time.Duration) error {
+	p.Outage(down)
+	return nil
+}
+
+// logTail is empty: the formation logs its servers' ends itself when the test fails.
+func (p failoverPostgres) logTail(int) string { return "" }
+
 // clusterPostgres is the private PostgreSQL server every instance shares. Outage stops
 // it and starts it again on the same port and data folder.
 type clusterPostgres struct {
@@ -122,28 +174,11 @@ func startClusterPostgres(t *testing.T, dir string) *clusterPostgres {
 	return p
 }
 
-// url is the URL of database; app names the connections in pg_stat_activity.
 func (p *clusterPostgres) url(database, app string) string {
-	u := fmt.Sprintf("postgres://finledger@127.0.0.1:%d/%s?sslmode=disable", p.port, database)
-	if app != "" {
-		u += "&application_name=" + app
-	}
-	return u
+	return withApp(fmt.Sprintf("postgres://finledger@127.0.0.1:%d/%s?sslmode=disable", p.port, database), app)
 }
 
-func (p *clusterPostgres) createDatabase(t *testing.T, name string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	conn, err := pgx.Connect(ctx, p.url("postgres", "cluster-test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE DATABASE `+pgx.Identifier{name}.Sanitize()); err != nil {
-		t.Fatal(err)
-	}
-}
+func (p *clusterPostgres) logTail(lines int) string { return logTail(p.logPath, lines) }
 
 // outage stops the server (a fast shutdown: sessions are cut), keeps it down for down,
 // and starts it again on the same port and data folder.

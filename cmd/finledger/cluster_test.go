@@ -4,7 +4,8 @@ package main
 // (docs/architecture.md, decision 12): three `finledger serve` processes share one
 // PostgreSQL and one NATS server while writers hammer them, instances are SIGKILLed and
 // restarted (the relay, dispatcher and scheduler leaders among them) and PostgreSQL is
-// stopped and started; then every acknowledged write must be there exactly once,
+// stopped and started (and, when asked, its primary killed for the standby to take
+// over); then every acknowledged write must be there exactly once,
 // balances must equal the acknowledged effects, `finledger verify` must pass, and each
 // webhook must have received every event in stream order under stable delivery ids. A
 // second deployment (a fourth instance on another database, same NATS) must get all of
@@ -15,6 +16,10 @@ package main
 //
 //	FINLEDGER_TORTURE_CYCLES      kill-and-restart cycles (3)
 //	FINLEDGER_TORTURE_OUTAGES     PostgreSQL outages, spread among the cycles (1)
+//	FINLEDGER_TORTURE_FAILOVERS   failovers, spread among the cycles (0): with any, the
+//	                              database is a primary and a synchronous standby
+//	                              (pg_auto_failover), a failover SIGKILLs the primary,
+//	                              and an outage stops both servers
 //	FINLEDGER_TORTURE_WRITERS     concurrent writers on the first deployment (12): half
 //	                              on one workspace, the rest spread over the others
 //	FINLEDGER_TORTURE_WORKSPACES  workspaces besides the shared one (3)
@@ -29,6 +34,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,6 +46,8 @@ import (
 
 	"github.com/finledger/finledger/httpapi/session"
 	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/internal/latency"
+	"github.com/finledger/finledger/internal/testkit/pgfailover"
 )
 
 // clusterSecret is the session secret of every instance: the test mints its tokens.
@@ -71,6 +79,7 @@ func TestClusterFaults(t *testing.T) {
 	var (
 		cycles     = knobInt(t, "FINLEDGER_TORTURE_CYCLES", 3)
 		outages    = knobInt(t, "FINLEDGER_TORTURE_OUTAGES", 1)
+		failovers  = knobInt(t, "FINLEDGER_TORTURE_FAILOVERS", 0)
 		writers    = max(2, knobInt(t, "FINLEDGER_TORTURE_WRITERS", 12))
 		workspaces = max(1, knobInt(t, "FINLEDGER_TORTURE_WORKSPACES", 3))
 		minLoad    = knobDuration(t, "FINLEDGER_TORTURE_DURATION", 20*time.Second)
@@ -78,7 +87,16 @@ func TestClusterFaults(t *testing.T) {
 	began := time.Now()
 	base := processesDir(t, "finledger-cluster-")
 	bin, natsBin := buildBinaries(t, base)
-	pg := startClusterPostgres(t, filepath.Join(base, "pg"))
+	var (
+		pg        clusterDatabase
+		formation *pgfailover.Formation
+	)
+	if failovers > 0 {
+		formation = pgfailover.Start(t)
+		pg = failoverPostgres{formation}
+	} else {
+		pg = startClusterPostgres(t, filepath.Join(base, "pg"))
+	}
 	natsURL, natsLog := startNATS(t, natsBin, filepath.Join(base, "nats"))
 	rec := newReceiver(0.1)
 	hookServer := httptest.NewServer(rec)
@@ -90,7 +108,7 @@ func TestClusterFaults(t *testing.T) {
 	two := &clusterDeployment{name: "two", database: "finledger_two"}
 	var all []*serveProcess
 	for _, d := range []*clusterDeployment{one, two} {
-		pg.createDatabase(t, d.database)
+		createDatabase(t, pg, d.database)
 		names := []string{"a", "b", "c"}
 		key := strings.Repeat("1a", 32)
 		if d == two {
@@ -130,7 +148,7 @@ func TestClusterFaults(t *testing.T) {
 		for _, in := range all {
 			t.Logf("--- last lines of %s (%s):\n%s", in.name, in.logPath, logTail(in.logPath, 40))
 		}
-		t.Logf("--- last lines of PostgreSQL:\n%s", logTail(pg.logPath, 15))
+		t.Logf("--- last lines of PostgreSQL:\n%s", pg.logTail(15))
 		t.Logf("--- last lines of NATS:\n%s", logTail(natsLog, 15))
 	})
 	// Three instances of one deployment start at once: they race for the migrations.
@@ -200,21 +218,22 @@ func TestClusterFaults(t *testing.T) {
 		}
 	}
 	loadStart := time.Now()
-	t.Logf("load started: %d writers on deployment one (%d workspaces), %d on deployment two; %d kill cycles, %d PostgreSQL outages, at least %s",
-		len(one.writers), len(one.spaces), len(two.writers), cycles, outages, minLoad)
+	t.Logf("load started: %d writers on deployment one (%d workspaces), %d on deployment two; %d kill cycles, %d PostgreSQL outages, %d failovers, at least %s",
+		len(one.writers), len(one.spaces), len(two.writers), cycles, outages, failovers, minLoad)
 
 	// The faults.
 	p := &checkFailures{}
-	f := &faultPlan{t: t, pg: pg, one: one, all: all, leaderKills: map[string]int{}, p: p}
+	f := &faultPlan{t: t, pg: pg, formation: formation, one: one, all: all, leaderKills: map[string]int{}, p: p}
 	letLoadRun(2 * time.Second)
-	// Outages are spread among the cycles: outageAt[k] of them after k cycles.
-	outageAt := map[int]int{}
-	for j := range outages {
-		outageAt[(j+1)*cycles/(outages+1)]++
-	}
+	// Outages and failovers are spread among the cycles: after k cycles, outageAt[k]
+	// outages and failoverAt[k] failovers.
+	outageAt, failoverAt := spread(outages, cycles), spread(failovers, cycles)
 	for k := 0; k <= cycles; k++ {
 		for range outageAt[k] {
 			f.outage()
+		}
+		for range failoverAt[k] {
+			f.failover()
 		}
 		if k < cycles {
 			f.killCycle(k)
@@ -392,15 +411,16 @@ func TestClusterFaults(t *testing.T) {
 	if cycles > 0 && killedLeaders == 0 {
 		p.add("nothing checked", fmt.Sprintf("none of the %d SIGKILLs hit the relay's, the dispatcher's or the scheduler's leader", f.kills))
 	}
+	failoverTimes := f.failoverTimes(log, p)
 	lost := p.count("lost")
 	doubled := p.count("doubled")
 	outOfOrder := p.count("webhook out of order")
 	t.Logf("cluster summary: writes acknowledged %d (creates %d, updates %d, deletes %d; %d submitted twice at once; %d answers replayed), without a definitive answer %d (creates: %d committed, %d not), lost %d, doubled %d; "+
 		"webhook deliveries received %d (repeats %d, most attempts %d), missing %d, out of order %d, foreign %d; "+
-		"5xx other than 503: %d (503 in outages %d, outside %d); kills %d (%s), PostgreSQL outages %d; connection errors %d; load %s, whole test %s",
+		"5xx other than 503: %d (503 in outages and failovers %d, outside %d); kills %d (%s), PostgreSQL outages %d, failovers %d%s; connection errors %d; load %s, whole test %s",
 		total.acknowledged(), total.creates, total.updates, total.deletes, total.doubleSubmits, total.replayed, total.noAnswer, unknownCommitted, unknownAbsent, lost, doubled,
 		received, repeats, maxAttempts, p.count("webhook missing"), outOfOrder, p.count("webhook foreign"),
-		len(other5xx), expected503, len(late503), f.kills, strings.Join(leaderKills, ", "), len(f.windows), log.connErrors,
+		len(other5xx), expected503, len(late503), f.kills, strings.Join(leaderKills, ", "), f.outages, len(f.failovers), failoverTimes, log.connErrors,
 		loadTime.Round(time.Second), time.Since(began).Round(time.Second))
 	for _, check := range p.order {
 		t.Errorf("%s: %d%s", check, p.counts[check], exampleLines(p.items[check], 8))
@@ -458,16 +478,30 @@ func setupDeployment(d *clusterDeployment, names []string, rec *hookReceiver, ho
 	return nil
 }
 
-// faultPlan kills and restarts instances of the first deployment and stops PostgreSQL.
+// faultPlan kills and restarts instances of the first deployment, stops PostgreSQL, and
+// kills its primary.
 type faultPlan struct {
 	t           *testing.T
-	pg          *clusterPostgres
+	pg          clusterDatabase
+	formation   *pgfailover.Formation // nil when the database is one server
 	one         *clusterDeployment
 	all         []*serveProcess
 	p           *checkFailures
 	kills       int
 	leaderKills map[string]int
-	windows     []outageWindow
+	outages     int
+	failovers   []failover
+	windows     []outageWindow // the outages' and failovers', when a 503 is expected
+}
+
+// spread places n events among the gaps around cycles cycles, evenly: after k cycles,
+// spread(n, cycles)[k] of them.
+func spread(n, cycles int) map[int]int {
+	at := map[int]int{}
+	for j := range n {
+		at[(j+1)*cycles/(n+1)]++
+	}
+	return at
 }
 
 // killCycle SIGKILLs one instance of the first deployment and restarts it. The victim
@@ -517,7 +551,8 @@ func (f *faultPlan) killCycle(k int) {
 // outage stops PostgreSQL for two seconds and waits until every instance is ready again.
 func (f *faultPlan) outage() {
 	w := outageWindow{from: time.Now()}
-	f.t.Logf("PostgreSQL outage %d: stopping at %s", len(f.windows)+1, w.from.Format("15:04:05.000"))
+	f.outages++
+	f.t.Logf("PostgreSQL outage %d: stopping at %s", f.outages, w.from.Format("15:04:05.000"))
 	if err := f.pg.outage(2 * time.Second); err != nil {
 		f.t.Fatalf("PostgreSQL outage: %v", err)
 	}
@@ -530,13 +565,79 @@ func (f *faultPlan) outage() {
 	w.to = time.Now().Add(outageGrace)
 	f.windows = append(f.windows, w)
 	f.t.Logf("PostgreSQL outage %d: down %s, every instance ready %s after it was back",
-		len(f.windows), back.Sub(w.from).Round(time.Millisecond), time.Since(back).Round(time.Millisecond))
+		f.outages, back.Sub(w.from).Round(time.Millisecond), time.Since(back).Round(time.Millisecond))
 	letLoadRun(time.Second)
+}
+
+// failover is one SIGKILL of the database's primary: when it died, when the standby was
+// promoted, and when the old primary followed the new one again.
+type failover struct{ killed, promoted, rejoined time.Time }
+
+// failover SIGKILLs the database's primary, waits for the standby's promotion and
+// brings the old primary back as the new standby; answers of 503 are expected from the
+// kill until the instances are ready on the pair again, and a little after.
+func (f *faultPlan) failover() {
+	fo := failover{killed: time.Now()}
+	old := f.formation.KillPrimary()
+	f.t.Logf("failover %d: SIGKILL of node %d, the primary, at %s", len(f.failovers)+1, old+1, fo.killed.Format("15:04:05.000"))
+	f.formation.WaitPromoted(old)
+	fo.promoted = time.Now()
+	f.formation.Rejoin(old)
+	fo.rejoined = time.Now()
+	for _, in := range f.all {
+		if err := in.waitReady(time.Minute); err != nil {
+			f.p.add("ready after failover", err.Error())
+		}
+	}
+	f.windows = append(f.windows, outageWindow{from: fo.killed, to: time.Now().Add(outageGrace)})
+	f.failovers = append(f.failovers, fo)
+	f.t.Logf("failover %d: node %d promoted %s after the kill, node %d following it %s after that",
+		len(f.failovers), 2-old, fo.promoted.Sub(fo.killed).Round(time.Millisecond), old+1, fo.rejoined.Sub(fo.promoted).Round(time.Millisecond))
+	letLoadRun(time.Second)
+}
+
+// failoverTimes measures each failover as the writers saw it, from the first 503 after
+// the kill to the answer of the first write sent after that 503 and answered 2xx, and
+// returns their p50, p99 and most, to be told. A failover after which no write
+// succeeded is a failure.
+func (f *faultPlan) failoverTimes(log *answerLog, p *checkFailures) string {
+	if len(f.failovers) == 0 {
+		return ""
+	}
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	var times, promotions []time.Duration
+	for i, fo := range f.failovers {
+		from, seen := fo.killed, false
+		for _, e := range log.serverErrs {
+			inside := !e.at.Before(fo.killed) && e.at.Before(fo.rejoined.Add(outageGrace))
+			if e.status == http.StatusServiceUnavailable && inside && (!seen || e.at.Before(from)) {
+				from, seen = e.at, true
+			}
+		}
+		var back time.Time
+		for _, w := range log.writes {
+			if !w.sent.Before(from) && (back.IsZero() || w.answered.Before(back)) {
+				back = w.answered
+			}
+		}
+		if back.IsZero() {
+			p.add("no write after a failover", fmt.Sprintf("failover %d at %s", i+1, fo.killed.Format("15:04:05.000")))
+			continue
+		}
+		times = append(times, back.Sub(from))
+		promotions = append(promotions, fo.promoted.Sub(fo.killed))
+		f.t.Logf("failover %d: writes answered 503 from %s to %s (%s)", i+1, from.Format("15:04:05.000"), back.Format("15:04:05.000"), back.Sub(from).Round(time.Millisecond))
+	}
+	round := func(d time.Duration) time.Duration { return d.Round(10 * time.Millisecond) }
+	return fmt.Sprintf(" (time from the first 503 to the first write answered: p50 %s, p99 %s, most %s; kill to promotion: p50 %s, p99 %s)",
+		round(latency.Percentile(times, 50)), round(latency.Percentile(times, 99)), round(slices.Max(append(times, 0))),
+		round(latency.Percentile(promotions, 50)), round(latency.Percentile(promotions, 99)))
 }
 
 // settleWebhooks waits until every webhook has every delivery its workspace's events
 // call for, or until nothing has arrived for settleQuiet, and returns the last reports.
-func settleWebhooks(t *testing.T, ctx context.Context, pg *clusterPostgres, rec *hookReceiver, deps ...*clusterDeployment) (map[*hookLog]hookReport, bool) {
+func settleWebhooks(t *testing.T, ctx context.Context, pg clusterDatabase, rec *hookReceiver, deps ...*clusterDeployment) (map[*hookLog]hookReport, bool) {
 	t.Helper()
 	pools := map[*clusterDeployment]*pgxpool.Pool{}
 	for _, d := range deps {

@@ -2,7 +2,8 @@
 // and one formation of two PostgreSQL nodes, a primary and a synchronous standby, each
 // run by its pg_autoctl keeper from the installed binaries in a temporary folder. It
 // kills the primary the way a dead machine goes, waits for the monitor to promote the
-// standby, and brings the old primary back as the new standby.
+// standby, and brings the old primary back as the new standby; it can also stop both
+// nodes for a while and start them again.
 //
 // The servers are tuned for speed, not for disks (fsync is off), and the monitor
 // decides within seconds rather than in its production defaults' minute or so;
@@ -456,16 +457,41 @@ func (f *Formation) WaitPromoted(old int) int {
 // is the primary's synchronous standby again.
 func (f *Formation) Rejoin(i int) {
 	f.t.Helper()
-	n := f.nodes[i]
-	if n.keeper != nil {
-		f.t.Fatalf("pgfailover: %s is running", n.name)
+	if f.nodes[i].keeper != nil {
+		f.t.Fatalf("pgfailover: %s is running", f.nodes[i].name)
 	}
+	f.startKeeper(i)
+	if err := f.waitPair(context.Background(), 1-i); err != nil {
+		f.t.Fatalf("pgfailover: %v%s", err, f.logs())
+	}
+}
+
+// Outage stops both nodes, as when the whole site is lost for a while: each keeper
+// shuts its server down fast (every session is cut), the standby's first, so the
+// monitor has no node to promote. After down it starts the primary's keeper, then the
+// standby's, and returns once they are the same primary and synchronous standby again.
+func (f *Formation) Outage(down time.Duration) {
+	f.t.Helper()
+	primary := f.Primary()
+	for _, i := range []int{1 - primary, primary} {
+		f.nodes[i].keeper.stop()
+		f.nodes[i].keeper = nil
+	}
+	time.Sleep(down)
+	for _, i := range []int{primary, 1 - primary} {
+		f.startKeeper(i)
+	}
+	if err := f.waitPair(context.Background(), primary); err != nil {
+		f.t.Fatalf("pgfailover: after an outage: %v%s", err, f.logs())
+	}
+}
+
+// startKeeper runs the keeper of node i, which is down, on its existing folder.
+func (f *Formation) startKeeper(i int) {
+	n := f.nodes[i]
 	var err error
 	if n.keeper, err = f.run(n.name, "run", "--pgdata", n.pgdata); err != nil {
 		f.t.Fatal(err)
-	}
-	if err := f.waitPair(context.Background(), 1-i); err != nil {
-		f.t.Fatalf("pgfailover: %v%s", err, f.logs())
 	}
 }
 
