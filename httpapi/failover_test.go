@@ -28,7 +28,8 @@ import (
 // else is, balances are exact, each workspace's hash chain verifies, the read models
 // equal the replay of the log, the only errors were 503s with Retry-After, the
 // advisory-lock leader is elected again on the new primary, and the old primary rejoins
-// as a standby, after which writes go on.
+// as a standby, after which writes go on. Then both servers go down: writes are 503s
+// until they are back.
 func TestFailoverLosesNothing(t *testing.T) {
 	ctx := context.Background()
 	formation := pgfailover.Start(t)
@@ -222,6 +223,31 @@ func TestFailoverLosesNothing(t *testing.T) {
 	if got := count(); len(got) != len(acked)+len(users) {
 		t.Errorf("%d transactions after the rejoin, want %d", len(got), len(acked)+len(users))
 	}
+
+	// Both servers down: a write is a 503 with Retry-After on every instance until they
+	// are back; its key, retried then, is stored once.
+	through := func(in *apitest.Env) *apitest.Response {
+		return env.As("payer").On(in).With("Idempotency-Key", "through-the-outage").Post("/api/transactions", map[string]any{
+			"type": "expense", "amount": 1, "walletId": wallets["payer"], "description": "through-the-outage"})
+	}
+	formation.Down()
+	for _, in := range instances {
+		if r := through(in); r.Status != http.StatusServiceUnavailable || retryAfter(r) <= 0 {
+			t.Fatalf("a write with both servers down: %d %q %s", r.Status, r.Header.Get("Retry-After"), r.Raw)
+		}
+	}
+	formation.Up()
+	waitFor(t, "a write once both servers are back", 60*time.Second, func() bool {
+		r := through(env)
+		if r.Status != http.StatusCreated && r.Status != http.StatusServiceUnavailable {
+			t.Fatalf("a write once both servers are back: %d %s", r.Status, r.Raw)
+		}
+		return r.Status == http.StatusCreated
+	})
+	if n := count()["through-the-outage"]; n != 1 {
+		t.Errorf("the write retried through the outage is stored %d times", n)
+	}
+
 	standby, err := database.Open(ctx, formation.NodeURL(old, pgfailover.Database), 2)
 	if err != nil {
 		t.Fatal(err)

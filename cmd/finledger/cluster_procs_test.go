@@ -127,7 +127,9 @@ func (p failoverPostgres) url(database, app string) string {
 }
 
 func (p failoverPostgres) outage(down time.Duration) error {
-	p.Outage(down)
+	p.Down()
+	time.Sleep(down)
+	p.Up()
 	return nil
 }
 

@@ -63,6 +63,8 @@ type Formation struct {
 	monPort  int
 	nodes    [2]*node
 	monitorC *pgx.Conn
+
+	downPrimary int // the primary when Down stopped both nodes
 }
 
 // node is one PostgreSQL server of the formation with its keeper.
@@ -466,23 +468,27 @@ func (f *Formation) Rejoin(i int) {
 	}
 }
 
-// Outage stops both nodes, as when the whole site is lost for a while: each keeper
-// shuts its server down fast (every session is cut), the standby's first, so the
-// monitor has no node to promote. After down it starts the primary's keeper, then the
-// standby's, and returns once they are the same primary and synchronous standby again.
-func (f *Formation) Outage(down time.Duration) {
+// Down stops both nodes, as when the whole site is lost: each keeper shuts its server
+// down fast (every session is cut), the standby's first, so the monitor has no node to
+// promote. Up brings them back.
+func (f *Formation) Down() {
 	f.t.Helper()
-	primary := f.Primary()
-	for _, i := range []int{1 - primary, primary} {
+	f.downPrimary = f.Primary()
+	for _, i := range []int{1 - f.downPrimary, f.downPrimary} {
 		f.nodes[i].keeper.stop()
 		f.nodes[i].keeper = nil
 	}
-	time.Sleep(down)
-	for _, i := range []int{primary, 1 - primary} {
+}
+
+// Up starts the keepers Down stopped, the primary's first, and returns once the nodes
+// are the same primary and synchronous standby as before.
+func (f *Formation) Up() {
+	f.t.Helper()
+	for _, i := range []int{f.downPrimary, 1 - f.downPrimary} {
 		f.startKeeper(i)
 	}
-	if err := f.waitPair(context.Background(), primary); err != nil {
-		f.t.Fatalf("pgfailover: after an outage: %v%s", err, f.logs())
+	if err := f.waitPair(context.Background(), f.downPrimary); err != nil {
+		f.t.Fatalf("pgfailover: after both nodes were down: %v%s", err, f.logs())
 	}
 }
 
