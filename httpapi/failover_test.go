@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -265,4 +266,56 @@ func TestFailoverLosesNothing(t *testing.T) {
 func retryAfter(r *apitest.Response) int {
 	n, _ := strconv.Atoi(r.Header.Get("Retry-After"))
 	return n
+}
+
+// A standby that has fallen behind is never promoted. With the standby's machine dead,
+// the monitor lets the primary take writes alone (wait_primary), so those writes are on
+// one server. Then the primary's machine dies too and the standby comes back: promoting
+// it would lose them, so it must stay a standby, every write meanwhile a 503 with
+// Retry-After, until the old primary returns; then every acknowledged write is there.
+func TestALaggingStandbyIsNotPromoted(t *testing.T) {
+	formation := pgfailover.Start(t)
+	pool := testdb.MigratedPool(t, formation.URL(pgfailover.Database), 8)
+	env := apitest.StartOn(t, pool, apitest.Options())
+	payer := env.As("payer")
+	wallet := payer.Post("/api/wallets", map[string]any{"name": "Cash", "balance": 100, "isDefault": true}).
+		Expect(t, http.StatusOK).Object("wallet")["id"].(string)
+	spend := func(key string) *apitest.Response {
+		return payer.With("Idempotency-Key", key).Post("/api/transactions", map[string]any{"type": "expense", "amount": 1,
+			"walletId": wallet, "description": key})
+	}
+
+	primary := formation.Primary()
+	standby := 1 - primary
+	formation.Kill(standby)
+	waitFor(t, "the primary to take writes alone", 60*time.Second, func() bool {
+		return strings.HasPrefix(formation.State(primary), "wait_primary/")
+	})
+	for i := range 5 {
+		key := fmt.Sprintf("alone-%d", i)
+		waitFor(t, "write "+key, 30*time.Second, func() bool { return spend(key).Status == http.StatusCreated })
+	}
+
+	formation.Kill(primary)
+	formation.Restart(standby)
+	for until := time.Now().Add(10 * time.Second); time.Now().Before(until); time.Sleep(time.Second) {
+		if state := formation.State(standby); strings.Contains(state, "primary") {
+			t.Fatalf("the standby that missed writes is %s", state)
+		}
+		if r := spend("while-behind"); r.Status != http.StatusServiceUnavailable || retryAfter(r) <= 0 {
+			t.Fatalf("a write with the primary dead and the standby behind: %d %q %s", r.Status, r.Header.Get("Retry-After"), r.Raw)
+		}
+	}
+	t.Logf("the standby stayed %s", formation.State(standby))
+
+	formation.Restart(primary)
+	formation.WaitPair(primary)
+	waitFor(t, "the write retried once the primary is back", 60*time.Second, func() bool {
+		return spend("while-behind").Status == http.StatusCreated
+	})
+	balance := payer.Get("/api/wallets/"+wallet).Expect(t, http.StatusOK).Object("wallet")["balance"]
+	if got, err := strconv.ParseFloat(fmt.Sprint(balance), 64); err != nil || got != 94 {
+		t.Errorf("balance %v after six expenses of 1 from 100, want 94", balance)
+	}
+	replayAgrees(t, pool)
 }

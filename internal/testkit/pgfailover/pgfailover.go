@@ -408,13 +408,20 @@ func (f *Formation) Primary() int {
 	return -1
 }
 
-// KillPrimary kills the primary as a machine dies: its keeper, its postmaster and every
-// backend at once, with SIGKILL, so nothing is shut down cleanly and no one is told.
-// Killing the postmaster alone would test less, since its keeper would restart it in
-// place. It returns the node killed once its port refuses connections.
+// KillPrimary kills the primary as a machine dies (Kill) and returns which node it was.
 func (f *Formation) KillPrimary() int {
 	f.t.Helper()
 	i := f.Primary()
+	f.Kill(i)
+	return i
+}
+
+// Kill kills node i as a machine dies: its keeper, its postmaster and every backend at
+// once, with SIGKILL, so nothing is shut down cleanly and no one is told. Killing the
+// postmaster alone would test less, since its keeper would restart it in place. It
+// returns once the node's port refuses connections.
+func (f *Formation) Kill(i int) {
+	f.t.Helper()
 	n := f.nodes[i]
 	if err := syscall.Kill(-n.keeper.cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		f.t.Fatalf("pgfailover: kill %s: %v", n.name, err)
@@ -432,7 +439,17 @@ func (f *Formation) KillPrimary() int {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return i
+}
+
+// State returns node i's state as the monitor has it: "reported/assigned", such as
+// "primary/primary" or "catchingup/secondary".
+func (f *Formation) State(i int) string {
+	f.t.Helper()
+	got, err := f.states(context.Background())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return got[f.nodes[i].name]
 }
 
 // WaitPromoted waits until the monitor has promoted the node other than old and it
@@ -459,11 +476,25 @@ func (f *Formation) WaitPromoted(old int) int {
 // is the primary's synchronous standby again.
 func (f *Formation) Rejoin(i int) {
 	f.t.Helper()
+	f.Restart(i)
+	f.WaitPair(1 - i)
+}
+
+// Restart starts the keeper of node i, which was killed, and returns at once; the
+// monitor decides what the node becomes.
+func (f *Formation) Restart(i int) {
+	f.t.Helper()
 	if f.nodes[i].keeper != nil {
 		f.t.Fatalf("pgfailover: %s is running", f.nodes[i].name)
 	}
 	f.startKeeper(i)
-	if err := f.waitPair(context.Background(), 1-i); err != nil {
+}
+
+// WaitPair waits until node primary is the primary and the other its synchronous
+// standby.
+func (f *Formation) WaitPair(primary int) {
+	f.t.Helper()
+	if err := f.waitPair(context.Background(), primary); err != nil {
 		f.t.Fatalf("pgfailover: %v%s", err, f.logs())
 	}
 }
@@ -487,9 +518,7 @@ func (f *Formation) Up() {
 	for _, i := range []int{f.downPrimary, 1 - f.downPrimary} {
 		f.startKeeper(i)
 	}
-	if err := f.waitPair(context.Background(), f.downPrimary); err != nil {
-		f.t.Fatalf("pgfailover: after both nodes were down: %v%s", err, f.logs())
-	}
+	f.WaitPair(f.downPrimary)
 }
 
 // startKeeper runs the keeper of node i, which is down, on its existing folder.
