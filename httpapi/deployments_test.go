@@ -8,18 +8,14 @@ import (
 	"time"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
-	"github.com/finledger/finledger/webhooks/bus"
+	"github.com/finledger/finledger/internal/testkit/containers"
 )
 
 // Two deployments, each with its own database, on one NATS server, as staging beside
 // production: each receives every delivery of its own workspaces, in order, and none of
 // the other's.
 func TestDeploymentsShareNATSWithoutSharingEvents(t *testing.T) {
-	srv, err := bus.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
+	srv := containers.NATSFor(t)
 	type deployment struct {
 		alice *apitest.Client
 		rc    *receiver

@@ -23,20 +23,10 @@ import (
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/database"
+	"github.com/finledger/finledger/internal/testkit/containers"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/webhooks/bus"
 )
-
-// startNATS starts an in-process NATS server, shut down after the test.
-func startNATS(t *testing.T) *bus.Embedded {
-	t.Helper()
-	srv, err := bus.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	return srv
-}
 
 // open opens a pool on a database, as an instance starting does, closed after the test.
 func open(t *testing.T, dbURL string) *pgxpool.Pool {
@@ -51,7 +41,7 @@ func open(t *testing.T, dbURL string) *pgxpool.Pool {
 
 // connectBus connects to srv as the deployment of the database behind pool, called
 // name or its default name; the Bus is closed after the test.
-func connectBus(t *testing.T, srv *bus.Embedded, pool *pgxpool.Pool, name string) (*bus.Bus, error) {
+func connectBus(t *testing.T, srv containers.NATSServer, pool *pgxpool.Pool, name string) (*bus.Bus, error) {
 	t.Helper()
 	d, err := Deployment(t.Context(), pool, name)
 	if err != nil {
@@ -109,7 +99,7 @@ func TestDefaultDeploymentIsStableAndPerDatabase(t *testing.T) {
 // a name another database's deployment holds is refused, with an error naming both
 // databases; instances of one database start together fine.
 func TestDeploymentNamesOnASharedServer(t *testing.T) {
-	srv := startNATS(t)
+	srv := containers.NATSFor(t)
 	prodURL, stagingURL, thirdURL := testdb.URL(t), testdb.URL(t), testdb.URL(t)
 	if _, err := connectBus(t, srv, open(t, prodURL), "prod"); err != nil {
 		t.Fatal(err)
@@ -157,7 +147,7 @@ func TestDeploymentNamesOnASharedServer(t *testing.T) {
 // carries on; the new stream continues above the positions the deliveries recorded.
 func TestRelayTakesOverFromTheFixedStream(t *testing.T) {
 	ctx := t.Context()
-	srv := startNATS(t)
+	srv := containers.NATSFor(t)
 	pool := testdb.Pool(t)
 	ws := uuid.New()
 	appendEvents := func(n int) []eventstore.RecordedEvent {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finledger/finledger/internal/testkit/containers"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/webhooks/bus"
 )
@@ -36,11 +37,7 @@ func TestDeploymentSetting(t *testing.T) {
 // an instance of another database set to prod refuses to start, naming both databases
 // and telling the operator what to set.
 func TestServeRefusesAnotherDatabasesDeployment(t *testing.T) {
-	srv, err := bus.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
+	srv := containers.NATSFor(t)
 	instance := func(dbURL string) config {
 		return config{DatabaseURL: dbURL, HTTPAddr: "127.0.0.1:0", Env: "development", DataDir: t.TempDir(),
 			SessionHS256Secret: "a-session-secret-for-these-tests", StateCacheSize: 100, DBMaxConns: 4, NATSURL: srv.URL(), Deployment: "prod"}
@@ -64,7 +61,7 @@ func TestServeRefusesAnotherDatabasesDeployment(t *testing.T) {
 	}
 
 	thirdURL := testdb.URL(t)
-	err = serve(ctx, instance(thirdURL), func(string) { t.Error("an instance of another database started as prod") })
+	err := serve(ctx, instance(thirdURL), func(string) { t.Error("an instance of another database started as prod") })
 	if !errors.Is(err, bus.ErrStreamOwned) {
 		t.Fatalf("err = %v, want ErrStreamOwned", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/finledger/finledger/internal/testkit/containers"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 	"github.com/finledger/finledger/webapp"
 	"github.com/finledger/finledger/webhooks"
@@ -14,11 +15,11 @@ import (
 	"github.com/finledger/finledger/webhooks/safehttp"
 )
 
-// Events is a NATS server with JetStream, in process on a TCP port, and the webhooks
-// relay and dispatcher of a test.
+// Events is a NATS server with JetStream (containers.NATSFor) and the webhooks relay
+// and dispatcher of a test.
 type Events struct {
 	t      testing.TB
-	Server *bus.Embedded
+	Server containers.NATSServer
 	Bus    *bus.Bus
 	// Config is what each Run wires; a test may change it before Run.
 	Config webhooks.Config
@@ -32,34 +33,24 @@ type Events struct {
 // schedule (nil: one quick retry schedule for tests) and may reach this machine.
 func StartEvents(t testing.TB, schedule []time.Duration) (*Env, *Events) {
 	t.Helper()
-	srv, err := bus.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	return StartEventsOn(t, srv, "", schedule)
+	return StartEventsOn(t, containers.NATSFor(t), "", schedule)
 }
 
 // StartAppEvents is StartEvents with the web app, made by Env.App from app.
 func StartAppEvents(t testing.TB, app webapp.Config) (*Env, *Events) {
 	t.Helper()
-	srv, err := bus.StartEmbedded(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Shutdown)
-	return startEvents(t, srv, "", nil, &app)
+	return startEvents(t, containers.NATSFor(t), "", nil, &app)
 }
 
 // StartEventsOn is StartEvents on the NATS server srv, which other deployments may use
 // too, as deployments share a NATS cluster. The new database's deployment is called
 // name, or its default name when name is empty.
-func StartEventsOn(t testing.TB, srv *bus.Embedded, name string, schedule []time.Duration) (*Env, *Events) {
+func StartEventsOn(t testing.TB, srv containers.NATSServer, name string, schedule []time.Duration) (*Env, *Events) {
 	t.Helper()
 	return startEvents(t, srv, name, schedule, nil)
 }
 
-func startEvents(t testing.TB, srv *bus.Embedded, name string, schedule []time.Duration, app *webapp.Config) (*Env, *Events) {
+func startEvents(t testing.TB, srv containers.NATSServer, name string, schedule []time.Duration, app *webapp.Config) (*Env, *Events) {
 	t.Helper()
 	pool := testdb.Pool(t)
 	deployment, err := webhooks.Deployment(context.Background(), pool, name)

@@ -1,6 +1,7 @@
 // Package testdb gives each test its own migrated PostgreSQL database on a real server:
-// the one named by FINLEDGER_TEST_DATABASE_URL, or else a throwaway cluster started from
-// the installed PostgreSQL binaries for the test binary's lifetime.
+// the one named by FINLEDGER_TEST_DATABASE_URL, or else a throwaway server for the test
+// binary's lifetime, in a container when a Docker engine answers (package containers)
+// and otherwise a cluster started from the installed PostgreSQL binaries.
 package testdb
 
 import (
@@ -19,6 +20,7 @@ import (
 
 	"github.com/finledger/finledger/internal/database"
 	"github.com/finledger/finledger/internal/pgcluster"
+	"github.com/finledger/finledger/internal/testkit/containers"
 )
 
 var (
@@ -46,6 +48,7 @@ func Main(m *testing.M) int {
 		_ = cluster.Stop()
 		_ = os.RemoveAll(tempDir)
 	}
+	containers.StopAll()
 	return code
 }
 
@@ -53,18 +56,25 @@ func setup() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	adminURL = os.Getenv("FINLEDGER_TEST_DATABASE_URL")
+	inContainer, err := containers.Use()
+	if err != nil {
+		return fmt.Errorf("testdb: %w", err)
+	}
+	settings := map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
+	if adminURL == "" && inContainer {
+		pg, err := containers.StartPostgres(ctx, settings)
+		if err != nil {
+			return fmt.Errorf("testdb: %w", err)
+		}
+		adminURL = pg.URL("postgres")
+	}
 	if adminURL == "" {
 		dir, err := os.MkdirTemp("", "finledger-test-pg-")
 		if err != nil {
 			return fmt.Errorf("testdb: temp dir: %w", err)
 		}
 		tempDir = dir
-		cluster, err = pgcluster.Start(ctx, pgcluster.Options{
-			Dir: dir,
-			Settings: map[string]string{
-				"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off",
-			},
-		})
+		cluster, err = pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Settings: settings})
 		if err != nil {
 			return fmt.Errorf("testdb: start cluster: %w", err)
 		}
