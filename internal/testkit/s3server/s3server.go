@@ -203,8 +203,8 @@ func freeAddr() (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// selfSigned writes into dir a self-signed certificate for the address 127.0.0.1, valid
-// for a day, and its key.
+// selfSigned writes into dir a self-signed certificate for the address 127.0.0.1 (as an
+// address and as a name), valid for a day, and its key.
 func selfSigned(dir string) (*tlsFiles, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("versitygw: %w", err)
@@ -218,9 +218,12 @@ func selfSigned(dir string) (*tlsFiles, error) {
 		return nil, fmt.Errorf("versitygw: certificate serial: %w", err)
 	}
 	template := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "127.0.0.1"},
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: "127.0.0.1"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		// pgBackRest (2.45) matches the host it was given against the names of type DNS
+		// alone, the address among them.
+		DNSNames:              []string{"127.0.0.1"},
 		NotBefore:             time.Now().Add(-time.Hour),
 		NotAfter:              time.Now().Add(24 * time.Hour),
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
@@ -255,7 +258,9 @@ func run(bin, addr, dir, meta string, certs *tlsFiles) (func(), error) {
 	args := []string{"--access", AccessKey, "--secret", SecretKey, "--region", Region, "--port", addr, "--quiet"}
 	scheme, client := "http", &http.Client{Timeout: time.Second}
 	if certs != nil {
-		args = append(args, "--cert", certs.cert, "--key", certs.key)
+		// Keep-alive spares a client that makes thousands of requests (pgBackRest's
+		// backups and restores) a TLS handshake for each.
+		args = append(args, "--cert", certs.cert, "--key", certs.key, "--keep-alive")
 		scheme = "https"
 		client.Transport = &http.Transport{TLSClientConfig: &tls.Config{RootCAs: certs.roots}}
 	}
