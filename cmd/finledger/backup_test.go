@@ -280,12 +280,62 @@ func restoreToAMoment(t *testing.T, repo *pgbackup.Repository, landed string) {
 	}
 }
 
-// A repository that cannot take the WAL (unwritable, full) is found while the service
-// runs, not on the day of a restore: the metric finledger_wal_archive_failing turns 1
-// and a line is logged, and both clear once archiving works again.
+// A repository that cannot take the WAL is found while the service runs, not on the day
+// of a restore: the metric finledger_wal_archive_failing turns 1 and a line is logged,
+// and both clear once archiving works again. A folder turns read-only, as a full or
+// unmounted one does; an S3 server stops, as an endpoint out of reach does, and then
+// `pgbackrest check` fails too.
 func TestArchiveFailuresAreReported(t *testing.T) {
+	t.Run("folder", func(t *testing.T) {
+		repo := folderRepository(t)
+		setWritable := func(writable bool) {
+			t.Helper()
+			err := filepath.WalkDir(repo.Path, func(path string, d fs.DirEntry, err error) error {
+				if err != nil || !d.IsDir() {
+					return err
+				}
+				mode := os.FileMode(0o500)
+				if writable {
+					mode = 0o750
+				}
+				return os.Chmod(path, mode)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		archiveFailuresAreReported(t, repo, func() {
+			setWritable(false)
+			t.Cleanup(func() { setWritable(true) })
+		}, func() { setWritable(true) })
+	})
+	t.Run("s3", func(t *testing.T) {
+		repo, server := bucketRepository(t)
+		// pgBackRest retries a request to a server out of reach for three times
+		// io-timeout (a minute by default) before it fails; a second here.
+		setTimeout := func(seconds string) {
+			t.Helper()
+			if err := repo.Set("io-timeout", seconds); err != nil {
+				t.Fatal(err)
+			}
+		}
+		archiveFailuresAreReported(t, repo, func() {
+			setTimeout("1")
+			server.Stop()
+			if err := repo.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "unable to connect to '"+server.Addr()+"'") {
+				t.Errorf("pgbackrest check with the S3 server stopped: %v", err)
+			}
+		}, func() {
+			server.Resume(t)
+			setTimeout("60")
+		})
+	})
+}
+
+// archiveFailuresAreReported runs a service archiving into repo, breaks the repository
+// with brk, sees the failure reported, mends it with mend and sees the report clear.
+func archiveFailuresAreReported(t *testing.T, repo *pgbackup.Repository, brk, mend func()) {
 	ctx := context.Background()
-	repo := folderRepository(t)
 	_, pool, conn := archivedService(t, ctx, repo)
 	m := metrics.New()
 	m.WatchArchiving(pool)
@@ -318,25 +368,7 @@ func TestArchiveFailuresAreReported(t *testing.T) {
 	if got := failing(); got != "0" {
 		t.Fatalf("finledger_wal_archive_failing while archiving works: %s", got)
 	}
-	// The repository turns read-only, as a full or unmounted one does.
-	setWritable := func(writable bool) {
-		t.Helper()
-		err := filepath.WalkDir(repo.Path, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return err
-			}
-			mode := os.FileMode(0o500)
-			if writable {
-				mode = 0o750
-			}
-			return os.Chmod(path, mode)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	setWritable(false)
-	t.Cleanup(func() { setWritable(true) })
+	brk()
 	if _, err := pool.Exec(ctx, `CREATE TABLE archived_or_not AS SELECT 1 AS n`); err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +383,7 @@ func TestArchiveFailuresAreReported(t *testing.T) {
 		t.Errorf("the log line does not name the segment: %s", logs)
 	}
 
-	setWritable(true)
+	mend()
 	// A new segment wakes the archiver, which retries the one that failed first.
 	if err := pgbackup.SwitchAndWait(ctx, conn); err != nil {
 		t.Fatal(err)

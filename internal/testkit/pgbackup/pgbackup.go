@@ -12,10 +12,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,6 +61,7 @@ type Repository struct {
 	ClusterDir string
 	socket     string
 	port       int
+	options    map[string]string // set by Set
 }
 
 // S3 is a bucket of an S3-compatible server that holds a repository. pgBackRest speaks
@@ -186,12 +189,12 @@ log-level-stderr=off
 log-level-file=off
 start-fast=y
 archive-timeout=30
-
+%s
 [%s]
 pg1-path=%s
 pg1-socket-path=%s
 pg1-user=finledger
-`, r.repoOptions(), filepath.Join(r.Dir, "lock"), Stanza, filepath.Join(r.ClusterDir, "pgdata"), r.socket)
+`, r.repoOptions(), filepath.Join(r.Dir, "lock"), r.setOptions(), Stanza, filepath.Join(r.ClusterDir, "pgdata"), r.socket)
 	if r.port != 0 {
 		conf += "pg1-port=" + strconv.Itoa(r.port) + "\n"
 	}
@@ -199,6 +202,25 @@ pg1-user=finledger
 		return fmt.Errorf("pgbackup: write %s: %w", r.Conf, err)
 	}
 	return pgcluster.Hand(r.Conf)
+}
+
+// Set sets a global option of pgBackRest's, such as io-timeout, and rewrites the
+// configuration, which every later command reads, the archiver's archive-push included.
+func (r *Repository) Set(option, value string) error {
+	if r.options == nil {
+		r.options = map[string]string{}
+	}
+	r.options[option] = value
+	return r.writeConf()
+}
+
+// setOptions are the configuration's lines of the options Set set, in their names' order.
+func (r *Repository) setOptions() string {
+	var lines string
+	for _, option := range slices.Sorted(maps.Keys(r.options)) {
+		lines += option + "=" + r.options[option] + "\n"
+	}
+	return lines
 }
 
 // ArchiveSettings are the server settings that push each finished WAL segment into the
