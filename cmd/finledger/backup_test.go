@@ -311,7 +311,7 @@ func TestArchiveFailuresAreReported(t *testing.T) {
 	})
 	t.Run("s3", func(t *testing.T) {
 		repo, server := bucketRepository(t)
-		// pgBackRest retries a request to a server out of reach for three times
+		// pgBackRest retries a request to a server out of reach for several times
 		// io-timeout (a minute by default) before it fails; a second here.
 		setTimeout := func(seconds string) {
 			t.Helper()
