@@ -1,8 +1,8 @@
 // Package pgbackup owns the backups of the test kit's private PostgreSQL clusters: a
-// pgBackRest repository, in a folder or in a bucket of an S3-compatible server, with its
-// configuration in a folder of its own, a cluster that
-// archives its write-ahead log there continuously, full base backups, and restores to a
-// moment into a fresh data folder, started as a cluster of its own. The backup drill
+// pgBackRest repository, on a folder or in a bucket of an S3-compatible server, with its
+// configuration in a folder of its own, a cluster that archives its write-ahead log
+// there continuously, full base backups, and restores to a moment into a fresh data
+// folder, started as a cluster of its own. The backup drill
 // uses it to prove, as an operator would, that the history restored to a moment is the
 // history that stood then.
 package pgbackup
