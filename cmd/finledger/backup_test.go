@@ -25,19 +25,48 @@ import (
 	"github.com/finledger/finledger/internal/pgcluster"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 	"github.com/finledger/finledger/internal/testkit/pgbackup"
+	"github.com/finledger/finledger/internal/testkit/s3server"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
-// archivedService starts a cluster that archives its WAL into a new pgBackRest
-// repository, with a migrated database finledger on it, and returns the repository,
-// the cluster, a pool on the database and a connection to it for the WAL's controls.
-func archivedService(t *testing.T, ctx context.Context) (*pgbackup.Repository, *pgcluster.Cluster, *pgxpool.Pool, *pgx.Conn) {
+// folderRepository makes a pgBackRest repository on a folder, removed when the test
+// ends.
+func folderRepository(t *testing.T) *pgbackup.Repository {
 	t.Helper()
 	repo, err := pgbackup.NewRepository()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = repo.Remove() })
+	return repo
+}
+
+// backupBucket is the bucket bucketRepository keeps its repository in.
+const backupBucket = "backups"
+
+// bucketRepository starts an S3-compatible server over TLS (versitygw, its certificate
+// given to pgBackRest as a CA file) with the bucket backupBucket, and makes a pgBackRest
+// repository in it; it returns the repository and the server.
+func bucketRepository(t *testing.T) (*pgbackup.Repository, *s3server.Server) {
+	t.Helper()
+	server := s3server.StartTLS(t)
+	if err := server.CreateBucket(backupBucket); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := pgbackup.NewS3Repository(pgbackup.S3{Endpoint: server.Addr(), Bucket: backupBucket, Region: s3server.Region,
+		Key: s3server.AccessKey, Secret: s3server.SecretKey, CAFile: server.CAFile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = repo.Remove() })
+	return repo, server
+}
+
+// archivedService starts a cluster that archives its WAL into repo, with a migrated
+// database finledger on it, and returns the cluster, a pool on the database and a
+// connection to it for the WAL's controls.
+func archivedService(t *testing.T, ctx context.Context, repo *pgbackup.Repository) (*pgcluster.Cluster, *pgxpool.Pool, *pgx.Conn) {
+	t.Helper()
 	cluster, err := repo.StartArchived(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -49,7 +78,7 @@ func archivedService(t *testing.T, ctx context.Context) (*pgbackup.Repository, *
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close(ctx) })
-	return repo, cluster, pool, conn
+	return cluster, pool, conn
 }
 
 // migratedDatabase creates the database finledger on cluster, migrates it and returns a
@@ -95,17 +124,49 @@ func waitFor(t *testing.T, what string, timeout time.Duration, cond func() bool)
 	}
 }
 
-// The backup drill of docs/operating.md, "Backups and restore to a moment": the service
-// runs on a cluster that archives its WAL with pgBackRest; two workspaces write, a full
-// backup is taken, they write more, and `finledger heads` records every chain's head
-// with the moment T; they write again after T. A restore into a folder that holds data
-// is refused. Restored to T into a new data folder,
-// the database passes `finledger verify`, holds each head recorded at T (`heads
-// --check`, and GET /api/audit/verify), and the service on it shows the writes made
-// before T and none of those after.
+// landedIn fails the test unless dir holds a pgBackRest repository of the stanza with a
+// full backup and archived WAL segments, as files: so a repository meant for a bucket
+// that went to a local folder instead is caught.
+func landedIn(t *testing.T, dir string) {
+	t.Helper()
+	stanza := func(kind string) string { return filepath.Join(dir, kind, pgbackup.Stanza) }
+	for _, file := range []string{filepath.Join(stanza("backup"), "backup.info"), filepath.Join(stanza("archive"), "archive.info")} {
+		if _, err := os.Stat(file); err != nil {
+			t.Errorf("the repository's files are not in %s: %v", dir, err)
+		}
+	}
+	full, _ := filepath.Glob(filepath.Join(stanza("backup"), "*F", "backup.manifest"))
+	segments, _ := filepath.Glob(filepath.Join(stanza("archive"), "*", "*", "0000000100000000000000*"))
+	if len(full) == 0 || len(segments) == 0 {
+		t.Errorf("in %s: full backups %q, WAL segments %q", dir, full, segments)
+	}
+}
+
+// The backup drill of docs/operating.md, "Backups and restore to a moment", with the
+// repository on a folder and in an S3 bucket (versitygw over TLS, whose files are then
+// checked to hold the repository).
 func TestRestoreToAMoment(t *testing.T) {
+	t.Run("folder", func(t *testing.T) {
+		repo := folderRepository(t)
+		restoreToAMoment(t, repo, repo.Path)
+	})
+	t.Run("s3", func(t *testing.T) {
+		repo, server := bucketRepository(t)
+		restoreToAMoment(t, repo, filepath.Join(server.BucketDir(backupBucket), filepath.FromSlash(repo.Path)))
+	})
+}
+
+// restoreToAMoment is the drill on repo, whose files land in the folder landed: the
+// service runs on a cluster that archives its WAL with pgBackRest; two workspaces
+// write, a full backup is taken, they write more, and `finledger heads` records every
+// chain's head with the moment T; they write again after T. A restore into a folder
+// that holds data is refused. Restored to T into a new data folder, the database
+// passes `finledger verify`, holds each head recorded at T (`heads --check`, and GET
+// /api/audit/verify), and the service on it shows the writes made before T and none of
+// those after.
+func restoreToAMoment(t *testing.T, repo *pgbackup.Repository, landed string) {
 	ctx := context.Background()
-	repo, _, pool, conn := archivedService(t, ctx)
+	_, pool, conn := archivedService(t, ctx, repo)
 	env := apitest.StartOn(t, pool, apitest.Options())
 	alice, bob := env.As("alice"), env.As("bob")
 	for _, c := range []*apitest.Client{alice, bob} {
@@ -156,6 +217,7 @@ func TestRestoreToAMoment(t *testing.T) {
 	if info, err := repo.Info(ctx); err != nil || !strings.Contains(info, "full backup") {
 		t.Fatalf("pgbackrest info: %v\n%s", err, info)
 	}
+	landedIn(t, landed)
 
 	// A restore never writes over data: pgBackRest refuses a folder that holds some, and
 	// the error says why.
@@ -218,12 +280,63 @@ func TestRestoreToAMoment(t *testing.T) {
 	}
 }
 
-// A repository that cannot take the WAL (unwritable, full) is found while the service
-// runs, not on the day of a restore: the metric finledger_wal_archive_failing turns 1
-// and a line is logged, and both clear once archiving works again.
+// A repository that cannot take the WAL is found while the service runs, not on the day
+// of a restore: the metric finledger_wal_archive_failing turns 1 and a line is logged,
+// and both clear once archiving works again. A folder turns read-only, as a full or
+// unmounted one does; an S3 server stops, as an endpoint out of reach does, and then
+// `pgbackrest check` fails too.
 func TestArchiveFailuresAreReported(t *testing.T) {
+	t.Run("folder", func(t *testing.T) {
+		repo := folderRepository(t)
+		setWritable := func(writable bool) {
+			t.Helper()
+			err := filepath.WalkDir(repo.Path, func(path string, d fs.DirEntry, err error) error {
+				if err != nil || !d.IsDir() {
+					return err
+				}
+				mode := os.FileMode(0o500)
+				if writable {
+					mode = 0o750
+				}
+				return os.Chmod(path, mode)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		archiveFailuresAreReported(t, repo, func() {
+			setWritable(false)
+			t.Cleanup(func() { setWritable(true) })
+		}, func() { setWritable(true) })
+	})
+	t.Run("s3", func(t *testing.T) {
+		repo, server := bucketRepository(t)
+		// pgBackRest retries a request to a server out of reach for several times
+		// io-timeout (a minute by default) before it fails; a second here.
+		setTimeout := func(seconds string) {
+			t.Helper()
+			if err := repo.Set("io-timeout", seconds); err != nil {
+				t.Fatal(err)
+			}
+		}
+		archiveFailuresAreReported(t, repo, func() {
+			setTimeout("1")
+			server.Stop()
+			if err := repo.Check(context.Background()); err == nil || !strings.Contains(err.Error(), "unable to connect to '"+server.Addr()+"'") {
+				t.Errorf("pgbackrest check with the S3 server stopped: %v", err)
+			}
+		}, func() {
+			server.Resume(t)
+			setTimeout("60")
+		})
+	})
+}
+
+// archiveFailuresAreReported runs a service archiving into repo, breaks the repository
+// with brk, sees the failure reported, mends it with mend and sees the report clear.
+func archiveFailuresAreReported(t *testing.T, repo *pgbackup.Repository, brk, mend func()) {
 	ctx := context.Background()
-	repo, _, pool, conn := archivedService(t, ctx)
+	_, pool, conn := archivedService(t, ctx, repo)
 	m := metrics.New()
 	m.WatchArchiving(pool)
 	scrape := httptest.NewServer(m.Handler())
@@ -255,25 +368,7 @@ func TestArchiveFailuresAreReported(t *testing.T) {
 	if got := failing(); got != "0" {
 		t.Fatalf("finledger_wal_archive_failing while archiving works: %s", got)
 	}
-	// The repository turns read-only, as a full or unmounted one does.
-	setWritable := func(writable bool) {
-		t.Helper()
-		err := filepath.WalkDir(repo.Path, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || !d.IsDir() {
-				return err
-			}
-			mode := os.FileMode(0o500)
-			if writable {
-				mode = 0o750
-			}
-			return os.Chmod(path, mode)
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	setWritable(false)
-	t.Cleanup(func() { setWritable(true) })
+	brk()
 	if _, err := pool.Exec(ctx, `CREATE TABLE archived_or_not AS SELECT 1 AS n`); err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +383,7 @@ func TestArchiveFailuresAreReported(t *testing.T) {
 		t.Errorf("the log line does not name the segment: %s", logs)
 	}
 
-	setWritable(true)
+	mend()
 	// A new segment wakes the archiver, which retries the one that failed first.
 	if err := pgbackup.SwitchAndWait(ctx, conn); err != nil {
 		t.Fatal(err)

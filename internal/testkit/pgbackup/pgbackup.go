@@ -1,7 +1,8 @@
 // Package pgbackup owns the backups of the test kit's private PostgreSQL clusters: a
-// pgBackRest repository in a folder of its own with its configuration, a cluster that
-// archives its write-ahead log there continuously, full base backups, and restores to a
-// moment into a fresh data folder, started as a cluster of its own. The backup drill
+// pgBackRest repository, on a folder or in a bucket of an S3-compatible server, with its
+// configuration in a folder of its own, a cluster that archives its write-ahead log
+// there continuously, full base backups, and restores to a moment into a fresh data
+// folder, started as a cluster of its own. The backup drill
 // uses it to prove, as an operator would, that the history restored to a moment is the
 // history that stood then.
 package pgbackup
@@ -11,9 +12,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,27 +42,65 @@ func Require() error {
 	return nil
 }
 
-// Repository is a pgBackRest repository on a local folder, with the configuration file
-// that names it and the one cluster it backs up. Every pgBackRest command runs as the
-// user the server runs as, who owns the repository, as pgBackRest expects.
+// Repository is a pgBackRest repository, on a local folder or in an S3 bucket, with the
+// configuration file that names it and the one cluster it backs up. Every pgBackRest
+// command runs as the user the server runs as, who owns the repository's folder, as
+// pgBackRest expects.
 type Repository struct {
-	// Dir holds everything: the configuration, the repository, pgBackRest's lock, the
-	// cluster's folder and its socket.
+	// Dir holds everything but a bucket: the configuration, the repository on a folder,
+	// pgBackRest's lock, the cluster's folder and its socket.
 	Dir string
 	// Conf is the configuration file, pgbackrest.conf.
 	Conf string
-	// Path is the repository itself (repo1-path).
+	// Path is the repository itself (repo1-path): a folder, or in S3 the path within the
+	// bucket that its objects' names begin with.
 	Path string
+	// S3 is the bucket that holds the repository; nil for one on a folder.
+	S3 *S3
 	// ClusterDir is the folder of the archived cluster (pgcluster.Options.Dir).
 	ClusterDir string
 	socket     string
 	port       int
+	options    map[string]string // set by Set
 }
+
+// S3 is a bucket of an S3-compatible server that holds a repository. pgBackRest speaks
+// S3 over TLS only.
+type S3 struct {
+	// Endpoint is the server's host:port.
+	Endpoint string
+	// Bucket exists already; Region is the one requests are signed for.
+	Bucket, Region string
+	// Key and Secret are the credentials requests are signed with.
+	Key, Secret string
+	// CAFile is a PEM file of the certificates that vouch for the server's certificate;
+	// empty, the server's certificate is not checked (repo1-storage-verify-tls=n).
+	CAFile string
+}
+
+// s3Path is where in its bucket a repository keeps its objects.
+const s3Path = "/pgbackrest"
 
 // NewRepository makes a repository and its configuration in a new folder under the
 // system's temporary folder (not a test's TempDir: run as root, the server's user must
 // be able to enter every folder above it). Remove removes it.
 func NewRepository() (*Repository, error) {
+	return create(nil)
+}
+
+// NewS3Repository makes a repository as NewRepository does, kept in a bucket instead of
+// a folder: its objects' names begin with /pgbackrest/. The configuration, the lock and
+// the cluster stay in the new folder, with a copy of the CA file, which the server's
+// user may read there.
+func NewS3Repository(bucket S3) (*Repository, error) {
+	if _, _, err := net.SplitHostPort(bucket.Endpoint); err != nil {
+		return nil, fmt.Errorf("pgbackup: the S3 endpoint is host:port: %w", err)
+	}
+	return create(&bucket)
+}
+
+// create makes the repository's folder in the system's temporary folder and prepares it.
+func create(bucket *S3) (*Repository, error) {
 	if err := Require(); err != nil {
 		return nil, err
 	}
@@ -66,7 +108,7 @@ func NewRepository() (*Repository, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pgbackup: %w", err)
 	}
-	r, err := prepare(dir)
+	r, err := prepare(dir, bucket)
 	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
@@ -75,11 +117,28 @@ func NewRepository() (*Repository, error) {
 }
 
 // prepare lays out a repository's folder and hands it to the server's user.
-func prepare(dir string) (*Repository, error) {
+func prepare(dir string, bucket *S3) (*Repository, error) {
 	r := &Repository{Dir: dir, Conf: filepath.Join(dir, "pgbackrest.conf"), Path: filepath.Join(dir, "repo"),
 		ClusterDir: filepath.Join(dir, "cluster"), socket: filepath.Join(dir, "socket")}
-	for _, d := range []string{r.Path, filepath.Join(dir, "lock"), r.ClusterDir, r.socket} {
+	folders := []string{filepath.Join(dir, "lock"), r.ClusterDir, r.socket}
+	if bucket == nil {
+		folders = append(folders, r.Path)
+	} else {
+		copied := *bucket
+		r.S3, r.Path = &copied, s3Path
+	}
+	for _, d := range folders {
 		if err := os.MkdirAll(d, 0o750); err != nil {
+			return nil, fmt.Errorf("pgbackup: %w", err)
+		}
+	}
+	if r.S3 != nil && r.S3.CAFile != "" {
+		pem, err := os.ReadFile(r.S3.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("pgbackup: the S3 server's CA file: %w", err)
+		}
+		r.S3.CAFile = filepath.Join(dir, "s3-ca.pem")
+		if err := os.WriteFile(r.S3.CAFile, pem, 0o640); err != nil {
 			return nil, fmt.Errorf("pgbackup: %w", err)
 		}
 	}
@@ -92,27 +151,50 @@ func prepare(dir string) (*Repository, error) {
 	return r, nil
 }
 
-// Remove deletes the repository's folder with everything in it.
+// Remove deletes the repository's folder with everything in it (not a bucket's objects).
 func (r *Repository) Remove() error { return os.RemoveAll(r.Dir) }
 
-// writeConf writes the configuration: the repository on its folder, and the cluster,
-// reached through its Unix socket, which is how pgBackRest connects to a local server.
+// repoOptions are the configuration's lines that say where the repository is: its
+// path, and for a bucket the server, the bucket and how to reach it.
+func (r *Repository) repoOptions() string {
+	lines := "repo1-path=" + r.Path + "\n"
+	if b := r.S3; b != nil {
+		host, port, _ := net.SplitHostPort(b.Endpoint)
+		lines += fmt.Sprintf(`repo1-type=s3
+repo1-s3-endpoint=%s
+repo1-storage-port=%s
+repo1-s3-uri-style=path
+repo1-s3-bucket=%s
+repo1-s3-region=%s
+repo1-s3-key=%s
+repo1-s3-key-secret=%s
+`, host, port, b.Bucket, b.Region, b.Key, b.Secret)
+		if b.CAFile != "" {
+			lines += "repo1-storage-ca-file=" + b.CAFile + "\n"
+		} else {
+			lines += "repo1-storage-verify-tls=n\n"
+		}
+	}
+	return lines
+}
+
+// writeConf writes the configuration: the repository, and the cluster, reached through
+// its Unix socket, which is how pgBackRest connects to a local server.
 func (r *Repository) writeConf() error {
 	conf := fmt.Sprintf(`[global]
-repo1-path=%s
-repo1-retention-full=2
+%srepo1-retention-full=2
 lock-path=%s
 log-level-console=warn
 log-level-stderr=off
 log-level-file=off
 start-fast=y
 archive-timeout=30
-
+%s
 [%s]
 pg1-path=%s
 pg1-socket-path=%s
 pg1-user=finledger
-`, r.Path, filepath.Join(r.Dir, "lock"), Stanza, filepath.Join(r.ClusterDir, "pgdata"), r.socket)
+`, r.repoOptions(), filepath.Join(r.Dir, "lock"), r.setOptions(), Stanza, filepath.Join(r.ClusterDir, "pgdata"), r.socket)
 	if r.port != 0 {
 		conf += "pg1-port=" + strconv.Itoa(r.port) + "\n"
 	}
@@ -120,6 +202,25 @@ pg1-user=finledger
 		return fmt.Errorf("pgbackup: write %s: %w", r.Conf, err)
 	}
 	return pgcluster.Hand(r.Conf)
+}
+
+// Set sets a global option of pgBackRest's, such as io-timeout, and rewrites the
+// configuration, which every later command reads, the archiver's archive-push included.
+func (r *Repository) Set(option, value string) error {
+	if r.options == nil {
+		r.options = map[string]string{}
+	}
+	r.options[option] = value
+	return r.writeConf()
+}
+
+// setOptions are the configuration's lines of the options Set set, in their names' order.
+func (r *Repository) setOptions() string {
+	var lines string
+	for _, option := range slices.Sorted(maps.Keys(r.options)) {
+		lines += option + "=" + r.options[option] + "\n"
+	}
+	return lines
 }
 
 // ArchiveSettings are the server settings that push each finished WAL segment into the
