@@ -7,8 +7,9 @@
 #
 #   DEBIAN_BASE  a Debian bookworm root filesystem (debootstrap --variant=minbase),
 #                imported (docker import); stands in for debian:bookworm-slim
-#   GO_BASE      DEBIAN_BASE, CA certificates and the host's Go ($(go env GOROOT)) in
-#                /usr/local/go (base-golang.Dockerfile); stands in for golang:1.26-bookworm
+#   GO_BASE      DEBIAN_BASE, CA certificates (Debian's and the host's own) and the host's
+#                Go ($(go env GOROOT)) in /usr/local/go (base-golang.Dockerfile); stands
+#                in for golang:1.26-bookworm
 #   STATIC_BASE  FROM scratch: CA certificates, time zones, /etc/passwd with nonroot
 #                (65532), /tmp (base-static.Dockerfile); stands in for
 #                gcr.io/distroless/static-debian12:nonroot
@@ -66,8 +67,22 @@ fi
 if ! exists "$GO_BASE"; then
 	goroot=$(go env GOROOT)
 	echo "bases: making $GO_BASE ($DEBIAN_BASE and $(go env GOVERSION) from $goroot)" >&2
-	"$DOCKER" build -q --network host --build-arg BASE="$DEBIAN_BASE" \
-		-f "$here/base-golang.Dockerfile" -t "$GO_BASE" "$goroot" >/dev/null
+	# The build context, a tar on stdin: the Dockerfile, the CA certificates this machine
+	# adds to Debian's (/usr/local/share/ca-certificates: where the way out to the module
+	# proxy re-signs TLS, its CA) and GOROOT, as go/ (its own test suite left out).
+	ctx=$(mktemp -d)
+	trap 'rm -rf "$ctx"' EXIT
+	cp "$here/base-golang.Dockerfile" "$ctx/Dockerfile"
+	mkdir "$ctx/ca-certificates"
+	if [ -d /usr/local/share/ca-certificates ]; then
+		cp -R /usr/local/share/ca-certificates/. "$ctx/ca-certificates/"
+	fi
+	g=$(basename "$goroot")
+	tar -c -C "$ctx" Dockerfile ca-certificates \
+		-C "$(dirname "$goroot")" --exclude="$g/test" --transform="s,^$g\(/\|\$\),go\1," "$g" |
+		"$DOCKER" build -q --network host --build-arg BASE="$DEBIAN_BASE" -t "$GO_BASE" - >/dev/null
+	rm -rf "$ctx"
+	trap - EXIT
 fi
 
 if ! exists "$STATIC_BASE"; then
