@@ -77,6 +77,9 @@ func TestComposeTopology(t *testing.T) {
 		if n.HealthCheck == nil || !strings.Contains(strings.Join(n.HealthCheck.Test, " "), ":8222/healthz") {
 			t.Errorf("%s: health check %+v, want the monitoring /healthz", name, n.HealthCheck)
 		}
+		if n.Build == nil || n.Build.Dockerfile != "container/nats.Dockerfile" || !strings.HasSuffix(n.Build.Context, "/deploy") {
+			t.Errorf("%s: build %+v, want container/nats.Dockerfile", name, n.Build)
+		}
 	}
 
 	// Three instances sharing every setting docs/operating.md says must be shared, each starting
@@ -140,6 +143,9 @@ func TestComposeTopology(t *testing.T) {
 		if _, ok := lb.DependsOn[fmt.Sprintf("finledger-%d", i)]; !ok {
 			t.Errorf("lb does not depend on finledger-%d", i)
 		}
+	}
+	if lb.Build == nil || lb.Build.Dockerfile != "container/caddy.Dockerfile" || !strings.HasSuffix(lb.Build.Context, "/deploy") {
+		t.Errorf("lb: build %+v, want container/caddy.Dockerfile", lb.Build)
 	}
 	if !hasBind(lb, "caddy/Caddyfile", "/etc/caddy/Caddyfile") {
 		t.Errorf("lb volumes %+v, want caddy/Caddyfile", lb.Volumes)

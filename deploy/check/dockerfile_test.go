@@ -2,6 +2,8 @@ package check
 
 import (
 	"bytes"
+	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -11,8 +13,27 @@ import (
 )
 
 // dockerfileStages parses a Dockerfile of deploy/, failing on a warning of the parser,
-// and returns its stages.
+// and returns its stages, each base named as a build with no --build-arg names it: a
+// build argument declared before the first FROM (ARG GO_IMAGE=golang:...) replaced by
+// its default.
 func dockerfileStages(t *testing.T, name string) []instructions.Stage {
+	t.Helper()
+	stages, metaArgs := parseDockerfile(t, name)
+	defaults := map[string]string{}
+	for _, a := range metaArgs {
+		for _, kv := range a.Args {
+			if kv.Value != nil {
+				defaults[kv.Key] = *kv.Value
+			}
+		}
+	}
+	for i := range stages {
+		stages[i].BaseName = os.Expand(stages[i].BaseName, func(k string) string { return defaults[k] })
+	}
+	return stages
+}
+
+func parseDockerfile(t *testing.T, name string) ([]instructions.Stage, []instructions.ArgCommand) {
 	t.Helper()
 	ast, err := parser.Parse(bytes.NewReader(readDeployFile(t, name)))
 	if err != nil {
@@ -21,11 +42,112 @@ func dockerfileStages(t *testing.T, name string) []instructions.Stage {
 	for _, w := range ast.Warnings {
 		t.Errorf("parser warning: %s", w.Short)
 	}
-	stages, _, err := instructions.Parse(ast.AST, nil)
+	stages, metaArgs, err := instructions.Parse(ast.AST, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return stages
+	return stages, metaArgs
+}
+
+// The images' Dockerfiles and the bases they are built on.
+var (
+	imageDockerfiles = []string{"container/Dockerfile", "container/pg_auto_failover.Dockerfile",
+		"container/nats.Dockerfile", "container/caddy.Dockerfile"}
+	baseDockerfiles = []string{"container/base-golang.Dockerfile", "container/base-static.Dockerfile"}
+)
+
+// Every base is a build argument whose default is a public image, so that the files
+// build unchanged where a registry answers, and `make images` gives the bases it makes
+// where none does (container/bases.sh). No file names a Dockerfile frontend to fetch
+// (`# syntax=`): that, too, would need a registry.
+func TestDockerfileBasesAreArguments(t *testing.T) {
+	public := []string{"golang:1.26-bookworm", "gcr.io/distroless/static-debian12:nonroot", "debian:bookworm-slim"}
+	for _, name := range append(slices.Clone(imageDockerfiles), baseDockerfiles...) {
+		if syntaxDirective.Match(readDeployFile(t, name)) {
+			t.Errorf("%s: a # syntax= line, which pulls the frontend from a registry", name)
+		}
+		raw, _ := parseDockerfile(t, name)
+		expanded := dockerfileStages(t, name)
+		var stageNames []string
+		for i, st := range raw {
+			base := st.BaseName
+			switch {
+			case base == "scratch" || slices.Contains(stageNames, base):
+			case !strings.HasPrefix(base, "${") || !strings.HasSuffix(base, "}"):
+				t.Errorf("%s: FROM %s, want FROM ${ARG} with a public image as its default", name, base)
+			case !slices.Contains(public, expanded[i].BaseName):
+				t.Errorf("%s: FROM %s defaults to %q, want one of %v", name, base, expanded[i].BaseName, public)
+			}
+			if st.Name != "" {
+				stageNames = append(stageNames, st.Name)
+			}
+		}
+	}
+}
+
+var syntaxDirective = regexp.MustCompile(`(?im)^#\s*syntax\s*=`)
+
+// finalStage returns the user, exposed ports, entry point and command of a stage.
+func finalStage(st instructions.Stage) (user string, exposed, entrypoint, cmd []string) {
+	for _, c := range st.Commands {
+		switch c := c.(type) {
+		case *instructions.UserCommand:
+			user = c.User
+		case *instructions.ExposeCommand:
+			exposed = append(exposed, c.Ports...)
+		case *instructions.EntrypointCommand:
+			entrypoint = c.CmdLine
+		case *instructions.CmdCommand:
+			cmd = c.CmdLine
+		}
+	}
+	return user, exposed, entrypoint, cmd
+}
+
+// goInstall returns the stage's go install line and the default of the version argument
+// it installs at, failing unless it builds static (CGO_ENABLED=0) and -trimpath.
+func goInstall(t *testing.T, st instructions.Stage, pkg, versionArg string) (line, version string) {
+	t.Helper()
+	var cgoOff bool
+	for _, cmd := range st.Commands {
+		switch c := cmd.(type) {
+		case *instructions.EnvCommand:
+			for _, kv := range c.Env {
+				cgoOff = cgoOff || kv.Key == "CGO_ENABLED" && kv.Value == "0"
+			}
+		case *instructions.ArgCommand:
+			for _, kv := range c.Args {
+				if kv.Key == versionArg && kv.Value != nil {
+					version = *kv.Value
+				}
+			}
+		case *instructions.RunCommand:
+			if l := strings.Join(c.CmdLine, " "); strings.Contains(l, "go install") {
+				line = l
+			}
+		}
+	}
+	if !cgoOff || !strings.Contains(line, "-trimpath") || !strings.Contains(line, pkg+"@${"+versionArg+"}") {
+		t.Errorf("build stage: CGO_ENABLED=0 %t, go install %q; want static, -trimpath, %s@${%s}", cgoOff, line, pkg, versionArg)
+	}
+	return line, version
+}
+
+// requiredVersion returns the version of module that a go.mod of the repository (a path
+// from deploy/) requires.
+func requiredVersion(t *testing.T, gomod, module string) string {
+	t.Helper()
+	for _, line := range strings.Split(string(readDeployFile(t, gomod)), "\n") {
+		f := strings.Fields(line)
+		if len(f) > 0 && f[0] == "require" {
+			f = f[1:]
+		}
+		if len(f) >= 2 && f[0] == module {
+			return f[1]
+		}
+	}
+	t.Fatalf("%s requires no %s", gomod, module)
+	return ""
 }
 
 // The image is built in two stages, the binary static and without the build machine's
@@ -140,4 +262,78 @@ func TestPgAutoFailoverDockerfile(t *testing.T) {
 	if !slices.Contains(exposed, "5432") {
 		t.Errorf("EXPOSE %v, want 5432", exposed)
 	}
+}
+
+// The NATS image of compose.yaml: nats-server built static from its module at the
+// version the service's go.mod requires (the server the service is tested against), on
+// distroless as a user other than root, its entry point nats-server (as the nats image's
+// is: compose's command is flags), with the wget compose's health check runs and a store
+// on /data.
+func TestNATSDockerfile(t *testing.T) {
+	stages := dockerfileStages(t, "container/nats.Dockerfile")
+	if len(stages) != 2 || !strings.HasPrefix(stages[0].BaseName, "golang:") ||
+		!strings.HasPrefix(stages[1].BaseName, "gcr.io/distroless/static") {
+		t.Fatalf("stages from %v, want a golang build stage and distroless/static", baseNames(stages))
+	}
+	_, version := goInstall(t, stages[0], "github.com/nats-io/nats-server/v2", "NATS_VERSION")
+	if want := requiredVersion(t, "../go.mod", "github.com/nats-io/nats-server/v2"); version != want {
+		t.Errorf("NATS_VERSION %s, the service's go.mod requires %s", version, want)
+	}
+	user, exposed, entrypoint, _ := finalStage(stages[1])
+	if name, _, _ := strings.Cut(user, ":"); name == "" || name == "root" || name == "0" {
+		t.Errorf("runs as %q, want a user other than root", user)
+	}
+	if !slices.Equal(entrypoint, []string{"/usr/local/bin/nats-server"}) {
+		t.Errorf("ENTRYPOINT %v, want nats-server in exec form", entrypoint)
+	}
+	for _, port := range []string{"4222", "6222", "8222"} {
+		if !slices.Contains(exposed, port) {
+			t.Errorf("EXPOSE %v, want %s (nats/nats.conf)", exposed, port)
+		}
+	}
+	var copied []string
+	for _, c := range stages[1].Commands {
+		if c, ok := c.(*instructions.CopyCommand); ok {
+			copied = append(copied, c.SourcePaths...)
+			copied = append(copied, c.DestPath)
+		}
+	}
+	for _, want := range []string{"/out/nats-server", "/out/wget", "/data"} {
+		if !slices.Contains(copied, want) {
+			t.Errorf("final stage copies %v, want %s", copied, want)
+		}
+	}
+}
+
+// The load balancer's image: Caddy built static from its module at the version
+// deploy/check validates the Caddyfile with (deploy/go.mod), on distroless as a user
+// other than root, running `caddy run` on /etc/caddy/Caddyfile as the caddy image does.
+func TestCaddyDockerfile(t *testing.T) {
+	stages := dockerfileStages(t, "container/caddy.Dockerfile")
+	if len(stages) != 2 || !strings.HasPrefix(stages[0].BaseName, "golang:") ||
+		!strings.HasPrefix(stages[1].BaseName, "gcr.io/distroless/static") {
+		t.Fatalf("stages from %v, want a golang build stage and distroless/static", baseNames(stages))
+	}
+	_, version := goInstall(t, stages[0], "github.com/caddyserver/caddy/v2/cmd/caddy", "CADDY_VERSION")
+	if want := requiredVersion(t, "go.mod", "github.com/caddyserver/caddy/v2"); version != want {
+		t.Errorf("CADDY_VERSION %s, deploy/go.mod (the Caddyfile's check) requires %s", version, want)
+	}
+	user, exposed, entrypoint, cmd := finalStage(stages[1])
+	if name, _, _ := strings.Cut(user, ":"); name == "" || name == "root" || name == "0" {
+		t.Errorf("runs as %q, want a user other than root", user)
+	}
+	if len(entrypoint) != 0 || !slices.Equal(cmd, []string{"caddy", "run", "--config", "/etc/caddy/Caddyfile", "--adapter", "caddyfile"}) {
+		t.Errorf("ENTRYPOINT %v CMD %v, want caddy run on /etc/caddy/Caddyfile", entrypoint, cmd)
+	}
+	if !slices.Contains(exposed, "8080") {
+		t.Errorf("EXPOSE %v, want 8080 (caddy/Caddyfile)", exposed)
+	}
+}
+
+func baseNames(stages []instructions.Stage) []string {
+	var names []string
+	for _, st := range stages {
+		names = append(names, st.BaseName)
+	}
+	return names
 }

@@ -1,12 +1,14 @@
-# syntax=docker/dockerfile:1
 # The database image of compose.yaml: PostgreSQL 15 and pg_auto_failover (pg_autoctl)
 # from Debian's packages, the ones the failover drill runs (docs/database.md). The same
 # image runs the monitor and both nodes; compose.yaml gives each its pg_autoctl command.
 # Build from deploy/:
 #   docker build -f container/pg_auto_failover.Dockerfile -t finledger-postgres .
 # deploy/check (go test) parses this file with BuildKit's parser and checks it.
+# BASE's default is the public image; `make images` gives the Debian base it makes where
+# no registry answers (bases.sh), and builds with --network host for apt.
 
-FROM debian:bookworm-slim
+ARG BASE=debian:bookworm-slim
+FROM ${BASE}
 # postgresql-15-auto-failover brings the pgautofailover extension (the monitor's), and
 # with pg-auto-failover-cli the pg_autoctl keeper; both pull in postgresql-15.
 RUN apt-get update \
