@@ -2,7 +2,7 @@
 GO ?= go
 SHELL := /bin/bash
 
-.PHONY: dev test deps test-go test-deploy lint-openapi build bench bench-app bench-import fuzz torture screenshots
+.PHONY: dev test deps test-go test-deploy lint-openapi build images bench bench-app bench-import fuzz torture screenshots
 
 # Run the whole service locally: private PostgreSQL, migrations, API, a dev token.
 dev:
@@ -102,6 +102,34 @@ lint-openapi:
 
 build:
 	$(GO) build -o bin/finledger ./cmd/finledger
+
+# `make images`: every image deploy/ names, with the tags compose.yaml gives them:
+# finledger:local, finledger-postgres:local, finledger-nats:local, finledger-caddy:local.
+# deploy/container/engine.sh checks the Docker daemon (starting Debian's dockerd where it
+# may) and names the docker command that builds with BuildKit; bases.sh makes, once per
+# machine, the bases the Dockerfiles are given here instead of their public defaults
+# (golang, distroless, debian: no registry is needed): a debootstrapped Debian, it with
+# the host's Go, and a static runtime base. The builds use the host's network (module
+# proxy, Debian's archive) and the host's Go settings; a second run is docker's cache.
+IMAGE_BASES = DEBIAN_BASE=finledger-base/debian:bookworm-slim \
+	GO_BASE=finledger-base/golang:$(patsubst go%,%,$(shell $(GO) env GOVERSION))-bookworm \
+	STATIC_BASE=finledger-base/static-debian12:nonroot
+NATS_VERSION = $(shell awk '$$1 == "github.com/nats-io/nats-server/v2" {print $$2}' go.mod)
+images:
+	@start=$$(date +%s) && docker=$$(deploy/container/engine.sh) && \
+	export DOCKER="$$docker" DOCKER_BUILDKIT=1 $(IMAGE_BASES) && deploy/container/bases.sh && \
+	gobuild=(--network host --build-arg GO_IMAGE="$$GO_BASE" --build-arg RUNTIME_IMAGE="$$STATIC_BASE" \
+		--build-arg GOPROXY="$$($(GO) env GOPROXY)" --build-arg GOSUMDB="$$($(GO) env GOSUMDB)" \
+		--build-arg GOFLAGS="$$($(GO) env GOFLAGS)") && \
+	image() { local t=$$(date +%s) tag=$$1; shift; \
+		"$$docker" build -q -t "$$tag" "$$@" >/dev/null && echo "images: $$tag ($$(( $$(date +%s) - t ))s)"; } && \
+	image finledger:local "$${gobuild[@]}" -f deploy/container/Dockerfile . && \
+	image finledger-postgres:local --network host --build-arg BASE="$$DEBIAN_BASE" \
+		-f deploy/container/pg_auto_failover.Dockerfile deploy && \
+	image finledger-nats:local "$${gobuild[@]}" --build-arg NATS_VERSION=$(NATS_VERSION) \
+		-f deploy/container/nats.Dockerfile deploy && \
+	image finledger-caddy:local "$${gobuild[@]}" -f deploy/container/caddy.Dockerfile deploy && \
+	echo "make images: done in $$(( $$(date +%s) - start ))s"
 
 # The cluster fault test at size: three instances, one NATS, and PostgreSQL as a
 # primary with a synchronous standby (pg_auto_failover); 50 SIGKILLs of instances

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -295,4 +296,46 @@ func multiHostURL(t *testing.T, s string) ([]string, url.Values) {
 		t.Errorf("%s: %v", s, err)
 	}
 	return strings.Split(hosts, ","), query
+}
+
+// Every service's image is built from a Dockerfile of the repository, and `make images`
+// builds each with the tag compose names it by, from the same Dockerfile and context, so
+// that `docker compose up` finds them all on a machine that cannot build with compose's
+// defaults (no registry for the bases).
+func TestMakeImagesBuildsComposeImages(t *testing.T) {
+	p, err := loadCompose(t, composeEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(filepath.Dir(deployFile(t, "compose.yaml")))
+	makefile := strings.ReplaceAll(string(readDeployFile(t, "../Makefile")), "\\\n", " ")
+	_, recipe, ok := strings.Cut(makefile, "\nimages:")
+	if !ok {
+		t.Fatal("the Makefile has no images target")
+	}
+	recipe, _, _ = strings.Cut(recipe, "\n\n")
+	builds := map[string]string{}
+	for _, step := range strings.Split(recipe, "&&") {
+		if f := strings.Fields(step); len(f) >= 2 && f[0] == "image" {
+			builds[f[1]] = strings.Join(f, " ")
+		}
+	}
+	for name, s := range p.Services {
+		if s.Build == nil {
+			t.Errorf("%s: image %s has no build; every image is the project's", name, s.Image)
+			continue
+		}
+		rel := func(path string) string {
+			r, err := filepath.Rel(root, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return filepath.ToSlash(r)
+		}
+		dockerfile, context := rel(filepath.Join(s.Build.Context, s.Build.Dockerfile)), rel(s.Build.Context)
+		step := builds[s.Image]
+		if !strings.Contains(step, " -f "+dockerfile+" ") || !strings.HasSuffix(step, " "+context) {
+			t.Errorf("%s: make images builds %s by %q, want -f %s and context %s", name, s.Image, step, dockerfile, context)
+		}
+	}
 }
