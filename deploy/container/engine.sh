@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The container engine `make images` builds with: checks that a Docker daemon answers,
-# starts Debian's dockerd (package docker.io) itself where none runs and it may (root,
-# no systemd to do it), and prints on stdout the docker command to build with, one that
+# installs Debian's engine (docker.io) where there is none and it may (root, apt),
+# starts dockerd itself where none runs and it may (root; by systemd where it runs),
+# and prints on stdout the docker command to build with, one that
 # builds with BuildKit (the Dockerfiles' per-file .dockerignore needs it): `docker` where
 # the buildx plugin is installed or the client predates it (Docker 20.10, Debian
 # bookworm's docker.io), else Debian's /usr/bin/docker. Everything else goes to stderr.
@@ -19,6 +20,14 @@ fail() {
 	exit 1
 }
 
+# No engine: as root on Debian, install Debian's (bases.sh needs debootstrap too).
+if ! command -v dockerd >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+	echo "engine: installing docker.io and debootstrap (apt-get; log: /var/log/finledger-engine-apt.log)" >&2
+	{ timeout 120 apt-get update -qq && DEBIAN_FRONTEND=noninteractive timeout 600 \
+		apt-get install -y -qq docker.io debootstrap; } >/var/log/finledger-engine-apt.log 2>&1 ||
+		fail "apt-get could not install docker.io (see /var/log/finledger-engine-apt.log); run:" \
+			"  apt-get install -y docker.io debootstrap"
+fi
 command -v docker >/dev/null ||
 	fail "no docker command. Install Debian's engine:" \
 		"  apt-get install -y docker.io debootstrap"
