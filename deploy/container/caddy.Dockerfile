@@ -19,12 +19,13 @@ ENV CGO_ENABLED=0
 RUN GOBIN=/out go install -trimpath \
       -ldflags="-s -w -X github.com/caddyserver/caddy/v2.CustomVersion=${CADDY_VERSION}" \
       github.com/caddyserver/caddy/v2/cmd/caddy@${CADDY_VERSION} \
- && install -d -o 65532 -g 65532 /out/config /out/data
+ && install -D /out/caddy /out/root/usr/local/bin/caddy \
+ && install -d -o 65532 -g 65532 /out/root/config /out/root/data
 
 FROM ${RUNTIME_IMAGE}
-COPY --from=build /out/caddy /usr/local/bin/caddy
-COPY --from=build /out/config /config
-COPY --from=build /out/data /data
+# caddy, and /config and /data owned by the user it runs as (one tree copied whole: a
+# directory named as COPY's source gives its contents, not its owner).
+COPY --from=build /out/root/ /
 ENV XDG_CONFIG_HOME=/config \
     XDG_DATA_HOME=/data
 USER 65532:65532

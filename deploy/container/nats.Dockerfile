@@ -19,15 +19,16 @@ RUN GOBIN=/out go install -trimpath -ldflags="-s -w" github.com/nats-io/nats-ser
 # image: busybox's, static, which runs as wget by that name.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends busybox-static \
- && cp /bin/busybox /out/wget \
+ && install -D /bin/busybox /out/root/usr/local/bin/wget \
  && rm -rf /var/lib/apt/lists/* \
- && install -d -o 65532 -g 65532 /out/data
+ && install -d -o 65532 -g 65532 /out/root/data \
+ && mv /out/nats-server /out/root/usr/local/bin/
 
 FROM ${RUNTIME_IMAGE}
-COPY --from=build /out/nats-server /out/wget /usr/local/bin/
-# JetStream's store (nats/nats.conf: store_dir /data): a volume mounted here starts out
-# owned by the user the server runs as.
-COPY --from=build /out/data /data
+# nats-server, wget, and JetStream's store (nats/nats.conf: store_dir /data), owned by
+# the user the server runs as, as a volume mounted there starts out. (One tree copied
+# whole: a directory named as COPY's source gives its contents, not its owner.)
+COPY --from=build /out/root/ /
 USER 65532:65532
 # Clients, cluster routes, monitoring (/healthz).
 EXPOSE 4222 6222 8222
