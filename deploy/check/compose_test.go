@@ -259,7 +259,9 @@ func checkDatabase(t *testing.T, p *types.Project) {
 		script := strings.ReplaceAll(strings.Join(s.Command, " "), `"`, "")
 		for _, want := range []string{"pg_autoctl create postgres", "--monitor postgres://autoctl_node@pg-monitor:5432/pg_auto_failover?sslmode=require",
 			"--hostname $NODE --name $NODE", "--dbname finledger", "--replication-quorum true", "--candidate-priority 50", "replication.password",
-			"ALTER USER pgautofailover_replicator PASSWORD"} {
+			"ALTER USER pgautofailover_replicator PASSWORD",
+			// The cluster's superuser is finledger, pg_autoctl's local logins too.
+			"initdb -D $PGDATA -U finledger", "export PGUSER=finledger"} {
 			if !strings.Contains(script, want) {
 				t.Errorf("%s: command does not have %q:\n%s", name, want, script)
 			}
