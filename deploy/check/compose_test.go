@@ -2,7 +2,9 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"regexp"
@@ -139,6 +141,19 @@ func TestComposeTopology(t *testing.T) {
 	lbNet := lb.Networks["default"]
 	if lbNet == nil || lbNet.Ipv4Address == "" || env(first, "FINLEDGER_TRUSTED_PROXIES") != lbNet.Ipv4Address {
 		t.Errorf("FINLEDGER_TRUSTED_PROXIES %q, lb on %+v: want the load balancer's fixed address", env(first, "FINLEDGER_TRUSTED_PROXIES"), lbNet)
+	}
+	// Its address is outside the range the other containers are given addresses from,
+	// or one started before it may have taken it.
+	if n, ok := p.Networks["default"]; ok && len(n.Ipam.Config) == 1 && lbNet != nil {
+		subnet, err1 := netip.ParsePrefix(n.Ipam.Config[0].Subnet)
+		dynamic, err2 := netip.ParsePrefix(n.Ipam.Config[0].IPRange)
+		addr, err3 := netip.ParseAddr(lbNet.Ipv4Address)
+		if err := errors.Join(err1, err2, err3); err != nil || !subnet.Contains(addr) || dynamic.Contains(addr) || !subnet.Contains(dynamic.Addr()) {
+			t.Errorf("lb on %s, subnet %q, ip_range %q: want lb in the subnet, outside the ip_range the others get addresses from (%v)",
+				lbNet.Ipv4Address, n.Ipam.Config[0].Subnet, n.Ipam.Config[0].IPRange, err)
+		}
+	} else {
+		t.Errorf("networks %+v, want one subnet of compose's own", p.Networks)
 	}
 	for i := 1; i <= 3; i++ {
 		if _, ok := lb.DependsOn[fmt.Sprintf("finledger-%d", i)]; !ok {
