@@ -16,7 +16,9 @@ ARG GOPROXY GOSUMDB GOFLAGS
 ENV CGO_ENABLED=0
 # Built as the main module, Caddy finds no version of its own in the build information
 # (it looks for itself among the dependencies, as xcaddy builds it): CustomVersion says it.
-RUN GOBIN=/out go install -trimpath \
+# The module and build caches: cache mounts shared with the other images' builds.
+RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
+    GOBIN=/out go install -trimpath \
       -ldflags="-s -w -X github.com/caddyserver/caddy/v2.CustomVersion=${CADDY_VERSION}" \
       github.com/caddyserver/caddy/v2/cmd/caddy@${CADDY_VERSION} \
  && install -D /out/caddy /out/root/usr/local/bin/caddy \

@@ -14,7 +14,9 @@ FROM ${GO_IMAGE} AS build
 ARG NATS_VERSION=v2.15.2
 ARG GOPROXY GOSUMDB GOFLAGS
 ENV CGO_ENABLED=0
-RUN GOBIN=/out go install -trimpath -ldflags="-s -w" github.com/nats-io/nats-server/v2@${NATS_VERSION}
+# The module and build caches: cache mounts shared with the other images' builds.
+RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
+    GOBIN=/out go install -trimpath -ldflags="-s -w" github.com/nats-io/nats-server/v2@${NATS_VERSION}
 # compose's health check asks the monitoring port with wget, as it did in the alpine
 # image: busybox's, static, which runs as wget by that name.
 RUN apt-get update \
