@@ -511,14 +511,35 @@ func (f *Formation) Down() {
 	}
 }
 
-// Up starts the keepers Down stopped, the primary's first, and returns once the nodes
-// are the same primary and synchronous standby as before.
-func (f *Formation) Up() {
+// Up starts the keepers Down stopped, the primary's first, and returns once one node
+// is the primary and the other its synchronous standby. Either may be the primary: a
+// standby that reports before the old primary does may be promoted, as on any loss of
+// the primary, so Up returns which it is.
+func (f *Formation) Up() int {
 	f.t.Helper()
 	for _, i := range []int{f.downPrimary, 1 - f.downPrimary} {
 		f.startKeeper(i)
 	}
-	f.WaitPair(f.downPrimary)
+	ctx := context.Background()
+	primary := -1
+	err := f.poll(ctx, "a primary and its standby after both nodes were down", func() (bool, error) {
+		got, err := f.states(ctx)
+		if err != nil {
+			return false, err
+		}
+		for i, n := range f.nodes {
+			if got[n.name] == "primary/primary" && got[f.nodes[1-i].name] == "secondary/secondary" {
+				primary = i
+				return true, nil
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		f.t.Fatalf("pgfailover: %v%s", err, f.logs())
+	}
+	f.WaitPair(primary)
+	return primary
 }
 
 // startKeeper runs the keeper of node i, which is down, on its existing folder.
