@@ -64,7 +64,8 @@ type Formation struct {
 	nodes    [2]*node
 	monitorC *pgx.Conn
 
-	downPrimary int // the primary when Down stopped both nodes
+	downPrimary int       // the primary when Down stopped both nodes
+	downAt      time.Time // when both were down
 }
 
 // node is one PostgreSQL server of the formation with its keeper.
@@ -308,7 +309,13 @@ func (f *Formation) poll(ctx context.Context, what string, done func() (bool, er
 
 // states returns each node's reported and assigned state, as "reported/assigned".
 func (f *Formation) states(ctx context.Context) (map[string]string, error) {
-	rows, err := f.monitorC.Query(ctx, `SELECT nodename, reportedstate::text || '/' || goalstate::text FROM pgautofailover.node`)
+	return f.statesSince(ctx, time.Time{})
+}
+
+// statesSince is states of the nodes that have reported to the monitor since a moment.
+func (f *Formation) statesSince(ctx context.Context, since time.Time) (map[string]string, error) {
+	rows, err := f.monitorC.Query(ctx, `SELECT nodename, reportedstate::text || '/' || goalstate::text FROM pgautofailover.node
+		WHERE reporttime > $1`, since)
 	if err != nil {
 		return nil, fmt.Errorf("monitor: %w", err)
 	}
@@ -509,6 +516,7 @@ func (f *Formation) Down() {
 		f.nodes[i].keeper.stop()
 		f.nodes[i].keeper = nil
 	}
+	f.downAt = time.Now()
 }
 
 // Up starts the keepers Down stopped, the primary's first, and returns once one node
@@ -523,7 +531,9 @@ func (f *Formation) Up() int {
 	ctx := context.Background()
 	primary := -1
 	err := f.poll(ctx, "a primary and its standby after both nodes were down", func() (bool, error) {
-		got, err := f.states(ctx)
+		// Only what the nodes reported since they came back: until then the monitor
+		// still shows the pair as it stood before Down.
+		got, err := f.statesSince(ctx, f.downAt)
 		if err != nil {
 			return false, err
 		}
