@@ -111,15 +111,18 @@ const liveEvents = ['transaction.created', 'transaction.updated', 'transaction.d
 
 // live opens the workspace's realtime stream and calls onEvent(name, data) for each
 // event; it reconnects with a fresh token when the stream ends. It returns a function
-// that closes it.
+// that closes it, whose promise ends once a token asked for meanwhile has come.
 export function live(onEvent, onState) {
   let source = null;
   let closed = false;
   let retry = 1000;
+  let asking = Promise.resolve();
   async function open() {
     if (closed) return;
     try {
-      const { token } = await post('/api/realtime/token');
+      const ask = post('/api/realtime/token');
+      asking = ask.catch(() => {});
+      const { token } = await ask;
       if (closed) return;
       source = new EventSource('/api/realtime/events?token=' + encodeURIComponent(token));
       source.onopen = () => { retry = 1000; onState && onState(true); };
@@ -144,5 +147,5 @@ export function live(onEvent, onState) {
     }
   }
   open();
-  return () => { closed = true; if (source) source.close(); };
+  return () => { closed = true; if (source) source.close(); return asking; };
 }

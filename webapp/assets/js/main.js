@@ -87,7 +87,8 @@ function drawFrame() {
 }
 
 async function signOut() {
-  if (state.closeLive) state.closeLive();
+  // A token still being asked for would be refused once signed out.
+  if (state.closeLive) await state.closeLive();
   await api.signOut();
   location.href = '/app/signin';
 }
