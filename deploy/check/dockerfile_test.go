@@ -270,19 +270,9 @@ func TestPgAutoFailoverDockerfile(t *testing.T) {
 // is: compose's command is flags), with the wget compose's health check runs and a store
 // on /data.
 func TestNATSDockerfile(t *testing.T) {
-	stages := dockerfileStages(t, "container/nats.Dockerfile")
-	if len(stages) != 2 || !strings.HasPrefix(stages[0].BaseName, "golang:") ||
-		!strings.HasPrefix(stages[1].BaseName, "gcr.io/distroless/static") {
-		t.Fatalf("stages from %v, want a golang build stage and distroless/static", baseNames(stages))
-	}
-	_, version := goInstall(t, stages[0], "github.com/nats-io/nats-server/v2", "NATS_VERSION")
-	if want := requiredVersion(t, "../go.mod", "github.com/nats-io/nats-server/v2"); version != want {
-		t.Errorf("NATS_VERSION %s, the service's go.mod requires %s", version, want)
-	}
-	user, exposed, entrypoint, _ := finalStage(stages[1])
-	if name, _, _ := strings.Cut(user, ":"); name == "" || name == "root" || name == "0" {
-		t.Errorf("runs as %q, want a user other than root", user)
-	}
+	stages := goModuleImage(t, "container/nats.Dockerfile", "github.com/nats-io/nats-server/v2", "NATS_VERSION",
+		"../go.mod", "github.com/nats-io/nats-server/v2", "the service's go.mod")
+	_, exposed, entrypoint, _ := finalStage(stages[1])
 	if !slices.Equal(entrypoint, []string{"/usr/local/bin/nats-server"}) {
 		t.Errorf("ENTRYPOINT %v, want nats-server in exec form", entrypoint)
 	}
@@ -306,6 +296,28 @@ func TestNATSDockerfile(t *testing.T) {
 	}
 }
 
+// goModuleImage checks the shape the NATS and Caddy images share, and returns their
+// stages: a golang build stage that installs pkg at the version its ARG versionArg
+// names, which must be what gomod (read for whose) requires of module, and a
+// distroless/static final stage run by a user other than root.
+func goModuleImage(t *testing.T, path, pkg, versionArg, gomod, module, whose string) []instructions.Stage {
+	t.Helper()
+	stages := dockerfileStages(t, path)
+	if len(stages) != 2 || !strings.HasPrefix(stages[0].BaseName, "golang:") ||
+		!strings.HasPrefix(stages[1].BaseName, "gcr.io/distroless/static") {
+		t.Fatalf("stages from %v, want a golang build stage and distroless/static", baseNames(stages))
+	}
+	_, version := goInstall(t, stages[0], pkg, versionArg)
+	if want := requiredVersion(t, gomod, module); version != want {
+		t.Errorf("%s %s, %s requires %s", versionArg, version, whose, want)
+	}
+	user, _, _, _ := finalStage(stages[1])
+	if name, _, _ := strings.Cut(user, ":"); name == "" || name == "root" || name == "0" {
+		t.Errorf("runs as %q, want a user other than root", user)
+	}
+	return stages
+}
+
 func copiesFrom(st instructions.Stage, from string) bool {
 	for _, c := range st.Commands {
 		if c, ok := c.(*instructions.CopyCommand); ok && c.From == from {
@@ -319,19 +331,9 @@ func copiesFrom(st instructions.Stage, from string) bool {
 // deploy/check validates the Caddyfile with (deploy/go.mod), on distroless as a user
 // other than root, running `caddy run` on /etc/caddy/Caddyfile as the caddy image does.
 func TestCaddyDockerfile(t *testing.T) {
-	stages := dockerfileStages(t, "container/caddy.Dockerfile")
-	if len(stages) != 2 || !strings.HasPrefix(stages[0].BaseName, "golang:") ||
-		!strings.HasPrefix(stages[1].BaseName, "gcr.io/distroless/static") {
-		t.Fatalf("stages from %v, want a golang build stage and distroless/static", baseNames(stages))
-	}
-	_, version := goInstall(t, stages[0], "github.com/caddyserver/caddy/v2/cmd/caddy", "CADDY_VERSION")
-	if want := requiredVersion(t, "go.mod", "github.com/caddyserver/caddy/v2"); version != want {
-		t.Errorf("CADDY_VERSION %s, deploy/go.mod (the Caddyfile's check) requires %s", version, want)
-	}
-	user, exposed, entrypoint, cmd := finalStage(stages[1])
-	if name, _, _ := strings.Cut(user, ":"); name == "" || name == "root" || name == "0" {
-		t.Errorf("runs as %q, want a user other than root", user)
-	}
+	stages := goModuleImage(t, "container/caddy.Dockerfile", "github.com/caddyserver/caddy/v2/cmd/caddy", "CADDY_VERSION",
+		"go.mod", "github.com/caddyserver/caddy/v2", "deploy/go.mod (the Caddyfile's check)")
+	_, exposed, entrypoint, cmd := finalStage(stages[1])
 	if len(entrypoint) != 0 || !slices.Equal(cmd, []string{"caddy", "run", "--config", "/etc/caddy/Caddyfile", "--adapter", "caddyfile"}) {
 		t.Errorf("ENTRYPOINT %v CMD %v, want caddy run on /etc/caddy/Caddyfile", entrypoint, cmd)
 	}
