@@ -52,33 +52,43 @@ func Main(m *testing.M) int {
 	return code
 }
 
+// startServer starts the test binary's own PostgreSQL server, in a container when the
+// tests' servers run in containers, else from the installed binaries, and returns the
+// URL of its postgres database.
+func startServer(ctx context.Context) (string, error) {
+	settings := map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
+	inContainer, err := containers.Use()
+	if err != nil {
+		return "", fmt.Errorf("testdb: %w", err)
+	}
+	if inContainer {
+		pg, err := containers.StartPostgres(ctx, settings)
+		if err != nil {
+			return "", fmt.Errorf("testdb: %w", err)
+		}
+		return pg.URL("postgres"), nil
+	}
+	dir, err := os.MkdirTemp("", "finledger-test-pg-")
+	if err != nil {
+		return "", fmt.Errorf("testdb: temp dir: %w", err)
+	}
+	tempDir = dir
+	cluster, err = pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Settings: settings})
+	if err != nil {
+		return "", fmt.Errorf("testdb: start cluster: %w", err)
+	}
+	return cluster.URL("postgres"), nil
+}
+
 func setup() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	adminURL = os.Getenv("FINLEDGER_TEST_DATABASE_URL")
-	inContainer, err := containers.Use()
-	if err != nil {
-		return fmt.Errorf("testdb: %w", err)
-	}
-	settings := map[string]string{"fsync": "off", "synchronous_commit": "off", "full_page_writes": "off"}
-	if adminURL == "" && inContainer {
-		pg, err := containers.StartPostgres(ctx, settings)
-		if err != nil {
-			return fmt.Errorf("testdb: %w", err)
-		}
-		adminURL = pg.URL("postgres")
-	}
 	if adminURL == "" {
-		dir, err := os.MkdirTemp("", "finledger-test-pg-")
-		if err != nil {
-			return fmt.Errorf("testdb: temp dir: %w", err)
+		var err error
+		if adminURL, err = startServer(ctx); err != nil {
+			return err
 		}
-		tempDir = dir
-		cluster, err = pgcluster.Start(ctx, pgcluster.Options{Dir: dir, Settings: settings})
-		if err != nil {
-			return fmt.Errorf("testdb: start cluster: %w", err)
-		}
-		adminURL = cluster.URL("postgres")
 	}
 	template = "finledger_tpl_" + randomSuffix()
 	conn, err := pgx.Connect(ctx, adminURL)
