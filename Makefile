@@ -2,23 +2,55 @@
 GO ?= go
 SHELL := /bin/bash
 
-.PHONY: dev test deps test-go test-deploy lint-openapi build images bench bench-app bench-import fuzz torture screenshots
+.PHONY: dev test deps test-images test-go test-deploy test-compose lint-openapi build images bench bench-app bench-import fuzz torture screenshots
 
 # Run the whole service locally: private PostgreSQL, migrations, API, a dev token.
 dev:
 	$(GO) run ./cmd/finledger dev
 
 # `make test`, in this order: the module downloads of the three Go modules (the service,
-# deploy/, tools/openapilint), axe-core and the MCP TypeScript SDK, side by side; then,
-# side by side, the lint of the served OpenAPI document, the service's vet and tests on
-# real PostgreSQL servers the tests start themselves, and the checks of deploy/ (a module
-# of its own, so the service does not carry their libraries). Each step prints one line
-# when it passes and all it has when it fails; a green run ends with the time it took.
+# deploy/, tools/openapilint), axe-core and the MCP TypeScript SDK, side by side; the
+# images, where a Docker engine answers (test-images); then, side by side, the lint of
+# the served OpenAPI document, the service's vet and tests on real PostgreSQL and NATS
+# servers the tests start themselves (containers of those images where an engine
+# answers, else the installed binaries), and the checks of deploy/ (a module of its own,
+# so the service does not carry their libraries); last, deploy/compose.yaml run as
+# written (test-compose), alone, since it changes the host's network interfaces under
+# the browser tests. Each step prints one line when it passes and all it has when it
+# fails; a green run ends with the time it took.
 test:
 	@start=$$(date +%s) && \
 		$(MAKE) --no-print-directory deps && \
+		$(MAKE) --no-print-directory test-images && \
 		$(MAKE) --no-print-directory -j3 --output-sync=line lint-openapi test-go test-deploy && \
+		$(MAKE) --no-print-directory test-compose && \
 		echo "make test: passed in $$(( $$(date +%s) - start ))s"
+
+# Whether the tests run on containers: FINLEDGER_TEST_CONTAINERS=off says no, =on says
+# yes (and fails without an engine), unset asks the engine (internal/testkit/containers).
+CONTAINERS = case "$${FINLEDGER_TEST_CONTAINERS:-}" in \
+	off) false;; \
+	*) if timeout 10 docker info >/dev/null 2>&1; then true; \
+		elif [ "$${FINLEDGER_TEST_CONTAINERS:-}" = on ]; then \
+			echo "FINLEDGER_TEST_CONTAINERS=on, but no Docker engine answers (docker info): start one with bash deploy/container/engine.sh" >&2; exit 1; \
+		else false; fi;; \
+	esac
+
+# The images the tests' containers and test-compose run, built (or found in docker's
+# cache, 1 to 3 s) where the tests run on containers.
+test-images:
+	@if $(CONTAINERS); then $(MAKE) --no-print-directory images; \
+	else echo "images: none built; the tests run on the installed binaries (FINLEDGER_TEST_CONTAINERS=$${FINLEDGER_TEST_CONTAINERS:-unset}, or no Docker engine answers: bash deploy/container/engine.sh starts one)"; fi
+
+# deploy/compose.yaml brought up with Docker Compose on those images and drilled
+# (cmd/finledger's TestComposeDeployment: writes through the load balancer while a NATS
+# node and an instance are stopped, nothing lost), where the tests run on containers.
+test-compose:
+	@if $(CONTAINERS); then \
+		if out=$$(FINLEDGER_TEST_COMPOSE=1 $(GO) test -count=1 -timeout 15m -run '^TestComposeDeployment$$' -v ./cmd/finledger 2>&1); then \
+			echo "compose: $$(echo "$$out" | grep -o 'composetest: writes acknowledged [0-9]*.*webhook deliveries [0-9]*, missing [0-9]*' | head -1) ($$(echo "$$out" | awk '/^ok/ {print $$3}'))"; \
+		else echo "$$out"; echo "compose: FAILED"; exit 1; fi; \
+	else echo "compose: not run; it needs the tests on containers (a Docker engine, FINLEDGER_TEST_CONTAINERS not off)"; fi
 
 # Modules, axe-core (the browser tests' accessibility checker, pinned by the lockfile of
 # tools/axe) and the MCP TypeScript SDK (the third-party client of the MCP server's

@@ -201,6 +201,8 @@ type deliveryRow struct {
 	event    string
 	status   string
 	attempts int
+	// lastError is what the last attempt met: an error, or the receiver's status.
+	lastError string
 }
 
 // hookReport compares what a webhook received with what its workspace's stream holds.
@@ -254,8 +256,10 @@ func checkHook(ctx context.Context, pool *pgxpool.Pool, r *hookReceiver, h *hook
 	if err := rows.Err(); err != nil {
 		return rep, err
 	}
-	rows, err = pool.Query(ctx, `SELECT id::text, coalesce(event_id::text, ''), event, status, attempts FROM webhook_deliveries
-		WHERE workspace_id = $1 AND webhook_id = $2`, h.workspace, hookID)
+	rows, err = pool.Query(ctx, `SELECT d.id::text, coalesce(d.event_id::text, ''), d.event, d.status, d.attempts,
+			coalesce((SELECT coalesce(a.error, 'status ' || a.status_code) FROM webhook_attempts a
+				WHERE a.workspace_id = d.workspace_id AND a.delivery_id = d.id ORDER BY a.attempt DESC LIMIT 1), '')
+		FROM webhook_deliveries d WHERE d.workspace_id = $1 AND d.webhook_id = $2`, h.workspace, hookID)
 	if err != nil {
 		return rep, err
 	}
@@ -264,7 +268,7 @@ func checkHook(ctx context.Context, pool *pgxpool.Pool, r *hookReceiver, h *hook
 	for rows.Next() {
 		var id string
 		var d deliveryRow
-		if err := rows.Scan(&id, &d.eventID, &d.event, &d.status, &d.attempts); err != nil {
+		if err := rows.Scan(&id, &d.eventID, &d.event, &d.status, &d.attempts, &d.lastError); err != nil {
 			rows.Close()
 			return rep, err
 		}
@@ -290,8 +294,12 @@ func checkHook(ctx context.Context, pool *pgxpool.Pool, r *hookReceiver, h *hook
 		case !h.delivered[id]:
 			d := stored[id]
 			rep.why[d.status]++
-			rep.missing = append(rep.missing, fmt.Sprintf("%s of event %s (version %d): delivery %s %s after %d attempt(s)",
-				e.name, e.eventID, e.version, id, d.status, d.attempts))
+			last := ""
+			if d.lastError != "" {
+				last = " (the last: " + d.lastError + ")"
+			}
+			rep.missing = append(rep.missing, fmt.Sprintf("%s of event %s (version %d): delivery %s %s after %d attempt(s)%s",
+				e.name, e.eventID, e.version, id, d.status, d.attempts, last))
 		}
 	}
 	var highest int64

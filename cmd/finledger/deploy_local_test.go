@@ -24,16 +24,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/finledger/finledger/httpapi/session"
-	"github.com/finledger/finledger/internal/database"
 )
 
 // localPorts are the offsets from run.sh's base port of every port it listens on, the
@@ -238,146 +234,32 @@ func TestLocalTopology(t *testing.T) {
 			t.Errorf("finledger-%d's operators' address answers /metrics with %d", n, status)
 		}
 	}
-	const stream = "FINLEDGER_EVENTS_localtest"
-
-	token, err := session.MintHS256(clusterSecret, session.Claims{Subject: "owner-local", Email: "owner-local@example.com"}, time.Now(), time.Hour, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	transport := &http.Transport{MaxIdleConnsPerHost: 16, IdleConnTimeout: 30 * time.Second}
-	t.Cleanup(transport.CloseIdleConnections)
-	log := &answerLog{}
-	d := &clusterDeployment{name: "local", database: "finledger"}
-	d.api = &retryingClient{token: token, http: &http.Client{Transport: transport}, log: log}
-	for n := 1; n <= 3; n++ {
-		d.api.bases = append(d.api.bases, lt.instanceURL(n))
-		d.api.names = append(d.api.names, fmt.Sprintf("finledger-%d", n))
-	}
-	if err := setupDeployment(d, []string{"shared", "other"}, rec, hookServer.URL); err != nil {
-		t.Fatal(err)
-	}
-	leader, replicas, err := streamLeader(lt.natsURLs(), stream)
-	if err != nil {
-		t.Fatalf("the events stream: %v", err)
-	}
-	if replicas != 3 {
-		t.Fatalf("the events stream has %d replicas, want 3 (FINLEDGER_NATS_REPLICAS)", replicas)
-	}
-
-	// Writers on both workspaces, each request sent first to an instance of its own
-	// choice and retried on the next one with the same Idempotency-Key.
-	load, stopLoad := context.WithCancel(context.Background())
-	abort, abortLoad := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		stopLoad()
-		abortLoad()
-		wg.Wait()
-	})
-	for i := range 4 {
-		w := &loadWriter{name: fmt.Sprintf("w%d", i), api: d.api, ws: d.spaces[i%2], abort: abort,
-			rng: rand.New(rand.NewPCG(uint64(i), uint64(began.UnixNano())))}
-		d.writers = append(d.writers, w)
-		wg.Go(func() { w.run(load) })
-	}
-	letLoadRun(3 * time.Second)
-
-	// The NATS server leading the events stream stops; the relay publishes through the
-	// others once the two left have elected a leader.
-	natsNode := "nats-" + strings.TrimPrefix(leader, "n")
-	t.Logf("stopping %s, the stream's leader", natsNode)
-	lt.stop(t, natsNode, syscall.SIGTERM)
-	letLoadRun(3 * time.Second)
-
-	// The instance leading the relay is killed; another takes the lead.
 	// Node 1 (the base port) is the primary: run.sh made it so, and no node fails here.
 	pg := &clusterPostgres{port: lt.base}
-	held, err := leaderHolders(pg.url(d.database, "local-test"))
-	if err != nil {
-		t.Fatal(err)
+	tp := topology{
+		deployment: "localtest",
+		db:         pg,
+		natsURLs:   lt.natsURLs(),
+		rec:        rec,
+		hookBase:   hookServer.URL,
+		stopNATS: func(t *testing.T, server string) {
+			lt.stop(t, "nats-"+strings.TrimPrefix(server, "n"), syscall.SIGTERM)
+		},
+		killInstance: func(t *testing.T, n string) { lt.stop(t, "finledger-"+n, syscall.SIGKILL) },
+		serving: func(killed string) []string {
+			var bases []string
+			for n := 1; n <= 3; n++ {
+				if fmt.Sprintf("finledger-%d", n) != killed {
+					bases = append(bases, lt.instanceURL(n))
+				}
+			}
+			return readyAt(bases...)
+		},
+		verify: func() (string, error) { return runVerify(bin, pg.url("finledger", "local-verify")) },
 	}
-	victim := strings.TrimPrefix(held["relay"], "finledger-")
-	if victim == "" {
-		victim = "2"
+	for n := 1; n <= 3; n++ {
+		tp.bases = append(tp.bases, lt.instanceURL(n))
+		tp.names = append(tp.names, fmt.Sprintf("finledger-%d", n))
 	}
-	t.Logf("killing finledger-%s (leaders: %v)", victim, held)
-	lt.stop(t, "finledger-"+victim, syscall.SIGKILL)
-	letLoadRun(4 * time.Second)
-	stopLoad()
-	wg.Wait()
-
-	// The checks, through the survivors.
-	survivors := *d.api
-	survivors.bases, survivors.names = nil, nil
-	for i, name := range d.api.names {
-		if name != "finledger-"+victim {
-			survivors.bases = append(survivors.bases, d.api.bases[i])
-			survivors.names = append(survivors.names, name)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	reports, _ := settleWebhooks(t, ctx, pg, rec, d)
-	p := &checkFailures{}
-	pool, err := database.Open(ctx, pg.url(d.database, "local-test"), 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = checkWrites(ctx, pool, d.spaces, p)
-	pool.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkBalancesByAPI(&survivors, d.spaces, p)
-	if out, err := runVerify(bin, pg.url(d.database, "local-verify")); err != nil {
-		p.add("verify", fmt.Sprintf("%v\n%s", err, out))
-	}
-	var acked writeCounts
-	for _, w := range d.writers {
-		acked.add(w.counts)
-	}
-	received := 0
-	for _, ws := range d.spaces {
-		r := reports[ws.hook]
-		received += r.received
-		if n := len(r.missing); n > 0 {
-			p.addN("webhook missing", n, fmt.Sprintf("%s: %d of %d deliveries missing, first: %s", ws.name, n, r.expected, strings.Join(r.missing[:min(3, n)], "; ")))
-		}
-		if n := len(r.outOfOrder); n > 0 {
-			p.addN("webhook out of order", n, fmt.Sprintf("%s: first: %s", ws.name, strings.Join(r.outOfOrder[:min(3, n)], "; ")))
-		}
-		for _, m := range r.unknown {
-			p.add("webhook foreign", ws.name+": "+m)
-		}
-		rec.mu.Lock()
-		for _, m := range ws.hook.bad {
-			p.add("webhook contract", ws.name+": "+m)
-		}
-		rec.mu.Unlock()
-	}
-	for _, e := range log.serverErrs {
-		p.add("5xx", fmt.Sprintf("%s %d %s %s on %s: %s", e.at.Format("15:04:05.000"), e.status, e.method, e.path, e.instance, e.body))
-	}
-	for _, u := range log.unexpected {
-		p.add("unexpected answer", u)
-	}
-	if acked.acknowledged() == 0 || received == 0 {
-		p.add("nothing checked", fmt.Sprintf("%d writes acknowledged, %d webhook deliveries received", acked.acknowledged(), received))
-	}
-	for _, name := range survivors.names {
-		n, _ := strconv.Atoi(strings.TrimPrefix(name, "finledger-"))
-		res, err := http.Get(lt.instanceURL(n) + "/readyz")
-		if err != nil || res.StatusCode != http.StatusOK {
-			p.add("survivor down", fmt.Sprintf("%s: %v", name, err))
-		}
-		if err == nil {
-			res.Body.Close()
-		}
-	}
-	t.Logf("local topology: writes acknowledged %d (creates %d, updates %d, deletes %d), without a definitive answer %d; lost %d, doubled %d; webhook deliveries %d, missing %d; connection errors %d; whole test %s",
-		acked.acknowledged(), acked.creates, acked.updates, acked.deletes, acked.noAnswer, p.count("lost"), p.count("doubled"),
-		received, p.count("webhook missing"), log.connErrors, time.Since(began).Round(time.Second))
-	for _, check := range p.order {
-		t.Errorf("%s: %d%s", check, p.counts[check], exampleLines(p.items[check], 8))
-	}
+	tp.drill(t, began)
 }

@@ -208,10 +208,15 @@ func (p *Postgres) URL(database string) string {
 // name=value) on a free port, its data in the container, and waits until it accepts
 // connections.
 func StartPostgres(ctx context.Context, settings map[string]string) (*Postgres, error) {
-	port, err := pgcluster.FreePort()
+	port, err := onFreePort(func(port int) error { return startPostgres(ctx, port, settings) })
 	if err != nil {
 		return nil, err
 	}
+	return &Postgres{port: port}, nil
+}
+
+// startPostgres runs the server on port.
+func startPostgres(ctx context.Context, port int, settings map[string]string) error {
 	args := []string{"-p", strconv.Itoa(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=/tmp",
 		"-c", "shared_buffers=128MB", "-c", "max_connections=200"}
 	for name, value := range settings {
@@ -233,9 +238,53 @@ func StartPostgres(ctx context.Context, settings map[string]string) (*Postgres, 
 		keep(c)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("containers: PostgreSQL from %s: %w%s", PostgresImage, err, logsOf(c))
+		return startFailure("PostgreSQL", PostgresImage, port, err, c)
 	}
-	return &Postgres{port: port}, nil
+	return nil
+}
+
+// PortTakenError says that a server's port, free when it was chosen, was taken by
+// another process before the server in its container could listen on it.
+type PortTakenError struct {
+	Server string
+	Port   int
+}
+
+func (e *PortTakenError) Error() string {
+	return fmt.Sprintf("containers: %s could not listen on 127.0.0.1:%d: another process took the port after it was chosen free; "+
+		"run the tests again, or see what holds it with `ss -ltnp 'sport = :%d'`", e.Server, e.Port, e.Port)
+}
+
+// startFailure is the error of a server's container that did not start: a
+// PortTakenError when the server said its port was in use (containers on the host's
+// network share its ports), else the error with the end of what the container printed.
+func startFailure(server, image string, port int, err error, c testcontainers.Container) error {
+	logs := logsOf(c)
+	if strings.Contains(strings.ToLower(logs), "address already in use") {
+		return &PortTakenError{Server: server, Port: port}
+	}
+	return fmt.Errorf("containers: %s from %s: %w%s", server, image, err, logs)
+}
+
+// portAttempts is how many free ports a server is tried on before its port's being
+// taken is the tests' failure.
+const portAttempts = 3
+
+// onFreePort runs start on a port chosen free, and on another while the one chosen was
+// taken before the server could listen on it, and returns the port it serves on.
+func onFreePort(start func(port int) error) (int, error) {
+	var err error
+	for range portAttempts {
+		var port int
+		if port, err = pgcluster.FreePort(); err != nil {
+			return 0, err
+		}
+		var taken *PortTakenError
+		if err = start(port); !errors.As(err, &taken) {
+			return port, err
+		}
+	}
+	return 0, fmt.Errorf("%w (%d ports tried)", err, portAttempts)
 }
 
 // NATS is a NATS server with JetStream in a container.
@@ -284,10 +333,19 @@ func NATSFor(t testing.TB) NATSServer {
 // StartNATS runs nats-server from NATSImage with JetStream on a free port, and waits
 // until it serves clients.
 func StartNATS(ctx context.Context) (*NATS, error) {
-	port, err := pgcluster.FreePort()
+	var c *tcnats.NATSContainer
+	port, err := onFreePort(func(port int) (err error) {
+		c, err = startNATS(ctx, port)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
+	return &NATS{url: fmt.Sprintf("nats://127.0.0.1:%d", port), c: c}, nil
+}
+
+// startNATS runs the server on port.
+func startNATS(ctx context.Context, port int) (*tcnats.NATSContainer, error) {
 	c, err := tcnats.Run(ctx, NATSImage,
 		testcontainers.WithCmd("-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", "/jetstream"),
 		// The store in memory, writable by the image's user whichever it is.
@@ -301,7 +359,7 @@ func StartNATS(ctx context.Context) (*NATS, error) {
 		keep(c)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("containers: NATS from %s: %w%s", NATSImage, err, logsOf(c))
+		return nil, startFailure("NATS", NATSImage, port, err, c)
 	}
-	return &NATS{url: fmt.Sprintf("nats://127.0.0.1:%d", port), c: c}, nil
+	return c, nil
 }
