@@ -435,8 +435,6 @@ func (c config) files(pool *pgxpool.Pool) (fileStore, error) {
 		AccessKey: c.FilesS3AccessKey, SecretKey: c.FilesS3SecretKey, Region: c.FilesS3Region})
 }
 
-// webhookPolicy says where webhooks may point: anywhere outside production, and in
-// production not at private addresses unless FINLEDGER_WEBHOOK_ALLOW_PRIVATE says so.
 // browserApp returns the web app: one-click sign-in in development, OpenID Connect when
 // configured. Its cookies are Secure unless the service runs for development on plain HTTP.
 func (c config) browserApp(pool *pgxpool.Pool, box *sealbox.Box) (*webapp.App, error) {
@@ -462,6 +460,8 @@ func (c config) protectedResource() *httpapi.ProtectedResource {
 	return &httpapi.ProtectedResource{Origin: c.PublicOrigin, Issuer: c.OIDCIssuer}
 }
 
+// webhookPolicy says where webhooks may point: anywhere outside production, and in
+// production not at private addresses unless FINLEDGER_WEBHOOK_ALLOW_PRIVATE says so.
 func (c config) webhookPolicy() safehttp.Policy {
 	return safehttp.Policy{AllowPrivate: c.Env != "production" || c.WebhookAllowPriv}
 }
