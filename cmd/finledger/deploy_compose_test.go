@@ -160,7 +160,8 @@ func TestComposeDeployment(t *testing.T) {
 	}
 
 	// The load balancer's port on the host, free now; the webhooks' receiver on every
-	// interface, so that the containers reach it at the compose network's gateway.
+	// interface, so that the containers reach it at the host's address on the compose
+	// network's bridge.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
