@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -320,6 +321,29 @@ type loadWriter struct {
 	seq    int
 	live   []*txModel // created, acknowledged, not deleted, every request answered
 	counts writeCounts
+}
+
+// runLoad starts writers, each writing until the returned stop is called, which waits
+// for the requests under way to be answered. Should the test end first, its cleanup
+// ends those requests too.
+func runLoad(t *testing.T, writers []*loadWriter) (stop func()) {
+	t.Helper()
+	load, stopLoad := context.WithCancel(context.Background())
+	abort, abortLoad := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() {
+		stopLoad()
+		abortLoad()
+		wg.Wait()
+	})
+	for _, w := range writers {
+		w.abort = abort
+		wg.Go(func() { w.run(load) })
+	}
+	return func() {
+		stopLoad()
+		wg.Wait()
+	}
 }
 
 // run writes until load ends; the request under way when it does is still seen

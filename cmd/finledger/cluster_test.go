@@ -37,7 +37,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -198,25 +197,8 @@ func TestClusterFaults(t *testing.T) {
 		two.writers = append(two.writers, &loadWriter{name: fmt.Sprintf("v%02d", i), api: two.api, ws: two.spaces[0], rng: rand.New(rand.NewPCG(uint64(100+i), uint64(began.UnixNano())))})
 	}
 
-	// The load. Should the test stop early, abort ends the requests under way too.
-	load, stopLoad := context.WithCancel(context.Background())
-	abort, abortLoad := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		stopLoad()
-		abortLoad()
-		wg.Wait()
-	})
-	for _, d := range []*clusterDeployment{one, two} {
-		for _, w := range d.writers {
-			w.abort = abort
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				w.run(load)
-			}()
-		}
-	}
+	// The load.
+	stopLoad := runLoad(t, append(append([]*loadWriter{}, one.writers...), two.writers...))
 	loadStart := time.Now()
 	t.Logf("load started: %d writers on deployment one (%d workspaces), %d on deployment two; %d kill cycles, %d PostgreSQL outages, %d failovers, at least %s",
 		len(one.writers), len(one.spaces), len(two.writers), cycles, outages, failovers, minLoad)
@@ -243,7 +225,6 @@ func TestClusterFaults(t *testing.T) {
 		letLoadRun(100 * time.Millisecond)
 	}
 	stopLoad()
-	wg.Wait()
 	loadTime := time.Since(loadStart)
 	t.Logf("load stopped after %s", loadTime.Round(time.Millisecond))
 

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -75,20 +74,11 @@ func (tp topology) drill(t *testing.T, began time.Time) {
 
 	// Writers on both workspaces, each request sent first to an address of its own
 	// choice and retried on the next one with the same Idempotency-Key.
-	load, stopLoad := context.WithCancel(context.Background())
-	abort, abortLoad := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	t.Cleanup(func() {
-		stopLoad()
-		abortLoad()
-		wg.Wait()
-	})
 	for i := range 4 {
-		w := &loadWriter{name: fmt.Sprintf("w%d", i), api: d.api, ws: d.spaces[i%2], abort: abort,
-			rng: rand.New(rand.NewPCG(uint64(i), uint64(began.UnixNano())))}
-		d.writers = append(d.writers, w)
-		wg.Go(func() { w.run(load) })
+		d.writers = append(d.writers, &loadWriter{name: fmt.Sprintf("w%d", i), api: d.api, ws: d.spaces[i%2],
+			rng: rand.New(rand.NewPCG(uint64(i), uint64(began.UnixNano())))})
 	}
+	stopLoad := runLoad(t, d.writers)
 	letLoadRun(3 * time.Second)
 
 	// The NATS server leading the events stream stops; the relay publishes through the
@@ -110,7 +100,6 @@ func (tp topology) drill(t *testing.T, began time.Time) {
 	tp.killInstance(t, victim)
 	letLoadRun(4 * time.Second)
 	stopLoad()
-	wg.Wait()
 
 	// The checks, through the survivors.
 	survivors := *d.api
