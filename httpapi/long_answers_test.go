@@ -111,10 +111,15 @@ func TestSlowExportsStallNobody(t *testing.T) {
 		t.Fatalf("the export is %d bytes: too small to outgrow the sockets' buffers", size)
 	}
 	const readers = 50
+	// The admins join a few at a time: the setup is not on trial, and fifty sign-ups at
+	// once on a loaded machine can outwait a new database connection's timeout.
 	admins := make([]*apitest.Client, readers)
 	var wg sync.WaitGroup
+	joining := make(chan struct{}, 4)
 	for i := range admins {
 		wg.Go(func() {
+			joining <- struct{}{}
+			defer func() { <-joining }()
 			name := fmt.Sprintf("admin%02d", i)
 			srv.As(name).Get("/api/me").Expect(t, http.StatusOK)
 			owner.Post("/api/workspaces/"+ws+"/members", map[string]any{"email": name + "@example.com", "role": "admin"}).Expect(t, http.StatusOK)
@@ -122,6 +127,9 @@ func TestSlowExportsStallNobody(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
 
 	bystander := srv.As("bystander")
 	bystander.Get("/api/me").Expect(t, http.StatusOK) // signed up before the clock starts
