@@ -196,6 +196,62 @@ func TestImportPreviewCommitUndo(t *testing.T) {
 	}
 }
 
+// A row changed while a commit waits for the import's lock (a PATCH of another tab,
+// done here in SQL as the PATCH does it, so that it lands in that moment and no other)
+// fails the commit with IMPORT_CHANGED instead of committing the rows as they were read;
+// the commit asked again takes the change.
+func TestImportCommitMeetsARowChangedUnderIt(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	id := uploadStatement(f.c, f.cash, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+
+	ctx := context.Background()
+	tx, err := env.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM imports WHERE id = $1 FOR UPDATE`, id); err != nil {
+		t.Fatal(err)
+	}
+	answer := make(chan *apitest.Response, 1)
+	go func() { answer <- f.c.Post("/api/imports/"+id+"/commit", nil) }()
+	// The commit has read the rows and waits for the lock.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var waiting int
+		if err := env.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FROM imports%FOR UPDATE%'`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the commit never waited for the import's lock")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE import_rows SET decision = 'skip' WHERE import_id = $1 AND index = 0`, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE imports SET revision = revision + 1 WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	expectError(t, <-answer, http.StatusConflict, "IMPORT_CHANGED")
+	if f.balance(t, f.cash) != "100" {
+		t.Fatalf("balance after a commit refused = %s", f.balance(t, f.cash))
+	}
+
+	done := f.c.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK).Object("import")
+	if done["created"] != jsonInt(2) || done["merged"] != jsonInt(0) || done["skipped"] != jsonInt(2) {
+		t.Fatalf("committed after the change = %v", done)
+	}
+}
+
 // A file that is no statement, a file too large, a wallet missing and a file sent as a
 // multipart form are told apart. An upload is spooled to a temporary file that no
 // answer leaves behind.

@@ -21,7 +21,9 @@ import (
 // ids (ImportConflict).
 func BindImportCommit(c *domain.CommitImport, revision int) func(Call) Call {
 	return func(call Call) Call {
-		call.Decide = c.Decide
+		// Decided on c as the claim leaves it: a method value c.Decide would copy c here,
+		// before the claim has read what the commit is checked against.
+		call.Decide = func(w *domain.Workspace) ([]domain.Event, error) { return c.Decide(w) }
 		call.translate = importConflict
 		call.claim = func(ctx context.Context, tx pgx.Tx) error {
 			var now int
