@@ -134,15 +134,35 @@ func Get(ctx context.Context, db DB, workspaceID, id uuid.UUID, withRows bool) (
 
 // readRows reads an import's rows, in their order.
 func readRows(ctx context.Context, db DB, workspaceID, id uuid.UUID) ([]Row, error) {
+	var out []Row
+	err := eachRow(ctx, db, workspaceID, id, func(r Row) error {
+		out = append(out, r)
+		return nil
+	})
+	return out, err
+}
+
+// eachRow gives f an import's rows one at a time, in their order, so that a reader that
+// keeps less than the whole row does not hold every row at once.
+func eachRow(ctx context.Context, db DB, workspaceID, id uuid.UUID, f func(Row) error) error {
 	rows, err := db.Query(ctx, `SELECT `+rowSelect+` FROM import_rows WHERE workspace_id = $1 AND import_id = $2 ORDER BY index`, workspaceID, id)
 	if err != nil {
-		return nil, fmt.Errorf("imports: read import rows: %w", err)
+		return fmt.Errorf("imports: read import rows: %w", err)
 	}
-	out, err := pgx.CollectRows(rows, scanRow)
-	if err != nil {
-		return nil, fmt.Errorf("imports: read import rows: %w", err)
+	defer rows.Close()
+	for rows.Next() {
+		r, err := scanRow(rows)
+		if err != nil {
+			return fmt.Errorf("imports: read import rows: %w", err)
+		}
+		if err := f(r); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("imports: read import rows: %w", err)
+	}
+	return nil
 }
 
 // List reads a page of the workspace's imports, newest first, without their rows, and
@@ -421,12 +441,8 @@ func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID, newID func() 
 	if err != nil {
 		return nil, 0, err
 	}
-	rows, err := readRows(ctx, db, workspaceID, id)
-	if err != nil {
-		return nil, 0, err
-	}
-	c := &domain.CommitImport{ImportID: id, WalletID: imp.WalletID, Format: imp.Format}
-	for _, r := range rows {
+	c := &domain.CommitImport{ImportID: id, WalletID: imp.WalletID, Format: imp.Format, Rows: make([]domain.ImportedRow, 0, imp.RowCount)}
+	err = eachRow(ctx, db, workspaceID, id, func(r Row) error {
 		row := domain.ImportedRow{Index: r.Index, Decision: r.Decision, ExternalID: r.ExternalID, Type: r.Type,
 			Amount: r.amount().Abs(), Date: r.Date, Concept: r.Concept, CategoryID: r.CategoryID, TagID: r.TagID, ToWalletID: r.ToWalletID,
 			Splits: r.parts()}
@@ -437,13 +453,17 @@ func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID, newID func() 
 		switch r.Decision {
 		case domain.ImportDecisionSkip:
 			c.Skipped++
-			continue
+			return nil
 		case domain.ImportDecisionMerge:
 			row.TransactionID = *r.Match.TransactionID
 		default:
 			row.TransactionID = newID()
 		}
 		c.Rows = append(c.Rows, row)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
 	}
 	return c, imp.Revision, nil
 }
