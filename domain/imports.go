@@ -63,9 +63,8 @@ type CommitImport struct {
 	Format   string
 	Rows     []ImportedRow
 	Skipped  int
-	// Read in the commit's own transaction (ledger.BindImport): whether the rows changed
-	// since Rows were read, and the external ids of Rows the wallet already holds live.
-	RowsChanged     bool
+	// AlreadyImported are the external ids of Rows the wallet already holds live, read
+	// in the commit's own transaction (ledger.BindImportCommit).
 	AlreadyImported []string
 }
 
@@ -76,9 +75,6 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 	}
 	if wallet, ok := w.Wallets[c.WalletID]; !ok || wallet.Archived {
 		return nil, NotFound("WALLET_NOT_FOUND", "wallet %s not found", c.WalletID)
-	}
-	if c.RowsChanged {
-		return nil, Conflict("IMPORT_CHANGED", "a row of import %s changed while it was being committed: review it and commit again", c.ImportID)
 	}
 	if n := len(c.AlreadyImported); n > 0 {
 		e := Conflict("IMPORT_ROWS_ALREADY_IMPORTED", "%d rows of this statement are already in the wallet, imported since the preview: upload the file again for a new preview", n)

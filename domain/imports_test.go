@@ -23,7 +23,6 @@ func TestCommitAndUndoImport(t *testing.T) {
 		{Index: 1, TransactionID: recorded, Decision: ImportDecisionMerge, ExternalID: "R2"},
 	}}
 	for name, c := range map[string]CommitImport{
-		"rows changed":     func() CommitImport { c := commit; c.RowsChanged = true; return c }(),
 		"already imported": func() CommitImport { c := commit; c.AlreadyImported = []string{"R1"}; return c }(),
 		"merge elsewhere": func() CommitImport {
 			c := commit

@@ -361,12 +361,12 @@ func commitImport(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws := activeWorkspace(r)
-	cmd, revision, err := imports.Commit(r.Context(), s.pool, ws, id, newID)
+	cmd, rows, err := imports.Commit(r.Context(), s.pool, ws, id, newID)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	s.run(w, r, b, command{Bind: ledger.BindImportCommit(cmd, revision), Answer: importAnswer(ws, id)})
+	s.run(w, r, b, command{Bind: ledger.BindImportCommit(cmd, rows), Answer: importAnswer(ws, id)})
 }
 
 func undoImport(s *Server, w http.ResponseWriter, r *http.Request) {

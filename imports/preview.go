@@ -56,8 +56,6 @@ type Import struct {
 	Skipped     *int       `json:"skipped"`
 	Summary     *Summary   `json:"summary,omitempty"`
 	Rows        []Row      `json:"rows,omitempty"`
-	// Revision rises with every change of a row (ledger.BindImportCommit).
-	Revision int `json:"-"`
 }
 
 // Summary counts a preview's rows and says where the wallet's balance would stand.

@@ -91,14 +91,14 @@ func (r Row) splitsJSON() ([]byte, error) {
 }
 
 const importColumns = `id, wallet_id, status, format, file_name, file_sha256, opening_balance, closing_balance, statement_date,
-	row_count, created_at, committed_at, undone_at, created, merged, skipped, revision`
+	row_count, created_at, committed_at, undone_at, created, merged, skipped`
 
 func scanImport(row pgx.Row) (*Import, error) {
 	var imp Import
 	var opening, closing *decimal.Decimal
 	var date domain.Date
 	err := row.Scan(&imp.ID, &imp.WalletID, &imp.Status, &imp.Format, &imp.FileName, &imp.FileSHA256, &opening, &closing, &date,
-		&imp.RowCount, &imp.CreatedAt, &imp.CommittedAt, &imp.UndoneAt, &imp.Created, &imp.Merged, &imp.Skipped, &imp.Revision)
+		&imp.RowCount, &imp.CreatedAt, &imp.CommittedAt, &imp.UndoneAt, &imp.Created, &imp.Merged, &imp.Skipped)
 	if opening != nil || closing != nil {
 		imp.Statement = &Statement{OpeningBalance: queries.AmountPtr(opening), ClosingBalance: queries.AmountPtr(closing), Date: date}
 	}
@@ -303,9 +303,6 @@ func ChangeRow(ctx context.Context, db Pool, workspaceID, id uuid.UUID, index in
 		r.Match.Verdict, r.Match.Reason, r.ToWalletID, splits); err != nil {
 		return Row{}, fmt.Errorf("imports: change row: %w", err)
 	}
-	if _, err := tx.Exec(ctx, `UPDATE imports SET revision = revision + 1 WHERE workspace_id = $1 AND id = $2`, workspaceID, id); err != nil {
-		return Row{}, fmt.Errorf("imports: change row: %w", err)
-	}
 	if err := tx.Commit(ctx); err != nil {
 		return Row{}, fmt.Errorf("imports: change row: %w", err)
 	}
@@ -434,15 +431,25 @@ func Discard(ctx context.Context, db Pool, workspaceID, id uuid.UUID) error {
 	return nil
 }
 
-// Commit is what the commit of a preview takes: the command with the rows to import
-// and merge, and the revision the rows were read at.
-func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID, newID func() uuid.UUID) (*domain.CommitImport, int, error) {
+// Commit is the command that commits a preview, without its rows, and what reads them
+// into it: the commit reads them in its own transaction, once it holds the import's
+// lock (ledger.BindImportCommit), so that it commits them as they are then, whatever
+// changed since the preview.
+func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID, newID func() uuid.UUID) (*domain.CommitImport, func(context.Context, pgx.Tx) error, error) {
 	imp, err := Get(ctx, db, workspaceID, id, false)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, err
 	}
 	c := &domain.CommitImport{ImportID: id, WalletID: imp.WalletID, Format: imp.Format, Rows: make([]domain.ImportedRow, 0, imp.RowCount)}
-	err = eachRow(ctx, db, workspaceID, id, func(r Row) error {
+	return c, func(ctx context.Context, tx pgx.Tx) error { return commitRows(ctx, tx, workspaceID, c, newID) }, nil
+}
+
+// commitRows reads a preview's rows into c, one at a time (a row keeps less than what
+// the preview shows of it): those to import, each with a new transaction id from newID,
+// and those to merge; those skipped are counted.
+func commitRows(ctx context.Context, db DB, workspaceID uuid.UUID, c *domain.CommitImport, newID func() uuid.UUID) error {
+	c.Rows, c.Skipped = c.Rows[:0], 0
+	return eachRow(ctx, db, workspaceID, c.ImportID, func(r Row) error {
 		row := domain.ImportedRow{Index: r.Index, Decision: r.Decision, ExternalID: r.ExternalID, Type: r.Type,
 			Amount: r.amount().Abs(), Date: r.Date, Concept: r.Concept, CategoryID: r.CategoryID, TagID: r.TagID, ToWalletID: r.ToWalletID,
 			Splits: r.parts()}
@@ -462,10 +469,6 @@ func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID, newID func() 
 		c.Rows = append(c.Rows, row)
 		return nil
 	})
-	if err != nil {
-		return nil, 0, err
-	}
-	return c, imp.Revision, nil
 }
 
 // Undo is the undo of a committed import: the transactions it created and those it

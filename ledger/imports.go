@@ -12,24 +12,29 @@ import (
 	"github.com/finledger/finledger/domain"
 )
 
-// BindImportCommit returns what makes a call commit the previewed import c, whose rows
-// were read at revision: it decides with c, and first, in the call's transaction, locks
-// the preview's row (so that a change of a row waits for the commit, and then finds it
-// committed) and reads what the commit must be checked against: whether the rows changed
-// since they were read, and which of their external ids the wallet already holds. Two
-// previews of one file committed at once are told apart by the wallet's unique external
-// ids (ImportConflict).
-func BindImportCommit(c *domain.CommitImport, revision int) func(Call) Call {
+// BindImportCommit returns what makes a call commit the previewed import c: first, in
+// the call's transaction, it locks the preview's row (so that a change of a row waits
+// for the commit, and then finds it committed), reads the rows into c with readRows,
+// and reads which of their external ids the wallet already holds; then it decides with
+// c. The rows are read under the lock, so the commit takes every change made before
+// it. Two previews of one file committed at once are told apart by the wallet's unique
+// external ids (ImportConflict).
+func BindImportCommit(c *domain.CommitImport, readRows func(ctx context.Context, tx pgx.Tx) error) func(Call) Call {
 	return func(call Call) Call {
-		// Decided on c as the claim leaves it: a method value c.Decide would copy c here,
-		// before the claim has read what the commit is checked against.
-		call.Decide = func(w *domain.Workspace) ([]domain.Event, error) { return c.Decide(w) }
+		call.Decide = func(w *domain.Workspace) ([]domain.Event, error) {
+			events, err := c.Decide(w)
+			// The events hold what the write needs of the rows; an attempt again reads
+			// them again. Let go, they leave the collector room while a large statement
+			// is written.
+			c.Rows = nil
+			return events, err
+		}
 		call.translate = importConflict
 		call.claim = func(ctx context.Context, tx pgx.Tx) error {
-			var now int
+			c.AlreadyImported = nil
 			var status string
-			err := tx.QueryRow(ctx, `SELECT revision, status FROM imports WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
-				call.WorkspaceID, c.ImportID).Scan(&now, &status)
+			err := tx.QueryRow(ctx, `SELECT status FROM imports WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
+				call.WorkspaceID, c.ImportID).Scan(&status)
 			if err != nil {
 				return fmt.Errorf("ledger: lock import %s: %w", c.ImportID, err)
 			}
@@ -37,7 +42,9 @@ func BindImportCommit(c *domain.CommitImport, revision int) func(Call) Call {
 				// Committed already: the domain refuses it, or its Idempotency-Key replays it.
 				return nil
 			}
-			c.RowsChanged = now != revision
+			if err := readRows(ctx, tx); err != nil {
+				return err
+			}
 			ids := make([]string, 0, len(c.Rows))
 			for _, r := range c.Rows {
 				ids = append(ids, r.ExternalID)

@@ -62,12 +62,12 @@ func importFlags(fs *flag.FlagSet) runner {
 				fmt.Fprintf(out, "nothing is recorded yet: run again with --yes, or commit preview %s with POST /api/imports/{id}/commit\n", imp.ID)
 				return nil
 			}
-			cmd, revision, err := imports.Commit(ctx, pool, ws, imp.ID, func() uuid.UUID { return uuid.Must(uuid.NewV7()) })
+			cmd, rows, err := imports.Commit(ctx, pool, ws, imp.ID, func() uuid.UUID { return uuid.Must(uuid.NewV7()) })
 			if err != nil {
 				return err
 			}
 			l := ledger.NewLedger(pool, projections.Project, time.Now, 1)
-			call := ledger.BindImportCommit(cmd, revision)(ledger.Call{WorkspaceID: ws,
+			call := ledger.BindImportCommit(cmd, rows)(ledger.Call{WorkspaceID: ws,
 				Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "finledger import"}})
 			if _, err := l.Execute(ctx, call); err != nil {
 				return err

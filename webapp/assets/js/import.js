@@ -59,7 +59,6 @@ learn({
   IMPORT_ACCOUNT_REQUIRED: ['The file holds several accounts: choose one.', 'El archivo tiene varias cuentas: elige una.'],
   IMPORT_ALREADY_COMMITTED: ['This import is already committed.', 'Esta importación ya está confirmada.'],
   IMPORT_ALREADY_UNDONE: ['This import is already undone.', 'Esta importación ya está deshecha.'],
-  IMPORT_CHANGED: ['A row changed while committing: review it and commit again.', 'Una fila cambió al confirmar: revísala y confirma de nuevo.'],
   IMPORT_ROWS_ALREADY_IMPORTED: ['Some rows were imported since this preview: upload the file again.', 'Algunas filas se importaron desde esta vista previa: sube el archivo de nuevo.'],
   IMPORT_NOT_IN_PREVIEW: ['This import is no longer in review.', 'Esta importación ya no está en revisión.'],
   IMPORT_NOT_FOUND: ['That import does not exist any more.', 'Esa importación ya no existe.'],
