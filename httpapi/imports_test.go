@@ -248,6 +248,31 @@ func TestImportCommitTakesARowChangedBeforeIt(t *testing.T) {
 	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/1", map[string]any{"decision": "skip"}), http.StatusConflict, "IMPORT_NOT_IN_PREVIEW")
 }
 
+// An instance whose state of the workspace came from a snapshot, without its
+// transactions, meets the transaction a row merges with before it decides the commit
+// again, with every row: a workspace of a million transactions is committed that way.
+func TestImportCommitFromASnapshot(t *testing.T) {
+	env := apitest.Start(t)
+	env.Ledger.SnapshotEvery(1)
+	f := newLedger(t, env, "alice")
+	coffee := f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 45.5, "walletId": f.cash,
+		"concept": "Oxxo coffee", "date": "2026-03-02"}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	f.c.Post("/api/categories", map[string]any{"name": "After the coffee"}).Expect(t, http.StatusOK) // a snapshot after it
+
+	other := f.c.On(env.Instance())
+	id := uploadStatement(other, f.cash, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	done := other.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK).Object("import")
+	if done["created"] != jsonInt(2) || done["merged"] != jsonInt(1) || done["skipped"] != jsonInt(1) {
+		t.Fatalf("committed from a snapshot = %v", done)
+	}
+	if f.balance(t, f.cash) != "1544.25" {
+		t.Fatalf("balance after the commit = %s", f.balance(t, f.cash))
+	}
+	if merged := f.c.Get("/api/transactions/"+coffee).Expect(t, http.StatusOK).Object("transaction"); merged["importId"] != id {
+		t.Fatalf("merged transaction = %v", merged)
+	}
+}
+
 // A file that is no statement, a file too large, a wallet missing and a file sent as a
 // multipart form are told apart. An upload is spooled to a temporary file that no
 // answer leaves behind.

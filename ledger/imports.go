@@ -23,10 +23,13 @@ func BindImportCommit(c *domain.CommitImport, readRows func(ctx context.Context,
 	return func(call Call) Call {
 		call.Decide = func(w *domain.Workspace) ([]domain.Event, error) {
 			events, err := c.Decide(w)
-			// The events hold what the write needs of the rows; an attempt again reads
-			// them again. Let go, they leave the collector room while a large statement
-			// is written.
-			c.Rows = nil
+			if err == nil {
+				// The events hold what the write needs of the rows, which, let go, leave
+				// the collector room while a large statement is written. Only once decided:
+				// a decision that meets transactions first is made again (Unmet), and an
+				// attempt again reads the rows again.
+				c.Rows = nil
+			}
 			return events, err
 		}
 		call.translate = importConflict
