@@ -202,6 +202,14 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 			return err
 		}
 		fmt.Fprintf(out, "the wallet holds %d live transactions\n", held)
+		// A commit that took fewer rows than its preview proposed is a fault, not a figure.
+		imported, _ := sum["import"].(float64)
+		merged, _ := sum["merge"].(float64)
+		if raw != nil && (committed.Import.Created != int(imported) || committed.Import.Merged != int(merged)) {
+			s.keep = true
+			return fmt.Errorf("the commit created %d and merged %d of the preview's %.0f to import and %.0f to merge (server log: %s)",
+				committed.Import.Created, committed.Import.Merged, imported, merged, s.logPath)
+		}
 		// The server's relay publishes the commit's events before pgbench runs.
 		if err := untilNone(func(ctx context.Context) (int64, error) { return webhooks.Unrelayed(ctx, s.pool) })(ctx); err != nil {
 			return err
