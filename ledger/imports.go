@@ -21,17 +21,9 @@ import (
 // external ids (ImportConflict).
 func BindImportCommit(c *domain.CommitImport, readRows func(ctx context.Context, tx pgx.Tx) error) func(Call) Call {
 	return func(call Call) Call {
-		call.Decide = func(w *domain.Workspace) ([]domain.Event, error) {
-			events, err := c.Decide(w)
-			if err == nil {
-				// The events hold what the write needs of the rows, which, let go, leave
-				// the collector room while a large statement is written. Only once decided:
-				// a decision that meets transactions first is made again (Unmet), and an
-				// attempt again reads the rows again.
-				c.Rows = nil
-			}
-			return events, err
-		}
+		// Decided on c as the claim leaves it: a method value c.Decide would copy c here,
+		// before the claim has read the rows into it.
+		call.Decide = func(w *domain.Workspace) ([]domain.Event, error) { return c.Decide(w) }
 		call.translate = importConflict
 		call.claim = func(ctx context.Context, tx pgx.Tx) error {
 			c.AlreadyImported = nil
