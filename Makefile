@@ -91,8 +91,8 @@ LONGEST := httpapi cmd/finledger ledger eventstore
 # with -v), and a count at the end. The two runs, with and without -race, go side by
 # side: the browser tests, the longest package, wait on Chromium more than they compute.
 test-go:
-	@$(GO) vet ./... && echo "go vet: clean"
-	@pkgs=$$($(GO) list ./...) && norace=" $(addprefix $(MODULE)/,$(NORACE)) " && \
+	@start=$$(date +%s) && $(GO) vet ./... && echo "go vet: clean ($$(( $$(date +%s) - start ))s)"
+	@start=$$(date +%s) && pkgs=$$($(GO) list ./...) && norace=" $(addprefix $(MODULE)/,$(NORACE)) " && \
 	race=$$(for p in $$pkgs; do case "$$norace" in *" $$p "*) ;; *) echo $$p;; esac; done) && \
 	longest=" $(addprefix $(MODULE)/,$(LONGEST)) " && \
 	race=$$(for p in $$race; do case "$$longest" in *" $$p "*) echo $$p;; esac; done; \
@@ -103,7 +103,7 @@ test-go:
 	  rc=0; $(GO) test -count=1 -timeout 20m $$plain || rc=1; wait $$racing || rc=1; exit $$rc; } 2>&1 | tee "$$log" | { grep -v 'no test files$$' || true; }; \
 	rc=$${PIPESTATUS[0]}; \
 	echo "go test: $$(grep -c '^ok' "$$log") packages passed$$(n=$$(grep -c '^FAIL[[:space:]]' "$$log"); \
-		[ "$$n" = 0 ] || echo ", $$n FAILED"); $$(echo $$race | wc -w) of the $$(echo $$pkgs | wc -w) run with -race"; \
+		[ "$$n" = 0 ] || echo ", $$n FAILED"); $$(echo $$race | wc -w) of the $$(echo $$pkgs | wc -w) run with -race ($$(( $$(date +%s) - start ))s)"; \
 	rm -f "$$log"; exit $$rc
 
 # The checks of deploy/ (deploy/check): their vet and tests, one line when they pass.
