@@ -189,8 +189,8 @@ func TestComposeDeployment(t *testing.T) {
 		"FINLEDGER_HTTP_PORT=" + strconv.Itoa(lbPort),
 		"FINLEDGER_PUBLIC_ORIGIN=http://localhost:" + strconv.Itoa(lbPort),
 	}, "\n") + "\n"
-	// The test's own settings for the instances, as deploy/.env cannot give them: webhooks
-	// to the host's receiver, retried quickly, and limits the writers stay under.
+	// The test's own settings, as deploy/.env cannot give them: webhooks to the host's
+	// receiver, retried quickly, and limits the writers stay under.
 	override := filepath.Join(dir, "compose.test.yaml")
 	overrideYAML := "services:\n"
 	for n := 1; n <= 3; n++ {
@@ -201,6 +201,11 @@ func TestComposeDeployment(t *testing.T) {
       FINLEDGER_RATE_LIMIT_PER_MINUTE: "10000000"
       FINLEDGER_RATE_LIMIT_BURST: "1000000"
 `, n)
+	}
+	// Health checked every second, not every 5 s: the nodes, then the instances, each
+	// wait for the ones before them to be seen healthy.
+	for _, service := range []string{"pg-monitor", "pg-node-1", "pg-node-2", "nats-1", "nats-2", "nats-3"} {
+		overrideYAML += fmt.Sprintf("  %s:\n    healthcheck:\n      interval: 1s\n", service)
 	}
 	for path, content := range map[string]string{envFile: env, override: overrideYAML} {
 		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
