@@ -87,20 +87,23 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 	committed := &ImportCommitted{ImportID: c.ImportID, WalletID: c.WalletID, Format: c.Format, Skipped: c.Skipped}
 	events := []Event{committed}
 	linked := map[uuid.UUID]bool{}
+	// The events point at copies of the ids, not into c: a pointer into c would keep
+	// c, and with it every row, as long as any event lives.
+	importID, walletID := c.ImportID, c.WalletID
 	for _, row := range c.Rows {
 		i := row.Index
 		switch row.Decision {
 		case ImportDecisionImport:
 			created, err := CreateTransaction{
 				TransactionID: row.TransactionID, Type: row.Type, Amount: row.Amount, Date: row.Date, Today: row.Date,
-				Concept: row.Concept, Description: row.Description, WalletID: &c.WalletID, ToWalletID: row.ToWalletID,
+				Concept: row.Concept, Description: row.Description, WalletID: &walletID, ToWalletID: row.ToWalletID,
 				CategoryID: row.CategoryID, TagID: row.TagID, Cleared: true, Splits: row.Splits,
 			}.Decide(w)
 			if err != nil {
 				return nil, rowError(i, err)
 			}
 			e := created[0].(*TransactionCreated)
-			e.ImportID, e.ExternalID = &c.ImportID, row.ExternalID
+			e.ImportID, e.ExternalID = &importID, row.ExternalID
 			events = append(events, e)
 			committed.Created++
 		case ImportDecisionMerge:
@@ -152,6 +155,7 @@ func (c UndoImport) Decide(w *Workspace) ([]Event, error) {
 	}
 	undone := &ImportUndone{ImportID: c.ImportID, WalletID: imp.WalletID}
 	events := []Event{undone}
+	importID := c.ImportID // a pointer into c would keep its lists as long as the events
 	for _, id := range c.Created {
 		t := w.Transactions[id]
 		if t == nil || t.ImportID == nil || *t.ImportID != c.ImportID || t.Matched {
@@ -164,7 +168,7 @@ func (c UndoImport) Decide(w *Workspace) ([]Event, error) {
 		if err != nil {
 			return nil, err
 		}
-		deleted[0].(*TransactionDeleted).ImportID = &c.ImportID
+		deleted[0].(*TransactionDeleted).ImportID = &importID
 		events = append(events, deleted...)
 		undone.Deleted++
 	}

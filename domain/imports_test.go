@@ -2,7 +2,9 @@ package domain
 
 import (
 	"errors"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/google/uuid"
 )
@@ -60,4 +62,29 @@ func TestCommitAndUndoImport(t *testing.T) {
 	if _, err := undo.Decide(w); err == nil || err.(*Error).Code != "IMPORT_ALREADY_UNDONE" {
 		t.Fatalf("a second undo: %v", err)
 	}
+}
+
+// A commit's events point at nothing of the command, so that its rows (a hundred
+// thousand in a large statement) can be let go once decided (ledger.BindImportCommit):
+// an event pointing into the command would keep every row as long as it lives.
+func TestImportEventsKeepNoRows(t *testing.T) {
+	w := given(t, &WorkspaceCreated{WorkspaceID: uuid.New(), Kind: WorkspacePersonal, Name: "Me", Currency: "MXN", OwnerID: owner},
+		wallet(cash, "Cash", "MXN", "100", true))
+	rows := make([]ImportedRow, 2)
+	for i := range rows {
+		rows[i] = ImportedRow{Index: i, TransactionID: uuid.New(), Decision: ImportDecisionImport, ExternalID: string(rune('A' + i)),
+			Type: TxExpense, Amount: dec("1.50"), Date: issued}
+	}
+	kept := weak.Make(&rows[0])
+	c := &CommitImport{ImportID: uuid.New(), WalletID: cash, Format: "csv", Rows: rows}
+	events, err := c.Decide(w)
+	if err != nil || len(events) != 3 {
+		t.Fatalf("commit = %v, %v", events, err)
+	}
+	c.Rows, rows = nil, nil
+	runtime.GC()
+	if kept.Value() != nil {
+		t.Fatal("the rows outlive the command: an event keeps them")
+	}
+	runtime.KeepAlive(events)
 }

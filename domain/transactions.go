@@ -98,7 +98,7 @@ func (c CreateTransaction) Decide(w *Workspace) ([]Event, error) {
 		if c.GoalID == nil {
 			return nil, InvalidField("goalId", "is required for a %s", c.Type)
 		}
-		first := true
+		first, id := true, c.TransactionID // the closure takes a copy: taking c would put every c on the heap
 		note := c.Description
 		if note == nil {
 			note = c.Concept
@@ -107,7 +107,7 @@ func (c CreateTransaction) Decide(w *Workspace) ([]Event, error) {
 			NewID: func() uuid.UUID {
 				if first {
 					first = false
-					return c.TransactionID
+					return id
 				}
 				return uuid.Must(uuid.NewV7())
 			}}.Decide(w)
