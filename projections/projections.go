@@ -476,13 +476,13 @@ type walletPostings struct {
 
 type walletKey struct{ workspaceID, walletID uuid.UUID }
 
-// walletPosting is what a wallet's balance moves by, and each move by event: its
-// version, its time, and what the wallet's balance had moved by once it was applied.
+// walletPosting is each move of a wallet's balance by event: its version, its time, and
+// what it moved the balance by (the running sums are summed when written, so that
+// gathering allocates nothing per event).
 type walletPosting struct {
-	amount   decimal.Decimal
 	versions []int64
 	times    []time.Time
-	moved    []decimal.Decimal
+	moves    []decimal.Decimal
 }
 
 func (p *walletPostings) add(ws uuid.UUID, postings []domain.Posting, at time.Time, version int64) {
@@ -497,12 +497,11 @@ func (p *walletPostings) add(ws uuid.UUID, postings []domain.Posting, at time.Ti
 			p.byWallet[k] = w
 			p.order = append(p.order, k)
 		}
-		w.amount = w.amount.Add(posting.Amount)
 		if n := len(w.versions); n > 0 && w.versions[n-1] == version {
-			w.moved[n-1] = w.amount
+			w.moves[n-1] = w.moves[n-1].Add(posting.Amount)
 			continue
 		}
-		w.versions, w.times, w.moved = append(w.versions, version), append(w.times, at), append(w.moved, w.amount)
+		w.versions, w.times, w.moves = append(w.versions, version), append(w.times, at), append(w.moves, posting.Amount)
 	}
 }
 
@@ -521,7 +520,13 @@ const postingsSQL = `WITH w AS (
 func (p *walletPostings) flush(b *pgx.Batch) {
 	for _, k := range p.order {
 		w := p.byWallet[k]
-		b.Queue(postingsSQL, k.workspaceID, k.walletID, w.amount, w.times[len(w.times)-1], w.versions, w.times, w.moved)
+		var amount decimal.Decimal
+		moved := make([]decimal.Decimal, len(w.moves))
+		for i, m := range w.moves {
+			amount = amount.Add(m)
+			moved[i] = amount
+		}
+		b.Queue(postingsSQL, k.workspaceID, k.walletID, amount, w.times[len(w.times)-1], w.versions, w.times, moved)
 	}
 	p.order, p.byWallet = p.order[:0], nil
 }
