@@ -22,11 +22,27 @@ import (
 func BindImportCommit(c *domain.CommitImport, readRows func(ctx context.Context, tx pgx.Tx) error) func(Call) Call {
 	return func(call Call) Call {
 		// Decided on c as the claim leaves it: a method value c.Decide would copy c here,
-		// before the claim has read the rows into it.
-		call.Decide = func(w *domain.Workspace) ([]domain.Event, error) { return c.Decide(w) }
+		// before the claim has read the rows into it. Once decided, the rows live on in
+		// the events, and are let go for the write, which lets each part of the events go
+		// in turn (streamed): a hundred thousand rows and their events would otherwise be
+		// held to the end. The Ledger decides once per attempt, after the claim; a second
+		// decision would find no rows, and fails rather than commit an import of none.
+		decided := false
+		call.Decide = func(w *domain.Workspace) ([]domain.Event, error) {
+			if decided {
+				return nil, fmt.Errorf("ledger: import %s decided twice in one attempt", c.ImportID)
+			}
+			events, err := c.Decide(w)
+			if err != nil {
+				return nil, err
+			}
+			decided, c.Rows = true, nil
+			return events, nil
+		}
+		call.streamed = true
 		call.translate = importConflict
 		call.claim = func(ctx context.Context, tx pgx.Tx) error {
-			c.AlreadyImported = nil
+			c.AlreadyImported, decided = nil, false
 			var status string
 			err := tx.QueryRow(ctx, `SELECT status FROM imports WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
 				call.WorkspaceID, c.ImportID).Scan(&status)
@@ -77,6 +93,7 @@ func BindImportCommit(c *domain.CommitImport, readRows func(ctx context.Context,
 func BindImportUndo(c *domain.UndoImport) func(Call) Call {
 	return func(call Call) Call {
 		call.Decide = c.Decide
+		call.streamed = true
 		call.claim = func(ctx context.Context, tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, `SELECT 1 FROM imports WHERE workspace_id = $1 AND id = $2 FOR UPDATE`,
 				call.WorkspaceID, c.ImportID); err != nil {

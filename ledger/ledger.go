@@ -159,6 +159,11 @@ type Call struct {
 	// one order; a replay by Idempotency-Key runs it again and so meets the thing
 	// already taken.
 	claim func(ctx context.Context, tx pgx.Tx) error
+	// streamed, when set, has a write in parts fold each part's events into the cached
+	// state once they are queued, and let them go: the command holds one part of its
+	// events at a time instead of all of them (a statement's import commits a hundred
+	// thousand), and its Answer gets their types and versions, not their payloads.
+	streamed bool
 	// translate, when set, tells the command's failure in the domain's words where the
 	// database refused it (a read model's unique index), and returns other errors as
 	// they are. A call with one never runs in a group.
@@ -321,7 +326,7 @@ func (l *Ledger) pipelined(ctx context.Context, state *domain.Workspace, c Call)
 	if err != nil {
 		return nil, Result{}, err
 	}
-	res, err := l.write(ctx, l.pool, plans, c, false)
+	res, err := l.write(ctx, l.pool, plans, c, false, nil)
 	return decided, res, err
 }
 
@@ -353,7 +358,7 @@ func (l *Ledger) keyedPipelined(ctx context.Context, state *domain.Workspace, c 
 			_, _ = conn.Exec(context.WithoutCancel(ctx), "rollback")
 		}
 	}()
-	res, err := l.write(ctx, conn, plans, c, true)
+	res, err := l.write(ctx, conn, plans, c, true, nil)
 	if err != nil {
 		return nil, Result{}, err
 	}
@@ -378,6 +383,7 @@ func (l *Ledger) keyedPipelined(ctx context.Context, state *domain.Workspace, c 
 // lock takes the stream head's row lock, then checks the idempotency record and loads
 // what the state cache lacks.
 func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []domain.Event, res Result, err error) {
+	folding := false // a streamed write has begun folding its parts into the entry's state
 	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
 		if c.claim != nil {
 			if err := c.claim(ctx, tx); err != nil {
@@ -418,8 +424,15 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 			}
 			plans = append(plans, appendPlan{domain.UserStreamID(c.UserID), user.Version, userEvents})
 		}
-		if res, err = l.write(ctx, tx, plans, c, false); err != nil {
+		var fold *cacheEntry
+		if c.streamed {
+			fold, folding = entry, true
+		}
+		if res, err = l.write(ctx, tx, plans, c, false, fold); err != nil {
 			return err
+		}
+		if fold != nil {
+			decided = nil // folded already
 		}
 		if c.Idempotency != nil {
 			return storeIdempotency(ctx, tx, c.WorkspaceID, c.Idempotency, res, l.now())
@@ -427,6 +440,10 @@ func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, l
 		return nil
 	})
 	if err != nil {
+		if folding {
+			// A write that failed may have folded parts of its events into the state.
+			entry.state = nil
+		}
 		return nil, Result{}, err
 	}
 	return decided, res, nil
@@ -536,8 +553,10 @@ const writePart = 1000
 // answer, and builds the result. With begin the first batch opens a transaction that
 // stays open after it. A write in a transaction (begin, or db a transaction) goes in
 // parts of writePart events; one on the pool goes in one batch, which PostgreSQL runs as
-// one implicit transaction.
-func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call, begin bool) (Result, error) {
+// one implicit transaction. With fold, a write in parts folds each part of the
+// workspace's events into fold's state once queued, and forgets them (Call.streamed);
+// the caller drops the state if the write then fails.
+func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call, begin bool, fold *cacheEntry) (Result, error) {
 	w := &queuedWrite{res: Result{Version: plans[0].expected}}
 	s := &partSender{db: db, batch: &pgx.Batch{}, part: math.MaxInt}
 	if _, inTx := db.(pgx.Tx); begin || inTx {
@@ -559,8 +578,17 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 			}
 			appended := eventstore.QueueAppend(s.batch, p.stream, p.expected+int64(from), events, l.now())
 			s.queued(appended, len(decided))
-			if err := queueProjection(s.batch, projection, appended.Events(), decided, &w.res, i == 0); err != nil {
+			recorded := appended.Events()
+			if err := queueProjection(s.batch, projection, recorded, decided, &w.res, i == 0); err != nil {
 				return Result{}, err
+			}
+			if i == 0 && fold != nil {
+				foldPart(fold, decided, recorded)
+				answered := w.res.Events[len(w.res.Events)-len(decided):]
+				for j := range answered {
+					answered[j].Data = nil
+				}
+				clear(decided)
 			}
 		}
 	}
@@ -728,6 +756,23 @@ func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.Event, store
 		}
 		entry.state.Version = stored[i].Version
 	}
+}
+
+// foldPart folds a part of a streamed write's events, as they will be stored, into the
+// entry's state, and bounds the transactions it keeps as afterCommit does.
+func foldPart(entry *cacheEntry, decided []domain.Event, recorded []eventstore.RecordedEvent) {
+	if entry.state == nil {
+		return
+	}
+	for j, e := range decided {
+		if err := entry.state.Apply(e); err != nil {
+			// The events will be stored; the next command rebuilds the state from them.
+			entry.state = nil
+			return
+		}
+		entry.state.Version = recorded[j].Version
+	}
+	forgetTransactions(entry.state)
 }
 
 func (l *Ledger) encode(decided []domain.Event, meta Metadata) ([]eventstore.Event, error) {

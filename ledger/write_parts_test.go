@@ -142,3 +142,55 @@ func (p *partsProjection) Flush(b *pgx.Batch) {
 	*p.parts = append(*p.parts, 0)
 	b.Queue(`SELECT count(*) FROM projected_versions`)
 }
+
+// TestAStreamedCommandFoldsItsPartsAsWritten: a streamed command (a statement's import)
+// folds each part of its events into the cached state once it is queued, and lets the
+// events go: its answer gets their versions but no payloads, and the state it leaves
+// cached is the stream's fold. One whose write fails leaves no state cached, since
+// parts of it were folded: the next command reads the state from the store.
+func TestAStreamedCommandFoldsItsPartsAsWritten(t *testing.T) {
+	f := newGroupFixture(t, 4)
+	n := 2*writePart + 7
+	streamed := func() Call {
+		c := f.expense(1, "")
+		c.Decide, c.streamed = expenses(n), true
+		c.claim = func(context.Context, pgx.Tx) error { return nil }
+		return c
+	}
+	cached := func() *domain.Workspace {
+		entry := f.instances[0].states.enter(f.workspace)
+		defer f.instances[0].states.drop(entry)
+		return entry.state
+	}
+
+	res := f.run(0, streamed())
+	if len(res.Events) != n {
+		t.Fatalf("%d events answered, want %d", len(res.Events), n)
+	}
+	for _, e := range res.Events {
+		if e.Data != nil || e.Type != domain.TypeTransactionCreated {
+			t.Fatalf("answered %s at %d with its payload %v: a streamed write lets its payloads go", e.Type, e.Version, e.Data)
+		}
+	}
+	if state := cached(); state == nil || state.Version != res.Version {
+		t.Fatalf("the cached state after the streamed write: %v, want one at version %d", state, res.Version)
+	}
+	f.checkState(0, "-1509") // 500, less the fixture's 2 and these 2,007
+	head := res.Version
+
+	f.instances[0].project = func() Projection { return &partsProjection{parts: new([]int), failing: 3} }
+	c := streamed()
+	c.WorkspaceID, c.Metadata = f.workspace, f.meta
+	var pgErr *pgconn.PgError
+	if _, err := f.instances[0].Execute(f.ctx, c); !errors.As(err, &pgErr) || pgErr.Code != "22012" {
+		t.Fatalf("a streamed command whose last part fails: %v, want the division by zero", err)
+	}
+	if state := cached(); state != nil {
+		t.Fatalf("a state at version %d stayed cached after a streamed write failed, with its first parts folded", state.Version)
+	}
+	f.instances[0].project = projectVersions
+	if res := f.run(0, f.expense(1, "")); res.Version != head+1 {
+		t.Fatalf("the next command wrote version %d, want %d", res.Version, head+1)
+	}
+	f.checkState(0, "-1510")
+}
