@@ -273,6 +273,35 @@ func TestImportCommitFromASnapshot(t *testing.T) {
 	}
 }
 
+// An instance that loads the workspace from a snapshot taken before an import folds
+// the import's links to recorded transactions, and their removal by its undo: it loads
+// the linked transactions as it meets them, as it does those an update names.
+func TestAWorkspaceLoadsAcrossAnImportsLinks(t *testing.T) {
+	env := apitest.Start(t)
+	env.Ledger.SnapshotEvery(1)
+	f := newLedger(t, env, "alice")
+	f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 45.5, "walletId": f.cash,
+		"concept": "Oxxo coffee", "date": "2026-03-02"}).Expect(t, http.StatusCreated)
+	f.c.Post("/api/categories", map[string]any{"name": "After the coffee"}).Expect(t, http.StatusOK) // the last snapshot
+	env.Ledger.SnapshotEvery(0)
+
+	id := uploadStatement(f.c, f.cash, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	if done := f.c.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK).Object("import"); done["merged"] != jsonInt(1) {
+		t.Fatalf("committed = %v", done)
+	}
+	// A new instance folds the commit, its link to the coffee included, and undoes it.
+	undone := f.c.On(env.Instance()).Post("/api/imports/"+id+"/undo", nil).Expect(t, http.StatusOK).Object("import")
+	if undone["status"] != "undone" || f.balance(t, f.cash) != "54.5" {
+		t.Fatalf("undone on a new instance = %v, balance %s", undone, f.balance(t, f.cash))
+	}
+	// Another folds the undo, the link's removal included, and writes after it.
+	f.c.On(env.Instance()).Post("/api/transactions", map[string]any{"type": "expense", "amount": 4.5, "walletId": f.cash,
+		"date": "2026-03-05"}).Expect(t, http.StatusCreated)
+	if f.balance(t, f.cash) != "50" {
+		t.Fatalf("balance after the undo and an expense = %s, want 50", f.balance(t, f.cash))
+	}
+}
+
 // A file that is no statement, a file too large, a wallet missing and a file sent as a
 // multipart form are told apart. An upload is spooled to a temporary file that no
 // answer leaves behind.

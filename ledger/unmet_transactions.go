@@ -96,9 +96,19 @@ func meetWallet(ctx context.Context, db eventstore.Reader, state *domain.Workspa
 }
 
 // meetTransactionsOf loads, before a batch of decoded events is folded into state, the
-// transactions the batch corrects or deletes that state has not met and the batch
-// does not create first.
+// transactions the batch needs that state has not met (transactionsToMeet).
 func meetTransactionsOf(ctx context.Context, db eventstore.Reader, state *domain.Workspace, events []domain.Event) error {
+	unmet := transactionsToMeet(state, events)
+	if len(unmet) == 0 {
+		return nil
+	}
+	return meetTransactions(ctx, db, state, unmet, state.Version)
+}
+
+// transactionsToMeet lists the transactions a batch of events corrects, deletes, links
+// to a statement's row or unlinks that state has not met and the batch does not create
+// first: those its fold needs loaded.
+func transactionsToMeet(state *domain.Workspace, events []domain.Event) []uuid.UUID {
 	if !state.TransactionsPartial {
 		return nil
 	}
@@ -118,12 +128,13 @@ func meetTransactionsOf(ctx context.Context, db eventstore.Reader, state *domain
 			need(e.TransactionID)
 		case *domain.TransactionDeleted:
 			need(e.TransactionID)
+		case *domain.TransactionMatched:
+			need(e.TransactionID)
+		case *domain.TransactionUnmatched:
+			need(e.TransactionID)
 		}
 	}
-	if len(unmet) == 0 {
-		return nil
-	}
-	return meetTransactions(ctx, db, state, unmet, state.Version)
+	return unmet
 }
 
 // forgetTransactions bounds the transactions a cached state keeps.
