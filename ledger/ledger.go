@@ -759,7 +759,8 @@ func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.Event, store
 }
 
 // foldPart folds a part of a streamed write's events, as they will be stored, into the
-// entry's state, and bounds the transactions it keeps as afterCommit does.
+// entry's state. The state keeps the transactions it meets until afterCommit bounds
+// them: a later part may correct, delete or link one the decision met.
 func foldPart(entry *cacheEntry, decided []domain.Event, recorded []eventstore.RecordedEvent) {
 	if entry.state == nil {
 		return
@@ -772,7 +773,6 @@ func foldPart(entry *cacheEntry, decided []domain.Event, recorded []eventstore.R
 		}
 		entry.state.Version = recorded[j].Version
 	}
-	forgetTransactions(entry.state)
 }
 
 func (l *Ledger) encode(decided []domain.Event, meta Metadata) ([]eventstore.Event, error) {

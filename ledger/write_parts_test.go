@@ -176,6 +176,24 @@ func TestAStreamedCommandFoldsItsPartsAsWritten(t *testing.T) {
 		t.Fatalf("the cached state after the streamed write: %v, want one at version %d", state, res.Version)
 	}
 	f.checkState(0, "-1509") // 500, less the fixture's 2 and these 2,007
+
+	// A streamed command that deletes them all: its later parts delete transactions the
+	// decision met, which the state keeps until the command is done.
+	deletions := streamed()
+	var ids []uuid.UUID
+	for _, e := range res.Events {
+		id, err := createdAt(f, e.Version)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	deletions.Decide = domain.BulkTransactions{IDs: ids, Operation: domain.BulkDelete}.Decide
+	res = f.run(0, deletions)
+	if state := cached(); len(res.Events) != n || state == nil || state.Version != res.Version {
+		t.Fatalf("%d deletions answered; the cached state after them: %v, want one at version %d", len(res.Events), state, res.Version)
+	}
+	f.checkState(0, "498")
 	head := res.Version
 
 	f.instances[0].project = func() Projection { return &partsProjection{parts: new([]int), failing: 3} }
@@ -192,5 +210,13 @@ func TestAStreamedCommandFoldsItsPartsAsWritten(t *testing.T) {
 	if res := f.run(0, f.expense(1, "")); res.Version != head+1 {
 		t.Fatalf("the next command wrote version %d, want %d", res.Version, head+1)
 	}
-	f.checkState(0, "-1510")
+	f.checkState(0, "497")
+}
+
+// createdAt returns the transaction the event at version of the fixture's stream created.
+func createdAt(f *groupFixture, version int64) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := f.pool.QueryRow(f.ctx, `SELECT (data->>'transactionId')::uuid FROM events WHERE stream_id = $1 AND version = $2`,
+		domain.StreamID(f.workspace), version).Scan(&id)
+	return id, err
 }
