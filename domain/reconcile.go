@@ -169,6 +169,15 @@ func (w *Workspace) MeetWallet(id uuid.UUID) {
 	w.WalletsMet[id] = true
 }
 
+// ForgetTransaction drops one transaction the state has met, as ForgetTransactions drops
+// them all: a command or a fold that needs it again loads it.
+func (w *Workspace) ForgetTransaction(id uuid.UUID) {
+	if _, ok := w.Transactions[id]; ok {
+		delete(w.Transactions, id)
+		w.TransactionsPartial, w.WalletsMet = true, nil
+	}
+}
+
 // ForgetTransactions drops the transactions the state has met: from now on it loads
 // those a command or a fold needs (TransactionsPartial).
 func (w *Workspace) ForgetTransactions() {

@@ -759,19 +759,25 @@ func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.Event, store
 }
 
 // foldPart folds a part of a streamed write's events, as they will be stored, into the
-// entry's state. The state keeps the transactions it meets until afterCommit bounds
-// them: a later part may correct, delete or link one the decision met.
+// entry's state, and forgets the transactions they name: a streamed command names each
+// transaction once (an import creates or links each of its rows' once, its undo deletes
+// or unlinks each once), so the state keeps those the later parts need, and holds no
+// record of the hundred thousand it created. A later event that named one again would
+// fail to fold, and drop the state, which the next command reads from the store.
 func foldPart(entry *cacheEntry, decided []domain.Event, recorded []eventstore.RecordedEvent) {
-	if entry.state == nil {
-		return
-	}
 	for j, e := range decided {
+		if entry.state == nil {
+			return
+		}
 		if err := entry.state.Apply(e); err != nil {
 			// The events will be stored; the next command rebuilds the state from them.
 			entry.state = nil
 			return
 		}
 		entry.state.Version = recorded[j].Version
+		if id, _, ok := namedTransaction(e); ok {
+			entry.state.ForgetTransaction(id)
+		}
 	}
 }
 

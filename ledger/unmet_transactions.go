@@ -105,9 +105,9 @@ func meetTransactionsOf(ctx context.Context, db eventstore.Reader, state *domain
 	return meetTransactions(ctx, db, state, unmet, state.Version)
 }
 
-// transactionsToMeet lists the transactions a batch of events corrects, deletes, links
-// to a statement's row or unlinks that state has not met and the batch does not create
-// first: those its fold needs loaded.
+// transactionsToMeet lists the transactions a batch of events names (namedTransaction)
+// that state has not met and the batch does not create first: those its fold needs
+// loaded.
 func transactionsToMeet(state *domain.Workspace, events []domain.Event) []uuid.UUID {
 	if !state.TransactionsPartial {
 		return nil
@@ -120,21 +120,34 @@ func transactionsToMeet(state *domain.Workspace, events []domain.Event) []uuid.U
 			unmet = append(unmet, id)
 		}
 	}
-	for _, event := range events {
-		switch e := event.(type) {
-		case *domain.TransactionCreated:
-			created[e.TransactionID] = true
-		case *domain.TransactionUpdated:
-			need(e.TransactionID)
-		case *domain.TransactionDeleted:
-			need(e.TransactionID)
-		case *domain.TransactionMatched:
-			need(e.TransactionID)
-		case *domain.TransactionUnmatched:
-			need(e.TransactionID)
+	for _, e := range events {
+		switch id, creates, ok := namedTransaction(e); {
+		case creates:
+			created[id] = true
+		case ok:
+			need(id)
 		}
 	}
 	return unmet
+}
+
+// namedTransaction returns the transaction an event creates (creates) or corrects,
+// deletes, links to a statement's row or unlinks; ok is false for an event that names
+// none.
+func namedTransaction(event domain.Event) (id uuid.UUID, creates, ok bool) {
+	switch e := event.(type) {
+	case *domain.TransactionCreated:
+		return e.TransactionID, true, true
+	case *domain.TransactionUpdated:
+		return e.TransactionID, false, true
+	case *domain.TransactionDeleted:
+		return e.TransactionID, false, true
+	case *domain.TransactionMatched:
+		return e.TransactionID, false, true
+	case *domain.TransactionUnmatched:
+		return e.TransactionID, false, true
+	}
+	return uuid.Nil, false, false
 }
 
 // forgetTransactions bounds the transactions a cached state keeps.
