@@ -578,13 +578,13 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 			}
 			appended := eventstore.QueueAppend(s.batch, p.stream, p.expected+int64(from), events, l.now())
 			s.queued(appended, len(decided))
-			recorded := appended.Events()
-			if err := queueProjection(s.batch, projection, recorded, decided, &w.res, i == 0); err != nil {
+			if err := queueProjection(s.batch, projection, appended.Events(), decided, &w.res, i == 0); err != nil {
 				return Result{}, err
 			}
 			if i == 0 && fold != nil {
-				foldPart(fold, decided, recorded)
 				answered := w.res.Events[len(w.res.Events)-len(decided):]
+				l.applyCommitted(fold, decided, answered)
+				forgetNamed(fold, decided)
 				for j := range answered {
 					answered[j].Data = nil
 				}
@@ -742,8 +742,10 @@ func (l *Ledger) stateAt(ctx context.Context, tx pgx.Tx, entry *cacheEntry, head
 // foldBatch is how many events a state load reads per query.
 const foldBatch = 1000
 
-// applyCommitted folds the events of a committed command into the cached state; stored
-// holds what the command appended, the workspace's events first.
+// applyCommitted folds the events of a committed command into the cached state, or
+// those of a part of a streamed write once queued (whose caller drops the state if the
+// write then fails); stored holds what the command appended, the workspace's events
+// first.
 func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.Event, stored []Appended) {
 	if entry.state == nil {
 		return
@@ -758,23 +760,17 @@ func (l *Ledger) applyCommitted(entry *cacheEntry, decided []domain.Event, store
 	}
 }
 
-// foldPart folds a part of a streamed write's events, as they will be stored, into the
-// entry's state, and forgets the transactions they name: a streamed command names each
-// transaction once (an import creates or links each of its rows' once, its undo deletes
-// or unlinks each once), so the state keeps those the later parts need, and holds no
-// record of the hundred thousand it created. A later event that named one again would
-// fail to fold, and drop the state, which the next command reads from the store.
-func foldPart(entry *cacheEntry, decided []domain.Event, recorded []eventstore.RecordedEvent) {
-	for j, e := range decided {
-		if entry.state == nil {
-			return
-		}
-		if err := entry.state.Apply(e); err != nil {
-			// The events will be stored; the next command rebuilds the state from them.
-			entry.state = nil
-			return
-		}
-		entry.state.Version = recorded[j].Version
+// forgetNamed has the entry's state forget the transactions a part of a streamed write
+// names, once the part is folded: a streamed command names each transaction once (an
+// import creates or links each of its rows' once, its undo deletes or unlinks each
+// once), so the state keeps those the later parts need, and holds no record of the
+// hundred thousand it created. A later event that named one again would fail to fold,
+// and drop the state, which the next command reads from the store.
+func forgetNamed(entry *cacheEntry, decided []domain.Event) {
+	if entry.state == nil {
+		return
+	}
+	for _, e := range decided {
 		if id, _, ok := namedTransaction(e); ok {
 			entry.state.ForgetTransaction(id)
 		}

@@ -146,8 +146,10 @@ func (p *partsProjection) Flush(b *pgx.Batch) {
 // TestAStreamedCommandFoldsItsPartsAsWritten: a streamed command (a statement's import)
 // folds each part of its events into the cached state once it is queued, and lets the
 // events go: its answer gets their versions but no payloads, and the state it leaves
-// cached is the stream's fold. One whose write fails leaves no state cached, since
-// parts of it were folded: the next command reads the state from the store.
+// cached is the stream's fold, also when another instance wrote first (the attempt on
+// the stale state fails at its first part, after folding it). One whose write fails
+// leaves no state cached, since parts of it were folded: the next command reads the
+// state from the store.
 func TestAStreamedCommandFoldsItsPartsAsWritten(t *testing.T) {
 	f := newGroupFixture(t, 4)
 	n := 2*writePart + 7
@@ -163,6 +165,7 @@ func TestAStreamedCommandFoldsItsPartsAsWritten(t *testing.T) {
 		return entry.state
 	}
 
+	f.run(1, f.expense(1, "")) // the state instance 0 caches is behind the stream
 	res := f.run(0, streamed())
 	if len(res.Events) != n {
 		t.Fatalf("%d events answered, want %d", len(res.Events), n)
@@ -175,7 +178,7 @@ func TestAStreamedCommandFoldsItsPartsAsWritten(t *testing.T) {
 	if state := cached(); state == nil || state.Version != res.Version {
 		t.Fatalf("the cached state after the streamed write: %v, want one at version %d", state, res.Version)
 	}
-	f.checkState(0, "-1509") // 500, less the fixture's 2 and these 2,007
+	f.checkState(0, "-1510") // 500, less the fixture's 2, the other instance's 1 and these 2,007
 
 	// A streamed command that deletes them all: its later parts delete transactions the
 	// decision met, which the state keeps until the command is done.
@@ -193,7 +196,7 @@ func TestAStreamedCommandFoldsItsPartsAsWritten(t *testing.T) {
 	if state := cached(); len(res.Events) != n || state == nil || state.Version != res.Version {
 		t.Fatalf("%d deletions answered; the cached state after them: %v, want one at version %d", len(res.Events), state, res.Version)
 	}
-	f.checkState(0, "498")
+	f.checkState(0, "497")
 	head := res.Version
 
 	f.instances[0].project = func() Projection { return &partsProjection{parts: new([]int), failing: 3} }
@@ -210,7 +213,7 @@ func TestAStreamedCommandFoldsItsPartsAsWritten(t *testing.T) {
 	if res := f.run(0, f.expense(1, "")); res.Version != head+1 {
 		t.Fatalf("the next command wrote version %d, want %d", res.Version, head+1)
 	}
-	f.checkState(0, "497")
+	f.checkState(0, "496")
 }
 
 // createdAt returns the transaction the event at version of the fixture's stream created.
