@@ -253,11 +253,8 @@ func TestImportCommitTakesARowChangedBeforeIt(t *testing.T) {
 // again, with every row: a workspace of a million transactions is committed that way.
 func TestImportCommitFromASnapshot(t *testing.T) {
 	env := apitest.Start(t)
-	env.Ledger.SnapshotEvery(1)
 	f := newLedger(t, env, "alice")
-	coffee := f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 45.5, "walletId": f.cash,
-		"concept": "Oxxo coffee", "date": "2026-03-02"}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
-	f.c.Post("/api/categories", map[string]any{"name": "After the coffee"}).Expect(t, http.StatusOK) // a snapshot after it
+	coffee := coffeeThenSnapshot(t, env, f)
 
 	other := f.c.On(env.Instance())
 	id := uploadStatement(other, f.cash, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
@@ -278,12 +275,9 @@ func TestImportCommitFromASnapshot(t *testing.T) {
 // the linked transactions as it meets them, as it does those an update names.
 func TestAWorkspaceLoadsAcrossAnImportsLinks(t *testing.T) {
 	env := apitest.Start(t)
-	env.Ledger.SnapshotEvery(1)
 	f := newLedger(t, env, "alice")
-	f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 45.5, "walletId": f.cash,
-		"concept": "Oxxo coffee", "date": "2026-03-02"}).Expect(t, http.StatusCreated)
-	f.c.Post("/api/categories", map[string]any{"name": "After the coffee"}).Expect(t, http.StatusOK) // the last snapshot
-	env.Ledger.SnapshotEvery(0)
+	coffeeThenSnapshot(t, env, f)
+	env.Ledger.SnapshotEvery(0) // the snapshot after the coffee is the last
 
 	id := uploadStatement(f.c, f.cash, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
 	if done := f.c.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK).Object("import"); done["merged"] != jsonInt(1) {
@@ -300,6 +294,18 @@ func TestAWorkspaceLoadsAcrossAnImportsLinks(t *testing.T) {
 	if f.balance(t, f.cash) != "50" {
 		t.Fatalf("balance after the undo and an expense = %s, want 50", f.balance(t, f.cash))
 	}
+}
+
+// coffeeThenSnapshot records the coffee that statementCSV's second row merges with, and
+// has env's instance snapshot the workspace at every command from now on, a snapshot
+// after the coffee first; it returns the coffee's id.
+func coffeeThenSnapshot(t *testing.T, env *apitest.Env, f ledgerFixture) string {
+	t.Helper()
+	env.Ledger.SnapshotEvery(1)
+	coffee := f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 45.5, "walletId": f.cash,
+		"concept": "Oxxo coffee", "date": "2026-03-02"}).Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
+	f.c.Post("/api/categories", map[string]any{"name": "After the coffee"}).Expect(t, http.StatusOK)
+	return coffee
 }
 
 // A file that is no statement, a file too large, a wallet missing and a file sent as a
