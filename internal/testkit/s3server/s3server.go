@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -108,18 +109,29 @@ func launch(dir string, overTLS bool) (*Server, error) {
 			return nil, fmt.Errorf("versitygw: %w", err)
 		}
 	}
-	if s.addr, err = freeAddr(); err != nil {
-		return nil, err
-	}
-	s.URL = "http://" + s.addr
 	if overTLS {
 		if s.tls, err = selfSigned(filepath.Join(dir, "tls")); err != nil {
 			return nil, err
 		}
-		s.URL, s.CAFile = "https://"+s.addr, s.tls.cert
+		s.CAFile = s.tls.cert
 	}
-	if err := s.start(); err != nil {
+	// Another process may bind the free port before the gateway does (the suite's
+	// packages run side by side): it is then started on another.
+	for attempt := 1; ; attempt++ {
+		if s.addr, err = freeAddr(); err != nil {
+			return nil, err
+		}
+		err = s.start()
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "address already in use") {
+			break
+		}
+	}
+	if err != nil {
 		return nil, err
+	}
+	s.URL = "http://" + s.addr
+	if overTLS {
+		s.URL = "https://" + s.addr
 	}
 	if err := s.CreateBucket(Bucket); err != nil {
 		s.Stop()
