@@ -97,3 +97,68 @@ func TestEventsFormAHashChain(t *testing.T) {
 type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, io.ErrClosedPipe }
+
+// Appends in one transaction, to one stream and another in turn, chain as appends apart
+// do: the trigger reads an event's predecessor from the hash it kept last when that is
+// the event just written (the parts of a statement's import), and from the stored events
+// otherwise; an append that failed in a savepoint leaves nothing the next one chains to.
+func TestAppendsInOneTransactionChainAsAppendsApart(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	versions := map[string]int64{"w": eventstore.NoStream, "other": eventstore.NoStream}
+	appendTo := func(stream string, events []eventstore.Event) error {
+		_, err := eventstore.Append(ctx, tx, stream, versions[stream], events, t0)
+		if err == nil {
+			versions[stream] += int64(len(events))
+		}
+		return err
+	}
+	for _, step := range []struct {
+		stream string
+		n      int
+	}{{"w", 2}, {"other", 2}, {"w", 3}, {"w", 1}, {"other", 1}} {
+		if err := appendTo(step.stream, storetest.NewEvents(step.n, "a.v1")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The hash kept is the last event's, as stored.
+	var tail string
+	var stored []byte
+	if err := tx.QueryRow(ctx, `SELECT current_setting('finledger.chain_tail'), hash FROM events
+		WHERE stream_id = 'other' AND version = 3`).Scan(&tail, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if want := "other 3 " + hex.EncodeToString(stored); tail != want {
+		t.Fatalf("the hash kept after the appends: %q, want %q", tail, want)
+	}
+	// An append whose second event repeats its first's id fails after the trigger chained
+	// both; the next append at the same version chains to the stored head.
+	if _, err := tx.Exec(ctx, "SAVEPOINT failing"); err != nil {
+		t.Fatal(err)
+	}
+	twice := storetest.NewEvents(2, "a.v1")
+	twice[1].ID = twice[0].ID
+	if err := appendTo("w", twice); err == nil {
+		t.Fatal("an append repeating an event's id was taken")
+	}
+	if _, err := tx.Exec(ctx, "ROLLBACK TO SAVEPOINT failing"); err != nil {
+		t.Fatal(err)
+	}
+	if err := appendTo("w", storetest.NewEvents(2, "a.v1")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for stream, n := range map[string]int64{"w": 8, "other": 3} {
+		check, err := eventstore.VerifyChain(ctx, pool, stream)
+		if err != nil || check.BrokenAt != 0 || check.Checked != n {
+			t.Fatalf("the chain of %s: %+v, %v; want %d events intact", stream, check, err, n)
+		}
+	}
+}
