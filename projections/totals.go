@@ -68,6 +68,12 @@ const keptSQL = `INSERT INTO {history} (version, workspace_id, {period}, type, c
 // version $3 replaced, each total once.
 var keptOfManySQL = strings.ReplaceAll(keptSQL, "id = $2", "id = ANY($2::uuid[])")
 
+// gatheredSums is the sums gathered per total ($1 to $7, as sumsSQL and linkedSQL take
+// them), each with its place in the arrays, the ordinality, as total.
+const gatheredSums = `WITH s AS (
+		SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::uuid[], $6::numeric[], $7::bigint[])
+			WITH ORDINALITY AS s(workspace_id, period, type, currency, category_id, amount, count, total))`
+
 // sumsSQL adds new transactions' sums to a table of totals, one row per total, and
 // keeps in its history the totals the events not yet kept left: each is the total
 // after the sums less what the events after it added ($10, $11), with no trailing
@@ -76,9 +82,7 @@ var keptOfManySQL = strings.ReplaceAll(keptSQL, "id = $2", "id = ANY($2::uuid[])
 // of a text array walks it from its start, and a hundred thousand of them into arrays
 // of a few thousand totals took a second. One statement reads each total's row once: a
 // workspace's writes all move the same few totals.
-const sumsSQL = `WITH s AS (
-		SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::uuid[], $6::numeric[], $7::bigint[])
-			WITH ORDINALITY AS s(workspace_id, period, type, currency, category_id, amount, count, total)),
+const sumsSQL = gatheredSums + `,
 	total AS (
 		INSERT INTO {table} (workspace_id, {period}, type, currency, category_id, amount, count)
 		SELECT workspace_id, period, type, currency, category_id, amount, count FROM s
@@ -113,9 +117,7 @@ const historySQL = `INSERT INTO {history} (version, workspace_id, {period}, type
 // its link added. A link changes neither its transaction's total nor, until the sums are
 // written, does anything else (a correction or a deletion writes them first), so the
 // transaction's live row names the total it was in at its link.
-const linkedSQL = `WITH s AS (
-		SELECT * FROM unnest($1::uuid[], $2::date[], $3::text[], $4::text[], $5::uuid[], $6::numeric[], $7::bigint[])
-			WITH ORDINALITY AS s(workspace_id, period, type, currency, category_id, amount, count, total)),
+const linkedSQL = gatheredSums + `,
 	k AS (
 		SELECT l.version, d.workspace_id, d.{period} AS period, d.type, d.currency, d.category_id, d.amount, d.count,
 			s.total, s.amount AS gathered_amount, s.count AS gathered_count
