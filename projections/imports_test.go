@@ -20,12 +20,12 @@ import (
 // those a replay writes, whatever its batches, where every link could fall between.
 // The same holds of a commit large enough to be written in parts (ledger's writePart,
 // 1,000 events): its links, its correction and its last link fall in different parts,
-// the totals' history goes with each part, and the totals gathered across the parts
-// are written with the last.
+// and the totals gathered across the parts are written with the last.
 func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
-	// The padding's new transaction after which a recorded one is linked again: the
-	// commit's 1,000th event is the padding's 992nd (its day the 13th), and the day of
-	// the recorded one, the 1st, comes again at the padding's 1,008th.
+	// The padding's new transaction (from 0) after which a recorded one of the 1st is
+	// linked again: in the commit's second part, which begins at the padding's 992nd,
+	// after the 980th, the first part's last of the 1st, and before the 1,008th, the
+	// second part's first.
 	const secondPartLink = 995
 	ctx := context.Background()
 	pool := testdb.Pool(t)
@@ -98,8 +98,8 @@ func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
 				}
 				events = append(events, e)
 				if i == secondPartLink {
-					// Early in the second part, before any new transaction of its day there:
-					// its total is what the first part's kept.
+					// Its total gathered new transactions in the first part and none yet in
+					// the second.
 					events = append(events, &domain.TransactionMatched{TransactionID: recorded[0], ImportID: importID, ExternalID: fmt.Sprintf("%d-r-4", padding)})
 				}
 			}
@@ -131,7 +131,11 @@ func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
 		if err := pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE import_id = $1`, importID).Scan(&linked); err != nil {
 			t.Fatal(err)
 		}
-		if want := 3 + min(1, padding/(secondPartLink+1)); linked != want {
+		want := 3
+		if padding > secondPartLink {
+			want++
+		}
+		if linked != want {
 			t.Fatalf("%d transactions linked to the import, want %d (two new ones and the recorded ones linked last)", linked, want)
 		}
 	}
