@@ -8,9 +8,16 @@
 
 -- eventstore_chain_step is the chain's hash after one more event: state is the hash so
 -- far (null before the first event of the statement), head the hash of the event the
--- statement's first follows.
+-- statement's first follows. In PL/pgSQL, not SQL: an aggregate calls its step through
+-- the function manager, where a SQL function runs as a query of its own each time, and
+-- made the append slower than the trigger; PL/pgSQL evaluates the expression directly
+-- (eventstore_link inlined into it).
 CREATE FUNCTION eventstore_chain_step(state bytea, head bytea, canonical text) RETURNS bytea
-LANGUAGE sql IMMUTABLE AS $$ SELECT eventstore_link(coalesce(state, head), canonical) $$;
+LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+    RETURN eventstore_link(coalesce(state, head), canonical);
+END
+$$;
 
 -- eventstore_chained(head, canonical) OVER (ORDER BY version ROWS UNBOUNDED PRECEDING)
 -- is each event's hash.
