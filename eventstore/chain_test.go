@@ -9,10 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"slices"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/eventstore/storetest"
@@ -128,8 +125,8 @@ func TestAppendsInOneTransactionChainAsAppendsApart(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// An append whose second event repeats its first's id fails after its statement
-	// chained both; the next append at the same version chains to the stored head.
+	// An append whose second event repeats its first's id fails after the trigger chained
+	// both; the next append at the same version chains to the stored head.
 	if _, err := tx.Exec(ctx, "SAVEPOINT failing"); err != nil {
 		t.Fatal(err)
 	}
@@ -152,51 +149,5 @@ func TestAppendsInOneTransactionChainAsAppendsApart(t *testing.T) {
 		if err != nil || check.BrokenAt != 0 || check.Checked != n {
 			t.Fatalf("the chain of %s: %+v, %v; want %d events intact", stream, check, err, n)
 		}
-	}
-}
-
-// An append's statement links its events as the events' trigger links an insert that
-// brings no hash: the same rows inserted again without their hashes get the hashes the
-// appends stored, for payloads whose text PostgreSQL normalises, an event whose secret
-// the chain covers by its commitment, and appends after the first.
-func TestAppendsLinkAsTheTriggerDoes(t *testing.T) {
-	ctx := context.Background()
-	pool := testdb.Pool(t)
-	first := storetest.NewEvents(3, "a.v1")
-	first[1].Data = json.RawMessage(`{"z": 1.50, "a": "q\"é\u00e9\n", "nested": {"b": [1, 2.0], "a": null}}`)
-	first[2] = eventstore.Event{ID: first[2].ID, Type: "api_key.created.v1", Data: json.RawMessage(`{"keyId": "k", "hash": "secret"}`)}
-	if _, err := appendTx(ctx, pool, "w", eventstore.NoStream, first); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := appendTx(ctx, pool, "w", 3, storetest.NewEvents(2, "a.v1")); err != nil {
-		t.Fatal(err)
-	}
-	stored := func(db interface {
-		Query(context.Context, string, ...any) (pgx.Rows, error)
-	}) []string {
-		rows, err := db.Query(ctx, `SELECT encode(hash, 'hex') FROM events WHERE stream_id = 'w' ORDER BY version`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hashes, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return hashes
-	}
-	appended := stored(pool)
-	tx, err := pool.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `CREATE TEMP TABLE appended ON COMMIT DROP AS SELECT * FROM events WHERE stream_id = 'w';
-		DELETE FROM events WHERE stream_id = 'w';
-		INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at, tx_id)
-			SELECT stream_id, version, event_id, type, data, metadata, recorded_at, tx_id FROM appended ORDER BY version`); err != nil {
-		t.Fatal(err)
-	}
-	if linked := stored(tx); len(appended) != 5 || !slices.Equal(linked, appended) {
-		t.Fatalf("the appends stored %v; the trigger links the same events %v", appended, linked)
 	}
 }

@@ -123,26 +123,14 @@ func Version(ctx context.Context, db Reader, streamID string, lock bool) (int64,
 //
 // The head's key is raised, and the setting recorded, once per append: the head row
 // is the one row the statement updates, and every event of the append carries its key.
-//
-// The statement links the events' chain too (migration 0038): the hash of the event the
-// append follows is read once (chainHead), and each event's is the link of the one
-// before it, a running aggregate over the events in version order. The events'
-// trigger links only inserts that bring no hash.
 const (
-	// chainHead is the hash of the event at the expected version: 32 zero bytes before a
-	// stream's first event. Were it missing, the hashes would be null, and the trigger
-	// would refuse the events for want of a predecessor.
-	chainHead = `CASE WHEN $2::bigint = 0 THEN decode(repeat('00', 32), 'hex')
-		ELSE (SELECT hash FROM events WHERE stream_id = $1 AND version = $2::bigint) END`
 	appendFloor = `greatest(pg_current_xact_id(), nullif(current_setting('finledger.append_tx_id', true), '')::xid8)`
 	// headKey returns the head's new key, recorded as the transaction's last.
 	headKey        = `set_config('finledger.append_tx_id', tx_id::text, true)::xid8 AS tx_id`
 	createHeadCTE  = `WITH head AS (INSERT INTO streams (stream_id, version, tx_id) VALUES ($1, $2::bigint + $8::bigint, ` + appendFloor + `) ON CONFLICT (stream_id) DO NOTHING RETURNING version, ` + headKey + `) `
 	advanceHeadCTE = `WITH head AS (UPDATE streams SET version = version + $8::bigint, tx_id = greatest(tx_id, ` + appendFloor + `) WHERE stream_id = $1 AND version = $2 RETURNING version, ` + headKey + `) `
-	insertEvents   = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at, tx_id, hash)
-		SELECT $1, $2::bigint + e.ord, e.id, e.type, e.data, e.meta, $7, (SELECT tx_id FROM head),
-			eventstore_chained(` + chainHead + `, eventstore_canonical($1::text, $2::bigint + e.ord, e.id, e.type, $7::timestamptz, e.data, e.meta))
-				OVER (ORDER BY e.ord ROWS UNBOUNDED PRECEDING)
+	insertEvents   = `INSERT INTO events (stream_id, version, event_id, type, data, metadata, recorded_at, tx_id)
+		SELECT $1, $2::bigint + e.ord, e.id, e.type, e.data, e.meta, $7, (SELECT tx_id FROM head)
 		FROM unnest($3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) WITH ORDINALITY AS e(id, type, data, meta, ord)
 		WHERE (SELECT eventstore_expect(count(*) > 0, $1, $2) FROM head)
 		ORDER BY e.ord
