@@ -306,10 +306,11 @@ func TestChainWithoutSecretsMigration(t *testing.T) {
 	}
 }
 
-// TestFoldKeepsItsValues: the fold of 0032, which spares ASCII text the translate, gives
-// every text the value 0028's gave, so the trigram indexes built on it stay valid: each
-// letter the fold translates, alone and among ASCII words, capitals, other scripts and
-// symbols.
+// TestFoldKeepsItsValues: the fold of 0032 and 0038, which spares ASCII text the
+// translate and Latin-1 text most of its list, gives every text the value 0028's gave, so
+// the trigram indexes built on it stay valid: each letter the fold translates, alone and
+// among ASCII words and Latin-1 letters, capitals, other scripts, symbols and NULL. And
+// the fold is inlined, as an index's expression and a search's predicate want.
 func TestFoldKeepsItsValues(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.Pool(t)
@@ -339,7 +340,7 @@ func TestFoldKeepsItsValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range letters {
-		texts = append(texts, string(r), "PAGO "+string(r)+" Uber")
+		texts = append(texts, string(r), "PAGO "+string(r)+" Uber", "Línea "+string(r))
 	}
 	var differ []string
 	if err := conn.QueryRow(ctx, `SELECT coalesce(array_agg(t), '{}') FROM unnest($1::text[]) t
@@ -348,5 +349,20 @@ func TestFoldKeepsItsValues(t *testing.T) {
 	}
 	if len(differ) > 0 {
 		t.Fatalf("the fold changed the values of %q", differ)
+	}
+	var null bool
+	if err := conn.QueryRow(ctx, `SELECT finledger_fold(NULL) IS NULL AND pg_temp.fold_0028(NULL) IS NULL`).Scan(&null); err != nil || !null {
+		t.Errorf("the fold of NULL is not NULL: %v", err)
+	}
+	rows, err := conn.Query(ctx, `EXPLAIN (VERBOSE, COSTS OFF) SELECT finledger_fold(t) FROM unnest('{a}'::text[]) t`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan := strings.Join(lines, "\n"); !strings.Contains(plan, "translate") || strings.Contains(plan, "finledger_fold") {
+		t.Errorf("the fold is called, not inlined: %s", plan)
 	}
 }
