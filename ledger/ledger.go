@@ -182,14 +182,12 @@ var ErrIdempotencyKeyReused = &domain.Error{
 // through the state cache's per-workspace lock (so waiting requests hold no database
 // connection), and across processes through the row lock on the stream's head.
 type Ledger struct {
-	pool    *pgxpool.Pool
-	project Projector
-	now     func() time.Time
-	states  *stateCache
-	// described are the statements a write in parts encodes ahead (encoded_batch.go).
-	described *descriptions
-	onCommit  func()
-	metrics   *metrics.Metrics // nil: nothing counted
+	pool     *pgxpool.Pool
+	project  Projector
+	now      func() time.Time
+	states   *stateCache
+	onCommit func()
+	metrics  *metrics.Metrics // nil: nothing counted
 	// snapshotEvery is the least growth of a stream between two snapshots; 0: none.
 	snapshotEvery int64
 }
@@ -210,8 +208,7 @@ func (l *Ledger) LimitStateBytes(n int64) { l.states.maxBytes = n }
 
 // NewLedger returns a Ledger that keeps up to cacheSize workspace states in memory.
 func NewLedger(pool *pgxpool.Pool, project Projector, now func() time.Time, cacheSize int) *Ledger {
-	return &Ledger{pool: pool, project: project, now: now, states: newStateCache(cacheSize), described: newDescriptions(),
-		snapshotEvery: DefaultSnapshotEvery}
+	return &Ledger{pool: pool, project: project, now: now, states: newStateCache(cacheSize), snapshotEvery: DefaultSnapshotEvery}
 }
 
 // maxAttempts bounds the attempts of a command. The first is optimistic: it trusts the
@@ -561,12 +558,9 @@ const writePart = 1000
 // the caller drops the state if the write then fails.
 func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call, begin bool, fold *cacheEntry) (Result, error) {
 	w := &queuedWrite{res: Result{Version: plans[0].expected}}
-	s := &partSender{db: db, batch: &pgx.Batch{}, part: math.MaxInt, described: l.described}
+	s := &partSender{db: db, batch: &pgx.Batch{}, part: math.MaxInt}
 	if _, inTx := db.(pgx.Tx); begin || inTx {
 		s.part = writePart
-		if c, ok := db.(interface{ Conn() *pgx.Conn }); ok {
-			s.conn = c.Conn()
-		}
 	}
 	if begin {
 		s.batch.Queue("begin")
@@ -607,18 +601,16 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 }
 
 // partSender sends the batches of a write in parts: the batch being queued goes once
-// the one sent before it has run, so that the next part is queued, and encoded, while
-// PostgreSQL applies the one before.
+// the one sent before it has run, so that the next part is queued while PostgreSQL
+// applies the one before.
 type partSender struct {
-	db        eventstore.DB
-	conn      *pgx.Conn // db's connection, when it has one: the parts are encoded ahead
-	described *descriptions
-	part      int // the most events of one batch
-	batch     *pgx.Batch
-	appends   []*eventstore.PendingAppend // the batch's
-	events    int                         // the events of the batch's appends
-	sent      pgx.BatchResults            // the batch sent before, running; nil if none
-	sentApp   []*eventstore.PendingAppend
+	db      eventstore.DB
+	part    int // the most events of one batch
+	batch   *pgx.Batch
+	appends []*eventstore.PendingAppend // the batch's
+	events  int                         // the events of the batch's appends
+	sent    pgx.BatchResults            // the batch sent before, running; nil if none
+	sentApp []*eventstore.PendingAppend
 }
 
 // room sends the batch being queued if it cannot take n more events.
@@ -626,44 +618,11 @@ func (s *partSender) room(ctx context.Context, n int) error {
 	if s.events == 0 || s.events+n <= s.part {
 		return nil
 	}
-	if err := s.send(ctx, true); err != nil {
-		return err
-	}
-	s.batch, s.appends, s.events = &pgx.Batch{}, nil, 0
-	return nil
-}
-
-// send sends the batch being queued once the one sent before has run. In a write of
-// several parts (more follow, or some went before) on a connection, the batch is
-// encoded before that wait where its statements are described, so that only its
-// writing waits for the batch before it; those not yet described are described once
-// the connection is idle, for the writes that follow. A write of one batch has nothing
-// to encode beside, and goes as pgx sends it.
-func (s *partSender) send(ctx context.Context, more bool) error {
-	parts := s.conn != nil && (more || s.sent != nil)
-	var encoded *pgconn.Batch
-	if parts && s.sent != nil {
-		var err error
-		if encoded, err = s.described.encodeBatch(s.conn, s.batch); err != nil {
-			return err
-		}
-	}
 	if err := s.wait(); err != nil {
 		return err
 	}
-	if encoded != nil {
-		s.sent = s.described.sendEncoded(ctx, s.conn, s.batch, encoded)
-		s.sentApp = s.appends
-		return nil
-	}
-	if parts {
-		if _, missing := s.described.lookup(s.batch); len(missing) > 0 {
-			if err := s.described.describe(ctx, s.conn, missing); err != nil {
-				return err
-			}
-		}
-	}
 	s.sent, s.sentApp = s.db.SendBatch(ctx, s.batch), s.appends
+	s.batch, s.appends, s.events = &pgx.Batch{}, nil, 0
 	return nil
 }
 
@@ -675,10 +634,11 @@ func (s *partSender) queued(p *eventstore.PendingAppend, n int) {
 
 // finish sends the last batch and waits for it.
 func (s *partSender) finish(ctx context.Context) error {
+	if err := s.wait(); err != nil {
+		return err
+	}
 	if s.batch.Len() > 0 {
-		if err := s.send(ctx, false); err != nil {
-			return err
-		}
+		s.sent, s.sentApp = s.db.SendBatch(ctx, s.batch), s.appends
 	}
 	return s.wait()
 }

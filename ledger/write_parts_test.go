@@ -122,8 +122,8 @@ func TestALargeCommandIsWrittenInParts(t *testing.T) {
 
 // partsProjection projects the versions as queueVersions does, and notes the events of
 // each part it is given in parts, and 0 for its flush, which queues the count of the
-// versions projected (a statement that reads every part's rows). Each part divides by
-// one, and its part numbered failing (from 1), if any, by zero.
+// versions projected (a statement that reads every part's rows). It fails its part
+// numbered failing (from 1), if any, with a division by zero.
 type partsProjection struct {
 	parts   *[]int
 	failing int
@@ -132,11 +132,9 @@ type partsProjection struct {
 
 func (p *partsProjection) Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error {
 	*p.parts = append(*p.parts, len(events))
-	divisor := 1
 	if p.queued++; p.queued == p.failing {
-		divisor = 0
+		b.Queue(`SELECT 1 / 0`)
 	}
-	b.Queue(`SELECT 1 / $1::int`, divisor)
 	return queueVersions(b, events, decoded)
 }
 
@@ -224,60 +222,4 @@ func createdAt(f *groupFixture, version int64) (uuid.UUID, error) {
 	err := f.pool.QueryRow(f.ctx, `SELECT (data->>'transactionId')::uuid FROM events WHERE stream_id = $1 AND version = $2`,
 		domain.StreamID(f.workspace), version).Scan(&id)
 	return id, err
-}
-
-// TestThePartsOfAWriteAreEncodedAhead: once an instance has written in parts, each later
-// part of a write in parts is encoded while PostgreSQL applies the part before, and
-// sent as encoded: its statements' results reach their callbacks as pgx's own batches
-// give them (the answer reads every projection). A part sent so that fails, in the
-// middle of the write, fails the write with PostgreSQL's error, undoes the parts before
-// it, and has the instance describe its statements afresh.
-func TestThePartsOfAWriteAreEncodedAhead(t *testing.T) {
-	f := newGroupFixture(t, 4)
-	n := 3*writePart + 7
-	parts := new([]int)
-	l := f.instances[0]
-	l.project = func() Projection { return &partsProjection{parts: parts} }
-	large := func() Call {
-		c := f.expense(1, "")
-		c.Decide = expenses(n)
-		c.claim = func(context.Context, pgx.Tx) error { return nil }
-		return c
-	}
-	f.run(0, large()) // the first describes the statements of its parts
-	before := l.described.encoded
-	res := f.run(0, large())
-	var all int
-	if err := f.pool.QueryRow(f.ctx, `SELECT count(*) FROM projected_versions WHERE stream_id = $1`,
-		domain.StreamID(f.workspace)).Scan(&all); err != nil {
-		t.Fatal(err)
-	}
-	if want := fmt.Sprintf(`{"projected":%d}`, all); string(res.Answer) != want || len(res.Events) != n {
-		t.Fatalf("answer %s with %d events, want %s with %d", res.Answer, len(res.Events), want, n)
-	}
-	// Parts two to four and the last batch (the fourth part's 7 events, the flush and
-	// the answer) go encoded ahead.
-	if got := l.described.encoded - before; got != 3 {
-		t.Fatalf("%d batches of the write sent encoded ahead, want 3", got)
-	}
-
-	head := res.Version
-	forgot := l.described.forgot
-	l.project = func() Projection { return &partsProjection{parts: parts, failing: 2} }
-	c := large()
-	c.WorkspaceID, c.Metadata = f.workspace, f.meta
-	var pgErr *pgconn.PgError
-	if _, err := l.Execute(f.ctx, c); !errors.As(err, &pgErr) || pgErr.Code != "22012" {
-		t.Fatalf("a write whose second part fails: %v, want the division by zero", err)
-	}
-	if after, err := eventstore.Version(f.ctx, f.pool, domain.StreamID(f.workspace), false); err != nil || after != head {
-		t.Fatalf("stream at version %d (%v) after the failed write, want %d: its first part undone", after, err, head)
-	}
-	if l.described.forgot == forgot {
-		t.Fatal("the instance kept its descriptions after an encoded part failed")
-	}
-	l.project = func() Projection { return &partsProjection{parts: parts} }
-	if res := f.run(0, large()); res.Version != head+int64(n) {
-		t.Fatalf("the next write reached version %d, want %d", res.Version, head+int64(n))
-	}
 }
