@@ -66,15 +66,7 @@ func TestHotQueriesUseTheirIndexesUnderGenericPlans(t *testing.T) {
 				}
 				literals[i] = fmt.Sprintf("'%v'", a)
 			}
-			rows, err := conn.Query(ctx, `EXPLAIN EXECUTE `+name+`(`+strings.Join(literals, ",")+`)`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-			if err != nil {
-				t.Fatal(err)
-			}
-			plan := strings.Join(lines, "\n")
+			plan := testdb.Explain(t, conn, `EXPLAIN EXECUTE `+name+`(`+strings.Join(literals, ",")+`)`)
 			if !strings.Contains(plan, c.scan) || strings.Contains(plan, "Filter: (id =") || strings.Contains(plan, "Seq Scan") {
 				t.Fatalf("plan has no %s:\n%s", c.scan, plan)
 			}
@@ -126,16 +118,9 @@ func TestSearchesArePlannedForTheirOwnValues(t *testing.T) {
 	if len(cached) != 0 {
 		t.Fatalf("search statements kept prepared, so planned once for any values: %q", cached)
 	}
-	rows, err = conn.Query(ctx, `EXPLAIN SELECT count(*) FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL
+	plan := testdb.Explain(t, conn, `EXPLAIN SELECT count(*) FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL
 		AND (finledger_fold(concept) LIKE '%lunch%' OR finledger_fold(description) LIKE '%lunch%')`, ownPlan, big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if plan := strings.Join(lines, "\n"); !strings.Contains(plan, "transactions_concept_folded") || strings.Contains(plan, "transactions_pkey") {
+	if !strings.Contains(plan, "transactions_concept_folded") || strings.Contains(plan, "transactions_pkey") {
 		t.Fatalf("a search planned for its values does not go by the trigram indexes alone:\n%s", plan)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -209,4 +210,21 @@ func randomSuffix() string {
 		panic(err)
 	}
 	return hex.EncodeToString(b)
+}
+
+// Explain runs explain (an EXPLAIN statement) on db and returns the plan's lines joined;
+// the test fails if it cannot.
+func Explain(t testing.TB, db interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}, explain string, args ...any) string {
+	t.Helper()
+	rows, err := db.Query(context.Background(), explain, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
 }
