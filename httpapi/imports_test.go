@@ -536,3 +536,47 @@ func TestImportUploadOutlastsTheServersReadTimeout(t *testing.T) {
 		t.Fatal("a slow request elsewhere outlasted the read timeout: the test shows nothing")
 	}
 }
+
+// An import's commit leaves its rows' entries in the search's trigram indexes pending
+// (GIN's pending lists), where a search finds them, and the Ledger merges the lists once
+// the commit has answered, so that no later write pays for merging them.
+func TestImportMergesItsSearchEntriesAfterItsCommit(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	ctx := context.Background()
+	if _, err := env.Pool.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pgstattuple`); err != nil {
+		t.Fatal(err)
+	}
+	pendingPages := func() int64 {
+		t.Helper()
+		var pages int64
+		if err := env.Pool.QueryRow(ctx, `SELECT sum((pgstatginindex(i.indexrelid)).pending_pages)
+			FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+			WHERE am.amname = 'gin' AND i.indrelid = 'transactions'::regclass`).Scan(&pages); err != nil {
+			t.Fatal(err)
+		}
+		return pages
+	}
+	// A transaction typed by hand leaves its entries pending, as GIN does by default.
+	f.c.Post("/api/transactions", map[string]any{"type": "expense", "amount": 12, "walletId": f.cash, "concept": "Tacos Álamo",
+		"date": "2026-03-02"}).Expect(t, http.StatusCreated)
+	if pendingPages() == 0 {
+		t.Fatal("no pending entries after a transaction's create: the measure cannot tell a merge")
+	}
+
+	var file strings.Builder
+	file.WriteString("Date,Description,Amount,Reference\n")
+	for i := range 400 {
+		fmt.Fprintf(&file, "2026-03-%02d,Papelería Álamo %d,-%d.50,P%d\n", 1+i%28, i, 1+i, i)
+	}
+	id := uploadStatement(f.c, f.cash, file.String()).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	f.c.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK)
+	if found := f.c.Get("/api/transactions?search=papeleria%20alamo%20399").Expect(t, http.StatusOK).List("transactions"); len(found) != 1 {
+		t.Fatalf("a search right after the commit found %d transactions, want the imported row", len(found))
+	}
+	for deadline := time.Now().Add(30 * time.Second); pendingPages() > 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the trigram indexes still hold %d pending pages 30 s after the import's commit", pendingPages())
+		}
+	}
+}
