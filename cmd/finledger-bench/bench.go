@@ -123,6 +123,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	fs.IntVar(&imp.rows, "import", 0, "measure a statement import of a CSV file of this many rows (preview and commit) against the -server binary run as finledger serve, with pgbench; the other phases are skipped")
 	fs.IntVar(&imp.depth, "import-depth", 1_000_000, "with -import: the transactions the wallet holds before the import")
 	fs.IntVar(&imp.camtMB, "import-camt-mb", 50, "with -import: after the rounds, preview a CAMT.053 file of this many MB on the same server; 0 skips it")
+	fs.BoolVar(&imp.authorizations, "import-authorizations", false, "with -import: each card purchase's memo in the CSV carries its authorization number, so that the search's trigrams vary from row to row")
 	fs.IntVar(&imp.attachmentMB, "import-attachment-mb", 10, "with -import: after the rounds, attach a receipt of this many MB to a transaction and download it, on the same server; 0 skips it")
 	fs.BoolVar(&imp.attachmentS3, "import-attachment-s3", false, "with -import: the servers keep the receipt in a bucket of versitygw (an S3-compatible server built from the Go module proxy, started for the run), not in the database")
 	fs.StringVar(&imp.heap, "import-heapprofile", "", "with -import: write the server's heap profile, taken just before the CAMT preview, to this file, and the one taken 4 s into the first commit to this file with .commit added")

@@ -35,6 +35,8 @@ type importOptions struct {
 	rows   int // of the CSV statement
 	depth  int // transactions the wallet holds before the import
 	camtMB int // size of the CAMT.053 file previewed after the rounds; 0 skips it
+	// authorizations has each card purchase's memo carry its authorization number
+	authorizations bool
 	// attachmentMB is the size of the receipt attached and downloaded after the rounds; 0 skips it
 	attachmentMB int
 	// attachmentS3 keeps the receipt in a bucket of versitygw started for the run
@@ -69,7 +71,7 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 	if err != nil {
 		return err
 	}
-	csvFile := importCSV(o.rows, o.depth)
+	csvFile := importCSV(o.rows, o.depth, o.authorizations)
 	fmt.Fprintf(out, "the CSV statement: %d rows, %.1f MB\n", o.rows, float64(len(csvFile))/1e6)
 	if err := initPgbench(ctx, adminURL, benchOptions{clients: 1}); err != nil {
 		return err
@@ -609,8 +611,10 @@ var importPayees = func() []string {
 // within two days, the date of a transaction the seeding wrote (fillStream's g-th copy
 // is of (1 + g % 50000) / 100 on 2021-01-01 + g % 1826), so that the probable-duplicate
 // match has pairs to weigh; a fifth of the rows have no reference (their ids are made
-// from their content).
-func importCSV(n, depth int) []byte {
+// from their content). With authorizations, each card purchase's memo carries the
+// purchase's authorization number, as many banks' statements do ("CARD PURCHASE AUT
+// 482913"): text whose trigrams vary from row to row.
+func importCSV(n, depth int, authorizations bool) []byte {
 	rng := rand.New(rand.NewPCG(27, 9))
 	start := time.Date(2021, 1, 1, 0, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
@@ -632,6 +636,9 @@ func importCSV(n, depth int) []byte {
 		default:
 			date = start.AddDate(0, 0, rng.IntN(1826))
 			cents = -(1 + rng.Int64N(200_000))
+			if authorizations {
+				memo = fmt.Sprintf("CARD PURCHASE AUT %06d", rng.IntN(1_000_000))
+			}
 		}
 		ref := fmt.Sprintf("REF%08d", i+1)
 		if i%5 == 4 {
