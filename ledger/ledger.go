@@ -162,8 +162,7 @@ type Call struct {
 	// streamed, when set, has a write in parts fold each part's events into the cached
 	// state once they are queued, and let them go: the command holds one part of its
 	// events at a time instead of all of them (a statement's import commits a hundred
-	// thousand), and its Answer gets their types and versions, not their payloads. Its
-	// search index entries are merged after its commit (search_entries.go).
+	// thousand), and its Answer gets their types and versions, not their payloads.
 	streamed bool
 	// translate, when set, tells the command's failure in the domain's words where the
 	// database refused it (a read model's unique index), and returns other errors as
@@ -189,8 +188,6 @@ type Ledger struct {
 	states   *stateCache
 	onCommit func()
 	metrics  *metrics.Metrics // nil: nothing counted
-	// merges merges the search indexes' entries a streamed write left pending.
-	merges *pendingMerge
 	// snapshotEvery is the least growth of a stream between two snapshots; 0: none.
 	snapshotEvery int64
 }
@@ -211,8 +208,7 @@ func (l *Ledger) LimitStateBytes(n int64) { l.states.maxBytes = n }
 
 // NewLedger returns a Ledger that keeps up to cacheSize workspace states in memory.
 func NewLedger(pool *pgxpool.Pool, project Projector, now func() time.Time, cacheSize int) *Ledger {
-	return &Ledger{pool: pool, project: project, now: now, states: newStateCache(cacheSize), merges: &pendingMerge{pool: pool},
-		snapshotEvery: DefaultSnapshotEvery}
+	return &Ledger{pool: pool, project: project, now: now, states: newStateCache(cacheSize), snapshotEvery: DefaultSnapshotEvery}
 }
 
 // maxAttempts bounds the attempts of a command. The first is optimistic: it trusts the
@@ -302,9 +298,6 @@ func (l *Ledger) executeLocked(ctx context.Context, entry *cacheEntry, c Call) (
 			l.metrics.Appended(len(res.Events))
 		}
 		l.afterCommit(ctx, entry, len(res.Events) > 0 && !res.Replayed)
-		if c.streamed && len(res.Events) > 0 && !res.Replayed {
-			l.merges.start()
-		}
 		return res, nil
 	}
 }
@@ -392,11 +385,6 @@ func (l *Ledger) keyedPipelined(ctx context.Context, state *domain.Workspace, c 
 func (l *Ledger) inTransaction(ctx context.Context, entry *cacheEntry, c Call, lock bool) (decided []domain.Event, res Result, err error) {
 	folding := false // a streamed write has begun folding its parts into the entry's state
 	err = pgx.BeginFunc(ctx, l.pool, func(tx pgx.Tx) error {
-		if c.streamed {
-			if _, err := tx.Exec(ctx, deferSearchEntries); err != nil {
-				return fmt.Errorf("ledger: defer the search indexes' entries: %w", err)
-			}
-		}
 		if c.claim != nil {
 			if err := c.claim(ctx, tx); err != nil {
 				return err
