@@ -22,15 +22,7 @@ func TestReadAllFollowsTheIndex(t *testing.T) {
 			if _, err := tx.Exec(ctx, `SET LOCAL enable_sort = off; SET LOCAL enable_seqscan = off`); err != nil {
 				return err
 			}
-			rows, err := tx.Query(ctx, `EXPLAIN `+readAllSQL(horizon), "0", int64(0), 100)
-			if err != nil {
-				return err
-			}
-			lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-			if err != nil {
-				return err
-			}
-			plan := strings.Join(lines, "\n")
+			plan := testdb.Explain(t, tx, `EXPLAIN `+readAllSQL(horizon), "0", int64(0), 100)
 			if strings.Contains(plan, "Sort") || !strings.Contains(plan, "events_global_order") {
 				t.Errorf("the global read (horizon %q) does not follow the index:\n%s", horizon, plan)
 			}
