@@ -85,8 +85,22 @@ func TestABanksHistoryIsImportedReviewedAndUndone(t *testing.T) {
 
 		// The commit: 2 to import, 1 to merge.
 		s.waitFor("the commit's count", `/: 2 \D+ 1 /.test(document.querySelector('[data-testid=commit]').innerText) && !document.querySelector('[data-testid=commit]').disabled`)
+		// The commit's own live update may list it in the history before its answer has
+		// been read here: the page says what the commit did once it has, and never, not for
+		// a moment, that it was committed elsewhere.
+		s.eval(fmt.Sprintf(`(() => { const stage = document.querySelector('main .import-stage'); window.saidElsewhere = false;
+			new MutationObserver(() => { if (stage.innerText.includes(%q)) window.saidElsewhere = true; })
+				.observe(stage, { subtree: true, childList: true, characterData: true }); })()`,
+			s.view.say("committed elsewhere", "se confirmó en otro lado")), nil)
 		s.eval(`document.querySelector('[data-testid=commit]').click()`, nil)
+		s.waitFor("the commit's outcome", fmt.Sprintf(`document.getElementById('toasts').innerText.includes(%q)`,
+			s.view.say("Imported: 2 created, 1 merged, 0 skipped.", "Importado: 2 creados, 1 fusionados, 0 omitidos.")))
 		s.waitFor("the import in the history", `document.querySelector('#h-import-history + .table-wrap .badge[data-state=committed]')`)
+		var elsewhere bool
+		s.eval(`window.saidElsewhere`, &elsewhere)
+		if elsewhere {
+			t.Fatal("the page said the import it committed was committed elsewhere")
+		}
 		w := s.api.Get("/api/wallets/"+wallet).Expect(t, http.StatusOK).Object("wallet")
 		if mustFloat(t, w["balance"]) != 19250.5 { // 1,000 - 250 - 1,500 + 20,000.50
 			t.Fatalf("the wallet's balance after the import: %v", w["balance"])

@@ -118,8 +118,9 @@ export async function render(main, ctx) {
   const [{ wallets }, { categories }] = await Promise.all([api.get('/api/wallets'), api.get('/api/categories')]);
   const walletOf = (id) => wallets.find((w) => w.id === id) || { name: '—', currency: 'MXN' };
   // session is what is under way: the file sent, how it is read, and its preview.
+  // committing is the import this page is committing, whose own live update is not news.
   const session = { file: null, walletId: '', mapping: null, dateOrder: '', account: '', saveProfile: false, imp: null,
-    show: 'all', page: 1, busy: 0, matched: new Map(), offers: new Map() };
+    show: 'all', page: 1, busy: 0, matched: new Map(), offers: new Map(), committing: null };
   const stage = h('div', { class: 'import-stage' });
   const history = h('section', { class: 'card', 'aria-labelledby': 'h-import-history' });
   let historyPage = 1;
@@ -372,6 +373,7 @@ export async function render(main, ctx) {
     async function commitImport(button) {
       if (session.busy) return;
       button.disabled = true;
+      session.committing = imp.id;
       try {
         const { import: done } = await api.post(`/api/imports/${imp.id}/commit`);
         if (session.saveProfile && session.mapping) {
@@ -386,6 +388,8 @@ export async function render(main, ctx) {
       } catch (err) {
         button.disabled = false;
         toast(refusal(err));
+      } finally {
+        session.committing = null;
       }
     }
     into.replaceChildren(h('section', { class: 'card review', 'aria-labelledby': 'h-review' },
@@ -426,7 +430,7 @@ export async function render(main, ctx) {
     ], res.imports, t('Import history')) : empty(),
     res.pagination.total > 25 ? pager({ page: historyPage, total: res.pagination.total }, (to) => { historyPage = to; drawHistory(); }) : '');
     // A preview under review here, committed elsewhere meanwhile, is done with.
-    if (session.imp && res.imports.some((x) => x.id === session.imp.id && x.status !== 'preview')) {
+    if (session.imp && session.imp.id !== session.committing && res.imports.some((x) => x.id === session.imp.id && x.status !== 'preview')) {
       session.imp = null;
       stage.replaceChildren(h('p', { role: 'status' }, t('This import was committed elsewhere.')));
     }
