@@ -63,8 +63,7 @@ func TestFootprintEstimatesTheHeap(t *testing.T) {
 		{"five years of twenty categories, the cache full", 20, 1826, maxMetTransactions, 4},
 	} {
 		t.Run(shape.name, func(t *testing.T) {
-			copies := shape.copies
-			states := make([]*domain.Workspace, copies)
+			states := make([]*domain.Workspace, shape.copies)
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
@@ -73,7 +72,7 @@ func TestFootprintEstimatesTheHeap(t *testing.T) {
 			}
 			runtime.GC()
 			runtime.ReadMemStats(&after)
-			held := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(copies)
+			held := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(shape.copies)
 			estimate := float64(footprint(states[0]))
 			t.Logf("held %.0f bytes a state, estimated %.0f", held, estimate)
 			if estimate < held/2 || estimate > held*2 {

@@ -187,12 +187,23 @@ func MigratedPool(t testing.TB, url string, maxConns int32) *pgxpool.Pool {
 	return pool
 }
 
+// connectTimeout is how long a test's connection may take to start, unless
+// FINLEDGER_TEST_DATABASE_URL sets connect_timeout: on two cores busy with the whole
+// suite a new backend has taken over the service's default of 5 s to start, which the
+// service answers as a database out of reach (503), failing tests about something else.
+const connectTimeout = "30"
+
+// withDatabase is raw naming the database name, with connectTimeout.
 func withDatabase(raw, name string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
 		panic(fmt.Sprintf("testdb: FINLEDGER_TEST_DATABASE_URL must be a postgres:// URL: %v", err))
 	}
 	u.Path = "/" + name
+	if q := u.Query(); q.Get("connect_timeout") == "" {
+		q.Set("connect_timeout", connectTimeout)
+		u.RawQuery = q.Encode()
+	}
 	return u.String()
 }
 
