@@ -1,8 +1,9 @@
-// Package browser owns the browser the web app's tests drive: one headless Debian
-// Chromium per test binary, started with the network features that call outside the
-// machine turned off, and a browser context of its own for each test; the tab's viewport as a desktop or a phone; screenshots kept as
-// test artifacts; the errors the page writes to its console; and the accessibility
-// check, axe-core (pinned in tools/axe), run in the page.
+// Package browser owns the browser the web app's tests drive: one Debian Chromium per
+// test binary (its headless shell where installed), started with the network features
+// that call outside the machine turned off, and a browser context of its own for each
+// test; the tab's viewport as a desktop or a phone; screenshots kept as test artifacts;
+// the errors the page writes to its console; and the accessibility check, axe-core
+// (pinned in tools/axe), run in the page.
 package browser
 
 import (
@@ -21,6 +22,8 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
 // Timeout bounds a test's browser: when it passes, the browser is stopped and every
@@ -33,16 +36,21 @@ const (
 	PhoneWidth, PhoneHeight     = 360, 740
 )
 
-// defaultChromium is where Debian's chromium package installs the browser.
-const defaultChromium = "/usr/bin/chromium"
+// Where Debian's packages install the browsers. chromium is the browser a person runs.
+// chromium-headless-shell is the same engine (Blink, V8, the same release) without the
+// browser's own interface, built to be driven by programs: the tests' scenarios take
+// about half the CPU in it (docs/development.md, where the suite's time goes).
+const (
+	defaultChromium = "/usr/bin/chromium"
+	headlessShell   = "/usr/lib/chromium/chromium-headless-shell"
+)
 
 // Start opens a tab for the test in the test binary's one headless Chromium, in a
 // browser context of its own (cookies, storage and downloads apart from every other
 // test's, as a fresh profile would keep them), and returns the tab's context, at the
 // desktop viewport. The context and its tab close when the test ends (after a
 // screenshot, if the test failed) or when Timeout passes; the browser stays for the
-// next test, and Main stops it. The browser is /usr/bin/chromium, or the one
-// $FINLEDGER_CHROMIUM names; without it the test fails.
+// next test, and Main stops it. The browser is Driven's; without it the test fails.
 func Start(t testing.TB) context.Context {
 	t.Helper()
 	browserCtx, err := shared.get()
@@ -77,10 +85,11 @@ func Start(t testing.TB) context.Context {
 	return ctx
 }
 
-// Main runs a package's tests and then stops the browser they shared: a package whose
-// tests call Start has `func TestMain(m *testing.M) { browser.Main(m) }`.
+// Main runs a package's tests as testdb.Main does (their template database and test
+// servers removed after them), then stops the browser they shared: a package whose tests
+// call Start has `func TestMain(m *testing.M) { browser.Main(m) }`.
 func Main(m *testing.M) {
-	code := m.Run()
+	code := testdb.Main(m)
 	shared.stop()
 	os.Exit(code)
 }
@@ -116,7 +125,7 @@ func (b *sharedBrowser) get() (context.Context, error) {
 	if b.ctx != nil && b.ctx.Err() == nil {
 		return b.ctx, nil
 	}
-	exe, err := Chromium()
+	exe, err := Driven()
 	if err != nil {
 		return nil, err
 	}
@@ -162,18 +171,34 @@ func Options(exe string) []chromedp.ExecAllocatorOption {
 	}
 }
 
-// Chromium returns the browser to start, or an error that says how to install it.
+// Chromium returns the browser a person runs, which the app's bench measures: the one
+// $FINLEDGER_CHROMIUM names, else Debian's chromium; or an error that says how to
+// install it.
 func Chromium() (string, error) {
-	exe := os.Getenv("FINLEDGER_CHROMIUM")
-	if exe == "" {
-		exe = defaultChromium
+	return executable(defaultChromium, "chromium")
+}
+
+// Driven returns the browser the tests drive: the one $FINLEDGER_CHROMIUM names, else
+// Debian's chromium-headless-shell where it is installed, else its chromium.
+func Driven() (string, error) {
+	if _, err := os.Stat(headlessShell); err == nil {
+		return executable(headlessShell, "chromium-headless-shell")
+	}
+	return executable(defaultChromium, "chromium-headless-shell")
+}
+
+// executable is the browser $FINLEDGER_CHROMIUM names, else exe, once it is found to be
+// an executable file; the error names Debian's package to install.
+func executable(exe, pkg string) (string, error) {
+	if named := os.Getenv("FINLEDGER_CHROMIUM"); named != "" {
+		exe = named
 	}
 	info, err := os.Stat(exe)
 	if err != nil {
-		return "", fmt.Errorf("browser: no Chromium at %s (%v): install Debian's chromium package (apt-get install chromium, as .ci/run does), or set FINLEDGER_CHROMIUM to a Chromium binary", exe, err)
+		return "", fmt.Errorf("browser: no Chromium at %s (%v): install Debian's %s package (apt-get install %[3]s, as .ci/run does), or set FINLEDGER_CHROMIUM to a Chromium binary", exe, err, pkg)
 	}
 	if info.IsDir() || info.Mode().Perm()&0o111 == 0 {
-		return "", fmt.Errorf("browser: %s is not an executable: install Debian's chromium package (apt-get install chromium, as .ci/run does), or set FINLEDGER_CHROMIUM to a Chromium binary", exe)
+		return "", fmt.Errorf("browser: %s is not an executable: install Debian's %s package (apt-get install %[2]s, as .ci/run does), or set FINLEDGER_CHROMIUM to a Chromium binary", exe, pkg)
 	}
 	return exe, nil
 }

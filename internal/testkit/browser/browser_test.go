@@ -176,7 +176,7 @@ func TestNoChromium(t *testing.T) {
 		Start(rec)
 	}()
 	<-done
-	if !strings.Contains(rec.message, "install Debian's chromium package") {
+	if !strings.Contains(rec.message, "install Debian's chromium-headless-shell package (apt-get install chromium-headless-shell") {
 		t.Fatalf("the failure: %q", rec.message)
 	}
 }
