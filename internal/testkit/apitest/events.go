@@ -15,8 +15,8 @@ import (
 	"github.com/finledger/finledger/webhooks/safehttp"
 )
 
-// Events is a NATS server with JetStream (containers.NATSFor) and the webhooks relay
-// and dispatcher of a test.
+// Events is a test's NATS server with JetStream (the test binary's, or one of its own)
+// and its webhooks relay and dispatcher.
 type Events struct {
 	t      testing.TB
 	Server containers.NATSServer
@@ -28,18 +28,20 @@ type Events struct {
 	Service *webhooks.Service
 }
 
-// StartEvents runs the API with a NATS server of its own behind its realtime stream,
-// and returns the webhooks relay and dispatcher, not yet running. Deliveries retry on
-// schedule (nil: one quick retry schedule for tests) and may reach this machine.
+// StartEvents runs the API with the test binary's NATS server (containers.SharedNATS)
+// behind its realtime stream, under its new database's own deployment name, and returns
+// the webhooks relay and dispatcher, not yet running. Deliveries retry on schedule (nil:
+// one quick retry schedule for tests) and may reach this machine. A test that stops or
+// restarts NATS gives StartEventsOn a server of its own (containers.NATSFor).
 func StartEvents(t testing.TB, schedule []time.Duration) (*Env, *Events) {
 	t.Helper()
-	return StartEventsOn(t, containers.NATSFor(t), "", schedule)
+	return StartEventsOn(t, containers.SharedNATS(t), "", schedule)
 }
 
 // StartAppEvents is StartEvents with the web app, made by Env.App from app.
 func StartAppEvents(t testing.TB, app webapp.Config) (*Env, *Events) {
 	t.Helper()
-	return startEvents(t, containers.NATSFor(t), "", nil, &app)
+	return startEvents(t, containers.SharedNATS(t), "", nil, &app)
 }
 
 // StartEventsOn is StartEvents on the NATS server srv, which other deployments may use

@@ -4,7 +4,8 @@
 // installed binaries (testdb's cluster, the in-process NATS server); "on" requires the
 // containers and fails, saying how to start an engine, when none answers.
 //
-// NATSFor gives a test its NATS server on either path, in process without containers.
+// NATSFor gives a test its NATS server on either path, in process without containers;
+// SharedNATS gives it the test binary's.
 // The containers use the host's network: each server listens on 127.0.0.1 at a port
 // chosen free for it, so a test reaches it as it reaches a server started from the
 // binaries. They carry the test binary's process id, and a test binary removes those
@@ -182,8 +183,16 @@ func keep(c testcontainers.Container) {
 	started = append(started, c)
 }
 
-// StopAll removes every container this test binary started.
+// StopAll removes every container this test binary started, and stops its shared NATS
+// server.
 func StopAll() {
+	if sharedNATS != nil {
+		sharedNATS.Shutdown()
+		sharedNATS = nil
+		if sharedNATSDir != "" {
+			_ = os.RemoveAll(sharedNATSDir)
+		}
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	for _, c := range started {
@@ -310,24 +319,61 @@ type NATSServer interface {
 }
 
 // NATSFor starts a NATS server of the test's own, stopped when the test ends: a
-// container when the tests' servers run in containers, else in process.
+// container when the tests' servers run in containers, else in process. A test that
+// stops, restarts or counts what its server holds takes one; others share SharedNATS's.
 func NATSFor(t testing.TB) NATSServer {
 	t.Helper()
-	inContainer, err := Use()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var srv NATSServer
-	if inContainer {
-		srv, err = StartNATS(context.Background())
-	} else {
-		srv, err = bus.StartEmbedded(t.TempDir())
-	}
+	srv, err := startNATSServer(func() (string, error) { return t.TempDir(), nil })
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(srv.Shutdown)
 	return srv
+}
+
+// The test binary's shared NATS server (SharedNATS), stopped by StopAll.
+var (
+	sharedNATSOnce sync.Once
+	sharedNATS     NATSServer
+	sharedNATSErr  error
+	sharedNATSDir  string
+)
+
+// SharedNATS returns the test binary's one NATS server, started for the first test that
+// asks, as NATSFor's are. Tests share it as deployments share a NATS cluster in
+// production, each under its own database's deployment name (a new database's is its
+// own), so one test sees none of another's streams; starting a server for every test
+// cost about half a second of a core each. StopAll stops it.
+func SharedNATS(t testing.TB) NATSServer {
+	t.Helper()
+	sharedNATSOnce.Do(func() {
+		sharedNATS, sharedNATSErr = startNATSServer(func() (string, error) {
+			dir, err := os.MkdirTemp("", "finledger-test-nats-")
+			sharedNATSDir = dir
+			return dir, err
+		})
+	})
+	if sharedNATSErr != nil {
+		t.Fatal(sharedNATSErr)
+	}
+	return sharedNATS
+}
+
+// startNATSServer starts a NATS server in a container when the tests' servers run in
+// containers, else in process with its store in the folder dir makes.
+func startNATSServer(dir func() (string, error)) (NATSServer, error) {
+	inContainer, err := Use()
+	if err != nil {
+		return nil, err
+	}
+	if inContainer {
+		return StartNATS(context.Background())
+	}
+	store, err := dir()
+	if err != nil {
+		return nil, fmt.Errorf("containers: the NATS server's store: %w", err)
+	}
+	return bus.StartEmbedded(store)
 }
 
 // StartNATS runs nats-server from NATSImage with JetStream on a free port, and waits
