@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/internal/testkit/browser"
 	"github.com/finledger/finledger/webapp"
 )
 
@@ -41,18 +42,6 @@ func TestRootAndReferencePages(t *testing.T) {
 	browser.Get("/api/docs/other.js").Expect(t, http.StatusNotFound)
 }
 
-// chromium finds Debian's headless browser; .ci/run installs it.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser"} {
-		if path, err := exec.LookPath(name); err == nil {
-			return path
-		}
-	}
-	t.Fatal("no chromium on PATH: install Debian's package (apt-get install chromium), as .ci/run does")
-	return ""
-}
-
 // In a real browser, the reference renders every operation of the served document.
 func TestReferenceRendersInABrowser(t *testing.T) {
 	env := apitest.Start(t)
@@ -78,7 +67,11 @@ func TestReferenceRendersInABrowser(t *testing.T) {
 	defer os.RemoveAll(profile)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, chromium(t), "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+profile,
+	exe, err := browser.Driven()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(ctx, exe, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir="+profile,
 		"--virtual-time-budget=10000", "--dump-dom", env.URL+"/api/docs").Output()
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
