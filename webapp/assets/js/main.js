@@ -133,7 +133,7 @@ async function route() {
     return;
   }
   document.title = t(page.title) + ' · Finledger';
-  const ctx = { ...state, go, reloadSession, id };
+  const ctx = { ...state, go, reloadSession, closeLive: () => state.closeLive?.(), id };
   state.refresh = null;
   // Each page draws into a view of its own, shown once drawn unless the person has moved
   // on: a redraw of the page left behind, still under way, draws into its own view, no

@@ -233,11 +233,15 @@ async function teamPage(main, ctx) {
   }
   const base = `/api/workspaces/${ws.id}/`;
   const owner = ws.role === 'owner';
-  // Out of the workspace (left or deleted): the person's own workspace again.
+  // Out of the workspace (left, deleted): one's own workspace again, the stream closed
+  // first (a token asked for meanwhile would be refused).
   const away = async () => { api.setWorkspace(''); await ctx.reloadSession(); ctx.go('/app/team'); };
+  const leaving = (run) => async () => { await ctx.closeLive(); await run().catch(async (e) => { await ctx.reloadSession(); throw e; }); };
   const closing = h('div', { class: 'row-actions' },
-    owner && act(t('Delete workspace'), ws.name, away, () => api.del('/api/workspace'), t('Everything in it is deleted for every member, and its API keys stop working.')),
-    can(ws, 'team:manage') && act(t('Leave'), ws.name, away, () => api.del(base + 'members/' + ctx.me.id), t('You lose access to it until someone invites you again.')));
+    owner && act(t('Delete workspace'), ws.name, away, leaving(() => api.del('/api/workspace')),
+      t('Everything in it is deleted for every member, and its API keys stop working.')),
+    can(ws, 'team:manage') && act(t('Leave'), ws.name, away, leaving(() => api.del(base + 'members/' + ctx.me.id)),
+      t('You lose access to it until someone invites you again.')));
   const draw = async () => {
     const { members } = can(ws, 'team:manage') ? await api.get(base + 'members') : { members: [] };
     const roles = ['owner', 'admin', 'collaborator', 'reader'].filter((r) => owner || r !== 'owner');
