@@ -183,16 +183,14 @@ func keep(c testcontainers.Container) {
 	started = append(started, c)
 }
 
-// StopAll removes every container this test binary started, and stops its shared NATS
-// server.
+// StopAll removes every container this test binary started, the shared NATS server's
+// among them, and stops that server where it runs in process.
 func StopAll() {
-	if sharedNATS != nil {
-		sharedNATS.Shutdown()
-		sharedNATS = nil
-		if sharedNATSDir != "" {
-			_ = os.RemoveAll(sharedNATSDir)
-		}
+	if embedded, ok := sharedNATS.(*bus.Embedded); ok {
+		embedded.Shutdown()
+		_ = os.RemoveAll(sharedNATSDir)
 	}
+	sharedNATS = nil
 	mu.Lock()
 	defer mu.Unlock()
 	for _, c := range started {
