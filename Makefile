@@ -26,6 +26,15 @@ test:
 		$(MAKE) --no-print-directory test-compose && \
 		echo "make test: passed in $$(( $$(date +%s) - start ))s"
 
+# The tests' builds are -trimpath builds: without it a package's entry in Go's build cache
+# names the folder it was compiled in, so a fresh clone compiles every package of the
+# service again however often this machine has built them; with it a clone in a new
+# folder finds them compiled (about 290 s of CPU less across vet and the two test runs
+# here). GOFLAGS, not a flag of each command, so that the builds the tests run themselves
+# (cmd/finledger's process tests) are -trimpath builds too. The images keep the user's
+# GOFLAGS: their Dockerfiles pass -trimpath themselves.
+test-go lint-openapi test-deploy test-compose: export GOFLAGS := $(strip $(filter-out -trimpath,$(GOFLAGS)) -trimpath)
+
 # Whether the tests run on containers: FINLEDGER_TEST_CONTAINERS=off says no, =on says
 # yes (and fails without an engine), unset asks the engine (internal/testkit/containers).
 CONTAINERS = case "$${FINLEDGER_TEST_CONTAINERS:-}" in \
