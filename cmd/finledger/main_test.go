@@ -266,7 +266,8 @@ func TestDevRunsTheWholeServiceWithoutConfiguration(t *testing.T) {
 		`finledger_http_request_duration_seconds_count{method="POST",route="/api/transactions",status="201"} 1`,
 		`finledger_webhook_attempts_total{outcome="succeeded"} 1`,
 		`finledger_relay_backlog_events `, `finledger_relay_lag_seconds `, `finledger_dispatcher_backlog_messages `,
-		`finledger_webhook_deliveries_pending `, `finledger_events_appended_total `, `finledger_db_pool_connections{state="idle"} `,
+		`finledger_webhook_deliveries_pending `, `finledger_scrape_collector_success{collector="lag"} 1`,
+		`finledger_events_appended_total `, `finledger_db_pool_connections{state="idle"} `,
 		`go_goroutines `, `process_resident_memory_bytes `,
 	} {
 		if !strings.Contains(metricsText, "\n"+sample) {

@@ -3,12 +3,16 @@
 // webhook attempts, how far the relay and the dispatcher lag behind the log, its
 // database pool, the database's archiving of its write-ahead log and the Go runtime.
 // Each instance has its own registry; the counters count what this instance did, the
-// lags, the pool and the archiving are read when scraped.
+// lags, the pool and the archiving are read when scraped. A read from the database that
+// fails leaves its series out of that scrape, says so in finledger_scrape_collector_success
+// and in the log, and the scrape serves the rest: a slow database is when an operator
+// needs the other series most.
 package metrics
 
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"time"
@@ -135,9 +139,44 @@ type Lag struct {
 }
 
 // WatchLag reports the relay's and the dispatcher's lag, read by read within a few
-// seconds when scraped; a failed read leaves the lag out of that scrape.
+// seconds when scraped; a failed read leaves the lag out of that scrape, and the scrape
+// serves the rest.
 func (m *Metrics) WatchLag(read func(context.Context) (Lag, error)) {
 	m.registry.MustRegister(lagCollector{read})
+}
+
+// readTimeout is how long a scrape waits for a read from the database.
+const readTimeout = 3 * time.Second
+
+// databaseRead is a collector's read from the database when scraped, as the series
+// finledger_scrape_collector_success tells it: 1 when it succeeded, 0 when it failed and
+// the collector's other series were left out of the scrape.
+type databaseRead struct {
+	collector string
+	desc      *prometheus.Desc
+}
+
+func newDatabaseRead(collector string) databaseRead {
+	return databaseRead{collector, prometheus.NewDesc("finledger_scrape_collector_success",
+		"1 when the scrape read the collector's series from the database, 0 when the read failed and left them out of that scrape.",
+		nil, prometheus.Labels{"collector": collector})}
+}
+
+var (
+	lagRead       = newDatabaseRead("lag")
+	archivingRead = newDatabaseRead("archiving")
+)
+
+// report sends the read's success and logs its failure; it returns whether the
+// collector has values to send.
+func (r databaseRead) report(ch chan<- prometheus.Metric, err error) bool {
+	success := 1.0
+	if err != nil {
+		success = 0
+		slog.Warn("metrics: a scrape left series out: their read from the database failed", "collector", r.collector, "err", err)
+	}
+	ch <- prometheus.MustNewConstMetric(r.desc, prometheus.GaugeValue, success)
+	return err == nil
 }
 
 var (
@@ -156,14 +195,14 @@ func (c lagCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- relayLagDesc
 	ch <- undispatchDesc
 	ch <- pendingDelivery
+	ch <- lagRead.desc
 }
 
 func (c lagCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 	defer cancel()
 	lag, err := c.read(ctx)
-	if err != nil {
-		ch <- prometheus.NewInvalidMetric(unrelayedDesc, err)
+	if !lagRead.report(ch, err) {
 		return
 	}
 	ch <- prometheus.MustNewConstMetric(unrelayedDesc, prometheus.GaugeValue, float64(lag.UnrelayedEvents))
@@ -258,17 +297,16 @@ var (
 type archivingCollector struct{ pool *pgxpool.Pool }
 
 func (c archivingCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{archiveFailingDesc, archivedDesc, archiveFailedDesc, archiveLastDesc} {
+	for _, d := range []*prometheus.Desc{archiveFailingDesc, archivedDesc, archiveFailedDesc, archiveLastDesc, archivingRead.desc} {
 		ch <- d
 	}
 }
 
 func (c archivingCollector) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
 	defer cancel()
 	a, err := ReadArchiving(ctx, c.pool)
-	if err != nil {
-		ch <- prometheus.NewInvalidMetric(archiveFailingDesc, err)
+	if !archivingRead.report(ch, err) {
 		return
 	}
 	failing, last := 0.0, 0.0
