@@ -50,7 +50,7 @@ func unreachablePool(t *testing.T) *pgxpool.Pool {
 
 func TestAFailedReadLeavesItsSeriesOutAndTheScrapeServesTheRest(t *testing.T) {
 	m := New()
-	m.appended.Add(3)
+	m.Appended(3)
 	m.WatchLag(func(context.Context) (Lag, error) {
 		return Lag{}, errors.New("timeout: the pool had no connection to give")
 	})
