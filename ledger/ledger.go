@@ -43,6 +43,20 @@ type Projection interface {
 	Flush(b *pgx.Batch)
 }
 
+// CopyingProjection is a Projection that can take the new rows of a streamed write (a
+// statement's import: a hundred thousand transactions and their audit entries) by COPY,
+// as a replay of the log does, instead of as array parameters of its batches' inserts.
+// pgx encodes a batch's parameters whole before it sends the batch, while PostgreSQL
+// waits; a COPY's rows it encodes as it streams them.
+type CopyingProjection interface {
+	Projection
+	// Copying has the rows it gathers from now on left to copy.
+	Copying()
+	// Sending returns what sends b on a transaction, with the rows left to copy since
+	// Sending was last called, each COPYed at its place among b's statements.
+	Sending(b *pgx.Batch) func(ctx context.Context, tx pgx.Tx) error
+}
+
 // ProjectFunc is a Projection that queues each event's updates as it comes, and gathers
 // nothing.
 type ProjectFunc func(b *pgx.Batch, events []eventstore.RecordedEvent, decoded []domain.Event) error
@@ -559,13 +573,20 @@ const writePart = 1000
 func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan, c Call, begin bool, fold *cacheEntry) (Result, error) {
 	w := &queuedWrite{res: Result{Version: plans[0].expected}}
 	s := &partSender{db: db, batch: &pgx.Batch{}, part: math.MaxInt}
-	if _, inTx := db.(pgx.Tx); begin || inTx {
+	tx, inTx := db.(pgx.Tx)
+	if begin || inTx {
 		s.part = writePart
 	}
 	if begin {
 		s.batch.Queue("begin")
 	}
 	projection := l.project()
+	if copying, ok := projection.(CopyingProjection); ok && inTx && fold != nil {
+		copying.Copying()
+		s.copying, s.tx = copying, tx
+	}
+	// A write that fails leaves no batch running on the connection behind it.
+	defer s.drain()
 	for i, p := range plans {
 		for from := 0; from < len(p.decided); from += s.part {
 			decided := p.decided[from:min(from+s.part, len(p.decided))]
@@ -611,6 +632,11 @@ type partSender struct {
 	events  int                         // the events of the batch's appends
 	sent    pgx.BatchResults            // the batch sent before, running; nil if none
 	sentApp []*eventstore.PendingAppend
+	// copying, when set, sends each batch on tx with its new rows COPYed, in a goroutine
+	// of its own, which reports its end on applied (nil when none is running).
+	copying CopyingProjection
+	tx      pgx.Tx
+	applied chan error
 }
 
 // room sends the batch being queued if it cannot take n more events.
@@ -621,9 +647,21 @@ func (s *partSender) room(ctx context.Context, n int) error {
 	if err := s.wait(); err != nil {
 		return err
 	}
-	s.sent, s.sentApp = s.db.SendBatch(ctx, s.batch), s.appends
-	s.batch, s.appends, s.events = &pgx.Batch{}, nil, 0
+	s.send(ctx)
 	return nil
+}
+
+// send sends the batch being queued, which runs until wait, and starts the next.
+func (s *partSender) send(ctx context.Context) {
+	if s.copying != nil {
+		apply, applied := s.copying.Sending(s.batch), make(chan error, 1)
+		go func() { applied <- apply(ctx, s.tx) }()
+		s.applied = applied
+	} else {
+		s.sent = s.db.SendBatch(ctx, s.batch)
+	}
+	s.sentApp = s.appends
+	s.batch, s.appends, s.events = &pgx.Batch{}, nil, 0
 }
 
 // queued notes an append of n events queued on the batch.
@@ -638,19 +676,29 @@ func (s *partSender) finish(ctx context.Context) error {
 		return err
 	}
 	if s.batch.Len() > 0 {
-		s.sent, s.sentApp = s.db.SendBatch(ctx, s.batch), s.appends
+		s.send(ctx)
 	}
 	return s.wait()
 }
 
+// drain waits for the batch sent before, if any, to end, whatever its outcome: the
+// connection is then free for the transaction's rollback.
+func (s *partSender) drain() { _ = s.wait() }
+
 // wait waits for the batch sent before to run. An append's failure explains any failure
 // of the statements queued after it, so it comes first.
 func (s *partSender) wait() error {
-	if s.sent == nil {
+	var sendErr error
+	switch {
+	case s.sent != nil:
+		sendErr = s.sent.Close()
+		s.sent = nil
+	case s.applied != nil:
+		sendErr = <-s.applied
+		s.applied = nil
+	default:
 		return nil
 	}
-	sendErr := s.sent.Close()
-	s.sent = nil
 	for _, p := range s.sentApp {
 		if err := p.Err(); err != nil {
 			return err

@@ -4,6 +4,7 @@
 package projections
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -76,6 +77,17 @@ func (w *write) Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded [
 
 // Flush queues what the parts gathered.
 func (w *write) Flush(b *pgx.Batch) { w.p.flush(b) }
+
+// Copying has the new transactions and audit entries the write gathers from now on,
+// when several are flushed at once, left to COPY (ledger.CopyingProjection).
+func (w *write) Copying() { w.p.copying() }
+
+// Sending returns what sends b with the rows left to copy since it was last called, as
+// a replay applies its batches.
+func (w *write) Sending(b *pgx.Batch) func(ctx context.Context, tx pgx.Tx) error {
+	copies := w.p.takeCopies()
+	return func(ctx context.Context, tx pgx.Tx) error { return apply(ctx, tx, b, copies) }
+}
 
 // userOf returns the user a user-stream event belongs to.
 func userOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
