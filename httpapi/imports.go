@@ -361,7 +361,7 @@ func commitImport(s *Server, w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ws := activeWorkspace(r)
-	cmd, rows, err := imports.Commit(r.Context(), s.pool, ws, id, newID)
+	cmd, rows, err := imports.Commit(r.Context(), s.pool, ws, id)
 	if err != nil {
 		writeError(w, r, err)
 		return

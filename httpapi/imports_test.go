@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/finledger/finledger/imports"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
@@ -71,6 +73,11 @@ func TestImportPreviewCommitUndo(t *testing.T) {
 	}
 	if rows[1]["match"].(map[string]any)["transactionId"] != coffee || num(rows[1]["amount"]) != "-45.5" || rows[0]["externalId"] != "R1" {
 		t.Fatalf("rows = %v", rows)
+	}
+	for _, r := range rows {
+		if r["transactionId"] != nil {
+			t.Fatalf("a row of a preview names a transaction: %v", r)
+		}
 	}
 	if rows[2]["payee"] != `=HYPERLINK("http://evil.example","x")` {
 		t.Fatalf("a formula-like payee is kept as text: %v", rows[2]["payee"])
@@ -153,6 +160,12 @@ func TestImportPreviewCommitUndo(t *testing.T) {
 	if len(imported) != 2 || imported["R1"]["type"] != "income" || imported["R3"]["concept"] != "Unknown charge" ||
 		imported["R3"]["categoryId"] != f.food || !imported["R1"]["cleared"].(bool) {
 		t.Fatalf("imported transactions = %v", imported)
+	}
+	// Each row names the transaction it became or was linked to, once committed.
+	shown := importRows(t, f.c.Get("/api/imports/"+id).Expect(t, http.StatusOK))
+	if shown[0]["transactionId"] != imported["R1"]["id"] || shown[1]["transactionId"] != coffee ||
+		shown[2]["transactionId"] != imported["R3"]["id"] || shown[3]["transactionId"] != nil {
+		t.Fatalf("committed rows = %v", shown)
 	}
 	// A commit again is refused, and so is a change of a row.
 	expectError(t, f.c.Post("/api/imports/"+id+"/commit", nil), http.StatusConflict, "IMPORT_ALREADY_COMMITTED")
@@ -246,6 +259,53 @@ func TestImportCommitTakesARowChangedBeforeIt(t *testing.T) {
 		t.Fatalf("balance after the commit = %s, want 44.25 (the salary skipped)", f.balance(t, f.cash))
 	}
 	expectError(t, f.c.Patch("/api/imports/"+id+"/rows/1", map[string]any{"decision": "skip"}), http.StatusConflict, "IMPORT_NOT_IN_PREVIEW")
+}
+
+// A commit that the read model refuses part-way (a row copied into the transactions
+// meets a row already there, planted here in SQL: a transaction with the id the import
+// names its third row's by) writes nothing, and the next commit of the preview, once
+// the obstacle is gone, takes every row: the write's parts are one transaction, and the
+// instance drops the state it folded them into.
+func TestACommitTheReadModelRefusesWritesNothing(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	id := uploadStatement(f.c, f.cash, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+
+	ctx := context.Background()
+	var ws uuid.UUID
+	var head int64
+	if err := env.Pool.QueryRow(ctx, `SELECT w.workspace_id, s.version FROM wallets w
+		JOIN streams s ON s.stream_id = 'workspace-' || w.workspace_id WHERE w.id = $1`, f.cash).Scan(&ws, &head); err != nil {
+		t.Fatal(err)
+	}
+	third := uuid.NewSHA1(uuid.MustParse(id), []byte{0, 0, 0, 2})
+	if _, err := env.Pool.Exec(ctx, `INSERT INTO transactions (workspace_id, id, type, amount, currency, date, created_at,
+			updated_at, created_version, deleted_at) VALUES ($1, $2, 'expense', 1, 'MXN', '2026-03-01', now(), now(), 1, now())`,
+		ws, third); err != nil {
+		t.Fatal(err)
+	}
+	expectError(t, f.c.Post("/api/imports/"+id+"/commit", nil), http.StatusInternalServerError, "INTERNAL_ERROR")
+	var after int64
+	if err := env.Pool.QueryRow(ctx, `SELECT version FROM streams WHERE stream_id = 'workspace-' || $1`, ws.String()).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != head || f.balance(t, f.cash) != "100" {
+		t.Fatalf("a refused commit wrote: stream at %d (was %d), balance %s", after, head, f.balance(t, f.cash))
+	}
+	if status := f.c.Get("/api/imports/"+id).Expect(t, http.StatusOK).Object("import")["status"]; status != "preview" {
+		t.Fatalf("a refused commit left the import %v", status)
+	}
+
+	if _, err := env.Pool.Exec(ctx, `DELETE FROM transactions WHERE workspace_id = $1 AND id = $2`, ws, third); err != nil {
+		t.Fatal(err)
+	}
+	done := f.c.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK).Object("import")
+	if done["created"] != jsonInt(3) || f.balance(t, f.cash) != "1544.25" {
+		t.Fatalf("the commit after a refused one = %v, balance %s", done, f.balance(t, f.cash))
+	}
+	if rows := importRows(t, f.c.Get("/api/imports/"+id).Expect(t, http.StatusOK)); rows[2]["transactionId"] != third.String() {
+		t.Fatalf("the third row became %v, want %s", rows[2]["transactionId"], third)
+	}
 }
 
 // An instance whose state of the workspace came from a snapshot, without its

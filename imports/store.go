@@ -2,6 +2,7 @@ package imports
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -120,6 +121,11 @@ func Get(ctx context.Context, db DB, workspaceID, id uuid.UUID, withRows bool) (
 	}
 	if imp.Rows, err = readRows(ctx, db, workspaceID, id); err != nil {
 		return nil, err
+	}
+	if imp.Status != StatusPreview {
+		for i := range imp.Rows {
+			imp.Rows[i].TransactionID = imp.Rows[i].committedAs(id)
+		}
 	}
 	if imp.Status == StatusPreview {
 		var balance decimal.Decimal
@@ -435,19 +441,43 @@ func Discard(ctx context.Context, db Pool, workspaceID, id uuid.UUID) error {
 // into it: the commit reads them in its own transaction, once it holds the import's
 // lock (ledger.BindImportCommit), so that it commits them as they are then, whatever
 // changed since the preview.
-func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID, newID func() uuid.UUID) (*domain.CommitImport, func(context.Context, pgx.Tx) error, error) {
+func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID) (*domain.CommitImport, func(context.Context, pgx.Tx) error, error) {
 	imp, err := Get(ctx, db, workspaceID, id, false)
 	if err != nil {
 		return nil, nil, err
 	}
 	c := &domain.CommitImport{ImportID: id, WalletID: imp.WalletID, Format: imp.Format, Rows: make([]domain.ImportedRow, 0, imp.RowCount)}
-	return c, func(ctx context.Context, tx pgx.Tx) error { return commitRows(ctx, tx, workspaceID, c, newID) }, nil
+	return c, func(ctx context.Context, tx pgx.Tx) error { return commitRows(ctx, tx, workspaceID, c) }, nil
+}
+
+// createdTransaction is the id of the transaction that the commit of import makes of its
+// row at index: named by the import and the row (a name-based UUID), so that the commit
+// records which transaction each row became in its events alone, and the import's rows
+// and undo find it again from the row.
+func createdTransaction(importID uuid.UUID, index int) uuid.UUID {
+	return uuid.NewSHA1(importID, binary.BigEndian.AppendUint32(nil, uint32(index)))
+}
+
+// committedAs is the transaction the commit of import made of the row, or linked it to;
+// nil for a row it skipped. A row of an import committed before the ids were named by
+// the row keeps the id recorded on it.
+func (r Row) committedAs(importID uuid.UUID) *uuid.UUID {
+	switch {
+	case r.TransactionID != nil:
+		return r.TransactionID
+	case r.Decision == domain.ImportDecisionImport:
+		id := createdTransaction(importID, r.Index)
+		return &id
+	case r.Decision == domain.ImportDecisionMerge:
+		return r.Match.TransactionID
+	}
+	return nil
 }
 
 // commitRows reads a preview's rows into c, one at a time (a row keeps less than what
-// the preview shows of it): those to import, each with a new transaction id from newID,
-// and those to merge; those skipped are counted.
-func commitRows(ctx context.Context, db DB, workspaceID uuid.UUID, c *domain.CommitImport, newID func() uuid.UUID) error {
+// the preview shows of it): those to import, each with the transaction id the row names
+// (createdTransaction), and those to merge; those skipped are counted.
+func commitRows(ctx context.Context, db DB, workspaceID uuid.UUID, c *domain.CommitImport) error {
 	c.Rows, c.Skipped = c.Rows[:0], 0
 	return eachRow(ctx, db, workspaceID, c.ImportID, func(r Row) error {
 		row := domain.ImportedRow{Index: r.Index, Decision: r.Decision, ExternalID: r.ExternalID, Type: r.Type,
@@ -464,7 +494,7 @@ func commitRows(ctx context.Context, db DB, workspaceID uuid.UUID, c *domain.Com
 		case domain.ImportDecisionMerge:
 			row.TransactionID = *r.Match.TransactionID
 		default:
-			row.TransactionID = newID()
+			row.TransactionID = createdTransaction(c.ImportID, r.Index)
 		}
 		c.Rows = append(c.Rows, row)
 		return nil
@@ -472,28 +502,29 @@ func commitRows(ctx context.Context, db DB, workspaceID uuid.UUID, c *domain.Com
 }
 
 // Undo is the undo of a committed import: the transactions it created and those it
-// linked to, as its rows recorded them.
+// linked to, as its rows name them (committedAs).
 func Undo(ctx context.Context, db DB, workspaceID, id uuid.UUID) (*domain.UndoImport, error) {
-	rows, err := db.Query(ctx, `SELECT decision, transaction_id FROM import_rows
-		WHERE workspace_id = $1 AND import_id = $2 AND transaction_id IS NOT NULL AND decision <> 'skip'
-			AND EXISTS (SELECT 1 FROM imports i WHERE i.workspace_id = $1 AND i.id = $2 AND i.status <> 'preview')
-		ORDER BY index`, workspaceID, id)
+	imp, err := Get(ctx, db, workspaceID, id, false)
 	if err != nil {
-		return nil, fmt.Errorf("imports: read the import's transactions: %w", err)
+		return nil, err
 	}
 	c := &domain.UndoImport{ImportID: id}
-	var decision string
-	var tx uuid.UUID
-	_, err = pgx.ForEachRow(rows, []any{&decision, &tx}, func() error {
-		if decision == domain.ImportDecisionMerge {
-			c.Merged = append(c.Merged, tx)
-		} else {
-			c.Created = append(c.Created, tx)
+	if imp.Status == StatusPreview {
+		return c, nil // the domain refuses it: no committed import
+	}
+	err = eachRow(ctx, db, workspaceID, id, func(r Row) error {
+		tx := r.committedAs(id)
+		switch {
+		case tx == nil:
+		case r.Decision == domain.ImportDecisionMerge:
+			c.Merged = append(c.Merged, *tx)
+		default:
+			c.Created = append(c.Created, *tx)
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("imports: read the import's transactions: %w", err)
+		return nil, err
 	}
 	return c, nil
 }

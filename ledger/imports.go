@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -69,18 +68,6 @@ func BindImportCommit(c *domain.CommitImport, readRows func(ctx context.Context,
 			c.AlreadyImported, err = pgx.CollectRows(rows, pgx.RowTo[string])
 			if err != nil {
 				return fmt.Errorf("ledger: read the wallet's imported rows: %w", err)
-			}
-			// Each row keeps the transaction it becomes or is linked to, for the import's
-			// undo; a commit refused leaves them to the next.
-			indexes, transactions := make([]int32, len(c.Rows)), make([]uuid.UUID, len(c.Rows))
-			for i, r := range c.Rows {
-				indexes[i], transactions[i] = int32(r.Index), r.TransactionID
-			}
-			if _, err := tx.Exec(ctx, `UPDATE import_rows r SET transaction_id = v.id
-				FROM unnest($3::int[], $4::uuid[]) v(i, id)
-				WHERE r.workspace_id = $1 AND r.import_id = $2 AND r.index = v.i`,
-				call.WorkspaceID, c.ImportID, indexes, transactions); err != nil {
-				return fmt.Errorf("ledger: record the transactions of import %s: %w", c.ImportID, err)
 			}
 			return nil
 		}

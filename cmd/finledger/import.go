@@ -62,7 +62,7 @@ func importFlags(fs *flag.FlagSet) runner {
 				fmt.Fprintf(out, "nothing is recorded yet: run again with --yes, or commit preview %s with POST /api/imports/{id}/commit\n", imp.ID)
 				return nil
 			}
-			cmd, rows, err := imports.Commit(ctx, pool, ws, imp.ID, func() uuid.UUID { return uuid.Must(uuid.NewV7()) })
+			cmd, rows, err := imports.Commit(ctx, pool, ws, imp.ID)
 			if err != nil {
 				return err
 			}
