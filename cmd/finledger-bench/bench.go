@@ -112,7 +112,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	fs.StringVar(&coldDepths, "cold-depths", "", "stream depths (events, written in SQL) for timing a new instance's first command with and without snapshots; empty skips it")
 	fs.IntVar(&o.hookRate, "webhook-rate", 100, "transactions per second for the webhook delay test; 0 skips it")
 	fs.IntVar(&o.hookSpaces, "webhook-workspaces", 8, "workspaces, each with a webhook, for the webhook delay test")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run (with -import: of the server during the last round's commit) to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the ledger run (with -import: of the server during the last round's commit, and during the first preview to this file with .preview added) to this file")
 	table := fs.Bool("table", false, "run the table of loads (C=1 and C=16 spread, C=16 keyed, C=16 and C=64 on one workspace) against the -server binary, with pgbench, and print it; the other phases are skipped")
 	serverBin := fs.String("server", "", "with -table, -app, -import or -mcp: the finledger `binary`, run as its own process (finledger serve, or finledger dev for -app)")
 	var app appOptions
@@ -128,7 +128,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	fs.BoolVar(&imp.attachmentS3, "import-attachment-s3", false, "with -import: the servers keep the receipt in a bucket of versitygw (an S3-compatible server built from the Go module proxy, started for the run), not in the database")
 	fs.StringVar(&imp.heap, "import-heapprofile", "", "with -import: write the server's heap profile, taken just before the CAMT preview, to this file, and the one taken 4 s into the first commit to this file with .commit added")
 	mcpCalls := fs.Int("mcp", 0, "measure a tool call's overhead: this many expenses through POST /api/transactions and as many through the MCP tool create_transaction, alternating, one at a time, against the -server binary run as finledger serve, with pgbench at 1 client; the other phases are skipped")
-	statements := fs.Bool("statements", false, "print PostgreSQL's time per statement during the ledger rounds (pg_stat_statements; a private cluster only)")
+	statements := fs.Bool("statements", false, "print PostgreSQL's time per statement during the ledger rounds (with -import: during each preview and each commit; pg_stat_statements, a private cluster only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ type importOptions struct {
 	rounds       int // each on a fresh copy of the seeded database
 	duration     time.Duration
 	server       string // the finledger binary
-	profile      string // where the server's CPU profile of the last commit goes; "" none
+	profile      string // where the server's CPU profile of the last commit goes, and of the first preview with ".preview" added; "" none
 	heap         string // where the server's heap profile before the CAMT preview goes, and 4 s into the first commit with ".commit"; "" none
 	statements   bool   // print pg_stat_statements of each commit
 }
@@ -111,6 +111,23 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		}
 		fmt.Fprintf(out, "\n== round %d: a fresh copy of the seeded database, server pid %d\n", round, s.cmd.Process.Pid)
 		var f importRound
+		var statements *statementTimes
+		if o.statements {
+			if statements, err = newStatementTimes(ctx, s.pool); err != nil {
+				return err
+			}
+		}
+		if err := statements.start(ctx); err != nil {
+			return err
+		}
+		previewProfiled := make(chan error, 1)
+		if round == 1 && o.profile != "" {
+			// Ten seconds span the preview, which the bench waits for before the commit.
+			go func() { previewProfiled <- s.saveProfile(ctx, "profile?seconds=10", o.profile+".preview") }()
+			time.Sleep(100 * time.Millisecond) // the profile starts before the preview
+		} else {
+			previewProfiled <- nil
+		}
 		s.peak.Store(0)
 		started := time.Now()
 		raw, err := s.send(ctx, http.MethodPost, "/api/imports?walletId="+w.wallet.String(), "text/csv", csvFile, http.StatusCreated)
@@ -119,6 +136,9 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 			return fmt.Errorf("preview: %w (server log: %s)", err, s.logPath)
 		}
 		f.preview, f.previewRSS = time.Since(started).Seconds(), s.peakNow()
+		if err := <-previewProfiled; err != nil {
+			return err
+		}
 		var preview struct {
 			Import struct {
 				ID      string
@@ -135,11 +155,8 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 			sum["import"], sum["merge"], sum["skip"], f.previewRSS>>20)
 		preview.Import.Rows, raw = nil, nil
 
-		var statements *statementTimes
-		if o.statements {
-			if statements, err = newStatementTimes(ctx, s.pool); err != nil {
-				return err
-			}
+		if err := statements.print(ctx, out); err != nil {
+			return err
 		}
 		if err := statements.start(ctx); err != nil {
 			return err
