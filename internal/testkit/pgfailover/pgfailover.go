@@ -528,12 +528,20 @@ func (f *Formation) Up() int {
 	for _, i := range []int{f.downPrimary, 1 - f.downPrimary} {
 		f.startKeeper(i)
 	}
+	return f.WaitAnyPair(f.downAt)
+}
+
+// WaitAnyPair returns once one node is the primary and the other its synchronous
+// standby, as the nodes reported since a moment (until they report again, the monitor
+// shows the pair as it stood before), and returns which is the primary. Either may be:
+// a standby that has caught up may be promoted while the old primary comes back, as on
+// any loss of the primary.
+func (f *Formation) WaitAnyPair(since time.Time) int {
+	f.t.Helper()
 	ctx := context.Background()
 	primary := -1
-	err := f.poll(ctx, "a primary and its standby after both nodes were down", func() (bool, error) {
-		// Only what the nodes reported since they came back: until then the monitor
-		// still shows the pair as it stood before Down.
-		got, err := f.statesSince(ctx, f.downAt)
+	err := f.poll(ctx, "a primary and its standby", func() (bool, error) {
+		got, err := f.statesSince(ctx, since)
 		if err != nil {
 			return false, err
 		}
