@@ -126,15 +126,14 @@ func Get(ctx context.Context, db DB, workspaceID, id uuid.UUID, withRows bool) (
 		for i := range imp.Rows {
 			imp.Rows[i].TransactionID = imp.Rows[i].committedAs(id)
 		}
+		return imp, nil
 	}
-	if imp.Status == StatusPreview {
-		var balance decimal.Decimal
-		if err := db.QueryRow(ctx, `SELECT balance FROM wallets WHERE workspace_id = $1 AND id = $2`, workspaceID, imp.WalletID).
-			Scan(&balance); err != nil {
-			return nil, fmt.Errorf("imports: read wallet balance: %w", err)
-		}
-		imp.Summarize(balance)
+	var balance decimal.Decimal
+	if err := db.QueryRow(ctx, `SELECT balance FROM wallets WHERE workspace_id = $1 AND id = $2`, workspaceID, imp.WalletID).
+		Scan(&balance); err != nil {
+		return nil, fmt.Errorf("imports: read wallet balance: %w", err)
 	}
+	imp.Summarize(balance)
 	return imp, nil
 }
 
