@@ -129,7 +129,7 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 
 // UndoImport takes a committed import back: every transaction it created that is still
 // live is deleted, and every link it made to a recorded transaction is removed. Created
-// and Merged name them all, as the import's rows recorded them.
+// and Merged name them all, as the import's rows name them.
 //
 // Errors: IMPORT_NOT_FOUND; IMPORT_ALREADY_UNDONE.
 type UndoImport struct {

@@ -278,7 +278,7 @@ func TestACommitTheReadModelRefusesWritesNothing(t *testing.T) {
 		JOIN streams s ON s.stream_id = 'workspace-' || w.workspace_id WHERE w.id = $1`, f.cash).Scan(&ws, &head); err != nil {
 		t.Fatal(err)
 	}
-	third := uuid.NewSHA1(uuid.MustParse(id), []byte{0, 0, 0, 2})
+	third := imports.CreatedTransaction(uuid.MustParse(id), 2)
 	if _, err := env.Pool.Exec(ctx, `INSERT INTO transactions (workspace_id, id, type, amount, currency, date, created_at,
 			updated_at, created_version, deleted_at) VALUES ($1, $2, 'expense', 1, 'MXN', '2026-03-01', now(), now(), 1, now())`,
 		ws, third); err != nil {

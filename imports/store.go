@@ -449,11 +449,11 @@ func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID) (*domain.Comm
 	return c, func(ctx context.Context, tx pgx.Tx) error { return commitRows(ctx, tx, workspaceID, c) }, nil
 }
 
-// createdTransaction is the id of the transaction that the commit of import makes of its
+// CreatedTransaction is the id of the transaction that the commit of import makes of its
 // row at index: named by the import and the row (a name-based UUID), so that the commit
 // records which transaction each row became in its events alone, and the import's rows
 // and undo find it again from the row.
-func createdTransaction(importID uuid.UUID, index int) uuid.UUID {
+func CreatedTransaction(importID uuid.UUID, index int) uuid.UUID {
 	return uuid.NewSHA1(importID, binary.BigEndian.AppendUint32(nil, uint32(index)))
 }
 
@@ -465,7 +465,7 @@ func (r Row) committedAs(importID uuid.UUID) *uuid.UUID {
 	case r.TransactionID != nil:
 		return r.TransactionID
 	case r.Decision == domain.ImportDecisionImport:
-		id := createdTransaction(importID, r.Index)
+		id := CreatedTransaction(importID, r.Index)
 		return &id
 	case r.Decision == domain.ImportDecisionMerge:
 		return r.Match.TransactionID
@@ -475,7 +475,7 @@ func (r Row) committedAs(importID uuid.UUID) *uuid.UUID {
 
 // commitRows reads a preview's rows into c, one at a time (a row keeps less than what
 // the preview shows of it): those to import, each with the transaction id the row names
-// (createdTransaction), and those to merge; those skipped are counted.
+// (CreatedTransaction), and those to merge; those skipped are counted.
 func commitRows(ctx context.Context, db DB, workspaceID uuid.UUID, c *domain.CommitImport) error {
 	c.Rows, c.Skipped = c.Rows[:0], 0
 	return eachRow(ctx, db, workspaceID, c.ImportID, func(r Row) error {
@@ -493,7 +493,7 @@ func commitRows(ctx context.Context, db DB, workspaceID uuid.UUID, c *domain.Com
 		case domain.ImportDecisionMerge:
 			row.TransactionID = *r.Match.TransactionID
 		default:
-			row.TransactionID = createdTransaction(c.ImportID, r.Index)
+			row.TransactionID = CreatedTransaction(c.ImportID, r.Index)
 		}
 		c.Rows = append(c.Rows, row)
 		return nil
