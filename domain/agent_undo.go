@@ -132,22 +132,27 @@ func (c UndoAgentWork) Decide(w *Workspace) (AgentUndo, error) {
 
 // agentRecords groups the history by record, in the order the key first wrote each,
 // leaving out the records the key did not write since the moment. A budget's threshold
-// reached by the key's transaction is not the key's write of the budget.
+// reached by the key's transaction is not the key's write of the budget. An import's
+// part is read as its transactions (Parts), each a record.
 func agentRecords(history []AgentAct) []*agentRecord {
 	byID := map[uuid.UUID]*agentRecord{}
 	var out []*agentRecord
-	for _, a := range history {
-		kind, id := recordOf(a.Event)
-		r := byID[id]
-		if r == nil {
-			r = &agentRecord{kind: kind, id: id, first: -1}
-			byID[id] = r
+	for _, stored := range history {
+		for e := range Parts(stored.Event) {
+			a := stored
+			a.Event = e
+			kind, id := recordOf(e)
+			r := byID[id]
+			if r == nil {
+				r = &agentRecord{kind: kind, id: id, first: -1}
+				byID[id] = r
+			}
+			if _, derived := e.(*BudgetThresholdReached); a.ByKey && !derived && r.first < 0 {
+				r.first = len(r.acts)
+				out = append(out, r)
+			}
+			r.acts = append(r.acts, a)
 		}
-		if _, derived := a.Event.(*BudgetThresholdReached); a.ByKey && !derived && r.first < 0 {
-			r.first = len(r.acts)
-			out = append(out, r)
-		}
-		r.acts = append(r.acts, a)
 	}
 	return out
 }

@@ -155,42 +155,44 @@ func (w *Workspace) WithBudgetAlerts(events []Event) ([]Event, error) {
 		}
 	}
 	var alerts []Event
-	for _, e := range events {
-		var id uuid.UUID
-		var before, after *Transaction
-		switch e := e.(type) {
-		case *TransactionCreated:
-			id, after = e.TransactionID, transactionOf(e)
-		case *TransactionUpdated:
-			id = e.TransactionID
-			if before = d.transaction(id); before == nil {
-				return nil, fmt.Errorf("domain: budget alerts: update of unknown transaction %s", id)
+	for _, stored := range events {
+		for e := range Parts(stored) {
+			var id uuid.UUID
+			var before, after *Transaction
+			switch e := e.(type) {
+			case *TransactionCreated:
+				id, after = e.TransactionID, transactionOf(e)
+			case *TransactionUpdated:
+				id = e.TransactionID
+				if before = d.transaction(id); before == nil {
+					return nil, fmt.Errorf("domain: budget alerts: update of unknown transaction %s", id)
+				}
+				next := *before
+				next.applyChanges(e.Changes)
+				after = &next
+			case *TransactionDeleted:
+				id = e.TransactionID
+				if before = d.transaction(id); before == nil {
+					return nil, fmt.Errorf("domain: budget alerts: deletion of unknown transaction %s", id)
+				}
+				gone := *before
+				gone.Deleted = true
+				after = &gone
+			default:
+				continue
 			}
-			next := *before
-			next.applyChanges(e.Changes)
-			after = &next
-		case *TransactionDeleted:
-			id = e.TransactionID
-			if before = d.transaction(id); before == nil {
-				return nil, fmt.Errorf("domain: budget alerts: deletion of unknown transaction %s", id)
+			d.transactions[id] = after
+			raised := map[budgetPeriod]decimal.Decimal{}
+			if before != nil {
+				if err := d.move(before, -1, raised); err != nil {
+					return nil, err
+				}
 			}
-			gone := *before
-			gone.Deleted = true
-			after = &gone
-		default:
-			continue
-		}
-		d.transactions[id] = after
-		raised := map[budgetPeriod]decimal.Decimal{}
-		if before != nil {
-			if err := d.move(before, -1, raised); err != nil {
+			if err := d.move(after, 1, raised); err != nil {
 				return nil, err
 			}
+			alerts = append(alerts, d.reached(id, raised)...)
 		}
-		if err := d.move(after, 1, raised); err != nil {
-			return nil, err
-		}
-		alerts = append(alerts, d.reached(id, raised)...)
 	}
 	if len(alerts) == 0 {
 		return events, nil

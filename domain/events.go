@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"maps"
 	"reflect"
 	"slices"
@@ -47,6 +48,9 @@ const (
 	// TypeTransactionMatched links a statement row to a transaction already recorded.
 	TypeTransactionMatched   = "transaction.matched.v1"
 	TypeTransactionUnmatched = "transaction.unmatched.v1"
+	// TypeTransactionsImported records, at once, a part of the transactions a statement
+	// import creates.
+	TypeTransactionsImported = "transactions.imported.v1"
 )
 
 // UserRegistered: a person signed in for the first time.
@@ -356,6 +360,42 @@ type ImportUndone struct {
 	Unmerged int       `json:"unmerged"`
 }
 
+// TransactionsImported records up to ImportPart of the transactions a statement import
+// creates, in the statement's order, each as its own TransactionCreated would (its
+// ImportID and ExternalID set). A statement's hundred thousand rows are a hundred events,
+// not a hundred thousand: the history, its chain, and the kept states of the balances and
+// the totals grow by one entry per part. TransactionIDs lists the transactions again, in
+// the same order, for the index that finds the events naming a transaction (migration
+// 0030). Readers take its transactions one by one with Parts.
+type TransactionsImported struct {
+	ImportID       uuid.UUID            `json:"importId"`
+	TransactionIDs []uuid.UUID          `json:"transactionIds"`
+	Transactions   []TransactionCreated `json:"transactions"`
+}
+
+// EventType names TransactionsImported in history.
+func (TransactionsImported) EventType() string { return TypeTransactionsImported }
+
+func (TransactionsImported) sealed() {}
+
+// Parts yields the events an event stands for, one by one: each transaction a
+// TransactionsImported records, as its TransactionCreated, or else the event itself.
+// Every reader that follows transactions reads events through it.
+func Parts(e Event) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		imported, ok := e.(*TransactionsImported)
+		if !ok {
+			yield(e)
+			return
+		}
+		for i := range imported.Transactions {
+			if !yield(&imported.Transactions[i]) {
+				return
+			}
+		}
+	}
+}
+
 // EventType names ImportUndone in history.
 func (ImportUndone) EventType() string { return TypeImportUndone }
 
@@ -563,6 +603,7 @@ var eventTypes = registry(
 	&TransactionUnmatched{},
 	&ImportCommitted{},
 	&ImportUndone{},
+	&TransactionsImported{},
 	&RuleCreated{},
 	&RuleUpdated{},
 	&RuleDeleted{},

@@ -50,9 +50,14 @@ type ImportedRow struct {
 	Splits []SplitPart
 }
 
+// ImportPart is the most transactions one TransactionsImported records.
+const ImportPart = 1000
+
 // CommitImport records a previewed statement in one wallet: each row to import as a
 // transaction carrying the import's id and the row's external id, each merge as a link
-// from the row to the transaction already recorded. All rows are taken, or none.
+// from the row to the transaction already recorded. All rows are taken, or none. Its
+// events are the import's ImportCommitted, then its new transactions in parts of
+// ImportPart (TransactionsImported), then its links, each in the statement's order.
 //
 // Errors: IMPORT_ALREADY_COMMITTED; WALLET_NOT_FOUND; a row's own errors as
 // CreateTransaction gives them, the field named by the row's index; TRANSACTION_NOT_FOUND
@@ -86,11 +91,13 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 	}
 	committed := &ImportCommitted{ImportID: c.ImportID, WalletID: c.WalletID, Format: c.Format, Skipped: c.Skipped}
 	events := []Event{committed}
+	var part *TransactionsImported
+	var links []Event
 	linked := map[uuid.UUID]bool{}
 	// The events point at copies of the ids, not into c: a pointer into c would keep
 	// c, and with it every row, as long as any event lives.
 	importID, walletID := c.ImportID, c.WalletID
-	for _, row := range c.Rows {
+	for n, row := range c.Rows {
 		i := row.Index
 		switch row.Decision {
 		case ImportDecisionImport:
@@ -104,7 +111,13 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 			}
 			e := created[0].(*TransactionCreated)
 			e.ImportID, e.ExternalID = &importID, row.ExternalID
-			events = append(events, e)
+			if part == nil || len(part.Transactions) == ImportPart {
+				size := min(len(c.Rows)-n, ImportPart)
+				part = &TransactionsImported{ImportID: importID, TransactionIDs: make([]uuid.UUID, 0, size),
+					Transactions: make([]TransactionCreated, 0, size)}
+				events = append(events, part)
+			}
+			part.TransactionIDs, part.Transactions = append(part.TransactionIDs, e.TransactionID), append(part.Transactions, *e)
 			committed.Created++
 		case ImportDecisionMerge:
 			t, err := w.liveTransaction(row.TransactionID)
@@ -118,13 +131,13 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 				return nil, Conflict("IMPORT_MERGE_REFUSED", "row %d: transaction %s is already linked to a statement row", i, row.TransactionID)
 			}
 			linked[row.TransactionID] = true
-			events = append(events, &TransactionMatched{TransactionID: row.TransactionID, ImportID: c.ImportID, ExternalID: row.ExternalID})
+			links = append(links, &TransactionMatched{TransactionID: row.TransactionID, ImportID: c.ImportID, ExternalID: row.ExternalID})
 			committed.Merged++
 		default:
 			return nil, InvalidField(rowField(i, "decision"), "must be import or merge")
 		}
 	}
-	return events, nil
+	return append(events, links...), nil
 }
 
 // UndoImport takes a committed import back: every transaction it created that is still

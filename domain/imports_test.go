@@ -2,7 +2,9 @@ package domain
 
 import (
 	"errors"
+	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"weak"
 
@@ -38,9 +40,12 @@ func TestCommitAndUndoImport(t *testing.T) {
 		}
 	}
 	events := mustDecide(t, w, commit.Decide)
-	if len(events) != 3 || events[1].(*TransactionCreated).ExternalID != "R1" || *events[1].(*TransactionCreated).ImportID != imp ||
-		!events[1].(*TransactionCreated).Cleared {
+	part, ok := events[1].(*TransactionsImported)
+	if len(events) != 3 || !ok || len(part.Transactions) != 1 || part.ImportID != imp || part.TransactionIDs[0] != salary {
 		t.Fatalf("commit = %v", events)
+	}
+	if created := part.Transactions[0]; created.ExternalID != "R1" || *created.ImportID != imp || !created.Cleared || created.TransactionID != salary {
+		t.Fatalf("the imported row = %+v", created)
 	}
 	then(t, w, events)
 	if w.Wallets[cash].Balance.String() != "1554.5" || w.Transactions[recorded].ExternalID != "R2" || !w.Transactions[recorded].Matched {
@@ -78,7 +83,7 @@ func TestImportEventsKeepNoRows(t *testing.T) {
 	kept := weak.Make(&rows[0])
 	c := &CommitImport{ImportID: uuid.New(), WalletID: cash, Format: "csv", Rows: rows}
 	events, err := c.Decide(w)
-	if err != nil || len(events) != 3 {
+	if err != nil || len(events) != 2 {
 		t.Fatalf("commit = %v, %v", events, err)
 	}
 	c.Rows, rows = nil, nil
@@ -87,4 +92,57 @@ func TestImportEventsKeepNoRows(t *testing.T) {
 		t.Fatal("the rows outlive the command: an event keeps them")
 	}
 	runtime.KeepAlive(events)
+}
+
+// A commit records its new transactions in parts of ImportPart, in the statement's
+// order, and its links after them; folding the parts is folding each transaction's
+// creation.
+func TestAnImportRecordsItsTransactionsInParts(t *testing.T) {
+	w := given(t, &WorkspaceCreated{WorkspaceID: uuid.New(), Kind: WorkspacePersonal, Name: "Me", Currency: "MXN", OwnerID: owner},
+		wallet(cash, "Cash", "MXN", "0", true))
+	recorded := uuid.New()
+	then(t, w, mustDecide(t, w, CreateTransaction{TransactionID: recorded, Type: TxExpense, Amount: dec("3"), Date: issued, WalletID: idp(cash)}.Decide))
+	const n = 2*ImportPart + 500
+	rows := make([]ImportedRow, 0, n+1)
+	for i := range n {
+		rows = append(rows, ImportedRow{Index: len(rows), TransactionID: uuid.New(), Decision: ImportDecisionImport,
+			ExternalID: fmt.Sprint("R", i), Type: TxIncome, Amount: dec("0.01"), Date: issued})
+		if i == 1500 { // a merge amid the rows
+			rows = append(rows, ImportedRow{Index: len(rows), TransactionID: recorded, Decision: ImportDecisionMerge, ExternalID: "M"})
+		}
+	}
+	events := mustDecide(t, w, CommitImport{ImportID: uuid.New(), WalletID: cash, Format: "csv", Rows: rows}.Decide)
+	if len(events) != 5 {
+		t.Fatalf("%d events, want the commit, 3 parts and a link", len(events))
+	}
+	if _, ok := events[4].(*TransactionMatched); !ok {
+		t.Fatalf("the last event is %T, want the link", events[4])
+	}
+	var created []uuid.UUID
+	for i, size := range []int{ImportPart, ImportPart, 500} {
+		part := events[1+i].(*TransactionsImported)
+		if len(part.Transactions) != size || len(part.TransactionIDs) != size {
+			t.Fatalf("part %d holds %d transactions (%d ids), want %d", i, len(part.Transactions), len(part.TransactionIDs), size)
+		}
+		for j, id := range part.TransactionIDs {
+			if part.Transactions[j].TransactionID != id {
+				t.Fatalf("part %d lists %s at %d, holds %s", i, id, j, part.Transactions[j].TransactionID)
+			}
+		}
+		for e := range Parts(part) {
+			created = append(created, e.(*TransactionCreated).TransactionID)
+		}
+	}
+	for i, r := range slices.DeleteFunc(slices.Clone(rows), func(r ImportedRow) bool { return r.Decision == ImportDecisionMerge }) {
+		if created[i] != r.TransactionID {
+			t.Fatalf("transaction %d is %s, want row %d's %s", i, created[i], r.Index, r.TransactionID)
+		}
+	}
+	then(t, w, events)
+	if got := w.Wallets[cash].Balance.String(); got != "22" { // 2,500 cents less the 3 spent
+		t.Fatalf("balance %s, want 22", got)
+	}
+	if len(w.Transactions) != n+1 || !w.Transactions[recorded].Matched {
+		t.Fatalf("the state holds %d transactions, the recorded one linked: %v", len(w.Transactions), w.Transactions[recorded].Matched)
+	}
 }

@@ -149,6 +149,10 @@ func NewUpcaster() *Upcaster {
 // shape, in place.
 func (u *Upcaster) Upcast(streamID string, data Event) {
 	switch d := data.(type) {
+	case *TransactionsImported:
+		for created := range Parts(d) {
+			u.Upcast(streamID, created)
+		}
 	case *TransactionCreated:
 		d.Effects = d.effects()
 		if t := transactionOf(d); t.GoalID != nil || t.DebtID != nil {

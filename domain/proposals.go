@@ -276,8 +276,10 @@ func (w *Workspace) proposal(id uuid.UUID) (*Proposal, error) {
 // Groceries, from Cash". Names are the workspace's now.
 func (w *Workspace) Describe(events []Event) string {
 	var parts []string
-	for _, e := range events {
-		parts = append(parts, w.describe(e))
+	for _, stored := range events {
+		for e := range Parts(stored) {
+			parts = append(parts, w.describe(e))
+		}
 	}
 	return strings.Join(parts, "; ")
 }

@@ -227,6 +227,12 @@ func (w *Workspace) Apply(event Event) error {
 			return err
 		}
 		tag.Active = false
+	case *TransactionsImported:
+		for created := range Parts(e) {
+			if err := w.Apply(created); err != nil {
+				return err
+			}
+		}
 	case *TransactionCreated:
 		t := transactionOf(e)
 		w.Transactions[e.TransactionID] = t

@@ -510,34 +510,37 @@ func UnmetWallets(err error) []uuid.UUID {
 }
 
 // MeetTransactions records in the state the transactions named by ids from history,
-// the events of the stream that name them (and the reconciliations that list them), in
-// version order: those history does not create are recorded as known not to exist.
+// the events of the stream that name them (and the imports' parts and the
+// reconciliations that list them), in version order: those history does not create are
+// recorded as known not to exist.
 func (w *Workspace) MeetTransactions(ids []uuid.UUID, history []Event) {
 	met := make(map[uuid.UUID]*Transaction, len(ids))
-	for _, event := range history {
-		switch e := event.(type) {
-		case *TransactionCreated:
-			met[e.TransactionID] = transactionOf(e)
-		case *TransactionUpdated:
-			if t := met[e.TransactionID]; t != nil {
-				t.applyChanges(e.Changes)
-			}
-		case *TransactionDeleted:
-			if t := met[e.TransactionID]; t != nil {
-				t.Deleted = true
-			}
-		case *TransactionMatched:
-			if t := met[e.TransactionID]; t != nil {
-				t.link(e)
-			}
-		case *TransactionUnmatched:
-			if t := met[e.TransactionID]; t != nil {
-				t.link(e)
-			}
-		case *WalletReconciled:
-			for _, id := range e.TransactionIDs {
-				if t := met[id]; t != nil {
-					t.Reconciled = true
+	for _, stored := range history {
+		for event := range Parts(stored) {
+			switch e := event.(type) {
+			case *TransactionCreated:
+				met[e.TransactionID] = transactionOf(e)
+			case *TransactionUpdated:
+				if t := met[e.TransactionID]; t != nil {
+					t.applyChanges(e.Changes)
+				}
+			case *TransactionDeleted:
+				if t := met[e.TransactionID]; t != nil {
+					t.Deleted = true
+				}
+			case *TransactionMatched:
+				if t := met[e.TransactionID]; t != nil {
+					t.link(e)
+				}
+			case *TransactionUnmatched:
+				if t := met[e.TransactionID]; t != nil {
+					t.link(e)
+				}
+			case *WalletReconciled:
+				for _, id := range e.TransactionIDs {
+					if t := met[id]; t != nil {
+						t.Reconciled = true
+					}
 				}
 			}
 		}

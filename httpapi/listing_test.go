@@ -164,7 +164,7 @@ func liveTransactions(t *testing.T, env *apitest.Env, subject string) []listedTr
 			coalesce(category_id::text, ''), wallet_id::text,
 			coalesce(to_wallet_id::text, ''), coalesce(goal_id::text, ''), lower(coalesce(concept, '') || ' | ' || coalesce(description, ''))
 		FROM transactions WHERE deleted_at IS NULL AND workspace_id = (SELECT personal_workspace_id FROM users WHERE subject = $1)
-		ORDER BY date DESC, created_version DESC`, subject)
+		ORDER BY date DESC, created_version DESC, id DESC`, subject)
 	if err != nil {
 		t.Fatal(err)
 	}

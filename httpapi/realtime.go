@@ -257,14 +257,14 @@ func (o *sseWriter) comment(text string) error {
 }
 
 // event writes the public events one stored event stands for, each with the body a
-// webhook delivery of it would carry (its id is the event's).
+// webhook delivery of it would carry (its id is the public event's, Public.ID).
 func (o *sseWriter) event(e queries.StreamEvent) error {
 	publics, err := webhooks.PublicEvents(e.Type, e.Data)
 	if err != nil {
 		return err
 	}
 	for _, p := range publics {
-		body, err := webhooks.Body(e.ID, p, o.workspaceID, e.RecordedAt)
+		body, err := webhooks.Body(p.ID(e.ID), p, o.workspaceID, e.RecordedAt)
 		if err != nil {
 			return err
 		}

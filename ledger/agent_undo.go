@@ -40,7 +40,8 @@ func BindAgentUndo(c *domain.UndoAgentWork, since time.Time, undo *domain.AgentU
 
 // agentHistory reads what UndoAgentWork is decided from: every event the key recorded
 // since the moment, every event of the transactions they name from their creation on
-// (by the index events_by_transaction), and the events since the moment of the budgets
+// (by the index events_by_transaction, and an import's part by the index of the
+// transactions it lists), and the events since the moment of the budgets
 // they name, in stream order.
 func agentHistory(ctx context.Context, tx pgx.Tx, workspace, key uuid.UUID, since time.Time) ([]domain.AgentAct, error) {
 	stream := domain.StreamID(workspace)
@@ -65,6 +66,9 @@ func agentHistory(ctx context.Context, tx pgx.Tx, workspace, key uuid.UUID, sinc
 	}
 	rows, err = tx.Query(ctx, `SELECT version, type, data, metadata, recorded_at FROM events
 		WHERE stream_id = $1 AND data ? 'transactionId' AND data->>'transactionId' = ANY($4)
+		UNION
+		SELECT version, type, data, metadata, recorded_at FROM events
+		WHERE stream_id = $1 AND type = '`+domain.TypeTransactionsImported+`' AND data->'transactionIds' ?| $4
 		UNION
 		SELECT version, type, data, metadata, recorded_at FROM events
 		WHERE stream_id = $1 AND recorded_at >= $2 AND (data->>'budgetId' = ANY($5) OR `+byKey+`)

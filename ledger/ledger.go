@@ -555,8 +555,9 @@ type appendPlan struct {
 }
 
 // writePart is the most events one round trip of a write carries when the write runs in
-// a transaction of its own. A larger append (a statement's import commits a hundred
-// thousand transactions at once) goes in parts, each the append of its events and their
+// a transaction of its own, an import's part counted as its transactions (eventWeight).
+// A larger append (a statement's import commits a hundred thousand transactions at once)
+// goes in parts, each the append of its events and their
 // projection, in the command's transaction: what is encoded and held at once stays
 // bounded whatever the command's size, and PostgreSQL applies one part while the next
 // is encoded. A projection reads the read models as an earlier part left them, as a
@@ -588,9 +589,11 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 	// A write that fails leaves no batch running on the connection behind it.
 	defer s.drain()
 	for i, p := range plans {
-		for from := 0; from < len(p.decided); from += s.part {
-			decided := p.decided[from:min(from+s.part, len(p.decided))]
-			if err := s.room(ctx, len(decided)); err != nil {
+		for from, to := 0, 0; from < len(p.decided); from = to {
+			var weight int
+			to, weight = partEnd(p.decided, from, s.part)
+			decided := p.decided[from:to]
+			if err := s.room(ctx, weight); err != nil {
 				return Result{}, err
 			}
 			events, err := l.encode(decided, c.Metadata)
@@ -598,7 +601,7 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 				return Result{}, err
 			}
 			appended := eventstore.QueueAppend(s.batch, p.stream, p.expected+int64(from), events, l.now())
-			s.queued(appended, len(decided))
+			s.queued(appended, weight)
 			if err := queueProjection(s.batch, projection, appended.Events(), decided, &w.res, i == 0); err != nil {
 				return Result{}, err
 			}
@@ -621,15 +624,37 @@ func (l *Ledger) write(ctx context.Context, db eventstore.DB, plans []appendPlan
 	return w.answer(ctx, db)
 }
 
+// partEnd returns where the part of events that starts at from ends, the part taking
+// events while their weight stays within part (and at least one), and its weight.
+func partEnd(events []domain.Event, from, part int) (to, weight int) {
+	for to = from; to < len(events); to++ {
+		w := eventWeight(events[to])
+		if to > from && weight+w > part {
+			break
+		}
+		weight += w
+	}
+	return to, weight
+}
+
+// eventWeight is what an event counts for in a write's parts: the transactions of an
+// import's part (each is a row of its own in the read models), and one for any other.
+func eventWeight(e domain.Event) int {
+	if imported, ok := e.(*domain.TransactionsImported); ok {
+		return max(len(imported.Transactions), 1)
+	}
+	return 1
+}
+
 // partSender sends the batches of a write in parts: the batch being queued goes once
 // the one sent before it has run, so that the next part is queued while PostgreSQL
 // applies the one before.
 type partSender struct {
 	db      eventstore.DB
-	part    int // the most events of one batch
+	part    int // the most events of one batch, by weight
 	batch   *pgx.Batch
 	appends []*eventstore.PendingAppend // the batch's
-	events  int                         // the events of the batch's appends
+	events  int                         // the weight of the batch's appends' events
 	sent    pgx.BatchResults            // the batch sent before, running; nil if none
 	sentApp []*eventstore.PendingAppend
 	// copying, when set, sends each batch on tx with its new rows COPYed, in a goroutine
@@ -818,9 +843,11 @@ func forgetNamed(entry *cacheEntry, decided []domain.Event) {
 	if entry.state == nil {
 		return
 	}
-	for _, e := range decided {
-		if id, _, ok := namedTransaction(e); ok {
-			entry.state.ForgetTransaction(id)
+	for _, stored := range decided {
+		for e := range domain.Parts(stored) {
+			if id, _, ok := namedTransaction(e); ok {
+				entry.state.ForgetTransaction(id)
+			}
 		}
 	}
 }

@@ -27,12 +27,14 @@ func meetTransactions(ctx context.Context, db eventstore.Reader, state *domain.W
 	if len(ids) == 0 {
 		return nil
 	}
-	// A transaction's own events, and the reconciliations that list it (migration 0030).
+	// A transaction's own events, and the imports' parts and the reconciliations that
+	// list it (migration 0030).
 	rows, err := db.Query(ctx, `SELECT version, type, data FROM events
 		WHERE stream_id = $1 AND data ? 'transactionId' AND data->>'transactionId' = ANY($2) AND version <= $3
 		UNION ALL
 		SELECT version, type, data FROM events
-		WHERE type = '`+domain.TypeWalletReconciled+`' AND data->'transactionIds' ?| $2 AND stream_id = $1 AND version <= $3
+		WHERE type IN ('`+domain.TypeWalletReconciled+`', '`+domain.TypeTransactionsImported+`')
+			AND data->'transactionIds' ?| $2 AND stream_id = $1 AND version <= $3
 		ORDER BY version`,
 		domain.StreamID(state.ID), keys, asOf)
 	if err != nil {
@@ -61,15 +63,19 @@ func meetTransactions(ctx context.Context, db eventstore.Reader, state *domain.W
 }
 
 // meetWallet loads into state, as the stream stood at version asOf, every transaction
-// that touched the wallet then (as its source or destination, when it was created or
-// corrected) and that state has not met, and records the wallet met. It reads the
+// that touched the wallet then (as its source or destination, when it was created,
+// alone or in an import's part, or corrected) and that state has not met, and records the wallet met. It reads the
 // stream's transaction events: a reconciliation of a state that does not hold every
 // transaction pays for it.
 func meetWallet(ctx context.Context, db eventstore.Reader, state *domain.Workspace, wallet uuid.UUID, asOf int64) error {
 	rows, err := db.Query(ctx, `SELECT DISTINCT data->>'transactionId' FROM events
 		WHERE stream_id = $1 AND data ? 'transactionId' AND version <= $3 AND (
 			type = '`+domain.TypeTransactionCreated+`' AND (data->>'walletId' = $2 OR data->>'toWalletId' = $2)
-			OR type = '`+domain.TypeTransactionUpdated+`' AND (data->'changes'->>'walletId' = $2 OR data->'changes'->>'toWalletId' = $2))`,
+			OR type = '`+domain.TypeTransactionUpdated+`' AND (data->'changes'->>'walletId' = $2 OR data->'changes'->>'toWalletId' = $2))
+		UNION
+		SELECT t->>'transactionId' FROM events CROSS JOIN LATERAL jsonb_array_elements(data->'transactions') t
+		WHERE stream_id = $1 AND type = '`+domain.TypeTransactionsImported+`' AND version <= $3
+			AND (t->>'walletId' = $2 OR t->>'toWalletId' = $2)`,
 		domain.StreamID(state.ID), wallet.String(), asOf)
 	if err != nil {
 		return fmt.Errorf("ledger: load a wallet's transactions: %w", err)
@@ -120,12 +126,14 @@ func transactionsToMeet(state *domain.Workspace, events []domain.Event) []uuid.U
 			unmet = append(unmet, id)
 		}
 	}
-	for _, e := range events {
-		switch id, creates, ok := namedTransaction(e); {
-		case creates:
-			created[id] = true
-		case ok:
-			need(id)
+	for _, stored := range events {
+		for e := range domain.Parts(stored) {
+			switch id, creates, ok := namedTransaction(e); {
+			case creates:
+				created[id] = true
+			case ok:
+				need(id)
+			}
 		}
 	}
 	return unmet

@@ -118,6 +118,16 @@ func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 }
 
 func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error {
+	if imported, ok := data.(*domain.TransactionsImported); ok {
+		// Each transaction of an import's part is projected as its own creation, at the
+		// part's version: one row, one audit entry each.
+		for created := range domain.Parts(imported) {
+			if err := queue(b, p, e, created); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	switch d := data.(type) {
 	case *domain.WalletUpdated, *domain.WalletArchived:
 		p.postings.flush(b) // they write the wallet's row after the postings before them

@@ -55,16 +55,18 @@ func keptStates(history string) []stateSource {
 }
 
 // transactionChanges are the events that create, correct or delete a transaction, each
-// naming it, and the reconciliations that mark it, each listing it; the stream's key
+// naming it, and the imports' parts that create it and the reconciliations that mark
+// it, each listing it; the stream's key
 // reads them in version order.
 var transactionChanges = []stateSource{{`SELECT version, (data->>'transactionId')::uuid AS id FROM events
 		WHERE stream_id = 'workspace-' || $1::uuid::text AND version > $2 AND version <= $3
 			AND type IN ('` + domain.TypeTransactionCreated + `', '` + domain.TypeTransactionUpdated + `', '` + domain.TypeTransactionDeleted + `')`,
 	`data ? 'transactionId' AND data->>'transactionId' = ANY($4::uuid[]::text[])`},
-	// A reconciliation marks the transactions it lists (migration 0030).
+	// An import's part creates the transactions it lists, and a reconciliation marks
+	// those it lists (migrations 0030 and 0040).
 	{`SELECT version, jsonb_array_elements_text(data->'transactionIds')::uuid AS id FROM events
 		WHERE stream_id = 'workspace-' || $1::uuid::text AND version > $2 AND version <= $3
-			AND type = '` + domain.TypeWalletReconciled + `'`,
+			AND type IN ('` + domain.TypeWalletReconciled + `', '` + domain.TypeTransactionsImported + `')`,
 		`data->'transactionIds' ?| $4::uuid[]::text[]`}}
 
 var recordKinds = map[string]recordKind{

@@ -44,7 +44,7 @@ var exportTables = []exportTable{
 	table("categories", `SELECT `+categoryColumns+` FROM categories WHERE workspace_id = $1 ORDER BY created_version`, scanCategory),
 	table("tags", `SELECT `+tagColumns+` FROM tags WHERE workspace_id = $1 ORDER BY created_version`, scanTag),
 	table("transactions", `SELECT `+transactionColumns+` FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL
-		ORDER BY date, created_version`, func(row pgx.CollectableRow) (Transaction, error) { return scanTransaction(row) }),
+		ORDER BY date, created_version, id`, func(row pgx.CollectableRow) (Transaction, error) { return scanTransaction(row) }),
 	table("budgets", `SELECT `+budgetColumns+` FROM budgets WHERE workspace_id = $1 AND NOT deleted ORDER BY created_version`, scanBudgetRecord),
 	table("goals", goalSelect+` WHERE workspace_id = $1 AND NOT deleted ORDER BY created_version`, scanGoal),
 	table("debts", debtSelect+` WHERE workspace_id = $1 AND NOT deleted ORDER BY created_version`, scanDebt),

@@ -39,13 +39,13 @@ func TestHotQueriesUseTheirIndexesUnderGenericPlans(t *testing.T) {
 	}{
 		{"transaction by id", transactionByIDSQL, "Index Scan using transactions_pkey", []any{uuid.New(), uuid.New()}},
 		{"transaction listing", `SELECT id FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL AND date <= $2
-			ORDER BY date DESC, created_version DESC LIMIT $3 OFFSET $4`, "Index Only Scan using transactions_listing", []any{uuid.New(), "2026-01-01", 25, 0}},
+			ORDER BY date DESC, created_version DESC, id DESC LIMIT $3 OFFSET $4`, "Index Only Scan using transactions_listing", []any{uuid.New(), "2026-01-01", 25, 0}},
 		{"transaction listing of a category", `SELECT id FROM transactions WHERE workspace_id = $1 AND category_id = $2 AND deleted_at IS NULL
-			AND date >= $3 AND date <= $4 ORDER BY date DESC, created_version DESC LIMIT $5 OFFSET $6`,
+			AND date >= $3 AND date <= $4 ORDER BY date DESC, created_version DESC, id DESC LIMIT $5 OFFSET $6`,
 			"Index Only Scan using transactions_listing_by_category", []any{uuid.New(), uuid.New(), "2025-01-01", "2026-01-01", 25, 0}},
 		{"transaction page", `SELECT ` + transactionColumns + ` FROM transactions WHERE workspace_id = $1 AND id IN (
 			SELECT id FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL AND date <= $2
-			ORDER BY date DESC, created_version DESC LIMIT $3 OFFSET $4)`, "Index Scan using transactions_pkey", []any{uuid.New(), "2026-01-01", 25, 0}},
+			ORDER BY date DESC, created_version DESC, id DESC LIMIT $3 OFFSET $4)`, "Index Scan using transactions_pkey", []any{uuid.New(), "2026-01-01", 25, 0}},
 		{"transaction counts", `SELECT day, sum(count) FROM transaction_counts WHERE workspace_id = $1 AND day >= $2 GROUP BY day`,
 			"Index Scan using transaction_counts_pkey", []any{uuid.New(), "2026-01-01"}},
 		{"listing start", start, "transaction_month_counts_pkey", startArgs},

@@ -66,7 +66,7 @@ func RuleCandidates(ctx context.Context, db DB, workspaceID uuid.UUID, walletID 
 			splits IS NOT NULL, currency
 		FROM transactions WHERE workspace_id = $1 AND deleted_at IS NULL AND NOT reconciled AND type IN ('income', 'expense')
 			AND ($2::uuid IS NULL OR wallet_id = $2) AND ($3::date IS NULL OR date >= $3) AND ($4::date IS NULL OR date <= $4)
-		ORDER BY date DESC, created_version DESC LIMIT $5`, workspaceID, walletID, from, to, limit+1)
+		ORDER BY date DESC, created_version DESC, id DESC LIMIT $5`, workspaceID, walletID, from, to, limit+1)
 	if err != nil {
 		return nil, false, fmt.Errorf("queries: rule candidates: %w", err)
 	}

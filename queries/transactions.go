@@ -208,8 +208,8 @@ func Transactions(ctx context.Context, db DB, workspaceID uuid.UUID, f Transacti
 		args = append([]any{ownPlan}, args...)
 	}
 	rows, err := db.Query(ctx, fmt.Sprintf(`SELECT %s FROM transactions WHERE workspace_id = $1 AND id IN (
-			SELECT id FROM transactions WHERE %s ORDER BY date DESC, created_version DESC LIMIT $%d OFFSET $%d)
-		ORDER BY date DESC, created_version DESC`, transactionColumns, match.sql(), len(match.args)+1, len(match.args)+2), args...)
+			SELECT id FROM transactions WHERE %s ORDER BY date DESC, created_version DESC, id DESC LIMIT $%d OFFSET $%d)
+		ORDER BY date DESC, created_version DESC, id DESC`, transactionColumns, match.sql(), len(match.args)+1, len(match.args)+2), args...)
 	if err != nil {
 		return page, fmt.Errorf("queries: list transactions: %w", err)
 	}
@@ -246,16 +246,16 @@ func partsOf(parts []SplitPart, category uuid.UUID) []int {
 
 // balancesAfterSQL is, for the transactions $4 of wallet $2, the wallet's balance after
 // each: its balance now less what the wallet's later transactions moved it by, later
-// in the listing's order (date, then recording). It reads the wallet's live
+// in the listing's order (date, then recording, then id). It reads the wallet's live
 // transactions from the newest down to the page's oldest ($3), as the listing did.
 const balancesAfterSQL = `SELECT t.id, w.balance - t.later FROM wallets w, (
 		SELECT id, coalesce(sum(CASE
 				WHEN wallet_id <> $2 THEN coalesce(destination_amount, amount)
 				WHEN type IN ('income', 'goal_withdrawal') THEN amount
 				ELSE -amount END)
-			OVER (ORDER BY date DESC, created_version DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS later
+			OVER (ORDER BY date DESC, created_version DESC, id DESC ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS later
 		FROM transactions WHERE workspace_id = $1 AND (wallet_id = $2 OR to_wallet_id = $2) AND deleted_at IS NULL
-			AND (date, created_version) >= (SELECT date, created_version FROM transactions WHERE workspace_id = $1 AND id = $3)) t
+			AND (date, created_version, id) >= (SELECT date, created_version, id FROM transactions WHERE workspace_id = $1 AND id = $3)) t
 	WHERE w.workspace_id = $1 AND w.id = $2 AND t.id = ANY($4)`
 
 // walletBalancesAfter sets the running balance of a page of wallet's transactions,

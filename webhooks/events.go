@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/finledger/finledger/domain"
 )
 
@@ -20,11 +22,30 @@ type Public struct {
 	Name    string
 	Version int
 	Data    json.RawMessage
+	// Part is, for a transaction of an import's part (domain.TransactionsImported),
+	// the transaction: the stored event stands for one public event per transaction,
+	// each with an id of its own (ID). uuid.Nil for any other.
+	Part uuid.UUID
+}
+
+// partIDs derives the ids of the public events of an import's part.
+var partIDs = uuid.MustParse("5b0c7e3a-9d41-4f6e-8a2b-c17d3e9f0a58")
+
+// ID is the public event's id, given its stored event's: the stored event's own, or for
+// a transaction of an import's part, an id derived from it and the transaction.
+func (p Public) ID(eventID uuid.UUID) uuid.UUID {
+	if p.Part == uuid.Nil {
+		return eventID
+	}
+	return uuid.NewSHA1(partIDs, append(eventID[:], p.Part[:]...))
 }
 
 // PublicEvents returns the public events a stored event stands for, none for events
 // subscribers are not told of (members, keys, webhooks themselves; see publicOf).
 func PublicEvents(eventType string, data []byte) ([]Public, error) {
+	if eventType == domain.TypeTransactionsImported {
+		return importedPublic(data)
+	}
 	names, p, err := publicOf(eventType, data)
 	if errors.Is(err, errUnclassified) {
 		// A type added without taking a side is kept from subscribers until it does.
@@ -33,13 +54,42 @@ func PublicEvents(eventType string, data []byte) ([]Public, error) {
 	if err != nil || len(names) == 0 {
 		return nil, err
 	}
-	first, err := publicEvent(names[0], p)
+	out, err := publicEvents(names, p, uuid.Nil)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks: %s: %w", eventType, err)
 	}
+	return out, nil
+}
+
+// importedPublic is the public events of an import's part: each of its transactions'
+// as its own creation would be told.
+func importedPublic(data []byte) ([]Public, error) {
+	e, err := decode[domain.TransactionsImported](domain.TypeTransactionsImported, data)
+	if err != nil {
+		return nil, err
+	}
+	var out []Public
+	for i := range e.Transactions {
+		created := &e.Transactions[i]
+		publics, err := publicEvents(transactionCreatedNames(created), transactionCreated(created), created.TransactionID)
+		if err != nil {
+			return nil, fmt.Errorf("webhooks: %s: %w", domain.TypeTransactionsImported, err)
+		}
+		out = append(out, publics...)
+	}
+	return out, nil
+}
+
+// publicEvents is the public events under names with data p, encoded once.
+func publicEvents(names []string, p payload, part uuid.UUID) ([]Public, error) {
+	first, err := publicEvent(names[0], p)
+	if err != nil {
+		return nil, err
+	}
+	first.Part = part
 	out := []Public{first}
 	for _, name := range names[1:] {
-		out = append(out, Public{Name: name, Version: first.Version, Data: first.Data})
+		out = append(out, Public{Name: name, Version: first.Version, Data: first.Data, Part: part})
 	}
 	return out, nil
 }
@@ -51,6 +101,20 @@ func publicEvent(name string, p payload) (Public, error) {
 		return Public{}, fmt.Errorf("encode %s: %w", name, err)
 	}
 	return Public{Name: name, Version: p.version(), Data: data}, nil
+}
+
+// transactionCreatedNames is the public names a new transaction is told under.
+func transactionCreatedNames(e *domain.TransactionCreated) []string {
+	names := []string{domain.HookTransactionCreated}
+	switch {
+	case e.Type == domain.TxGoalDeposit:
+		names = append(names, domain.HookGoalDeposit)
+	case e.Type == domain.TxGoalWithdrawal:
+		names = append(names, domain.HookGoalWithdrawal)
+	case e.DebtID != nil:
+		names = append(names, domain.HookDebtPayment)
+	}
+	return names
 }
 
 // errUnclassified is what publicOf returns for an event type its switch does not name.
@@ -77,16 +141,11 @@ func publicOf(eventType string, data []byte) ([]string, payload, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		names := []string{domain.HookTransactionCreated}
-		switch {
-		case e.Type == domain.TxGoalDeposit:
-			names = append(names, domain.HookGoalDeposit)
-		case e.Type == domain.TxGoalWithdrawal:
-			names = append(names, domain.HookGoalWithdrawal)
-		case e.DebtID != nil:
-			names = append(names, domain.HookDebtPayment)
-		}
-		return names, transactionCreated(e), nil
+		return transactionCreatedNames(e), transactionCreated(e), nil
+	case domain.TypeTransactionsImported:
+		// Told one transaction at a time, as each one's creation (importedPublic).
+		_, err := decode[domain.TransactionsImported](eventType, data)
+		return []string{domain.HookTransactionCreated}, nil, err
 	case domain.TypeTransactionUpdated:
 		return told(domain.HookTransactionUpdated, eventType, data, transactionUpdated)
 	case domain.TypeTransactionDeleted:

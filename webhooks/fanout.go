@@ -28,7 +28,8 @@ type Stored struct {
 // fanOut adds to b the deliveries of one event: one per public event it stands for and
 // per live webhook of its workspace that wants it. A budget.threshold_reached is an
 // event of the log like any other, decided by the command that reached the threshold.
-// It is safe to repeat: a delivery's id derives from its webhook, event and name.
+// It is safe to repeat: a delivery's id derives from its webhook, the public event's id
+// (Public.ID) and its name.
 func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored, now time.Time, b *pgx.Batch) (int, error) {
 	if strings.HasPrefix(e.Type, "webhook.") {
 		cache.forget(e.WorkspaceID)
@@ -47,7 +48,7 @@ func fanOut(ctx context.Context, pool *pgxpool.Pool, cache *hookCache, e Stored,
 			if !h.Wants(p.Name) {
 				continue
 			}
-			d := delivery{ID: deliveryID(h.ID, e.ID, p.Name), WorkspaceID: e.WorkspaceID, WebhookID: h.ID, EventID: &e.ID,
+			d := delivery{ID: deliveryID(h.ID, p.ID(e.ID), p.Name), WorkspaceID: e.WorkspaceID, WebhookID: h.ID, EventID: &e.ID,
 				StreamSeq: e.StreamSeq, OccurredAt: e.RecordedAt, Event: p}
 			if err := d.queue(b, now); err != nil {
 				return 0, err
