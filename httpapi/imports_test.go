@@ -18,7 +18,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 
+	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/imports"
 	"github.com/finledger/finledger/internal/testkit/apitest"
 )
@@ -594,5 +597,91 @@ func TestImportUploadOutlastsTheServersReadTimeout(t *testing.T) {
 	}
 	if status, err := send("/api/transactions", "application/json", "{\n\"type\": \"expense\",\n\"amount\": 1,\n\"concept\": \"slow\"\n}\n"); err == nil && status == http.StatusCreated {
 		t.Fatal("a slow request elsewhere outlasted the read timeout: the test shows nothing")
+	}
+}
+
+// A statement of more rows than a part holds is committed in parts, one event each. The
+// listing pages through their transactions, which share their part's version, each once
+// and in one order, with running balances that follow it; the change feed carries every
+// one; an instance whose state holds none of them corrects one and another undoes the
+// whole import, each meeting them from the parts.
+func TestALargeStatementIsCommittedInParts(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	const n = domain.ImportPart + 250
+	var file strings.Builder
+	file.WriteString("Date,Description,Amount,Reference\n")
+	for i := range n {
+		fmt.Fprintf(&file, "2026-03-%02d,Payee %d,-0.01,L%d\n", 1+i%3, i, i)
+	}
+	cursor := f.c.Get("/api/changes").Expect(t, http.StatusOK).JSON["cursor"].(string)
+	id := uploadStatement(f.c, f.cash, file.String()).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	env.Ledger.SnapshotEvery(1) // the commit's state is kept, without its transactions
+	done := f.c.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK).Object("import")
+	if done["created"] != jsonInt(n) || f.balance(t, f.cash) != "87.5" {
+		t.Fatalf("committed %v, balance %s", done, f.balance(t, f.cash))
+	}
+
+	ctx := context.Background()
+	rows, err := env.Pool.Query(ctx, `SELECT type, coalesce(jsonb_array_length(data->'transactions'), 0) FROM events
+		WHERE data->>'importId' = $1 ORDER BY version`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored []string
+	var typ string
+	var size int
+	if _, err := pgx.ForEachRow(rows, []any{&typ, &size}, func() error {
+		stored = append(stored, fmt.Sprint(typ, " ", size))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"import.committed.v1 0", "transactions.imported.v1 1000", "transactions.imported.v1 250"}; !slices.Equal(stored, want) {
+		t.Fatalf("the commit stored %q, want %q", stored, want)
+	}
+
+	var listed []string
+	balance := decimal.RequireFromString("87.5")
+	for page := 1; page <= n/100+1; page++ {
+		for _, tr := range f.c.Get(fmt.Sprintf("/api/transactions?walletId=%s&pageSize=100&page=%d", f.cash, page)).Expect(t, http.StatusOK).List("transactions") {
+			if got := decimal.RequireFromString(fmt.Sprint(tr["runningBalance"])); !got.Equal(balance) {
+				t.Fatalf("transaction %d of the listing has a running balance of %s, want %s", len(listed), got, balance)
+			}
+			balance = balance.Add(decimal.RequireFromString("0.01"))
+			listed = append(listed, tr["id"].(string))
+		}
+	}
+	var want []string
+	for _, tr := range liveTransactions(t, env, "alice") {
+		want = append(want, tr.id)
+	}
+	if len(listed) != n || !slices.Equal(listed, want) {
+		t.Fatalf("the listing's pages hold %d transactions, not the %d of the table in its order", len(listed), len(want))
+	}
+
+	changed := map[string]bool{}
+	for more := true; more; {
+		page := f.c.Get("/api/changes?limit=500&cursor="+cursor).Expect(t, http.StatusOK)
+		for _, c := range page.List("changes") {
+			if c["kind"] == "transaction" && c["record"].(map[string]any)["importId"] == id {
+				changed[c["id"].(string)] = true
+			}
+		}
+		cursor, more = page.JSON["cursor"].(string), page.JSON["more"].(bool)
+	}
+	if len(changed) != n {
+		t.Fatalf("the change feed carries %d of the %d imported transactions", len(changed), n)
+	}
+
+	last := want[0]
+	corrected := f.c.On(env.Instance()).With("Idempotency-Key", uuid.NewString()).Patch("/api/transactions/"+last, map[string]any{"concept": "Corrected"}).
+		Expect(t, http.StatusOK).Object("transaction")
+	if corrected["concept"] != "Corrected" || corrected["importId"] != id {
+		t.Fatalf("corrected on an instance that met it from its part: %v", corrected)
+	}
+	undone := f.c.On(env.Instance()).Post("/api/imports/"+id+"/undo", nil).Expect(t, http.StatusOK).Object("import")
+	if undone["status"] != "undone" || f.balance(t, f.cash) != "100" || len(liveTransactions(t, env, "alice")) != 0 {
+		t.Fatalf("undone on another instance = %v, balance %s", undone, f.balance(t, f.cash))
 	}
 }
