@@ -396,6 +396,16 @@ func Parts(e Event) iter.Seq[Event] {
 	}
 }
 
+// partIDs is the namespace of the ids PartID derives.
+var partIDs = uuid.MustParse("5b0c7e3a-9d41-4f6e-8a2b-c17d3e9f0a58")
+
+// PartID names one transaction's creation in an import's part wherever a reader gives
+// each creation an id of its own (an audit entry, a webhook's event): a name-based UUID
+// of the part's event id and the transaction's.
+func PartID(eventID, transactionID uuid.UUID) uuid.UUID {
+	return uuid.NewSHA1(partIDs, append(eventID[:], transactionID[:]...))
+}
+
 // EventType names ImportUndone in history.
 func (ImportUndone) EventType() string { return TypeImportUndone }
 

@@ -603,7 +603,7 @@ func TestImportUploadOutlastsTheServersReadTimeout(t *testing.T) {
 // A statement of more rows than a part holds is committed in parts, one event each. The
 // listing pages through their transactions, which share their part's version, each once
 // and in one order, with running balances that follow it; the change feed carries every
-// one; an instance whose state holds none of them corrects one and another undoes the
+// one, and the audit log an entry of its own for each; an instance whose state holds none of them corrects one and another undoes the
 // whole import, each meeting them from the parts.
 func TestALargeStatementIsCommittedInParts(t *testing.T) {
 	env := apitest.Start(t)
@@ -672,6 +672,17 @@ func TestALargeStatementIsCommittedInParts(t *testing.T) {
 	}
 	if len(changed) != n {
 		t.Fatalf("the change feed carries %d of the %d imported transactions", len(changed), n)
+	}
+
+	entries := map[string]bool{}
+	for page := 1; page <= n/100+1; page++ {
+		for _, e := range f.c.Get(fmt.Sprintf("/api/audit?entity=transaction&action=create&pageSize=100&page=%d", page)).
+			Expect(t, http.StatusOK).List("entries") {
+			entries[e["id"].(string)] = true
+		}
+	}
+	if len(entries) != n {
+		t.Fatalf("the audit log holds %d creations of an id of its own, want %d", len(entries), n)
 	}
 
 	last := want[0]

@@ -120,9 +120,11 @@ func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error {
 	if imported, ok := data.(*domain.TransactionsImported); ok {
 		// Each transaction of an import's part is projected as its own creation, at the
-		// part's version: one row, one audit entry each.
+		// part's version: one row, and one audit entry named by its creation's id there.
 		for created := range domain.Parts(imported) {
-			if err := queue(b, p, e, created); err != nil {
+			part := e
+			part.ID = domain.PartID(e.ID, created.(*domain.TransactionCreated).TransactionID)
+			if err := queue(b, p, part, created); err != nil {
 				return err
 			}
 		}

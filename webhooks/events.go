@@ -28,16 +28,13 @@ type Public struct {
 	Part uuid.UUID
 }
 
-// partIDs derives the ids of the public events of an import's part.
-var partIDs = uuid.MustParse("5b0c7e3a-9d41-4f6e-8a2b-c17d3e9f0a58")
-
 // ID is the public event's id, given its stored event's: the stored event's own, or for
-// a transaction of an import's part, an id derived from it and the transaction.
+// a transaction of an import's part, the id of its creation there (domain.PartID).
 func (p Public) ID(eventID uuid.UUID) uuid.UUID {
 	if p.Part == uuid.Nil {
 		return eventID
 	}
-	return uuid.NewSHA1(partIDs, append(eventID[:], p.Part[:]...))
+	return domain.PartID(eventID, p.Part)
 }
 
 // PublicEvents returns the public events a stored event stands for, none for events
