@@ -696,3 +696,42 @@ func TestALargeStatementIsCommittedInParts(t *testing.T) {
 		t.Fatalf("undone on another instance = %v, balance %s", undone, f.balance(t, f.cash))
 	}
 }
+
+// A part larger than a message of the webhooks' bus may carry goes without its data,
+// which the dispatcher reads from the log: each of its transactions is delivered as a
+// transaction.created of its own.
+func TestALargePartReachesTheWebhooks(t *testing.T) {
+	env, ev := apitest.StartEvents(t, nil)
+	ev.Run()
+	alice := env.As("alice")
+	wallet := cashWallet(t, alice)
+	rc := newReceiver(t)
+	rc.subscribe(alice, "transaction.created")
+	const n = domain.ImportPart
+	memo := strings.Repeat("A long memo from the bank. ", 40)
+	var file strings.Builder
+	file.WriteString("Date,Description,Memo,Amount,Reference\n")
+	for i := range n {
+		fmt.Fprintf(&file, "2026-03-01,Payee %d,%s,-1.00,W%d\n", i, memo, i)
+	}
+	id := uploadStatement(alice, wallet, file.String()).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	alice.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK)
+
+	ctx := context.Background()
+	var size int
+	if err := env.Pool.QueryRow(ctx, `SELECT octet_length(data::text) FROM events WHERE type = 'transactions.imported.v1'
+		AND data->>'importId' = $1`, id).Scan(&size); err != nil || size <= 1<<20 {
+		t.Fatalf("the part holds %d bytes (%v), want more than a message's 1 MiB", size, err)
+	}
+	var stored, ids, transactions int
+	waitFor(t, "the part's deliveries", 30*time.Second, func() bool {
+		if err := env.Pool.QueryRow(ctx, `SELECT count(*), count(DISTINCT body->>'id'), count(DISTINCT body->'data'->>'transactionId')
+			FROM webhook_deliveries WHERE event = 'transaction.created'`).Scan(&stored, &ids, &transactions); err != nil {
+			t.Fatal(err)
+		}
+		return stored >= n
+	})
+	if stored != n || ids != n || transactions != n {
+		t.Fatalf("%d deliveries of %d ids and %d transactions, want %d", stored, ids, transactions, n)
+	}
+}

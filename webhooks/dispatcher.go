@@ -211,6 +211,13 @@ func (d *Dispatcher) handle(ctx context.Context, msgs []*message.Message) {
 			}
 			continue
 		}
+		if msg.Metadata.Get(MetaDataInLog) != "" {
+			if err := d.Pool.QueryRow(ctx, `SELECT data FROM events WHERE stream_id = $1 AND version = $2`,
+				domain.StreamID(e.WorkspaceID), e.Version).Scan(&e.Data); err != nil {
+				d.nackAll(ctx, msgs, fmt.Errorf("event %s: read its data from the log: %w", e.ID, err))
+				return
+			}
+		}
 		if _, err := fanOut(ctx, d.Pool, &d.hooks, e, d.Now(), b); err != nil {
 			d.nackAll(ctx, msgs, fmt.Errorf("event %s: %w", e.ID, err))
 			return

@@ -34,7 +34,17 @@ const (
 	MetaWorkspace  = "workspace"
 	MetaVersion    = "version"
 	MetaRecordedAt = "recorded_at"
+	// MetaDataInLog marks a message sent without its event's data (maxRelayedData),
+	// which its reader reads from the log.
+	MetaDataInLog = "data_in_log"
 )
+
+// maxRelayedData is the most data a message carries. NATS refuses a message over its
+// server's max_payload (1 MiB unless configured otherwise), and an event may be larger:
+// an import's part holds a thousand transactions, a reconciliation lists every
+// transaction it marked. Such an event goes without its data, which the dispatcher
+// reads from the log by its stream and version.
+const maxRelayedData = 512 << 10
 
 // Relay publishes every workspace event of the global log to JetStream, in log order,
 // each once: the message id is the event id, so JetStream drops a message published
@@ -102,9 +112,17 @@ func (r *Relay) publish(_ context.Context, e eventstore.RecordedEvent) error {
 }
 
 // relayMessage is the message carrying an event of workspace ws: its UUID is the event
-// id, its payload the event's data, and the rest is in its metadata (see storedOf).
+// id, its payload the event's data (none above maxRelayedData), and the rest is in its
+// metadata (see storedOf).
 func relayMessage(e eventstore.RecordedEvent, ws uuid.UUID) *message.Message {
-	msg := message.NewMessage(e.ID.String(), message.Payload(e.Data))
+	payload := message.Payload(e.Data)
+	if len(e.Data) > maxRelayedData {
+		payload = nil
+	}
+	msg := message.NewMessage(e.ID.String(), payload)
+	if payload == nil {
+		msg.Metadata.Set(MetaDataInLog, "true")
+	}
 	msg.Metadata.Set(MetaType, e.Type)
 	msg.Metadata.Set(MetaWorkspace, ws.String())
 	msg.Metadata.Set(MetaVersion, strconv.FormatInt(e.Version, 10))
