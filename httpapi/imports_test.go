@@ -453,12 +453,7 @@ func TestImportWithMappingOrProfile(t *testing.T) {
 // Subscribers hear of an import's commit and undo, with the transactions' own events
 // of the same append.
 func TestImportWebhooks(t *testing.T) {
-	env, ev := apitest.StartEvents(t, nil)
-	ev.Run()
-	alice := env.As("alice")
-	wallet := cashWallet(t, alice)
-	rc := newReceiver(t)
-	rc.subscribe(alice, "import.committed", "import.undone", "transaction.created")
+	_, alice, wallet, rc := subscribedToImports(t, "import.committed", "import.undone", "transaction.created")
 	id := uploadStatement(alice, wallet, statementCSV).Expect(t, http.StatusCreated).Object("import")["id"].(string)
 	alice.Post("/api/imports/"+id+"/commit", nil).Expect(t, http.StatusOK)
 	alice.Post("/api/imports/"+id+"/undo", nil).Expect(t, http.StatusOK)
@@ -473,6 +468,19 @@ func TestImportWebhooks(t *testing.T) {
 		fmt.Sprint(data["skipped"]) != "1" || undone["importId"] != id || fmt.Sprint(undone["deleted"]) != "3" {
 		t.Fatalf("import.committed %v, import.undone %v", data, undone)
 	}
+}
+
+// subscribedToImports starts an instance whose events run, and returns alice, her cash
+// wallet and a receiver of the events named, subscribed.
+func subscribedToImports(t *testing.T, names ...string) (*apitest.Env, *apitest.Client, string, *receiver) {
+	t.Helper()
+	env, ev := apitest.StartEvents(t, nil)
+	ev.Run()
+	alice := env.As("alice")
+	wallet := cashWallet(t, alice)
+	rc := newReceiver(t)
+	rc.subscribe(alice, names...)
+	return env, alice, wallet, rc
 }
 
 // A QIF file's own categories name the workspace's, and a wallet in brackets a transfer.
@@ -701,12 +709,7 @@ func TestALargeStatementIsCommittedInParts(t *testing.T) {
 // which the dispatcher reads from the log: each of its transactions is delivered as a
 // transaction.created of its own.
 func TestALargePartReachesTheWebhooks(t *testing.T) {
-	env, ev := apitest.StartEvents(t, nil)
-	ev.Run()
-	alice := env.As("alice")
-	wallet := cashWallet(t, alice)
-	rc := newReceiver(t)
-	rc.subscribe(alice, "transaction.created")
+	env, alice, wallet, _ := subscribedToImports(t, "transaction.created")
 	const n = domain.ImportPart
 	memo := strings.Repeat("A long memo from the bank. ", 40)
 	var file strings.Builder
