@@ -306,8 +306,9 @@ func ReadAllLocked(ctx context.Context, tx pgx.Tx, from Position, limit int) ([]
 	return readAll(ctx, tx, from, limit, "")
 }
 
-// ReadAll returns up to limit events of the global log after position from, in log
-// order, and only events whose tx_id is below every transaction still running. A
+// ReadAll returns up to limit events of the global log after position from (and up to
+// maxReadBytes of their data), in log order, and only events whose tx_id is below every
+// transaction still running. A
 // transaction that began earlier but commits later than another would otherwise
 // surface behind a reader's checkpoint and be skipped for ever. An event's tx_id is at
 // least its writer's id, so it stays hidden while its writer runs; and it is an id that
@@ -318,19 +319,29 @@ func ReadAll(ctx context.Context, db DB, from Position, limit int) ([]RecordedEv
 	return readAll(ctx, db, from, limit, `AND tx_id < pg_snapshot_xmin(pg_current_snapshot())`)
 }
 
-// readAllSQL reads the global log after a position ($1, $2), up to $3 events. It orders
-// by the table's columns, so that the index events_global_order gives the order and a
-// read costs the events it returns: ordered by an output expression, every read would
-// read and sort the whole log.
+// maxReadBytes bounds the data one read of the global log returns, as PostgreSQL stores
+// it: the read ends before the event that would take it past, and returns one event at
+// least. An event's data is a few hundred bytes, but a statement import's part holds a
+// thousand transactions, and the relay's batch of 500 such parts would be a quarter of a
+// gigabyte of JSON in one instance.
+const maxReadBytes = 4 << 20
+
+// readAllSQL reads the global log after a position ($1, $2), up to $3 events and $4
+// bytes of their data as stored (compressed, and read without being decompressed). It
+// orders by the table's columns, so that the index events_global_order gives the order
+// and a read costs the events it returns: ordered by an output expression, every read
+// would read and sort the whole log.
 func readAllSQL(horizon string) string {
-	return selectEvents + `
-		WHERE (tx_id, position) > ($1::text::xid8, $2) ` + horizon + `
-		ORDER BY events.tx_id, events.position
-		LIMIT $3`
+	return `SELECT stream_id, version, position, tx_id::text::bigint AS tx_key, event_id, type, data, metadata, recorded_at, hash
+		FROM (SELECT *, sum(pg_column_size(data)) OVER (ORDER BY tx_id, position ROWS UNBOUNDED PRECEDING) AS through
+			FROM (SELECT * FROM events WHERE (tx_id, position) > ($1::text::xid8, $2) ` + horizon + `
+				ORDER BY events.tx_id, events.position LIMIT $3) e) r
+		WHERE through - pg_column_size(data) < $4
+		ORDER BY r.tx_id, r.position`
 }
 
 func readAll(ctx context.Context, db DB, from Position, limit int, horizon string) ([]RecordedEvent, error) {
-	rows, err := db.Query(ctx, readAllSQL(horizon), fmt.Sprint(from.TxID), from.Sequence, limit)
+	rows, err := db.Query(ctx, readAllSQL(horizon), fmt.Sprint(from.TxID), from.Sequence, limit, maxReadBytes)
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: read all from %v: %w", from, err)
 	}

@@ -2,7 +2,11 @@ package eventstore_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
@@ -182,5 +186,48 @@ func TestSubscriptionWakeAndCheckpoint(t *testing.T) {
 	}
 	if last != res.Events[2].Position {
 		t.Fatalf("checkpoint %v, want %v", last, res.Events[2].Position)
+	}
+}
+
+// A read of the global log stops before the event that would take its data past 4 MB
+// as stored, and gives one event at least; the next read goes on from there, so a
+// subscriber gets every event, in order, in reads of bounded size.
+func TestReadAllBoundsTheDataOfARead(t *testing.T) {
+	ctx := context.Background()
+	pool := testdb.Pool(t)
+	large := make([]eventstore.Event, 4)
+	for i := range large {
+		noise := make([]byte, 1200<<10) // 1.6 MB in base64, stored at about its size
+		if _, err := rand.Read(noise); err != nil {
+			t.Fatal(err)
+		}
+		data, err := json.Marshal(map[string]string{"noise": base64.StdEncoding.EncodeToString(noise)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		large[i] = eventstore.Event{ID: uuid.New(), Type: "large.v1", Data: data, Metadata: []byte(`{}`)}
+	}
+	if _, err := appendTx(ctx, pool, "large", eventstore.NoStream, large); err != nil {
+		t.Fatal(err)
+	}
+	var reads [][]int64
+	from := eventstore.Position{}
+	for {
+		events, err := eventstore.ReadAll(ctx, pool, from, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) == 0 {
+			break
+		}
+		var versions []int64
+		for _, e := range events {
+			versions = append(versions, e.Version)
+			from = e.Position
+		}
+		reads = append(reads, versions)
+	}
+	if fmt.Sprint(reads) != "[[1 2 3] [4]]" {
+		t.Fatalf("the reads gave versions %v, want [[1 2 3] [4]]", reads)
 	}
 }

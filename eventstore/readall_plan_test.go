@@ -22,7 +22,7 @@ func TestReadAllFollowsTheIndex(t *testing.T) {
 			if _, err := tx.Exec(ctx, `SET LOCAL enable_sort = off; SET LOCAL enable_seqscan = off`); err != nil {
 				return err
 			}
-			plan := testdb.Explain(t, tx, `EXPLAIN `+readAllSQL(horizon), "0", int64(0), 100)
+			plan := testdb.Explain(t, tx, `EXPLAIN `+readAllSQL(horizon), "0", int64(0), 100, 1<<20)
 			if strings.Contains(plan, "Sort") || !strings.Contains(plan, "events_global_order") {
 				t.Errorf("the global read (horizon %q) does not follow the index:\n%s", horizon, plan)
 			}

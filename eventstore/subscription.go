@@ -54,8 +54,8 @@ func (s *Subscription) Run(ctx context.Context, handle func(context.Context, Rec
 				return fmt.Errorf("eventstore: subscription checkpoint at %v: %w", s.From, err)
 			}
 		}
-		if len(events) == batch {
-			continue // more are waiting
+		if len(events) > 0 {
+			continue // more may be waiting: a read ends at batch events or at maxReadBytes
 		}
 		wait.Reset(interval)
 		select {
