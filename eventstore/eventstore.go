@@ -276,10 +276,12 @@ func readByIDs(ctx context.Context, db DB, streamID string, ids []uuid.UUID) ([]
 	return events, nil
 }
 
-// ReadStream returns up to limit events of a stream with versions above after, in
-// version order.
+// ReadStream returns up to limit events of a stream with versions above after (and up to
+// maxReadBytes of their data), in version order: fewer than limit is no sign of the
+// stream's end, only none is.
 func ReadStream(ctx context.Context, db Reader, streamID string, after int64, limit int) ([]RecordedEvent, error) {
-	rows, err := db.Query(ctx, selectEvents+` WHERE stream_id = $1 AND version > $2 ORDER BY version LIMIT $3`, streamID, after, limit)
+	rows, err := db.Query(ctx, bounded(`SELECT * FROM events WHERE stream_id = $1 AND version > $2 ORDER BY version LIMIT $3`, "version", "$4"),
+		streamID, after, limit, maxReadBytes)
 	if err != nil {
 		return nil, fmt.Errorf("eventstore: read stream %s: %w", streamID, err)
 	}
@@ -332,12 +334,20 @@ const maxReadBytes = 4 << 20
 // and a read costs the events it returns: ordered by an output expression, every read
 // would read and sort the whole log.
 func readAllSQL(horizon string) string {
+	return bounded(`SELECT * FROM events WHERE (tx_id, position) > ($1::text::xid8, $2) `+horizon+`
+		ORDER BY events.tx_id, events.position LIMIT $3`, "tx_id, position", "$4")
+}
+
+// bounded is a read of the events a query of whole rows selects, in the order it gives
+// them, that ends before the event that would take their data past budget bytes as
+// stored (a running sum of pg_column_size, which decompresses nothing), and gives one
+// event at least. Its rows are selectEvents'.
+func bounded(query, order, budget string) string {
 	return `SELECT stream_id, version, position, tx_id::text::bigint AS tx_key, event_id, type, data, metadata, recorded_at, hash
-		FROM (SELECT *, sum(pg_column_size(data)) OVER (ORDER BY tx_id, position ROWS UNBOUNDED PRECEDING) AS through
-			FROM (SELECT * FROM events WHERE (tx_id, position) > ($1::text::xid8, $2) ` + horizon + `
-				ORDER BY events.tx_id, events.position LIMIT $3) e) r
-		WHERE through - pg_column_size(data) < $4
-		ORDER BY r.tx_id, r.position`
+		FROM (SELECT *, sum(pg_column_size(data)) OVER (ORDER BY ` + order + ` ROWS UNBOUNDED PRECEDING) AS through
+			FROM (` + query + `) e) r
+		WHERE through - pg_column_size(data) < ` + budget + `
+		ORDER BY ` + order
 }
 
 func readAll(ctx context.Context, db DB, from Position, limit int, horizon string) ([]RecordedEvent, error) {

@@ -189,9 +189,9 @@ func TestSubscriptionWakeAndCheckpoint(t *testing.T) {
 	}
 }
 
-// A read of the global log stops before the event that would take its data past 4 MB
-// as stored, and gives one event at least; the next read goes on from there, so a
-// subscriber gets every event, in order, in reads of bounded size.
+// A read of the global log, or of a stream, stops before the event that would take its
+// data past 4 MB as stored, and gives one event at least; the next read goes on from
+// there, so a reader gets every event, in order, in reads of bounded size.
 func TestReadAllBoundsTheDataOfARead(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.Pool(t)
@@ -228,6 +228,25 @@ func TestReadAllBoundsTheDataOfARead(t *testing.T) {
 		reads = append(reads, versions)
 	}
 	if fmt.Sprint(reads) != "[[1 2 3] [4]]" {
-		t.Fatalf("the reads gave versions %v, want [[1 2 3] [4]]", reads)
+		t.Fatalf("the reads of the log gave versions %v, want [[1 2 3] [4]]", reads)
+	}
+	reads = nil
+	for after := int64(0); ; {
+		events, err := eventstore.ReadStream(ctx, pool, "large", after, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) == 0 {
+			break
+		}
+		var versions []int64
+		for _, e := range events {
+			versions = append(versions, e.Version)
+			after = e.Version
+		}
+		reads = append(reads, versions)
+	}
+	if fmt.Sprint(reads) != "[[1 2 3] [4]]" {
+		t.Fatalf("the reads of the stream gave versions %v, want [[1 2 3] [4]]", reads)
 	}
 }
