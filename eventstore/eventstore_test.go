@@ -210,43 +210,38 @@ func TestReadAllBoundsTheDataOfARead(t *testing.T) {
 	if _, err := appendTx(ctx, pool, "large", eventstore.NoStream, large); err != nil {
 		t.Fatal(err)
 	}
-	var reads [][]int64
 	from := eventstore.Position{}
+	if reads := readsOf(t, func() ([]eventstore.RecordedEvent, error) { return eventstore.ReadAll(ctx, pool, from, 100) },
+		func(e eventstore.RecordedEvent) { from = e.Position }); reads != "[[1 2 3] [4]]" {
+		t.Fatalf("the reads of the log gave versions %s, want [[1 2 3] [4]]", reads)
+	}
+	after := int64(0)
+	if reads := readsOf(t, func() ([]eventstore.RecordedEvent, error) {
+		return eventstore.ReadStream(ctx, pool, "large", after, 100)
+	},
+		func(e eventstore.RecordedEvent) { after = e.Version }); reads != "[[1 2 3] [4]]" {
+		t.Fatalf("the reads of the stream gave versions %s, want [[1 2 3] [4]]", reads)
+	}
+}
+
+// readsOf reads until a read comes back empty, telling went of each event read, and
+// returns the versions each read gave.
+func readsOf(t *testing.T, read func() ([]eventstore.RecordedEvent, error), went func(eventstore.RecordedEvent)) string {
+	t.Helper()
+	var reads [][]int64
 	for {
-		events, err := eventstore.ReadAll(ctx, pool, from, 100)
+		events, err := read()
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(events) == 0 {
-			break
+			return fmt.Sprint(reads)
 		}
 		var versions []int64
 		for _, e := range events {
 			versions = append(versions, e.Version)
-			from = e.Position
+			went(e)
 		}
 		reads = append(reads, versions)
-	}
-	if fmt.Sprint(reads) != "[[1 2 3] [4]]" {
-		t.Fatalf("the reads of the log gave versions %v, want [[1 2 3] [4]]", reads)
-	}
-	reads = nil
-	for after := int64(0); ; {
-		events, err := eventstore.ReadStream(ctx, pool, "large", after, 100)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(events) == 0 {
-			break
-		}
-		var versions []int64
-		for _, e := range events {
-			versions = append(versions, e.Version)
-			after = e.Version
-		}
-		reads = append(reads, versions)
-	}
-	if fmt.Sprint(reads) != "[[1 2 3] [4]]" {
-		t.Fatalf("the reads of the stream gave versions %v, want [[1 2 3] [4]]", reads)
 	}
 }
