@@ -224,7 +224,7 @@ func TestReadAllBoundsTheDataOfARead(t *testing.T) {
 	}
 }
 
-// readsOf reads until a read comes back empty, telling went of each event read, and
+// readsOf reads until a read comes back empty, handing went each event read, and
 // returns the versions each read gave.
 func readsOf(t *testing.T, read func() ([]eventstore.RecordedEvent, error), went func(eventstore.RecordedEvent)) string {
 	t.Helper()
