@@ -556,9 +556,9 @@ type appendPlan struct {
 
 // writePart is the most events one round trip of a write carries when the write runs in
 // a transaction of its own, an import's part counted as its transactions (eventWeight).
-// A larger append (a statement's import commits a hundred thousand transactions at once)
-// goes in parts, each the append of its events and their
-// projection, in the command's transaction: what is encoded and held at once stays
+// A larger append (a statement's import commits a hundred thousand transactions at
+// once) goes in parts, each the append of its events and their projection, in the
+// command's transaction: what is encoded and held at once stays
 // bounded whatever the command's size, and PostgreSQL applies one part while the next
 // is encoded. A projection reads the read models as an earlier part left them, as a
 // replay in batches of the log does.
@@ -654,7 +654,7 @@ type partSender struct {
 	part    int // the most events of one batch, by weight
 	batch   *pgx.Batch
 	appends []*eventstore.PendingAppend // the batch's
-	events  int                         // the weight of the batch's appends' events
+	weight  int                         // the weight of the batch's appends' events
 	sent    pgx.BatchResults            // the batch sent before, running; nil if none
 	sentApp []*eventstore.PendingAppend
 	// copying, when set, sends each batch on tx with its new rows COPYed, in a goroutine
@@ -666,7 +666,7 @@ type partSender struct {
 
 // room sends the batch being queued if it cannot take n more events.
 func (s *partSender) room(ctx context.Context, n int) error {
-	if s.events == 0 || s.events+n <= s.part {
+	if s.weight == 0 || s.weight+n <= s.part {
 		return nil
 	}
 	if err := s.wait(); err != nil {
@@ -686,13 +686,13 @@ func (s *partSender) send(ctx context.Context) {
 		s.sent = s.db.SendBatch(ctx, s.batch)
 	}
 	s.sentApp = s.appends
-	s.batch, s.appends, s.events = &pgx.Batch{}, nil, 0
+	s.batch, s.appends, s.weight = &pgx.Batch{}, nil, 0
 }
 
 // queued notes an append of n events queued on the batch.
 func (s *partSender) queued(p *eventstore.PendingAppend, n int) {
 	s.appends = append(s.appends, p)
-	s.events += n
+	s.weight += n
 }
 
 // finish sends the last batch and waits for it.
