@@ -15,6 +15,18 @@ import (
 // forgets them all and loads again those that later commands name.
 const maxMetTransactions = 1024
 
+// meetTransactionsSQL reads the events of stream $1 up to version $3 that name the
+// transactions $2 (their ids as text): each one's own events (events_by_transaction, by
+// the statistics of migration 0042 however many are named), and the imports' parts and
+// the reconciliations that list it (events_listed_transactions).
+const meetTransactionsSQL = `SELECT version, type, data FROM events
+		WHERE stream_id = $1 AND data ? 'transactionId' AND data->>'transactionId' = ANY($2) AND version <= $3
+		UNION ALL
+		SELECT version, type, data FROM events
+		WHERE type IN ('` + domain.TypeWalletReconciled + `', '` + domain.TypeTransactionsImported + `')
+			AND data->'transactionIds' ?| $2 AND stream_id = $1 AND version <= $3
+		ORDER BY version`
+
 // meetTransactions loads into state the transactions named by ids as the stream stood at
 // version asOf, from their own events, and records those that did not exist then as
 // known not to. Events up to asOf never change, so the load is exact whatever has been
@@ -27,16 +39,7 @@ func meetTransactions(ctx context.Context, db eventstore.Reader, state *domain.W
 	if len(ids) == 0 {
 		return nil
 	}
-	// A transaction's own events, and the imports' parts and the reconciliations that
-	// list it (migration 0030).
-	rows, err := db.Query(ctx, `SELECT version, type, data FROM events
-		WHERE stream_id = $1 AND data ? 'transactionId' AND data->>'transactionId' = ANY($2) AND version <= $3
-		UNION ALL
-		SELECT version, type, data FROM events
-		WHERE type IN ('`+domain.TypeWalletReconciled+`', '`+domain.TypeTransactionsImported+`')
-			AND data->'transactionIds' ?| $2 AND stream_id = $1 AND version <= $3
-		ORDER BY version`,
-		domain.StreamID(state.ID), keys, asOf)
+	rows, err := db.Query(ctx, meetTransactionsSQL, domain.StreamID(state.ID), keys, asOf)
 	if err != nil {
 		return fmt.Errorf("ledger: load transactions: %w", err)
 	}

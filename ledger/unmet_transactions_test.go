@@ -3,12 +3,14 @@ package ledger
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/finledger/finledger/domain"
+	"github.com/finledger/finledger/eventstore"
 	"github.com/finledger/finledger/internal/testkit/testdb"
 )
 
@@ -159,4 +161,38 @@ func foldOne(state *domain.Workspace, e domain.Event) (err error) {
 		}
 	}()
 	return state.Apply(e)
+}
+
+// A state meeting many transactions at once (a statement's commit meets every recorded
+// transaction it merges) reads their events by the index, not the stream whole: until
+// migration 0042 told it how many ids there are, PostgreSQL took a list of 60 ids for
+// a third of the stream, and one of 200 or more for all of it.
+func TestMeetingManyTransactionsReadsTheirEventsByIndex(t *testing.T) {
+	pool := testdb.Pool(t)
+	ctx := context.Background()
+	stream := domain.StreamID(fixtureID(760))
+	var ids []string
+	for part := range 10 {
+		events := make([]eventstore.Event, 1000)
+		for i := range events {
+			id := uuid.New()
+			ids = append(ids, id.String())
+			events[i] = eventstore.Event{ID: uuid.New(), Type: domain.TypeTransactionCreated,
+				Data: []byte(`{"transactionId":"` + id.String() + `"}`), Metadata: []byte(`{}`)}
+		}
+		if _, err := eventstore.Append(ctx, pool, stream, int64(part*len(events)), events, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := pool.Exec(ctx, `ANALYZE events`); err != nil {
+		t.Fatal(err)
+	}
+	plan := testdb.Explain(t, pool, `EXPLAIN (COSTS OFF) `+meetTransactionsSQL, stream, ids[:60], int64(len(ids)))
+	var shown strings.Builder // without the ids that each condition lists
+	for line := range strings.Lines(plan) {
+		shown.WriteString(line[:min(len(line), 120)] + "\n")
+	}
+	if !strings.Contains(plan, "events_by_transaction") {
+		t.Fatalf("60 transactions' own events read without their index:\n%s", shown.String())
+	}
 }
