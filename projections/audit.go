@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -40,7 +41,7 @@ type auditEntry struct {
 	// fromRow, when set, reads the before values of these fields (API name to column)
 	// from the transactions read model, before the event's own statements change it.
 	fromRow map[string]string
-	after   any
+	after   json.RawMessage
 	// written, when set, is the changes already written as JSON (createdChanges).
 	written []byte
 }
@@ -570,18 +571,60 @@ func rawOrNil(v json.RawMessage) any {
 	return v
 }
 
-// auditFromRowSQL writes an audit entry whose before values come from the transaction's
-// current row: queued ahead of the event's own update, it sees the row as it was.
-// Amounts become strings, like every amount in the log, so that no reader parses them
-// through floating point.
+// auditFromRowSQL writes audit entries whose before values come from their
+// transactions' current rows: queued ahead of the events' own updates, it sees the rows
+// as they were. Each of $1 to $12 holds one element per entry (fromRowAudits); $13 and
+// $14 are the fields read, by their API names and columns. Amounts become strings, like
+// every amount in the log, so that no reader parses them through floating point.
 const auditFromRowSQL = `INSERT INTO audit_log (workspace_id, event_id, version, entity, entity_id, action, actor_type,
 		actor_id, user_agent, request_id, occurred_at, changes)
-	SELECT $1, $2, $3, $4, $5::text, $6, $7, $8, $9, $10, $11,
+	SELECT e.workspace_id, e.event_id, e.version, e.entity, e.entity_id, e.action, e.actor_type, e.actor_id, e.user_agent,
+		e.request_id, e.occurred_at,
 		coalesce((SELECT jsonb_object_agg(f.api, jsonb_build_object(
 				'before', CASE WHEN jsonb_typeof(to_jsonb(t) -> f.col) = 'number' THEN to_jsonb((to_jsonb(t) ->> f.col)) ELSE to_jsonb(t) -> f.col END,
-				'after', $12::jsonb -> f.api))
+				'after', e.after -> f.api))
 			FROM unnest($13::text[], $14::text[]) AS f(api, col)), '{}')
-	FROM transactions t WHERE t.workspace_id = $1 AND t.id = $5::text::uuid`
+	FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+			$10::text[], $11::timestamptz[], $12::jsonb[])
+		AS e(workspace_id, event_id, version, entity, entity_id, action, actor_type, actor_id, user_agent, request_id, occurred_at, after)
+	JOIN transactions t ON t.workspace_id = e.workspace_id AND t.id = e.entity_id::uuid`
+
+// fromRowAudits are audit entries that read the same fields of their transactions' rows
+// (auditFromRowSQL), gathered a column at a time.
+type fromRowAudits struct {
+	workspaces, events                                 []uuid.UUID
+	versions                                           []int64
+	entities, entityIDs, actions, actorTypes, actorIDs []string
+	userAgents, requestIDs                             []*string
+	occurred                                           []time.Time
+	afters                                             []string
+}
+
+// add gathers the audit entry of event e.
+func (a *fromRowAudits) add(entry auditEntry, e eventstore.RecordedEvent, meta ledger.Metadata) {
+	a.workspaces, a.events = append(a.workspaces, entry.workspace), append(a.events, e.ID)
+	a.versions = append(a.versions, e.Version)
+	a.entities, a.entityIDs = append(a.entities, entry.entity), append(a.entityIDs, entry.entityID.String())
+	a.actions, a.actorTypes, a.actorIDs = append(a.actions, entry.action), append(a.actorTypes, meta.ActorType), append(a.actorIDs, meta.ActorID)
+	a.userAgents, a.requestIDs = append(a.userAgents, nilIfEmpty(meta.UserAgent)), append(a.requestIDs, nilIfEmpty(meta.RequestID))
+	a.occurred, a.afters = append(a.occurred, e.RecordedAt), append(a.afters, string(entry.after))
+}
+
+// queue queues the entries gathered, which read the given fields (API name to column),
+// and forgets them.
+func (a *fromRowAudits) queue(b *pgx.Batch, fields map[string]string) {
+	if len(a.events) == 0 {
+		return
+	}
+	apis := slices.Sorted(maps.Keys(fields))
+	cols := make([]string, len(apis))
+	for i, api := range apis {
+		cols[i] = fields[api]
+	}
+	b.Queue(auditFromRowSQL, a.workspaces, a.events, a.versions, a.entities, a.entityIDs, a.actions, a.actorTypes, a.actorIDs,
+		a.userAgents, a.requestIDs, a.occurred, a.afters, apis, cols)
+	*a = fromRowAudits{}
+}
 
 // auditInsert writes audit entries whose changes the event alone tells.
 var auditInsert = newRowInsert("audit_log", []string{"workspace_id uuid", "event_id uuid", "version bigint", "entity text",
@@ -594,21 +637,19 @@ func queueAudit(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta ledge
 	if err != nil {
 		return err
 	}
-	args := []any{entry.workspace, e.ID, e.Version, entry.entity, entry.entityID.String(), entry.action,
-		meta.ActorType, meta.ActorID, nilIfEmpty(meta.UserAgent), nilIfEmpty(meta.RequestID), e.RecordedAt}
 	if entry.fromRow != nil {
-		apis := make([]string, 0, len(entry.fromRow))
-		for api := range entry.fromRow {
-			apis = append(apis, api)
+		if _, _, _, link := linkOf(data); link {
+			// Written with the link's own statements (gatheredLinks).
+			p.links.audits.add(entry, e, meta)
+			return nil
 		}
-		sort.Strings(apis)
-		cols := make([]string, len(apis))
-		for i, api := range apis {
-			cols[i] = entry.fromRow[api]
-		}
-		b.Queue(auditFromRowSQL, append(args, entry.after, apis, cols)...)
+		var one fromRowAudits
+		one.add(entry, e, meta)
+		one.queue(b, entry.fromRow)
 		return nil
 	}
+	args := []any{entry.workspace, e.ID, e.Version, entry.entity, entry.entityID.String(), entry.action,
+		meta.ActorType, meta.ActorID, nilIfEmpty(meta.UserAgent), nilIfEmpty(meta.RequestID), e.RecordedAt}
 	changes := entry.written
 	if changes == nil {
 		if entry.changes == nil {

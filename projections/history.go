@@ -38,11 +38,16 @@ func queueVersion(b *pgx.Batch, table string, ws, id uuid.UUID, version int64) {
 		ws, id, version)
 }
 
+// replacedSQL keeps the rows of transactions $2 of workspaces $1, before the events of
+// versions $3 replace them, stamped with those versions: one element per row.
+const replacedSQL = `INSERT INTO transaction_versions SELECT r.version, t.*
+	FROM unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS r(workspace_id, id, version)
+	JOIN transactions t ON t.workspace_id = r.workspace_id AND t.id = r.id`
+
 // queueReplaced keeps a transaction's row, before the correction or deletion of the
 // given version replaces it, and stamps the row with that version.
 func queueReplaced(b *pgx.Batch, ws, transactionID uuid.UUID, version int64) {
-	b.Queue(`INSERT INTO transaction_versions SELECT $3::bigint, t.* FROM transactions t WHERE t.workspace_id = $1 AND t.id = $2`,
-		ws, transactionID, version)
+	b.Queue(replacedSQL, []uuid.UUID{ws}, []uuid.UUID{transactionID}, []int64{version})
 }
 
 // effectsByRecord sums a transaction event's goal and debt effects per goal and per

@@ -2,11 +2,14 @@ package projections
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
 	"github.com/finledger/finledger/domain"
@@ -114,7 +117,10 @@ func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
 				return nil, err
 			}
 			events = append(append(events, updated...), last,
-				&domain.TransactionMatched{TransactionID: fresh[3], ImportID: importID, ExternalID: fmt.Sprintf("%d-r-3", padding)})
+				&domain.TransactionMatched{TransactionID: fresh[3], ImportID: importID, ExternalID: fmt.Sprintf("%d-r-3", padding)},
+				// Links of one transaction in a row: each reads what the one before left.
+				&domain.TransactionUnmatched{TransactionID: fresh[3], ImportID: importID},
+				&domain.TransactionMatched{TransactionID: fresh[3], ImportID: importID, ExternalID: fmt.Sprintf("%d-r-5", padding)})
 			for range padding {
 				e, err := create(w, uuid.New(), 300, 3)
 				if err != nil {
@@ -141,8 +147,63 @@ func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
 	}
 	commit(0, "")
 	commit(1200, "in parts")
+	linksAuditedInTurn(t, pool, ws)
 
 	before := readModels(t, pool)
 	defer func(n int) { replayBatch = n }(replayBatch)
 	replaysEqual(t, pool, before, []int{1, 2, 5, 1000}, nil)
+}
+
+// linksAuditedInTurn checks the audit entries of the workspace's links to statement rows
+// and their removals: each one's before is what the one before it, of the same
+// transaction, left (nothing at first), as the transaction's row held it when its own
+// link came; the last one's after is what the row holds now.
+func linksAuditedInTurn(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := pool.Query(ctx, `SELECT entity_id, changes FROM audit_log
+		WHERE workspace_id = $1 AND entity = 'transaction' AND action = 'update' AND changes ? 'importId' ORDER BY version`, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type change struct{ Before, After json.RawMessage }
+	entries, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct {
+		id      string
+		changes map[string]change
+	}, error) {
+		var e struct {
+			id      string
+			changes map[string]change
+		}
+		return e, row.Scan(&e.id, &e.changes)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) < 13 {
+		t.Fatalf("%d links audited, want the thirteen of the two commits at least", len(entries))
+	}
+	left := map[string]map[string]string{} // per transaction, per field, the last after
+	for _, e := range entries {
+		if left[e.id] == nil {
+			left[e.id] = map[string]string{"importId": "null", "externalId": "null"}
+		}
+		for _, field := range []string{"importId", "externalId"} {
+			c, ok := e.changes[field]
+			if !ok || string(c.Before) != left[e.id][field] {
+				t.Fatalf("transaction %s's link audited with %s from %s to %s, want from %s", e.id, field, c.Before, c.After, left[e.id][field])
+			}
+			left[e.id][field] = string(c.After)
+		}
+	}
+	for id, fields := range left {
+		var importID, externalID json.RawMessage
+		if err := pool.QueryRow(ctx, `SELECT coalesce(to_jsonb(import_id), 'null'), coalesce(to_jsonb(external_id), 'null') FROM transactions WHERE workspace_id = $1 AND id = $2`,
+			ws, id).Scan(&importID, &externalID); err != nil {
+			t.Fatal(err)
+		}
+		if string(importID) != fields["importId"] || string(externalID) != fields["externalId"] {
+			t.Errorf("transaction %s holds %s, %s; its last link audited %s, %s", id, importID, externalID, fields["importId"], fields["externalId"])
+		}
+	}
 }

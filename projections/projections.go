@@ -72,6 +72,7 @@ func (w *write) Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded [
 	}
 	w.p.transactions.flush(b)
 	w.p.audit.flush(b)
+	w.p.links.flush(b)
 	return nil
 }
 
@@ -129,6 +130,10 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 			}
 		}
 		return nil
+	}
+	id, _, _, link := linkOf(data)
+	if !link || p.links.named[id] {
+		p.links.flush(b) // before whatever reads or changes their rows, or a link's second
 	}
 	switch d := data.(type) {
 	case *domain.WalletUpdated, *domain.WalletArchived:
@@ -405,10 +410,9 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		queueTotalsKept(b, ws, d.TransactionID, e.Version)
 		p.postings.add(ws, d.Postings, at, e.Version)
 		return queueEffects(b, ws, e, d.Effects)
-	case *domain.TransactionMatched:
-		queueLinked(b, p, ws, d.TransactionID, &d.ImportID, &d.ExternalID, at, e.Version)
-	case *domain.TransactionUnmatched:
-		queueLinked(b, p, ws, d.TransactionID, nil, nil, at, e.Version)
+	case *domain.TransactionMatched, *domain.TransactionUnmatched:
+		id, importID, externalID, _ := linkOf(d)
+		queueLinked(b, p, ws, id, importID, externalID, at, e.Version)
 	case *domain.AttachmentAdded:
 		b.Queue(`INSERT INTO attachments (workspace_id, id, transaction_id, sha256, size, content_type, file_name, created_at, created_version)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, d.AttachmentID, d.TransactionID, d.SHA256, d.Size, d.ContentType,
@@ -436,16 +440,77 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 
 // queueLinked records on a transaction's row the statement row linked to it, or none;
 // its row before the change goes to its history, and the totals it is in are kept at
-// its version, now or, with deferLinks, when the sums are next written.
+// its version. With deferLinks the link is gathered (gatheredLinks) and its totals kept
+// when the sums are next written; otherwise it is written now.
 func queueLinked(b *pgx.Batch, p *pending, ws, transactionID uuid.UUID, importID *uuid.UUID, externalID *string, at time.Time, version int64) {
-	queueReplaced(b, ws, transactionID, version)
-	b.Queue(`UPDATE transactions SET import_id = $3, external_id = $4, updated_at = $5, changed_version = $6
-		WHERE workspace_id = $1 AND id = $2`, ws, transactionID, importID, externalID, at, version)
+	p.links.add(ws, transactionID, importID, externalID, at, version)
 	if p.totals.deferLinks {
 		p.totals.links = append(p.totals.links, keptLink{ws, transactionID, version})
 		return
 	}
+	p.links.flush(b)
 	queueTotalsKept(b, ws, transactionID, version)
+}
+
+// linkOf returns the transaction a link to a statement row (or its removal) names, and
+// the row's import and external id (nil for a removal); link is false for any other
+// event.
+func linkOf(data any) (transactionID uuid.UUID, importID *uuid.UUID, externalID *string, link bool) {
+	switch d := data.(type) {
+	case *domain.TransactionMatched:
+		return d.TransactionID, &d.ImportID, &d.ExternalID, true
+	case *domain.TransactionUnmatched:
+		return d.TransactionID, nil, nil, true
+	}
+	return uuid.Nil, nil, nil, false
+}
+
+// gatheredLinks are links of transactions to statement rows, and their removals, made
+// one after the other: a statement's commit makes one per merged row, thousands, and
+// its undo as many. Their audit entries, their rows kept in the history and their
+// changes are written in three statements, not three each. Each link reads and changes
+// its own transaction's row alone, so links of different transactions go together;
+// queue writes those gathered before any other event, and before a link of a
+// transaction already gathered.
+type gatheredLinks struct {
+	audits          fromRowAudits
+	workspaces, ids []uuid.UUID
+	importIDs       []*uuid.UUID
+	externalIDs     []*string
+	at              []time.Time
+	versions        []int64
+	named           map[uuid.UUID]bool
+}
+
+// linksSQL records the statement rows ($3, $4) linked to transactions $2 of workspaces
+// $1, at times $5 and versions $6, one element per link.
+const linksSQL = `UPDATE transactions t SET import_id = l.import_id, external_id = l.external_id, updated_at = l.at,
+		changed_version = l.version
+	FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::bigint[])
+		AS l(workspace_id, id, import_id, external_id, at, version)
+	WHERE t.workspace_id = l.workspace_id AND t.id = l.id`
+
+// add gathers a link (its audit entry is gathered by queueAudit).
+func (l *gatheredLinks) add(ws, transactionID uuid.UUID, importID *uuid.UUID, externalID *string, at time.Time, version int64) {
+	if l.named == nil {
+		l.named = map[uuid.UUID]bool{}
+	}
+	l.named[transactionID] = true
+	l.workspaces, l.ids = append(l.workspaces, ws), append(l.ids, transactionID)
+	l.importIDs, l.externalIDs = append(l.importIDs, importID), append(l.externalIDs, externalID)
+	l.at, l.versions = append(l.at, at), append(l.versions, version)
+}
+
+// flush queues the links gathered, each transaction's audit entry and kept row read
+// before its change, and forgets them.
+func (l *gatheredLinks) flush(b *pgx.Batch) {
+	if len(l.ids) == 0 {
+		return
+	}
+	l.audits.queue(b, importLinkColumns)
+	b.Queue(replacedSQL, l.workspaces, l.ids, l.versions)
+	b.Queue(linksSQL, l.workspaces, l.ids, l.importIDs, l.externalIDs, l.at, l.versions)
+	*l = gatheredLinks{}
 }
 
 // splitsJSON is a split transaction's parts as its row holds them, as its event states

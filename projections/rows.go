@@ -184,6 +184,7 @@ func plain(v any) any {
 type pending struct {
 	transactions rows
 	audit        rows
+	links        gatheredLinks
 	totals       gatheredTotals
 	postings     walletPostings
 	copies       []rowCopy // with copying, the new rows flushed since takeCopies
@@ -231,6 +232,7 @@ func (p *pending) takeCopies() []rowCopy {
 func (p *pending) flushBatch(b *pgx.Batch) {
 	p.transactions.flush(b)
 	p.audit.flush(b)
+	p.links.flush(b)
 	p.totals.flushHistory(b)
 	p.postings.flush(b)
 }
@@ -239,6 +241,7 @@ func (p *pending) flushBatch(b *pgx.Batch) {
 func (p *pending) flush(b *pgx.Batch) {
 	p.transactions.flush(b)
 	p.audit.flush(b)
+	p.links.flush(b)
 	p.totals.flush(b)
 	p.postings.flush(b)
 }
