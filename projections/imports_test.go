@@ -167,15 +167,14 @@ func linksAuditedInTurn(t *testing.T, pool *pgxpool.Pool, ws uuid.UUID) {
 		t.Fatal(err)
 	}
 	type change struct{ Before, After json.RawMessage }
-	entries, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (struct {
+	type linkAudit struct {
 		id      string
 		changes map[string]change
-	}, error) {
-		var e struct {
-			id      string
-			changes map[string]change
-		}
-		return e, row.Scan(&e.id, &e.changes)
+	}
+	entries, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (linkAudit, error) {
+		var e linkAudit
+		err := row.Scan(&e.id, &e.changes)
+		return e, err
 	})
 	if err != nil {
 		t.Fatal(err)

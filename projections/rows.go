@@ -173,8 +173,8 @@ func plain(v any) any {
 }
 
 // pending holds what events do to the read models that nothing projected reads back
-// before the batch ends: new transactions and audit entries, the totals and the
-// wallets' balances. A command's append gathers its events' rows and queues each table's
+// before the batch ends: new transactions and audit entries, a command's links to
+// statement rows (gatheredLinks), the totals and the wallets' balances. A command's append gathers its events' rows and queues each table's
 // in one statement after them. A replay does so per batch of the log, but keeps adding
 // to the totals until a correction or its end needs them, so that each total's row is
 // written once, not once a batch; the states each event left, which the histories keep,
