@@ -247,9 +247,12 @@ func (p *PendingAppend) Events() []RecordedEvent {
 	return out
 }
 
-// selectEvents reads events as scanEvents takes them. The key is named apart from the
-// column tx_id, so that an ORDER BY tx_id means the indexed column.
-const selectEvents = `SELECT stream_id, version, position, tx_id::text::bigint AS tx_key, event_id, type, data, metadata, recorded_at, hash FROM events`
+// eventColumns are an event's columns as scanEvents takes them. The key is named apart
+// from the column tx_id, so that an ORDER BY tx_id means the indexed column.
+const eventColumns = `stream_id, version, position, tx_id::text::bigint AS tx_key, event_id, type, data, metadata, recorded_at, hash`
+
+// selectEvents reads events as scanEvents takes them.
+const selectEvents = `SELECT ` + eventColumns + ` FROM events`
 
 func scanEvents(rows pgx.Rows) ([]RecordedEvent, error) {
 	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (RecordedEvent, error) {
@@ -310,9 +313,8 @@ func ReadAllLocked(ctx context.Context, tx pgx.Tx, from Position, limit int) ([]
 
 // ReadAll returns up to limit events of the global log after position from (and up to
 // maxReadBytes of their data), in log order, and only events whose tx_id is below every
-// transaction still running. A
-// transaction that began earlier but commits later than another would otherwise
-// surface behind a reader's checkpoint and be skipped for ever. An event's tx_id is at
+// transaction still running. A transaction that began earlier but commits later than
+// another would otherwise surface behind a reader's checkpoint and be skipped for ever. An event's tx_id is at
 // least its writer's id, so it stays hidden while its writer runs; and it is an id that
 // was handed out before the event was written, so once the horizon has passed a value,
 // no event can still come with a lower one. Each stream comes in version order, because
@@ -341,9 +343,9 @@ func readAllSQL(horizon string) string {
 // bounded is a read of the events a query of whole rows selects, in the order it gives
 // them, that ends before the event that would take their data past budget bytes as
 // stored (a running sum of pg_column_size, which decompresses nothing), and gives one
-// event at least. Its rows are selectEvents'.
+// event at least. Its rows are as scanEvents takes them.
 func bounded(query, order, budget string) string {
-	return `SELECT stream_id, version, position, tx_id::text::bigint AS tx_key, event_id, type, data, metadata, recorded_at, hash
+	return `SELECT ` + eventColumns + `
 		FROM (SELECT *, sum(pg_column_size(data)) OVER (ORDER BY ` + order + ` ROWS UNBOUNDED PRECEDING) AS through
 			FROM (` + query + `) e) r
 		WHERE through - pg_column_size(data) < ` + budget + `

@@ -558,9 +558,8 @@ type appendPlan struct {
 // a transaction of its own, an import's part counted as its transactions (eventWeight).
 // A larger append (a statement's import commits a hundred thousand transactions at
 // once) goes in parts, each the append of its events and their projection, in the
-// command's transaction: what is encoded and held at once stays
-// bounded whatever the command's size, and PostgreSQL applies one part while the next
-// is encoded. A projection reads the read models as an earlier part left them, as a
+// command's transaction: what is encoded and held at once stays bounded whatever the
+// command's size, and PostgreSQL applies one part while the next is encoded. A projection reads the read models as an earlier part left them, as a
 // replay in batches of the log does.
 const writePart = 1000
 
