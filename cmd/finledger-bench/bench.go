@@ -122,6 +122,7 @@ func bench(ctx context.Context, args []string, out io.Writer) error {
 	var imp importOptions
 	fs.IntVar(&imp.rows, "import", 0, "measure a statement import of a CSV file of this many rows (preview and commit) against the -server binary run as finledger serve, with pgbench; the other phases are skipped")
 	fs.IntVar(&imp.depth, "import-depth", 1_000_000, "with -import: the transactions the wallet holds before the import")
+	fs.BoolVar(&imp.seeded, "import-seeded", false, "with -import and FINLEDGER_DATABASE_URL: take the seeded database an earlier run left on that server, if its wallet holds -import-depth transactions, instead of seeding it again")
 	fs.IntVar(&imp.camtMB, "import-camt-mb", 50, "with -import: after the rounds, preview a CAMT.053 file of this many MB on the same server; 0 skips it")
 	fs.BoolVar(&imp.authorizations, "import-authorizations", false, "with -import: each card purchase's memo in the CSV carries its authorization number, so that the search's trigrams vary from row to row")
 	fs.IntVar(&imp.attachmentMB, "import-attachment-mb", 10, "with -import: after the rounds, attach a receipt of this many MB to a transaction and download it, on the same server; 0 skips it")

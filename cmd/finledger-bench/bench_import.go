@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -35,6 +36,9 @@ type importOptions struct {
 	rows   int // of the CSV statement
 	depth  int // transactions the wallet holds before the import
 	camtMB int // size of the CAMT.053 file previewed after the rounds; 0 skips it
+	// seeded takes the seeded database an earlier run left, when its wallet holds depth
+	// transactions
+	seeded bool
 	// authorizations has each card purchase's memo carry its authorization number
 	authorizations bool
 	// attachmentMB is the size of the receipt attached and downloaded after the rounds; 0 skips it
@@ -282,6 +286,14 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 // events counted as published by the relay, as a live instance's would be, and leaves
 // it vacuumed and checkpointed, to be copied for each round.
 func seedImportDatabase(ctx context.Context, adminURL string, o importOptions, out io.Writer) (*seededWorkspace, error) {
+	if o.seeded {
+		if w, err := seededBefore(ctx, adminURL, o.depth); err != nil || w != nil {
+			if w != nil {
+				fmt.Fprintf(out, "== the seeded database of an earlier run: a wallet of %d transactions\n", o.depth)
+			}
+			return w, err
+		}
+	}
 	url, err := freshDatabase(ctx, adminURL, importSeedDatabase)
 	if err != nil {
 		return nil, err
@@ -364,6 +376,41 @@ func seedImportDatabase(ctx context.Context, adminURL string, o importOptions, o
 		"the relay's start %s\n", time.Since(started).Round(time.Second), size, written.Round(time.Second), replayed,
 		replayTook.Round(time.Second), snapTook.Round(time.Second), relayTook.Round(time.Second))
 	w.pool = nil // closed with this function
+	return w, nil
+}
+
+// seededBefore returns the import identity's wallet in the seeded database an earlier
+// run left, if that database exists and the wallet holds depth transactions; nil if not.
+func seededBefore(ctx context.Context, adminURL string, depth int) (*seededWorkspace, error) {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	var exists bool
+	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)`, importSeedDatabase).Scan(&exists)
+	conn.Close(ctx)
+	if err != nil || !exists {
+		return nil, err
+	}
+	url, err := withDatabase(adminURL, importSeedDatabase)
+	if err != nil {
+		return nil, err
+	}
+	if conn, err = pgx.Connect(ctx, url); err != nil {
+		return nil, fmt.Errorf("connect to %s: %w", importSeedDatabase, err)
+	}
+	defer conn.Close(ctx)
+	w := &seededWorkspace{}
+	var held int
+	err = conn.QueryRow(ctx, `SELECT w.id, (SELECT count(*) FROM transactions t WHERE t.wallet_id = w.id AND t.deleted_at IS NULL)
+		FROM users u JOIN wallets w ON w.workspace_id = u.personal_workspace_id WHERE u.subject = $1`, importIdentity.Subject).
+		Scan(&w.wallet, &held)
+	if errors.Is(err, pgx.ErrNoRows) || err == nil && held != depth {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the seeded wallet: %w", err)
+	}
 	return w, nil
 }
 
