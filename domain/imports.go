@@ -57,7 +57,7 @@ const ImportPart = 1000
 // transaction carrying the import's id and the row's external id, each merge as a link
 // from the row to the transaction already recorded. All rows are taken, or none. Its
 // events are the import's ImportCommitted, then its new transactions in parts of
-// ImportPart (TransactionsImported), then its links, each in the statement's order.
+// ImportPart (TransactionsImported) by date, then its links in the statement's order.
 //
 // Errors: IMPORT_ALREADY_COMMITTED; WALLET_NOT_FOUND; a row's own errors as
 // CreateTransaction gives them, the field named by the row's index; TRANSACTION_NOT_FOUND
@@ -90,18 +90,17 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 		return nil, err
 	}
 	committed := &ImportCommitted{ImportID: c.ImportID, WalletID: c.WalletID, Format: c.Format, Skipped: c.Skipped}
-	events := []Event{committed}
-	var part *TransactionsImported
+	var created []*TransactionCreated
 	var links []Event
 	linked := map[uuid.UUID]bool{}
 	// The events point at copies of the ids, not into c: a pointer into c would keep
 	// c, and with it every row, as long as any event lives.
 	importID, walletID := c.ImportID, c.WalletID
-	for n, row := range c.Rows {
+	for _, row := range c.Rows {
 		i := row.Index
 		switch row.Decision {
 		case ImportDecisionImport:
-			created, err := CreateTransaction{
+			decided, err := CreateTransaction{
 				TransactionID: row.TransactionID, Type: row.Type, Amount: row.Amount, Date: row.Date, Today: row.Date,
 				Concept: row.Concept, Description: row.Description, WalletID: &walletID, ToWalletID: row.ToWalletID,
 				CategoryID: row.CategoryID, TagID: row.TagID, Cleared: true, Splits: row.Splits,
@@ -109,16 +108,9 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 			if err != nil {
 				return nil, rowError(i, err)
 			}
-			e := created[0].(*TransactionCreated)
+			e := decided[0].(*TransactionCreated)
 			e.ImportID, e.ExternalID = &importID, row.ExternalID
-			if part == nil || len(part.Transactions) == ImportPart {
-				size := min(len(c.Rows)-n, ImportPart)
-				part = &TransactionsImported{ImportID: importID, TransactionIDs: make([]uuid.UUID, 0, size),
-					Transactions: make([]TransactionCreated, 0, size)}
-				events = append(events, part)
-			}
-			part.TransactionIDs, part.Transactions = append(part.TransactionIDs, e.TransactionID), append(part.Transactions, *e)
-			committed.Created++
+			created = append(created, e)
 		case ImportDecisionMerge:
 			t, err := w.liveTransaction(row.TransactionID)
 			if err != nil {
@@ -137,7 +129,28 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 			return nil, InvalidField(rowField(i, "decision"), "must be import or merge")
 		}
 	}
-	return append(events, links...), nil
+	committed.Created = len(created)
+	return append(append([]Event{committed}, importedParts(importID, created)...), links...), nil
+}
+
+// importedParts records an import's new transactions in parts of ImportPart, in the
+// order of their dates, and of the statement within a day. A part then holds the
+// transactions of a few days, whatever order the file lists them in: the read models'
+// rows it writes (a day's totals, the listing's entries) lie together, and a day's or a
+// month's total moves in one or two parts, not in nearly all of them.
+func importedParts(importID uuid.UUID, created []*TransactionCreated) []Event {
+	slices.SortStableFunc(created, func(a, b *TransactionCreated) int { return a.Date.Compare(b.Date) })
+	var parts []Event
+	for from := 0; from < len(created); from += ImportPart {
+		in := created[from:min(from+ImportPart, len(created))]
+		part := &TransactionsImported{ImportID: importID, TransactionIDs: make([]uuid.UUID, len(in)),
+			Transactions: make([]TransactionCreated, len(in))}
+		for j, e := range in {
+			part.TransactionIDs[j], part.Transactions[j] = e.TransactionID, *e
+		}
+		parts = append(parts, part)
+	}
+	return parts
 }
 
 // UndoImport takes a committed import back: every transaction it created that is still

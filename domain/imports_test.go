@@ -94,9 +94,9 @@ func TestImportEventsKeepNoRows(t *testing.T) {
 	runtime.KeepAlive(events)
 }
 
-// A commit records its new transactions in parts of ImportPart, in the statement's
-// order, and its links after them; folding the parts is folding each transaction's
-// creation.
+// A commit records its new transactions in parts of ImportPart, by date and then in
+// the statement's order, and its links after them; folding the parts is folding each
+// transaction's creation.
 func TestAnImportRecordsItsTransactionsInParts(t *testing.T) {
 	w := given(t, &WorkspaceCreated{WorkspaceID: uuid.New(), Kind: WorkspacePersonal, Name: "Me", Currency: "MXN", OwnerID: owner},
 		wallet(cash, "Cash", "MXN", "0", true))
@@ -106,7 +106,7 @@ func TestAnImportRecordsItsTransactionsInParts(t *testing.T) {
 	rows := make([]ImportedRow, 0, n+1)
 	for i := range n {
 		rows = append(rows, ImportedRow{Index: len(rows), TransactionID: uuid.New(), Decision: ImportDecisionImport,
-			ExternalID: fmt.Sprint("R", i), Type: TxIncome, Amount: dec("0.01"), Date: issued})
+			ExternalID: fmt.Sprint("R", i), Type: TxIncome, Amount: dec("0.01"), Date: issued.AddDays(i * 37 % 60)})
 		if i == 1500 { // a merge amid the rows
 			rows = append(rows, ImportedRow{Index: len(rows), TransactionID: recorded, Decision: ImportDecisionMerge, ExternalID: "M"})
 		}
@@ -133,7 +133,9 @@ func TestAnImportRecordsItsTransactionsInParts(t *testing.T) {
 			created = append(created, e.(*TransactionCreated).TransactionID)
 		}
 	}
-	for i, r := range slices.DeleteFunc(slices.Clone(rows), func(r ImportedRow) bool { return r.Decision == ImportDecisionMerge }) {
+	byDate := slices.DeleteFunc(slices.Clone(rows), func(r ImportedRow) bool { return r.Decision == ImportDecisionMerge })
+	slices.SortStableFunc(byDate, func(a, b ImportedRow) int { return a.Date.Compare(b.Date) })
+	for i, r := range byDate {
 		if created[i] != r.TransactionID {
 			t.Fatalf("transaction %d is %s, want row %d's %s", i, created[i], r.Index, r.TransactionID)
 		}
