@@ -117,23 +117,29 @@ const historySQL = `INSERT INTO {history} (version, workspace_id, {period}, type
 // its link added. A link changes neither its transaction's total nor, until the sums are
 // written, does anything else (a correction or a deletion writes them first), so the
 // transaction's live row names the total it was in at its link.
+//
+// Each link's total is read by its whole key, one row (k), and only then met with the
+// sums: PostgreSQL expects a hundred lines of finledger_category_lines per transaction,
+// where there is one unless it is split, and, left to plan the join, read every category's
+// row of the period by the first column of the key and matched the sums again for each
+// link. For a statement's 2,151 links into the monthly totals that took 0.36-0.46 s in
+// the bench's commit (BENCHMARKS.md, 2026-12-02), and 0.08-0.14 s now.
 const linkedSQL = gatheredSums + `,
-	k AS (
-		SELECT l.version, d.workspace_id, d.{period} AS period, d.type, d.currency, d.category_id, d.amount, d.count,
-			s.total, s.amount AS gathered_amount, s.count AS gathered_count
+	k AS MATERIALIZED (
+		SELECT l.version, d.workspace_id, d.{period} AS period, d.type, d.currency, d.category_id, d.amount, d.count
 		FROM unnest($12::uuid[], $13::uuid[], $14::bigint[]) AS l(workspace_id, id, version)
 		JOIN transactions t ON t.workspace_id = l.workspace_id AND t.id = l.id AND t.deleted_at IS NULL
 			AND t.type IN ('income', 'expense')
 		CROSS JOIN LATERAL finledger_category_lines(t.category_id, t.amount, t.splits) c
-		JOIN {table} d ON (d.workspace_id, d.category_id, d.type, d.currency, d.{period})
-			= (t.workspace_id, c.category_id, t.type, t.currency, {periodOf t})
-		LEFT JOIN s ON (s.workspace_id, s.category_id, s.type, s.currency, s.period)
-			= (d.workspace_id, d.category_id, d.type, d.currency, d.{period}))
+		CROSS JOIN LATERAL (SELECT * FROM {table} d WHERE (d.workspace_id, d.category_id, d.type, d.currency, d.{period})
+			= (t.workspace_id, c.category_id, t.type, t.currency, {periodOf t}) LIMIT 1) d)
 	INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
 	SELECT DISTINCT ON (k.workspace_id, k.version, k.category_id) k.version, k.workspace_id, k.period, k.type, k.currency, k.category_id,
-		trim_scale(k.amount - coalesce(e.later_amount, k.gathered_amount, 0)), k.count - coalesce(e.later_count, k.gathered_count, 0)
-	FROM k LEFT JOIN unnest($8::int[], $9::bigint[], $10::numeric[], $11::bigint[]) AS e(total, version, later_amount, later_count)
-		ON e.total = k.total AND e.version < k.version
+		trim_scale(k.amount - coalesce(e.later_amount, s.amount, 0)), k.count - coalesce(e.later_count, s.count, 0)
+	FROM k LEFT JOIN s ON (s.workspace_id, s.category_id, s.type, s.currency, s.period)
+		= (k.workspace_id, k.category_id, k.type, k.currency, k.period)
+	LEFT JOIN unnest($8::int[], $9::bigint[], $10::numeric[], $11::bigint[]) AS e(total, version, later_amount, later_count)
+		ON e.total = s.total AND e.version < k.version
 	ORDER BY k.workspace_id, k.version, k.category_id, e.version DESC NULLS LAST`
 
 // totalsStatements are the statements of one table of totals, filled from the templates
