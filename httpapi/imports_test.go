@@ -3,6 +3,7 @@ package httpapi_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ import (
 	"github.com/finledger/finledger/domain"
 	"github.com/finledger/finledger/imports"
 	"github.com/finledger/finledger/internal/testkit/apitest"
+	"github.com/finledger/finledger/ledger"
 )
 
 // statementCSV is a bank's CSV export: a salary, a coffee already recorded by hand, a
@@ -53,6 +55,77 @@ func verdicts(rows []map[string]any) []string {
 		out = append(out, r["match"].(map[string]any)["verdict"].(string)+"/"+r["decision"].(string))
 	}
 	return out
+}
+
+// An import committed before its transactions were named by its time (migration 0044)
+// named each by the hash of the import and its row alone, and recorded nothing on the
+// import: its rows still show those transactions, on any instance, and its undo takes
+// them back. A commit since names them by the time and says so.
+func TestAnImportNamedByTheHashIsReadAndUndone(t *testing.T) {
+	env := apitest.Start(t)
+	f := newLedger(t, env, "alice")
+	ctx := context.Background()
+	file := "Date,Description,Amount,Reference\n2026-03-01,Salary ACME,1500.00,H1\n2026-03-02,Bakery,-20.00,H2\n"
+	id := uploadStatement(f.c, f.cash, file).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	importID := uuid.MustParse(id)
+	var ws uuid.UUID
+	if err := env.Pool.QueryRow(ctx, `SELECT workspace_id FROM imports WHERE id = $1`, importID).Scan(&ws); err != nil {
+		t.Fatal(err)
+	}
+	hashed := func(index int) uuid.UUID {
+		return uuid.NewSHA1(importID, binary.BigEndian.AppendUint32(nil, uint32(index)))
+	}
+
+	// The commit as those versions made it: the same rows, named by the hash, the import's
+	// column left at its default.
+	cmd, readRows, err := imports.Commit(ctx, env.Pool, ws, importID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := ledger.BindImportCommit(cmd, func(ctx context.Context, tx pgx.Tx) error {
+		if err := readRows(ctx, tx); err != nil {
+			return err
+		}
+		for i := range cmd.Rows {
+			cmd.Rows[i].TransactionID = hashed(cmd.Rows[i].Index)
+		}
+		_, err := tx.Exec(ctx, `UPDATE imports SET transaction_names = DEFAULT WHERE id = $1`, importID)
+		return err
+	})(ledger.Call{WorkspaceID: ws, Metadata: ledger.Metadata{ActorType: ledger.ActorSystem, ActorID: "test"}})
+	if _, err := env.Ledger.Execute(ctx, call); err != nil {
+		t.Fatal(err)
+	}
+
+	rows := importRows(t, f.c.On(env.Instance()).Get("/api/imports/"+id).Expect(t, http.StatusOK))
+	for i, r := range rows {
+		if r["transactionId"] != hashed(i).String() {
+			t.Fatalf("row %d shows transaction %v, want %s", i, r["transactionId"], hashed(i))
+		}
+		f.c.Get("/api/transactions/"+hashed(i).String()).Expect(t, http.StatusOK)
+	}
+	if f.balance(t, f.cash) != "1580" {
+		t.Fatalf("balance after the commit = %s", f.balance(t, f.cash))
+	}
+	undone := f.c.On(env.Instance()).Post("/api/imports/"+id+"/undo", nil).Expect(t, http.StatusOK).Object("import")
+	if undone["status"] != "undone" || f.balance(t, f.cash) != "100" || len(liveTransactions(t, env, "alice")) != 0 {
+		t.Fatalf("undone = %v, balance %s", undone, f.balance(t, f.cash))
+	}
+
+	// Uploaded again and committed now: named by the time.
+	again := uploadStatement(f.c, f.cash, file).Expect(t, http.StatusCreated).Object("import")["id"].(string)
+	f.c.Post("/api/imports/"+again+"/commit", nil).Expect(t, http.StatusOK)
+	var names int
+	if err := env.Pool.QueryRow(ctx, `SELECT transaction_names FROM imports WHERE id = $1`, again).Scan(&names); err != nil {
+		t.Fatal(err)
+	}
+	rows = importRows(t, f.c.Get("/api/imports/"+again).Expect(t, http.StatusOK))
+	for i, r := range rows {
+		named := imports.CreatedTransaction(uuid.MustParse(again), i)
+		if names != 2 || r["transactionId"] != named.String() || named[0] != uuid.MustParse(again)[0] {
+			t.Fatalf("row %d of a commit now shows %v (names %d), want %s", i, r["transactionId"], names, named)
+		}
+		f.c.Get("/api/transactions/"+named.String()).Expect(t, http.StatusOK)
+	}
 }
 
 // A statement goes in as a preview, is committed once however many instances are asked

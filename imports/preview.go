@@ -56,6 +56,8 @@ type Import struct {
 	Skipped     *int       `json:"skipped"`
 	Summary     *Summary   `json:"summary,omitempty"`
 	Rows        []Row      `json:"rows,omitempty"`
+	// names is how its commit named the transactions it created (namedByHash, namedByTime).
+	names int
 }
 
 // Summary counts a preview's rows and says where the wallet's balance would stand.

@@ -92,14 +92,14 @@ func (r Row) splitsJSON() ([]byte, error) {
 }
 
 const importColumns = `id, wallet_id, status, format, file_name, file_sha256, opening_balance, closing_balance, statement_date,
-	row_count, created_at, committed_at, undone_at, created, merged, skipped`
+	row_count, created_at, committed_at, undone_at, created, merged, skipped, transaction_names`
 
 func scanImport(row pgx.Row) (*Import, error) {
 	var imp Import
 	var opening, closing *decimal.Decimal
 	var date domain.Date
 	err := row.Scan(&imp.ID, &imp.WalletID, &imp.Status, &imp.Format, &imp.FileName, &imp.FileSHA256, &opening, &closing, &date,
-		&imp.RowCount, &imp.CreatedAt, &imp.CommittedAt, &imp.UndoneAt, &imp.Created, &imp.Merged, &imp.Skipped)
+		&imp.RowCount, &imp.CreatedAt, &imp.CommittedAt, &imp.UndoneAt, &imp.Created, &imp.Merged, &imp.Skipped, &imp.names)
 	if opening != nil || closing != nil {
 		imp.Statement = &Statement{OpeningBalance: queries.AmountPtr(opening), ClosingBalance: queries.AmountPtr(closing), Date: date}
 	}
@@ -124,7 +124,7 @@ func Get(ctx context.Context, db DB, workspaceID, id uuid.UUID, withRows bool) (
 	}
 	if imp.Status != StatusPreview {
 		for i := range imp.Rows {
-			imp.Rows[i].TransactionID = imp.Rows[i].committedAs(id)
+			imp.Rows[i].TransactionID = imp.Rows[i].committedAs(id, imp.names)
 		}
 		return imp, nil
 	}
@@ -449,21 +449,43 @@ func Commit(ctx context.Context, db DB, workspaceID, id uuid.UUID) (*domain.Comm
 	return c, func(ctx context.Context, tx pgx.Tx) error { return commitRows(ctx, tx, workspaceID, c) }, nil
 }
 
+// How a commit names the transactions it creates from its rows: the imports' column
+// transaction_names (migration 0044).
+const (
+	namedByHash = 1 // a name-based UUID of the import and the row: commits before 0044
+	namedByTime = 2 // the import's time, then that name (CreatedTransaction)
+)
+
 // CreatedTransaction is the id of the transaction that the commit of import makes of its
-// row at index: named by the import and the row (a name-based UUID), so that the commit
-// records which transaction each row became in its events alone, and the import's rows
-// and undo find it again from the row.
+// row at index: named by the import and the row, so that the commit records which
+// transaction each row became in its events alone, and the import's rows and undo find
+// it again from the row. It is a UUIDv8 whose first 48 bits are the import's, its time
+// when its id is a UUIDv7 (as the API makes them), and whose other bits are the
+// name-based UUID of the import and the row (namedByHash): the transactions of one import
+// lie together in the indexes that hold their ids, next to those made at the same time.
 func CreatedTransaction(importID uuid.UUID, index int) uuid.UUID {
+	id := hashNamed(importID, index)
+	copy(id[:6], importID[:6])
+	id[6] = id[6]&0x0f | 0x80 // version 8: a layout of our own; the variant is the hash's
+	return id
+}
+
+// hashNamed is the name-based UUID of an import's row: its transaction's id in a commit
+// before migration 0044.
+func hashNamed(importID uuid.UUID, index int) uuid.UUID {
 	return uuid.NewSHA1(importID, binary.BigEndian.AppendUint32(nil, uint32(index)))
 }
 
-// committedAs is the transaction the commit of import made of the row, or linked it to;
-// nil for a row it skipped. A row of an import committed before the ids were named by
-// the row keeps the id recorded on it.
-func (r Row) committedAs(importID uuid.UUID) *uuid.UUID {
+// committedAs is the transaction the commit of import made of the row, or linked it to,
+// the created ones named as names says; nil for a row it skipped. A row of an import
+// committed before the ids were named by the row keeps the id recorded on it.
+func (r Row) committedAs(importID uuid.UUID, names int) *uuid.UUID {
 	switch {
 	case r.TransactionID != nil:
 		return r.TransactionID
+	case r.Decision == domain.ImportDecisionImport && names == namedByHash:
+		id := hashNamed(importID, r.Index)
+		return &id
 	case r.Decision == domain.ImportDecisionImport:
 		id := CreatedTransaction(importID, r.Index)
 		return &id
@@ -475,9 +497,14 @@ func (r Row) committedAs(importID uuid.UUID) *uuid.UUID {
 
 // commitRows reads a preview's rows into c, one at a time (a row keeps less than what
 // the preview shows of it): those to import, each with the transaction id the row names
-// (CreatedTransaction), and those to merge; those skipped are counted.
+// (CreatedTransaction), and those to merge; those skipped are counted. It records on the
+// import how the ids are named, in the commit's transaction.
 func commitRows(ctx context.Context, db DB, workspaceID uuid.UUID, c *domain.CommitImport) error {
 	c.Rows, c.Skipped = c.Rows[:0], 0
+	if _, err := db.Exec(ctx, `UPDATE imports SET transaction_names = $3 WHERE workspace_id = $1 AND id = $2`,
+		workspaceID, c.ImportID, namedByTime); err != nil {
+		return fmt.Errorf("imports: name the transactions of import %s: %w", c.ImportID, err)
+	}
 	return eachRow(ctx, db, workspaceID, c.ImportID, func(r Row) error {
 		row := domain.ImportedRow{Index: r.Index, Decision: r.Decision, ExternalID: r.ExternalID, Type: r.Type,
 			Amount: r.amount().Abs(), Date: r.Date, Concept: r.Concept, CategoryID: r.CategoryID, TagID: r.TagID, ToWalletID: r.ToWalletID,
@@ -512,7 +539,7 @@ func Undo(ctx context.Context, db DB, workspaceID, id uuid.UUID) (*domain.UndoIm
 		return c, nil // the domain refuses it: no committed import
 	}
 	err = eachRow(ctx, db, workspaceID, id, func(r Row) error {
-		tx := r.committedAs(id)
+		tx := r.committedAs(id, imp.names)
 		switch {
 		case tx == nil:
 		case r.Decision == domain.ImportDecisionMerge:
