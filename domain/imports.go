@@ -57,7 +57,8 @@ const ImportPart = 1000
 // transaction carrying the import's id and the row's external id, each merge as a link
 // from the row to the transaction already recorded. All rows are taken, or none. Its
 // events are the import's ImportCommitted, then its new transactions in parts of
-// ImportPart (TransactionsImported) by date, then its links in the statement's order.
+// ImportPart (TransactionsImported), then its links, each in the order of the rows'
+// dates, and of the statement within a day (byDate).
 //
 // Errors: IMPORT_ALREADY_COMMITTED; WALLET_NOT_FOUND; a row's own errors as
 // CreateTransaction gives them, the field named by the row's index; TRANSACTION_NOT_FOUND
@@ -90,17 +91,20 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 		return nil, err
 	}
 	committed := &ImportCommitted{ImportID: c.ImportID, WalletID: c.WalletID, Format: c.Format, Skipped: c.Skipped}
-	var created []*TransactionCreated
+	events := []Event{committed}
+	var part *TransactionsImported
 	var links []Event
 	linked := map[uuid.UUID]bool{}
 	// The events point at copies of the ids, not into c: a pointer into c would keep
 	// c, and with it every row, as long as any event lives.
 	importID, walletID := c.ImportID, c.WalletID
-	for _, row := range c.Rows {
+	order := byDate(c.Rows)
+	for n, at := range order {
+		row := c.Rows[at]
 		i := row.Index
 		switch row.Decision {
 		case ImportDecisionImport:
-			decided, err := CreateTransaction{
+			created, err := CreateTransaction{
 				TransactionID: row.TransactionID, Type: row.Type, Amount: row.Amount, Date: row.Date, Today: row.Date,
 				Concept: row.Concept, Description: row.Description, WalletID: &walletID, ToWalletID: row.ToWalletID,
 				CategoryID: row.CategoryID, TagID: row.TagID, Cleared: true, Splits: row.Splits,
@@ -108,9 +112,16 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 			if err != nil {
 				return nil, rowError(i, err)
 			}
-			e := decided[0].(*TransactionCreated)
+			e := created[0].(*TransactionCreated)
 			e.ImportID, e.ExternalID = &importID, row.ExternalID
-			created = append(created, e)
+			if part == nil || len(part.Transactions) == ImportPart {
+				size := min(len(order)-n, ImportPart)
+				part = &TransactionsImported{ImportID: importID, TransactionIDs: make([]uuid.UUID, 0, size),
+					Transactions: make([]TransactionCreated, 0, size)}
+				events = append(events, part)
+			}
+			part.TransactionIDs, part.Transactions = append(part.TransactionIDs, e.TransactionID), append(part.Transactions, *e)
+			committed.Created++
 		case ImportDecisionMerge:
 			t, err := w.liveTransaction(row.TransactionID)
 			if err != nil {
@@ -129,28 +140,21 @@ func (c CommitImport) Decide(w *Workspace) ([]Event, error) {
 			return nil, InvalidField(rowField(i, "decision"), "must be import or merge")
 		}
 	}
-	committed.Created = len(created)
-	return append(append([]Event{committed}, importedParts(importID, created)...), links...), nil
+	return append(events, links...), nil
 }
 
-// importedParts records an import's new transactions in parts of ImportPart, in the
-// order of their dates, and of the statement within a day. A part then holds the
-// transactions of a few days, whatever order the file lists them in: the read models'
-// rows it writes (a day's totals, the listing's entries) lie together, and a day's or a
-// month's total moves in one or two parts, not in nearly all of them.
-func importedParts(importID uuid.UUID, created []*TransactionCreated) []Event {
-	slices.SortStableFunc(created, func(a, b *TransactionCreated) int { return a.Date.Compare(b.Date) })
-	var parts []Event
-	for from := 0; from < len(created); from += ImportPart {
-		in := created[from:min(from+ImportPart, len(created))]
-		part := &TransactionsImported{ImportID: importID, TransactionIDs: make([]uuid.UUID, len(in)),
-			Transactions: make([]TransactionCreated, len(in))}
-		for j, e := range in {
-			part.TransactionIDs[j], part.Transactions[j] = e.TransactionID, *e
-		}
-		parts = append(parts, part)
+// byDate returns the places of rows in the order of their dates, and of the statement
+// within a day. A part of an import then holds the transactions of a few days, whatever
+// order the file lists them in: the read models' rows it writes (a day's totals, the
+// listing's entries) lie together, and a day's or a month's total moves in one or two
+// parts, not in nearly all of them.
+func byDate(rows []ImportedRow) []int {
+	order := make([]int, len(rows))
+	for i := range order {
+		order[i] = i
 	}
-	return parts
+	slices.SortStableFunc(order, func(a, b int) int { return rows[a].Date.Compare(rows[b].Date) })
+	return order
 }
 
 // UndoImport takes a committed import back: every transaction it created that is still
