@@ -123,7 +123,8 @@ const historySQL = `INSERT INTO {history} (version, workspace_id, {period}, type
 // where there is one unless it is split, and, left to plan the join, read every category's
 // row of the period by the first column of the key and matched the sums again for each
 // link. For a statement's 2,151 links into the monthly totals that took 0.36-0.46 s in
-// the bench's commit (BENCHMARKS.md, 2026-12-02), and 0.08-0.14 s now.
+// the bench's commit, and 0.05 s read by the key (EXPLAIN ANALYZE on the bench's
+// database; BENCHMARKS.md, 2026-12-01, night).
 const linkedSQL = gatheredSums + `,
 	k AS MATERIALIZED (
 		SELECT l.version, d.workspace_id, d.{period} AS period, d.type, d.currency, d.category_id, d.amount, d.count
