@@ -19,6 +19,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/shopspring/decimal"
 
@@ -382,21 +383,16 @@ func seedImportDatabase(ctx context.Context, adminURL string, o importOptions, o
 // seededBefore returns the import identity's wallet in the seeded database an earlier
 // run left, if that database exists and the wallet holds depth transactions; nil if not.
 func seededBefore(ctx context.Context, adminURL string, depth int) (*seededWorkspace, error) {
-	conn, err := pgx.Connect(ctx, adminURL)
-	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
-	}
-	var exists bool
-	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT FROM pg_database WHERE datname = $1)`, importSeedDatabase).Scan(&exists)
-	conn.Close(ctx)
-	if err != nil || !exists {
-		return nil, err
-	}
 	url, err := withDatabase(adminURL, importSeedDatabase)
 	if err != nil {
 		return nil, err
 	}
-	if conn, err = pgx.Connect(ctx, url); err != nil {
+	conn, err := pgx.Connect(ctx, url)
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "3D000" { // invalid_catalog_name: none seeded
+		return nil, nil
+	}
+	if err != nil {
 		return nil, fmt.Errorf("connect to %s: %w", importSeedDatabase, err)
 	}
 	defer conn.Close(ctx)
