@@ -26,6 +26,8 @@ const (
 )
 
 // change is one field's value before and after an action, as the audit log shows it.
+// Values are written as events are (ledger.EncodePayload): an amount keeps the scale it
+// was recorded with, 1264.80 and not 1264.8, as the before values read from the rows do.
 type change struct {
 	Before any `json:"before"`
 	After  any `json:"after"`
@@ -143,7 +145,7 @@ func auditOf(e eventstore.RecordedEvent, data any) (auditEntry, error) {
 		written, err := createdChanges(&fields, "transactionId", "postings")
 		return auditEntry{workspace: ws, entity: "transaction", entityID: d.TransactionID, action: actionCreate, written: written}, err
 	case *domain.TransactionUpdated:
-		after, err := json.Marshal(d.Changes)
+		after, err := ledger.EncodePayload(d.Changes)
 		if err != nil {
 			return auditEntry{}, err
 		}
@@ -372,7 +374,7 @@ func diff(before, after any) (map[string]change, error) {
 // marshalChanges writes of diff(nil, record) less the fields skipped, without the maps
 // of both: every new transaction of a replay passes here.
 func createdChanges(record any, skip ...string) ([]byte, error) {
-	data, err := json.Marshal(record)
+	data, err := ledger.EncodePayload(record)
 	if err != nil {
 		return nil, fmt.Errorf("projections: audit: %w", err)
 	}
@@ -389,7 +391,7 @@ func createdChanges(record any, skip ...string) ([]byte, error) {
 		}
 		name := data[i+1 : end-1]
 		if !plainName(name) {
-			// Written again by json.Marshal, as marshalChanges does, it could differ.
+			// Written again by encoding/json, as marshalChanges does, it could differ.
 			changes, err := diff(nil, record)
 			if err != nil {
 				return nil, err
@@ -442,7 +444,7 @@ func rawFields(v any) (map[string]json.RawMessage, error) {
 	if v == nil {
 		return nil, nil
 	}
-	data, err := json.Marshal(v)
+	data, err := ledger.EncodePayload(v)
 	if err != nil {
 		return nil, fmt.Errorf("projections: audit: %w", err)
 	}
@@ -556,7 +558,7 @@ func appendJSON(out []byte, v any) ([]byte, error) {
 	case json.RawMessage:
 		return append(out, v...), nil
 	}
-	b, err := json.Marshal(v)
+	b, err := ledger.EncodePayload(v)
 	if err != nil {
 		return nil, fmt.Errorf("projections: audit changes: %w", err)
 	}

@@ -11,7 +11,8 @@ import (
 	"github.com/finledger/finledger/domain"
 )
 
-// The audit log's own reading of JSON gives what encoding/json gives.
+// The audit log's own reading and writing of JSON give what encoding/json gives, but
+// for a decimal's scale.
 func TestAuditJSONAsEncodingJSON(t *testing.T) {
 	concept, category := `say "hi" \ <b> ñ`, uuid.New()
 	amount := decimal.RequireFromString("12.50")
@@ -40,7 +41,7 @@ func TestAuditJSONAsEncodingJSON(t *testing.T) {
 		}
 	}
 	changes := map[string]change{"amount": {nil, json.RawMessage(`"12.50"`)}, "role": {"reader", "admin"}, "gone": {json.RawMessage(`{"a":[1]}`), nil},
-		`odd "key"`: {decimal.RequireFromString("1.0"), 2}}
+		`odd "key"`: {1.5, 2}}
 	got, err := marshalChanges(changes)
 	if err != nil {
 		t.Fatal(err)
@@ -51,6 +52,14 @@ func TestAuditJSONAsEncodingJSON(t *testing.T) {
 	}
 	if string(got) != string(want) {
 		t.Errorf("changes:\ngot  %s\nwant %s", got, want)
+	}
+	// But a decimal keeps its scale, as events keep it, where encoding/json drops it.
+	got, err = marshalChanges(map[string]change{"amount": {decimal.RequireFromString("1.0"), decimal.RequireFromString("2.50")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"amount":{"before":"1.0","after":"2.50"}}`; string(got) != want {
+		t.Errorf("changes of decimals:\ngot  %s\nwant %s", got, want)
 	}
 }
 
