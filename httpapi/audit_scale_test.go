@@ -18,7 +18,7 @@ func TestTheAuditLogKeepsAnAmountsScale(t *testing.T) {
 	tx := alice.Post("/api/transactions", map[string]any{"type": "expense", "amount": json.Number("1264.80"), "concept": "rent"}).
 		Expect(t, http.StatusCreated).Object("transaction")["id"].(string)
 	alice.With("Idempotency-Key", "fix").Patch("/api/transactions/"+tx, map[string]any{"amount": json.Number("12.50")}).Expect(t, http.StatusOK)
-	alice.With("Idempotency-Key", "del").Delete("/api/transactions/" + tx).Expect(t, http.StatusOK)
+	alice.With("Idempotency-Key", "del").Delete("/api/transactions/"+tx).Expect(t, http.StatusOK)
 	entries := alice.Get("/api/audit?entity=transaction&pageSize=10").Expect(t, http.StatusOK).List("entries")
 	got := map[string]string{}
 	for _, e := range entries {
