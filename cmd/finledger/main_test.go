@@ -387,8 +387,9 @@ func TestExportAndVerifyChains(t *testing.T) {
 // verify compares the read models with their replay as written, so a number held with
 // another scale than its event's differs: here a transaction recorded with 1.1 whose read
 // model says 1.10, as a history recorded before events kept their decimals' scale left
-// it. verify says so, with its exit code, and `finledger replay` is the way out: the
-// read models then say what the history says.
+// it, and an audit entry that says 100 for 100.00, as the log wrote it before it kept
+// the scale. verify says so, with its exit code, and `finledger replay` is the way out:
+// the read models then say what the history says.
 func TestVerifyTellsAScaleApart(t *testing.T) {
 	ctx := context.Background()
 	cfg, pool, l, ws := personalWorkspace(t, time.Now, "scale")
@@ -411,10 +412,16 @@ func TestVerifyTellsAScaleApart(t *testing.T) {
 	if _, err := pool.Exec(ctx, `UPDATE transactions SET amount = amount::numeric(20, 2) WHERE id = $1`, tx); err != nil {
 		t.Fatal(err)
 	}
+	// The audit log wrote amounts without their trailing zeros before it kept their scale.
+	if _, err := pool.Exec(ctx, `UPDATE audit_log SET changes = jsonb_set(changes, '{initialBalance,after}', '"100"')
+		WHERE entity = 'wallet' AND entity_id = $1 AND changes->'initialBalance'->>'after' = '100.00'`, wallet.String()); err != nil {
+		t.Fatal(err)
+	}
 	out = &syncBuffer{}
-	if err := run(ctx, cfg, out, "verify", nil); exitCode(err) != exitDifferent || !strings.Contains(out.String(), "DIFFERS") ||
-		!strings.Contains(out.String(), "1 row(s) differ only in how a value is written") {
-		t.Fatalf("verify of a read model holding 1.10 for 1.1: %v (exit %d) %s", err, exitCode(err), out)
+	if err := run(ctx, cfg, out, "verify", nil); exitCode(err) != exitDifferent || strings.Count(out.String(), "DIFFERS") != 2 ||
+		strings.Count(out.String(), "1 row(s) differ only in how a value is written") != 2 ||
+		!regexp.MustCompile(`(?m)^audit_log .*live-only +1 +replay-only +1 +DIFFERS$`).MatchString(out.String()) {
+		t.Fatalf("verify of read models holding 1.10 for 1.1, and an audit entry 100 for 100.00: %v (exit %d) %s", err, exitCode(err), out)
 	}
 	if err := run(ctx, cfg, io.Discard, "replay", nil); err != nil {
 		t.Fatal(err)
