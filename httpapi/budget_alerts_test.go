@@ -94,7 +94,7 @@ func TestBudgetAlertIsInTheHistory(t *testing.T) {
 	}
 	changes, _ := json.Marshal(entries[0]["changes"])
 	want := `{"alertReached":{"after":true,"before":false},"alertThreshold":{"after":"80","before":null},` +
-		`"percentage":{"after":"85","before":null},"periodEnd":{"after":"2026-03-31","before":null},` +
+		`"percentage":{"after":"85.00","before":null},"periodEnd":{"after":"2026-03-31","before":null},` +
 		`"periodStart":{"after":"2026-03-01","before":null},"spent":{"after":"85","before":null},` +
 		`"transactionId":{"after":"` + reached + `","before":null}}`
 	if string(changes) != want {
