@@ -67,17 +67,19 @@ func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
 	// more new ones before its correction.
 	commit := func(padding int, key string) {
 		t.Helper()
-		recorded := []uuid.UUID{uuid.New(), uuid.New()}
+		recorded := []uuid.UUID{uuid.New(), uuid.New(), uuid.New()}
 		for i, id := range recorded {
 			run("", func(w *domain.Workspace) ([]domain.Event, error) {
-				e, err := create(w, id, int64(500+i), 1+i)
+				e, err := create(w, id, int64(500+i), 1+i%2)
 				return []domain.Event{e}, err
 			})
 		}
 		importID := uuid.New()
 		fresh := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New()}
 		res := run(key, func(w *domain.Workspace) ([]domain.Event, error) {
-			var events []domain.Event
+			// A link before any new transaction of its totals (the 1st's, March's): each
+			// total it keeps is the one written less all the sums gathered after it.
+			events := []domain.Event{&domain.TransactionMatched{TransactionID: recorded[2], ImportID: importID, ExternalID: fmt.Sprintf("%d-r-first", padding)}}
 			for i, id := range fresh {
 				e, err := create(w, id, int64(700+i), 1+i%2)
 				if err != nil {
@@ -137,7 +139,7 @@ func TestLinksAmongNewTransactionsEqualTheReplay(t *testing.T) {
 		if err := pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE import_id = $1`, importID).Scan(&linked); err != nil {
 			t.Fatal(err)
 		}
-		want := 3
+		want := 4
 		if padding > secondPartLink {
 			want++
 		}
