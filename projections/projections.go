@@ -118,19 +118,32 @@ func workspaceOf(e eventstore.RecordedEvent) (uuid.UUID, error) {
 	return id, nil
 }
 
+// queue queues what an event, data decoded, does to the read models. Its metadata is
+// parsed once, however many transactions an import's part creates: their audit entries
+// and the chat channel's last transaction read it.
 func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error {
+	var meta ledger.Metadata
+	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
+		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
+	}
 	if imported, ok := data.(*domain.TransactionsImported); ok {
 		// Each transaction of an import's part is projected as its own creation, at the
 		// part's version: one row, and one audit entry named by its creation's id there.
 		for created := range domain.Parts(imported) {
 			part := e
 			part.ID = domain.PartID(e.ID, created.(*domain.TransactionCreated).TransactionID)
-			if err := queue(b, p, part, created); err != nil {
+			if err := queueOne(b, p, part, meta, created); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
+	return queueOne(b, p, e, meta, data)
+}
+
+// queueOne queues what one event, or one creation of an import's part, does to the read
+// models; meta is the event's metadata.
+func queueOne(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta ledger.Metadata, data any) error {
 	id, _, _, link := linkOf(data)
 	if !link || p.links.named[id] {
 		p.links.flush(b) // before whatever reads or changes their rows, or a link's second
@@ -166,11 +179,6 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 		if !p.totals.deferLinks {
 			p.totals.flushSums(b)
 		}
-	}
-	// Parsed once: the audit entry and the chat channel's last transaction read it.
-	var meta ledger.Metadata
-	if err := json.Unmarshal(e.Metadata, &meta); err != nil {
-		return fmt.Errorf("projections: metadata of %s@%d: %w", e.StreamID, e.Version, err)
 	}
 	// The audit entry goes first: some read the record as it was before this event.
 	if err := queueAudit(b, p, e, meta, data); err != nil {
