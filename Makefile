@@ -201,8 +201,8 @@ bench: build
 bench-app: build
 	$(GO) run ./cmd/finledger-bench -app 100000 -server bin/finledger
 
-# The statement import's figures of BENCHMARKS.md: a 100,000-row CSV statement previewed
-# and committed into a wallet of a million transactions, three rounds each on a fresh
+# The statement import's figures of BENCHMARKS.md: a 100,000-row CSV statement previewed,
+# committed into a wallet of a million transactions and undone, three rounds each on a fresh
 # copy of the seeded database, beside pgbench; then a 50 MB CAMT.053 file previewed.
 bench-import: build
 	$(GO) run ./cmd/finledger-bench -import 100000 -import-depth 1000000 -server bin/finledger

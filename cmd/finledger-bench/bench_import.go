@@ -68,8 +68,8 @@ const (
 // benchImport measures a statement's import into a wallet that holds o.depth
 // transactions, over HTTP against `finledger serve` as its own process: the preview
 // of an o.rows-row CSV file (the upload to the last byte of the answer with every row),
-// its commit, and the most memory the server held during each; pgbench with one client
-// after each round, on the same PostgreSQL. Then a CAMT.053 file of o.camtMB MB is
+// its commit, its undo after pgbench with one client on the same PostgreSQL, and the
+// most memory the server held during each. Then a CAMT.053 file of o.camtMB MB is
 // previewed on the same server, with the server's resident memory and Go heap sampled.
 func benchImport(ctx context.Context, adminURL string, o importOptions, out io.Writer) error {
 	w, err := seedImportDatabase(ctx, adminURL, o, out)
@@ -82,8 +82,8 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		return err
 	}
 	type importRound struct {
-		preview, commit, pgbench float64 // seconds, seconds, tps
-		previewRSS, commitRSS    int64
+		preview, commit, undo, pgbench float64 // seconds, seconds, seconds, tps
+		previewRSS, commitRSS, undoRSS int64
 	}
 	files, stopFiles, err := importFiles(o, out)
 	if err != nil {
@@ -242,6 +242,32 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 			return err
 		}
 		fmt.Fprintf(out, "pgbench, 1 client, %s: %.0f tps\n", o.duration, f.pgbench)
+
+		// The import undone: every transaction it created deleted, every merge taken back.
+		if err := statements.start(ctx); err != nil {
+			return err
+		}
+		s.peak.Store(0)
+		started = time.Now()
+		if _, err := s.send(ctx, http.MethodPost, "/api/imports/"+preview.Import.ID+"/undo", "application/json", []byte("{}"), http.StatusOK); err != nil {
+			s.keep = true
+			return fmt.Errorf("undo: %w (server log: %s)", err, s.logPath)
+		}
+		f.undo, f.undoRSS = time.Since(started).Seconds(), s.peakNow()
+		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE wallet_id = $1 AND deleted_at IS NULL`, w.wallet).Scan(&held); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "undo: %.2f s; server RSS at most %d MiB; the wallet holds %d live transactions\n", f.undo, f.undoRSS>>20, held)
+		if held != int64(o.depth) {
+			s.keep = true
+			return fmt.Errorf("the undo left %d live transactions in the wallet, want the %d it held before the import (server log: %s)", held, o.depth, s.logPath)
+		}
+		if err := statements.print(ctx, out); err != nil {
+			return err
+		}
+		if err := untilNone(func(ctx context.Context) (int64, error) { return webhooks.Unrelayed(ctx, s.pool) })(ctx); err != nil {
+			return err
+		}
 		rounds = append(rounds, f)
 	}
 	med := func(get func(importRound) float64) float64 {
@@ -262,6 +288,9 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 	fmt.Fprintf(out, "| commit | %.2f s | %s | %d MiB | %.0f |\n",
 		med(func(r importRound) float64 { return r.commit }), secondsList(rounds, func(r importRound) float64 { return r.commit }),
 		int64(mostOf(rounds, func(r importRound) float64 { return float64(r.commitRSS) }))>>20, pg)
+	fmt.Fprintf(out, "| undo (each transaction created deleted, each merge taken back) | %.2f s | %s | %d MiB | %.0f |\n",
+		med(func(r importRound) float64 { return r.undo }), secondsList(rounds, func(r importRound) float64 { return r.undo }),
+		int64(mostOf(rounds, func(r importRound) float64 { return float64(r.undoRSS) }))>>20, pg)
 
 	if o.camtMB > 0 && last != nil {
 		if o.heap != "" {
