@@ -51,18 +51,27 @@ const effectSQL = `INSERT INTO {table} (workspace_id, {period}, type, currency, 
 // or deletion of version $3 left: the one it was taken out of (its row that event
 // replaced) and the one it went into (its live row), once each, with no trailing zeros,
 // as sumsSQL writes a new transaction's.
-const keptSQL = `INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
-	SELECT $3, d.workspace_id, d.{period}, d.type, d.currency, d.category_id, trim_scale(d.amount), d.count
-	FROM {table} d
-	WHERE (d.workspace_id, d.category_id, d.type, d.currency, d.{period}) IN (
-		SELECT t.workspace_id, l.category_id, t.type, t.currency, {periodOf t}
+//
+// Their keys are found first (k), and each total is then read by its whole key, as
+// linkedSQL reads them: PostgreSQL expects a hundred lines of finledger_category_lines
+// per transaction and, left to plan the match, read the whole table of totals for each
+// correction or deletion. The undo of a statement's import deletes each of its
+// transactions: in the bench's undo of 10,000 that took 3 ms a deletion against the
+// daily totals of 100,000 transactions, most of its 47 s (BENCHMARKS.md, 2026-12-01,
+// noon).
+const keptSQL = `WITH k AS MATERIALIZED (
+		SELECT t.workspace_id, l.category_id, t.type, t.currency, {periodOf t} AS period
 		FROM transactions t CROSS JOIN LATERAL finledger_category_lines(t.category_id, t.amount, t.splits) l
 		WHERE t.workspace_id = $1 AND t.id = $2 AND t.deleted_at IS NULL AND t.type IN ('income', 'expense')
 		UNION
 		SELECT t.workspace_id, l.category_id, t.type, t.currency, {periodOf t}
 		FROM transaction_versions t CROSS JOIN LATERAL finledger_category_lines(t.category_id, t.amount, t.splits) l
 		WHERE t.workspace_id = $1 AND t.id = $2 AND t.replaced_version = $3 AND t.deleted_at IS NULL
-			AND t.type IN ('income', 'expense'))`
+			AND t.type IN ('income', 'expense'))
+	INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
+	SELECT $3, d.workspace_id, d.{period}, d.type, d.currency, d.category_id, trim_scale(d.amount), d.count
+	FROM k CROSS JOIN LATERAL (SELECT * FROM {table} d WHERE (d.workspace_id, d.category_id, d.type, d.currency, d.{period})
+		= (k.workspace_id, k.category_id, k.type, k.currency, k.period) LIMIT 1) d`
 
 // keptOfManySQL is keptSQL for several transactions ($2, an array) that one event of
 // version $3 replaced, each total once.
