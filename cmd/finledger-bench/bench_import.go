@@ -221,8 +221,8 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		if err := <-profiled; err != nil {
 			return err
 		}
-		var held int64
-		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE wallet_id = $1 AND deleted_at IS NULL`, w.wallet).Scan(&held); err != nil {
+		held, err := s.liveTransactions(ctx, w.wallet)
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "the wallet holds %d live transactions\n", held)
@@ -254,7 +254,7 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 			return fmt.Errorf("undo: %w (server log: %s)", err, s.logPath)
 		}
 		f.undo, f.undoRSS = time.Since(started).Seconds(), s.peakNow()
-		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE wallet_id = $1 AND deleted_at IS NULL`, w.wallet).Scan(&held); err != nil {
+		if held, err = s.liveTransactions(ctx, w.wallet); err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "undo: %.2f s; server RSS at most %d MiB; the wallet holds %d live transactions\n", f.undo, f.undoRSS>>20, held)
@@ -568,6 +568,13 @@ func (s *importServer) send(ctx context.Context, method, path, contentType strin
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	req.Header.Set("Content-Type", contentType)
 	return exchange(s.client, req, want)
+}
+
+// liveTransactions counts the transactions of a wallet that are not deleted.
+func (s *importServer) liveTransactions(ctx context.Context, wallet uuid.UUID) (int64, error) {
+	var n int64
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM transactions WHERE wallet_id = $1 AND deleted_at IS NULL`, wallet).Scan(&n)
+	return n, err
 }
 
 // saveProfile writes the server's profile (a path under /debug/pprof/: "heap", or
