@@ -645,6 +645,10 @@ func queueAudit(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta ledge
 			p.links.audits.add(entry, e, meta)
 			return nil
 		}
+		if gathersDeletion(data) {
+			p.deletions.audits.add(entry, e, meta) // with the deletion's (gatheredDeletions)
+			return nil
+		}
 		var one fromRowAudits
 		one.add(entry, e, meta)
 		one.queue(b, entry.fromRow)

@@ -70,6 +70,7 @@ func (w *write) Queue(b *pgx.Batch, events []eventstore.RecordedEvent, decoded [
 			return err
 		}
 	}
+	w.p.deletions.flush(b)
 	w.p.transactions.flush(b)
 	w.p.audit.flush(b)
 	w.p.links.flush(b)
@@ -144,6 +145,9 @@ func queue(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, data any) error
 // queueOne queues what one event, or one creation of an import's part, does to the read
 // models; meta is the event's metadata.
 func queueOne(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta ledger.Metadata, data any) error {
+	if !gathersDeletion(data) {
+		p.deletions.flush(b) // before whatever reads or changes their rows or totals
+	}
 	id, _, _, link := linkOf(data)
 	if !link || p.links.named[id] {
 		p.links.flush(b) // before whatever reads or changes their rows, or a link's second
@@ -411,12 +415,16 @@ func queueOne(b *pgx.Batch, p *pending, e eventstore.RecordedEvent, meta ledger.
 		queueTotalsKept(b, ws, d.TransactionID, e.Version)
 		return queueEffects(b, ws, e, d.Effects)
 	case *domain.TransactionDeleted:
+		p.postings.add(ws, d.Postings, at, e.Version)
+		if gathersDeletion(d) {
+			p.deletions.add(ws, d.TransactionID, at, e.Version)
+			return nil
+		}
 		queueTotalsRemoved(b, ws, d.TransactionID)
 		queueReplaced(b, ws, d.TransactionID, e.Version)
 		b.Queue(`UPDATE transactions SET deleted_at = $3, updated_at = $3, changed_version = $4 WHERE workspace_id = $1 AND id = $2`,
 			ws, d.TransactionID, at, e.Version)
 		queueTotalsKept(b, ws, d.TransactionID, e.Version)
-		p.postings.add(ws, d.Postings, at, e.Version)
 		return queueEffects(b, ws, e, d.Effects)
 	case *domain.TransactionMatched, *domain.TransactionUnmatched:
 		id, importID, externalID, _ := linkOf(d)

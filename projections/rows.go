@@ -174,7 +174,8 @@ func plain(v any) any {
 
 // pending holds what events do to the read models that nothing projected reads back
 // before the batch ends: new transactions and audit entries, a command's links to
-// statement rows (gatheredLinks), the totals and the wallets' balances. A command's append gathers its events' rows and queues each table's
+// statement rows (gatheredLinks) and deletions (gatheredDeletions), the totals and the
+// wallets' balances. A command's append gathers its events' rows and queues each table's
 // in one statement after them. A replay does so per batch of the log, but keeps adding
 // to the totals until a correction or its end needs them, so that each total's row is
 // written once, not once a batch; the states each event left, which the histories keep,
@@ -185,6 +186,7 @@ type pending struct {
 	transactions rows
 	audit        rows
 	links        gatheredLinks
+	deletions    gatheredDeletions
 	totals       gatheredTotals
 	postings     walletPostings
 	copies       []rowCopy // with copying, the new rows flushed since takeCopies
@@ -230,6 +232,7 @@ func (p *pending) takeCopies() []rowCopy {
 // flushBatch queues what a replay writes once per batch of the log: the new rows, the
 // totals' history (the totals stay gathered) and the wallets' moves.
 func (p *pending) flushBatch(b *pgx.Batch) {
+	p.deletions.flush(b)
 	p.transactions.flush(b)
 	p.audit.flush(b)
 	p.links.flush(b)
@@ -239,6 +242,7 @@ func (p *pending) flushBatch(b *pgx.Batch) {
 
 // flush queues everything gathered: the totals with their history in one statement.
 func (p *pending) flush(b *pgx.Batch) {
+	p.deletions.flush(b)
 	p.transactions.flush(b)
 	p.audit.flush(b)
 	p.links.flush(b)

@@ -154,14 +154,14 @@ const linkedSQL = gatheredSums + `,
 
 // totalsStatements are the statements of one table of totals, filled from the templates
 // above.
-type totalsStatements struct{ effect, kept, keptOfMany, sums, history, linked string }
+type totalsStatements struct{ effect, kept, keptOfMany, sums, history, linked, deleted string }
 
 // totalsSQL holds each table of totals' statements, by table name, filled once.
 var totalsSQL = func() map[string]totalsStatements {
 	out := map[string]totalsStatements{}
 	for _, tt := range totalsTables {
 		out[tt.table] = totalsStatements{tt.sql(effectSQL), tt.sql(keptSQL), tt.sql(keptOfManySQL), tt.sql(sumsSQL), tt.sql(historySQL),
-			tt.sql(linkedSQL)}
+			tt.sql(linkedSQL), tt.sql(deletedTotalsSQL)}
 	}
 	return out
 }()
