@@ -63,25 +63,6 @@ const deletedTotalsSQL = `WITH d AS (
 	ON CONFLICT (workspace_id, category_id, type, currency, {period}) DO UPDATE
 		SET amount = {table}.amount + excluded.amount, count = {table}.count + excluded.count`
 
-// deletedCountsSQL takes the live rows of transactions $2 of workspaces $1 out of the
-// transaction counts, of their days and months, as countRemoveSQL takes one: a row
-// counted to nothing is removed.
-const deletedCountsSQL = `WITH t AS (
-		SELECT t.workspace_id, t.date, date_trunc('month', t.date)::date AS month, t.type,
-			coalesce(t.category_id, '00000000-0000-0000-0000-000000000000') AS category_id
-		FROM unnest($1::uuid[], $2::uuid[]) AS u(workspace_id, id)
-		JOIN transactions t ON t.workspace_id = u.workspace_id AND t.id = u.id AND t.deleted_at IS NULL),
-	by_day AS (SELECT workspace_id, date, type, category_id, count(*) AS n FROM t GROUP BY 1, 2, 3, 4),
-	by_month AS (SELECT workspace_id, month, type, category_id, count(*) AS n FROM t GROUP BY 1, 2, 3, 4),
-	last_of_day AS (DELETE FROM transaction_counts c USING by_day t
-		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count = t.n),
-	day AS (UPDATE transaction_counts c SET count = c.count - t.n FROM by_day t
-		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count > t.n),
-	last_of_month AS (DELETE FROM transaction_month_counts c USING by_month t
-		WHERE (c.workspace_id, c.month, c.type, c.category_id) = (t.workspace_id, t.month, t.type, t.category_id) AND c.count = t.n)
-	UPDATE transaction_month_counts c SET count = c.count - t.n FROM by_month t
-	WHERE (c.workspace_id, c.month, c.type, c.category_id) = (t.workspace_id, t.month, t.type, t.category_id) AND c.count > t.n`
-
 // deletedRowsSQL marks transactions $2 of workspaces $1 deleted at times $4 by the
 // events of versions $3, one element per deletion.
 const deletedRowsSQL = `UPDATE transactions t SET deleted_at = u.at, updated_at = u.at, changed_version = u.version
@@ -99,7 +80,7 @@ func (d *gatheredDeletions) flush(b *pgx.Batch) {
 	for _, tt := range totalsTables {
 		b.Queue(totalsSQL[tt.table].deleted, d.workspaces, d.ids, d.versions)
 	}
-	b.Queue(deletedCountsSQL, d.workspaces, d.ids)
+	b.Queue(countsRemovedSQL, d.workspaces, d.ids)
 	b.Queue(replacedSQL, d.workspaces, d.ids, d.versions)
 	b.Queue(deletedRowsSQL, d.workspaces, d.ids, d.versions, d.at)
 	*d = gatheredDeletions{}

@@ -23,29 +23,33 @@ const countAddSQL = `WITH t AS (
 	SELECT workspace_id, date_trunc('month', date)::date, type, category_id, 1 FROM t
 	ON CONFLICT (workspace_id, month, type, category_id) DO UPDATE SET count = transaction_month_counts.count + 1`
 
-// countRemoveSQL takes a transaction's live row out of the transaction counts, of its
-// day and of its month, and a group's row with it when it was the group's last: no row
+// countsRemovedSQL takes the live rows of transactions $2 of workspaces $1 (one element
+// per transaction) out of the transaction counts, of their days and months, each row
+// moved once, and a group's row with them when they were the group's last: no row
 // counts zero, so the rows are the same however the transactions came to be where they
 // are (the migrations that made the tables counted them without replaying their
 // history).
-const countRemoveSQL = `WITH t AS (
-		SELECT workspace_id, date, date_trunc('month', date)::date AS month, type,
-			coalesce(category_id, '00000000-0000-0000-0000-000000000000') AS category_id
-		FROM transactions WHERE workspace_id = $1 AND id = $2 AND deleted_at IS NULL),
-	last_of_day AS (DELETE FROM transaction_counts c USING t
-		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count = 1),
-	day AS (UPDATE transaction_counts c SET count = c.count - 1 FROM t
-		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count > 1),
-	last_of_month AS (DELETE FROM transaction_month_counts c USING t
-		WHERE (c.workspace_id, c.month, c.type, c.category_id) = (t.workspace_id, t.month, t.type, t.category_id) AND c.count = 1)
-	UPDATE transaction_month_counts c SET count = c.count - 1 FROM t
-	WHERE (c.workspace_id, c.month, c.type, c.category_id) = (t.workspace_id, t.month, t.type, t.category_id) AND c.count > 1`
+const countsRemovedSQL = `WITH t AS (
+		SELECT t.workspace_id, t.date, date_trunc('month', t.date)::date AS month, t.type,
+			coalesce(t.category_id, '00000000-0000-0000-0000-000000000000') AS category_id
+		FROM unnest($1::uuid[], $2::uuid[]) AS u(workspace_id, id)
+		JOIN transactions t ON t.workspace_id = u.workspace_id AND t.id = u.id AND t.deleted_at IS NULL),
+	by_day AS (SELECT workspace_id, date, type, category_id, count(*) AS n FROM t GROUP BY 1, 2, 3, 4),
+	by_month AS (SELECT workspace_id, month, type, category_id, count(*) AS n FROM t GROUP BY 1, 2, 3, 4),
+	last_of_day AS (DELETE FROM transaction_counts c USING by_day t
+		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count = t.n),
+	day AS (UPDATE transaction_counts c SET count = c.count - t.n FROM by_day t
+		WHERE (c.workspace_id, c.day, c.type, c.category_id) = (t.workspace_id, t.date, t.type, t.category_id) AND c.count > t.n),
+	last_of_month AS (DELETE FROM transaction_month_counts c USING by_month t
+		WHERE (c.workspace_id, c.month, c.type, c.category_id) = (t.workspace_id, t.month, t.type, t.category_id) AND c.count = t.n)
+	UPDATE transaction_month_counts c SET count = c.count - t.n FROM by_month t
+	WHERE (c.workspace_id, c.month, c.type, c.category_id) = (t.workspace_id, t.month, t.type, t.category_id) AND c.count > t.n`
 
 // queueTotalsRemoved takes a live transaction, as its row stands, out of the tables of
 // totals and the transaction counts, before its row is changed or deleted.
 func queueTotalsRemoved(b *pgx.Batch, ws, transactionID uuid.UUID) {
 	queueTotalsEffect(b, ws, transactionID, -1)
-	b.Queue(countRemoveSQL, ws, transactionID)
+	b.Queue(countsRemovedSQL, []uuid.UUID{ws}, []uuid.UUID{transactionID})
 }
 
 // queueTotalsAdded adds a live transaction, as its row stands, to the tables of totals
