@@ -41,22 +41,21 @@ func (d *gatheredDeletions) add(ws, transactionID uuid.UUID, at time.Time, versi
 // history the total each deletion left: the total before them less what the deletions
 // up to it took away (read before the move, in the same snapshot). As effectSQL and
 // keptSQL, a split transaction counts under each of its parts' categories, and each
-// total is read by its whole key.
+// total is read by its whole key (totalOfK).
 const deletedTotalsSQL = `WITH d AS (
 		SELECT u.version, t.workspace_id, l.category_id, t.type, t.currency, {periodOf t} AS period, l.amount
 		FROM unnest($1::uuid[], $2::uuid[], $3::bigint[]) AS u(workspace_id, id, version)
 		JOIN transactions t ON t.workspace_id = u.workspace_id AND t.id = u.id AND t.deleted_at IS NULL
 			AND t.type IN ('income', 'expense')
 		CROSS JOIN LATERAL finledger_category_lines(t.category_id, t.amount, t.splits) l),
-	removed AS MATERIALIZED (
+	k AS MATERIALIZED (
 		SELECT d.*, sum(d.amount) OVER w AS amount_so_far, count(*) OVER w AS count_so_far FROM d
 		WINDOW w AS (PARTITION BY d.workspace_id, d.category_id, d.type, d.currency, d.period ORDER BY d.version)),
 	kept AS (
 		INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
-		SELECT r.version, x.workspace_id, x.{period}, x.type, x.currency, x.category_id, trim_scale(x.amount - r.amount_so_far),
-			x.count - r.count_so_far
-		FROM removed r CROSS JOIN LATERAL (SELECT * FROM {table} x WHERE (x.workspace_id, x.category_id, x.type, x.currency, x.{period})
-			= (r.workspace_id, r.category_id, r.type, r.currency, r.period) LIMIT 1) x)
+		SELECT k.version, x.workspace_id, x.{period}, x.type, x.currency, x.category_id, trim_scale(x.amount - k.amount_so_far),
+			x.count - k.count_so_far
+		FROM k CROSS JOIN LATERAL {total of k} x)
 	INSERT INTO {table} (workspace_id, {period}, type, currency, category_id, amount, count)
 	SELECT workspace_id, period, type, currency, category_id, -sum(amount), -count(*) FROM d
 	GROUP BY workspace_id, period, type, currency, category_id

@@ -28,9 +28,20 @@ var (
 	totalsTables = []totalsTable{dailyTotals, monthlyTotals}
 )
 
-// sql fills a statement's template: {table}, {history} and {period} by the table's
-// names, and {periodOf t} by the period of transaction row t's date.
+// totalOfK reads, as a LATERAL subquery, the one total of the table whose key row k
+// names (its workspace_id, category_id, type, currency and period). A total is read so,
+// by its whole key, wherever its key comes from a transaction's category lines:
+// PostgreSQL expects a hundred lines of finledger_category_lines per transaction, where
+// there is one unless it is split, and, left to plan the match, read the whole table of
+// totals for each.
+const totalOfK = `(SELECT * FROM {table} d WHERE (d.workspace_id, d.category_id, d.type, d.currency, d.{period})
+		= (k.workspace_id, k.category_id, k.type, k.currency, k.period) LIMIT 1)`
+
+// sql fills a statement's template: {total of k} by totalOfK, then {table}, {history}
+// and {period} by the table's names, and {periodOf t} by the period of transaction row
+// t's date.
 func (tt totalsTable) sql(template string) string {
+	template = strings.ReplaceAll(template, "{total of k}", totalOfK)
 	return strings.NewReplacer("{table}", tt.table, "{history}", tt.history, "{period}", tt.period,
 		"{periodOf t}", tt.periodOf).Replace(template)
 }
@@ -52,13 +63,10 @@ const effectSQL = `INSERT INTO {table} (workspace_id, {period}, type, currency, 
 // replaced) and the one it went into (its live row), once each, with no trailing zeros,
 // as sumsSQL writes a new transaction's.
 //
-// Their keys are found first (k), and each total is then read by its whole key, as
-// linkedSQL reads them: PostgreSQL expects a hundred lines of finledger_category_lines
-// per transaction and, left to plan the match, read the whole table of totals for each
-// correction or deletion. The undo of a statement's import deletes each of its
-// transactions: in the bench's undo of 10,000 that took 3 ms a deletion against the
-// daily totals of 100,000 transactions, most of its 47 s (BENCHMARKS.md, 2026-12-01,
-// noon).
+// Their keys are found first (k), and each total is then read by its whole key
+// (totalOfK): read by the match, it took 3 ms a deletion against the daily totals of
+// 100,000 transactions, most of the 47 s of the bench's undo of 10,000 (BENCHMARKS.md,
+// 2026-12-01, afternoon).
 const keptSQL = `WITH k AS MATERIALIZED (
 		SELECT t.workspace_id, l.category_id, t.type, t.currency, {periodOf t} AS period
 		FROM transactions t CROSS JOIN LATERAL finledger_category_lines(t.category_id, t.amount, t.splits) l
@@ -70,8 +78,7 @@ const keptSQL = `WITH k AS MATERIALIZED (
 			AND t.type IN ('income', 'expense'))
 	INSERT INTO {history} (version, workspace_id, {period}, type, currency, category_id, amount, count)
 	SELECT $3, d.workspace_id, d.{period}, d.type, d.currency, d.category_id, trim_scale(d.amount), d.count
-	FROM k CROSS JOIN LATERAL (SELECT * FROM {table} d WHERE (d.workspace_id, d.category_id, d.type, d.currency, d.{period})
-		= (k.workspace_id, k.category_id, k.type, k.currency, k.period) LIMIT 1) d`
+	FROM k CROSS JOIN LATERAL {total of k} d`
 
 // keptOfManySQL is keptSQL for several transactions ($2, an array) that one event of
 // version $3 replaced, each total once.
