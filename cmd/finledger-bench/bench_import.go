@@ -111,6 +111,8 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 			return err
 		}
 		last = s
+		// relayed waits until the server's relay has published every event recorded.
+		relayed := untilNone(func(ctx context.Context) (int64, error) { return webhooks.Unrelayed(ctx, s.pool) })
 		if err := s.warm(ctx); err != nil {
 			return err
 		}
@@ -235,7 +237,7 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 				committed.Import.Created, committed.Import.Merged, imported, merged, s.logPath)
 		}
 		// The server's relay publishes the commit's events before pgbench runs.
-		if err := untilNone(func(ctx context.Context) (int64, error) { return webhooks.Unrelayed(ctx, s.pool) })(ctx); err != nil {
+		if err := relayed(ctx); err != nil {
 			return err
 		}
 		if f.pgbench, err = runPgbench(ctx, adminURL, benchOptions{clients: 1, duration: o.duration}); err != nil {
@@ -265,7 +267,7 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		if err := statements.print(ctx, out); err != nil {
 			return err
 		}
-		if err := untilNone(func(ctx context.Context) (int64, error) { return webhooks.Unrelayed(ctx, s.pool) })(ctx); err != nil {
+		if err := relayed(ctx); err != nil { // and the undo's, before the next round
 			return err
 		}
 		rounds = append(rounds, f)
@@ -282,15 +284,15 @@ func benchImport(ctx context.Context, adminURL string, o importOptions, out io.W
 		o.rows, o.depth, len(rounds))
 	fmt.Fprintln(out, "| step | median | rounds | server RSS (most) | pgbench tps (1 client, median) |")
 	fmt.Fprintln(out, "|---|---|---|---|---|")
-	fmt.Fprintf(out, "| preview (upload to the answer's last byte) | %.2f s | %s | %d MiB | %.0f |\n",
-		med(func(r importRound) float64 { return r.preview }), secondsList(rounds, func(r importRound) float64 { return r.preview }),
-		int64(mostOf(rounds, func(r importRound) float64 { return float64(r.previewRSS) }))>>20, pg)
-	fmt.Fprintf(out, "| commit | %.2f s | %s | %d MiB | %.0f |\n",
-		med(func(r importRound) float64 { return r.commit }), secondsList(rounds, func(r importRound) float64 { return r.commit }),
-		int64(mostOf(rounds, func(r importRound) float64 { return float64(r.commitRSS) }))>>20, pg)
-	fmt.Fprintf(out, "| undo (each transaction created deleted, each merge taken back) | %.2f s | %s | %d MiB | %.0f |\n",
-		med(func(r importRound) float64 { return r.undo }), secondsList(rounds, func(r importRound) float64 { return r.undo }),
-		int64(mostOf(rounds, func(r importRound) float64 { return float64(r.undoRSS) }))>>20, pg)
+	step := func(name string, seconds func(importRound) float64, rss func(importRound) int64) {
+		fmt.Fprintf(out, "| %s | %.2f s | %s | %d MiB | %.0f |\n", name, med(seconds), secondsList(rounds, seconds),
+			int64(mostOf(rounds, func(r importRound) float64 { return float64(rss(r)) }))>>20, pg)
+	}
+	step("preview (upload to the answer's last byte)", func(r importRound) float64 { return r.preview },
+		func(r importRound) int64 { return r.previewRSS })
+	step("commit", func(r importRound) float64 { return r.commit }, func(r importRound) int64 { return r.commitRSS })
+	step("undo (each transaction created deleted, each merge taken back)", func(r importRound) float64 { return r.undo },
+		func(r importRound) int64 { return r.undoRSS })
 
 	if o.camtMB > 0 && last != nil {
 		if o.heap != "" {
